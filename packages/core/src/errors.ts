@@ -1,0 +1,54 @@
+/**
+ * Every error the library throws is an {@link EntityGitError} with a literal `code`; callers and
+ * tests switch on `code`, never on the message.
+ */
+export type ErrorCode =
+  | 'INVALID_ID'
+  | 'INVALID_NODE'
+  | 'INVALID_SESSION'
+  | 'NON_JSON_VALUE'
+  | 'DAG_DUPLICATE_ID'
+  | 'DAG_DUPLICATE_SEQ'
+  | 'DAG_MISSING_PREDECESSOR'
+  | 'DAG_CYCLE'
+  | 'SESSION_NOT_FOUND'
+  | 'NODE_NOT_FOUND'
+  | 'PROJECT_NOT_FOUND'
+  | 'INVALID_PROJECT'
+  | 'DUPLICATE_PROJECT'
+  | 'INVALID_WORKDIR'
+  | 'INVALID_OPTION'
+  | 'OBJECT_NOT_FOUND'
+  | 'OBJECT_CORRUPT'
+  | 'REF_CORRUPT'
+  | 'REF_CONFLICT'
+  | 'REF_LOCKED'
+  | 'LOCK_TIMEOUT'
+  | 'COMMIT_NOT_FOUND'
+  | 'BRANCH_NOT_FOUND'
+  | 'REPO_CORRUPT'
+  | 'STORAGE_ERROR'
+  | 'QUOTA_EXCEEDED'
+  | 'DB_ERROR';
+
+export class EntityGitError<C extends ErrorCode = ErrorCode> extends Error {
+  override readonly name = 'EntityGitError';
+  readonly code: C;
+  readonly data: Record<string, unknown>;
+  constructor(code: C, message: string, data: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(`[entity-git] ${message}`, options);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+export function isEntityGitError(err: unknown, code?: ErrorCode): err is EntityGitError {
+  return err instanceof EntityGitError && (code === undefined || err.code === code);
+}
+
+/** The `code` of a Node/LightningFS style fs error, if any. */
+export function fsErrorCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
+    ? (err as { code: string }).code
+    : undefined;
+}

@@ -1,0 +1,160 @@
+import { EntityGitError } from '../errors.js';
+import { dirname, joinPath, type Store } from '../storage/store.js';
+import { isOid, type Identity } from './objects.js';
+
+export const ZERO_OID = '0'.repeat(40);
+
+export interface RefOptions {
+  /** How long to wait for a `<ref>.lock` someone else holds (default 5000 ms). */
+  lockTimeoutMs?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Take a git-style lock file (`<file>.lock`, created exclusively, holding the new content), waiting
+ * up to `timeoutMs` for another holder to let go; `REF_LOCKED` after that.
+ */
+export async function acquireLockFile(store: Store, lockPath: string, content: Uint8Array | string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
+    if (await store.createExclusive(lockPath, content)) return;
+    if (Date.now() > deadline) {
+      throw new EntityGitError('REF_LOCKED', `${lockPath} is held by another writer`, { lock: lockPath });
+    }
+    await sleep(wait);
+  }
+}
+
+/**
+ * Refs of one repository, moved the way git moves them: `<ref>.lock` taken create-exclusive,
+ * the old value checked, the lock renamed over the ref, the reflog appended. A lock held by
+ * anyone else is waited for, never written through.
+ */
+export class RefStore {
+  private readonly lockTimeoutMs: number;
+
+  constructor(private readonly store: Store, readonly gitdir: string, options: RefOptions = {}) {
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
+  }
+
+  private path(name: string): string {
+    return joinPath(this.gitdir, name);
+  }
+
+  /** The ref's raw value: `{ oid }`, `{ symbolic }`, or null when absent. `REF_CORRUPT` if unreadable. */
+  async readRaw(name: string): Promise<{ oid: string } | { symbolic: string } | null> {
+    const text = await this.store.readText(this.path(name));
+    if (text === null) {
+      const packed = (await this.packed()).get(name);
+      return packed ? { oid: packed } : null;
+    }
+    const value = text.trim();
+    if (value.startsWith('ref: ')) return { symbolic: value.slice(5) };
+    if (!isOid(value)) {
+      throw new EntityGitError('REF_CORRUPT', `ref ${name} holds ${JSON.stringify(text.slice(0, 60))}, not an object id`, { ref: name });
+    }
+    return { oid: value };
+  }
+
+  /** The commit a ref (or HEAD) points at, following symbolic refs; null when unborn or absent. */
+  async resolve(name: string): Promise<string | null> {
+    for (let depth = 0; depth < 5; depth++) {
+      const raw = await this.readRaw(name);
+      if (raw === null) return null;
+      if ('oid' in raw) return raw.oid;
+      name = raw.symbolic;
+    }
+    throw new EntityGitError('REF_CORRUPT', `symbolic ref loop at ${name}`, { ref: name });
+  }
+
+  /** The branch HEAD names (`main` for `ref: refs/heads/main`), or null when detached/absent. */
+  async headBranch(): Promise<string | null> {
+    const raw = await this.readRaw('HEAD');
+    if (raw === null || !('symbolic' in raw) || !raw.symbolic.startsWith('refs/heads/')) return null;
+    return raw.symbolic.slice('refs/heads/'.length);
+  }
+
+  private async packed(): Promise<Map<string, string>> {
+    const map = new Map<string, string>();
+    const text = await this.store.readText(this.path('packed-refs'));
+    if (text === null) return map;
+    for (const line of text.split('\n')) {
+      if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
+      const [oid, ref] = line.split(' ');
+      if (isOid(oid) && ref) map.set(ref, oid);
+    }
+    return map;
+  }
+
+  /** Branch names under refs/heads, loose and packed, sorted. */
+  async branches(): Promise<string[]> {
+    const names = new Set<string>();
+    for (const ref of (await this.packed()).keys()) if (ref.startsWith('refs/heads/')) names.add(ref.slice(11));
+    const walk = async (dir: string, prefix: string): Promise<void> => {
+      for (const entry of await this.store.readdir(dir)) {
+        const full = joinPath(dir, entry);
+        const st = await this.store.lstat(full);
+        if (st?.isDirectory()) await walk(full, `${prefix}${entry}/`);
+        else if (st?.isFile() && !entry.endsWith('.lock') && !entry.includes('.tmp-')) names.add(prefix + entry);
+      }
+    };
+    await walk(this.path('refs/heads'), '');
+    return [...names].sort();
+  }
+
+  private acquire(lockPath: string, content: string): Promise<void> {
+    return acquireLockFile(this.store, lockPath, content, this.lockTimeoutMs);
+  }
+
+  /**
+   * Move `name` to `value` (an oid, or `ref: <target>` for a symbolic ref) under its lock.
+   * `old`: the value the ref must hold now (`null`: must be absent); undefined skips the check
+   * (repair of a damaged ref). Throws `REF_CONFLICT` when the ref moved meanwhile.
+   */
+  async update(name: string, value: string, options: { old?: string | null; reflog: { who: Identity; message: string; alsoHead?: boolean } }): Promise<void> {
+    const path = this.path(name);
+    const lock = `${path}.lock`;
+    await this.acquire(lock, `${value}\n`);
+    let before: string | null = null;
+    try {
+      if (options.old !== undefined) {
+        const raw = await this.readRaw(name);
+        before = raw === null ? null : 'oid' in raw ? raw.oid : `ref: ${raw.symbolic}`;
+        if (before !== options.old) {
+          throw new EntityGitError('REF_CONFLICT', `ref ${name} is ${before ?? 'absent'}, expected ${options.old ?? 'absent'}`, { ref: name, actual: before, expected: options.old });
+        }
+      } else {
+        try {
+          const raw = await this.readRaw(name);
+          before = raw !== null && 'oid' in raw ? raw.oid : null;
+        } catch {
+          before = null;
+        }
+      }
+      await this.store.flush();
+      await this.store.fs.rename(lock, path);
+    } catch (err) {
+      await this.store.remove(lock);
+      throw err instanceof EntityGitError ? err : this.store.wrap(err, 'update ref', name);
+    }
+    if (value.startsWith('ref: ')) return;
+    const { who, message, alsoHead } = options.reflog;
+    const entry = `${before !== null && isOid(before) ? before : ZERO_OID} ${value} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${message.replace(/\n/g, ' ')}\n`;
+    await this.store.append(joinPath(this.gitdir, 'logs', name), entry);
+    if (alsoHead) await this.store.append(joinPath(this.gitdir, 'logs', 'HEAD'), entry);
+  }
+
+  /** Point HEAD at `refs/heads/<branch>`, with a `checkout:` reflog entry like git's. */
+  async setHead(branch: string, who: Identity, from: { branch: string | null; oid: string | null }, to: string | null): Promise<void> {
+    await this.update('HEAD', `ref: refs/heads/${branch}`, { reflog: { who, message: '' } });
+    if (from.oid !== null || to !== null) {
+      const entry = `${from.oid ?? ZERO_OID} ${to ?? ZERO_OID} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\tcheckout: moving from ${from.branch ?? 'nothing'} to ${branch}\n`;
+      await this.store.append(joinPath(this.gitdir, 'logs', 'HEAD'), entry);
+    }
+  }
+
+  async ensureDir(name: string): Promise<void> {
+    await this.store.mkdirp(dirname(this.path(name)));
+  }
+}

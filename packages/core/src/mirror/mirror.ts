@@ -1,0 +1,117 @@
+import type { DagNode, JsonValue } from '../model/types.js';
+
+/** What one `sync` did. */
+export interface SyncResult {
+  sessionId: string;
+  /** Commit objects written by this sync (0 when the repository already equalled the DAG). */
+  commitsWritten: number;
+  /** Branches whose ref moved or was created. */
+  branchesMoved: string[];
+  /** The branch HEAD names after the sync; null for a session with no node yet. */
+  head: string | null;
+  /** Nodes read from the DAG by this sync. */
+  nodesRead: number;
+  /** True when nothing at all was written. */
+  noop: boolean;
+  /** Present when the session's head names no node of the DAG (HEAD then follows the newest leaf). */
+  unknownHead?: string;
+}
+
+/** One commit of a session branch, as `log` returns it (newest first). */
+export interface CommitInfo {
+  sha: string;
+  parents: string[];
+  /** Committer time, seconds since the epoch (the turn's latest created_at). */
+  time: number;
+  subject: string;
+  message: string;
+  /** From the trailers; null for a commit the mirror did not write. */
+  turn: number | null;
+  node: string | null;
+  seq: number | null;
+}
+
+export interface BranchInfo {
+  name: string;
+  commit: string;
+  /** The tip's turn number. */
+  turns: number;
+  /** True for the branch HEAD names. */
+  head: boolean;
+}
+
+/** A read-only view of a session at one commit (replay): nothing in the working tree changes. */
+export interface TurnView {
+  sessionId: string;
+  commit: string;
+  /** The branch the view walks for turn numbers and prev/next. */
+  branch: string;
+  /** N of "turn N / M". */
+  turn: number;
+  /** M: the number of turns on the branch. */
+  turns: number;
+  /** The previous turn's commit on the branch, or null at turn 1. */
+  prev: string | null;
+  /** The next turn's commit on the branch, or null at its tip. */
+  next: string | null;
+  /** The messages as they stood at that commit, in seq order. */
+  messages: DagNode[];
+  /** meta.json at that commit. */
+  meta: JsonValue;
+}
+
+export type DifferenceKind =
+  | 'missing-repo'
+  | 'dag-error'
+  | 'missing-branch'
+  | 'branch-differs'
+  | 'extra-branch'
+  | 'head-differs'
+  | 'missing-object'
+  | 'corrupt'
+  | 'meta-stale';
+
+export interface Difference {
+  kind: DifferenceKind;
+  branch?: string;
+  expected?: string | null;
+  actual?: string | null;
+  detail: string;
+}
+
+export interface VerifyReport {
+  sessionId: string;
+  /** True when the repository equals the DAG (`meta-stale` and `extra-branch` alone keep it true). */
+  ok: boolean;
+  differences: Difference[];
+}
+
+/**
+ * The git side of a session (DESIGN.md §1). One implementation, in core, over any storage
+ * adapter: Node and the browser run the same code and produce the same commit ids.
+ */
+export interface Mirror {
+  /**
+   * Make the session's repository equal to the DAG: commit every complete turn not yet mirrored,
+   * one commit per turn; create and move branches (forks become branches); point HEAD at the
+   * branch of the DAG head; keep meta.json current; on storages with a working tree, check the
+   * HEAD branch out so `git status` is clean. Incremental (reads only nodes after the last
+   * mirrored seq, and from the first still-pending node) and idempotent (a second sync writes
+   * nothing). Serialized per session across callers, processes and tabs.
+   */
+  sync(sessionId: string): Promise<SyncResult>;
+  /** The commits of a branch (default: HEAD's), newest first, following first parents. */
+  log(sessionId: string, options?: { branch?: string }): Promise<CommitInfo[]>;
+  /** Every branch with its tip, `main` first. */
+  branches(sessionId: string): Promise<BranchInfo[]>;
+  /**
+   * The session as it stood at `commit` — from objects alone, the working tree is not touched.
+   * `branch` picks the branch for turn numbers and prev/next (default: HEAD's if it contains the
+   * commit, else the first branch that does).
+   */
+  read(sessionId: string, commit: string, options?: { branch?: string }): Promise<TurnView>;
+  /** Whether the repository equals the DAG, and where it differs. Writes nothing. */
+  verify(sessionId: string): Promise<VerifyReport>;
+  /** The directory of a session's repository (the working tree on Node). */
+  repoPath(sessionId: string): string;
+}

@@ -1,0 +1,541 @@
+import type { DagSource } from '../dag/dag-source.js';
+import { EntityGitError, isEntityGitError } from '../errors.js';
+import { buildIndex, entryFromStat, parseIndex, type IndexEntry } from '../git/index-file.js';
+import { assertIdentity, buildCommit, buildTree, frame, isOid, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
+import { acquireLockFile, RefStore } from '../git/refs.js';
+import { canonicalJson } from '../model/canonical-json.js';
+import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys, type NodeFacts } from '../model/commit-message.js';
+import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
+import { assertId, messageFileName, sessionDirName } from '../model/names.js';
+import type { DagNode, JsonValue, Session } from '../model/types.js';
+import { validateNode, validateSession } from '../model/validate.js';
+import type { Storage } from '../storage/storage.js';
+import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
+import type { BranchInfo, CommitInfo, Difference, Mirror, SyncResult, TurnView, VerifyReport } from './mirror.js';
+
+export interface MirrorOptions {
+  /** The DAG to follow. */
+  dag: DagSource;
+  /** The storage adapter (`nodeStorage()` from @entity-git/node-fs, the browser's, …). */
+  storage: Storage;
+  /** Absolute directory holding one repository per session. */
+  root: string;
+  /** Author and committer of session commits. Default `entity-git <entity-git@localhost>`. */
+  identity?: Identity;
+  /** Where commit messages look in node metadata (tool name, tokens, pending). */
+  metadataKeys?: Partial<MetadataKeys>;
+  /** How long to wait for a ref or index lock held by someone else. Default 5000 ms. */
+  lockTimeoutMs?: number;
+  /** Page size asked of the DagSource. Default 500. */
+  batchSize?: number;
+}
+
+export const DEFAULT_IDENTITY: Identity = Object.freeze({ name: 'entity-git', email: 'entity-git@localhost' });
+
+/** A node as the mirror keeps it between syncs: its facts, file name and blob id. */
+interface Known extends NodeFacts {
+  name: string;
+  blob: string;
+  /** Set once a commit holds the node (its blob is in the repository). */
+  stored?: true;
+}
+
+/** The mirror's cache of a repository, in `.git/entity-git/state.json`; rebuilt from the DAG when lost. */
+interface State {
+  v: 1;
+  config: string;
+  lastSeq: number;
+  tips: Record<string, string>;
+  head: string | null;
+  nodes: Known[];
+  /** Turn key (parent + the turn's blobs) → commit id. */
+  commits: Record<string, string>;
+}
+
+interface Repo {
+  dir: string;
+  gitdir: string;
+  objects: ObjectStore;
+  refs: RefStore;
+}
+
+const STATE_FILE = 'entity-git/state.json';
+
+export function createMirror(options: MirrorOptions): Mirror {
+  return new SessionMirror(options);
+}
+
+function metaOf(s: Session): JsonValue {
+  return { id: s.id, title: s.title, agent_id: s.agent_id, model: s.model, project_id: s.project_id, created_at: s.created_at, metadata: s.metadata };
+}
+
+class SessionMirror implements Mirror {
+  private readonly dag: DagSource;
+  private readonly store: Store;
+  private readonly root: string;
+  private readonly identity: Identity;
+  private readonly keys: MetadataKeys;
+  private readonly lockTimeoutMs: number;
+  private readonly batchSize: number;
+  private readonly config: string;
+
+  constructor(o: MirrorOptions) {
+    if (typeof o.root !== 'string' || !o.root.startsWith('/')) {
+      throw new EntityGitError('INVALID_OPTION', `root must be an absolute path: ${JSON.stringify(o.root)}`);
+    }
+    this.dag = o.dag;
+    this.store = new Store(o.storage);
+    this.root = o.root.replace(/\/+$/, '') || '/';
+    this.identity = Object.freeze({ ...(o.identity ?? DEFAULT_IDENTITY) });
+    assertIdentity(this.identity);
+    this.keys = { ...defaultMetadataKeys, ...o.metadataKeys };
+    this.lockTimeoutMs = o.lockTimeoutMs ?? 5000;
+    this.batchSize = o.batchSize ?? 500;
+    this.config = `flat|${this.identity.name}|${this.identity.email}`;
+  }
+
+  repoPath(sessionId: string): string {
+    assertId(sessionId, 'session id');
+    return joinPath(this.root, sessionDirName(sessionId));
+  }
+
+  private repo(sessionId: string): Repo {
+    const dir = this.repoPath(sessionId);
+    const gitdir = joinPath(dir, '.git');
+    return { dir, gitdir, objects: new ObjectStore(this.store, gitdir), refs: new RefStore(this.store, gitdir, { lockTimeoutMs: this.lockTimeoutMs }) };
+  }
+
+  private async session(sessionId: string): Promise<Session> {
+    assertId(sessionId, 'session id');
+    const session = await this.dag.getSession(sessionId);
+    if (session === null) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)} in the DAG`, { sessionId });
+    validateSession(session);
+    return session;
+  }
+
+  async sync(sessionId: string): Promise<SyncResult> {
+    const repo = this.repo(sessionId);
+    // The key is a path: adapters with files lock that file, others use it as a lock name.
+    return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () => this.syncLocked(sessionId, repo));
+  }
+
+  private async init(repo: Repo): Promise<void> {
+    if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) !== null) return;
+    for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await this.store.mkdirp(joinPath(repo.gitdir, d));
+    const config = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
+    await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), config);
+    await this.store.writeAtomic(joinPath(repo.gitdir, 'description'), 'entity-git session repository\n');
+    // HEAD last: its presence is what makes the directory a repository.
+    await this.store.writeAtomic(joinPath(repo.gitdir, 'HEAD'), 'ref: refs/heads/main\n');
+  }
+
+  private async loadState(repo: Repo): Promise<State | null> {
+    const text = await this.store.readText(joinPath(repo.gitdir, STATE_FILE));
+    if (text === null) return null;
+    let state: State;
+    try {
+      state = JSON.parse(text) as State;
+    } catch {
+      return null;
+    }
+    if (state.v !== 1 || state.config !== this.config) return null;
+    try {
+      for (const [branch, tip] of Object.entries(state.tips)) {
+        if ((await repo.refs.resolve(`refs/heads/${branch}`)) !== tip) return null;
+      }
+      if (state.head !== null && (await repo.refs.headBranch()) !== state.head) return null;
+    } catch (err) {
+      if (isEntityGitError(err, 'REF_CORRUPT')) return null;
+      throw err;
+    }
+    return state;
+  }
+
+  private async syncLocked(sessionId: string, repo: Repo): Promise<SyncResult> {
+    const session = await this.session(sessionId);
+    await this.init(repo);
+    const state = await this.loadState(repo);
+    const known = new Map<string, Known>((state?.nodes ?? []).map((n) => [n.id, n]));
+    let from = state?.lastSeq ?? 0;
+    // Re-read from the first node that may still change (a placeholder) or that no commit holds
+    // yet (its turn was incomplete, so its blob was not written).
+    for (const n of known.values()) if (n.pending || !n.stored) from = Math.min(from, n.seq - 1);
+
+    const fresh = new Map<string, Uint8Array>();
+    const seen = new Set<string>();
+    let nodesRead = 0;
+    let lastSeq = state?.lastSeq ?? 0;
+    for await (const node of this.dag.nodesAfter(sessionId, from, { batchSize: this.batchSize })) {
+      nodesRead++;
+      const { known: k, bytes } = this.ingest(sessionId, node, seen, known, from);
+      lastSeq = Math.max(lastSeq, node.seq);
+      if (bytes) {
+        known.set(k.id, k);
+        fresh.set(k.blob, bytes);
+      }
+    }
+    for (const n of [...known.values()]) if (n.seq > from && !seen.has(n.id)) known.delete(n.id);
+
+    const derivation = derive([...known.values()], session.head);
+    const writtenBefore = repo.objects.written;
+    const memo = new Map(Object.entries(state?.commits ?? {}));
+    const metaBytes = utf8(canonicalJson(metaOf(session)));
+    const { tips, commits: commitsWritten } = await this.commitBranches(sessionId, repo, derivation, memo, metaBytes, fresh);
+    for (const b of derivation.branches) for (const t of b.turns.slice(0, b.complete)) for (const n of t.nodes) n.stored = true;
+
+    const headBefore = await repo.refs.headBranch();
+    const branchesMoved: string[] = [];
+    for (const [name, { oid, turn }] of tips) {
+      const ref = `refs/heads/${name}`;
+      let current: string | null | undefined;
+      try {
+        const raw = await repo.refs.readRaw(ref);
+        current = raw !== null && 'oid' in raw ? raw.oid : null;
+      } catch (err) {
+        if (!isEntityGitError(err, 'REF_CORRUPT')) throw err;
+        current = undefined;
+      }
+      if (current === oid) continue;
+      await repo.refs.update(ref, oid, {
+        old: current,
+        reflog: { who: this.identity, message: current === null ? `branch: created at turn ${turn}` : `entity-git: turn ${turn}`, alsoHead: headBefore === name },
+      });
+      branchesMoved.push(name);
+    }
+    let headMoved = false;
+    if (derivation.head !== null && headBefore !== derivation.head) {
+      await repo.refs.setHead(derivation.head, this.identity, { branch: headBefore, oid: headBefore ? await repo.refs.resolve(`refs/heads/${headBefore}`).catch(() => null) : null }, tips.get(derivation.head)?.oid ?? null);
+      headMoved = true;
+    }
+    let worktreeChanged = false;
+    if (this.store.workTree) {
+      const headTip = derivation.head === null ? undefined : tips.get(derivation.head);
+      worktreeChanged = await this.checkout(repo, headTip?.oid ?? null, derivation, fresh);
+    }
+
+    const next: State = {
+      v: 1, config: this.config, lastSeq,
+      tips: Object.fromEntries([...tips].map(([name, t]) => [name, t.oid])),
+      head: derivation.head ?? (await repo.refs.headBranch()),
+      nodes: [...known.values()].sort((a, b) => a.seq - b.seq),
+      commits: Object.fromEntries(memo),
+    };
+    const stateText = JSON.stringify(next);
+    const noop = repo.objects.written === writtenBefore && branchesMoved.length === 0 && !headMoved && !worktreeChanged && state !== null && JSON.stringify(state) === stateText;
+    if (!noop) await this.store.writeAtomic(joinPath(repo.gitdir, STATE_FILE), stateText);
+    const result: SyncResult = { sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop };
+    if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
+    return result;
+  }
+
+  /** Validate a node read from the DAG; returns what changed (bytes null when the node is as known). */
+  private ingest(sessionId: string, node: DagNode, seen: Set<string>, known: Map<string, Known>, from: number): { known: Known; bytes: Uint8Array | null } {
+    validateNode(node);
+    if (node.session_id !== sessionId) {
+      throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(node.id)} belongs to session ${JSON.stringify(node.session_id)}, not ${JSON.stringify(sessionId)}`, { nodeId: node.id });
+    }
+    const prev = known.get(node.id);
+    if (seen.has(node.id) || (prev && prev.seq <= from && prev.seq !== node.seq)) {
+      throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(node.id)} appears twice`, { nodeId: node.id });
+    }
+    seen.add(node.id);
+    const bytes = utf8(canonicalJson(node));
+    const blob = this.store.codec.sha1(frame('blob', bytes));
+    if (prev && prev.blob === blob && prev.stored) return { known: prev, bytes: null };
+    return { known: { ...nodeFacts(node, this.keys), name: messageFileName(node), blob }, bytes };
+  }
+
+  /**
+   * The commit of every complete turn of every branch, reusing the memo (turn key → commit).
+   * Blobs are written as the first tree that holds them is, so a pending turn leaves nothing
+   * dangling. With `fresh` null nothing is written (verify): ids are computed all the same.
+   */
+  private async commitBranches(sessionId: string, repo: Repo, derivation: Derivation<Known>, memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array> | null): Promise<{ tips: Map<string, { oid: string; turn: number }>; commits: number }> {
+    const tips = new Map<string, { oid: string; turn: number }>();
+    const put = (type: 'blob' | 'tree' | 'commit', content: Uint8Array) => (fresh ? repo.objects.write(type, content) : Promise.resolve(repo.objects.hash(type, content)));
+    let metaBlob: string | null = null;
+    const blobsDone = new Set<string>();
+    let commits = 0;
+    for (const b of derivation.branches) {
+      let parent: string | null = null;
+      const entries: TreeEntry[] = [];
+      for (let k = 0; k < b.complete; k++) {
+        const turn = b.turns[k]!;
+        for (const n of turn.nodes) entries.push({ mode: '100644', name: n.name, oid: n.blob });
+        const key = `${parent ?? ''}|${turn.nodes.map((n) => n.blob).join(',')}`;
+        let oid = memo.get(key);
+        if (oid === undefined) {
+          if (fresh) {
+            for (const e of entries) {
+              const bytes = fresh.get(e.oid);
+              if (bytes && !blobsDone.has(e.oid)) {
+                await repo.objects.write('blob', bytes);
+                blobsDone.add(e.oid);
+              }
+            }
+          }
+          metaBlob ??= await put('blob', metaBytes);
+          const messages = await put('tree', buildTree(entries));
+          const root = await put('tree', buildTree([{ mode: '100644', name: 'meta.json', oid: metaBlob }, { mode: '40000', name: 'messages', oid: messages }]));
+          const time = turnTime(turn.nodes);
+          oid = await put('commit', buildCommit({
+            tree: root, parents: parent === null ? [] : [parent],
+            author: { ...this.identity, time }, committer: { ...this.identity, time },
+            message: commitMessage(sessionId, turn.index, turn.nodes),
+          }));
+          memo.set(key, oid);
+          commits++;
+        }
+        parent = oid;
+      }
+      if (parent !== null) tips.set(b.name, { oid: parent, turn: b.complete });
+    }
+    return { tips, commits };
+  }
+
+  /** Make the working tree and index equal HEAD's tree; true when anything changed. */
+  private async checkout(repo: Repo, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>): Promise<boolean> {
+    const target = new Map<string, string>();
+    if (tip !== null) {
+      const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
+      const meta = root.find((e) => e.name === 'meta.json');
+      if (meta) target.set('meta.json', meta.oid);
+      const branch = derivation.branches.find((b) => b.name === derivation.head)!;
+      for (let k = 0; k < branch.complete; k++) for (const n of branch.turns[k]!.nodes) target.set(`messages/${n.name}`, n.blob);
+    }
+    const indexPath = joinPath(repo.gitdir, 'index');
+    let current: IndexEntry[] = [];
+    let rewriteAll = false;
+    const data = await this.store.read(indexPath);
+    if (data !== null) {
+      try {
+        current = parseIndex(data, this.store.codec);
+      } catch (err) {
+        if (!isEntityGitError(err, 'REPO_CORRUPT')) throw err;
+        rewriteAll = true;
+      }
+    }
+    const byPath = new Map(current.map((e) => [e.path, e]));
+    let changed = rewriteAll || (data === null && target.size > 0);
+    const next: IndexEntry[] = [];
+    for (const [path, oid] of target) {
+      const cur = byPath.get(path);
+      if (!rewriteAll && cur !== undefined && cur.oid === oid && cur.mode === 0o100644) {
+        next.push(cur);
+        continue;
+      }
+      const file = joinPath(repo.dir, path);
+      await this.store.writeCreatingParent(file, fresh.get(oid) ?? (await repo.objects.readTyped(oid, 'blob')));
+      next.push(entryFromStat(path, oid, await this.store.fs.lstat(file)));
+      changed = true;
+    }
+    for (const e of current) {
+      if (!target.has(e.path)) {
+        await this.store.remove(joinPath(repo.dir, e.path));
+        changed = true;
+      }
+    }
+    if (!changed) return false;
+    const lock = `${indexPath}.lock`;
+    await acquireLockFile(this.store, lock, buildIndex(next, this.store.codec), this.lockTimeoutMs);
+    try {
+      await this.store.fs.rename(lock, indexPath);
+    } catch (err) {
+      await this.store.remove(lock);
+      throw this.store.wrap(err, 'write index', indexPath);
+    }
+    return true;
+  }
+
+  async log(sessionId: string, options: { branch?: string } = {}): Promise<CommitInfo[]> {
+    const repo = await this.openExisting(sessionId);
+    const branch = options.branch ?? (await repo.refs.headBranch());
+    if (branch === null) return [];
+    const tip = await repo.refs.resolve(`refs/heads/${branch}`);
+    if (tip === null) {
+      if (options.branch !== undefined) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`, { sessionId, branch });
+      return [];
+    }
+    return this.walk(repo, tip);
+  }
+
+  private async walk(repo: Repo, tip: string): Promise<CommitInfo[]> {
+    const out: CommitInfo[] = [];
+    const seen = new Set<string>();
+    for (let sha: string | undefined = tip; sha !== undefined && !seen.has(sha); ) {
+      seen.add(sha);
+      const c = parseCommit(await repo.objects.readTyped(sha, 'commit'));
+      const t = parseTrailers(c.message);
+      out.push({ sha, parents: c.parents, time: c.time, subject: c.message.split('\n', 1)[0]!, message: c.message, turn: t?.turn ?? null, node: t?.node ?? null, seq: t?.seq ?? null });
+      sha = c.parents[0];
+    }
+    return out;
+  }
+
+  private async openExisting(sessionId: string): Promise<Repo> {
+    const repo = this.repo(sessionId);
+    if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) === null) {
+      throw new EntityGitError('SESSION_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no repository under ${this.root}`, { sessionId });
+    }
+    return repo;
+  }
+
+  async branches(sessionId: string): Promise<BranchInfo[]> {
+    const repo = await this.openExisting(sessionId);
+    const head = await repo.refs.headBranch();
+    const out: BranchInfo[] = [];
+    for (const name of await repo.refs.branches()) {
+      const commit = await repo.refs.resolve(`refs/heads/${name}`);
+      if (commit === null) continue;
+      const c = parseCommit(await repo.objects.readTyped(commit, 'commit'));
+      out.push({ name, commit, turns: parseTrailers(c.message)?.turn ?? 0, head: name === head });
+    }
+    return out.sort((a, b) => (a.name === 'main' ? -1 : b.name === 'main' ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async read(sessionId: string, commit: string, options: { branch?: string } = {}): Promise<TurnView> {
+    if (!isOid(commit)) throw new EntityGitError('COMMIT_NOT_FOUND', `not a commit id (40 hex digits): ${JSON.stringify(commit)}`, { commit });
+    const repo = await this.openExisting(sessionId);
+    const branches = await this.branches(sessionId);
+    const order = options.branch !== undefined ? branches.filter((b) => b.name === options.branch) : [...branches.filter((b) => b.head), ...branches.filter((b) => !b.head)];
+    if (options.branch !== undefined && order.length === 0) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(options.branch)}`, { sessionId, branch: options.branch });
+    for (const b of order) {
+      const chain = (await this.walk(repo, b.commit)).reverse();
+      const i = chain.findIndex((c) => c.sha === commit);
+      if (i < 0) continue;
+      const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(commit, 'commit')).tree, 'tree'));
+      const messages: DagNode[] = [];
+      const messagesTree = root.find((e) => e.name === 'messages');
+      if (messagesTree) {
+        for (const e of parseTree(await repo.objects.readTyped(messagesTree.oid, 'tree'))) {
+          messages.push(JSON.parse(fromUtf8(await repo.objects.readTyped(e.oid, 'blob'))) as DagNode);
+        }
+      }
+      messages.sort((x, y) => x.seq - y.seq);
+      const metaEntry = root.find((e) => e.name === 'meta.json');
+      const meta = metaEntry ? (JSON.parse(fromUtf8(await repo.objects.readTyped(metaEntry.oid, 'blob'))) as JsonValue) : null;
+      return {
+        sessionId, commit, branch: b.name, turn: chain[i]!.turn ?? i + 1, turns: chain.length,
+        prev: i > 0 ? chain[i - 1]!.sha : null, next: i + 1 < chain.length ? chain[i + 1]!.sha : null, messages, meta,
+      };
+    }
+    throw new EntityGitError('COMMIT_NOT_FOUND', `commit ${commit} is on no branch of session ${JSON.stringify(sessionId)}`, { sessionId, commit });
+  }
+
+  async verify(sessionId: string): Promise<VerifyReport> {
+    const differences: Difference[] = [];
+    const report = (): VerifyReport => ({ sessionId, ok: differences.every((d) => d.kind === 'meta-stale' || d.kind === 'extra-branch'), differences });
+    const session = await this.session(sessionId);
+    const repo = this.repo(sessionId);
+    if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) === null) {
+      differences.push({ kind: 'missing-repo', detail: `no repository at ${repo.dir}` });
+      return report();
+    }
+    const known: Known[] = [];
+    try {
+      const seen = new Set<string>();
+      const none = new Map<string, Known>();
+      for await (const node of this.dag.nodesAfter(sessionId, 0, { batchSize: this.batchSize })) known.push(this.ingest(sessionId, node, seen, none, 0).known);
+    } catch (err) {
+      if (!(err instanceof EntityGitError)) throw err;
+      differences.push({ kind: 'dag-error', detail: err.message });
+      return report();
+    }
+    let derivation: Derivation<Known>;
+    try {
+      derivation = derive(known, session.head);
+    } catch (err) {
+      if (!(err instanceof EntityGitError)) throw err;
+      differences.push({ kind: 'dag-error', detail: err.message });
+      return report();
+    }
+    const expectedNames = new Set<string>();
+    for (const b of derivation.branches) {
+      if (b.complete === 0) continue;
+      expectedNames.add(b.name);
+      await this.verifyBranch(repo, b, differences);
+    }
+    let actualBranches: string[] = [];
+    try {
+      actualBranches = await repo.refs.branches();
+    } catch (err) {
+      differences.push({ kind: 'corrupt', detail: (err as Error).message });
+    }
+    for (const name of actualBranches) {
+      if (!expectedNames.has(name)) differences.push({ kind: 'extra-branch', branch: name, detail: `branch ${name} is not derived from the DAG (kept: refs are never deleted)` });
+    }
+    let head: string | null = null;
+    try {
+      head = await repo.refs.headBranch();
+    } catch (err) {
+      differences.push({ kind: 'corrupt', detail: (err as Error).message });
+    }
+    if (derivation.head !== null && head !== derivation.head && expectedNames.has(derivation.head)) {
+      differences.push({ kind: 'head-differs', expected: derivation.head, actual: head, detail: `HEAD names ${head ?? 'nothing'}, the DAG head is on ${derivation.head}` });
+    }
+    if (head !== null && expectedNames.has(head)) {
+      try {
+        const tip = (await repo.refs.resolve(`refs/heads/${head}`))!;
+        const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
+        const meta = root.find((e) => e.name === 'meta.json')?.oid;
+        const expected = repo.objects.hash('blob', utf8(canonicalJson(metaOf(session))));
+        if (meta !== expected) differences.push({ kind: 'meta-stale', branch: head, expected, actual: meta ?? null, detail: 'meta.json at HEAD predates the session row; the next turn carries the new one' });
+      } catch {
+        // a damaged tip is reported by verifyBranch already
+      }
+    }
+    return report();
+  }
+
+  /** Compare one derived branch with the repository by trailers and message blobs. */
+  private async verifyBranch(repo: Repo, b: BranchPlan<Known>, differences: Difference[]): Promise<void> {
+    let tip: string | null;
+    try {
+      tip = await repo.refs.resolve(`refs/heads/${b.name}`);
+    } catch (err) {
+      differences.push({ kind: 'corrupt', branch: b.name, detail: (err as Error).message });
+      return;
+    }
+    if (tip === null) {
+      differences.push({ kind: 'missing-branch', branch: b.name, detail: `branch ${b.name} (${b.complete} turns) is missing` });
+      return;
+    }
+    let chain: CommitInfo[];
+    try {
+      chain = (await this.walk(repo, tip)).reverse();
+    } catch (err) {
+      differences.push({ kind: isEntityGitError(err, 'OBJECT_NOT_FOUND') ? 'missing-object' : 'corrupt', branch: b.name, detail: (err as Error).message });
+      return;
+    }
+    const expectTurns = b.turns.slice(0, b.complete);
+    for (let k = 0; k < Math.max(chain.length, expectTurns.length); k++) {
+      const c = chain[k];
+      const t = expectTurns[k];
+      const last = t?.nodes.reduce((x, y) => (y.seq > x.seq ? y : x));
+      if (!c || !t || !last || c.turn !== t.index || c.node !== last.id || c.seq !== last.seq) {
+        differences.push({
+          kind: 'branch-differs', branch: b.name, expected: last ? `turn ${t!.index} ending at ${last.id}` : null, actual: c ? `turn ${c.turn} ending at ${c.node}` : null,
+          detail: `branch ${b.name} differs from the DAG at turn ${k + 1} (${chain.length} commits, ${expectTurns.length} turns expected)`,
+        });
+        return;
+      }
+    }
+    const expected = new Map<string, string>();
+    for (const t of expectTurns) for (const n of t.nodes) expected.set(n.name, n.blob);
+    try {
+      const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
+      const messages = root.find((e) => e.name === 'messages');
+      const actual = messages ? parseTree(await repo.objects.readTyped(messages.oid, 'tree')) : [];
+      const same = actual.length === expected.size && actual.every((e) => expected.get(e.name) === e.oid);
+      if (!same) {
+        differences.push({ kind: 'branch-differs', branch: b.name, detail: `the messages at the tip of ${b.name} differ from the DAG's nodes` });
+        return;
+      }
+      for (const e of actual) {
+        if (!(await repo.objects.has(e.oid))) differences.push({ kind: 'missing-object', branch: b.name, actual: e.oid, detail: `blob ${e.oid} (${e.name}) is missing` });
+      }
+    } catch (err) {
+      differences.push({ kind: isEntityGitError(err, 'OBJECT_NOT_FOUND') ? 'missing-object' : 'corrupt', branch: b.name, detail: (err as Error).message });
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { EntityGitError } from '../errors.js';
+import type { JsonValue } from './types.js';
+
+/**
+ * Canonical JSON: keys sorted by code point, 2-space indent, LF line ends, a final newline.
+ * Anything JSON cannot represent exactly is rejected with `NON_JSON_VALUE` rather than silently
+ * dropped or coerced (JSON.stringify turns NaN into null and drops undefined), so no two
+ * different values serialize alike. `-0` is written as `0`, as JSON has a single zero.
+ */
+export function canonicalJson(value: unknown): string {
+  return write(value, '', new Set(), '$') + '\n';
+}
+
+/** Throws `NON_JSON_VALUE` unless `value` is exactly representable as JSON. */
+export function assertJson(value: unknown, where = '$'): asserts value is JsonValue {
+  write(value, '', new Set(), where);
+}
+
+function fail(path: string, what: string): never {
+  throw new EntityGitError('NON_JSON_VALUE', `${path} is ${what}, which JSON cannot represent`, { path });
+}
+
+function compareCodePoints(a: string, b: string): number {
+  // JS string comparison is by UTF-16 unit; code point order differs only when astral characters
+  // meet U+E000..U+FFFF, and we want the order every other language's sort gives.
+  if (a === b) return 0;
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const x = ia.next();
+    const y = ib.next();
+    if (x.done) return y.done ? 0 : -1;
+    if (y.done) return 1;
+    const cx = x.value.codePointAt(0)!;
+    const cy = y.value.codePointAt(0)!;
+    if (cx !== cy) return cx - cy;
+  }
+}
+
+function write(value: unknown, indent: string, seen: Set<object>, path: string): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      if (!Number.isFinite(value)) fail(path, String(value));
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'bigint':
+      return fail(path, 'a BigInt');
+    case 'undefined':
+      return fail(path, 'undefined');
+    case 'function':
+      return fail(path, 'a function');
+    case 'symbol':
+      return fail(path, 'a symbol');
+  }
+  if (value === null) return 'null';
+  const obj = value as object;
+  if (seen.has(obj)) fail(path, 'a cycle');
+  const inner = indent + '  ';
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      if (obj.length === 0) return '[]';
+      const parts: string[] = [];
+      for (let i = 0; i < obj.length; i++) {
+        if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
+        parts.push(inner + write(obj[i], inner, seen, `${path}[${i}]`));
+      }
+      return `[\n${parts.join(',\n')}\n${indent}]`;
+    }
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
+    }
+    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
+    const keys = Object.keys(obj).sort(compareCodePoints);
+    if (keys.length === 0) return '{}';
+    const parts = keys.map((k) => {
+      const child = `${path}.${k}`;
+      return `${inner}${JSON.stringify(k)}: ${write((obj as Record<string, unknown>)[k], inner, seen, child)}`;
+    });
+    return `{\n${parts.join(',\n')}\n${indent}}`;
+  } finally {
+    seen.delete(obj);
+  }
+}

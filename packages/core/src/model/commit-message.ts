@@ -1,0 +1,109 @@
+import type { NodeShape } from './derive.js';
+import { decodeId, encodeId } from './names.js';
+import { foldLine, textOf } from './text.js';
+import type { DagNode, JsonValue } from './types.js';
+
+/** What a commit message needs of a node, extracted once when the node is read. */
+export interface NodeFacts extends NodeShape {
+  created_at: number;
+  /** The node's text, folded to one line and cut at 80 code points. */
+  text: string;
+  /** A tool node's tool name, or null. */
+  tool: string | null;
+  /** Tokens the node reports, or null. */
+  tokens: number | null;
+}
+
+/**
+ * Where the message looks in a node's metadata. Defaults: `metadata.tool`, `metadata.tokens`
+ * or `metadata.usage.total_tokens`, `metadata.pending === true`.
+ */
+export interface MetadataKeys {
+  tool(node: DagNode): string | null;
+  tokens(node: DagNode): number | null;
+  pending(node: DagNode): boolean;
+}
+
+const field = (v: JsonValue, key: string): JsonValue | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? v[key] : undefined;
+
+export const defaultMetadataKeys: MetadataKeys = {
+  tool: (n) => {
+    const t = field(n.metadata, 'tool');
+    return typeof t === 'string' && t.trim() !== '' ? t : null;
+  },
+  tokens: (n) => {
+    const direct = field(n.metadata, 'tokens');
+    if (typeof direct === 'number' && Number.isFinite(direct)) return direct;
+    const total = field(field(n.metadata, 'usage') ?? null, 'total_tokens');
+    return typeof total === 'number' && Number.isFinite(total) ? total : null;
+  },
+  pending: (n) => field(n.metadata, 'pending') === true,
+};
+
+export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKeys): NodeFacts {
+  const tool = keys.tool(node);
+  return {
+    id: node.id,
+    seq: node.seq,
+    role: node.role,
+    predecessor: node.predecessor,
+    caller: node.caller,
+    pending: keys.pending(node),
+    created_at: node.created_at,
+    text: foldLine(textOf(node.content), 80),
+    tool: tool === null ? null : foldLine(tool, 40),
+    tokens: keys.tokens(node),
+  };
+}
+
+/** The commit time of a turn: its latest `created_at`, whole seconds, never before 1970. */
+export function turnTime(nodes: readonly NodeFacts[]): number {
+  let t = 0;
+  for (const n of nodes) t = Math.max(t, Math.floor(n.created_at));
+  return t;
+}
+
+/**
+ * The commit message of a turn (DESIGN.md §3): subject, reply and tool lines, the meta line, and
+ * the trailers reconcile reads. Parts whose data is absent are left out.
+ */
+export function commitMessage(sessionId: string, turn: number, nodes: readonly NodeFacts[]): string {
+  const user = nodes.find((n) => n.role === 'user');
+  const subjectText = user ? Array.from(user.text).slice(0, 60).join('').trimEnd() : '';
+  const lines = [subjectText === '' ? `turn ${turn}` : `turn ${turn}: ${subjectText}`];
+
+  const body: string[] = [];
+  const reply = [...nodes].reverse().find((n) => n.role === 'assistant' && n.text !== '');
+  if (reply) body.push(`assistant: ${reply.text}`);
+  const counts = new Map<string, number>();
+  for (const n of nodes) if (n.role === 'tool' && n.tool !== null) counts.set(n.tool, (counts.get(n.tool) ?? 0) + 1);
+  if (counts.size > 0) body.push(`tools: ${[...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ')}`);
+  if (body.length > 0) lines.push('', ...body);
+
+  let first = Infinity;
+  let last = -Infinity;
+  let tokens: number | null = null;
+  let tools = 0;
+  for (const n of nodes) {
+    first = Math.min(first, n.created_at);
+    last = Math.max(last, n.created_at);
+    if (n.tokens !== null) tokens = (tokens ?? 0) + n.tokens;
+    if (n.role === 'tool') tools++;
+  }
+  const meta = [`turn took ${(last - first).toFixed(1)}s`];
+  if (tools > 0) meta.push(`${tools} ${tools === 1 ? 'tool' : 'tools'}`);
+  if (tokens !== null) meta.push(`${tokens} tokens`);
+  lines.push('', `[meta: ${meta.join(', ')}]`);
+
+  const lastNode = nodes.reduce((a, b) => (b.seq > a.seq ? b : a));
+  lines.push('', `Session: ${encodeId(sessionId)}`, `Turn: ${turn}`, `Node: ${encodeId(lastNode.id)}`, `Seq: ${lastNode.seq}`);
+  return lines.join('\n') + '\n';
+}
+
+/** The trailers of a commit message written by {@link commitMessage}, or null. */
+export function parseTrailers(message: string): { session: string; turn: number; node: string; seq: number } | null {
+  const m = /\nSession: (\S+)\nTurn: (\d+)\nNode: (\S+)\nSeq: (\d+)\n?$/.exec(message);
+  if (!m) return null;
+  return { session: decodeId(m[1]!), turn: Number(m[2]), node: decodeId(m[3]!), seq: Number(m[4]) };
+}

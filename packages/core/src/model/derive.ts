@@ -1,0 +1,170 @@
+import { EntityGitError } from '../errors.js';
+import { idSegment } from './names.js';
+import type { Role } from './types.js';
+
+/** What derivation needs of a node: its edges, role, order and whether it is still being filled. */
+export interface NodeShape {
+  id: string;
+  seq: number;
+  role: Role;
+  predecessor: string | null;
+  caller: string | null;
+  pending: boolean;
+}
+
+export interface TurnPlan<N extends NodeShape = NodeShape> {
+  /** 1-based position on the path. */
+  index: number;
+  /** The turn's nodes in seq order. */
+  nodes: N[];
+}
+
+export interface BranchPlan<N extends NodeShape = NodeShape> {
+  /** `main`, `retry-<id>` or `fork-<id>` (ids as {@link idSegment}). */
+  name: string;
+  leaf: N;
+  /** Every turn of the leaf's path, complete or not. */
+  turns: TurnPlan<N>[];
+  /** How many leading turns are complete and get a commit. */
+  complete: number;
+}
+
+export interface Derivation<N extends NodeShape = NodeShape> {
+  branches: BranchPlan<N>[];
+  /** The branch HEAD names: the branch of the session's head. Null for an empty session. */
+  head: string | null;
+  /** Set when the session's head names no node of the DAG (HEAD then follows the newest leaf). */
+  unknownHead?: string;
+}
+
+/** A tool result with a caller rides on its caller's path and never forks or ends a path. */
+export const rides = (n: NodeShape): boolean => n.role === 'tool' && n.caller !== null;
+
+/**
+ * Turns, paths and branches as a pure function of the DAG (DESIGN.md §3). Throws
+ * `DAG_DUPLICATE_ID`, `DAG_DUPLICATE_SEQ`, `DAG_MISSING_PREDECESSOR` or `DAG_CYCLE`.
+ */
+export function derive<N extends NodeShape>(nodes: readonly N[], head: string | null): Derivation<N> {
+  const byId = new Map<string, N>();
+  const seqs = new Set<number>();
+  for (const n of nodes) {
+    if (byId.has(n.id)) throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(n.id)} appears twice`, { nodeId: n.id });
+    if (seqs.has(n.seq)) throw new EntityGitError('DAG_DUPLICATE_SEQ', `seq ${n.seq} appears twice`, { seq: n.seq });
+    byId.set(n.id, n);
+    seqs.add(n.seq);
+  }
+  const sorted = [...nodes].sort((a, b) => a.seq - b.seq);
+  for (const n of sorted) {
+    for (const [edge, target] of [['predecessor', n.predecessor], ['caller', n.caller]] as const) {
+      if (target !== null && !byId.has(target)) {
+        throw new EntityGitError('DAG_MISSING_PREDECESSOR', `node ${JSON.stringify(n.id)} has ${edge} ${JSON.stringify(target)}, which is not in the DAG`, { nodeId: n.id, [edge]: target });
+      }
+    }
+  }
+  // Fork children: the non-riding nodes under a node once the tool results between them are
+  // skipped (an assistant's next reply usually follows its last tool result, yet it continues
+  // the assistant's step, not a branch of the tool's). '' stands for "no predecessor" (roots).
+  const children = new Map<string, N[]>();
+  const riders = new Map<string, N[]>();
+  for (const n of sorted) {
+    if (rides(n)) push(riders, n.caller!, n);
+    else push(children, forkParent(n, byId, sorted.length), n);
+  }
+  const leaves = sorted.filter((n) => !rides(n) && !children.has(n.id));
+  if (sorted.some((n) => !rides(n)) && leaves.length === 0) {
+    throw new EntityGitError('DAG_CYCLE', 'the DAG has no leaf: its predecessor edges form a cycle');
+  }
+
+  const branches: BranchPlan<N>[] = [];
+  const branchOfLeaf = new Map<string, string>();
+  const reached = new Set<string>();
+  for (const leaf of leaves) {
+    const chain = chainOf(leaf, byId, sorted.length);
+    for (const c of chain) reached.add(c.id);
+    let deviation: N | null = null;
+    for (const c of chain) {
+      if (rides(c)) continue;
+      const siblings = children.get(forkParent(c, byId, sorted.length))!;
+      if (siblings.length > 1 && siblings[0] !== c) deviation = c;
+    }
+    const name = deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
+    const onPath = new Set<N>(chain);
+    for (const c of chain) for (const r of riders.get(c.id) ?? []) onPath.add(r);
+    const path = [...onPath].sort((a, b) => a.seq - b.seq);
+    const turns = cutTurns(path);
+    const last = turns.at(-1);
+    const complete = last && last.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
+    branches.push({ name, leaf, turns, complete });
+    branchOfLeaf.set(leaf.id, name);
+  }
+
+  // A node on no leaf's chain can only sit on a predecessor loop (every other node leads to a leaf).
+  const stranded = sorted.find((n) => !rides(n) && !reached.has(n.id));
+  if (stranded) {
+    throw new EntityGitError('DAG_CYCLE', `node ${JSON.stringify(stranded.id)} is on a predecessor cycle`, { nodeId: stranded.id });
+  }
+
+  let headBranch: string | null = null;
+  let unknownHead: string | undefined;
+  if (leaves.length > 0) {
+    let start = head === null ? undefined : byId.get(head);
+    if (head !== null && start === undefined) unknownHead = head;
+    if (start && rides(start)) start = byId.get(start.caller!);
+    let leaf: N;
+    if (start === undefined) {
+      leaf = leaves.reduce((a, b) => (b.seq > a.seq ? b : a));
+    } else {
+      leaf = start;
+      for (let kids = children.get(leaf.id); kids; kids = children.get(leaf.id)) leaf = kids[0]!;
+    }
+    headBranch = branchOfLeaf.get(leaf.id)!;
+  }
+  branches.sort((a, b) => (a.name === 'main' ? -1 : b.name === 'main' ? 1 : a.leaf.seq - b.leaf.seq));
+  return unknownHead === undefined ? { branches, head: headBranch } : { branches, head: headBranch, unknownHead };
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** The nearest predecessor that does not ride on a caller ('' at a root). */
+function forkParent<N extends NodeShape>(n: N, byId: Map<string, N>, limit: number): string {
+  let p = n.predecessor === null ? undefined : byId.get(n.predecessor);
+  for (let steps = 0; p !== undefined && rides(p); steps++) {
+    if (steps > limit) throw new EntityGitError('DAG_CYCLE', `the predecessor chain of ${JSON.stringify(n.id)} loops`, { nodeId: n.id });
+    p = p.predecessor === null ? undefined : byId.get(p.predecessor);
+  }
+  return p?.id ?? '';
+}
+
+/** The predecessor chain from the root to `leaf`. */
+function chainOf<N extends NodeShape>(leaf: N, byId: Map<string, N>, limit: number): N[] {
+  const chain: N[] = [];
+  for (let n: N | undefined = leaf; n; n = n.predecessor === null ? undefined : byId.get(n.predecessor)) {
+    chain.push(n);
+    if (chain.length > limit) {
+      throw new EntityGitError('DAG_CYCLE', `the predecessor chain of ${JSON.stringify(leaf.id)} loops`, { nodeId: leaf.id });
+    }
+  }
+  return chain.reverse();
+}
+
+/** Cut a path into turns at its user nodes; nodes before the first user node join turn 1. */
+export function cutTurns<N extends NodeShape>(path: readonly N[]): TurnPlan<N>[] {
+  const turns: TurnPlan<N>[] = [];
+  let current: N[] = [];
+  let hasUser = false;
+  for (const n of path) {
+    if (n.role === 'user' && hasUser) {
+      turns.push({ index: turns.length + 1, nodes: current });
+      current = [];
+      hasUser = false;
+    }
+    if (n.role === 'user') hasUser = true;
+    current.push(n);
+  }
+  if (current.length > 0) turns.push({ index: turns.length + 1, nodes: current });
+  return turns;
+}

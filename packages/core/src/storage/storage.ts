@@ -1,0 +1,75 @@
+import type { Codec } from '../git/codec.js';
+
+/** What `stat`/`lstat` return: the fields of Node's `fs.Stats` that git and the index need. */
+export interface StorageStat {
+  mode: number;
+  size: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs?: number;
+  dev?: number;
+  uid?: number;
+  gid?: number;
+  /** Nanosecond times where the platform has them (written into git's index for exact matches). */
+  mtimeNs?: bigint;
+  ctimeNs?: bigint;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+/**
+ * The promise-based file system subset core and isomorphic-git use — Node's `fs/promises` and
+ * LightningFS's `promises` both fit. Paths are absolute, `/`-separated. Errors carry Node's
+ * `code` (`ENOENT`, `EEXIST`, `ENOTDIR`, `ENOTEMPTY`).
+ */
+export interface StorageFs {
+  readFile(path: string, options?: { encoding?: 'utf8' } | 'utf8'): Promise<Uint8Array | string>;
+  writeFile(path: string, data: Uint8Array | string, options?: { mode?: number } | 'utf8'): Promise<void>;
+  unlink(path: string): Promise<void>;
+  readdir(path: string): Promise<string[]>;
+  mkdir(path: string, options?: { mode?: number }): Promise<void>;
+  rmdir(path: string): Promise<void>;
+  stat(path: string): Promise<StorageStat>;
+  lstat(path: string): Promise<StorageStat>;
+  rename(from: string, to: string): Promise<void>;
+  readlink?(path: string): Promise<string>;
+  symlink?(target: string, path: string): Promise<void>;
+}
+
+/**
+ * A storage adapter: the only thing a platform supplies to run the mirror (the commit logic is
+ * core's). Everything but `name` and `fs` is optional; core fills in the rest.
+ */
+export interface Storage {
+  /** A constant naming the adapter, for messages (`node-fs`, `browser-fs`). */
+  readonly name: string;
+  readonly fs: StorageFs;
+  /**
+   * Whether session repositories keep a checked-out working tree and index, so `git status` is
+   * clean and a user can `cd` in. Default `false` (objects and refs only, as in the browser).
+   */
+  readonly workTree?: boolean;
+  /**
+   * Create `path` holding `data` only if nothing is there; resolve `false` if it exists. Must be
+   * atomic against other processes (Node: `open(…, 'wx')`). Default: `lstat` then `writeFile`,
+   * which is only safe under {@link Storage.withLock}.
+   */
+  createExclusive?(path: string, data: Uint8Array | string): Promise<boolean>;
+  /** Append to a file, creating it (reflogs). Default: read, concatenate, write. */
+  appendFile?(path: string, data: Uint8Array | string): Promise<void>;
+  /**
+   * Make every write so far durable before a ref moves (LightningFS `flush()`; fsync on Node when
+   * asked for). Default: nothing to do.
+   */
+  flush?(): Promise<void>;
+  /**
+   * Run `fn` holding the lock named `key` against other processes or tabs. `key` is an absolute
+   * path inside the repository the lock guards (its parent may not exist yet): adapters with
+   * files may lock that file, others use it as a name. Core always adds an in-process mutex
+   * around it. Default: the in-process mutex alone.
+   */
+  withLock?<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /** Faster hashing and compression than the portable pure-JS codec. */
+  codec?: Codec;
+}

@@ -1,0 +1,190 @@
+import { EntityGitError, fsErrorCode } from '../errors.js';
+import { portableCodec, type Codec } from '../git/codec.js';
+import type { Storage, StorageFs, StorageStat } from './storage.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+export const utf8 = (s: string): Uint8Array => encoder.encode(s);
+export const fromUtf8 = (b: Uint8Array): string => decoder.decode(b);
+
+let counter = 0;
+/** A name no other writer picks: random, plus a per-process counter. */
+export function uniqueSuffix(): string {
+  counter = (counter + 1) % 1e9;
+  return `${Math.random().toString(36).slice(2, 10)}${counter.toString(36)}`;
+}
+
+export function joinPath(...parts: string[]): string {
+  return parts.join('/').replace(/\/{2,}/g, '/');
+}
+
+export function dirname(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}
+
+/**
+ * A {@link Storage} with every optional member filled in — the one object the git layer uses.
+ * Guards the lifecycle the adapter leaves out (STYLE.md §4): an in-process mutex per lock key
+ * around the adapter's cross-process lock; temp-then-rename writes; parents created on demand.
+ */
+export class Store {
+  readonly name: string;
+  readonly fs: StorageFs;
+  readonly codec: Codec;
+  readonly workTree: boolean;
+  private readonly storage: Storage;
+  private readonly mutexes = new Map<string, Promise<unknown>>();
+
+  constructor(storage: Storage) {
+    this.storage = storage;
+    this.name = storage.name;
+    this.fs = storage.fs;
+    this.codec = storage.codec ?? portableCodec;
+    this.workTree = storage.workTree ?? false;
+  }
+
+  /** The file's bytes, or null when it does not exist. */
+  async read(path: string): Promise<Uint8Array | null> {
+    try {
+      const data = await this.fs.readFile(path);
+      return typeof data === 'string' ? utf8(data) : data;
+    } catch (err) {
+      if (fsErrorCode(err) === 'ENOENT' || fsErrorCode(err) === 'ENOTDIR') return null;
+      throw this.wrap(err, 'read', path);
+    }
+  }
+
+  async readText(path: string): Promise<string | null> {
+    const b = await this.read(path);
+    return b === null ? null : fromUtf8(b);
+  }
+
+  async lstat(path: string): Promise<StorageStat | null> {
+    try {
+      return await this.fs.lstat(path);
+    } catch (err) {
+      if (fsErrorCode(err) === 'ENOENT' || fsErrorCode(err) === 'ENOTDIR') return null;
+      throw this.wrap(err, 'stat', path);
+    }
+  }
+
+  async mkdirp(dir: string): Promise<void> {
+    try {
+      await this.fs.mkdir(dir);
+      return;
+    } catch (err) {
+      const code = fsErrorCode(err);
+      if (code === 'EEXIST') return;
+      if (code !== 'ENOENT') throw this.wrap(err, 'mkdir', dir);
+    }
+    await this.mkdirp(dirname(dir));
+    try {
+      await this.fs.mkdir(dir);
+    } catch (err) {
+      if (fsErrorCode(err) !== 'EEXIST') throw this.wrap(err, 'mkdir', dir);
+    }
+  }
+
+  /** Write `data` at `path` through a temp file and a rename, so readers never see half a file. */
+  async writeAtomic(path: string, data: Uint8Array | string, tmp = `${path}.tmp-${uniqueSuffix()}`): Promise<void> {
+    try {
+      await this.writeCreatingParent(tmp, data);
+      await this.fs.rename(tmp, path);
+    } catch (err) {
+      await this.remove(tmp);
+      throw this.wrap(err, 'write', path);
+    }
+  }
+
+  /** Write `data` at `path` in place (working-tree files, whose readers are people). */
+  async writeCreatingParent(path: string, data: Uint8Array | string): Promise<void> {
+    try {
+      await this.fs.writeFile(path, data);
+    } catch (err) {
+      if (fsErrorCode(err) !== 'ENOENT') throw this.wrap(err, 'write', path);
+      await this.mkdirp(dirname(path));
+      await this.fs.writeFile(path, data);
+    }
+  }
+
+  /** Create `path` with `data` unless it exists; false when it exists. */
+  async createExclusive(path: string, data: Uint8Array | string): Promise<boolean> {
+    const create = async (): Promise<boolean> => {
+      if (this.storage.createExclusive) return this.storage.createExclusive(path, data);
+      if (await this.lstat(path)) return false;
+      await this.fs.writeFile(path, data);
+      return true;
+    };
+    try {
+      return await create();
+    } catch (err) {
+      if (fsErrorCode(err) !== 'ENOENT') throw this.wrap(err, 'create', path);
+      await this.mkdirp(dirname(path));
+      return create();
+    }
+  }
+
+  async append(path: string, data: string): Promise<void> {
+    try {
+      if (this.storage.appendFile) {
+        await this.storage.appendFile(path, data);
+        return;
+      }
+      const old = (await this.readText(path)) ?? '';
+      await this.fs.writeFile(path, old + data);
+    } catch (err) {
+      if (fsErrorCode(err) !== 'ENOENT') throw this.wrap(err, 'append', path);
+      await this.mkdirp(dirname(path));
+      await this.append(path, data);
+    }
+  }
+
+  /** Remove a file; a missing file is not an error. */
+  async remove(path: string): Promise<void> {
+    try {
+      await this.fs.unlink(path);
+    } catch (err) {
+      const code = fsErrorCode(err);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw this.wrap(err, 'unlink', path);
+    }
+  }
+
+  async readdir(dir: string): Promise<string[]> {
+    try {
+      return await this.fs.readdir(dir);
+    } catch (err) {
+      const code = fsErrorCode(err);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+      throw this.wrap(err, 'readdir', dir);
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.storage.flush) await this.storage.flush();
+  }
+
+  /** Run `fn` alone for `key`: first among this process's callers, then against other processes. */
+  async lock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.mutexes.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const chained = previous.then(() => mine);
+    this.mutexes.set(key, chained);
+    await previous;
+    try {
+      return this.storage.withLock ? await this.storage.withLock(key, fn) : await fn();
+    } finally {
+      release();
+      if (this.mutexes.get(key) === chained) this.mutexes.delete(key);
+    }
+  }
+
+  /** An fs error as a typed error; typed errors pass through. */
+  wrap(err: unknown, op: string, path: string): Error {
+    if (err instanceof EntityGitError) return err;
+    const code = fsErrorCode(err);
+    const quota = code === 'ENOSPC' || code === 'EDQUOT' || (err as { name?: string })?.name === 'QuotaExceededError';
+    return new EntityGitError(quota ? 'QUOTA_EXCEEDED' : 'STORAGE_ERROR', `[${this.name}] ${op} ${path}: ${(err as Error)?.message ?? String(err)}`, { op, path, fsCode: code }, { cause: err });
+  }
+}

@@ -1,0 +1,40 @@
+import { canonicalJson, assertJson } from '@entity-git/core';
+import { describe, expect, it } from 'vitest';
+
+describe('canonicalJson', () => {
+  it('sorts keys by code point, indents by two spaces, ends with one LF', () => {
+    expect(canonicalJson({ b: 1, a: [true, null, 'x'], c: {}, d: [] })).toBe('{\n  "a": [\n    true,\n    null,\n    "x"\n  ],\n  "b": 1,\n  "c": {},\n  "d": []\n}\n');
+    // U+FF5E sorts before U+1F600 by code point (UTF-16 order would put the emoji first).
+    expect(canonicalJson({ '😀': 1, '～': 2, Z: 3, a: 4 })).toBe('{\n  "Z": 3,\n  "a": 4,\n  "～": 2,\n  "😀": 1\n}\n');
+  });
+
+  it('keeps UTF-8 text readable and escapes only what JSON must', () => {
+    expect(canonicalJson('你好 🙂\n\t"\\\u0000')).toBe('"你好 🙂\\n\\t\\"\\\\\\u0000"\n');
+    expect(canonicalJson('\ud800')).toBe('"\\ud800"\n');
+    expect(canonicalJson(-0)).toBe('0\n');
+    expect(canonicalJson(1779500000.25)).toBe('1779500000.25\n');
+  });
+
+  it.each([
+    ['NaN', { a: NaN }, '$.a'],
+    ['Infinity', [1, Infinity], '$[1]'],
+    ['-Infinity', -Infinity, '$'],
+    ['BigInt', { n: 1n }, '$.n'],
+    ['a function', { f: () => 1 }, '$.f'],
+    ['undefined', { u: undefined }, '$.u'],
+    ['a symbol', Symbol('x'), '$'],
+    ['a Date', { d: new Date(0) }, '$.d'],
+    ['a Map', new Map(), '$'],
+    ['a sparse array', [1, , 3], '$[1]'],
+  ])('rejects %s with NON_JSON_VALUE', (_what, value, path) => {
+    expect(() => canonicalJson(value)).toThrow(expect.objectContaining({ code: 'NON_JSON_VALUE', data: { path } }));
+  });
+
+  it('rejects cycles but not shared references', () => {
+    const a: Record<string, unknown> = {};
+    a.self = a;
+    expect(() => assertJson(a)).toThrow(expect.objectContaining({ code: 'NON_JSON_VALUE' }));
+    const shared = { x: 1 };
+    expect(canonicalJson({ p: shared, q: shared })).toBe('{\n  "p": {\n    "x": 1\n  },\n  "q": {\n    "x": 1\n  }\n}\n');
+  });
+});

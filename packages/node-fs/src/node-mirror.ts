@@ -1,0 +1,18 @@
+import { createMirror, type Mirror, type MirrorOptions } from '@entity-git/core';
+import { resolve } from 'node:path';
+import { defaultRoot, nodeStorage, type NodeStorageOptions } from './node-storage.js';
+
+export interface NodeMirrorOptions extends Omit<MirrorOptions, 'storage' | 'root'>, NodeStorageOptions {
+  /** Default `~/.openprogram/sessions`; a relative path is taken from the current directory. */
+  root?: string;
+}
+
+/** The mirror on Node's file system: `createMirror` with {@link nodeStorage}. */
+export function createNodeMirror(options: NodeMirrorOptions): Mirror {
+  const { fsync, syncLockTimeoutMs, staleMs, root, ...rest } = options;
+  const storageOptions: NodeStorageOptions = {};
+  if (fsync !== undefined) storageOptions.fsync = fsync;
+  if (syncLockTimeoutMs !== undefined) storageOptions.syncLockTimeoutMs = syncLockTimeoutMs;
+  if (staleMs !== undefined) storageOptions.staleMs = staleMs;
+  return createMirror({ ...rest, root: resolve(root ?? defaultRoot()), storage: nodeStorage(storageOptions) });
+}

@@ -1,0 +1,25 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { git, tempDir } from './helpers.js';
+
+const run = promisify(execFile);
+const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+const child = join(import.meta.dirname, 'sync-child.ts');
+
+describe('several processes syncing one session', () => {
+  it('serialize on the session lock: every commit written once, no ref conflict, golden ids', async () => {
+    const root = tempDir();
+    const outs = await Promise.all(Array.from({ length: 4 }, () => run(tsx, ['--conditions=source', child, root, '5'], { cwd: process.cwd() })));
+    const commits = outs.map((o) => (JSON.parse(o.stdout) as { commits: number }).commits);
+    // The golden session has five commits; exactly one process wrote them, the others found them.
+    expect(commits.reduce((a, b) => a + b, 0)).toBe(5);
+    const dir = join(root, 'golden-1');
+    expect(git(dir, 'rev-parse', 'main', 'fork-u4').trim().split('\n')).toEqual(['9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a', '899927d124c8ca17e4c1d49a2105c3a1685bfdb0']);
+    expect(git(dir, 'reflog', 'show', '--format=%H', 'main').trim().split('\n')).toHaveLength(1);
+    expect(git(dir, 'fsck', '--strict')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'ls-files', '--others', '--exclude-standard')).toBe('');
+  });
+});

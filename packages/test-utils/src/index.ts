@@ -1,0 +1,3 @@
+export * from './golden-dag.js';
+export * from './storage-suite.js';
+export * from './hostile-ids.js';

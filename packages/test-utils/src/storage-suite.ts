@@ -1,0 +1,119 @@
+import { EntityGitError, ObjectStore, RefStore, Store, type Storage } from '@entity-git/core';
+import { describe, expect, it } from 'vitest';
+
+export interface StorageFixture {
+  storage: Storage;
+  /** An empty absolute directory the suite may write under. */
+  root: string;
+  cleanup?(): Promise<void>;
+}
+
+const text = (b: Uint8Array | null) => (b === null ? null : new TextDecoder().decode(b));
+const who = { name: 'suite', email: 'suite@localhost' };
+
+/**
+ * The storage conformance suite (STYLE.md §7): what core relies on from any adapter — fs
+ * semantics and error codes, create-exclusive, append, locks — and the git layer on top of it
+ * (atomic objects, a damaged object rewritten, refs moved under their lock with an old-value
+ * check and a reflog).
+ */
+export function testStorage(options: { name: string; create(): Promise<StorageFixture> }): void {
+  const { name, create } = options;
+  const withFixture = (title: string, fn: (f: StorageFixture, store: Store) => Promise<void>) =>
+    it(title, async () => {
+      const f = await create();
+      try {
+        await fn(f, new Store(f.storage));
+      } finally {
+        await f.cleanup?.();
+      }
+    });
+
+  describe(`storage conformance: ${name}`, () => {
+    withFixture('reads back what it wrote, and reports a missing file as ENOENT', async ({ root }, store) => {
+      await store.writeAtomic(`${root}/a/b/c.txt`, 'hello ✓');
+      expect(text(await store.read(`${root}/a/b/c.txt`))).toBe('hello ✓');
+      expect(await store.read(`${root}/a/b/none.txt`)).toBeNull();
+      await expect(store.fs.readFile(`${root}/none`)).rejects.toMatchObject({ code: 'ENOENT' });
+      expect((await store.readdir(`${root}/a/b`)).sort()).toEqual(['c.txt']);
+      const st = await store.fs.lstat(`${root}/a/b/c.txt`);
+      expect(st.isFile()).toBe(true);
+      expect(st.size).toBe(9);
+      expect((await store.fs.lstat(`${root}/a`)).isDirectory()).toBe(true);
+    });
+
+    withFixture('renames over an existing file', async ({ root }, store) => {
+      await store.writeAtomic(`${root}/x`, 'old');
+      await store.writeAtomic(`${root}/x`, 'new');
+      expect(text(await store.read(`${root}/x`))).toBe('new');
+      expect(await store.readdir(root)).toEqual(['x']);
+    });
+
+    withFixture('creates exclusively: the second creator is told the file exists', async ({ root }, store) => {
+      expect(await store.createExclusive(`${root}/d/lock`, 'one')).toBe(true);
+      expect(await store.createExclusive(`${root}/d/lock`, 'two')).toBe(false);
+      expect(text(await store.read(`${root}/d/lock`))).toBe('one');
+      const racers = await Promise.all(Array.from({ length: 8 }, (_, i) => store.createExclusive(`${root}/race`, String(i))));
+      expect(racers.filter(Boolean)).toHaveLength(1);
+    });
+
+    withFixture('appends, creating the file and its parents', async ({ root }, store) => {
+      await store.append(`${root}/logs/x`, 'a\n');
+      await store.append(`${root}/logs/x`, 'b\n');
+      expect(text(await store.read(`${root}/logs/x`))).toBe('a\nb\n');
+    });
+
+    withFixture('serializes work under one lock key and not across keys', async ({ root }, store) => {
+      const events: string[] = [];
+      const job = (key: string, tag: string) => store.lock(`${root}/${key}.lock`, async () => {
+        events.push(`${tag}+`);
+        await new Promise((r) => setTimeout(r, 20));
+        events.push(`${tag}-`);
+      });
+      await Promise.all([job('k', 'a'), job('k', 'b'), job('k', 'c')]);
+      expect(events).toEqual(['a+', 'a-', 'b+', 'b-', 'c+', 'c-']);
+      events.length = 0;
+      await Promise.all([job('p', 'p'), job('q', 'q')]);
+      expect(events.slice(0, 2).sort()).toEqual(['p+', 'q+']);
+    });
+
+    withFixture('writes objects with the ids git gives, and rewrites a damaged object file', async ({ root }, store) => {
+      const objects = new ObjectStore(store, `${root}/.git`);
+      const oid = await objects.write('blob', new TextEncoder().encode('hello\n'));
+      expect(oid).toBe('ce013625030ba8dba906f756967f9e9ca394464a');
+      expect(text((await objects.read(oid)).content)).toBe('hello\n');
+      const written = objects.written;
+      await objects.write('blob', new TextEncoder().encode('hello\n'));
+      expect(objects.written).toBe(written);
+      // An empty file where the object goes (a crash mid-write elsewhere) is not trusted.
+      await store.fs.writeFile(`${root}/.git/objects/ce/013625030ba8dba906f756967f9e9ca394464a`, new Uint8Array(0));
+      await expect(objects.read(oid)).rejects.toMatchObject({ code: 'OBJECT_CORRUPT' });
+      await objects.write('blob', new TextEncoder().encode('hello\n'));
+      expect(text((await objects.read(oid)).content)).toBe('hello\n');
+      expect(objects.written).toBe(written + 1);
+      await expect(objects.read('0'.repeat(40))).rejects.toMatchObject({ code: 'OBJECT_NOT_FOUND' });
+      expect((await store.readdir(`${root}/.git/objects/ce`)).filter((n) => n.startsWith('tmp_'))).toEqual([]);
+    });
+
+    withFixture('moves refs under their lock, checks the old value, appends the reflog', async ({ root }, store) => {
+      const refs = new RefStore(store, `${root}/.git`, { lockTimeoutMs: 100 });
+      const a = 'a'.repeat(40);
+      const b = 'b'.repeat(40);
+      await refs.update('refs/heads/main', a, { old: null, reflog: { who, message: 'first' } });
+      expect(await refs.resolve('refs/heads/main')).toBe(a);
+      await expect(refs.update('refs/heads/main', b, { old: null, reflog: { who, message: 'stale' } })).rejects.toMatchObject({ code: 'REF_CONFLICT' });
+      await refs.update('refs/heads/main', b, { old: a, reflog: { who, message: 'second' } });
+      expect(await refs.resolve('refs/heads/main')).toBe(b);
+      const log = text(await store.read(`${root}/.git/logs/refs/heads/main`))!.trim().split('\n');
+      expect(log.map((l) => l.split(' ').slice(0, 2).join(' ') + ' ' + l.split('\t')[1])).toEqual([`${'0'.repeat(40)} ${a} first`, `${a} ${b} second`]);
+      // Someone else's lock is waited for, then reported; the ref is never written through.
+      await store.fs.writeFile(`${root}/.git/refs/heads/main.lock`, 'held');
+      await expect(refs.update('refs/heads/main', a, { old: b, reflog: { who, message: 'x' } })).rejects.toBeInstanceOf(EntityGitError);
+      await expect(refs.update('refs/heads/main', a, { old: b, reflog: { who, message: 'x' } })).rejects.toMatchObject({ code: 'REF_LOCKED' });
+      expect(await refs.resolve('refs/heads/main')).toBe(b);
+      expect(text(await store.read(`${root}/.git/refs/heads/main.lock`))).toBe('held');
+      await store.fs.writeFile(`${root}/.git/refs/heads/bad`, '');
+      await expect(refs.resolve('refs/heads/bad')).rejects.toMatchObject({ code: 'REF_CORRUPT' });
+    });
+  });
+}
