@@ -187,4 +187,21 @@ describe('golden session on node-fs', () => {
     expect((await mirror.verify('never-synced')).differences.map((d) => d.kind)).toEqual(['missing-repo']);
     await expect(mirror.verify('no-such-session')).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
   });
+
+  it('keeps working after native git gc packs its objects and refs', async () => {
+    const { dag, mirror, dir } = await goldenRepo();
+    git(dir, 'gc', '-q', '--prune=now');
+    expect(git(dir, 'count-objects', '-v')).toMatch(/^count: 0$/m);
+    expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/heads').trim().split('\n')).toHaveLength(4);
+    expect((await mirror.verify(SID)).ok).toBe(true);
+    const view = await mirror.read(SID, GOLDEN_TURN1);
+    expect(view.messages).toHaveLength(6);
+    await dag.setHead(SID, 'a6');
+    await dag.fillNode(SID, 'a6', 'Fixed all three.', null);
+    expect(await mirror.sync(SID)).toMatchObject({ head: 'main', branchesMoved: ['main'] });
+    expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_TIPS.main);
+    expect(git(dir, 'show', '--stat', '--format=%s', 'main').trim().split('\n')[0]).toBe('turn 3: Fix them');
+    expect(git(dir, 'fsck', '--strict')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
 });
