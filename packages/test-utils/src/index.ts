@@ -1,3 +1,4 @@
 export * from './golden-dag.js';
 export * from './storage-suite.js';
 export * from './hostile-ids.js';
+export * from './faulty-storage.js';

@@ -1,5 +1,10 @@
 import type { DagNode, JsonValue } from '../model/types.js';
 
+export interface SyncOptions {
+  /** Ignore the cache and check everything (repair). Default false. */
+  full?: boolean;
+}
+
 /** What one `sync` did. */
 export interface SyncResult {
   sessionId: string;
@@ -98,8 +103,13 @@ export interface Mirror {
    * HEAD branch out so `git status` is clean. Incremental (reads only nodes after the last
    * mirrored seq, and from the first still-pending node) and idempotent (a second sync writes
    * nothing). Serialized per session across callers, processes and tabs.
+   *
+   * `full: true` is the repair mode reconcile uses: the mirror's cache is ignored, the whole DAG
+   * is read, every object is checked (missing or damaged ones are written again), damaged refs
+   * and HEAD are rewritten — and commits already in the repository that still match the DAG
+   * (by trailers, parents and the messages at their tip) are kept, not recomputed.
    */
-  sync(sessionId: string): Promise<SyncResult>;
+  sync(sessionId: string, options?: SyncOptions): Promise<SyncResult>;
   /** The commits of a branch (default: HEAD's), newest first, following first parents. */
   log(sessionId: string, options?: { branch?: string }): Promise<CommitInfo[]>;
   /** Every branch with its tip, `main` first. */

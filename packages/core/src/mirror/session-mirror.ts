@@ -11,7 +11,7 @@ import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
 import type { Storage } from '../storage/storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
-import type { BranchInfo, CommitInfo, Difference, Mirror, SyncResult, TurnView, VerifyReport } from './mirror.js';
+import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyReport } from './mirror.js';
 
 export interface MirrorOptions {
   /** The DAG to follow. */
@@ -113,10 +113,10 @@ class SessionMirror implements Mirror {
     return session;
   }
 
-  async sync(sessionId: string): Promise<SyncResult> {
+  async sync(sessionId: string, options: SyncOptions = {}): Promise<SyncResult> {
     const repo = this.repo(sessionId);
     // The key is a path: adapters with files lock that file, others use it as a lock name.
-    return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () => this.syncLocked(sessionId, repo));
+    return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () => this.syncLocked(sessionId, repo, options.full === true));
   }
 
   private async init(repo: Repo): Promise<void> {
@@ -151,10 +151,10 @@ class SessionMirror implements Mirror {
     return state;
   }
 
-  private async syncLocked(sessionId: string, repo: Repo): Promise<SyncResult> {
+  private async syncLocked(sessionId: string, repo: Repo, full: boolean): Promise<SyncResult> {
     const session = await this.session(sessionId);
     await this.init(repo);
-    const state = await this.loadState(repo);
+    const state = full ? null : await this.loadState(repo);
     const known = new Map<string, Known>((state?.nodes ?? []).map((n) => [n.id, n]));
     let from = state?.lastSeq ?? 0;
     // Re-read from the first node that may still change (a placeholder) or that no commit holds
@@ -179,11 +179,15 @@ class SessionMirror implements Mirror {
     const derivation = derive([...known.values()], session.head);
     const writtenBefore = repo.objects.written;
     const memo = new Map(Object.entries(state?.commits ?? {}));
+    if (state === null) await this.seedFromRepository(repo, derivation, memo);
     const metaBytes = utf8(canonicalJson(metaOf(session)));
     const { tips, commits: commitsWritten } = await this.commitBranches(sessionId, repo, derivation, memo, metaBytes, fresh);
     for (const b of derivation.branches) for (const t of b.turns.slice(0, b.complete)) for (const n of t.nodes) n.stored = true;
 
-    const headBefore = await repo.refs.headBranch();
+    const headBefore = await repo.refs.headBranch().catch((err: unknown) => {
+      if (isEntityGitError(err, 'REF_CORRUPT')) return null;
+      throw err;
+    });
     const branchesMoved: string[] = [];
     for (const [name, { oid, turn }] of tips) {
       const ref = `refs/heads/${name}`;
@@ -243,6 +247,61 @@ class SessionMirror implements Mirror {
     const blob = this.store.codec.sha1(frame('blob', bytes));
     if (prev && prev.blob === blob && prev.stored) return { known: prev, bytes: null };
     return { known: { ...nodeFacts(node, this.keys), name: messageFileName(node), blob }, bytes };
+  }
+
+  /**
+   * Without a cache, find the commits already in the repository that match the DAG, so they are
+   * kept rather than recomputed (a commit's meta.json may predate the session row): walk each
+   * branch from its ref (or, when the ref is damaged, from the last value its reflog records),
+   * match commit k to turn k by trailers and parents, and accept the matched prefix only if the
+   * messages at its last commit are exactly the DAG's.
+   */
+  private async seedFromRepository(repo: Repo, derivation: Derivation<Known>, memo: Map<string, string>): Promise<void> {
+    for (const b of derivation.branches) {
+      let tip: string | null = null;
+      try {
+        tip = await repo.refs.resolve(`refs/heads/${b.name}`);
+      } catch (err) {
+        if (!isEntityGitError(err, 'REF_CORRUPT')) throw err;
+        const log = (await this.store.readText(joinPath(repo.gitdir, 'logs', 'refs', 'heads', b.name))) ?? '';
+        const last = log.trimEnd().split('\n').at(-1)?.split(' ')[1];
+        tip = isOid(last) ? last : null;
+      }
+      if (tip === null) continue;
+      let chain: CommitInfo[];
+      try {
+        chain = (await this.walk(repo, tip)).reverse();
+      } catch (err) {
+        if (isEntityGitError(err, 'OBJECT_NOT_FOUND') || isEntityGitError(err, 'OBJECT_CORRUPT')) continue;
+        throw err;
+      }
+      let matched = 0;
+      for (; matched < Math.min(chain.length, b.complete); matched++) {
+        const c = chain[matched]!;
+        const t = b.turns[matched]!;
+        const last = t.nodes.reduce((x, y) => (y.seq > x.seq ? y : x));
+        const parentOk = matched === 0 ? c.parents.length === 0 : c.parents[0] === chain[matched - 1]!.sha;
+        if (!parentOk || c.turn !== t.index || c.node !== last.id || c.seq !== last.seq) break;
+      }
+      if (matched === 0) continue;
+      const expected = new Map<string, string>();
+      for (const t of b.turns.slice(0, matched)) for (const n of t.nodes) expected.set(n.name, n.blob);
+      try {
+        const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(chain[matched - 1]!.sha, 'commit')).tree, 'tree'));
+        const messages = root.find((e) => e.name === 'messages');
+        const actual = messages ? parseTree(await repo.objects.readTyped(messages.oid, 'tree')) : [];
+        if (actual.length !== expected.size || !actual.every((e) => expected.get(e.name) === e.oid)) continue;
+        for (const e of actual) await repo.objects.readTyped(e.oid, 'blob');
+      } catch (err) {
+        if (isEntityGitError(err, 'OBJECT_NOT_FOUND') || isEntityGitError(err, 'OBJECT_CORRUPT')) continue;
+        throw err;
+      }
+      let parent: string | null = null;
+      for (let k = 0; k < matched; k++) {
+        memo.set(`${parent ?? ''}|${b.turns[k]!.nodes.map((n) => n.blob).join(',')}`, chain[k]!.sha);
+        parent = chain[k]!.sha;
+      }
+    }
   }
 
   /**

@@ -1,0 +1,164 @@
+import { createMirror, createMirrorService, MemoryDag, reconcile, type ServiceEvents } from '@entity-git/core';
+import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
+import { faultyStorage, GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
+import { rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, tempDir } from './helpers.js';
+
+const GOLDEN_TIPS = {
+  main: '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a',
+  'retry-a4r': 'de0817b81e932a4d392ac0896ba36429b1074a58',
+  'fork-u2e': 'b2dca18d5f402c26feb464e0d55f787e1d02a336',
+  'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
+};
+const tipsOf = (dir: string) =>
+  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')));
+
+async function addTurn(dag: MemoryDag, sid: string, t: number, prev: string | null): Promise<string> {
+  const base = 1779500000 + t * 10;
+  const u = `${sid}-u${t}`, a = `${sid}-a${t}`, tool = `${sid}-t${t}`, b = `${sid}-b${t}`;
+  await dag.appendNode({ id: u, session_id: sid, role: 'user', content: `turn ${t} of ${sid}`, predecessor: prev, created_at: base });
+  await dag.appendNode({ id: a, session_id: sid, role: 'assistant', content: 'calling', predecessor: u, created_at: base + 1 });
+  await dag.appendNode({ id: tool, session_id: sid, role: 'tool', content: 'ok', predecessor: a, caller: a, created_at: base + 2, metadata: { tool: 'read' } });
+  await dag.appendNode({ id: b, session_id: sid, role: 'assistant', content: `done ${t}`, predecessor: tool, created_at: base + 3 });
+  return b;
+}
+
+describe('the mirror service', () => {
+  it('50 sessions × 20 turns scheduled as fast as possible: one commit per turn, every repo clean', async () => {
+    const dag = new MemoryDag();
+    const mirror = createNodeMirror({ dag, root: tempDir() });
+    const service = createMirrorService({ mirror, concurrency: 4 });
+    const failures: unknown[] = [];
+    service.on('failed', (e) => failures.push(e));
+    const sessions = Array.from({ length: 50 }, (_, i) => `load-${i}`);
+    const last = new Map<string, string | null>();
+    for (const sid of sessions) {
+      await dag.createSession({ id: sid, created_at: 1779500000 });
+      last.set(sid, null);
+    }
+    for (let t = 1; t <= 20; t++) {
+      for (const sid of sessions) {
+        last.set(sid, await addTurn(dag, sid, t, last.get(sid)!));
+        service.notify(sid);
+      }
+    }
+    await service.drain();
+    expect(failures).toEqual([]);
+    expect(service.status()).toMatchObject({ queued: 0, running: 0, backoff: 0 });
+    for (const sid of sessions) {
+      const dir = mirror.repoPath(sid);
+      const turns = git(dir, 'log', '--format=%(trailers:key=Turn,valueonly)', 'main').trim().split(/\n+/);
+      expect(turns).toEqual(Array.from({ length: 20 }, (_, i) => String(20 - i)));
+      expect((await mirror.verify(sid)).ok).toBe(true);
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+    }
+    expect(git(mirror.repoPath('load-7'), 'fsck', '--strict')).toBe('');
+  });
+
+  it('coalesces calls, never throws into the caller, and reports permanent errors once', async () => {
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    const mirror = createNodeMirror({ dag, root: tempDir() });
+    const service = createMirrorService({ mirror });
+    const seen: string[] = [];
+    for (const e of ['committed', 'synced', 'failed', 'retrying'] as const) service.on(e, (p) => seen.push(`${e}:${p.sessionId}`));
+    for (let i = 0; i < 10; i++) service.notify(GOLDEN_SESSION.id);
+    expect(() => service.notify('')).not.toThrow();
+    expect(() => service.notify(42 as unknown as string)).not.toThrow();
+    service.notify('no-such-session');
+    await service.drain();
+    expect(seen.filter((s) => s.endsWith(GOLDEN_SESSION.id))).toEqual([`synced:${GOLDEN_SESSION.id}`, `committed:${GOLDEN_SESSION.id}`]);
+    expect(seen.filter((s) => s.includes('no-such-session'))).toEqual(['failed:no-such-session']);
+    expect(seen.filter((s) => s.startsWith('failed:') && !s.includes('no-such'))).toEqual(['failed:']);
+    const st = service.status().sessions.find((s) => s.sessionId === 'no-such-session')!;
+    expect(st.lastError?.code).toBe('SESSION_NOT_FOUND');
+    expect(tipsOf(mirror.repoPath(GOLDEN_SESSION.id))).toEqual(GOLDEN_TIPS);
+  });
+
+  it('retries writes that fail: for every k, the final ids equal an undisturbed run', async () => {
+    for (let k = 1; k <= 12; k++) {
+      const dag = new MemoryDag();
+      await writeGolden(dag);
+      const storage = faultyStorage(nodeStorage());
+      const root = tempDir();
+      const mirror = createMirror({ dag, storage, root });
+      const service = createMirrorService({ mirror, baseDelayMs: 1, attempts: 20 });
+      const retries: ServiceEvents['retrying'][] = [];
+      service.on('retrying', (e) => retries.push(e));
+      storage.failNext(k);
+      service.notify(GOLDEN_SESSION.id);
+      await service.drain();
+      expect(storage.stats.failed).toBe(k);
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries.every((r) => r.error.code === 'STORAGE_ERROR')).toBe(true);
+      const dir = join(root, GOLDEN_SESSION.id);
+      expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
+      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      expect((await mirror.verify(GOLDEN_SESSION.id)).ok).toBe(true);
+    }
+  });
+});
+
+describe('reconcile', () => {
+  it('backfills a deleted repo, repairs a truncated ref and lost objects, to ids equal a fresh backfill', async () => {
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    await writeGolden(dag, { sessionId: 'g2' });
+    await writeGolden(dag, { sessionId: 'g3' });
+    await writeGolden(dag, { sessionId: 'g4' });
+    const root = tempDir();
+    const mirror = createNodeMirror({ dag, root });
+    const progress: string[] = [];
+    const first = await reconcile({ dag, mirror, onProgress: (p) => progress.push(`${p.done}/${p.total} ${p.sessionId} ${p.action}`) });
+    expect(progress).toEqual(['1/4 golden-1 backfilled', '2/4 g2 backfilled', '3/4 g3 backfilled', '4/4 g4 backfilled']);
+    expect(first.ok).toBe(true);
+    const fresh = Object.fromEntries(['golden-1', 'g2', 'g3', 'g4'].map((s) => [s, tipsOf(mirror.repoPath(s))]));
+    expect(fresh['golden-1']).toEqual(GOLDEN_TIPS);
+
+    rmSync(mirror.repoPath('golden-1'), { recursive: true });
+    truncateSync(join(mirror.repoPath('g2'), '.git/refs/heads/main'), 0);
+    writeFileSync(join(mirror.repoPath('g3'), '.git/refs/heads/retry-a4r'), 'de0817b81e932a4d392a');
+    const g4 = mirror.repoPath('g4');
+    const tip = git(g4, 'rev-parse', 'fork-u4').trim();
+    const tree = git(g4, 'rev-parse', 'fork-u4^{tree}').trim();
+    const messages = git(g4, 'rev-parse', 'fork-u4:messages').trim();
+    for (const oid of [tip, tree, messages]) unlinkSync(join(g4, '.git/objects', oid.slice(0, 2), oid.slice(2)));
+
+    const report = await reconcile({ dag, mirror });
+    expect(report.entries.map((e) => [e.sessionId, e.action])).toEqual([['golden-1', 'backfilled'], ['g2', 'repaired'], ['g3', 'repaired'], ['g4', 'repaired']]);
+    expect(report.entries[1]!.differences.map((d) => d.kind)).toContain('corrupt');
+    expect(report.entries[3]!.differences.map((d) => d.kind)).toContain('missing-object');
+    for (const s of ['golden-1', 'g2', 'g3', 'g4']) {
+      const dir = mirror.repoPath(s);
+      expect(tipsOf(dir)).toEqual(fresh[s]);
+      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+    }
+    const again = await reconcile({ dag, mirror });
+    expect(again.entries.every((e) => e.action === 'unchanged')).toBe(true);
+  });
+
+  it('keeps commits whose meta.json predates the session row when the cache is lost', async () => {
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    const mirror = createNodeMirror({ dag, root: tempDir() });
+    await mirror.sync(GOLDEN_SESSION.id);
+    const dir = mirror.repoPath(GOLDEN_SESSION.id);
+    await dag.updateSession(GOLDEN_SESSION.id, { title: 'Renamed later' });
+    unlinkSync(join(dir, '.git/entity-git/state.json'));
+    await mirror.sync(GOLDEN_SESSION.id);
+    expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
+    const report = await mirror.verify(GOLDEN_SESSION.id);
+    expect(report.ok).toBe(true);
+    expect(report.differences.map((d) => d.kind)).toEqual(['meta-stale']);
+    await dag.setHead(GOLDEN_SESSION.id, 'a6');
+    await dag.fillNode(GOLDEN_SESSION.id, 'a6', 'Fixed.', null);
+    await mirror.sync(GOLDEN_SESSION.id);
+    expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_TIPS.main);
+    expect(JSON.parse(git(dir, 'show', 'main:meta.json')).title).toBe('Renamed later');
+    expect((await mirror.verify(GOLDEN_SESSION.id)).differences).toEqual([]);
+  });
+});
