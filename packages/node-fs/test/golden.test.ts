@@ -1,8 +1,8 @@
 import { canonicalJson, MemoryDag, type DagNode } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity-git/test-utils';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, gitBytes, tempDir } from './helpers.js';
 
@@ -203,5 +203,24 @@ describe('golden session on node-fs', () => {
     expect(git(dir, 'show', '--stat', '--format=%s', 'main').trim().split('\n')[0]).toBe('turn 3: Fix them');
     expect(git(dir, 'fsck', '--strict')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('survives a torn or lost cache: the state log is checked, and rebuilt from the DAG when it disagrees', async () => {
+    const { dag, dir } = await goldenRepo();
+    const log = join(dir, '.git/entity-git/state.jsonl');
+    // A crash in the middle of an append leaves a torn line past the recorded length.
+    appendFileSync(log, '{"n":{"id":"torn');
+    const other = createNodeMirror({ dag, root: dirname(dir) });
+    expect(await other.sync(SID)).toMatchObject({ noop: true, nodesRead: 4 });
+    await dag.setHead(SID, 'a6');
+    await dag.fillNode(SID, 'a6', 'Fixed.', null);
+    expect(await other.sync(SID)).toMatchObject({ commitsWritten: 1, branchesMoved: ['main'] });
+    // A log shorter than its header says is not trusted: the next sync reads the whole DAG.
+    writeFileSync(log, '');
+    const third = createNodeMirror({ dag, root: dirname(dir) });
+    expect(await third.sync(SID)).toMatchObject({ commitsWritten: 0, nodesRead: 19, branchesMoved: [] });
+    expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_TIPS.main);
+    expect(await third.sync(SID)).toMatchObject({ noop: true });
+    expect(git(dir, 'fsck', '--strict')).toBe('');
   });
 });

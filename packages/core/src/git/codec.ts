@@ -23,9 +23,11 @@ export function toHex(bytes: Uint8Array): string {
   return s;
 }
 
+const nibble = (c: number): number => (c <= 57 ? c - 48 : (c | 32) - 87);
+
 export function fromHex(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
   return out;
 }
 

@@ -43,28 +43,45 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+// Entry bytes by `mode name oid`: a session's trees repeat the same entries turn after turn.
+const entryCache = new Map<string, Uint8Array>();
+const ENTRY_CACHE_MAX = 200_000;
+const ASCII = /^[\x00-\x7f]*$/;
+
+function entryBytes(e: TreeEntry): Uint8Array {
+  const key = `${e.mode} ${e.name}\0${e.oid}`;
+  let bytes = entryCache.get(key);
+  if (bytes === undefined) {
+    const head = utf8(`${e.mode} ${e.name}\0`);
+    bytes = new Uint8Array(head.length + 20);
+    bytes.set(head, 0);
+    bytes.set(fromHex(e.oid), head.length);
+    if (entryCache.size >= ENTRY_CACHE_MAX) entryCache.clear();
+    entryCache.set(key, bytes);
+  }
+  return bytes;
+}
+
 /**
  * Tree bytes built by hand (measured ~80x cheaper than isomorphic-git's writeTree on 10k entries):
  * entries sorted as git sorts them — bytewise, a tree's name compared as if it ended in `/`.
  */
 export function buildTree(entries: readonly TreeEntry[]): Uint8Array {
-  const keyed = entries.map((e) => {
-    const name = utf8(e.name);
-    return { e, name, key: e.mode === '40000' ? utf8(`${e.name}/`) : name };
-  });
-  keyed.sort((a, b) => compareBytes(a.key, b.key));
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (const { e, name } of keyed) {
-    const head = utf8(`${e.mode} `);
-    const part = new Uint8Array(head.length + name.length + 21);
-    part.set(head, 0);
-    part.set(name, head.length);
-    part[head.length + name.length] = 0;
-    part.set(fromHex(e.oid), head.length + name.length + 1);
-    parts.push(part);
-    size += part.length;
+  const sortKey = (e: TreeEntry) => (e.mode === '40000' ? `${e.name}/` : e.name);
+  let sorted: TreeEntry[];
+  if (entries.every((e) => ASCII.test(e.name))) {
+    // For ASCII, UTF-16 order is byte order; message file names are always ASCII.
+    sorted = [...entries].sort((a, b) => {
+      const x = sortKey(a);
+      const y = sortKey(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+  } else {
+    sorted = entries.map((e) => ({ e, key: utf8(sortKey(e)) })).sort((a, b) => compareBytes(a.key, b.key)).map((k) => k.e);
   }
+  const parts = sorted.map(entryBytes);
+  let size = 0;
+  for (const p of parts) size += p.length;
   const out = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {

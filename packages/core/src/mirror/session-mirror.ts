@@ -11,6 +11,7 @@ import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
 import type { Storage } from '../storage/storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
+import { StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
 import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyReport } from './mirror.js';
 
 export interface MirrorOptions {
@@ -32,34 +33,12 @@ export interface MirrorOptions {
 
 export const DEFAULT_IDENTITY: Identity = Object.freeze({ name: 'entity-git', email: 'entity-git@localhost' });
 
-/** A node as the mirror keeps it between syncs: its facts, file name and blob id. */
-interface Known extends NodeFacts {
-  name: string;
-  blob: string;
-  /** Set once a commit holds the node (its blob is in the repository). */
-  stored?: true;
-}
-
-/** The mirror's cache of a repository, in `.git/entity-git/state.json`; rebuilt from the DAG when lost. */
-interface State {
-  v: 1;
-  config: string;
-  lastSeq: number;
-  tips: Record<string, string>;
-  head: string | null;
-  nodes: Known[];
-  /** Turn key (parent + the turn's blobs) → commit id. */
-  commits: Record<string, string>;
-}
-
 interface Repo {
   dir: string;
   gitdir: string;
   objects: ObjectStore;
   refs: RefStore;
 }
-
-const STATE_FILE = 'entity-git/state.json';
 
 export function createMirror(options: MirrorOptions): Mirror {
   return new SessionMirror(options);
@@ -78,6 +57,7 @@ class SessionMirror implements Mirror {
   private readonly lockTimeoutMs: number;
   private readonly batchSize: number;
   private readonly config: string;
+  private readonly states: StateCache;
 
   constructor(o: MirrorOptions) {
     if (typeof o.root !== 'string' || !o.root.startsWith('/')) {
@@ -92,6 +72,7 @@ class SessionMirror implements Mirror {
     this.lockTimeoutMs = o.lockTimeoutMs ?? 5000;
     this.batchSize = o.batchSize ?? 500;
     this.config = `flat|${this.identity.name}|${this.identity.email}`;
+    this.states = new StateCache(this.store, this.config);
   }
 
   repoPath(sessionId: string): string {
@@ -129,34 +110,15 @@ class SessionMirror implements Mirror {
     await this.store.writeAtomic(joinPath(repo.gitdir, 'HEAD'), 'ref: refs/heads/main\n');
   }
 
-  private async loadState(repo: Repo): Promise<State | null> {
-    const text = await this.store.readText(joinPath(repo.gitdir, STATE_FILE));
-    if (text === null) return null;
-    let state: State;
-    try {
-      state = JSON.parse(text) as State;
-    } catch {
-      return null;
-    }
-    if (state.v !== 1 || state.config !== this.config) return null;
-    try {
-      for (const [branch, tip] of Object.entries(state.tips)) {
-        if ((await repo.refs.resolve(`refs/heads/${branch}`)) !== tip) return null;
-      }
-      if (state.head !== null && (await repo.refs.headBranch()) !== state.head) return null;
-    } catch (err) {
-      if (isEntityGitError(err, 'REF_CORRUPT')) return null;
-      throw err;
-    }
-    return state;
-  }
-
   private async syncLocked(sessionId: string, repo: Repo, full: boolean): Promise<SyncResult> {
     const session = await this.session(sessionId);
     await this.init(repo);
-    const state = full ? null : await this.loadState(repo);
-    const known = new Map<string, Known>((state?.nodes ?? []).map((n) => [n.id, n]));
-    let from = state?.lastSeq ?? 0;
+    if (full) this.states.forget(repo.gitdir);
+    const loaded = full ? null : await this.states.load(repo.gitdir, repo.refs);
+    const state: LiveState = loaded ?? { lastSeq: 0, tips: {}, head: null, known: new Map(), memo: new Map(), records: 0 };
+    const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
+    const known = state.known;
+    let from = state.lastSeq;
     // Re-read from the first node that may still change (a placeholder) or that no commit holds
     // yet (its turn was incomplete, so its blob was not written).
     for (const n of known.values()) if (n.pending || !n.stored) from = Math.min(from, n.seq - 1);
@@ -164,25 +126,38 @@ class SessionMirror implements Mirror {
     const fresh = new Map<string, Uint8Array>();
     const seen = new Set<string>();
     let nodesRead = 0;
-    let lastSeq = state?.lastSeq ?? 0;
     for await (const node of this.dag.nodesAfter(sessionId, from, { batchSize: this.batchSize })) {
       nodesRead++;
-      const { known: k, bytes } = this.ingest(sessionId, node, seen, known, from);
-      lastSeq = Math.max(lastSeq, node.seq);
-      if (bytes) {
+      const { known: k, bytes, changed } = this.ingest(sessionId, node, seen, known, from);
+      state.lastSeq = Math.max(state.lastSeq, node.seq);
+      if (bytes) fresh.set(k.blob, bytes);
+      if (changed) {
         known.set(k.id, k);
-        fresh.set(k.blob, bytes);
+        delta.nodes.add(k.id);
       }
     }
-    for (const n of [...known.values()]) if (n.seq > from && !seen.has(n.id)) known.delete(n.id);
+    for (const n of [...known.values()]) {
+      if (n.seq > from && !seen.has(n.id)) {
+        known.delete(n.id);
+        delta.deleted.add(n.id);
+      }
+    }
 
     const derivation = derive([...known.values()], session.head);
     const writtenBefore = repo.objects.written;
-    const memo = new Map(Object.entries(state?.commits ?? {}));
-    if (state === null) await this.seedFromRepository(repo, derivation, memo);
+    if (loaded === null) await this.seedFromRepository(repo, derivation, state.memo, delta.memo);
     const metaBytes = utf8(canonicalJson(metaOf(session)));
-    const { tips, commits: commitsWritten } = await this.commitBranches(sessionId, repo, derivation, memo, metaBytes, fresh);
-    for (const b of derivation.branches) for (const t of b.turns.slice(0, b.complete)) for (const n of t.nodes) n.stored = true;
+    const { tips, commits: commitsWritten } = await this.commitBranches(sessionId, repo, derivation, state.memo, metaBytes, fresh, delta.memo);
+    for (const b of derivation.branches) {
+      for (const t of b.turns.slice(0, b.complete)) {
+        for (const n of t.nodes) {
+          if (!n.stored) {
+            n.stored = true;
+            delta.nodes.add(n.id);
+          }
+        }
+      }
+    }
 
     const headBefore = await repo.refs.headBranch().catch((err: unknown) => {
       if (isEntityGitError(err, 'REF_CORRUPT')) return null;
@@ -217,23 +192,22 @@ class SessionMirror implements Mirror {
       worktreeChanged = await this.checkout(repo, headTip?.oid ?? null, derivation, fresh);
     }
 
-    const next: State = {
-      v: 1, config: this.config, lastSeq,
-      tips: Object.fromEntries([...tips].map(([name, t]) => [name, t.oid])),
-      head: derivation.head ?? (await repo.refs.headBranch()),
-      nodes: [...known.values()].sort((a, b) => a.seq - b.seq),
-      commits: Object.fromEntries(memo),
-    };
-    const stateText = JSON.stringify(next);
-    const noop = repo.objects.written === writtenBefore && branchesMoved.length === 0 && !headMoved && !worktreeChanged && state !== null && JSON.stringify(state) === stateText;
-    if (!noop) await this.store.writeAtomic(joinPath(repo.gitdir, STATE_FILE), stateText);
+    state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
+    state.head = derivation.head ?? (await repo.refs.headBranch());
+    const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0;
+    const noop = loaded !== null && !changed && repo.objects.written === writtenBefore && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
+    if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state);
+    else await this.states.save(repo.gitdir, state, loaded === null ? null : delta);
     const result: SyncResult = { sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop };
     if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
     return result;
   }
 
-  /** Validate a node read from the DAG; returns what changed (bytes null when the node is as known). */
-  private ingest(sessionId: string, node: DagNode, seen: Set<string>, known: Map<string, Known>, from: number): { known: Known; bytes: Uint8Array | null } {
+  /**
+   * Validate a node read from the DAG. `changed`: it is new or differs from what is known;
+   * `bytes`: its file content, unless a commit already holds it.
+   */
+  private ingest(sessionId: string, node: DagNode, seen: Set<string>, known: Map<string, Known>, from: number): { known: Known; bytes: Uint8Array | null; changed: boolean } {
     validateNode(node);
     if (node.session_id !== sessionId) {
       throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(node.id)} belongs to session ${JSON.stringify(node.session_id)}, not ${JSON.stringify(sessionId)}`, { nodeId: node.id });
@@ -245,8 +219,8 @@ class SessionMirror implements Mirror {
     seen.add(node.id);
     const bytes = utf8(canonicalJson(node));
     const blob = this.store.codec.sha1(frame('blob', bytes));
-    if (prev && prev.blob === blob && prev.stored) return { known: prev, bytes: null };
-    return { known: { ...nodeFacts(node, this.keys), name: messageFileName(node), blob }, bytes };
+    if (prev && prev.blob === blob) return { known: prev, bytes: prev.stored ? null : bytes, changed: false };
+    return { known: { ...nodeFacts(node, this.keys), name: messageFileName(node), blob }, bytes, changed: true };
   }
 
   /**
@@ -256,7 +230,7 @@ class SessionMirror implements Mirror {
    * match commit k to turn k by trailers and parents, and accept the matched prefix only if the
    * messages at its last commit are exactly the DAG's.
    */
-  private async seedFromRepository(repo: Repo, derivation: Derivation<Known>, memo: Map<string, string>): Promise<void> {
+  private async seedFromRepository(repo: Repo, derivation: Derivation<Known>, memo: Map<string, string>, added: string[]): Promise<void> {
     for (const b of derivation.branches) {
       let tip: string | null = null;
       try {
@@ -298,7 +272,9 @@ class SessionMirror implements Mirror {
       }
       let parent: string | null = null;
       for (let k = 0; k < matched; k++) {
-        memo.set(`${parent ?? ''}|${b.turns[k]!.nodes.map((n) => n.blob).join(',')}`, chain[k]!.sha);
+        const key = `${parent ?? ''}|${b.turns[k]!.nodes.map((n) => n.blob).join(',')}`;
+        memo.set(key, chain[k]!.sha);
+        added.push(key);
         parent = chain[k]!.sha;
       }
     }
@@ -309,7 +285,7 @@ class SessionMirror implements Mirror {
    * Blobs are written as the first tree that holds them is, so a pending turn leaves nothing
    * dangling. With `fresh` null nothing is written (verify): ids are computed all the same.
    */
-  private async commitBranches(sessionId: string, repo: Repo, derivation: Derivation<Known>, memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array> | null): Promise<{ tips: Map<string, { oid: string; turn: number }>; commits: number }> {
+  private async commitBranches(sessionId: string, repo: Repo, derivation: Derivation<Known>, memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array> | null, added: string[]): Promise<{ tips: Map<string, { oid: string; turn: number }>; commits: number }> {
     const tips = new Map<string, { oid: string; turn: number }>();
     const put = (type: 'blob' | 'tree' | 'commit', content: Uint8Array) => (fresh ? repo.objects.write(type, content) : Promise.resolve(repo.objects.hash(type, content)));
     let metaBlob: string | null = null;
@@ -343,6 +319,7 @@ class SessionMirror implements Mirror {
             message: commitMessage(sessionId, turn.index, turn.nodes),
           }));
           memo.set(key, oid);
+          added.push(key);
           commits++;
         }
         parent = oid;
