@@ -29,7 +29,9 @@ export type ErrorCode =
   | 'REPO_CORRUPT'
   | 'STORAGE_ERROR'
   | 'QUOTA_EXCEEDED'
-  | 'DB_ERROR';
+  | 'DB_ERROR'
+  | 'INVALID_ARGUMENT'
+  | 'UNKNOWN_ACTION';
 
 export class EntityGitError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name = 'EntityGitError';

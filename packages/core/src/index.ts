@@ -21,3 +21,5 @@ export { createMirror, DEFAULT_IDENTITY, type MirrorOptions } from './mirror/ses
 export type { SyncOptions } from './mirror/mirror.js';
 export { createMirrorService, type MirrorService, type MirrorServiceOptions, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
 export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';
+export { createActions, type Actions, type ActionsOptions } from './actions/actions.js';
+export type * from './actions/action-types.js';

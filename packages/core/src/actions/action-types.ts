@@ -1,0 +1,110 @@
+import type { DagNode, JsonValue, ProjectStatus } from '../model/types.js';
+
+/** One commit of a session's timeline. */
+export interface TimelineCommit {
+  sha: string;
+  parents: string[];
+  /** Turn number on its branch (from the trailers). */
+  turn: number | null;
+  subject: string;
+  /** Seconds since the epoch. */
+  time: number;
+  /** The last node of the turn, and its seq. */
+  node: string | null;
+  seq: number | null;
+}
+
+export interface HistoryResult {
+  session_id: string;
+  branch: string | null;
+  /** Newest first, one per turn. */
+  commits: TimelineCommit[];
+}
+
+export interface CheckoutResult {
+  session_id: string;
+  commit: string;
+  branch: string;
+  /** "Turn N / M". */
+  turn: number;
+  turns: number;
+  prev: string | null;
+  next: string | null;
+  messages: DagNode[];
+  meta: JsonValue;
+  /** The node a message sent from this view continues from (a new message forks here). */
+  continue_from: string | null;
+}
+
+export interface BranchSummary {
+  name: string;
+  commit: string;
+  turns: number;
+  head: boolean;
+}
+
+export interface BranchesResult {
+  session_id: string;
+  branches: BranchSummary[];
+}
+
+export interface SwitchBranchResult extends BranchesResult {
+  /** The DAG head now (the leaf of the branch). */
+  head_node: string;
+}
+
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  workdir: string;
+  status: ProjectStatus;
+  description: string | null;
+  created_at: number;
+  sessions: string[];
+  sessions_count: number;
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string | null;
+  model: string | null;
+  project_id: string | null;
+  created_at: number;
+  /** The branch HEAD names in the session repository, and its turn count; null before the first sync. */
+  branch: string | null;
+  turns: number;
+}
+
+export interface ProjectDetail extends ProjectSummary {
+  session_details: SessionSummary[];
+}
+
+/** Every action with its parameters and result: the protocol of the WebSocket server and the app. */
+export interface ActionMap {
+  git_history: { params: { session_id: string; branch?: string }; result: HistoryResult };
+  git_session_log: { params: { session_id: string; branch?: string }; result: HistoryResult };
+  git_checkout: { params: { session_id: string; commit_sha: string; branch?: string }; result: CheckoutResult };
+  git_session_checkout: { params: { session_id: string; commit_sha: string; branch?: string }; result: CheckoutResult };
+  git_branches: { params: { session_id: string }; result: BranchesResult };
+  git_switch_branch: { params: { session_id: string; branch: string }; result: SwitchBranchResult };
+  list_sessions: { params: Record<string, never>; result: { sessions: SessionSummary[] } };
+  list_projects: { params: Record<string, never>; result: { projects: ProjectSummary[] } };
+  project_detail: { params: { project_id: string }; result: ProjectDetail };
+  create_project: { params: { name: string; workdir: string; description?: string; session_id?: string }; result: ProjectSummary };
+  add_session_to_project: { params: { project_id: string; session_id: string }; result: ProjectSummary };
+}
+
+export type ActionName = keyof ActionMap;
+
+/** A request as a transport carries it. */
+export interface ActionRequest {
+  /** Echoed in the response, so a client can match answers to requests. */
+  id?: string | number;
+  action: string;
+  params?: unknown;
+}
+
+/** A response as a transport carries it: never a thrown error. */
+export type ActionResponse =
+  | { id?: string | number; ok: true; result: unknown }
+  | { id?: string | number; ok: false; error: { code: string; message: string } };

@@ -1,0 +1,200 @@
+import type { DagSource, DagWriter } from '../dag/dag-source.js';
+import type { ProjectStore } from '../dag/project-store.js';
+import { isAbsolutePath } from '../dag/memory-dag.js';
+import { EntityGitError } from '../errors.js';
+import { isOid } from '../git/objects.js';
+import type { Mirror } from '../mirror/mirror.js';
+import { assertId, MAX_ID_BYTES } from '../model/names.js';
+import type { Project } from '../model/types.js';
+import type { ActionMap, ActionName, ActionRequest, ActionResponse, ProjectSummary, SessionSummary, TimelineCommit } from './action-types.js';
+
+export interface ActionsOptions {
+  dag: DagSource;
+  mirror: Mirror;
+  /** Needed by `git_switch_branch` (it moves the DAG head). */
+  writer?: Pick<DagWriter, 'setHead'>;
+  /** Needed by the project actions. */
+  projects?: ProjectStore;
+}
+
+export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => Promise<ActionMap[K]['result']> } & {
+  /** Validate and run one request; never throws (errors come back as `{ ok: false }`). */
+  handle(request: ActionRequest): Promise<ActionResponse>;
+};
+
+const bad = (message: string, data: Record<string, unknown> = {}): never => {
+  throw new EntityGitError('INVALID_ARGUMENT', message, data);
+};
+
+function object(params: unknown): Record<string, unknown> {
+  if (params === undefined || params === null) return {};
+  if (typeof params !== 'object' || Array.isArray(params)) bad('params must be an object');
+  return params as Record<string, unknown>;
+}
+
+function idParam(p: Record<string, unknown>, key: string): string {
+  const v = p[key];
+  if (typeof v !== 'string' || v === '') bad(`${key} must be a non-empty string`, { param: key });
+  assertId(v, key);
+  return v as string;
+}
+
+function optionalString(p: Record<string, unknown>, key: string): string | undefined {
+  const v = p[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v === '' || v.length > MAX_ID_BYTES) bad(`${key} must be a non-empty string`, { param: key });
+  return v as string;
+}
+
+function shaParam(p: Record<string, unknown>, key: string): string {
+  const v = p[key];
+  if (!isOid(v)) bad(`${key} must be 40 lowercase hex digits`, { param: key });
+  return v as string;
+}
+
+const summary = (p: Project): ProjectSummary => ({
+  id: p.id, name: p.name, workdir: p.workdir, status: p.status, description: p.description,
+  created_at: p.created_at, sessions: p.sessions, sessions_count: p.sessions.length,
+});
+
+/**
+ * The action handlers (DESIGN.md §6), transport-free: input validated at the edge with typed
+ * errors (`INVALID_ARGUMENT`, `INVALID_ID`, `INVALID_WORKDIR`, `UNKNOWN_ACTION`, and the
+ * mirror's and stores' own codes), results as the types in action-types.ts. Replay is read-only:
+ * `git_checkout` returns the view and the node a new message would continue from; the DAG
+ * changes only when that message is written (a fork), and the next sync makes the branch.
+ */
+export function createActions(options: ActionsOptions): Actions {
+  const { dag, mirror } = options;
+  const needProjects = (): ProjectStore => options.projects ?? bad('this server has no project store');
+
+  const requireSession = async (sessionId: string) => {
+    const s = await dag.getSession(sessionId);
+    if (s === null) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)}`, { sessionId });
+    return s;
+  };
+
+  const history = async (params: unknown) => {
+    const p = object(params);
+    const sessionId = idParam(p, 'session_id');
+    const branch = optionalString(p, 'branch');
+    await requireSession(sessionId);
+    const branches = await mirror.branches(sessionId).catch(() => []);
+    const name = branch ?? branches.find((b) => b.head)?.name ?? null;
+    const log = name === null ? [] : await mirror.log(sessionId, { branch: name });
+    const commits: TimelineCommit[] = log.map((c) => ({ sha: c.sha, parents: c.parents, turn: c.turn, subject: c.subject, time: c.time, node: c.node, seq: c.seq }));
+    return { session_id: sessionId, branch: name, commits };
+  };
+
+  const checkout = async (params: unknown) => {
+    const p = object(params);
+    const sessionId = idParam(p, 'session_id');
+    const sha = shaParam(p, 'commit_sha');
+    const branch = optionalString(p, 'branch');
+    await requireSession(sessionId);
+    const view = await mirror.read(sessionId, sha, branch === undefined ? {} : { branch });
+    const last = view.messages.at(-1);
+    return {
+      session_id: sessionId, commit: view.commit, branch: view.branch, turn: view.turn, turns: view.turns,
+      prev: view.prev, next: view.next, messages: view.messages, meta: view.meta, continue_from: last?.id ?? null,
+    };
+  };
+
+  const branchesOf = async (sessionId: string) => (await mirror.branches(sessionId)).map((b) => ({ name: b.name, commit: b.commit, turns: b.turns, head: b.head }));
+
+  const sessionSummary = async (sessionId: string): Promise<SessionSummary | null> => {
+    const s = await dag.getSession(sessionId);
+    if (s === null) return null;
+    const head = await mirror.branches(sessionId).then((bs) => bs.find((b) => b.head) ?? null, () => null);
+    return { id: s.id, title: s.title, model: s.model, project_id: s.project_id, created_at: s.created_at, branch: head?.name ?? null, turns: head?.turns ?? 0 };
+  };
+
+  const actions: Omit<Actions, 'handle'> = {
+    git_history: history,
+    git_session_log: history,
+    git_checkout: checkout,
+    git_session_checkout: checkout,
+    async git_branches(params) {
+      const sessionId = idParam(object(params), 'session_id');
+      await requireSession(sessionId);
+      return { session_id: sessionId, branches: await branchesOf(sessionId) };
+    },
+    async git_switch_branch(params) {
+      const p = object(params);
+      const sessionId = idParam(p, 'session_id');
+      const branch = optionalString(p, 'branch') ?? bad('branch must be a non-empty string', { param: 'branch' });
+      await requireSession(sessionId);
+      const writer = options.writer ?? bad('this server cannot write the DAG (no writer)');
+      const target = (await mirror.branches(sessionId)).find((b) => b.name === branch);
+      if (!target) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`, { sessionId, branch });
+      const tip = (await mirror.log(sessionId, { branch }))[0];
+      if (!tip?.node) throw new EntityGitError('BRANCH_NOT_FOUND', `branch ${branch} has no mirrored turn`, { sessionId, branch });
+      await writer.setHead(sessionId, tip.node);
+      await mirror.sync(sessionId);
+      return { session_id: sessionId, head_node: tip.node, branches: await branchesOf(sessionId) };
+    },
+    async list_sessions() {
+      const sessions: SessionSummary[] = [];
+      for (const id of await dag.listSessions()) {
+        const s = await sessionSummary(id);
+        if (s) sessions.push(s);
+      }
+      return { sessions };
+    },
+    async list_projects() {
+      return { projects: (await needProjects().listProjects()).map(summary) };
+    },
+    async project_detail(params) {
+      const projectId = idParam(object(params), 'project_id');
+      const project = await needProjects().getProject(projectId);
+      if (project === null) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`, { projectId });
+      const details: SessionSummary[] = [];
+      for (const id of project.sessions) {
+        const s = await sessionSummary(id);
+        if (s) details.push(s);
+      }
+      return { ...summary(project), session_details: details };
+    },
+    async create_project(params) {
+      const p = object(params);
+      const name = typeof p.name === 'string' && p.name.trim() !== '' ? p.name : bad('name must be a non-empty string', { param: 'name' });
+      const workdir = p.workdir;
+      if (typeof workdir !== 'string' || !isAbsolutePath(workdir)) {
+        throw new EntityGitError('INVALID_WORKDIR', `workdir must be an absolute path: ${JSON.stringify(workdir)}`, { workdir });
+      }
+      const description = optionalString(p, 'description');
+      const sessionId = p.session_id === undefined || p.session_id === null ? undefined : idParam(p, 'session_id');
+      if (sessionId !== undefined) await requireSession(sessionId);
+      const store = needProjects();
+      const project = await store.createProject({ name, workdir, description: description ?? null });
+      if (sessionId !== undefined) await store.addSessionToProject(project.id, sessionId);
+      return summary((await store.getProject(project.id))!);
+    },
+    async add_session_to_project(params) {
+      const p = object(params);
+      const projectId = idParam(p, 'project_id');
+      const sessionId = idParam(p, 'session_id');
+      await requireSession(sessionId);
+      const store = needProjects();
+      await store.addSessionToProject(projectId, sessionId);
+      return summary((await store.getProject(projectId))!);
+    },
+  };
+
+  return {
+    ...actions,
+    async handle(request: ActionRequest): Promise<ActionResponse> {
+      const id = request && typeof request === 'object' && (typeof request.id === 'string' || typeof request.id === 'number') ? request.id : undefined;
+      const envelope = <T extends ActionResponse>(r: T): T => (id === undefined ? r : { ...r, id });
+      try {
+        if (!request || typeof request !== 'object' || typeof request.action !== 'string') bad('a request needs an action name');
+        const fn = Object.prototype.hasOwnProperty.call(actions, request.action) ? (actions as Record<string, (p: unknown) => Promise<unknown>>)[request.action] : undefined;
+        if (!fn) throw new EntityGitError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(request.action)}`, { action: request.action });
+        return envelope({ ok: true, result: await fn(request.params) });
+      } catch (err) {
+        const e = err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err), {}, { cause: err });
+        return envelope({ ok: false, error: { code: e.code, message: e.message } });
+      }
+    },
+  };
+}
