@@ -30,6 +30,17 @@ export type ErrorCode =
   | 'STORAGE_ERROR'
   | 'QUOTA_EXCEEDED'
   | 'DB_ERROR'
+  /** The git host refused the credentials (HTTP 401/403, or `onAuth` cancelled). */
+  | 'REMOTE_AUTH'
+  /** The session's repository does not exist on the git host (HTTP 404). */
+  | 'REMOTE_NOT_FOUND'
+  /** The git host or this library refused a ref update: the branches have diverged. */
+  | 'REMOTE_REJECTED'
+  /** Any other failure talking to the git host; `data.retryable` says whether another try may help. */
+  | 'REMOTE_ERROR'
+  | 'PROJECT_GIT_ERROR'
+  | 'WORKTREE_CHANGED'
+  | 'GIT_NOT_FOUND'
   | 'INVALID_ARGUMENT'
   | 'UNKNOWN_ACTION';
 

@@ -4,15 +4,23 @@ import type { Storage, StorageFs } from '@entity-git/core';
 export interface FaultyStorage extends Storage {
   /** Make the next `count` writes (writeFile, rename, createExclusive, appendFile) throw EIO. */
   failNext(count: number): void;
+  /** Let `count` more writes through, then fail every later one (a crash at that write). */
+  crashAfter(count: number): void;
   /** Writes attempted so far, and how many were failed on purpose. */
   readonly stats: { writes: number; failed: number };
 }
 
 export function faultyStorage(inner: Storage): FaultyStorage {
   let toFail = 0;
+  let allowed = Infinity;
   const stats = { writes: 0, failed: 0 };
   const gate = () => {
     stats.writes++;
+    if (allowed <= 0) {
+      stats.failed++;
+      throw Object.assign(new Error('EIO: injected crash'), { code: 'EIO' });
+    }
+    allowed--;
     if (toFail > 0) {
       toFail--;
       stats.failed++;
@@ -43,6 +51,9 @@ export function faultyStorage(inner: Storage): FaultyStorage {
     fs,
     failNext(count: number) {
       toFail = count;
+    },
+    crashAfter(count: number) {
+      allowed = count;
     },
     stats,
   };

@@ -96,7 +96,7 @@ export function testStorage(options: { name: string; create(): Promise<StorageFi
     });
 
     withFixture('moves refs under their lock, checks the old value, appends the reflog', async ({ root }, store) => {
-      const refs = new RefStore(store, `${root}/.git`, { lockTimeoutMs: 100 });
+      const refs = new RefStore(store, `${root}/.git`, { lockTimeoutMs: 100, staleLockMs: 60_000 });
       const a = 'a'.repeat(40);
       const b = 'b'.repeat(40);
       await refs.update('refs/heads/main', a, { old: null, reflog: { who, message: 'first' } });
@@ -112,6 +112,12 @@ export function testStorage(options: { name: string; create(): Promise<StorageFi
       await expect(refs.update('refs/heads/main', a, { old: b, reflog: { who, message: 'x' } })).rejects.toMatchObject({ code: 'REF_LOCKED' });
       expect(await refs.resolve('refs/heads/main')).toBe(b);
       expect(text(await store.read(`${root}/.git/refs/heads/main.lock`))).toBe('held');
+      // One left by a killed writer (older than staleLockMs) is taken over.
+      const quick = new RefStore(store, `${root}/.git`, { lockTimeoutMs: 100, staleLockMs: 150 });
+      await new Promise((r) => setTimeout(r, 250));
+      await quick.update('refs/heads/main', a, { old: b, reflog: { who, message: 'after stale lock' } });
+      expect(await refs.resolve('refs/heads/main')).toBe(a);
+      expect(await store.read(`${root}/.git/refs/heads/main.lock`)).toBeNull();
       await store.fs.writeFile(`${root}/.git/refs/heads/bad`, '');
       await expect(refs.resolve('refs/heads/bad')).rejects.toMatchObject({ code: 'REF_CORRUPT' });
     });

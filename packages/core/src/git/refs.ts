@@ -7,18 +7,32 @@ export const ZERO_OID = '0'.repeat(40);
 export interface RefOptions {
   /** How long to wait for a `<ref>.lock` someone else holds (default 5000 ms). */
   lockTimeoutMs?: number;
+  /** A lock file older than this was left by a killed writer and is removed (default 30,000 ms). */
+  staleLockMs?: number;
+}
+
+export interface LockFileOptions {
+  timeoutMs: number;
+  staleMs: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Take a git-style lock file (`<file>.lock`, created exclusively, holding the new content), waiting
- * up to `timeoutMs` for another holder to let go; `REF_LOCKED` after that.
+ * up to `timeoutMs` for another holder to let go; `REF_LOCKED` after that. Git holds such locks
+ * for milliseconds, so one untouched for `staleMs` was left by a killed writer: it is removed
+ * (the ref it guarded was never renamed over, so nothing is lost) and the lock taken.
  */
-export async function acquireLockFile(store: Store, lockPath: string, content: Uint8Array | string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+export async function acquireLockFile(store: Store, lockPath: string, content: Uint8Array | string, options: LockFileOptions): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
   for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
     if (await store.createExclusive(lockPath, content)) return;
+    const st = await store.lstat(lockPath);
+    if (st !== null && Date.now() - st.mtimeMs > options.staleMs) {
+      await store.remove(lockPath);
+      continue;
+    }
     if (Date.now() > deadline) {
       throw new EntityGitError('REF_LOCKED', `${lockPath} is held by another writer`, { lock: lockPath });
     }
@@ -32,10 +46,10 @@ export async function acquireLockFile(store: Store, lockPath: string, content: U
  * anyone else is waited for, never written through.
  */
 export class RefStore {
-  private readonly lockTimeoutMs: number;
+  private readonly lock: LockFileOptions;
 
   constructor(private readonly store: Store, readonly gitdir: string, options: RefOptions = {}) {
-    this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
+    this.lock = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: options.staleLockMs ?? 30_000 };
   }
 
   private path(name: string): string {
@@ -104,7 +118,7 @@ export class RefStore {
   }
 
   private acquire(lockPath: string, content: string): Promise<void> {
-    return acquireLockFile(this.store, lockPath, content, this.lockTimeoutMs);
+    return acquireLockFile(this.store, lockPath, content, this.lock);
   }
 
   /**

@@ -16,7 +16,7 @@ export interface SyncResult {
   head: string | null;
   /** Nodes read from the DAG by this sync. */
   nodesRead: number;
-  /** True when nothing at all was written. */
+  /** True when the repository did not change: no object, ref, HEAD or working-tree file written. */
   noop: boolean;
   /** Present when the session's head names no node of the DAG (HEAD then follows the newest leaf). */
   unknownHead?: string;
@@ -74,6 +74,7 @@ export type DifferenceKind =
   | 'head-differs'
   | 'missing-object'
   | 'corrupt'
+  | 'worktree-differs'
   | 'meta-stale';
 
 export interface Difference {

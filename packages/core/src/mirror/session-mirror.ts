@@ -27,6 +27,8 @@ export interface MirrorOptions {
   metadataKeys?: Partial<MetadataKeys>;
   /** How long to wait for a ref or index lock held by someone else. Default 5000 ms. */
   lockTimeoutMs?: number;
+  /** A ref or index lock untouched this long was left by a killed writer and is removed. Default 30 s. */
+  staleLockMs?: number;
   /** Page size asked of the DagSource. Default 500. */
   batchSize?: number;
 }
@@ -44,6 +46,13 @@ export function createMirror(options: MirrorOptions): Mirror {
   return new SessionMirror(options);
 }
 
+const REPO_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
+
+/** Whether git can read a config file: present, no NUL byte, and a [core] section. */
+function configReadable(text: string | null): boolean {
+  return text !== null && !text.includes('\0') && /^\s*\[core\]/m.test(text);
+}
+
 function metaOf(s: Session): JsonValue {
   return { id: s.id, title: s.title, agent_id: s.agent_id, model: s.model, project_id: s.project_id, created_at: s.created_at, metadata: s.metadata };
 }
@@ -54,7 +63,7 @@ class SessionMirror implements Mirror {
   private readonly root: string;
   private readonly identity: Identity;
   private readonly keys: MetadataKeys;
-  private readonly lockTimeoutMs: number;
+  private readonly lock: { timeoutMs: number; staleMs: number };
   private readonly batchSize: number;
   private readonly config: string;
   private readonly states: StateCache;
@@ -69,7 +78,7 @@ class SessionMirror implements Mirror {
     this.identity = Object.freeze({ ...(o.identity ?? DEFAULT_IDENTITY) });
     assertIdentity(this.identity);
     this.keys = { ...defaultMetadataKeys, ...o.metadataKeys };
-    this.lockTimeoutMs = o.lockTimeoutMs ?? 5000;
+    this.lock = { timeoutMs: o.lockTimeoutMs ?? 5000, staleMs: o.staleLockMs ?? 30_000 };
     this.batchSize = o.batchSize ?? 500;
     this.config = `flat|${this.identity.name}|${this.identity.email}`;
     this.states = new StateCache(this.store, this.config);
@@ -83,7 +92,7 @@ class SessionMirror implements Mirror {
   private repo(sessionId: string): Repo {
     const dir = this.repoPath(sessionId);
     const gitdir = joinPath(dir, '.git');
-    return { dir, gitdir, objects: new ObjectStore(this.store, gitdir), refs: new RefStore(this.store, gitdir, { lockTimeoutMs: this.lockTimeoutMs }) };
+    return { dir, gitdir, objects: new ObjectStore(this.store, gitdir), refs: new RefStore(this.store, gitdir, { lockTimeoutMs: this.lock.timeoutMs, staleLockMs: this.lock.staleMs }) };
   }
 
   private async session(sessionId: string): Promise<Session> {
@@ -100,11 +109,16 @@ class SessionMirror implements Mirror {
     return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () => this.syncLocked(sessionId, repo, options.full === true));
   }
 
-  private async init(repo: Repo): Promise<void> {
-    if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) !== null) return;
+  /** `full`: also put back a config git could not read (repair). */
+  private async init(repo: Repo, full = false): Promise<void> {
+    if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) !== null) {
+      if (full && !configReadable(await this.store.readText(joinPath(repo.gitdir, 'config')))) {
+        await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), REPO_CONFIG);
+      }
+      return;
+    }
     for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await this.store.mkdirp(joinPath(repo.gitdir, d));
-    const config = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
-    await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), config);
+    await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), REPO_CONFIG);
     await this.store.writeAtomic(joinPath(repo.gitdir, 'description'), 'entity-git session repository\n');
     // HEAD last: its presence is what makes the directory a repository.
     await this.store.writeAtomic(joinPath(repo.gitdir, 'HEAD'), 'ref: refs/heads/main\n');
@@ -112,7 +126,7 @@ class SessionMirror implements Mirror {
 
   private async syncLocked(sessionId: string, repo: Repo, full: boolean): Promise<SyncResult> {
     const session = await this.session(sessionId);
-    await this.init(repo);
+    await this.init(repo, full);
     if (full) this.states.forget(repo.gitdir);
     const loaded = full ? null : await this.states.load(repo.gitdir, repo.refs);
     const state: LiveState = loaded ?? { lastSeq: 0, tips: {}, head: null, known: new Map(), memo: new Map(), records: 0 };
@@ -195,7 +209,7 @@ class SessionMirror implements Mirror {
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
     state.head = derivation.head ?? (await repo.refs.headBranch());
     const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0;
-    const noop = loaded !== null && !changed && repo.objects.written === writtenBefore && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
+    const noop = repo.objects.written === writtenBefore && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
     if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state);
     else await this.states.save(repo.gitdir, state, loaded === null ? null : delta);
     const result: SyncResult = { sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop };
@@ -373,7 +387,7 @@ class SessionMirror implements Mirror {
     }
     if (!changed) return false;
     const lock = `${indexPath}.lock`;
-    await acquireLockFile(this.store, lock, buildIndex(next, this.store.codec), this.lockTimeoutMs);
+    await acquireLockFile(this.store, lock, buildIndex(next, this.store.codec), this.lock);
     try {
       await this.store.fs.rename(lock, indexPath);
     } catch (err) {
@@ -500,11 +514,29 @@ class SessionMirror implements Mirror {
     for (const name of actualBranches) {
       if (!expectedNames.has(name)) differences.push({ kind: 'extra-branch', branch: name, detail: `branch ${name} is not derived from the DAG (kept: refs are never deleted)` });
     }
+    if (!configReadable(await this.store.readText(joinPath(repo.gitdir, 'config')))) {
+      differences.push({ kind: 'corrupt', detail: `${repo.gitdir}/config is missing or unreadable by git` });
+    }
     let head: string | null = null;
     try {
       head = await repo.refs.headBranch();
     } catch (err) {
       differences.push({ kind: 'corrupt', detail: (err as Error).message });
+    }
+    if (this.store.workTree && head !== null && head === derivation.head) {
+      const branch = derivation.branches.find((b) => b.name === head);
+      const expected = new Map<string, string>();
+      if (branch) for (const t of branch.turns.slice(0, branch.complete)) for (const n of t.nodes) expected.set(`messages/${n.name}`, n.blob);
+      const data = await this.store.read(joinPath(repo.gitdir, 'index'));
+      let entries: IndexEntry[] = [];
+      try {
+        entries = data === null ? [] : parseIndex(data, this.store.codec);
+      } catch {
+        entries = [];
+      }
+      const indexed = entries.filter((e) => e.path !== 'meta.json');
+      const same = indexed.length === expected.size && indexed.every((e) => expected.get(e.path) === e.oid) && (expected.size === 0 || entries.some((e) => e.path === 'meta.json'));
+      if (!same) differences.push({ kind: 'worktree-differs', branch: head, detail: `the index of ${repo.dir} does not hold the files of ${head}` });
     }
     if (derivation.head !== null && head !== derivation.head && expectedNames.has(derivation.head)) {
       differences.push({ kind: 'head-differs', expected: derivation.head, actual: head, detail: `HEAD names ${head ?? 'nothing'}, the DAG head is on ${derivation.head}` });

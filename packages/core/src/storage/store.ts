@@ -104,7 +104,11 @@ export class Store {
     } catch (err) {
       if (fsErrorCode(err) !== 'ENOENT') throw this.wrap(err, 'write', path);
       await this.mkdirp(dirname(path));
-      await this.fs.writeFile(path, data);
+      try {
+        await this.fs.writeFile(path, data);
+      } catch (again) {
+        throw this.wrap(again, 'write', path);
+      }
     }
   }
 
@@ -121,7 +125,11 @@ export class Store {
     } catch (err) {
       if (fsErrorCode(err) !== 'ENOENT') throw this.wrap(err, 'create', path);
       await this.mkdirp(dirname(path));
-      return create();
+      try {
+        return await create();
+      } catch (again) {
+        throw this.wrap(again, 'create', path);
+      }
     }
   }
 

@@ -1,0 +1,154 @@
+import { createMirror, MemoryDag, reconcile } from '@entity-git/core';
+import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
+import { faultyStorage, GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, tempDir } from './helpers.js';
+
+const SID = GOLDEN_SESSION.id;
+const GOLDEN_TIPS = {
+  main: '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a',
+  'retry-a4r': 'de0817b81e932a4d392ac0896ba36429b1074a58',
+  'fork-u2e': 'b2dca18d5f402c26feb464e0d55f787e1d02a336',
+  'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
+};
+const tipsOf = (dir: string) =>
+  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').filter(Boolean).map((l) => l.split(' ')));
+
+async function expectGolden(dag: MemoryDag, root: string) {
+  const dir = join(root, SID);
+  const mirror = createNodeMirror({ dag, root, staleLockMs: 200 });
+  const report = await reconcile({ dag, mirror });
+  expect(report.ok).toBe(true);
+  expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
+  expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+  expect(git(dir, 'status', '--porcelain')).toBe('');
+  expect((await mirror.verify(SID)).ok).toBe(true);
+  expect(await mirror.sync(SID)).toMatchObject({ noop: true });
+}
+
+describe('a crash at every write of a sync', () => {
+  it('leaves a repository that reconcile brings to the uninterrupted ids, for every k', async () => {
+    const probe = faultyStorage(nodeStorage());
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    await createMirror({ dag, storage: probe, root: tempDir() }).sync(SID);
+    const writes = probe.stats.writes;
+    expect(writes).toBeGreaterThan(20);
+    for (let k = 0; k < writes; k++) {
+      const root = tempDir();
+      const storage = faultyStorage(nodeStorage());
+      storage.crashAfter(k);
+      await expect(createMirror({ dag, storage, root }).sync(SID)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+      // After the crash: a new process (a fresh mirror, no memory of the old one) starts up.
+      await expectGolden(dag, root);
+    }
+  });
+
+  it('also when each turn is synced live and the crash hits the second turn', async () => {
+    const probe = faultyStorage(nodeStorage());
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    const root0 = tempDir();
+    const m0 = createMirror({ dag, storage: probe, root: root0 });
+    await dag.setHead(SID, 'a6');
+    await m0.sync(SID);
+    await dag.fillNode(SID, 'a6', 'Filled.', null);
+    const before = probe.stats.writes;
+    await m0.sync(SID);
+    const writes = probe.stats.writes - before;
+    for (let k = 0; k < writes; k++) {
+      const root = tempDir();
+      const d = new MemoryDag();
+      await writeGolden(d);
+      await d.setHead(SID, 'a6');
+      const storage = faultyStorage(nodeStorage());
+      const m = createMirror({ dag: d, storage, root });
+      await m.sync(SID);
+      await d.fillNode(SID, 'a6', 'Filled.', null);
+      storage.crashAfter(k);
+      await expect(m.sync(SID)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+      const fresh = createNodeMirror({ dag: d, root, staleLockMs: 200 });
+      expect((await reconcile({ dag: d, mirror: fresh })).ok).toBe(true);
+      const dir = join(root, SID);
+      expect(tipsOf(dir)).toEqual(tipsOf(join(root0, SID)));
+      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+    }
+  });
+});
+
+describe('a process killed with SIGKILL in the middle of syncing', () => {
+  it('leaves locks and torn files that the next process recovers from', async () => {
+    const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+    const child = join(import.meta.dirname, 'sync-child.ts');
+    for (const delay of [150, 300, 450, 600, 800]) {
+      const root = tempDir();
+      const p = spawn(tsx, ['--conditions=source', child, root, '1000'], { stdio: 'ignore' });
+      await new Promise((r) => setTimeout(r, delay));
+      p.kill('SIGKILL');
+      await new Promise((r) => p.once('exit', r));
+      const dag = new MemoryDag();
+      await writeGolden(dag);
+      if (!existsSync(join(root, SID))) continue;
+      await expectGolden(dag, root);
+    }
+  });
+});
+
+describe('planted damage', () => {
+  it('empty and truncated object files where the next objects go are rewritten', async () => {
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    await dag.setHead(SID, 'a6');
+    const root = tempDir();
+    const mirror = createNodeMirror({ dag, root });
+    await mirror.sync(SID);
+    // Learn the ids the next turn writes from a scratch copy, then plant bad files there.
+    const scratch = tempDir();
+    const d2 = new MemoryDag();
+    await writeGolden(d2);
+    await d2.setHead(SID, 'a6');
+    await d2.fillNode(SID, 'a6', 'Filled.', null);
+    const m2 = createNodeMirror({ dag: d2, root: scratch });
+    await m2.sync(SID);
+    const sdir = join(scratch, SID);
+    const next = [git(sdir, 'rev-parse', 'main').trim(), git(sdir, 'rev-parse', 'main^{tree}').trim(), git(sdir, 'rev-parse', 'main:messages').trim(), git(sdir, 'rev-parse', 'main:messages/000017-a-a6.json').trim()];
+    const dir = join(root, SID);
+    next.forEach((oid, i) => {
+      const f = join(dir, '.git/objects', oid.slice(0, 2), oid.slice(2));
+      if (!existsSync(join(dir, '.git/objects', oid.slice(0, 2)))) require('node:fs').mkdirSync(join(dir, '.git/objects', oid.slice(0, 2)));
+      writeFileSync(f, i % 2 ? Buffer.from([0x78, 0x01, 0x2b]) : Buffer.alloc(0));
+    });
+    await dag.fillNode(SID, 'a6', 'Filled.', null);
+    await mirror.sync(SID);
+    expect(git(dir, 'rev-parse', 'main').trim()).toBe(next[0]);
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('a 0-byte or 20-byte ref, and NUL bytes in HEAD or config, hurt only that repository', async () => {
+    const dag = new MemoryDag();
+    for (const s of ['r1', 'r2', 'r3', 'r4', 'ok']) await writeGolden(dag, { sessionId: s });
+    const root = tempDir();
+    const mirror = createNodeMirror({ dag, root });
+    await reconcile({ dag, mirror });
+    const fresh = Object.fromEntries(['r1', 'r2', 'r3', 'r4', 'ok'].map((s) => [s, tipsOf(join(root, s))]));
+    const okFiles = readdirSync(join(root, 'ok', '.git', 'objects'));
+    writeFileSync(join(root, 'r1', '.git/refs/heads/main'), '');
+    writeFileSync(join(root, 'r2', '.git/refs/heads/fork-u4'), '899927d124c8ca17e4c1');
+    writeFileSync(join(root, 'r3', '.git/HEAD'), 'ref: refs/\u0000\u0000heads/main\n');
+    writeFileSync(join(root, 'r4', '.git/config'), '[core]\n\u0000\u0000\u0000\n');
+    const after = createNodeMirror({ dag, root });
+    const report = await reconcile({ dag, mirror: after });
+    expect(report.entries.map((e) => [e.sessionId, e.action])).toEqual([['r1', 'repaired'], ['r2', 'repaired'], ['r3', 'repaired'], ['r4', 'repaired'], ['ok', 'unchanged']]);
+    for (const s of ['r1', 'r2', 'r3', 'r4', 'ok']) {
+      expect(tipsOf(join(root, s))).toEqual(fresh[s]);
+      expect(git(join(root, s), 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(join(root, s), 'status', '--porcelain')).toBe('');
+    }
+    expect(readdirSync(join(root, 'ok', '.git', 'objects'))).toEqual(okFiles);
+  });
+});
