@@ -156,7 +156,16 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
     appendFile: async (path: string, data: Uint8Array | string) => fss.appendFileSync(path, data),
     async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
       const deadline = Date.now() + opts.syncLockTimeoutMs;
-      for (let wait = 5; !(await tryLock(key)); wait = Math.min(wait * 2, 200)) {
+      const attempt = async () => {
+        try {
+          return await tryLock(key);
+        } catch (err) {
+          const fsCode = (err as NodeJS.ErrnoException).code;
+          const code = fsCode === 'ENOSPC' || fsCode === 'EDQUOT' ? 'QUOTA_EXCEEDED' : 'STORAGE_ERROR';
+          throw new EntityGitError(code, `[${DRIVER_NAME}] cannot take the lock ${key}: ${(err as Error).message}`, { lock: key, fsCode }, { cause: err });
+        }
+      };
+      for (let wait = 5; !(await attempt()); wait = Math.min(wait * 2, 200)) {
         if (Date.now() > deadline) throw new EntityGitError('LOCK_TIMEOUT', `[${DRIVER_NAME}] ${key} is held by another process`, { lock: key });
         await sleep(wait + Math.random() * wait);
       }

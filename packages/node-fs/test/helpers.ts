@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 /** Run native git in `cwd`; returns stdout (throws with stderr on a non-zero exit). */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } });
+  return execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } });
 }
 
 export function gitBytes(cwd: string, ...args: string[]): Buffer {

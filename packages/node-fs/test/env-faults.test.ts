@@ -1,0 +1,106 @@
+import { createMirrorService, MemoryDag, type ServiceEvents } from '@entity-git/core';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { git, tempDir } from './helpers.js';
+
+const SID = GOLDEN_SESSION.id;
+const GOLDEN_MAIN = '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a';
+const mounts: string[] = [];
+
+/** A small tmpfs of our own (needs root, as in CI); null where mounting is not allowed. */
+function tmpfs(size: string): string | null {
+  const dir = join(tempDir('eg-mnt-'), 'fs');
+  mkdirSync(dir);
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  if (r.status !== 0) return null;
+  mounts.push(dir);
+  return dir;
+}
+const remount = (dir: string, opts: string) => execFileSync('mount', ['-o', `remount,${opts}`, dir]);
+afterAll(() => {
+  for (const m of mounts) spawnSync('umount', ['-l', m]);
+});
+const canMount = (() => {
+  const probe = tmpfs('64k');
+  return probe !== null;
+})();
+
+describe('environment faults', () => {
+  it.skipIf(!canMount)('a read-only root: a typed error, retries, no damage, and a clean sync once writable', async () => {
+    const root = tmpfs('8m')!;
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    await dag.setHead(SID, 'a6');
+    const mirror = createNodeMirror({ dag, root });
+    await mirror.sync(SID);
+    const dir = join(root, SID);
+    const before = git(dir, 'for-each-ref');
+    remount(root, 'ro');
+    await dag.fillNode(SID, 'a6', 'Filled.', null);
+    const service = createMirrorService({ mirror, baseDelayMs: 5, attempts: 3 });
+    const failed: ServiceEvents['failed'][] = [];
+    const retrying: ServiceEvents['retrying'][] = [];
+    service.on('failed', (e) => failed.push(e));
+    service.on('retrying', (e) => retrying.push(e));
+    service.notify(SID);
+    await service.drain();
+    expect(retrying).toHaveLength(2);
+    expect(failed.map((f) => [f.error.code, f.error.data.fsCode, f.attempts])).toEqual([['STORAGE_ERROR', 'EROFS', 3]]);
+    expect(git(dir, 'for-each-ref')).toBe(before);
+    remount(root, 'rw');
+    service.notify(SID);
+    await service.drain();
+    expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_MAIN);
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it.skipIf(!canMount)('a disk that fills in the middle of a write: QUOTA_EXCEEDED, no damaged repository, and a clean sync after', async () => {
+    const root = tmpfs('1m')!;
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    await dag.setHead(SID, 'a6');
+    const mirror = createNodeMirror({ dag, root });
+    await mirror.sync(SID);
+    const dir = join(root, SID);
+    const before = git(dir, 'for-each-ref');
+    // Incompressible content, larger than the space left.
+    let x = 12345;
+    const noise = Array.from({ length: 1_400_000 }, () => String.fromCharCode(33 + ((x = (x * 1103515245 + 12345) >>> 0) % 90))).join('');
+    await dag.fillNode(SID, 'a6', noise, null);
+    await expect(mirror.sync(SID)).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED' });
+    // Whatever landed is whole: the ref names a complete commit (objects are written before it
+    // moves), or it did not move.
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    const main = git(dir, 'rev-parse', 'main').trim();
+    expect(main === GOLDEN_MAIN || git(dir, 'rev-parse', 'main~1').trim() === GOLDEN_MAIN).toBe(true);
+    expect(before).toContain(GOLDEN_MAIN);
+    remount(root, 'size=16m');
+    await mirror.sync(SID);
+    expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_MAIN);
+    expect(JSON.parse(git(dir, 'show', 'main:messages/000017-a-a6.json')).content).toBe(noise);
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect((await mirror.verify(SID)).ok).toBe(true);
+  });
+
+  it('too many open files: a typed error, then a clean sync once descriptors are free', () => {
+    const root = tempDir();
+    const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+    const child = join(import.meta.dirname, 'emfile-child.ts');
+    const r = spawnSync('bash', ['-c', `ulimit -n 400 && exec "${tsx}" --conditions=source "${child}" "${root}"`], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as { exhausted: number; first: string; fsCode: string; second: string[] };
+    expect(out.exhausted).toBeGreaterThan(100);
+    expect([out.first, out.fsCode]).toEqual(['STORAGE_ERROR', 'EMFILE']);
+    expect(out.second).toEqual(['main', 'retry-a4r', 'fork-u2e', 'fork-u4']);
+    const dir = join(root, SID);
+    expect(git(dir, 'rev-parse', 'main').trim()).toBe(GOLDEN_MAIN);
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+});
