@@ -2,6 +2,7 @@
 // the few web-standard globals it relies on (present in Node >= 18 and in every browser).
 declare class TextEncoder {
   encode(input?: string): Uint8Array;
+  encodeInto(input: string, destination: Uint8Array): { read: number; written: number };
 }
 declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean });

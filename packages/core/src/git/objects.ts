@@ -28,6 +28,42 @@ export interface CommitFields {
 const OID = /^[0-9a-f]{40}$/;
 export const isOid = (s: unknown): s is string => typeof s === 'string' && OID.test(s);
 
+const encoder = new TextEncoder();
+
+/** UTF-8 length of a string, without encoding it (lone surrogates count as U+FFFD, 3 bytes). */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * The framed blob of a text (`blob <size>\0<utf-8>`). A large text is encoded straight into its
+ * frame, so a 100 MB tool output is held once as bytes, not twice.
+ */
+export function frameText(text: string): Uint8Array {
+  if (text.length < 1 << 20) return frame('blob', utf8(text));
+  const size = utf8Length(text);
+  const header = utf8(`blob ${size}\0`);
+  const out = new Uint8Array(header.length + size);
+  out.set(header, 0);
+  encoder.encodeInto(text, out.subarray(header.length));
+  return out;
+}
+
+/** The content part of a framed object (no copy). */
+export function unframe(raw: Uint8Array): Uint8Array {
+  return raw.subarray(raw.indexOf(0) + 1);
+}
+
 /** `<type> <size>\0<content>`, the bytes git hashes. */
 export function frame(type: ObjectType, content: Uint8Array): Uint8Array {
   const header = utf8(`${type} ${content.length}\0`);
@@ -183,7 +219,11 @@ export class ObjectStore {
   /** Write an object; returns its id. Nothing is written when an intact copy exists. */
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
     const raw = frame(type, content);
-    const oid = this.store.codec.sha1(raw);
+    return this.writeRaw(raw, this.store.codec.sha1(raw));
+  }
+
+  /** Write an already framed object whose id is known. */
+  async writeRaw(raw: Uint8Array, oid: string): Promise<string> {
     const path = this.pathOf(oid);
     const existing = await this.store.read(path);
     if (existing !== null && this.intact(existing, oid)) return oid;

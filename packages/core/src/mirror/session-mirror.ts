@@ -1,7 +1,7 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError, isEntityGitError } from '../errors.js';
 import { buildIndex, entryFromStat, parseIndex, type IndexEntry } from '../git/index-file.js';
-import { assertIdentity, buildCommit, buildTree, frame, isOid, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
+import { assertIdentity, buildCommit, buildTree, frameText, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
 import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson } from '../model/canonical-json.js';
 import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys, type NodeFacts } from '../model/commit-message.js';
@@ -219,7 +219,7 @@ class SessionMirror implements Mirror {
 
   /**
    * Validate a node read from the DAG. `changed`: it is new or differs from what is known;
-   * `bytes`: its file content, unless a commit already holds it.
+   * `bytes`: its framed blob (`blob <size>\0<file content>`), unless a commit already holds it.
    */
   private ingest(sessionId: string, node: DagNode, seen: Set<string>, known: Map<string, Known>, from: number): { known: Known; bytes: Uint8Array | null; changed: boolean } {
     validateNode(node);
@@ -231,8 +231,8 @@ class SessionMirror implements Mirror {
       throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(node.id)} appears twice`, { nodeId: node.id });
     }
     seen.add(node.id);
-    const bytes = utf8(canonicalJson(node));
-    const blob = this.store.codec.sha1(frame('blob', bytes));
+    const bytes = frameText(canonicalJson(node));
+    const blob = this.store.codec.sha1(bytes);
     if (prev && prev.blob === blob) return { known: prev, bytes: prev.stored ? null : bytes, changed: false };
     return { known: { ...nodeFacts(node, this.keys), name: messageFileName(node), blob }, bytes, changed: true };
   }
@@ -316,9 +316,9 @@ class SessionMirror implements Mirror {
         if (oid === undefined) {
           if (fresh) {
             for (const e of entries) {
-              const bytes = fresh.get(e.oid);
-              if (bytes && !blobsDone.has(e.oid)) {
-                await repo.objects.write('blob', bytes);
+              const raw = fresh.get(e.oid);
+              if (raw && !blobsDone.has(e.oid)) {
+                await repo.objects.writeRaw(raw, e.oid);
                 blobsDone.add(e.oid);
               }
             }
@@ -375,7 +375,8 @@ class SessionMirror implements Mirror {
         continue;
       }
       const file = joinPath(repo.dir, path);
-      await this.store.writeCreatingParent(file, fresh.get(oid) ?? (await repo.objects.readTyped(oid, 'blob')));
+      const raw = fresh.get(oid);
+      await this.store.writeCreatingParent(file, raw ? unframe(raw) : await repo.objects.readTyped(oid, 'blob'));
       next.push(entryFromStat(path, oid, await this.store.fs.lstat(file)));
       changed = true;
     }

@@ -11,9 +11,49 @@ export function canonicalJson(value: unknown): string {
   return write(value, '', new Set(), '$') + '\n';
 }
 
-/** Throws `NON_JSON_VALUE` unless `value` is exactly representable as JSON. */
+/**
+ * Throws `NON_JSON_VALUE` unless `value` is exactly representable as JSON. Walks the value
+ * without serializing it, so checking a 100 MB tool output costs no 100 MB string.
+ */
 export function assertJson(value: unknown, where = '$'): asserts value is JsonValue {
-  write(value, '', new Set(), where);
+  check(value, new Set(), where);
+}
+
+function check(value: unknown, seen: Set<object>, path: string): void {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) fail(path, String(value));
+      return;
+    case 'bigint':
+      return fail(path, 'a BigInt');
+    case 'undefined':
+      return fail(path, 'undefined');
+    case 'function':
+      return fail(path, 'a function');
+    case 'symbol':
+      return fail(path, 'a symbol');
+  }
+  if (value === null) return;
+  const obj = value as object;
+  if (seen.has(obj)) fail(path, 'a cycle');
+  seen.add(obj);
+  if (Array.isArray(obj)) {
+    for (let i = 0; i < obj.length; i++) {
+      if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
+      check(obj[i], seen, `${path}[${i}]`);
+    }
+  } else {
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
+    }
+    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
+    for (const k of Object.keys(obj)) check((obj as Record<string, unknown>)[k], seen, `${path}.${k}`);
+  }
+  seen.delete(obj);
 }
 
 function fail(path: string, what: string): never {

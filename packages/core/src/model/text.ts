@@ -21,6 +21,8 @@ export function textOf(content: JsonValue | undefined, depth = 0): string {
  * between the halves of a surrogate pair; no ellipsis).
  */
 export function foldLine(text: string, max: number): string {
+  // Only the head of a long text can reach the line: fold a bounded prefix, not 100 MB.
+  if (text.length > max * 8 + 1024) text = text.slice(0, max * 8 + 1024);
   const folded = text.replace(CONTROL, ' ').replace(LONE_SURROGATE, '\ufffd').replace(/\s+/gu, ' ').trim();
   const points = Array.from(folded);
   return points.length <= max ? folded : points.slice(0, max).join('').trimEnd();
