@@ -2,6 +2,7 @@
 // module and is loaded only when asked for, so one bench's setup never slows another's.
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   commit: () => import('./commit.js'),
+  'project-status': () => import('./project-status.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

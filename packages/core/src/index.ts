@@ -23,3 +23,8 @@ export { createMirrorService, type MirrorService, type MirrorServiceOptions, typ
 export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';
 export { createActions, type Actions, type ActionsOptions } from './actions/actions.js';
 export type * from './actions/action-types.js';
+export type { ProjectGitEngine, RepoState, RepoOperation, WorkdirState, ChangedPath, FileState, Signature, CommitRequest, CommitDone } from './project/project-git-engine.js';
+export type { ProjectLock, ProjectJournal, PendingEdit } from './project/project-coordination.js';
+export { createProjectGit, memoryJournal, projectCommitMessage, UNCOMMITTED_CHANGES_WARNING, type ProjectGit, type ProjectGitOptions, type ProjectSnapshot, type AfterTurnInput, type AfterTurnResult, type CommittedResult, type SkippedResult, type NothingToCommitResult, type SkipReason, type ProjectCommit } from './project/project-git.js';
+export { createIsoGitEngine, ISO_GIT_ENGINE, type IsoGitEngineOptions } from './project/iso-git-engine.js';
+export { operationsInProgress } from './project/operations.js';

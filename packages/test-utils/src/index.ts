@@ -2,3 +2,4 @@ export * from './golden-dag.js';
 export * from './storage-suite.js';
 export * from './hostile-ids.js';
 export * from './faulty-storage.js';
+export * from './project-git-suite.js';

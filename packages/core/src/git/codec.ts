@@ -38,5 +38,10 @@ export function sha1Hex(data: Uint8Array): string {
 export const portableCodec: Codec = {
   sha1: sha1Hex,
   deflate: (data) => pakoDeflate(data),
-  inflate: (data) => pakoInflate(data),
+  inflate: (data) => {
+    const out = pakoInflate(data) as Uint8Array | undefined;
+    // pako returns undefined, not an error, for an empty or truncated stream (a torn object file).
+    if (!(out instanceof Uint8Array)) throw new Error('the zlib stream is empty or truncated');
+    return out;
+  },
 };

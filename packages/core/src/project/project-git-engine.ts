@@ -1,0 +1,163 @@
+import type { Identity } from '../git/objects.js';
+
+/**
+ * A multi-step git operation that stopped half-way and waits for the user (`git status` tells them
+ * "You are in the middle of …"). The agent never commits through one.
+ */
+export type RepoOperation = 'merge' | 'rebase' | 'am' | 'cherry-pick' | 'revert' | 'bisect';
+
+/** A repository with a working tree that contains the workdir, as its engine found it. */
+export interface RepoState {
+  /** The top level of the working tree, absolute and `/`-separated (git's spelling: symlinks resolved). */
+  readonly root: string;
+  /** Where the workdir sits below `root`: `''` when it is the top level, else `a/b` (no slashes at the ends). */
+  readonly prefix: string;
+  /** This working tree's git directory: `.git`, or `.git/worktrees/<name>` for a linked worktree, or `.git/modules/<name>` for a submodule. Holds HEAD, the index and the in-progress markers. */
+  readonly gitdir: string;
+  /** The git directory shared by every worktree: objects, branches, config. Equal to `gitdir` unless linked. */
+  readonly commonDir: string;
+  /** True for a worktree made by `git worktree add` (its HEAD and index are its own, its branches shared). */
+  readonly linkedWorktree: boolean;
+  /** The full ref HEAD names (`refs/heads/main`); null when HEAD is detached (holds a commit id itself, or names a ref outside `refs/heads/`). */
+  readonly branch: string | null;
+  /** The commit HEAD resolves to; null when the branch is unborn (no commit yet). */
+  readonly head: string | null;
+  /** Operations in progress, in no particular order; empty when none. */
+  readonly operations: readonly RepoOperation[];
+  /**
+   * Why this engine cannot work safely on this repository (e.g. a split or sparse index, a reftable
+   * or SHA-256 repository for the isomorphic-git engine), or null. The decision logic skips then.
+   */
+  readonly unsupported: string | null;
+}
+
+/** What a workdir is, as far as committing into it goes. */
+export type WorkdirState =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'not-a-directory' }
+  /** A directory in no repository. `entries`: the names directly in it (what the user had there before any init). */
+  | { readonly kind: 'not-a-repository'; readonly entries: readonly string[] }
+  /** A repository without a working tree here: a bare repository, or the workdir is inside a git directory. */
+  | { readonly kind: 'bare'; readonly gitdir: string }
+  | { readonly kind: 'repository'; readonly repo: RepoState };
+
+/**
+ * One path with uncommitted changes. Ignored files (`.gitignore`, `.git/info/exclude`) never
+ * appear; untracked files are listed one by one, never as their directory, except an untracked
+ * nested repository, listed as its directory.
+ */
+export interface ChangedPath {
+  /** Relative to the repository root, `/`-separated, no trailing slash. */
+  readonly path: string;
+  /** The index differs from HEAD here (added, modified, deleted, type or mode changed). */
+  readonly staged: boolean;
+  /** The working tree differs from the index here. */
+  readonly unstaged: boolean;
+  /** Not in the index at all. */
+  readonly untracked: boolean;
+  /** The index holds conflict stages for this path. */
+  readonly conflicted: boolean;
+  /** The path is a submodule (a gitlink) whose commit or content changed, or an untracked nested repository: never committed by the agent. */
+  readonly submodule: boolean;
+}
+
+/** What git would record for a path from the working tree right now. */
+export interface FileState {
+  /** Relative to the repository root. */
+  readonly path: string;
+  /**
+   * The blob id `git add` would store (after the repository's clean filters, for engines that run
+   * them); null when there is no file git would record there (absent, a directory, unreadable).
+   */
+  readonly oid: string | null;
+  /** `100644`, `100755` or `120000`; null with a null `oid`. */
+  readonly mode: string | null;
+}
+
+/** An identity with a time: who, and when (seconds since the epoch; the offset is always +0000). */
+export interface Signature extends Identity {
+  readonly time: number;
+}
+
+/** One agent commit: exactly `paths`, taken from the working tree, on the current branch. */
+export interface CommitRequest {
+  /** Repository-relative paths; each is recorded as it is in the working tree now, or removed when absent there. */
+  readonly paths: readonly string[];
+  /**
+   * When given, the content each path must still have (from an earlier {@link ProjectGitEngine.hashPaths});
+   * any difference aborts with `WORKTREE_CHANGED` before anything is written to a ref or the index.
+   */
+  readonly expect?: readonly FileState[];
+  /** The full commit message, trailers included, ending in a newline. */
+  readonly message: string;
+  readonly author: Signature;
+  readonly committer: Signature;
+  /** The reflog line for the branch and HEAD. */
+  readonly reflogMessage: string;
+}
+
+/** A commit that landed. */
+export interface CommitDone {
+  readonly commit: string;
+  readonly tree: string;
+  /** The commit it was made on; null for the first commit of an unborn branch. */
+  readonly parent: string | null;
+  /** The full ref that moved, `refs/heads/…`. */
+  readonly branch: string;
+  /** What each path was recorded as (null `oid`: removed). */
+  readonly entries: readonly FileState[];
+}
+
+/**
+ * What the project auto-commit logic needs of a git implementation (DESIGN.md §4). The decision —
+ * whether to commit, what — is core's, made once; an engine only observes and performs.
+ *
+ * Engines: `nativeGitEngine` in `@entity-git/node-fs` (spawns `git`; the default on Node) and
+ * {@link createIsoGitEngine} in core (over a `StorageFs`: the browser's, and Node's fallback).
+ *
+ * Contract for every member:
+ * - Read-only members write nothing anywhere: not the index (no stat refresh), not an object, not a
+ *   lock file. The only writers are `init` and `commit`.
+ * - Nothing ever resets, cleans, stashes, checks out, or moves a ref other than the current branch
+ *   advancing by the commit `commit` makes.
+ * - Failures are `EntityGitError`s: `PROJECT_GIT_ERROR` (git itself failed), `REF_CONFLICT` (the branch
+ *   or HEAD moved meanwhile), `WORKTREE_CHANGED` (an `expect` did not hold), `REF_LOCKED`.
+ * The caller holds a cross-process lock on the repository around every call.
+ */
+export interface ProjectGitEngine {
+  /** A constant naming the engine, for messages and results (`native-git`, `isomorphic-git`). */
+  readonly name: string;
+
+  /**
+   * What `workdir` (absolute) is: missing, a file, a directory in no repository, a bare repository
+   * (or inside a git directory), or part of a repository with a working tree — found the way git
+   * finds one, walking up from the workdir — with its HEAD and operations in progress.
+   */
+  inspect(workdir: string): Promise<WorkdirState>;
+
+  /**
+   * Every uncommitted change in the whole repository (not only under the workdir): staged, unstaged,
+   * untracked-not-ignored, conflicted, changed submodules. Sorted by path.
+   */
+  status(repo: RepoState): Promise<ChangedPath[]>;
+
+  /** What git would record for each of `paths` from the working tree now, in the order given. Writes no object. */
+  hashPaths(repo: RepoState, paths: readonly string[]): Promise<FileState[]>;
+
+  /**
+   * Make `workdir` (an existing directory in no repository) a repository with an unborn branch:
+   * `initialBranch`, else the engine's default (native: git's own, `init.defaultBranch`; isomorphic-git: `main`).
+   */
+  init(workdir: string, options: { readonly initialBranch?: string }): Promise<void>;
+
+  /**
+   * Commit exactly `request.paths` on `repo.branch`, whose parent is `repo.head`: a tree that is
+   * HEAD's with those paths replaced by their working-tree content (or removed), nothing else —
+   * whatever else the index or the working tree holds stays out. The branch moves only if it still
+   * points at `repo.head` (else `REF_CONFLICT`), with a reflog entry; then the index entries of those
+   * paths, and only those, are set to what was committed, so `git status` shows them clean. No hook
+   * runs and nothing is signed. Resolves null, writing nothing to a ref or the index, when the tree
+   * equals HEAD's.
+   */
+  commit(repo: RepoState, request: CommitRequest): Promise<CommitDone | null>;
+}
