@@ -19,7 +19,7 @@ export { buildIndex, parseIndex, entryFromStat, type IndexEntry } from './git/in
 export type { Mirror, SyncResult, CommitInfo, BranchInfo, TurnView, VerifyReport, Difference, DifferenceKind } from './mirror/mirror.js';
 export { createMirror, DEFAULT_IDENTITY, type MirrorOptions } from './mirror/session-mirror.js';
 export type { SyncOptions } from './mirror/mirror.js';
-export { createMirrorService, type MirrorService, type MirrorServiceOptions, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
+export { createMirrorService, type MirrorService, type MirrorServiceOptions, type TurnReport, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
 export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';
 export { createActions, type Actions, type ActionsOptions } from './actions/actions.js';
 export type * from './actions/action-types.js';

@@ -1,5 +1,16 @@
+import type { DagSource } from '../dag/dag-source.js';
+import type { ProjectStore } from '../dag/project-store.js';
 import { EntityGitError, type ErrorCode } from '../errors.js';
 import type { Mirror, SyncResult } from '../mirror/mirror.js';
+import type { AfterTurnResult, ProjectGit, ProjectSnapshot } from '../project/project-git.js';
+
+/** What a dispatcher knows of a turn that the DAG does not: for the project auto-commit. */
+export interface TurnReport {
+  /** Every path the turn's tools wrote, created or removed (absolute, or relative to the workdir). */
+  touchedPaths: readonly string[];
+  /** What `service.beforeTurn(sessionId)` returned when the turn began. */
+  snapshot?: ProjectSnapshot | null;
+}
 
 export interface ServiceEvents {
   /** A sync wrote something (commits, a branch move, a HEAD switch). */
@@ -12,6 +23,8 @@ export interface ServiceEvents {
   failed: { sessionId: string; error: EntityGitError; attempts: number };
   /** Every finished sync, whether it wrote anything or not. */
   synced: { sessionId: string; result: SyncResult };
+  /** The project auto-commit of a turn ran (committed, or skipped: a warned skip also emits `skipped`). */
+  project: { sessionId: string; projectId: string; result: AfterTurnResult };
 }
 
 export type ServiceEventName = keyof ServiceEvents;
@@ -48,14 +61,27 @@ export interface MirrorServiceOptions {
    * reported as a `skipped` event; a throw counts as a failed attempt.
    */
   afterSync?: (sessionId: string, result: SyncResult) => Promise<{ reason: string; warning: string } | void>;
+  /** With `projectGit`: after a turn of a session bound to a project, auto-commit the agent's edits. */
+  projects?: ProjectStore;
+  projectGit?: ProjectGit;
+  /** Where the committer's model name is read (`session.model`); without it, "unknown model". */
+  dag?: DagSource;
 }
 
 export interface MirrorService {
   /**
    * The one call a dispatcher makes after each turn: returns at once, never throws. Calls for a
    * session that is queued coalesce into one sync; a call while it runs schedules one more.
+   * `turn` (the paths the turn's tools wrote, and the snapshot from `beforeTurn`) asks for the
+   * project auto-commit after the sync; reports are kept, in order, until each has run.
    */
-  notify(sessionId: string): void;
+  notify(sessionId: string, turn?: TurnReport): void;
+  /**
+   * At the start of a turn: what is uncommitted in the session's project, to hand back in
+   * `notify`. Null when the session has no project (or the snapshot cannot be taken: the
+   * auto-commit then skips safely). Never throws.
+   */
+  beforeTurn(sessionId: string): Promise<ProjectSnapshot | null>;
   /** Listen to an event; returns the function that stops listening. */
   on<E extends ServiceEventName>(event: E, listener: (payload: ServiceEvents[E]) => void): () => void;
   /** Resolves when nothing is queued, running or waiting to retry (for shutdown and tests). */
@@ -74,6 +100,7 @@ const PERMANENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 interface Slot {
   status: SessionStatus;
   timer: unknown;
+  turns: TurnReport[];
 }
 
 const asError = (err: unknown): EntityGitError =>
@@ -110,7 +137,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
   const slotOf = (sessionId: string): Slot => {
     let slot = slots.get(sessionId);
     if (!slot) {
-      slot = { status: { sessionId, state: 'idle', again: false, attempts: 0, lastError: null, lastResult: null }, timer: null };
+      slot = { status: { sessionId, state: 'idle', again: false, attempts: 0, lastError: null, lastResult: null }, timer: null, turns: [] };
       slots.set(sessionId, slot);
     }
     return slot;
@@ -140,6 +167,32 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     pump();
   };
 
+  /** The project auto-commit of one reported turn, on the session's HEAD branch tip. */
+  async function projectTurn(sessionId: string, report: TurnReport, result: SyncResult): Promise<void> {
+    const { projects, projectGit } = options;
+    if (!projects || !projectGit) return;
+    const project = await projects.projectOfSession(sessionId);
+    if (project === null) return;
+    if (project.status !== 'active') {
+      emit('skipped', { sessionId, reason: `project-${project.status}`, warning: `the project ${JSON.stringify(project.name)} is ${project.status}: the agent's edits are not auto-committed`, result });
+      return;
+    }
+    const tip = result.head === null ? undefined : (await mirror.log(sessionId, { branch: result.head }))[0];
+    const session = options.dag ? await options.dag.getSession(sessionId) : null;
+    const outcome = await projectGit.afterTurn({
+      workdir: project.workdir,
+      sessionId,
+      turn: tip?.turn ?? 1,
+      userMessage: tip ? tip.subject.replace(/^turn \d+:? ?/, '') : '',
+      model: session?.model ?? 'unknown model',
+      sessionCommit: tip?.sha ?? null,
+      touchedPaths: report.touchedPaths,
+      snapshot: report.snapshot ?? null,
+    });
+    emit('project', { sessionId, projectId: project.id, result: outcome });
+    if (outcome.status === 'skipped' && outcome.warning !== null) emit('skipped', { sessionId, reason: outcome.reason, warning: outcome.warning, result });
+  }
+
   async function run(sessionId: string): Promise<void> {
     const slot = slotOf(sessionId);
     slot.status.state = 'running';
@@ -157,14 +210,18 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       if (result.unknownHead !== undefined) {
         emit('skipped', { sessionId, reason: 'unknown-head', warning: `the session head ${JSON.stringify(result.unknownHead)} is not in the DAG; HEAD follows the newest leaf`, result });
       }
-      if (options.afterSync) {
-        try {
+      try {
+        if (options.afterSync) {
           const warned = await options.afterSync(sessionId, result);
           if (warned) emit('skipped', { sessionId, ...warned, result });
-        } catch (err) {
-          slot.status.attempts = attempts;
-          throw err;
         }
+        while (slot.turns.length > 0) {
+          await projectTurn(sessionId, slot.turns[0]!, result);
+          slot.turns.shift();
+        }
+      } catch (err) {
+        slot.status.attempts = attempts;
+        throw err;
       }
     } catch (err) {
       const error = asError(err);
@@ -195,15 +252,25 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
   }
 
   return {
-    notify(sessionId: string): void {
+    notify(sessionId: string, turn?: TurnReport): void {
       try {
         if (closed || typeof sessionId !== 'string') return;
         const slot = slotOf(sessionId);
+        if (turn && Array.isArray(turn.touchedPaths)) slot.turns.push({ touchedPaths: [...turn.touchedPaths], snapshot: turn.snapshot ?? null });
         if (slot.status.state === 'running') slot.status.again = true;
         else if (slot.status.state === 'idle') enqueue(slot);
         // queued or waiting to retry: the coming sync reads everything up to now anyway
       } catch {
         // never throw into the dispatcher
+      }
+    },
+    async beforeTurn(sessionId: string): Promise<ProjectSnapshot | null> {
+      try {
+        if (!options.projects || !options.projectGit) return null;
+        const project = await options.projects.projectOfSession(sessionId);
+        return project === null ? null : await options.projectGit.beforeTurn(project.workdir);
+      } catch {
+        return null;
       }
     },
     on(event, listener) {
