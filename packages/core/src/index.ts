@@ -28,3 +28,9 @@ export type { ProjectLock, ProjectJournal, PendingEdit } from './project/project
 export { createProjectGit, memoryJournal, projectCommitMessage, UNCOMMITTED_CHANGES_WARNING, type ProjectGit, type ProjectGitOptions, type ProjectSnapshot, type AfterTurnInput, type AfterTurnResult, type CommittedResult, type SkippedResult, type NothingToCommitResult, type SkipReason, type ProjectCommit } from './project/project-git.js';
 export { createIsoGitEngine, ISO_GIT_ENGINE, type IsoGitEngineOptions } from './project/iso-git-engine.js';
 export { operationsInProgress } from './project/operations.js';
+export { defineRemote, redactUrl, type Remote, type RemoteOptions, type HttpClient, type AuthCallback, type AuthFailureCallback, type AuthSuccessCallback, type GitAuth } from './remote/remote.js';
+export { pushSession, type PushOptions, type PushResult, type RefUpdate, type RemoteTarget } from './remote/push.js';
+export { fetchSession, restoreSessions, type FetchOptions, type FetchResult, type RestoreOptions, type RestoreReport, type RestoreEntry } from './remote/fetch.js';
+export { createPushScheduler, type PushScheduler, type PushSchedulerOptions, type PushSchedulerEvents, type PushSchedulerEventName, type PushSessionStatus } from './remote/push-scheduler.js';
+export { buildHeadRecord, parseHeadRecord } from './remote/head-record.js';
+export { HEAD_RECORD_REF } from './remote/transport.js';
