@@ -1,2 +1,8 @@
-/** The `entity-git` command is the work of the service/CLI issue; this package holds its place in the workspace. */
-export const COMMAND_NAME = 'entity-git';
+export { main, version, COMMAND_NAME } from './main.js';
+export type { CliIo } from './io.js';
+export { EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL, type ExitCode } from './exit-codes.js';
+export { defaultDb } from './context.js';
+export { renderBar } from './progress.js';
+export type {
+  SyncJson, VerifyJson, LogJson, CommitJson, BranchesJson, BranchJson, ShowJson, ProjectsJson, ProjectOneJson, ProjectJson, DifferenceJson, ErrorJson,
+} from './json-shapes.js';

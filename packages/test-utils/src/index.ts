@@ -1,5 +1,7 @@
 export * from './golden-dag.js';
 export * from './storage-suite.js';
+export * from './dag-source-suite.js';
+export * from './project-store-suite.js';
 export * from './hostile-ids.js';
 export * from './faulty-storage.js';
 export * from './project-git-suite.js';

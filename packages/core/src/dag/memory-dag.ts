@@ -109,8 +109,10 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     const list = this.nodes.get(sessionId);
     const i = list?.findIndex((n) => n.id === nodeId) ?? -1;
     if (!list || i < 0) throw new EntityGitError('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`);
-    const next = { ...list[i]!, content: clone(content), metadata: metadata === undefined ? list[i]!.metadata : clone(metadata) };
+    const next = { ...list[i]!, content, metadata: metadata === undefined ? list[i]!.metadata : metadata };
     validateNode(next);
+    next.content = clone(content);
+    next.metadata = clone(next.metadata);
     list[i] = next;
     return clone(next);
   }
@@ -136,6 +138,7 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     }
     const id = input.id ?? `proj_${(this.projects.size + 1).toString(36)}_${Math.random().toString(36).slice(2, 10)}`;
     assertId(id, 'project id');
+    if (this.projects.has(id)) throw new EntityGitError('INVALID_PROJECT', `a project with id ${JSON.stringify(id)} exists already`);
     const project: Project = {
       id, name: input.name, workdir: input.workdir, status: 'active', description: input.description ?? null,
       created_at: this.clock(), sessions: [],

@@ -1,0 +1,53 @@
+import { isEntityGitError, type Difference } from '@entity-git/core';
+import { messageOf } from '../cli-error.js';
+import { requireSession, type Context } from '../context.js';
+import { EXIT_DIFFERS, EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { printJson, println, type CliIo } from '../io.js';
+import { differenceJson, type VerifyJson } from '../json-shapes.js';
+
+export interface VerifyArgs {
+  session?: string | undefined;
+  json: boolean;
+}
+
+/** `entity-git verify`: does every repository equal its DAG? Writes nothing. */
+export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Promise<ExitCode> {
+  if (args.session !== undefined) await requireSession(ctx, args.session);
+  const ids = args.session !== undefined ? [args.session] : await ctx.store.dag.listSessions();
+  const sessions: VerifyJson['sessions'] = [];
+  for (const sessionId of ids) {
+    try {
+      const r = await ctx.mirror.verify(sessionId);
+      sessions.push({ sessionId, ok: r.ok, differences: r.differences.map(differenceJson), error: null });
+    } catch (err) {
+      // A repository too damaged to read is a failed verification, not a crash of the command.
+      const code = isEntityGitError(err) ? err.code : 'STORAGE_ERROR';
+      sessions.push({ sessionId, ok: false, differences: [], error: { code, message: messageOf(err) } });
+    }
+  }
+  const ok = sessions.every((s) => s.ok);
+  if (args.json) {
+    printJson(io, { ok, sessions } satisfies VerifyJson);
+  } else {
+    for (const s of sessions) {
+      println(io, `${s.ok ? 'ok     ' : 'DIFFERS'} ${s.sessionId}`);
+      if (s.error) println(io, `  error ${s.error.code}: ${s.error.message}`);
+      for (const d of s.differences) println(io, `  ${describeDifference(d)}`);
+    }
+    const bad = sessions.filter((s) => !s.ok).length;
+    println(io, `verified ${sessions.length} session${sessions.length === 1 ? '' : 's'}: ${sessions.length - bad} ok, ${bad} differ${bad === 1 ? 's' : ''}`);
+  }
+  if (!ok) {
+    const bad = sessions.filter((s) => !s.ok).map((s) => s.sessionId);
+    io.stderr.write(`entity-git: ${bad.length} of ${sessions.length} session${sessions.length === 1 ? '' : 's'} differ${bad.length === 1 ? 's' : ''} from the DAG: ${bad.join(', ')} (entity-git sync repairs them)\n`);
+    return EXIT_DIFFERS;
+  }
+  return EXIT_OK;
+}
+
+function describeDifference(d: ReturnType<typeof differenceJson> | Difference): string {
+  const where = d.branch ? ` [${d.branch}]` : '';
+  const values = d.expected !== undefined && d.expected !== null || d.actual !== undefined && d.actual !== null
+    ? ` (expected ${d.expected ?? 'nothing'}, actual ${d.actual ?? 'nothing'})` : '';
+  return `${d.kind}${where}: ${d.detail}${values}`;
+}

@@ -1,0 +1,78 @@
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DEFAULT_IDENTITY, type Identity, type Mirror, type Session } from '@entity-git/core';
+import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
+import { openPostgres, openSqlite, type SqlStore } from '@entity-git/sqlite';
+import { CliError } from './cli-error.js';
+import { EXIT_USAGE } from './exit-codes.js';
+
+/** `~/.openprogram/entity-git.db`, beside the default session root. */
+export function defaultDb(): string {
+  return join(homedir(), '.openprogram', 'entity-git.db');
+}
+
+export interface ContextOptions {
+  db?: string | undefined;
+  root?: string | undefined;
+  identity?: string | undefined;
+  cwd: string;
+}
+
+/** The database and the mirror one command works on. */
+export interface Context {
+  store: SqlStore;
+  mirror: Mirror;
+  /** Absolute session root. */
+  root: string;
+  close(): Promise<void>;
+}
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/** Parses `Name <email>`, the form git prints and takes. */
+export function parseIdentity(text: string): Identity {
+  const m = /^\s*([^<>\n]*?)\s*<([^<>\s]+)>\s*$/.exec(text);
+  if (!m || m[1] === '') throw new CliError(`--identity must look like "Name <email>", got ${JSON.stringify(text)}`);
+  return { name: m[1]!, email: m[2]! };
+}
+
+export async function openContext(options: ContextOptions): Promise<Context> {
+  const identity = options.identity === undefined ? DEFAULT_IDENTITY : parseIdentity(options.identity);
+  const root = resolve(options.cwd, options.root ?? defaultRoot());
+  const db = options.db ?? defaultDb();
+  let store: SqlStore;
+  if (POSTGRES_URL.test(db)) {
+    store = await openPostgres({ connectionString: db });
+  } else {
+    const file = resolve(options.cwd, db);
+    // better-sqlite3 creates a missing file; for a command that reads a DAG that would only hide
+    // a wrong path behind an empty database.
+    if (!existsSync(file)) {
+      throw new CliError(`no database at ${file}${options.db === undefined ? ' (the default; pass --db PATH or --db postgres://URL)' : ''}`, EXIT_USAGE);
+    }
+    if (!statSync(file).isFile()) throw new CliError(`--db ${file} is not a file`, EXIT_USAGE);
+    store = await openSqlite({ file });
+  }
+  const mirror = createNodeMirror({ dag: store.dag, root, identity });
+  return { store, mirror, root, close: () => store.close() };
+}
+
+/** The session row, or a usage error naming the database. */
+export async function requireSession(ctx: Context, sessionId: string): Promise<Session> {
+  const session = await ctx.store.dag.getSession(sessionId);
+  if (session === null) throw new CliError(`no session ${JSON.stringify(sessionId)} in the database`);
+  return session;
+}
+
+/** Like {@link requireSession}, and the session must have been mirrored already. */
+export async function requireRepository(ctx: Context, sessionId: string): Promise<void> {
+  await requireSession(ctx, sessionId);
+  if (!existsSync(join(ctx.mirror.repoPath(sessionId), '.git', 'HEAD'))) {
+    throw new CliError(`session ${JSON.stringify(sessionId)} has no repository under ${ctx.root} yet (run: entity-git sync --session ${shellWord(sessionId)})`);
+  }
+}
+
+function shellWord(s: string): string {
+  return /^[\w.@%+=:,/-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,155 @@
+// Help texts: what `--help` prints at each level. Kept beside each other so the wording of the
+// options stays the same everywhere.
+
+const GLOBAL = `Global options:
+  --db PATH|URL       the DAG database: a SQLite file (must exist) or a postgres:// URL
+                      (default ~/.openprogram/entity-git.db)
+  --root DIR          the session repositories (default ~/.openprogram/sessions)
+  --identity "N <E>"  author and committer of session commits; must match the application's,
+                      since it is part of every commit id (default "entity-git <entity-git@localhost>")
+  -h, --help          this help`;
+
+export const TOP_HELP = `entity-git — the git mirror of an agent's conversation DAG, one repository per session
+
+Usage: entity-git [global options] COMMAND [options]
+
+Commands:
+  sync [--session ID]                 backfill and repair the session repositories (progress bar on a terminal)
+  verify [--session ID]               check that every repository equals its DAG (exit 1 if not)
+  log SESSION [--branch B]            the commits of a branch, newest first
+  log --project PROJECT               the agent's commits in a project's repository
+  push --remote URL [--session ID]    push every branch of the session repositories to a git host
+  restore --remote URL [--session ID] rebuild session repositories from a git host alone
+  show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
+  branches SESSION                    the branches of a session, HEAD marked
+  projects list|create|add-session    the projects sessions belong to
+
+Every command takes --json: stable output for scripts (see the README).
+
+${GLOBAL}
+  --version           print the version
+
+Exit codes: 0 ok, 1 verify found differences or sync failed, 2 bad arguments or input
+(unknown session, branch, commit, project; missing database), 3 storage or internal error.
+
+Run "entity-git COMMAND --help" for a command's options.`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  sync: `Usage: entity-git sync [--session ID] [--json]
+
+Reconcile every session of the database (or one) with its repository: a session without a
+repository is backfilled whole; one that differs (damaged ref, missing objects, missing commits)
+is repaired, keeping every commit that still matches the DAG. Idempotent; safe while the
+application mirrors live.
+
+On a terminal a progress bar is redrawn in place; otherwise one line per session:
+  12/40 SESSION unchanged|backfilled|repaired (kinds)|failed (CODE: message)
+then a summary. Exit 1 if any session failed.
+
+Options:
+  --session ID   only this session
+  --json         no progress; print the report as JSON at the end
+
+${GLOBAL}`,
+  verify: `Usage: entity-git verify [--session ID] [--json]
+
+Compare every session's repository (or one) with its DAG by node ids and trailers. Writes
+nothing. Prints each session and what differs; exit 0 when all are equal, 1 on any difference.
+(meta-stale and extra-branch are reported but do not fail verification.)
+
+Options:
+  --session ID   only this session
+  --json         print the report as JSON
+
+${GLOBAL}`,
+  push: `Usage: entity-git push --remote URL [--session ID] [--json]
+
+Push every branch of each session repository (every session of the database, or one) over
+smart HTTP. URL contains {session}, replaced by the session's directory name. Credentials come
+from ENTITY_GIT_REMOTE_TOKEN (and ENTITY_GIT_REMOTE_USER), never from the URL.
+
+${GLOBAL}`,
+  restore: `Usage: entity-git restore --remote URL [--session ID] [--json]
+
+Rebuild session repositories under --root from the git host alone (a fresh machine): every
+session of the database, or one. Afterwards entity-git verify is clean and sync finds nothing
+to do. URL and credentials as for push. Exit 1 if a session failed.
+
+${GLOBAL}`,
+  log: `Usage: entity-git log SESSION [--branch B] [--json]
+       entity-git log --project PROJECT [--json]
+
+The commits of a branch of SESSION (default: HEAD's branch), newest first, one per turn.
+With --project: the agent's auto-commits in the project's own repository, newest first.
+
+Options:
+  --branch B         another branch (see entity-git branches SESSION)
+  --project PROJECT  a project id or name (see entity-git projects list)
+  --json             print the commits as JSON, with the trailers
+
+${GLOBAL}`,
+  show: `Usage: entity-git show SESSION [TURN|SHA] [--branch B] [--json]
+
+The session as it stood at one commit, read from git objects (the working tree is not touched):
+turn N of M on the branch, the previous and next turn's commits, and the messages.
+
+  TURN   a turn number on HEAD's branch, or on --branch
+  SHA    a commit id: 40 hex digits, or a unique prefix of at least 4
+         (a number that is no turn of the branch is tried as a prefix)
+         default: the tip of the branch
+
+Options:
+  --branch B     the branch for turn numbers and prev/next
+  --json         print the view as JSON
+
+${GLOBAL}`,
+  branches: `Usage: entity-git branches SESSION [--json]
+
+The branches of SESSION with their tip and turn count; * marks HEAD's. main follows the first
+answer at every fork; retry-<id> and fork-<id> are the others.
+
+Options:
+  --json         print the branches as JSON
+
+${GLOBAL}`,
+  projects: `Usage: entity-git projects list [--json]
+       entity-git projects create NAME WORKDIR [--description TEXT] [--json]
+       entity-git projects add-session PROJECT SESSION [--json]
+
+A project is a user's working directory whose files the agent edits; a session may belong to one.
+
+  list          every project, oldest first, with its sessions
+  create        a new project (status active); WORKDIR must be an existing directory,
+                given as an absolute path
+  add-session   bind SESSION to PROJECT (an id or a name); a session belongs to at most one
+                project, so this moves it from another
+
+${GLOBAL}`,
+};
+COMMAND_HELP['projects list'] = `Usage: entity-git projects list [--json]
+
+Every project, oldest first: id, name, status, workdir and its sessions.
+
+Options:
+  --json         print the projects as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects create'] = `Usage: entity-git projects create NAME WORKDIR [--description TEXT] [--json]
+
+Create a project (status active). WORKDIR must be an existing directory given as an absolute
+path (the agent's process resolves it, not this shell); NAME must be unused.
+
+Options:
+  --description TEXT   a description
+  --json               print the new project as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects add-session'] = `Usage: entity-git projects add-session PROJECT SESSION [--json]
+
+Bind SESSION to PROJECT (a project id, or else its name). A session belongs to at most one
+project: adding it to another moves it.
+
+Options:
+  --json         print the project as JSON, with its sessions
+
+${GLOBAL}`;

@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import { GLOBAL_OPTIONS, loosePositionals, parse, wantsHelp, type OptionName, type ParsedArgs } from './args.js';
+import { CliError, exitCodeOf, messageOf } from './cli-error.js';
+import type { Context } from './context.js';
+import { EXIT_OK, type ExitCode } from './exit-codes.js';
+import { COMMAND_HELP, TOP_HELP } from './help.js';
+import { println, type CliIo } from './io.js';
+
+export const COMMAND_NAME = 'entity-git';
+
+interface Command {
+  /** `sync`, or `projects create`. */
+  name: string;
+  /** Options of its own, besides the global ones. */
+  options: OptionName[];
+  /** Names of its positional arguments, for messages; the first `required` of them must be given. */
+  args: string[];
+  required: number;
+  run(ctx: Context, io: CliIo, values: ParsedArgs['values'], args: string[]): Promise<ExitCode>;
+}
+
+// Command modules load on demand: `--help`, `--version` and usage errors then answer without
+// loading the database driver and the git layer.
+const history = () => import('./commands/history.js');
+const projects = () => import('./commands/projects.js');
+
+const COMMANDS: Command[] = [
+  {
+    name: 'sync', options: ['session', 'json'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/sync.js')).runSync(ctx, io, { session: v.session, json: v.json === true }),
+  },
+  {
+    name: 'verify', options: ['session', 'json'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/verify.js')).runVerify(ctx, io, { session: v.session, json: v.json === true }),
+  },
+  {
+    name: 'log', options: ['branch', 'project', 'json'], args: ['SESSION'], required: 0,
+    run: async (ctx, io, v, [session]) => {
+      if (v.project !== undefined) {
+        if (session !== undefined || v.branch !== undefined) throw new CliError('log --project PROJECT takes no SESSION and no --branch (see: entity-git log --help)');
+        return (await projects()).runProjectLog(ctx, io, { project: v.project, json: v.json === true });
+      }
+      if (session === undefined) throw new CliError('log: missing SESSION (or --project PROJECT) (see: entity-git log --help)');
+      return (await history()).runLog(ctx, io, { session, branch: v.branch, json: v.json === true });
+    },
+  },
+  {
+    name: 'show', options: ['branch', 'json'], args: ['SESSION', 'TURN|SHA'], required: 1,
+    run: async (ctx, io, v, [session, target]) => (await history()).runShow(ctx, io, { session: session!, target, branch: v.branch, json: v.json === true }),
+  },
+  {
+    name: 'branches', options: ['json'], args: ['SESSION'], required: 1,
+    run: async (ctx, io, v, [session]) => (await history()).runBranches(ctx, io, { session: session!, json: v.json === true }),
+  },
+  {
+    name: 'restore', options: ['remote', 'session', 'json'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/remote.js')).runRestore(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
+  },
+  {
+    name: 'push', options: ['remote', 'session', 'json'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/remote.js')).runPush(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
+  },
+  {
+    name: 'projects list', options: ['json'], args: [], required: 0,
+    run: async (ctx, io, v) => (await projects()).runProjectsList(ctx, io, { json: v.json === true }),
+  },
+  {
+    name: 'projects create', options: ['description', 'json'], args: ['NAME', 'WORKDIR'], required: 2,
+    run: async (ctx, io, v, [name, workdir]) => (await projects()).runProjectsCreate(ctx, io, { name: name!, workdir: workdir!, description: v.description, json: v.json === true }),
+  },
+  {
+    name: 'projects add-session', options: ['json'], args: ['PROJECT', 'SESSION'], required: 2,
+    run: async (ctx, io, v, [project, session]) => (await projects()).runProjectsAddSession(ctx, io, { project: project!, session: session!, json: v.json === true }),
+  },
+];
+
+const GROUPS = new Set(['projects']);
+
+function requireRemote(remote: string | undefined): string {
+  if (remote === undefined || remote === '') throw new CliError('--remote URL is required, e.g. --remote https://git.example.com/sessions/{session}.git');
+  return remote;
+}
+
+/** The command a positional list names: the longest match, plus its remaining arguments. */
+function findCommand(positionals: readonly string[]): { command: Command | null; group: string | null; rest: string[] } {
+  const [first, second] = positionals;
+  if (first !== undefined && GROUPS.has(first)) {
+    const command = COMMANDS.find((c) => c.name === `${first} ${second}`) ?? null;
+    return { command, group: first, rest: positionals.slice(command ? 2 : 1) };
+  }
+  return { command: COMMANDS.find((c) => c.name === first) ?? null, group: null, rest: positionals.slice(1) };
+}
+
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/**
+ * Runs the `entity-git` command line `argv` (without node and the script) and resolves to its
+ * exit code. Never throws and never exits the process: errors are one line on `io.stderr`.
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  try {
+    return await dispatch(argv, io);
+  } catch (err) {
+    io.stderr.write(`${COMMAND_NAME}: ${messageOf(err)}\n`);
+    // The one-line message is the contract; the stack is there when a bug is being chased.
+    if (process.env.ENTITY_GIT_DEBUG && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
+    return exitCodeOf(err);
+  }
+}
+
+async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  if (wantsHelp(argv)) {
+    const { command, group } = findCommand(loosePositionals(argv));
+    println(io, command ? COMMAND_HELP[command.name] : group ? COMMAND_HELP[group] : TOP_HELP);
+    return EXIT_OK;
+  }
+  let parsed: ParsedArgs;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    const { command, group } = findCommand(loosePositionals(argv));
+    throw new CliError(`${(err as Error).message} (see: ${COMMAND_NAME} ${command?.name ?? group ?? ''}${command || group ? ' ' : ''}--help)`);
+  }
+  const { values, positionals, given } = parsed;
+  if (positionals.length === 0) {
+    if (values.version === true && given.every((g) => g.name === 'version' || GLOBAL_OPTIONS.includes(g.name))) {
+      println(io, `${COMMAND_NAME} ${version()}`);
+      return EXIT_OK;
+    }
+    throw new CliError(`missing command (see: ${COMMAND_NAME} --help)`);
+  }
+  const { command, group, rest } = findCommand(positionals);
+  if (!command) {
+    if (group) {
+      const sub = positionals[1];
+      const subs = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.slice(group.length + 1));
+      throw new CliError(sub === undefined ? `${group} needs a subcommand: ${subs.join(', ')} (see: ${COMMAND_NAME} ${group} --help)` : `unknown ${group} subcommand ${JSON.stringify(sub)}: expected ${subs.join(', ')}`);
+    }
+    throw new CliError(`unknown command ${JSON.stringify(positionals[0])} (see: ${COMMAND_NAME} --help)`);
+  }
+  const hint = `(see: ${COMMAND_NAME} ${command.name} --help)`;
+  for (const g of given) {
+    if (!GLOBAL_OPTIONS.includes(g.name) && !command.options.includes(g.name)) throw new CliError(`${command.name} takes no option ${g.raw} ${hint}`);
+  }
+  if (rest.length < command.required) throw new CliError(`${command.name}: missing ${command.args.slice(rest.length, command.required).join(' ')} ${hint}`);
+  if (rest.length > command.args.length) throw new CliError(`${command.name}: unexpected argument ${JSON.stringify(rest[command.args.length])} ${hint}`);
+  for (const key of ['session', 'branch', 'project'] as const) {
+    if (values[key] === '') throw new CliError(`--${key} needs a non-empty value`);
+  }
+
+  const { openContext } = await import('./context.js');
+  const ctx = await openContext({ db: values.db, root: values.root, identity: values.identity, cwd: io.cwd ?? process.cwd() });
+  try {
+    return await command.run(ctx, io, values, rest);
+  } finally {
+    await ctx.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,153 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { GOLDEN_SESSION, goldenNodes } from '@entity-git/test-utils';
+import { openSqlite } from '@entity-git/sqlite';
+
+export const CLI_DIR = fileURLToPath(new URL('..', import.meta.url));
+export const REPO_ROOT = join(CLI_DIR, '..', '..');
+export const BIN = join(CLI_DIR, 'src', 'bin.ts');
+const requireFromRoot = createRequire(join(REPO_ROOT, 'package.json'));
+/** `node --import tsx --conditions=source src/bin.ts`: `tsx --conditions=source` minus the tsx CLI's parent process. */
+export const TSX_COMMAND = [process.execPath, '--import', pathToFileURL(requireFromRoot.resolve('tsx')).href, '--conditions=source', BIN];
+
+/**
+ * The command line that runs `entity-git` from source: `[...COMMAND, ...args]`.
+ *
+ * By default src/bin.ts is bundled once per test file with tsx's own esbuild (the same
+ * transform tsx applies, `source` condition included), into test-output/ beside the package so
+ * `../package.json` resolves as from src/. A run then costs ~0.2 s instead of ~0.9 s under tsx's
+ * loader hooks, which see every module of kysely and isomorphic-git. The native and optional
+ * drivers stay external, resolved where @entity-git/sqlite resolves them. Set
+ * ENTITY_GIT_CLI_TEST_TSX=1 to run every test through tsx instead (or when esbuild is absent).
+ */
+export const COMMAND: readonly string[] = process.env.ENTITY_GIT_CLI_TEST_TSX ? TSX_COMMAND : await bundled().catch((err: unknown) => {
+  console.warn(`[entity-git cli tests] bundling src/bin.ts failed, running through tsx: ${String(err)}`);
+  return TSX_COMMAND;
+});
+
+async function bundled(): Promise<string[]> {
+  type EsbuildPlugin = { name: string; setup(build: { onResolve(o: { filter: RegExp }, cb: (a: { path: string }) => { path: string; external: boolean }): void }): void };
+  const esbuild = createRequire(requireFromRoot.resolve('tsx'))('esbuild') as {
+    build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
+  };
+  const fromSqlite = createRequire(join(REPO_ROOT, 'packages', 'sqlite', 'package.json'));
+  const external: EsbuildPlugin = {
+    name: 'external-drivers',
+    setup(build) {
+      build.onResolve({ filter: /^(better-sqlite3|pg)$/ }, (a) => {
+        try {
+          return { path: fromSqlite.resolve(a.path), external: true };
+        } catch {
+          return { path: a.path, external: true };
+        }
+      });
+    },
+  };
+  const result = await esbuild.build({
+    entryPoints: [BIN], bundle: true, write: false, platform: 'node', format: 'esm', target: 'node20', conditions: ['source'],
+    logLevel: 'silent', plugins: [external],
+    // CommonJS dependencies bundled into ESM still call require() for node builtins.
+    banner: { js: "import { createRequire as __entityGitRequire } from 'node:module'; const require = __entityGitRequire(import.meta.url);" },
+  });
+  const outDir = join(CLI_DIR, 'test-output');
+  mkdirSync(outDir, { recursive: true });
+  const file = join(outDir, 'bin.mjs');
+  // Test files bundle concurrently; each renames a complete file into place.
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, result.outputFiles[0]!.text);
+  renameSync(temp, file);
+  return [process.execPath, file];
+}
+
+export function tempDir(prefix = 'entity-git-cli-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `entity-git ARGS` from source as a child process (stdout and stderr are pipes: not a TTY). */
+export function run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(COMMAND[0]!, [...COMMAND.slice(1), ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export function json<T = any>(r: Run): T {
+  if (r.code !== 0) throw new Error(`exit ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** Native git in a session repository; its stdout without the final newline. */
+export function git(cwd: string, ...args: string[]): string {
+  return gitRaw(cwd, ...args).replace(/\n$/, '');
+}
+
+export function gitRaw(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } });
+}
+
+/** Every branch of a repository with its commit, as native git sees it. */
+export function revParseAll(repo: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of git(repo, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').split('\n')) {
+    if (line === '') continue;
+    const [name, sha] = line.split(' ');
+    out[name!] = git(repo, 'rev-parse', '--verify', `${name}^{commit}`);
+    if (out[name!] !== sha) throw new Error(`rev-parse ${name} disagrees with for-each-ref`);
+  }
+  out.HEAD = git(repo, 'symbolic-ref', '--short', 'HEAD');
+  return out;
+}
+
+export const PLAIN_ID = 'plain-2';
+export const SHORT_ID = 'short-3';
+
+/**
+ * A SQLite DAG written with the writer: the golden session (tool calls with parallel results, a
+ * retry, an edited user message, a continue-from-an-old-turn, a pending placeholder) and a plain
+ * two-turn session with a tool call, and a one-turn session.
+ */
+export async function buildDb(file: string): Promise<void> {
+  const store = await openSqlite({ file });
+  try {
+    const { writer } = store;
+    await writer.createSession({ ...GOLDEN_SESSION, head: null });
+    for (const n of goldenNodes()) {
+      await writer.appendNode({ id: n.id, session_id: n.session_id, role: n.role, content: n.content, predecessor: n.predecessor, caller: n.caller, created_at: n.created_at, metadata: n.metadata });
+    }
+    await writer.setHead(GOLDEN_SESSION.id, GOLDEN_SESSION.head);
+
+    await writer.createSession({ id: PLAIN_ID, title: 'Plain', model: 'm-1', created_at: 1779600000 });
+    const t = 1779600000;
+    await writer.appendNode({ id: 'p-u1', session_id: PLAIN_ID, role: 'user', content: 'Hello', created_at: t + 1 });
+    await writer.appendNode({ id: 'p-a1', session_id: PLAIN_ID, role: 'assistant', content: 'Hi! How can I help?', predecessor: 'p-u1', created_at: t + 2 });
+    await writer.appendNode({ id: 'p-u2', session_id: PLAIN_ID, role: 'user', content: 'Read the README', predecessor: 'p-a1', created_at: t + 3 });
+    await writer.appendNode({ id: 'p-a2', session_id: PLAIN_ID, role: 'assistant', content: { text: 'Reading.', tool_calls: [{ id: 'c1', name: 'read' }] }, predecessor: 'p-u2', created_at: t + 4 });
+    await writer.appendNode({ id: 'p-t1', session_id: PLAIN_ID, role: 'tool', content: '# README', predecessor: 'p-a2', caller: 'p-a2', created_at: t + 5, metadata: { tool: 'read' } });
+    await writer.appendNode({ id: 'p-a3', session_id: PLAIN_ID, role: 'assistant', content: 'It is a README.', predecessor: 'p-t1', created_at: t + 6 });
+
+    await writer.createSession({ id: SHORT_ID, title: 'Short', created_at: 1779700000 });
+    await writer.appendNode({ id: 'q-u1', session_id: SHORT_ID, role: 'user', content: 'Ping', created_at: 1779700001 });
+    await writer.appendNode({ id: 'q-a1', session_id: SHORT_ID, role: 'assistant', content: 'Pong', predecessor: 'q-u1', created_at: 1779700002 });
+  } finally {
+    await store.close();
+  }
+}

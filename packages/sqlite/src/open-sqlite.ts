@@ -1,0 +1,57 @@
+import { EntityGitError } from '@entity-git/core';
+import { Kysely, SqliteDialect, type KyselyConfig, type KyselyPlugin, type SqliteDatabase } from 'kysely';
+import { assembleStore, type SqlStore, type SqlStoreCommonOptions } from './sql-store.js';
+
+/** Name of the default engine's store (`store.name`). */
+export const SQLITE_STORE_NAME = 'sqlite';
+/** How long a writer waits for another process's write lock before SQLITE_BUSY (ms). */
+export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
+export interface OpenSqliteOptions extends SqlStoreCommonOptions {
+  /** Path of the database file, created when missing (its directory must exist); `:memory:` for a private one. */
+  file: string;
+  /** Busy timeout in ms (default {@link DEFAULT_BUSY_TIMEOUT_MS}). */
+  busyTimeoutMs?: number;
+  /** kysely plugins for the instance (instrumentation, naming). */
+  plugins?: KyselyPlugin[];
+  /** kysely's query log hook. */
+  log?: KyselyConfig['log'];
+}
+
+// The slice of better-sqlite3 we use, so our types do not need @types/better-sqlite3.
+interface BetterSqlite3Database extends SqliteDatabase {
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+}
+type BetterSqlite3 = new (filename: string, options?: { timeout?: number }) => BetterSqlite3Database;
+
+/**
+ * Opens (creating if needed) a SQLite database file with better-sqlite3 and returns its store:
+ * WAL (readers never wait for the writer), a busy timeout, foreign keys on, migrations run.
+ * Several processes may open one file; their writes serialize on SQLite's write lock.
+ */
+export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> {
+  const frozen = Object.freeze({ ...options });
+  const { file, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS } = frozen;
+  if (typeof file !== 'string' || file === '') throw new EntityGitError('INVALID_OPTION', '[sqlite] file must be a non-empty path');
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new EntityGitError('INVALID_OPTION', '[sqlite] busyTimeoutMs must be a non-negative integer', { busyTimeoutMs });
+  }
+  // Loaded on demand: a user of openPostgres alone never needs the native module.
+  const Database = ((await import('better-sqlite3')) as unknown as { default: BetterSqlite3 }).default;
+  let database: BetterSqlite3Database;
+  try {
+    database = new Database(file, { timeout: busyTimeoutMs });
+  } catch (err) {
+    throw new EntityGitError('DB_ERROR', `[sqlite] cannot open ${JSON.stringify(file)}: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  try {
+    // Switching to WAL takes the write lock briefly; better-sqlite3's timeout is in force already.
+    database.pragma('journal_mode = WAL');
+    database.pragma('foreign_keys = ON');
+  } catch (err) {
+    database.close();
+    throw new EntityGitError('DB_ERROR', `[sqlite] cannot set up ${JSON.stringify(file)}: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }), plugins: frozen.plugins, log: frozen.log });
+  return assembleStore(SQLITE_STORE_NAME, db, { ...frozen, engine: 'sqlite' }, () => db.destroy());
+}
