@@ -3,7 +3,7 @@ export type { DagNode, Session, Project, ProjectStatus, Role, JsonValue } from '
 export { ROLES, PROJECT_STATUSES } from './model/types.js';
 export { canonicalJson, assertJson } from './model/canonical-json.js';
 export { encodeId, decodeId, idSegment, messageFileName, sessionDirName, assertId, MAX_ID_BYTES, MAX_SEGMENT_BYTES } from './model/names.js';
-export { validateNode, validateSession } from './model/validate.js';
+export { validateNode, validateSession, sessionRow } from './model/validate.js';
 export { derive, cutTurns, rides, type NodeShape, type TurnPlan, type BranchPlan, type Derivation } from './model/derive.js';
 export { commitMessage, parseTrailers, nodeFacts, turnTime, defaultMetadataKeys, type NodeFacts, type MetadataKeys } from './model/commit-message.js';
 export { textOf, foldLine } from './model/text.js';

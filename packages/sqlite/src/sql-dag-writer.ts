@@ -1,5 +1,5 @@
 import {
-  EntityGitError, assertId, assertJson, isEntityGitError, validateNode, validateSession,
+  EntityGitError, assertId, assertJson, isEntityGitError, sessionRow, validateNode,
   type DagNode, type DagWriter, type JsonValue, type Session,
 } from '@entity-git/core';
 import type { Kysely } from 'kysely';
@@ -48,18 +48,7 @@ export class SqlDagWriter implements DagWriter {
   }
 
   async createSession(input: Partial<Session> & { id: string }): Promise<Session> {
-    if (typeof input !== 'object' || input === null) throw new EntityGitError('INVALID_SESSION', '[sqlite] a session must be an object');
-    const session: Session = {
-      id: input.id,
-      title: input.title ?? null,
-      agent_id: input.agent_id ?? null,
-      model: input.model ?? null,
-      project_id: input.project_id ?? null,
-      head: input.head ?? null,
-      created_at: input.created_at ?? this.sessionClock(),
-      metadata: input.metadata ?? null,
-    };
-    validateSession(session);
+    const session = sessionRow(input, this.sessionClock);
     assertStorableText(session.id, 'session id', 'INVALID_ID');
     assertStorableText(session.project_id, 'session project_id', 'INVALID_ID');
     assertStorableText(session.head, 'session head', 'INVALID_ID');

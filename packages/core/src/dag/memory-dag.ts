@@ -1,7 +1,7 @@
 import { EntityGitError } from '../errors.js';
 import { assertId } from '../model/names.js';
 import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus, type Session } from '../model/types.js';
-import { validateNode, validateSession } from '../model/validate.js';
+import { sessionRow, validateNode, validateSession } from '../model/validate.js';
 import type { DagSource, DagWriter } from './dag-source.js';
 import type { ProjectStore } from './project-store.js';
 
@@ -44,17 +44,7 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
   }
 
   async createSession(input: Partial<Session> & { id: string }): Promise<Session> {
-    const session: Session = {
-      id: input.id,
-      title: input.title ?? null,
-      agent_id: input.agent_id ?? null,
-      model: input.model ?? null,
-      project_id: input.project_id ?? null,
-      head: input.head ?? null,
-      created_at: input.created_at ?? this.clock(),
-      metadata: input.metadata ?? null,
-    };
-    validateSession(session);
+    const session = sessionRow(input, this.clock);
     if (this.sessions.has(session.id)) {
       throw new EntityGitError('INVALID_SESSION', `session ${JSON.stringify(session.id)} exists already`);
     }

@@ -19,14 +19,15 @@ export function assertJson(value: unknown, where = '$'): asserts value is JsonVa
   check(value, new Set(), where);
 }
 
-function check(value: unknown, seen: Set<object>, path: string): void {
+/** Throws for a value no JSON text can hold exactly; true when `value` is a JSON scalar. */
+function scalar(value: unknown, path: string): boolean {
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      return;
+      return true;
     case 'number':
       if (!Number.isFinite(value)) fail(path, String(value));
-      return;
+      return true;
     case 'bigint':
       return fail(path, 'a BigInt');
     case 'undefined':
@@ -36,7 +37,11 @@ function check(value: unknown, seen: Set<object>, path: string): void {
     case 'symbol':
       return fail(path, 'a symbol');
   }
-  if (value === null) return;
+  return value === null;
+}
+
+function check(value: unknown, seen: Set<object>, path: string): void {
+  if (scalar(value, path)) return;
   const obj = value as object;
   if (seen.has(obj)) fail(path, 'a cycle');
   seen.add(obj);
@@ -78,24 +83,7 @@ function compareCodePoints(a: string, b: string): number {
 }
 
 function write(value: unknown, indent: string, seen: Set<object>, path: string): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      if (!Number.isFinite(value)) fail(path, String(value));
-      return JSON.stringify(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'bigint':
-      return fail(path, 'a BigInt');
-    case 'undefined':
-      return fail(path, 'undefined');
-    case 'function':
-      return fail(path, 'a function');
-    case 'symbol':
-      return fail(path, 'a symbol');
-  }
-  if (value === null) return 'null';
+  if (scalar(value, path)) return JSON.stringify(value);
   const obj = value as object;
   if (seen.has(obj)) fail(path, 'a cycle');
   const inner = indent + '  ';

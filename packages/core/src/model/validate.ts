@@ -26,6 +26,26 @@ export function validateNode(node: unknown): asserts node is DagNode {
   assertJson(n.metadata, 'metadata');
 }
 
+/**
+ * A session row from a writer's partial input: absent fields null, `created_at` from `now`;
+ * validated (`INVALID_SESSION`, `INVALID_ID`, `NON_JSON_VALUE`).
+ */
+export function sessionRow(input: Partial<Session> & { id: string }, now: () => number): Session {
+  if (typeof input !== 'object' || input === null) throw new EntityGitError('INVALID_SESSION', 'a session must be an object');
+  const session: Session = {
+    id: input.id,
+    title: input.title ?? null,
+    agent_id: input.agent_id ?? null,
+    model: input.model ?? null,
+    project_id: input.project_id ?? null,
+    head: input.head ?? null,
+    created_at: input.created_at ?? now(),
+    metadata: input.metadata ?? null,
+  };
+  validateSession(session);
+  return session;
+}
+
 /** Checks a session row at the boundary; throws `INVALID_SESSION`, `INVALID_ID` or `NON_JSON_VALUE`. */
 export function validateSession(session: unknown): asserts session is Session {
   if (typeof session !== 'object' || session === null) throw new EntityGitError('INVALID_SESSION', 'a session must be an object');
