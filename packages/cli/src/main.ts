@@ -16,6 +16,8 @@ interface Command {
   /** Names of its positional arguments, for messages; the first `required` of them must be given. */
   args: string[];
   required: number;
+  /** An option that, given, stands in for the required arguments (`log --project`). */
+  unless?: OptionName;
   run(ctx: Context, io: CliIo, values: ParsedArgs['values'], args: string[]): Promise<ExitCode>;
 }
 
@@ -34,7 +36,7 @@ const COMMANDS: Command[] = [
     run: async (ctx, io, v) => (await import('./commands/verify.js')).runVerify(ctx, io, { session: v.session, json: v.json === true }),
   },
   {
-    name: 'log', options: ['branch', 'project', 'json'], args: ['SESSION'], required: 0,
+    name: 'log', options: ['branch', 'project', 'json'], args: ['SESSION'], required: 1, unless: 'project',
     run: async (ctx, io, v, [session]) => {
       if (v.project !== undefined) {
         if (session !== undefined || v.branch !== undefined) throw new CliError('log --project PROJECT takes no SESSION and no --branch (see: entity-git log --help)');
@@ -145,7 +147,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   for (const g of given) {
     if (!GLOBAL_OPTIONS.includes(g.name) && !command.options.includes(g.name)) throw new CliError(`${command.name} takes no option ${g.raw} ${hint}`);
   }
-  if (rest.length < command.required) throw new CliError(`${command.name}: missing ${command.args.slice(rest.length, command.required).join(' ')} ${hint}`);
+  const stoodIn = command.unless !== undefined && values[command.unless] !== undefined;
+  if (rest.length < command.required && !stoodIn) throw new CliError(`${command.name}: missing ${command.args.slice(rest.length, command.required).join(' ')} ${hint}`);
   if (rest.length > command.args.length) throw new CliError(`${command.name}: unexpected argument ${JSON.stringify(rest[command.args.length])} ${hint}`);
   for (const key of ['session', 'branch', 'project'] as const) {
     if (values[key] === '') throw new CliError(`--${key} needs a non-empty value`);
