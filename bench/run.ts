@@ -3,6 +3,7 @@
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   commit: () => import('./commit.js'),
   'project-status': () => import('./project-status.js'),
+  memory: () => import('./memory.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,4 +1,7 @@
-import { createMirrorService, MemoryDag, type DagNode, type ServiceEvents } from '@entity-git/core';
+import { canonicalJson, createMirrorService, MemoryDag, type DagNode, type ServiceEvents } from '@entity-git/core';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
@@ -117,5 +120,19 @@ describe('odd and hostile DAGs', () => {
     });
     await expect(reuse.sync('r')).rejects.toMatchObject({ code: 'DAG_DUPLICATE_SEQ' });
     await expect(dag.addNode({ ...node('good', 'n', 3, 'user', 'a'), created_at: NaN })).rejects.toMatchObject({ code: 'INVALID_NODE' });
+  });
+
+  it('a 100 MB tool output syncs whole: exact bytes in the blob and the working tree, fsck clean', async () => {
+    const big = 'log line with some text 0123456789\n'.repeat(Math.ceil((100 << 20) / 35)).slice(0, 100 << 20);
+    const { mirror, dir } = await session((s) => [node(s, 'u', 1, 'user', null), node(s, 'a', 2, 'assistant', 'u'), node(s, 't', 3, 'tool', 'a', big, 1779500003, 'a'), node(s, 'b', 4, 'assistant', 't')]);
+    await mirror.sync('s');
+    const file = 'messages/000003-t-t.json';
+    const expected = canonicalJson({ caller: 'a', content: big, created_at: 1779500003, id: 't', metadata: { tool: 'read' }, predecessor: 'a', role: 'tool', seq: 3, session_id: 's' });
+    expect(git(dir, 'cat-file', '-s', `HEAD:${file}`).trim()).toBe(String(Buffer.byteLength(expected)));
+    expect(statSync(join(dir, file)).size).toBe(Buffer.byteLength(expected));
+    expect(createHash('sha1').update(readFileSync(join(dir, file))).digest('hex')).toBe(createHash('sha1').update(expected).digest('hex'));
+    expect(git(dir, 'fsck', '--strict')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(await mirror.sync('s')).toMatchObject({ noop: true });
   });
 });
