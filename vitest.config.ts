@@ -1,14 +1,54 @@
-import { defineConfig } from 'vitest/config';
+import { playwright } from '@vitest/browser-playwright';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Workspace packages resolve to their TypeScript sources (the `source` export condition).
+const nodeConditions = ['source', 'module', 'node', 'import', 'default'];
+const browserConditions = ['source', 'browser', 'module', 'import', 'default'];
+
+// Debian's chromium (scripts/setup.mjs installs it when missing); playwright's own browser
+// download is never used. packages/browser-fs/test/pages.test.ts launches the same binary.
+const chromium = '/usr/bin/chromium';
+const chromiumArgs = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
 
 export default defineConfig({
-  resolve: { conditions: ['source', 'module', 'node', 'import', 'default'] },
-  // Forked workers get these as node --conditions, which also steer require(): 'module' or
-  // 'import' there would hand CommonJS packages (pg → pg-pool) an ES module.
-  ssr: { resolve: { conditions: ['source', 'node'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
+    projects: [
+      {
+        resolve: { conditions: nodeConditions },
+        // Forked workers get these as node --conditions, which also steer require(): 'module' or
+        // 'import' there would hand CommonJS packages (pg → pg-pool) an ES module.
+        ssr: { resolve: { conditions: ['source', 'node'] } },
+        test: {
+          name: 'node',
+          include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, '**/*.browser.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        // Tests that run inside Chromium itself (vitest browser mode, pages served over http on localhost).
+        resolve: { conditions: browserConditions },
+        test: {
+          name: 'browser',
+          include: ['packages/browser-fs/test/**/*.browser.test.ts'],
+          // A git smart-HTTP server on 127.0.0.1 for remote.browser.test.ts (runs in Node).
+          globalSetup: ['packages/browser-fs/test/git-server.global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          browser: {
+            enabled: true,
+            headless: true,
+            screenshotFailures: false,
+            provider: playwright({ launchOptions: { executablePath: chromium, args: chromiumArgs } }),
+            instances: [{ browser: 'chromium' }],
+          },
+        },
+      },
+    ],
   },
 });

@@ -1,2 +1,12 @@
-/** The adapter's name constant. The storage itself (LightningFS, Web Locks, IndexedDB DAG) is the work of the browser-fs issue. */
-export const DRIVER_NAME = 'browser-fs';
+export {
+  browserStorage, requestPersistentStorage, fsDatabaseName, DRIVER_NAME, DEFAULT_FS_NAME,
+  type BrowserStorage, type BrowserStorageOptions, type PersistenceReport,
+} from './browser-storage.js';
+export { createBrowserMirror, DEFAULT_ROOT, type BrowserMirrorOptions } from './browser-mirror.js';
+export {
+  IdbDag, openIdbDag, deleteIdbDag, DEFAULT_DAG_NAME, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE,
+  type IdbDagOptions, type AppendNodeInput,
+} from './idb-dag.js';
+export { importSession, importRows, type ImportSessionOptions, type ImportRowsOptions, type ImportResult } from './import-session.js';
+export { isQuotaError } from './errors.js';
+export type { LightningFS, LightningPromises, LightningStat } from './lightning-fs.js';
