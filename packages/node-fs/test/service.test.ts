@@ -161,4 +161,36 @@ describe('reconcile', () => {
     expect(JSON.parse(git(dir, 'show', 'main:meta.json')).title).toBe('Renamed later');
     expect((await mirror.verify(GOLDEN_SESSION.id)).differences).toEqual([]);
   });
+
+  it('is safe to run while the service is live: both serialize on the session lock', async () => {
+    const dag = new MemoryDag();
+    const mirror = createNodeMirror({ dag, root: tempDir() });
+    const service = createMirrorService({ mirror });
+    const failures: unknown[] = [];
+    service.on('failed', (e) => failures.push(e));
+    const sessions = Array.from({ length: 10 }, (_, i) => `live-${i}`);
+    const last = new Map<string, string | null>();
+    for (const sid of sessions) {
+      await dag.createSession({ id: sid, created_at: 1779500000 });
+      last.set(sid, null);
+    }
+    const reconciles: Promise<unknown>[] = [];
+    for (let t = 1; t <= 8; t++) {
+      for (const sid of sessions) {
+        last.set(sid, await addTurn(dag, sid, t, last.get(sid)!));
+        service.notify(sid);
+      }
+      if (t % 3 === 0) reconciles.push(reconcile({ dag, mirror }));
+    }
+    const reports = (await Promise.all(reconciles)) as Awaited<ReturnType<typeof reconcile>>[];
+    await service.drain();
+    expect(failures).toEqual([]);
+    expect(reports.every((r) => r.ok)).toBe(true);
+    const final = await reconcile({ dag, mirror });
+    expect(final.entries.map((e) => e.action)).toEqual(sessions.map(() => 'unchanged'));
+    for (const sid of sessions) {
+      expect(git(mirror.repoPath(sid), 'rev-list', '--count', 'main').trim()).toBe('8');
+      expect(git(mirror.repoPath(sid), 'fsck', '--strict', '--no-dangling')).toBe('');
+    }
+  });
 });

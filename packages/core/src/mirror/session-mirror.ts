@@ -474,14 +474,18 @@ class SessionMirror implements Mirror {
   }
 
   async verify(sessionId: string): Promise<VerifyReport> {
-    const differences: Difference[] = [];
-    const report = (): VerifyReport => ({ sessionId, ok: differences.every((d) => d.kind === 'meta-stale' || d.kind === 'extra-branch'), differences });
     const session = await this.session(sessionId);
     const repo = this.repo(sessionId);
     if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) === null) {
-      differences.push({ kind: 'missing-repo', detail: `no repository at ${repo.dir}` });
-      return report();
+      return { sessionId, ok: false, differences: [{ kind: 'missing-repo', detail: `no repository at ${repo.dir}` }] };
     }
+    // Under the sync lock: a sync half done by another caller is not a difference.
+    return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () => this.verifyLocked(sessionId, session, repo));
+  }
+
+  private async verifyLocked(sessionId: string, session: Session, repo: Repo): Promise<VerifyReport> {
+    const differences: Difference[] = [];
+    const report = (): VerifyReport => ({ sessionId, ok: differences.every((d) => d.kind === 'meta-stale' || d.kind === 'extra-branch'), differences });
     const known: Known[] = [];
     try {
       const seen = new Set<string>();

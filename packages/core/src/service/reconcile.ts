@@ -50,8 +50,13 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         entry = { sessionId, action: 'unchanged', differences: before.differences };
       } else {
         const missing = before.differences.some((d) => d.kind === 'missing-repo');
-        await options.mirror.sync(sessionId, { full: !missing });
-        const after = await options.mirror.verify(sessionId);
+        // While a dispatcher writes, the DAG may gain a turn between the repair and the check:
+        // try again a few times before calling the session failed.
+        let after = before;
+        for (let attempt = 0; attempt < 3 && !after.ok; attempt++) {
+          await options.mirror.sync(sessionId, { full: attempt > 0 || !missing });
+          after = await options.mirror.verify(sessionId);
+        }
         entry = after.ok
           ? { sessionId, action: missing ? 'backfilled' : 'repaired', differences: before.differences }
           : { sessionId, action: 'failed', differences: after.differences, error: { code: 'REPO_CORRUPT', message: after.differences.map((d) => d.detail).join('; ') } };
