@@ -21,6 +21,7 @@ export interface IndexEntry {
 }
 
 const u32 = (n: number) => n >>> 0;
+const ASCII = /^[\x00-\x7f]*$/;
 
 export function entryFromStat(path: string, oid: string, st: StorageStat): IndexEntry {
   const split = (ms: number | undefined, ns: bigint | undefined): [number, number] => {
@@ -45,7 +46,10 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 
 /** Index file (version 2) bytes for `entries`, sorted by path as git requires, with the checksum. */
 export function buildIndex(entries: readonly IndexEntry[], codec: Codec): Uint8Array {
-  const named = entries.map((e) => ({ e, name: utf8(e.path) })).sort((a, b) => compareBytes(a.name, b.name));
+  const named = entries.map((e) => ({ e, name: utf8(e.path) }));
+  // ASCII paths (every path the mirror writes) sort the same as strings as they do as bytes.
+  if (entries.every((e) => ASCII.test(e.path))) named.sort((a, b) => (a.e.path < b.e.path ? -1 : a.e.path > b.e.path ? 1 : 0));
+  else named.sort((a, b) => compareBytes(a.name, b.name));
   let size = 12;
   for (const { name } of named) size += Math.ceil((62 + name.length + 1) / 8) * 8;
   const out = new Uint8Array(size + 20);

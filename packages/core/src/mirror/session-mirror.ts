@@ -9,7 +9,7 @@ import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { assertId, messageFileName, sessionDirName } from '../model/names.js';
 import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage, StorageStat } from '../storage/storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
 import { StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
 import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyReport } from './mirror.js';
@@ -46,6 +46,12 @@ export function createMirror(options: MirrorOptions): Mirror {
   return new SessionMirror(options);
 }
 
+/** A file's identity for "is it still the one I wrote": inode, size and modification time. */
+function fileId(st: StorageStat): string {
+  return `${st.ino}:${st.size}:${st.mtimeNs ?? st.mtimeMs}:${st.ctimeNs ?? st.ctimeMs ?? ''}`;
+}
+const sameFile = (id: string, st: StorageStat): boolean => id === fileId(st);
+
 const REPO_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
 
 /** Whether git can read a config file: present, no NUL byte, and a [core] section. */
@@ -67,6 +73,8 @@ class SessionMirror implements Mirror {
   private readonly batchSize: number;
   private readonly config: string;
   private readonly states: StateCache;
+  /** Per repository: the index entries this mirror last wrote, and the file they were written to. */
+  private readonly indexes = new Map<string, { id: string; entries: IndexEntry[] }>();
 
   constructor(o: MirrorOptions) {
     if (typeof o.root !== 'string' || !o.root.startsWith('/')) {
@@ -356,8 +364,14 @@ class SessionMirror implements Mirror {
     const indexPath = joinPath(repo.gitdir, 'index');
     let current: IndexEntry[] = [];
     let rewriteAll = false;
-    const data = await this.store.read(indexPath);
-    if (data !== null) {
+    // The index as this mirror last wrote it, while the file is still that one (anyone else's
+    // write — git refreshing stat data, a user's checkout — changes its identity).
+    const cached = this.indexes.get(repo.gitdir);
+    const st = await this.store.lstat(indexPath);
+    const data = cached && st && sameFile(cached.id, st) ? null : await this.store.read(indexPath);
+    if (cached && st && data === null) {
+      current = cached.entries;
+    } else if (data !== null) {
       try {
         current = parseIndex(data, this.store.codec);
       } catch (err) {
@@ -365,8 +379,10 @@ class SessionMirror implements Mirror {
         rewriteAll = true;
       }
     }
+    this.indexes.delete(repo.gitdir);
+    const present = st !== null;
     const byPath = new Map(current.map((e) => [e.path, e]));
-    let changed = rewriteAll || (data === null && target.size > 0);
+    let changed = rewriteAll || (!present && target.size > 0);
     const next: IndexEntry[] = [];
     for (const [path, oid] of target) {
       const cur = byPath.get(path);
@@ -386,7 +402,10 @@ class SessionMirror implements Mirror {
         changed = true;
       }
     }
-    if (!changed) return false;
+    if (!changed) {
+      if (st) this.indexes.set(repo.gitdir, { id: fileId(st), entries: current });
+      return false;
+    }
     const lock = `${indexPath}.lock`;
     await acquireLockFile(this.store, lock, buildIndex(next, this.store.codec), this.lock);
     try {
@@ -395,6 +414,8 @@ class SessionMirror implements Mirror {
       await this.store.remove(lock);
       throw this.store.wrap(err, 'write index', indexPath);
     }
+    const written = await this.store.lstat(indexPath);
+    if (written) this.indexes.set(repo.gitdir, { id: fileId(written), entries: next });
     return true;
   }
 
