@@ -1,5 +1,5 @@
 import {
-  assertId, EntityGitError, isAbsolutePath, PROJECT_STATUSES, validateNode, validateSession,
+  assertId, EntityGitError, isAbsolutePath, PROJECT_STATUSES, sessionRow, validateNode, validateSession,
   type DagNode, type DagSource, type DagWriter, type JsonValue, type Project, type ProjectStatus, type ProjectStore, type Session, type StorageFs,
 } from '@entity-git/core';
 import { deleteDB, openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
@@ -281,18 +281,7 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
   // ---- DagWriter ----
 
   async createSession(input: Partial<Session> & { id: string }): Promise<Session> {
-    if (typeof input !== 'object' || input === null) throw new EntityGitError('INVALID_SESSION', `${PREFIX} a session must be an object`);
-    const session: Session = {
-      id: input.id,
-      title: input.title ?? null,
-      agent_id: input.agent_id ?? null,
-      model: input.model ?? null,
-      project_id: input.project_id ?? null,
-      head: input.head ?? null,
-      created_at: input.created_at ?? this.options.now(),
-      metadata: input.metadata ?? null,
-    };
-    validateSession(session);
+    const session = sessionRow(input, this.options.now);
     const metadata = encode(session.metadata);
     await this.write(['sessions'], `creating session ${JSON.stringify(session.id)}`, async (tx) => {
       const store = tx.objectStore('sessions');
