@@ -52,6 +52,16 @@ type Record_ = { n: Known } | { d: string } | { c: [string, string] };
 const HEADER = 'entity-git/state.json';
 const LOG = 'entity-git/state.jsonl';
 
+/** Repositories whose state stays in memory: the most recently synced (a server has thousands). */
+export const LIVE_STATES = 64;
+
+/** Put `key` last in a Map used as an LRU, dropping the oldest entries beyond `max`. */
+export function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > max) map.delete(map.keys().next().value as K);
+}
+
 export class StateCache {
   private readonly live = new Map<string, LiveState>();
 
@@ -147,12 +157,12 @@ export class StateCache {
       bytes, records: state.records, nodes: state.known.size, memo: state.memo.size,
     };
     await this.store.writeAtomic(joinPath(gitdir, HEADER), JSON.stringify(header));
-    this.live.set(gitdir, state);
+    remember(this.live, gitdir, state, LIVE_STATES);
   }
 
   /** Keep `state` in memory without writing (a sync that changed nothing the disk copy lacks). */
   keep(gitdir: string, state: LiveState): void {
-    this.live.set(gitdir, state);
+    remember(this.live, gitdir, state, LIVE_STATES);
   }
 
   forget(gitdir: string): void {

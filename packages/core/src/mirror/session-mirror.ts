@@ -11,7 +11,7 @@ import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
 import type { Storage, StorageStat } from '../storage/storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
-import { StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
+import { LIVE_STATES, remember, StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
 import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyReport } from './mirror.js';
 
 export interface MirrorOptions {
@@ -403,7 +403,7 @@ class SessionMirror implements Mirror {
       }
     }
     if (!changed) {
-      if (st) this.indexes.set(repo.gitdir, { id: fileId(st), entries: current });
+      if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries: current }, LIVE_STATES);
       return false;
     }
     const lock = `${indexPath}.lock`;
@@ -415,7 +415,7 @@ class SessionMirror implements Mirror {
       throw this.store.wrap(err, 'write index', indexPath);
     }
     const written = await this.store.lstat(indexPath);
-    if (written) this.indexes.set(repo.gitdir, { id: fileId(written), entries: next });
+    if (written) remember(this.indexes, repo.gitdir, { id: fileId(written), entries: next }, LIVE_STATES);
     return true;
   }
 
