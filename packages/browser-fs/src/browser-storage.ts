@@ -157,8 +157,13 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
   ready.then(() => letGoWhenIdle(p), () => undefined);
   let closed = false;
 
+  // Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save.
+  let changes = 0;
+  const READ_ONLY = new Set(['read', 'readdir', 'stat', 'readlink']);
+
   async function run<T>(op: string, path: string, fn: () => Promise<T>): Promise<T> {
     if (closed) throw new EntityGitError('INVALID_OPTION', `${PREFIX} ${op} ${path}: the storage is closed`);
+    if (!READ_ONLY.has(op)) changes++;
     try {
       return await fn();
     } catch (err) {
@@ -269,15 +274,17 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
         return await manager.request(lockName(opts.fsName, key), wait === 0 ? { ifAvailable: true } : signal ? { signal } : {}, async (lock) => {
           if (lock === null) throw timeout();
           granted = true;
+          const before = changes;
           let result: T;
           try {
             result = await fn();
           } catch (err) {
-            await flush().catch(() => undefined);
+            if (changes !== before) await flush().catch(() => undefined);
             throw err;
           }
-          // What the sync wrote survives a reload once it has resolved.
-          await flush();
+          // What the sync wrote survives a reload once it has resolved. A read-only holder (verify)
+          // saves nothing, so it keeps working on an origin whose quota is used up.
+          if (changes !== before) await flush();
           return result;
         });
       } catch (err) {
