@@ -3,7 +3,7 @@ import { MemoryDag, type DagNode } from '@entity-git/core';
 import { GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity-git/test-utils';
 import git from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
-import { freshDag, GOLDEN_TIPS, GOLDEN_TURN1, unique } from './helpers.js';
+import { freshDag, GOLDEN_TIPS, GOLDEN_TURN1, SHARDED_TIPS, unique } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
 // node-fs, same DAG after `setHead('a6')` and filling the placeholder: main's third turn.
@@ -24,6 +24,19 @@ describe('golden session in Chromium', () => {
     expect((await mirror.branches(SID)).find((b) => b.head)!.name).toBe('fork-u4');
     expect(await mirror.verify(SID)).toEqual({ sessionId: SID, ok: true, differences: [] });
     expect(await mirror.sync(SID)).toMatchObject({ noop: true, commitsWritten: 0, branchesMoved: [] });
+    await mirror.storage.close();
+  });
+
+  it('gives the sharded layout exactly the node-fs ids too, and replays it', async () => {
+    const dag = await freshDag();
+    await writeGolden(dag);
+    const mirror = createBrowserMirror({ dag, fsName: unique('fs'), layout: 'sharded' });
+    expect(await mirror.sync(SID)).toMatchObject({ head: 'fork-u4', commitsWritten: 5 });
+    expect(await tips(mirror)).toEqual(SHARDED_TIPS);
+    const view = await mirror.read(SID, SHARDED_TIPS.main, { branch: 'main' });
+    expect(view.messages.map((m) => m.id)).toEqual(goldenNodes().filter((n) => view.messages.some((m) => m.id === n.id)).map((n) => n.id));
+    expect(view.messages.length).toBeGreaterThan(0);
+    expect(await mirror.verify(SID)).toEqual({ sessionId: SID, ok: true, differences: [] });
     await mirror.storage.close();
   });
 

@@ -30,3 +30,10 @@ export const GOLDEN_TIPS = {
   'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
 };
 export const GOLDEN_TURN1 = '3d74359a58dd9fea39d137f57a923afed4ccf7bd';
+/** The same DAG in the sharded layout (node-fs asserts the same literals). */
+export const SHARDED_TIPS = {
+  main: 'b697b93f88e81f3a8938432835ab01bfbbe93119',
+  'retry-a4r': '36c1c60d1a84fb2ba1a31107269d9a6a8ffc7385',
+  'fork-u2e': '9f2e2706dca9f203bc78703644bc05d3bce8807a',
+  'fork-u4': '530fd08ebe15c09fcbcf0b0fff332dd4f2b6eb61',
+};

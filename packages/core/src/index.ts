@@ -17,7 +17,7 @@ export { ObjectStore, buildTree, parseTree, buildCommit, parseCommit, frame, isO
 export { RefStore, acquireLockFile, ZERO_OID } from './git/refs.js';
 export { buildIndex, parseIndex, entryFromStat, type IndexEntry } from './git/index-file.js';
 export type { Mirror, SyncResult, CommitInfo, BranchInfo, TurnView, VerifyReport, Difference, DifferenceKind } from './mirror/mirror.js';
-export { createMirror, DEFAULT_IDENTITY, type MirrorOptions } from './mirror/session-mirror.js';
+export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, type MirrorOptions, type Layout } from './mirror/session-mirror.js';
 export type { SyncOptions } from './mirror/mirror.js';
 export { createMirrorService, type MirrorService, type MirrorServiceOptions, type TurnReport, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
 export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';

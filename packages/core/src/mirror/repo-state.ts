@@ -63,21 +63,22 @@ export function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): v
 }
 
 export class StateCache {
-  private readonly live = new Map<string, LiveState>();
+  /** In memory: the state and the config (layout, identity) it was computed under. */
+  private readonly live = new Map<string, { state: LiveState; config: string }>();
 
-  constructor(private readonly store: Store, private readonly config: string) {}
+  constructor(private readonly store: Store) {}
 
   /**
    * The state of `gitdir` if it still describes the repository, else null. The returned object
    * is the caller's to change: the cache forgets it until {@link save}, so a failed sync leaves
    * nothing half-changed behind.
    */
-  async load(gitdir: string, refs: RefStore): Promise<LiveState | null> {
+  async load(gitdir: string, refs: RefStore, config: string): Promise<LiveState | null> {
     const cached = this.live.get(gitdir);
     this.live.delete(gitdir);
-    if (cached && (await this.matches(cached, refs))) return cached;
+    if (cached && cached.config === config && (await this.matches(cached.state, refs))) return cached.state;
     // Another process may have synced since: its state on disk is the one to check.
-    const disk = await this.read(gitdir);
+    const disk = await this.read(gitdir, config);
     return disk && (await this.matches(disk, refs)) ? disk : null;
   }
 
@@ -91,7 +92,7 @@ export class StateCache {
     }
   }
 
-  private async read(gitdir: string): Promise<LiveState | null> {
+  private async read(gitdir: string, config: string): Promise<LiveState | null> {
     const text = await this.store.readText(joinPath(gitdir, HEADER));
     if (text === null) return null;
     let header: Header;
@@ -100,7 +101,7 @@ export class StateCache {
     } catch {
       return null;
     }
-    if (header.v !== 2 || header.config !== this.config) return null;
+    if (header.v !== 2 || header.config !== config) return null;
     const log = await this.store.read(joinPath(gitdir, LOG));
     if (log === null || log.length < header.bytes) return null;
     const known = new Map<string, Known>();
@@ -124,7 +125,7 @@ export class StateCache {
   }
 
   /** Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew). */
-  async save(gitdir: string, state: LiveState, delta: StateDelta | null): Promise<void> {
+  async save(gitdir: string, state: LiveState, delta: StateDelta | null, config: string): Promise<void> {
     const logPath = joinPath(gitdir, LOG);
     const live = state.known.size + state.memo.size;
     let bytes: number;
@@ -153,16 +154,16 @@ export class StateCache {
       bytes = st?.size ?? 0;
     }
     const header: Header = {
-      v: 2, config: this.config, lastSeq: state.lastSeq, tips: state.tips, head: state.head,
+      v: 2, config, lastSeq: state.lastSeq, tips: state.tips, head: state.head,
       bytes, records: state.records, nodes: state.known.size, memo: state.memo.size,
     };
     await this.store.writeAtomic(joinPath(gitdir, HEADER), JSON.stringify(header));
-    remember(this.live, gitdir, state, LIVE_STATES);
+    remember(this.live, gitdir, { state, config }, LIVE_STATES);
   }
 
   /** Keep `state` in memory without writing (a sync that changed nothing the disk copy lacks). */
-  keep(gitdir: string, state: LiveState): void {
-    remember(this.live, gitdir, state, LIVE_STATES);
+  keep(gitdir: string, state: LiveState, config: string): void {
+    remember(this.live, gitdir, { state, config }, LIVE_STATES);
   }
 
   forget(gitdir: string): void {

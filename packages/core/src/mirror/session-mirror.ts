@@ -31,7 +31,26 @@ export interface MirrorOptions {
   staleLockMs?: number;
   /** Page size asked of the DagSource. Default 500. */
   batchSize?: number;
+  /**
+   * How new repositories lay out `messages/` (DESIGN.md §3): `flat` (the default) puts every
+   * message file in `messages/`; `sharded` puts each in `messages/<seq div 1000, 3 digits>/`, so a
+   * turn rewrites one small tree instead of one that grows with the session. The layout is
+   * recorded in the repository's config (`entitygit.layout`) when it is created, and a
+   * repository keeps its own: this option never rewrites an existing history. Readers take
+   * either layout from the trees themselves.
+   */
+  layout?: Layout;
 }
+
+/** The two layouts of `messages/`. */
+export type Layout = 'flat' | 'sharded';
+export const LAYOUTS: readonly Layout[] = Object.freeze(['flat', 'sharded']);
+
+/** The shard directory of a message in the sharded layout: its seq div 1000, 3 digits. */
+export const shardOf = (seq: number): string => String(Math.floor(seq / 1000)).padStart(3, '0');
+
+/** A message file's path under `messages/`. */
+const messagePath = (layout: Layout, n: { seq: number; name: string }): string => (layout === 'sharded' ? `${shardOf(n.seq)}/${n.name}` : n.name);
 
 export const DEFAULT_IDENTITY: Identity = Object.freeze({ name: 'entity-git', email: 'entity-git@localhost' });
 
@@ -52,7 +71,24 @@ function fileId(st: StorageStat): string {
 }
 const sameFile = (id: string, st: StorageStat): boolean => id === fileId(st);
 
-const REPO_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
+const CORE_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
+const layoutSection = (layout: Layout) => `[entitygit]\n\tlayout = ${layout}\n`;
+const repoConfig = (layout: Layout) => CORE_CONFIG + layoutSection(layout);
+
+/** The layout a config records (`[entitygit] layout = …`), or null. */
+function configuredLayout(text: string | null): Layout | null {
+  if (text === null) return null;
+  let inSection = false;
+  for (const line of text.split('\n')) {
+    const section = /^\s*\[([^\]]*)\]/.exec(line);
+    if (section) inSection = section[1]!.trim().toLowerCase() === 'entitygit';
+    else if (inSection) {
+      const m = /^\s*layout\s*=\s*(\S+)\s*$/i.exec(line);
+      if (m && (LAYOUTS as string[]).includes(m[1]!)) return m[1] as Layout;
+    }
+  }
+  return null;
+}
 
 /** Whether git can read a config file: present, no NUL byte, and a [core] section. */
 function configReadable(text: string | null): boolean {
@@ -71,7 +107,7 @@ class SessionMirror implements Mirror {
   private readonly keys: MetadataKeys;
   private readonly lock: { timeoutMs: number; staleMs: number };
   private readonly batchSize: number;
-  private readonly config: string;
+  private readonly layout: Layout;
   private readonly states: StateCache;
   /** Per repository: the index entries this mirror last wrote, and the file they were written to. */
   private readonly indexes = new Map<string, { id: string; entries: IndexEntry[] }>();
@@ -88,8 +124,9 @@ class SessionMirror implements Mirror {
     this.keys = { ...defaultMetadataKeys, ...o.metadataKeys };
     this.lock = { timeoutMs: o.lockTimeoutMs ?? 5000, staleMs: o.staleLockMs ?? 30_000 };
     this.batchSize = o.batchSize ?? 500;
-    this.config = `flat|${this.identity.name}|${this.identity.email}`;
-    this.states = new StateCache(this.store, this.config);
+    this.layout = o.layout ?? 'flat';
+    if (!LAYOUTS.includes(this.layout)) throw new EntityGitError('INVALID_OPTION', `layout must be one of ${LAYOUTS.join(', ')}: ${JSON.stringify(o.layout)}`);
+    this.states = new StateCache(this.store);
   }
 
   repoPath(sessionId: string): string {
@@ -120,23 +157,72 @@ class SessionMirror implements Mirror {
   /** `full`: also put back a config git could not read (repair). */
   private async init(repo: Repo, full = false): Promise<void> {
     if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) !== null) {
-      if (full && !configReadable(await this.store.readText(joinPath(repo.gitdir, 'config')))) {
-        await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), REPO_CONFIG);
+      const config = joinPath(repo.gitdir, 'config');
+      const text = await this.store.readText(config);
+      if (configReadable(text)) {
+        // A repository made elsewhere (restored from a remote, or before layouts were recorded).
+        if (configuredLayout(text) === null) await this.store.writeAtomic(config, `${text!.replace(/\n?$/, '\n')}${layoutSection(await this.treeLayout(repo) ?? this.layout)}`);
+      } else if (full) {
+        await this.store.writeAtomic(config, repoConfig((await this.treeLayout(repo)) ?? this.layout));
       }
       return;
     }
     for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await this.store.mkdirp(joinPath(repo.gitdir, d));
-    await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), REPO_CONFIG);
+    await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), repoConfig(this.layout));
     await this.store.writeAtomic(joinPath(repo.gitdir, 'description'), 'entity-git session repository\n');
     // HEAD last: its presence is what makes the directory a repository.
     await this.store.writeAtomic(joinPath(repo.gitdir, 'HEAD'), 'ref: refs/heads/main\n');
   }
 
+  /**
+   * The layout of an existing repository: what its config records, else what its trees show
+   * (a config damaged or not carried over by a clone), else this mirror's option.
+   */
+  private async repoLayout(repo: Repo): Promise<Layout> {
+    return configuredLayout(await this.store.readText(joinPath(repo.gitdir, 'config'))) ?? (await this.treeLayout(repo)) ?? this.layout;
+  }
+
+  /** The layout the trees of a repository's branches show; null when no commit says. */
+  private async treeLayout(repo: Repo): Promise<Layout | null> {
+    let names: string[];
+    try {
+      names = await repo.refs.branches();
+    } catch {
+      return null;
+    }
+    for (const name of names) {
+      try {
+        const tip = await repo.refs.resolve(`refs/heads/${name}`);
+        if (tip === null) continue;
+        const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
+        const messages = root.find((e) => e.name === 'messages');
+        if (!messages) continue;
+        const first = parseTree(await repo.objects.readTyped(messages.oid, 'tree'))[0];
+        if (first) return first.mode === '40000' ? 'sharded' : 'flat';
+      } catch {
+        // a damaged branch says nothing; another may
+      }
+    }
+    return null;
+  }
+
+  /** The message files of a `messages/` tree, by path under it, in either layout. */
+  private async messageEntries(repo: Repo, messagesTree: string): Promise<TreeEntry[]> {
+    const out: TreeEntry[] = [];
+    for (const e of parseTree(await repo.objects.readTyped(messagesTree, 'tree'))) {
+      if (e.mode !== '40000') out.push(e);
+      else for (const f of parseTree(await repo.objects.readTyped(e.oid, 'tree'))) out.push({ ...f, name: `${e.name}/${f.name}` });
+    }
+    return out;
+  }
+
   private async syncLocked(sessionId: string, repo: Repo, full: boolean): Promise<SyncResult> {
     const session = await this.session(sessionId);
     await this.init(repo, full);
+    const layout = await this.repoLayout(repo);
+    const config = `${layout}|${this.identity.name}|${this.identity.email}`;
     if (full) this.states.forget(repo.gitdir);
-    const loaded = full ? null : await this.states.load(repo.gitdir, repo.refs);
+    const loaded = full ? null : await this.states.load(repo.gitdir, repo.refs, config);
     const state: LiveState = loaded ?? { lastSeq: 0, tips: {}, head: null, known: new Map(), memo: new Map(), records: 0 };
     const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
     const known = state.known;
@@ -167,9 +253,9 @@ class SessionMirror implements Mirror {
 
     const derivation = derive([...known.values()], session.head);
     const writtenBefore = repo.objects.written;
-    if (loaded === null) await this.seedFromRepository(repo, derivation, state.memo, delta.memo);
+    if (loaded === null) await this.seedFromRepository(repo, layout, derivation, state.memo, delta.memo);
     const metaBytes = utf8(canonicalJson(metaOf(session)));
-    const { tips, commits: commitsWritten } = await this.commitBranches(sessionId, repo, derivation, state.memo, metaBytes, fresh, delta.memo);
+    const { tips, commits: commitsWritten } = await this.commitBranches(sessionId, repo, layout, derivation, state.memo, metaBytes, fresh, delta.memo);
     for (const b of derivation.branches) {
       for (const t of b.turns.slice(0, b.complete)) {
         for (const n of t.nodes) {
@@ -211,15 +297,15 @@ class SessionMirror implements Mirror {
     let worktreeChanged = false;
     if (this.store.workTree) {
       const headTip = derivation.head === null ? undefined : tips.get(derivation.head);
-      worktreeChanged = await this.checkout(repo, headTip?.oid ?? null, derivation, fresh);
+      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh);
     }
 
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
     state.head = derivation.head ?? (await repo.refs.headBranch());
     const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0;
     const noop = repo.objects.written === writtenBefore && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
-    if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state);
-    else await this.states.save(repo.gitdir, state, loaded === null ? null : delta);
+    if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state, config);
+    else await this.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
     const result: SyncResult = { sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop };
     if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
     return result;
@@ -252,7 +338,7 @@ class SessionMirror implements Mirror {
    * match commit k to turn k by trailers and parents, and accept the matched prefix only if the
    * messages at its last commit are exactly the DAG's.
    */
-  private async seedFromRepository(repo: Repo, derivation: Derivation<Known>, memo: Map<string, string>, added: string[]): Promise<void> {
+  private async seedFromRepository(repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, added: string[]): Promise<void> {
     for (const b of derivation.branches) {
       let tip: string | null = null;
       try {
@@ -281,11 +367,11 @@ class SessionMirror implements Mirror {
       }
       if (matched === 0) continue;
       const expected = new Map<string, string>();
-      for (const t of b.turns.slice(0, matched)) for (const n of t.nodes) expected.set(n.name, n.blob);
+      for (const t of b.turns.slice(0, matched)) for (const n of t.nodes) expected.set(messagePath(layout, n), n.blob);
       try {
         const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(chain[matched - 1]!.sha, 'commit')).tree, 'tree'));
         const messages = root.find((e) => e.name === 'messages');
-        const actual = messages ? parseTree(await repo.objects.readTyped(messages.oid, 'tree')) : [];
+        const actual = messages ? await this.messageEntries(repo, messages.oid) : [];
         if (actual.length !== expected.size || !actual.every((e) => expected.get(e.name) === e.oid)) continue;
         for (const e of actual) await repo.objects.readTyped(e.oid, 'blob');
       } catch (err) {
@@ -307,18 +393,44 @@ class SessionMirror implements Mirror {
    * Blobs are written as the first tree that holds them is, so a pending turn leaves nothing
    * dangling. With `fresh` null nothing is written (verify): ids are computed all the same.
    */
-  private async commitBranches(sessionId: string, repo: Repo, derivation: Derivation<Known>, memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array> | null, added: string[]): Promise<{ tips: Map<string, { oid: string; turn: number }>; commits: number }> {
+  private async commitBranches(sessionId: string, repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array> | null, added: string[]): Promise<{ tips: Map<string, { oid: string; turn: number }>; commits: number }> {
     const tips = new Map<string, { oid: string; turn: number }>();
     const put = (type: 'blob' | 'tree' | 'commit', content: Uint8Array) => (fresh ? repo.objects.write(type, content) : Promise.resolve(repo.objects.hash(type, content)));
     let metaBlob: string | null = null;
     const blobsDone = new Set<string>();
     let commits = 0;
+    // Sharded: along one branch a shard only gains entries, so a shard whose entry count is
+    // the one its tree was last built with still has that tree.
+    const messagesTree = async (entries: TreeEntry[], shards: Map<string, TreeEntry[]>, built: Map<string, { count: number; oid: string }>): Promise<string> => {
+      if (layout === 'flat') return put('tree', buildTree(entries));
+      const dirs: TreeEntry[] = [];
+      for (const [shard, files] of shards) {
+        let tree = built.get(shard);
+        if (tree === undefined || tree.count !== files.length) {
+          tree = { count: files.length, oid: await put('tree', buildTree(files)) };
+          built.set(shard, tree);
+        }
+        dirs.push({ mode: '40000', name: shard, oid: tree.oid });
+      }
+      return put('tree', buildTree(dirs));
+    };
     for (const b of derivation.branches) {
       let parent: string | null = null;
       const entries: TreeEntry[] = [];
+      const shards = new Map<string, TreeEntry[]>();
+      const built = new Map<string, { count: number; oid: string }>();
       for (let k = 0; k < b.complete; k++) {
         const turn = b.turns[k]!;
-        for (const n of turn.nodes) entries.push({ mode: '100644', name: n.name, oid: n.blob });
+        for (const n of turn.nodes) {
+          const e: TreeEntry = { mode: '100644', name: n.name, oid: n.blob };
+          entries.push(e);
+          if (layout === 'sharded') {
+            const shard = shardOf(n.seq);
+            const files = shards.get(shard);
+            if (files) files.push(e);
+            else shards.set(shard, [e]);
+          }
+        }
         const key = `${parent ?? ''}|${turn.nodes.map((n) => n.blob).join(',')}`;
         let oid = memo.get(key);
         if (oid === undefined) {
@@ -332,7 +444,7 @@ class SessionMirror implements Mirror {
             }
           }
           metaBlob ??= await put('blob', metaBytes);
-          const messages = await put('tree', buildTree(entries));
+          const messages = await messagesTree(entries, shards, built);
           const root = await put('tree', buildTree([{ mode: '100644', name: 'meta.json', oid: metaBlob }, { mode: '40000', name: 'messages', oid: messages }]));
           const time = turnTime(turn.nodes);
           oid = await put('commit', buildCommit({
@@ -352,14 +464,14 @@ class SessionMirror implements Mirror {
   }
 
   /** Make the working tree and index equal HEAD's tree; true when anything changed. */
-  private async checkout(repo: Repo, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>): Promise<boolean> {
+  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>): Promise<boolean> {
     const target = new Map<string, string>();
     if (tip !== null) {
       const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
       const meta = root.find((e) => e.name === 'meta.json');
       if (meta) target.set('meta.json', meta.oid);
       const branch = derivation.branches.find((b) => b.name === derivation.head)!;
-      for (let k = 0; k < branch.complete; k++) for (const n of branch.turns[k]!.nodes) target.set(`messages/${n.name}`, n.blob);
+      for (let k = 0; k < branch.complete; k++) for (const n of branch.turns[k]!.nodes) target.set(`messages/${messagePath(layout, n)}`, n.blob);
     }
     const indexPath = joinPath(repo.gitdir, 'index');
     let current: IndexEntry[] = [];
@@ -479,7 +591,7 @@ class SessionMirror implements Mirror {
       const messages: DagNode[] = [];
       const messagesTree = root.find((e) => e.name === 'messages');
       if (messagesTree) {
-        for (const e of parseTree(await repo.objects.readTyped(messagesTree.oid, 'tree'))) {
+        for (const e of await this.messageEntries(repo, messagesTree.oid)) {
           messages.push(JSON.parse(fromUtf8(await repo.objects.readTyped(e.oid, 'blob'))) as DagNode);
         }
       }
@@ -525,11 +637,12 @@ class SessionMirror implements Mirror {
       differences.push({ kind: 'dag-error', detail: err.message });
       return report();
     }
+    const layout = await this.repoLayout(repo);
     const expectedNames = new Set<string>();
     for (const b of derivation.branches) {
       if (b.complete === 0) continue;
       expectedNames.add(b.name);
-      await this.verifyBranch(repo, b, differences);
+      await this.verifyBranch(repo, layout, b, differences);
     }
     let actualBranches: string[] = [];
     try {
@@ -552,7 +665,7 @@ class SessionMirror implements Mirror {
     if (this.store.workTree && head !== null && head === derivation.head) {
       const branch = derivation.branches.find((b) => b.name === head);
       const expected = new Map<string, string>();
-      if (branch) for (const t of branch.turns.slice(0, branch.complete)) for (const n of t.nodes) expected.set(`messages/${n.name}`, n.blob);
+      if (branch) for (const t of branch.turns.slice(0, branch.complete)) for (const n of t.nodes) expected.set(`messages/${messagePath(layout, n)}`, n.blob);
       const data = await this.store.read(joinPath(repo.gitdir, 'index'));
       let entries: IndexEntry[] = [];
       try {
@@ -582,7 +695,7 @@ class SessionMirror implements Mirror {
   }
 
   /** Compare one derived branch with the repository by trailers and message blobs. */
-  private async verifyBranch(repo: Repo, b: BranchPlan<Known>, differences: Difference[]): Promise<void> {
+  private async verifyBranch(repo: Repo, layout: Layout, b: BranchPlan<Known>, differences: Difference[]): Promise<void> {
     let tip: string | null;
     try {
       tip = await repo.refs.resolve(`refs/heads/${b.name}`);
@@ -615,11 +728,11 @@ class SessionMirror implements Mirror {
       }
     }
     const expected = new Map<string, string>();
-    for (const t of expectTurns) for (const n of t.nodes) expected.set(n.name, n.blob);
+    for (const t of expectTurns) for (const n of t.nodes) expected.set(messagePath(layout, n), n.blob);
     try {
       const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
       const messages = root.find((e) => e.name === 'messages');
-      const actual = messages ? parseTree(await repo.objects.readTyped(messages.oid, 'tree')) : [];
+      const actual = messages ? await this.messageEntries(repo, messages.oid) : [];
       const same = actual.length === expected.size && actual.every((e) => expected.get(e.name) === e.oid);
       if (!same) {
         differences.push({ kind: 'branch-differs', branch: b.name, detail: `the messages at the tip of ${b.name} differ from the DAG's nodes` });
