@@ -44,27 +44,50 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/**
+ * An entry's bytes, kept for as long as the entry object lives: a mirror rewrites its index with
+ * mostly the same entries every turn, so each is encoded once.
+ */
+const encoded = new WeakMap<IndexEntry, { name: Uint8Array; bytes: Uint8Array }>();
+
+function encodeEntry(e: IndexEntry): { name: Uint8Array; bytes: Uint8Array } {
+  let done = encoded.get(e);
+  if (done === undefined) {
+    const name = utf8(e.path);
+    const bytes = new Uint8Array(Math.ceil((62 + name.length + 1) / 8) * 8);
+    const view = new DataView(bytes.buffer);
+    const fields = [e.ctimeSec, e.ctimeNsec, e.mtimeSec, e.mtimeNsec, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];
+    fields.forEach((f, i) => view.setUint32(i * 4, u32(f)));
+    bytes.set(fromHex(e.oid), 40);
+    view.setUint16(60, Math.min(name.length, 0xfff));
+    bytes.set(name, 62);
+    done = { name, bytes };
+    encoded.set(e, done);
+  }
+  return done;
+}
+
 /** Index file (version 2) bytes for `entries`, sorted by path as git requires, with the checksum. */
 export function buildIndex(entries: readonly IndexEntry[], codec: Codec): Uint8Array {
-  const named = entries.map((e) => ({ e, name: utf8(e.path) }));
+  const named = entries.map((e) => ({ e, ...encodeEntry(e) }));
+  let sorted = true;
+  for (let i = 1; i < named.length && sorted; i++) sorted = named[i - 1]!.e.path < named[i]!.e.path && ASCII.test(named[i]!.e.path);
   // ASCII paths (every path the mirror writes) sort the same as strings as they do as bytes.
-  if (entries.every((e) => ASCII.test(e.path))) named.sort((a, b) => (a.e.path < b.e.path ? -1 : a.e.path > b.e.path ? 1 : 0));
+  if (sorted && (named.length === 0 || ASCII.test(named[0]!.e.path))) {
+    // already in order: the mirror keeps its entries sorted
+  } else if (entries.every((e) => ASCII.test(e.path))) named.sort((a, b) => (a.e.path < b.e.path ? -1 : a.e.path > b.e.path ? 1 : 0));
   else named.sort((a, b) => compareBytes(a.name, b.name));
   let size = 12;
-  for (const { name } of named) size += Math.ceil((62 + name.length + 1) / 8) * 8;
+  for (const { bytes } of named) size += bytes.length;
   const out = new Uint8Array(size + 20);
   const view = new DataView(out.buffer);
   out.set(utf8('DIRC'), 0);
   view.setUint32(4, 2);
   view.setUint32(8, named.length);
   let at = 12;
-  for (const { e, name } of named) {
-    const fields = [e.ctimeSec, e.ctimeNsec, e.mtimeSec, e.mtimeNsec, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];
-    fields.forEach((f, i) => view.setUint32(at + i * 4, u32(f)));
-    out.set(fromHex(e.oid), at + 40);
-    view.setUint16(at + 60, Math.min(name.length, 0xfff));
-    out.set(name, at + 62);
-    at += Math.ceil((62 + name.length + 1) / 8) * 8;
+  for (const { bytes } of named) {
+    out.set(bytes, at);
+    at += bytes.length;
   }
   out.set(fromHex(codec.sha1(out.subarray(0, size))), size);
   return out;

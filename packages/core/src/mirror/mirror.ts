@@ -18,6 +18,13 @@ export interface SyncResult {
   nodesRead: number;
   /** True when the repository did not change: no object, ref, HEAD or working-tree file written. */
   noop: boolean;
+  /**
+   * How the turns were found: `extended` when the new nodes only continued one branch and the
+   * previous sync's plan (kept in memory) was carried on, in time independent of the session's
+   * length; `full` when the whole DAG was derived (first sync, forks, edits, another writer).
+   * The commits are the same either way.
+   */
+  derivation: 'extended' | 'full';
   /** Present when the session's head names no node of the DAG (HEAD then follows the newest leaf). */
   unknownHead?: string;
 }

@@ -6,6 +6,7 @@ import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson } from '../model/canonical-json.js';
 import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys, type NodeFacts } from '../model/commit-message.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
+import { extendDerivation } from './extend.js';
 import { assertId, messageFileName, sessionDirName } from '../model/names.js';
 import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
@@ -61,6 +62,31 @@ interface Repo {
   refs: RefStore;
 }
 
+/** A branch's commit per complete turn and the messages of its tip, as they were built. */
+interface BranchBuild {
+  commits: string[];
+  /** Every message file of the tip, in the order the turns added them. */
+  entries: TreeEntry[];
+  /** Sharded: the same files by shard, and each shard's tree with the entry count it was built at. */
+  shards: Map<string, TreeEntry[]>;
+  built: Map<string, { count: number; oid: string }>;
+  /** Entries already checked for a blob still to write. */
+  checked: number;
+}
+const newBuild = (): BranchBuild => ({ commits: [], entries: [], shards: new Map(), built: new Map(), checked: 0 });
+
+/**
+ * What the last sync of a repository derived and built, kept in memory with its state: a turn
+ * that only continues one branch is derived and committed from it, in time that does not grow
+ * with the session.
+ */
+interface Plan {
+  state: LiveState;
+  sessionHead: string | null;
+  derivation: Derivation<Known>;
+  builds: Map<string, BranchBuild>;
+}
+
 export function createMirror(options: MirrorOptions): Mirror {
   return new SessionMirror(options);
 }
@@ -111,6 +137,8 @@ class SessionMirror implements Mirror {
   private readonly states: StateCache;
   /** Per repository: the index entries this mirror last wrote, and the file they were written to. */
   private readonly indexes = new Map<string, { id: string; entries: IndexEntry[] }>();
+  /** Per repository: the plan of the last sync, valid while its state object is the one loaded. */
+  private readonly plans = new Map<string, Plan>();
 
   constructor(o: MirrorOptions) {
     if (typeof o.root !== 'string' || !o.root.startsWith('/')) {
@@ -233,6 +261,11 @@ class SessionMirror implements Mirror {
 
     const fresh = new Map<string, Uint8Array>();
     const seen = new Set<string>();
+    const plan = this.plans.get(repo.gitdir);
+    this.plans.delete(repo.gitdir);
+    const seqBefore = state.lastSeq;
+    // New nodes in seq order, while every change is a new node newer than all known ones.
+    let added: Known[] | null = plan !== undefined && plan.state === loaded ? [] : null;
     let nodesRead = 0;
     for await (const node of this.dag.nodesAfter(sessionId, from, { batchSize: this.batchSize })) {
       nodesRead++;
@@ -240,31 +273,66 @@ class SessionMirror implements Mirror {
       state.lastSeq = Math.max(state.lastSeq, node.seq);
       if (bytes) fresh.set(k.blob, bytes);
       if (changed) {
+        if (added !== null && (known.has(k.id) || k.seq <= seqBefore)) added = null;
         known.set(k.id, k);
         delta.nodes.add(k.id);
+        added?.push(k);
       }
     }
-    for (const n of [...known.values()]) {
-      if (n.seq > from && !seen.has(n.id)) {
-        known.delete(n.id);
-        delta.deleted.add(n.id);
+    if (from < seqBefore) {
+      for (const n of [...known.values()]) {
+        if (n.seq > from && !seen.has(n.id)) {
+          known.delete(n.id);
+          delta.deleted.add(n.id);
+          added = null;
+        }
       }
     }
 
-    const derivation = derive([...known.values()], session.head);
     const writtenBefore = repo.objects.written;
-    if (loaded === null) await this.seedFromRepository(repo, layout, derivation, state.memo, delta.memo);
     const metaBytes = utf8(canonicalJson(metaOf(session)));
-    const { tips, commits: commitsWritten } = await this.commitBranches(sessionId, repo, layout, derivation, state.memo, metaBytes, fresh, delta.memo);
-    for (const b of derivation.branches) {
-      for (const t of b.turns.slice(0, b.complete)) {
-        for (const n of t.nodes) {
-          if (!n.stored) {
-            n.stored = true;
-            delta.nodes.add(n.id);
-          }
+    let derivation: Derivation<Known>;
+    let builds: Map<string, BranchBuild>;
+    let commitsWritten: number;
+    // Set when only the head branch gained whole turns on top of its tip: these nodes.
+    let appended: Known[] | null = null;
+    const extension = plan !== undefined && added !== null
+      ? (added.length === 0 && session.head === plan.sessionHead ? 'same' : extendDerivation(plan.derivation, added, known, session.head, plan.sessionHead))
+      : null;
+    if (plan !== undefined && extension === 'same') {
+      derivation = plan.derivation;
+      builds = plan.builds;
+      commitsWritten = 0;
+      appended = [];
+    } else if (plan !== undefined && extension !== null && extension !== 'same') {
+      derivation = extension.derivation;
+      builds = plan.builds;
+      const build = builds.get(extension.before.name) ?? newBuild();
+      builds.set(extension.before.name, build);
+      const kept = build.commits.length;
+      if (extension.keep < kept) this.trimBuild(build, layout, extension.before, extension.keep);
+      commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo);
+      // The index gains the new nodes of whole turns, unless the branch gave up a turn it had.
+      if (build.commits.length >= kept) {
+        if (extension.after.name !== derivation.head) appended = [];
+        else {
+          const fresh = new Set(added!.map((n) => n.id));
+          const extended = extension.keep < kept ? extension.after.turns[extension.keep]!.nodes.filter((n) => fresh.has(n.id)) : [];
+          appended = [...extended, ...extension.after.turns.slice(kept, extension.after.complete).flatMap((t) => t.nodes)];
         }
       }
+      this.markStored([extension.after], Math.min(kept, extension.keep), delta);
+    } else {
+      derivation = derive([...known.values()], session.head);
+      if (loaded === null) await this.seedFromRepository(repo, layout, derivation, state.memo, delta.memo);
+      builds = new Map(derivation.branches.map((b) => [b.name, newBuild()]));
+      commitsWritten = await this.commitBranches(sessionId, repo, layout, derivation.branches.map((b) => [b, builds.get(b.name)!]), state.memo, metaBytes, fresh, delta.memo);
+      this.markStored(derivation.branches, 0, delta);
+    }
+    const tips = new Map<string, { oid: string; turn: number }>();
+    for (const b of derivation.branches) {
+      const oid = builds.get(b.name)?.commits.at(-1);
+      if (oid !== undefined) tips.set(b.name, { oid, turn: b.complete });
     }
 
     const headBefore = await repo.refs.headBranch().catch((err: unknown) => {
@@ -297,7 +365,9 @@ class SessionMirror implements Mirror {
     let worktreeChanged = false;
     if (this.store.workTree) {
       const headTip = derivation.head === null ? undefined : tips.get(derivation.head);
-      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh);
+      // Only the head branch's new turns to add, HEAD where it was: the index needs only those.
+      const hint = appended !== null && !headMoved && headBefore === derivation.head && (appended.length === 0 || branchesMoved.includes(derivation.head ?? '')) ? appended : null;
+      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint);
     }
 
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
@@ -306,7 +376,8 @@ class SessionMirror implements Mirror {
     const noop = repo.objects.written === writtenBefore && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
     if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state, config);
     else await this.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
-    const result: SyncResult = { sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop };
+    if (derivation.unknownHead === undefined) remember(this.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
+    const result: SyncResult = { sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop, derivation: extension !== null ? 'extended' : 'full' };
     if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
     return result;
   }
@@ -388,66 +459,94 @@ class SessionMirror implements Mirror {
     }
   }
 
+  /** Mark the nodes of complete turns (from turn index `from` on) as held by a commit. */
+  private markStored(branches: readonly BranchPlan<Known>[], from: number, delta: StateDelta): void {
+    for (const b of branches) {
+      for (let k = from; k < b.complete; k++) {
+        for (const n of b.turns[k]!.nodes) {
+          if (!n.stored) {
+            n.stored = true;
+            delta.nodes.add(n.id);
+          }
+        }
+      }
+    }
+  }
+
+  /** Take a build back to its first `keep` turns (`b` is the plan it was built for). */
+  private trimBuild(build: BranchBuild, layout: Layout, b: BranchPlan<Known>, keep: number): void {
+    for (let k = build.commits.length - 1; k >= keep; k--) {
+      const nodes = b.turns[k]!.nodes;
+      for (let i = nodes.length - 1; i >= 0; i--) {
+        build.entries.pop();
+        if (layout === 'sharded') {
+          const shard = shardOf(nodes[i]!.seq);
+          const files = build.shards.get(shard)!;
+          files.pop();
+          if (files.length === 0) build.shards.delete(shard);
+          build.built.delete(shard);
+        }
+      }
+    }
+    build.commits.length = keep;
+    build.checked = Math.min(build.checked, build.entries.length);
+  }
+
   /**
-   * The commit of every complete turn of every branch, reusing the memo (turn key → commit).
-   * Blobs are written as the first tree that holds them is, so a pending turn leaves nothing
-   * dangling. With `fresh` null nothing is written (verify): ids are computed all the same.
+   * Carry each build to the commit of every complete turn of its branch, reusing the memo (turn
+   * key → commit). Blobs are written as the first tree that holds them is, so a pending turn
+   * leaves nothing dangling. Returns how many commits were made.
    */
-  private async commitBranches(sessionId: string, repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array> | null, added: string[]): Promise<{ tips: Map<string, { oid: string; turn: number }>; commits: number }> {
-    const tips = new Map<string, { oid: string; turn: number }>();
-    const put = (type: 'blob' | 'tree' | 'commit', content: Uint8Array) => (fresh ? repo.objects.write(type, content) : Promise.resolve(repo.objects.hash(type, content)));
+  private async commitBranches(sessionId: string, repo: Repo, layout: Layout, work: [BranchPlan<Known>, BranchBuild][], memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array>, added: string[]): Promise<number> {
     let metaBlob: string | null = null;
     const blobsDone = new Set<string>();
     let commits = 0;
     // Sharded: along one branch a shard only gains entries, so a shard whose entry count is
     // the one its tree was last built with still has that tree.
-    const messagesTree = async (entries: TreeEntry[], shards: Map<string, TreeEntry[]>, built: Map<string, { count: number; oid: string }>): Promise<string> => {
-      if (layout === 'flat') return put('tree', buildTree(entries));
+    const messagesTree = async (build: BranchBuild): Promise<string> => {
+      if (layout === 'flat') return repo.objects.write('tree', buildTree(build.entries));
       const dirs: TreeEntry[] = [];
-      for (const [shard, files] of shards) {
-        let tree = built.get(shard);
+      for (const [shard, files] of build.shards) {
+        let tree = build.built.get(shard);
         if (tree === undefined || tree.count !== files.length) {
-          tree = { count: files.length, oid: await put('tree', buildTree(files)) };
-          built.set(shard, tree);
+          tree = { count: files.length, oid: await repo.objects.write('tree', buildTree(files)) };
+          build.built.set(shard, tree);
         }
         dirs.push({ mode: '40000', name: shard, oid: tree.oid });
       }
-      return put('tree', buildTree(dirs));
+      return repo.objects.write('tree', buildTree(dirs));
     };
-    for (const b of derivation.branches) {
-      let parent: string | null = null;
-      const entries: TreeEntry[] = [];
-      const shards = new Map<string, TreeEntry[]>();
-      const built = new Map<string, { count: number; oid: string }>();
-      for (let k = 0; k < b.complete; k++) {
+    for (const [b, build] of work) {
+      let parent: string | null = build.commits.at(-1) ?? null;
+      for (let k = build.commits.length; k < b.complete; k++) {
         const turn = b.turns[k]!;
         for (const n of turn.nodes) {
           const e: TreeEntry = { mode: '100644', name: n.name, oid: n.blob };
-          entries.push(e);
+          build.entries.push(e);
           if (layout === 'sharded') {
             const shard = shardOf(n.seq);
-            const files = shards.get(shard);
+            const files = build.shards.get(shard);
             if (files) files.push(e);
-            else shards.set(shard, [e]);
+            else build.shards.set(shard, [e]);
           }
         }
         const key = `${parent ?? ''}|${turn.nodes.map((n) => n.blob).join(',')}`;
         let oid = memo.get(key);
         if (oid === undefined) {
-          if (fresh) {
-            for (const e of entries) {
-              const raw = fresh.get(e.oid);
-              if (raw && !blobsDone.has(e.oid)) {
-                await repo.objects.writeRaw(raw, e.oid);
-                blobsDone.add(e.oid);
-              }
+          for (let i = build.checked; i < build.entries.length; i++) {
+            const blob = build.entries[i]!.oid;
+            const raw = fresh.get(blob);
+            if (raw && !blobsDone.has(blob)) {
+              await repo.objects.writeRaw(raw, blob);
+              blobsDone.add(blob);
             }
           }
-          metaBlob ??= await put('blob', metaBytes);
-          const messages = await messagesTree(entries, shards, built);
-          const root = await put('tree', buildTree([{ mode: '100644', name: 'meta.json', oid: metaBlob }, { mode: '40000', name: 'messages', oid: messages }]));
+          build.checked = build.entries.length;
+          metaBlob ??= await repo.objects.write('blob', metaBytes);
+          const messages = await messagesTree(build);
+          const root = await repo.objects.write('tree', buildTree([{ mode: '100644', name: 'meta.json', oid: metaBlob }, { mode: '40000', name: 'messages', oid: messages }]));
           const time = turnTime(turn.nodes);
-          oid = await put('commit', buildCommit({
+          oid = await repo.objects.write('commit', buildCommit({
             tree: root, parents: parent === null ? [] : [parent],
             author: { ...this.identity, time }, committer: { ...this.identity, time },
             message: commitMessage(sessionId, turn.index, turn.nodes),
@@ -456,15 +555,20 @@ class SessionMirror implements Mirror {
           added.push(key);
           commits++;
         }
+        build.commits.push(oid);
         parent = oid;
       }
-      if (parent !== null) tips.set(b.name, { oid: parent, turn: b.complete });
     }
-    return { tips, commits };
+    return commits;
   }
 
-  /** Make the working tree and index equal HEAD's tree; true when anything changed. */
-  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>): Promise<boolean> {
+  /**
+   * Make the working tree and index equal HEAD's tree; true when anything changed. `appended`:
+   * HEAD's branch only gained these nodes' files since the index this mirror last wrote (and the
+   * meta.json of its new tip), so only they are written — when that index is still the file.
+   */
+  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>, appended: Known[] | null = null): Promise<boolean> {
+    if (appended !== null && tip !== null && (await this.appendToIndex(repo, layout, tip, appended, fresh))) return appended.length > 0;
     const target = new Map<string, string>();
     if (tip !== null) {
       const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
@@ -518,8 +622,47 @@ class SessionMirror implements Mirror {
       if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries: current }, LIVE_STATES);
       return false;
     }
+    await this.writeIndex(repo, next);
+    return true;
+  }
+
+  /** The `appended` case of {@link checkout}; false when it does not apply. */
+  private async appendToIndex(repo: Repo, layout: Layout, tip: string, appended: Known[], fresh: Map<string, Uint8Array>): Promise<boolean> {
+    const indexPath = joinPath(repo.gitdir, 'index');
+    const cached = this.indexes.get(repo.gitdir);
+    const st = await this.store.lstat(indexPath);
+    if (!cached || !st || !sameFile(cached.id, st)) return false;
+    if (appended.length === 0) return true;
+    const current = cached.entries;
+    const meta = current.at(-1);
+    if (meta?.path !== 'meta.json') return false;
+    const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
+    const metaOid = root.find((e) => e.name === 'meta.json')?.oid;
+    if (metaOid === undefined) return false;
+    this.indexes.delete(repo.gitdir);
+    const next = current.slice(0, -1);
+    for (const n of appended) {
+      const path = `messages/${messagePath(layout, n)}`;
+      const file = joinPath(repo.dir, path);
+      const raw = fresh.get(n.blob);
+      await this.store.writeCreatingParent(file, raw ? unframe(raw) : await repo.objects.readTyped(n.blob, 'blob'));
+      next.push(entryFromStat(path, n.blob, await this.store.fs.lstat(file)));
+    }
+    if (meta.oid === metaOid) next.push(meta);
+    else {
+      const file = joinPath(repo.dir, 'meta.json');
+      await this.store.writeCreatingParent(file, await repo.objects.readTyped(metaOid, 'blob'));
+      next.push(entryFromStat('meta.json', metaOid, await this.store.fs.lstat(file)));
+    }
+    await this.writeIndex(repo, next);
+    return true;
+  }
+
+  /** Replace the index under `index.lock`, and remember what it holds. */
+  private async writeIndex(repo: Repo, entries: IndexEntry[]): Promise<void> {
+    const indexPath = joinPath(repo.gitdir, 'index');
     const lock = `${indexPath}.lock`;
-    await acquireLockFile(this.store, lock, buildIndex(next, this.store.codec), this.lock);
+    await acquireLockFile(this.store, lock, buildIndex(entries, this.store.codec), this.lock);
     try {
       await this.store.fs.rename(lock, indexPath);
     } catch (err) {
@@ -527,8 +670,7 @@ class SessionMirror implements Mirror {
       throw this.store.wrap(err, 'write index', indexPath);
     }
     const written = await this.store.lstat(indexPath);
-    if (written) remember(this.indexes, repo.gitdir, { id: fileId(written), entries: next }, LIVE_STATES);
-    return true;
+    if (written) remember(this.indexes, repo.gitdir, { id: fileId(written), entries }, LIVE_STATES);
   }
 
   async log(sessionId: string, options: { branch?: string } = {}): Promise<CommitInfo[]> {

@@ -119,8 +119,13 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
     }
     headBranch = branchOfLeaf.get(leaf.id)!;
   }
-  branches.sort((a, b) => (a.name === 'main' ? -1 : b.name === 'main' ? 1 : a.leaf.seq - b.leaf.seq));
+  branches.sort(compareBranches);
   return unknownHead === undefined ? { branches, head: headBranch } : { branches, head: headBranch, unknownHead };
+}
+
+/** The order of {@link Derivation.branches}: `main` first, then by the seq of the leaf. */
+export function compareBranches(a: BranchPlan, b: BranchPlan): number {
+  return a.name === 'main' ? -1 : b.name === 'main' ? 1 : a.leaf.seq - b.leaf.seq;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
