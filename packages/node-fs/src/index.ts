@@ -2,3 +2,4 @@ export { nodeStorage, nodeCodec, defaultRoot, DRIVER_NAME, type NodeStorageOptio
 export { createNodeMirror, type NodeMirrorOptions } from './node-mirror.js';
 export { nativeGitEngine, defaultProjectGitEngine, nativeGitAvailable, NATIVE_GIT_ENGINE, type NativeGitEngineOptions } from './native-git-engine.js';
 export { createNodeProjectGit, workdirLock, workdirJournal, type NodeProjectGitOptions, type WorkdirLockOptions } from './project-coordination.js';
+export { nativeRepack, createNodePacker, type NativeRepackOptions, type NodePackerOptions } from './packing.js';

@@ -84,7 +84,12 @@ const entryCache = new Map<string, Uint8Array>();
 const ENTRY_CACHE_MAX = 200_000;
 const ASCII = /^[\x00-\x7f]*$/;
 
+// And by entry object, for the entries a mirror keeps from one turn to the next (no key to build).
+const entryObjects = new WeakMap<TreeEntry, Uint8Array>();
+
 function entryBytes(e: TreeEntry): Uint8Array {
+  const kept = entryObjects.get(e);
+  if (kept !== undefined) return kept;
   const key = `${e.mode} ${e.name}\0${e.oid}`;
   let bytes = entryCache.get(key);
   if (bytes === undefined) {
@@ -95,6 +100,7 @@ function entryBytes(e: TreeEntry): Uint8Array {
     if (entryCache.size >= ENTRY_CACHE_MAX) entryCache.clear();
     entryCache.set(key, bytes);
   }
+  entryObjects.set(e, bytes);
   return bytes;
 }
 
@@ -200,7 +206,7 @@ export function parseCommit(content: Uint8Array): ParsedCommit {
  */
 export class ObjectStore {
   private readonly isoFs: { promises: unknown };
-  private readonly isoCache: object = {};
+  private isoCache: object = {};
   /** Objects actually written (not found intact) since this store was made. */
   written = 0;
 
@@ -257,15 +263,25 @@ export class ObjectStore {
       const [type] = fromUtf8(raw.subarray(0, nul)).split(' ');
       return { type: type as ObjectType, content: raw.subarray(nul + 1) };
     }
-    try {
-      const r = await readObject({ fs: this.isoFs as never, gitdir: this.gitdir, oid, format: 'content', cache: this.isoCache });
-      return { type: r.type as ObjectType, content: r.object as Uint8Array };
-    } catch (err) {
-      if (err instanceof EntityGitError) throw err;
-      if ((err as { code?: string }).code === 'NotFoundError' || fsErrorCode(err) === 'ENOENT') {
-        throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid }, { cause: err });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await readObject({ fs: this.isoFs as never, gitdir: this.gitdir, oid, format: 'content', cache: this.isoCache });
+        return { type: r.type as ObjectType, content: r.object as Uint8Array };
+      } catch (err) {
+        if (err instanceof EntityGitError) throw err;
+        if ((err as { code?: string }).code === 'NotFoundError' || fsErrorCode(err) === 'ENOENT') {
+          // A packer may have just moved the object into a pack this cache has not listed (or
+          // replaced the pack it was in): look once more with a fresh cache, loose file first.
+          if (attempt === 0) {
+            this.isoCache = {};
+            const loose = await this.store.read(this.pathOf(oid));
+            if (loose !== null) return this.read(oid);
+            continue;
+          }
+          throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid }, { cause: err });
+        }
+        throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} could not be read: ${(err as Error).message}`, { oid }, { cause: err });
       }
-      throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} could not be read: ${(err as Error).message}`, { oid }, { cause: err });
     }
   }
 

@@ -3,6 +3,7 @@ import type { ProjectStore } from '../dag/project-store.js';
 import { EntityGitError, type ErrorCode } from '../errors.js';
 import type { Mirror, SyncResult } from '../mirror/mirror.js';
 import type { AfterTurnResult, ProjectGit, ProjectSnapshot } from '../project/project-git.js';
+import type { Packer } from './packer.js';
 
 /** What a dispatcher knows of a turn that the DAG does not: for the project auto-commit. */
 export interface TurnReport {
@@ -66,6 +67,11 @@ export interface MirrorServiceOptions {
   projectGit?: ProjectGit;
   /** Where the committer's model name is read (`session.model`); without it, "unknown model". */
   dag?: DagSource;
+  /**
+   * Packs repositories in the background after their commits (`createPacker`): asked after each
+   * sync that wrote objects, never awaited by a turn; `drain()` waits for it too.
+   */
+  packer?: Packer;
 }
 
 export interface MirrorService {
@@ -207,6 +213,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       slot.status.attempts = 0;
       emit('synced', { sessionId, result });
       if (!result.noop) emit('committed', { sessionId, result });
+      if (result.commitsWritten > 0) options.packer?.request(`${mirror.repoPath(sessionId)}/.git`);
       if (result.unknownHead !== undefined) {
         emit('skipped', { sessionId, reason: 'unknown-head', warning: `the session head ${JSON.stringify(result.unknownHead)} is not in the DAG; HEAD follows the newest leaf`, result });
       }
@@ -279,11 +286,12 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       set.add(listener as (p: never) => void);
       return () => set!.delete(listener as (p: never) => void);
     },
-    drain(): Promise<void> {
-      return new Promise((resolve) => {
+    async drain(): Promise<void> {
+      await new Promise<void>((resolve) => {
         idleWaiters.push(resolve);
         settleIfIdle();
       });
+      await options.packer?.idle();
     },
     status(): ServiceStatus {
       const sessions = [...slots.values()].map((s) => ({ ...s.status, lastError: s.status.lastError && { ...s.status.lastError } }));

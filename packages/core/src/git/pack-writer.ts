@@ -1,0 +1,248 @@
+import { EntityGitError } from '../errors.js';
+import { joinPath, utf8, type Store } from '../storage/store.js';
+import { fromHex } from './codec.js';
+import { isOid, ObjectStore, parseCommit, parseTree, type ObjectType } from './objects.js';
+import { RefStore } from './refs.js';
+
+/** What packing a repository did. */
+export interface PackReport {
+  /** The pack written (`objects/pack/pack-<id>.pack`), or null when there was nothing to pack. */
+  pack: string | null;
+  /** Objects in the pack, and how many of them are stored as deltas (null: not counted). */
+  objects: number;
+  deltas: number | null;
+  /** Loose object files removed because the pack holds them. */
+  looseRemoved: number;
+  /** Bytes of the pack file. */
+  bytes: number;
+}
+
+const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+const OFS_DELTA = 6;
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+function crc32(parts: readonly Uint8Array[]): number {
+  let c = 0xffffffff;
+  for (const p of parts) for (let i = 0; i < p.length; i++) c = CRC_TABLE[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+const varint = (n: number, out: number[]): void => {
+  while (n >= 0x80) {
+    out.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+};
+
+/**
+ * A delta (git's pack delta format) that rebuilds `target` from `base` by copying their common
+ * prefix and suffix and inserting the rest: what a session tree is between two turns (the same
+ * entries, a few added). Null when it would not be much smaller than the target.
+ */
+export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Array | null {
+  const max = Math.min(base.length, target.length);
+  let prefix = 0;
+  while (prefix < max && base[prefix] === target[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < max - prefix && base[base.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
+  const out: number[] = [];
+  varint(base.length, out);
+  varint(target.length, out);
+  const copy = (offset: number, size: number) => {
+    for (let done = 0; done < size; ) {
+      const n = Math.min(size - done, 0xffffff);
+      const at = offset + done;
+      const bytes: number[] = [];
+      let op = 0x80;
+      for (let i = 0; i < 4; i++) if ((at >>> (8 * i)) & 0xff) { op |= 1 << i; bytes.push((at >>> (8 * i)) & 0xff); }
+      for (let i = 0; i < 3; i++) if ((n >>> (8 * i)) & 0xff) { op |= 1 << (4 + i); bytes.push((n >>> (8 * i)) & 0xff); }
+      out.push(op, ...bytes);
+      done += n;
+    }
+  };
+  copy(0, prefix);
+  const middle = target.subarray(prefix, target.length - suffix);
+  for (let i = 0; i < middle.length; i += 127) {
+    const chunk = middle.subarray(i, Math.min(middle.length, i + 127));
+    out.push(chunk.length);
+    for (const b of chunk) out.push(b);
+    if (out.length > target.length / 2) return null;
+  }
+  copy(base.length - suffix, suffix);
+  return out.length > target.length / 2 ? null : Uint8Array.from(out);
+}
+
+interface Entry {
+  oid: string;
+  offset: number;
+  crc: number;
+}
+
+/**
+ * Pack the loose objects reachable from a repository's branches and HEAD into one new pack
+ * (`objects/pack/pack-<id>.pack` and its version-2 `.idx`), then remove the loose files the
+ * pack holds. Trees are stored as deltas against the same path's tree one turn earlier.
+ *
+ * Safe beside a sync and a reader: the pack is complete before its index appears (an index
+ * written last, by rename, is what makes a pack visible), only loose objects the new pack holds
+ * are removed, and an object written meanwhile stays loose. Unreachable loose objects are left.
+ */
+export async function packRepository(store: Store, gitdir: string): Promise<PackReport> {
+  const objects = new ObjectStore(store, gitdir);
+  const refs = new RefStore(store, gitdir, { lockTimeoutMs: 0, staleLockMs: Infinity });
+  const loosePath = (oid: string) => joinPath(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+  const packed = new Set<string>();
+  const isLoose = async (oid: string) => {
+    if (packed.has(oid)) return false;
+    const loose = (await store.lstat(loosePath(oid))) !== null;
+    if (!loose) packed.add(oid);
+    return loose;
+  };
+
+  const tips = new Set<string>();
+  for (const name of await refs.branches()) {
+    const oid = await refs.resolve(`refs/heads/${name}`).catch(() => null);
+    if (oid) tips.add(oid);
+  }
+  // Commits oldest first, so a tree's base (its path one turn earlier) is in the pack before it.
+  const commits: { oid: string; parent: string | null }[] = [];
+  const seen = new Set<string>();
+  for (const tip of tips) {
+    const chain: { oid: string; parent: string | null }[] = [];
+    for (let sha: string | undefined = tip; sha && !seen.has(sha) && (await isLoose(sha)); ) {
+      seen.add(sha);
+      const c = parseCommit(await objects.readTyped(sha, 'commit'));
+      chain.push({ oid: sha, parent: c.parents[0] ?? null });
+      sha = c.parents[0];
+    }
+    commits.push(...chain.reverse());
+  }
+
+  const parts: Uint8Array[] = [];
+  let size = 12;
+  const entries: Entry[] = [];
+  const offsets = new Map<string, number>();
+  let deltas = 0;
+  const add = (oid: string, type: ObjectType, content: Uint8Array, base: { oid: string; content: Uint8Array } | null) => {
+    if (offsets.has(oid)) return;
+    const at = size;
+    let code = TYPE_CODE[type];
+    let body = content;
+    const extra: number[] = [];
+    const baseAt = base ? offsets.get(base.oid) : undefined;
+    if (base && baseAt !== undefined) {
+      const delta = prefixSuffixDelta(base.content, content);
+      if (delta) {
+        code = OFS_DELTA;
+        body = delta;
+        let ofs = at - baseAt;
+        const enc = [ofs & 0x7f];
+        while ((ofs = Math.floor(ofs / 128)) > 0) {
+          ofs -= 1;
+          enc.unshift(0x80 | (ofs & 0x7f));
+        }
+        extra.push(...enc);
+        deltas++;
+      }
+    }
+    const head: number[] = [];
+    let n = body.length;
+    let first = (code << 4) | (n & 0x0f);
+    n = Math.floor(n / 16);
+    while (n > 0) {
+      head.push(first | 0x80);
+      first = n & 0x7f;
+      n = Math.floor(n / 128);
+    }
+    head.push(first);
+    const header = Uint8Array.from([...head, ...extra]);
+    const data = store.codec.deflate(body);
+    parts.push(header, data);
+    size += header.length + data.length;
+    offsets.set(oid, at);
+    entries.push({ oid, offset: at, crc: crc32([header, data]) });
+  };
+
+  // Per commit: its trees by path, to be the bases of the next commit's trees.
+  const treesOf = new Map<string, Map<string, { oid: string; content: Uint8Array }>>();
+  for (const { oid, parent } of commits) {
+    const content = await objects.readTyped(oid, 'commit');
+    add(oid, 'commit', content, null);
+    const baseTrees = parent ? treesOf.get(parent) : undefined;
+    const mine = new Map<string, { oid: string; content: Uint8Array }>();
+    const walk = async (tree: string, path: string): Promise<void> => {
+      if (offsets.has(tree) || !(await isLoose(tree))) return;
+      const bytes = await objects.readTyped(tree, 'tree');
+      add(tree, 'tree', bytes, baseTrees?.get(path) ?? null);
+      mine.set(path, { oid: tree, content: bytes });
+      for (const e of parseTree(bytes)) {
+        if (e.mode === '40000') await walk(e.oid, `${path}${e.name}/`);
+        else if (e.mode !== '160000' && !offsets.has(e.oid) && (await isLoose(e.oid))) add(e.oid, 'blob', await objects.readTyped(e.oid, 'blob'), null);
+      }
+    };
+    await walk(parseCommit(content).tree, '');
+    treesOf.set(oid, mine);
+    if (parent) treesOf.delete(parent);
+  }
+  if (entries.length === 0) return { pack: null, objects: 0, deltas: 0, looseRemoved: 0, bytes: 0 };
+
+  const head = new Uint8Array(12);
+  head.set(utf8('PACK'), 0);
+  new DataView(head.buffer).setUint32(4, 2);
+  new DataView(head.buffer).setUint32(8, entries.length);
+  const pack = new Uint8Array(size + 20);
+  pack.set(head, 0);
+  let at = 12;
+  for (const p of parts) {
+    pack.set(p, at);
+    at += p.length;
+  }
+  const packSum = store.codec.sha1(pack.subarray(0, size));
+  pack.set(fromHex(packSum), size);
+  if (size > 0x7fffffff) throw new EntityGitError('REPO_CORRUPT', `a pack over 2 GiB is not written (${size} bytes)`);
+
+  entries.sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+  const n = entries.length;
+  const idx = new Uint8Array(8 + 256 * 4 + n * 28 + 40);
+  const view = new DataView(idx.buffer);
+  idx.set([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2], 0);
+  const fanout = new Uint32Array(256);
+  for (const e of entries) fanout[parseInt(e.oid.slice(0, 2), 16)]!++;
+  for (let i = 0, sum = 0; i < 256; i++) {
+    sum += fanout[i]!;
+    view.setUint32(8 + i * 4, sum);
+  }
+  const names = 8 + 1024;
+  entries.forEach((e, i) => {
+    idx.set(fromHex(e.oid), names + i * 20);
+    view.setUint32(names + n * 20 + i * 4, e.crc);
+    view.setUint32(names + n * 24 + i * 4, e.offset);
+  });
+  idx.set(fromHex(packSum), names + n * 28);
+  idx.set(fromHex(store.codec.sha1(idx.subarray(0, names + n * 28 + 20))), names + n * 28 + 20);
+
+  const dir = joinPath(gitdir, 'objects', 'pack');
+  await store.mkdirp(dir);
+  const base = joinPath(dir, `pack-${packSum}`);
+  await store.writeAtomic(`${base}.pack`, pack, joinPath(dir, `tmp_pack_${packSum.slice(0, 12)}`));
+  // The index last: once it is there, readers find the objects in the pack.
+  await store.writeAtomic(`${base}.idx`, idx, joinPath(dir, `tmp_idx_${packSum.slice(0, 12)}`));
+
+  let looseRemoved = 0;
+  for (const e of entries) {
+    if (!isOid(e.oid)) continue;
+    await store.remove(loosePath(e.oid));
+    looseRemoved++;
+  }
+  return { pack: `${base}.pack`, objects: n, deltas, looseRemoved, bytes: pack.length };
+}

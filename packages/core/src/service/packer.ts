@@ -1,0 +1,125 @@
+import { EntityGitError } from '../errors.js';
+import { packRepository, type PackReport } from '../git/pack-writer.js';
+import type { Storage } from '../storage/storage.js';
+import { joinPath, Store } from '../storage/store.js';
+
+export interface PackerOptions {
+  /** The storage the repositories are on. */
+  storage: Storage;
+  /**
+   * How one repository is packed. Default: {@link packRepository} (no git needed). On Node,
+   * `nativeRepack` from @entity-git/node-fs runs `git repack` instead.
+   */
+  pack?: (gitdir: string) => Promise<PackReport | void>;
+  /** Pack a repository once it has at least this many loose objects. Default 256. */
+  looseObjects?: number;
+  /** Wait this long after the last request for a repository before looking at it. Default 500 ms. */
+  delayMs?: number;
+  /** A pack lock older than this was left by a killed packer and is taken over. Default 10 min. */
+  staleLockMs?: number;
+  /** Told of each pack written and of each failure (packing never throws into anyone). */
+  onPacked?: (gitdir: string, report: PackReport | void) => void;
+  onError?: (gitdir: string, error: EntityGitError) => void;
+}
+
+/**
+ * Packs session repositories in the background, one at a time, never inside a turn: a sync asks
+ * with `request` (it returns at once) and the packer looks at the repository once it has been
+ * quiet for `delayMs`. Packing takes no session lock — it cannot hold a turn back — and cannot
+ * lose an object a sync writes meanwhile: the pack's index appears only when the pack is whole,
+ * and only loose files the new pack holds are removed. Two packers on one repository are kept
+ * apart by `entity-git/pack.lock`.
+ */
+export interface Packer {
+  request(gitdir: string): void;
+  /** Resolves when every requested repository has been looked at (and packed if due). */
+  idle(): Promise<void>;
+  /** Look at one repository now; resolves with what was done (null: not due, or locked). */
+  packNow(gitdir: string): Promise<PackReport | void | null>;
+}
+
+/** Loose objects of a repository: every file in its 256 fan-out directories. */
+export async function countLooseObjects(store: Store, gitdir: string): Promise<number> {
+  let n = 0;
+  for (let i = 0; i < 256; i++) {
+    const dir = joinPath(gitdir, 'objects', i.toString(16).padStart(2, '0'));
+    for (const name of await store.readdir(dir)) if (/^[0-9a-f]{38}$/.test(name)) n++;
+  }
+  return n;
+}
+
+export function createPacker(options: PackerOptions): Packer {
+  const store = new Store(options.storage);
+  const threshold = options.looseObjects ?? 256;
+  const delayMs = options.delayMs ?? 500;
+  const staleMs = options.staleLockMs ?? 10 * 60_000;
+  const pack = options.pack ?? ((gitdir: string) => packRepository(store, gitdir));
+  const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  const waiting: string[] = [];
+  let running: Promise<void> | null = null;
+  let settle: (() => void)[] = [];
+
+  const asError = (err: unknown): EntityGitError => (err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', `packing failed: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err }));
+
+  async function packNow(gitdir: string): Promise<PackReport | void | null> {
+    if ((await countLooseObjects(store, gitdir)) < threshold) return null;
+    const lock = joinPath(gitdir, 'entity-git', 'pack.lock');
+    await store.mkdirp(joinPath(gitdir, 'entity-git'));
+    if (!(await store.createExclusive(lock, `${Date.now()}\n`))) {
+      const st = await store.lstat(lock);
+      if (!st || Date.now() - st.mtimeMs < staleMs) return null;
+      await store.remove(lock);
+      if (!(await store.createExclusive(lock, `${Date.now()}\n`))) return null;
+    }
+    try {
+      return await pack(gitdir);
+    } finally {
+      await store.remove(lock);
+    }
+  }
+
+  function pump(): void {
+    if (running !== null) return;
+    const gitdir = waiting.shift();
+    if (gitdir === undefined) {
+      const done = settle;
+      settle = [];
+      for (const f of done) f();
+      return;
+    }
+    running = packNow(gitdir)
+      .then((report) => { if (report !== null) options.onPacked?.(gitdir, report); })
+      .catch((err: unknown) => options.onError?.(gitdir, asError(err)))
+      .finally(() => {
+        running = null;
+        pump();
+      });
+  }
+
+  return {
+    request(gitdir) {
+      clearTimeout(timers.get(gitdir));
+      const timer = setTimeout(() => {
+        timers.delete(gitdir);
+        if (!waiting.includes(gitdir)) waiting.push(gitdir);
+        pump();
+      }, delayMs);
+      // A background chore: it must not keep a process alive on its own.
+      (timer as { unref?: () => void }).unref?.();
+      timers.set(gitdir, timer);
+    },
+    async idle() {
+      // Requests still in their delay are looked at now.
+      for (const [gitdir, timer] of timers) {
+        clearTimeout(timer);
+        if (!waiting.includes(gitdir)) waiting.push(gitdir);
+      }
+      timers.clear();
+      if (running === null && waiting.length === 0) return;
+      const done = new Promise<void>((resolve) => settle.push(resolve));
+      pump();
+      await done;
+    },
+    packNow,
+  };
+}

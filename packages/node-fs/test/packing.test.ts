@@ -1,0 +1,142 @@
+import { countLooseObjects, createMirrorService, MemoryDag, packRepository, prefixSuffixDelta, Store, type DagNode, type Layout } from '@entity-git/core';
+import { createNodeMirror, createNodePacker, nativeRepack, nodeStorage } from '@entity-git/node-fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { git, tempDir } from './helpers.js';
+
+const run = promisify(execFile);
+const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+const child = join(import.meta.dirname, 'pack-child.ts');
+
+/** A conversation of `turns` turns (user, assistant, tool result, reply), appended to `dag`. */
+async function grow(dag: MemoryDag, sessionId: string, from: number, turns: number): Promise<void> {
+  let seq = from * 4;
+  let prev: string | null = seq > 0 ? `n${seq}` : null;
+  for (let t = 0; t < turns; t++) {
+    for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
+      seq++;
+      const caller = role === 'tool' ? `n${seq - 1}` : null;
+      const n: DagNode = {
+        id: `n${seq}`, session_id: sessionId, seq, role, content: `${role} ${seq} ${'x'.repeat(seq % 200)}`,
+        predecessor: prev, caller, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
+      };
+      await dag.addNode(n);
+      prev = n.id;
+    }
+  }
+}
+
+const tipsOf = (dir: string) => git(dir, 'for-each-ref', '--format=%(refname) %(objectname)').trim();
+const looseBytes = (gitdir: string) => {
+  let n = 0;
+  for (const d of readdirSync(join(gitdir, 'objects'))) {
+    if (!/^[0-9a-f]{2}$/.test(d)) continue;
+    for (const f of readdirSync(join(gitdir, 'objects', d))) n += statSync(join(gitdir, 'objects', d, f)).size;
+  }
+  return n;
+};
+
+describe('the pack delta', () => {
+  it('rebuilds the target exactly (git applies it: see the pack tests), and declines when nothing is shared', () => {
+    const base = new TextEncoder().encode('a'.repeat(1000) + 'tail');
+    const target = new TextEncoder().encode('a'.repeat(1000) + 'new entries' + 'tail');
+    const delta = prefixSuffixDelta(base, target)!;
+    // sizes, copy 1000 from 0, insert 11, copy 4 from 1000
+    expect([...delta]).toEqual([0xec, 0x07, 0xf7, 0x07, 0x90 | 0x20, 0xe8, 0x03, 11, ...new TextEncoder().encode('new entries'), 0x93, 0xe8, 0x03, 4]);
+    expect(prefixSuffixDelta(new TextEncoder().encode('xyz'), new TextEncoder().encode('abcdefgh'))).toBeNull();
+  });
+});
+
+describe('packing session repositories', () => {
+  for (const engine of ['js', 'native'] as const) {
+    for (const layout of ['flat', 'sharded'] as Layout[]) {
+      it(`${engine} packer, ${layout}: every object still there for git and for replay, loose files gone, far smaller`, async () => {
+        const dag = new MemoryDag();
+        await dag.createSession({ id: 's', title: 'Packed', created_at: 1779500000 });
+        await grow(dag, 's', 0, 60);
+        const mirror = createNodeMirror({ dag, root: tempDir(), layout });
+        await mirror.sync('s');
+        const dir = mirror.repoPath('s');
+        const gitdir = join(dir, '.git');
+        const tips = tipsOf(dir);
+        const turn10 = git(dir, 'rev-list', '--reverse', 'main').trim().split('\n')[9]!;
+        const before = await mirror.read('s', turn10);
+        const store = new Store(nodeStorage());
+        expect(await countLooseObjects(store, gitdir)).toBe(Number(/count: (\d+)/.exec(git(dir, 'count-objects', '-v'))![1]));
+        const loose = looseBytes(gitdir);
+        const report = engine === 'js' ? await packRepository(store, gitdir) : await nativeRepack()(gitdir);
+        expect(report.pack).not.toBeNull();
+        if (engine === 'js') expect(report.deltas).toBeGreaterThan(50);
+        expect(await countLooseObjects(store, gitdir)).toBe(0);
+        expect(report.looseRemoved).toBe(report.objects);
+        expect(spawnSync('git', ['verify-pack', report.pack!.replace(/\.pack$/, '.idx')], { cwd: dir }).status).toBe(0);
+        expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+        expect(git(dir, 'status', '--porcelain')).toBe('');
+        expect(tipsOf(dir)).toBe(tips);
+        expect(report.bytes * 3).toBeLessThan(loose);
+        // Replay and verify read the packed objects; a fresh mirror too.
+        expect(await mirror.read('s', turn10)).toEqual(before);
+        expect(await createNodeMirror({ dag, root: join(dir, '..'), layout }).read('s', turn10)).toEqual(before);
+        expect(await mirror.verify('s')).toMatchObject({ ok: true });
+        // Turns go on; packing again packs only what is new.
+        await grow(dag, 's', 60, 5);
+        expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 5 });
+        const again = engine === 'js' ? await packRepository(store, gitdir) : await nativeRepack()(gitdir);
+        expect(again.objects).toBeLessThan(report.objects / 4);
+        expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+        expect(git(dir, 'rev-list', '--count', 'main').trim()).toBe('65');
+      });
+    }
+  }
+
+  for (const engine of ['js', 'native'] as const) {
+    it(`${engine}: a process packing as eagerly as it can beside a process that syncs loses nothing`, async () => {
+      const dag = new MemoryDag();
+      await dag.createSession({ id: 'busy', title: 'Busy', created_at: 1779500000 });
+      await grow(dag, 'busy', 0, 5);
+      const root = tempDir();
+      const mirror = createNodeMirror({ dag, root });
+      await mirror.sync('busy');
+      const dir = mirror.repoPath('busy');
+      const stop = join(root, 'stop');
+      const packing = run(tsx, ['--conditions=source', child, join(dir, '.git'), stop, engine], { cwd: process.cwd() });
+      for (let t = 5; t < 45; t++) {
+        await grow(dag, 'busy', t, 1);
+        expect(await mirror.sync('busy')).toMatchObject({ commitsWritten: 1 });
+        // A fresh reader each turn, so nothing is served from a cache.
+        const tip = git(dir, 'rev-parse', 'main').trim();
+        expect((await createNodeMirror({ dag, root }).read('busy', tip)).messages).toHaveLength(4 * (t + 1));
+      }
+      writeFileSync(stop, '');
+      const { packs } = JSON.parse((await packing).stdout) as { packs: number };
+      expect(packs).toBeGreaterThan(2);
+      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(dir, 'rev-list', '--count', 'main').trim()).toBe('45');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      expect(await mirror.verify('busy')).toMatchObject({ ok: true });
+    }, 60_000);
+  }
+
+  it('runs behind the service: asked after commits, never awaited by a turn, done by drain()', async () => {
+    const dag = new MemoryDag();
+    await dag.createSession({ id: 'svc', title: 'Service', created_at: 1779500000 });
+    const mirror = createNodeMirror({ dag, root: tempDir() });
+    const packed: string[] = [];
+    const packer = createNodePacker({ looseObjects: 40, delayMs: 50, onPacked: (gitdir) => packed.push(gitdir) });
+    const service = createMirrorService({ mirror, packer });
+    for (let t = 0; t < 12; t++) {
+      await grow(dag, 'svc', t, 1);
+      service.notify('svc');
+    }
+    await service.drain();
+    const dir = mirror.repoPath('svc');
+    expect(packed).toEqual([join(dir, '.git')]);
+    expect(await countLooseObjects(new Store(nodeStorage()), join(dir, '.git'))).toBe(0);
+    expect(git(dir, 'rev-list', '--count', 'main').trim()).toBe('12');
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    await service.close();
+  });
+});
