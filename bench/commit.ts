@@ -10,30 +10,36 @@ import { performance } from 'node:perf_hooks';
 import { deflateSync } from 'node:zlib';
 // Relative imports: bench/ is not a workspace package, so the root has no @entity-git/* links.
 // The path is the one node-fs's own `@entity-git/core` link resolves to, so there is one MemoryDag.
-import { MemoryDag, canonicalJson, messageFileName, type DagNode } from '../packages/core/src/index.js';
-import { createNodeMirror } from '../packages/node-fs/src/index.js';
+import { MemoryDag, Store, canonicalJson, messageFileName, packRepository, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
+import { createNodeMirror, nativeRepack, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
 
 const WARMUP_TURNS = 3;
 const TIMED_TURNS = 30;
-// 1,000 messages is the design's reference size; 100 shows how the cost grows with history.
-const SIZES = [{ messages: 1000 }, { messages: 100 }];
+// 1,000 messages is the design's reference size; 100 and 10,000 show how the cost grows with
+// history, in both layouts. `--quick` leaves out the 10,000-message sessions.
+const ALL_SIZES: { messages: number; layout: Layout }[] = [
+  { messages: 1000, layout: 'flat' }, { messages: 100, layout: 'flat' }, { messages: 10_000, layout: 'flat' },
+  { messages: 100, layout: 'sharded' }, { messages: 1000, layout: 'sharded' }, { messages: 10_000, layout: 'sharded' },
+];
 
-interface FileOut { name: string; bytes: Buffer }
-const filesOf = (nodes: DagNode[]): FileOut[] => nodes.map((n) => ({ name: messageFileName(n), bytes: Buffer.from(canonicalJson(n)) }));
+interface FileOut { name: string; shard: string; bytes: Buffer }
+const filesOf = (nodes: DagNode[]): FileOut[] => nodes.map((n) => ({ name: messageFileName(n), shard: shardOf(n.seq), bytes: Buffer.from(canonicalJson(n)) }));
 
 // ---------------------------------------------------------------------------------------------
 // The floor: loose objects written by hand, nothing else (no refs, no index, no temp files).
 
 class Floor {
   private readonly objects: string;
-  /** messages/ entries in git's order, each already encoded, as a long-lived writer would keep them. */
-  private entries: { name: Buffer; bytes: Buffer }[] = [];
+  /** messages/ entries in git's order, each already encoded, as a long-lived writer would keep them (by shard when sharded). */
+  private shards = new Map<string, { name: Buffer; bytes: Buffer }[]>();
+  /** Sharded: each shard's tree entry, kept until the shard changes. */
+  private shardEntries = new Map<string, Buffer>();
   private parent: string | null = null;
   lastTree = '';
   lastCommit = '';
   private readonly metaBlob: Buffer;
-  constructor(readonly gitdir: string, metaBytes: Buffer) {
+  constructor(readonly gitdir: string, metaBytes: Buffer, private readonly layout: Layout) {
     this.objects = join(gitdir, 'objects');
     // The fan-out directories exist in any repository that has been used for a while.
     for (let i = 0; i < 256; i++) mkdirSync(join(this.objects, i.toString(16).padStart(2, '0')), { recursive: true });
@@ -55,14 +61,31 @@ class Floor {
   }
 
   commit(files: FileOut[], message: string, time: number): void {
+    const changed = new Set<string>();
     for (const f of files) {
       const sha = Floor.write(this.objects, 'blob', f.bytes);
       const name = Buffer.from(f.name);
-      this.entries.push({ name, bytes: Buffer.concat([Buffer.from('100644 '), name, Buffer.from([0]), sha]) });
+      const shard = this.layout === 'sharded' ? f.shard : '';
+      const list = this.shards.get(shard) ?? [];
+      this.shards.set(shard, list);
+      list.push({ name, bytes: Buffer.concat([Buffer.from('100644 '), name, Buffer.from([0]), sha]) });
+      changed.add(shard);
     }
-    // Nearly sorted already (names start with the seq), so this is a linear pass — but it is done.
-    this.entries.sort((a, b) => Buffer.compare(a.name, b.name));
-    const messages = Floor.write(this.objects, 'tree', Buffer.concat(this.entries.map((e) => e.bytes)));
+    let messages: Buffer;
+    if (this.layout === 'flat') {
+      const entries = this.shards.get('')!;
+      // Nearly sorted already (names start with the seq), so this is a linear pass — but it is done.
+      entries.sort((a, b) => Buffer.compare(a.name, b.name));
+      messages = Floor.write(this.objects, 'tree', Buffer.concat(entries.map((e) => e.bytes)));
+    } else {
+      for (const shard of changed) {
+        const entries = this.shards.get(shard)!;
+        entries.sort((a, b) => Buffer.compare(a.name, b.name));
+        const tree = Floor.write(this.objects, 'tree', Buffer.concat(entries.map((e) => e.bytes)));
+        this.shardEntries.set(shard, Buffer.concat([Buffer.from(`40000 ${shard}\0`), tree]));
+      }
+      messages = Floor.write(this.objects, 'tree', Buffer.concat([...this.shardEntries.keys()].sort().map((k) => this.shardEntries.get(k)!)));
+    }
     const root = Floor.write(this.objects, 'tree', Buffer.concat([
       Buffer.from('40000 messages\0'), messages, Buffer.from('100644 meta.json\0'), this.metaBlob,
     ]));
@@ -102,7 +125,25 @@ function fail(message: string): never {
   throw new Error(`commit bench: ${message}`);
 }
 
+/** Bytes of the files under `dir`, recursively (what `du` would count, less block rounding). */
+function bytesUnder(dir: string): number {
+  const r = spawnSync('du', ['-sb', dir], { encoding: 'utf8' });
+  return Number(r.stdout.split('\t')[0]);
+}
+
+interface DiskResult {
+  /** Canonical JSON of every message: the bytes the repository exists to keep. */
+  messageBytes: number;
+  loose: number;
+  packedJs: number;
+  packedNative: number;
+  packJsMs: number;
+  packNativeMs: number;
+}
+
 interface SizeResult {
+  layout: Layout;
+  disk: DiskResult;
   messagesStart: number;
   messagesEnd: number;
   warmupTurns: number;
@@ -115,15 +156,15 @@ interface SizeResult {
   finalTree: string;
 }
 
-async function measure(dir: string, messages: number): Promise<SizeResult> {
-  const sessionId = `bench-${messages}`;
+async function measure(dir: string, messages: number, layout: Layout): Promise<SizeResult> {
+  const sessionId = `bench-${layout}-${messages}`;
   const prefillTurns = Math.round(messages / TURN_FILES);
   const conv = new Conversation(sessionId, 0xe9717);
 
   // entity-git: the session backfilled once, as a mirror attached to an existing DAG would be.
   const dag = new MemoryDag();
   await dag.createSession({ id: sessionId, title: `Bench session, ${messages} messages`, created_at: BASE_TIME });
-  const mirror = createNodeMirror({ dag, root: join(dir, 'sessions') });
+  const mirror = createNodeMirror({ dag, root: join(dir, 'sessions'), layout });
   const prefill: DagNode[] = [];
   for (let i = 0; i < prefillTurns; i++) prefill.push(...conv.turn());
   for (const n of prefill) await dag.addNode(n);
@@ -134,29 +175,37 @@ async function measure(dir: string, messages: number): Promise<SizeResult> {
   const metaBytes = readFileSync(join(repo, 'meta.json'));
 
   // native git: same files, one commit holding the whole history so far.
-  const native = join(dir, `native-${messages}`);
+  const native = join(dir, `native-${layout}-${messages}`);
   mkdirSync(join(native, 'messages'), { recursive: true });
   git(native, 'init', '-q', '-b', 'main');
   git(native, 'config', 'user.name', 'bench');
   git(native, 'config', 'user.email', 'bench@localhost');
   git(native, 'config', 'commit.gpgsign', 'false');
   writeFileSync(join(native, 'meta.json'), metaBytes);
-  const writeNative = (files: FileOut[]) => { for (const f of files) writeFileSync(join(native, 'messages', f.name), f.bytes); };
+  const writeNative = (files: FileOut[]) => {
+    for (const f of files) {
+      const at = layout === 'sharded' ? join(native, 'messages', f.shard) : join(native, 'messages');
+      if (layout === 'sharded') mkdirSync(at, { recursive: true });
+      writeFileSync(join(at, f.name), f.bytes);
+    }
+  };
   writeNative(filesOf(prefill));
   git(native, 'add', '-A');
   git(native, 'commit', '-q', '-m', `prefill: ${prefill.length} messages`);
 
   // floor: the prefill written through the same code path, untimed, so its objects are all there.
-  const floorDir = join(dir, `floor-${messages}.git`);
+  const floorDir = join(dir, `floor-${layout}-${messages}.git`);
   git(dir, 'init', '-q', '--bare', '-b', 'main', floorDir);
-  const floor = new Floor(floorDir, metaBytes);
+  const floor = new Floor(floorDir, metaBytes, layout);
   floor.commit(filesOf(prefill), `prefill: ${prefill.length} messages`, BASE_TIME);
 
   const samples = { entityGit: [] as number[], native: [] as number[], add: [] as number[], commit: [] as number[], floor: [] as number[], floorWrite: [] as number[] };
   let count = prefill.length;
+  let messageBytes = filesOf(prefill).reduce((a, f) => a + f.bytes.length, 0);
   for (let k = 0; k < WARMUP_TURNS + TIMED_TURNS; k++) {
     const nodes = conv.turn();
     const files = filesOf(nodes);
+    messageBytes += files.reduce((a, f) => a + f.bytes.length, 0);
     const turn = prefillTurns + k + 1;
     const keep = k >= WARMUP_TURNS;
     count += nodes.length;
@@ -208,10 +257,33 @@ async function measure(dir: string, messages: number): Promise<SizeResult> {
     fail(`final trees differ: entity-git ${entityTree}, native ${nativeTree}, floor ${floor.lastTree}`);
   }
 
+  // Disk: the repository as the turns left it (loose), then packed — by entity-git's own packer
+  // in one copy, by git repack in another (the background packer uses one or the other).
+  const objectsOf = (gitdir: string) => bytesUnder(join(gitdir, 'objects'));
+  const loose = objectsOf(join(repo, '.git'));
+  const copyJs = join(dir, `copy-js-${layout}-${messages}`);
+  const copyNative = join(dir, `copy-native-${layout}-${messages}`);
+  execFileSync('cp', ['-a', repo, copyJs]);
+  execFileSync('cp', ['-a', repo, copyNative]);
+  const j0 = performance.now();
+  await packRepository(new Store(nodeStorage()), join(copyJs, '.git'));
+  const packJsMs = performance.now() - j0;
+  const q0 = performance.now();
+  await nativeRepack()(join(copyNative, '.git'));
+  const packNativeMs = performance.now() - q0;
+  for (const copy of [copyJs, copyNative]) {
+    fsck(copy);
+    if (git(copy, 'rev-parse', 'HEAD').trim() !== git(repo, 'rev-parse', 'HEAD').trim()) fail(`packing ${copy} changed HEAD`);
+  }
+  const disk: DiskResult = { messageBytes, loose, packedJs: objectsOf(join(copyJs, '.git')), packedNative: objectsOf(join(copyNative, '.git')), packJsMs, packNativeMs };
+  rmSync(copyJs, { recursive: true, force: true });
+  rmSync(copyNative, { recursive: true, force: true });
+
   const e = stats(samples.entityGit);
   const n = stats(samples.native);
   const f = stats(samples.floor);
   return {
+    layout, disk,
     messagesStart: prefill.length, messagesEnd: count, warmupTurns: WARMUP_TURNS, timedTurns: TIMED_TURNS, backfillMs,
     entityGit: e,
     native: { ...n, addMedian: stats(samples.add).median, commitMedian: stats(samples.commit).median },
@@ -227,19 +299,42 @@ const int = (x: number) => x.toLocaleString('en-US');
 
 function table(results: SizeResult[]): string {
   const rows = [
-    ['messages', 'entity-git sync', 'native add+commit', 'floor', 'native/entity-git', 'entity-git/floor'],
-    ['', 'median / p90', 'median / p90', 'median / p90', '(medians)', '(medians)'],
+    ['layout', 'messages', 'entity-git sync', 'native add+commit', 'floor', 'native/entity-git', 'entity-git/floor', 'vs own 100'],
+    ['', '', 'median / p90', 'median / p90', 'median / p90', '(medians)', '(medians)', '(medians)'],
     ...results.map((r) => [
+      r.layout,
       `${int(r.messagesStart)} → ${int(r.messagesEnd)}`,
       `${ms(r.entityGit.median)} / ${ms(r.entityGit.p90)}`,
       `${ms(r.native.median)} / ${ms(r.native.p90)}`,
       `${ms(r.floor.median)} / ${ms(r.floor.p90)}`,
       ratio(r.ratios.nativeOverEntityGit),
       ratio(r.ratios.entityGitOverFloor),
+      ownSmall(results, r),
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+  return rows.map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+}
+
+/** This size's median over the same layout's median at 100 messages. */
+function ownSmall(results: SizeResult[], r: SizeResult): string {
+  const small = results.find((x) => x.layout === r.layout && x.messagesStart === 100);
+  return small ? ratio(r.entityGit.median / small.entityGit.median) : '';
+}
+
+const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
+
+function diskTable(results: SizeResult[]): string {
+  const rows = [
+    ['layout', 'messages', 'message JSON', 'repo, loose', 'packed (entity-git)', 'packed (git repack)', 'loose/JSON', 'packed/JSON', 'pack time js / git'],
+    ...results.map((r) => [
+      r.layout, int(r.messagesEnd), mb(r.disk.messageBytes), mb(r.disk.loose), mb(r.disk.packedJs), mb(r.disk.packedNative),
+      ratio(r.disk.loose / r.disk.messageBytes), `${ratio(r.disk.packedJs / r.disk.messageBytes)} / ${ratio(r.disk.packedNative / r.disk.messageBytes)}`,
+      `${(r.disk.packJsMs / 1000).toFixed(2)} s / ${(r.disk.packNativeMs / 1000).toFixed(2)} s`,
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows.map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
 }
 
 export async function run(): Promise<void> {
@@ -250,10 +345,11 @@ export async function run(): Promise<void> {
   console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${dir}`);
   const results: SizeResult[] = [];
   try {
-    for (const size of SIZES) {
-      const r = await measure(dir, size.messages);
+    const sizes = process.argv.includes('--quick') ? ALL_SIZES.filter((x) => x.messages < 10_000) : ALL_SIZES;
+    for (const size of sizes) {
+      const r = await measure(dir, size.messages, size.layout);
       results.push(r);
-      console.log(`  ${int(r.messagesStart)} → ${int(r.messagesEnd)} messages: backfill ${ms(r.backfillMs)} ms (untimed), native = add ${ms(r.native.addMedian)} + commit ${ms(r.native.commitMedian)} ms, floor's writeFileSync ${ms(r.floor.writeMedian)} ms; fsck/status/tree checks passed`);
+      console.log(`  ${r.layout}, ${int(r.messagesStart)} → ${int(r.messagesEnd)} messages: backfill ${ms(r.backfillMs)} ms (untimed), native = add ${ms(r.native.addMedian)} + commit ${ms(r.native.commitMedian)} ms, floor's writeFileSync ${ms(r.floor.writeMedian)} ms; fsck/status/tree checks passed`);
     }
   } finally {
     if (keep) console.log(`kept ${dir}`);
@@ -262,7 +358,11 @@ export async function run(): Promise<void> {
   console.log('');
   console.log(table(results));
   console.log('');
-  console.log('native/entity-git > 1: entity-git is faster than the git CLI; entity-git/floor: what the mirror costs over bare hashing+deflate+write');
+  console.log('native/entity-git > 1: entity-git is faster than the git CLI; entity-git/floor: what the mirror costs over bare hashing+deflate+write;');
+  console.log('vs own 100: the per-turn cost at this size over the same layout\'s at 100 messages');
+  console.log('');
+  console.log('disk (objects/ only, after the timed turns; packed copies made after the run):');
+  console.log(diskTable(results));
 
   const outDir = new URL('./out/', import.meta.url);
   mkdirSync(outDir, { recursive: true });

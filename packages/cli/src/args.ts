@@ -6,6 +6,7 @@ export const OPTIONS = {
   db: { type: 'string' },
   root: { type: 'string' },
   identity: { type: 'string' },
+  layout: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
   session: { type: 'string' },
@@ -17,7 +18,7 @@ export const OPTIONS = {
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;
-export const GLOBAL_OPTIONS: readonly OptionName[] = ['db', 'root', 'identity', 'help'];
+export const GLOBAL_OPTIONS: readonly OptionName[] = ['db', 'root', 'identity', 'layout', 'help'];
 
 export interface ParsedArgs {
   values: { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_IDENTITY, type Identity, type Mirror, type Session } from '@entity-git/core';
+import { DEFAULT_IDENTITY, LAYOUTS, type Identity, type Layout, type Mirror, type Session } from '@entity-git/core';
 import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
 import { openPostgres, openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { CliError } from './cli-error.js';
@@ -16,6 +16,7 @@ export interface ContextOptions {
   db?: string | undefined;
   root?: string | undefined;
   identity?: string | undefined;
+  layout?: string | undefined;
   cwd: string;
 }
 
@@ -40,6 +41,10 @@ export function parseIdentity(text: string): Identity {
 export async function openContext(options: ContextOptions): Promise<Context> {
   const identity = options.identity === undefined ? DEFAULT_IDENTITY : parseIdentity(options.identity);
   const root = resolve(options.cwd, options.root ?? defaultRoot());
+  if (options.layout !== undefined && !(LAYOUTS as readonly string[]).includes(options.layout)) {
+    throw new CliError(`--layout must be one of ${LAYOUTS.join(', ')}, got ${JSON.stringify(options.layout)}`, EXIT_USAGE);
+  }
+  const layout = options.layout as Layout | undefined;
   const db = options.db ?? defaultDb();
   let store: SqlStore;
   if (POSTGRES_URL.test(db)) {
@@ -54,7 +59,7 @@ export async function openContext(options: ContextOptions): Promise<Context> {
     if (!statSync(file).isFile()) throw new CliError(`--db ${file} is not a file`, EXIT_USAGE);
     store = await openSqlite({ file });
   }
-  const mirror = createNodeMirror({ dag: store.dag, root, identity });
+  const mirror = createNodeMirror({ dag: store.dag, root, identity, ...(layout ? { layout } : {}) });
   return { store, mirror, root, close: () => store.close() };
 }
 

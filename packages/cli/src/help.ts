@@ -7,6 +7,8 @@ const GLOBAL = `Global options:
   --root DIR          the session repositories (default ~/.openprogram/sessions)
   --identity "N <E>"  author and committer of session commits; must match the application's,
                       since it is part of every commit id (default "entity-git <entity-git@localhost>")
+  --layout L          flat|sharded: how repositories made from now on lay out messages/
+                      (default flat; an existing repository keeps the layout it records)
   -h, --help          this help`;
 
 export const TOP_HELP = `entity-git — the git mirror of an agent's conversation DAG, one repository per session

@@ -155,7 +155,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   }
 
   const { openContext } = await import('./context.js');
-  const ctx = await openContext({ db: values.db, root: values.root, identity: values.identity, cwd: io.cwd ?? process.cwd() });
+  const ctx = await openContext({ db: values.db, root: values.root, identity: values.identity, layout: values.layout, cwd: io.cwd ?? process.cwd() });
   try {
     return await command.run(ctx, io, values, rest);
   } finally {

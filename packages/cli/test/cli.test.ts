@@ -162,3 +162,21 @@ describe('entity-git sync, then the read commands', () => {
     });
   });
 });
+
+describe('entity-git --layout', () => {
+  it('makes new repositories sharded (the node-fs ids), keeps an existing one as it is, rejects other values', async () => {
+    const other = join(tempDir(), 'sessions');
+    const sharded = await run(['--db', db, '--root', other, '--layout', 'sharded', 'sync', '--session', SID]);
+    expect(sharded.code).toBe(0);
+    const repo = join(other, SID);
+    expect(git(repo, 'config', '--get', 'entitygit.layout').trim()).toBe('sharded');
+    expect(git(repo, 'rev-parse', 'main', 'fork-u4').trim().split('\n')).toEqual(['b697b93f88e81f3a8938432835ab01bfbbe93119', '530fd08ebe15c09fcbcf0b0fff332dd4f2b6eb61']);
+    expect(git(repo, 'ls-tree', '--name-only', 'HEAD:messages').trim()).toBe('000');
+    // The flat root of the other tests stays flat under --layout sharded.
+    expect(await run(['--db', db, '--root', root, '--layout', 'sharded', 'verify', '--session', SID])).toMatchObject({ code: 0 });
+    expect(git(join(root, SID), 'rev-parse', 'main').trim()).toBe(TIPS.main);
+    const bad = await run(['--db', db, '--root', other, '--layout', 'nested', 'sync']);
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(bad.stderr).toContain('--layout must be one of flat, sharded, got "nested"');
+  });
+});
