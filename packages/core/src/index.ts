@@ -1,7 +1,7 @@
 export { EntityGitError, isEntityGitError, type ErrorCode } from './errors.js';
 export type { DagNode, Session, Project, ProjectStatus, Role, JsonValue } from './model/types.js';
 export { ROLES, PROJECT_STATUSES } from './model/types.js';
-export { canonicalJson, assertJson } from './model/canonical-json.js';
+export { canonicalJson, canonicalJsonBytes, assertJson } from './model/canonical-json.js';
 export { encodeId, decodeId, idSegment, messageFileName, sessionDirName, assertId, MAX_ID_BYTES, MAX_SEGMENT_BYTES } from './model/names.js';
 export { validateNode, validateSession, sessionRow } from './model/validate.js';
 export { derive, cutTurns, rides, type NodeShape, type TurnPlan, type BranchPlan, type Derivation } from './model/derive.js';

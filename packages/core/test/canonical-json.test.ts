@@ -1,4 +1,4 @@
-import { canonicalJson, assertJson } from '@entity-git/core';
+import { canonicalJson, canonicalJsonBytes, assertJson } from '@entity-git/core';
 import { describe, expect, it } from 'vitest';
 
 describe('canonicalJson', () => {
@@ -36,5 +36,33 @@ describe('canonicalJson', () => {
     expect(() => assertJson(a)).toThrow(expect.objectContaining({ code: 'NON_JSON_VALUE' }));
     const shared = { x: 1 };
     expect(canonicalJson({ p: shared, q: shared })).toBe('{\n  "p": {\n    "x": 1\n  },\n  "q": {\n    "x": 1\n  }\n}\n');
+  });
+});
+
+describe('canonicalJsonBytes', () => {
+  const utf8 = (s: string) => new TextEncoder().encode(s);
+  const big = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+  it('is byte for byte the UTF-8 of canonicalJson, with large strings cut anywhere, pairs and lone surrogates included', () => {
+    const cases: unknown[] = [
+      { a: 1, b: [true, null, 'x'], c: { z: '', y: -0 } },
+      'plain',
+      // A surrogate pair across every slice boundary near 65,536 code units.
+      ...[65_534, 65_535, 65_536, 65_537].map((n) => ({ content: `${'a'.repeat(n)}🙂${'b'.repeat(70_000)}` })),
+      { content: big('\ud800x\udc00"\\\n\t\u0001é中', 200_000), metadata: { tool: 'read', lines: [big('🙂', 70_000), 'short'] } },
+      [big('\udbff', 65_537), big('\udc00', 65_537)],
+      { nested: [[{ deep: big('q"', 131_073) }]], empty: {}, list: [] },
+    ];
+    for (const value of cases) {
+      const expected = utf8(canonicalJson(value));
+      expect(Buffer.from(canonicalJsonBytes(value)).equals(Buffer.from(expected))).toBe(true);
+      const framed = canonicalJsonBytes(value, (n) => `blob ${n}\0`);
+      expect(Buffer.from(framed).equals(Buffer.concat([Buffer.from(`blob ${expected.length}\0`), expected]))).toBe(true);
+    }
+  });
+
+  it('rejects what canonicalJson rejects, with the same code', () => {
+    for (const bad of [{ x: NaN }, { y: [1, undefined] }, { z: 10n }, new Date(0)]) {
+      expect(() => canonicalJsonBytes(bad)).toThrow(expect.objectContaining({ code: 'NON_JSON_VALUE' }));
+    }
   });
 });

@@ -3,7 +3,7 @@ import { EntityGitError, isEntityGitError } from '../errors.js';
 import { buildIndex, entryFromStat, parseIndex, type IndexEntry } from '../git/index-file.js';
 import { assertIdentity, buildCommit, buildTree, frameText, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
 import { acquireLockFile, RefStore } from '../git/refs.js';
-import { canonicalJson } from '../model/canonical-json.js';
+import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
 import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys, type NodeFacts } from '../model/commit-message.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
@@ -396,7 +396,7 @@ class SessionMirror implements Mirror {
       throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(node.id)} appears twice`, { nodeId: node.id });
     }
     seen.add(node.id);
-    const bytes = frameText(canonicalJson(node));
+    const bytes = canonicalJsonBytes(node, (size) => `blob ${size}\0`);
     const blob = this.store.codec.sha1(bytes);
     if (prev && prev.blob === blob) return { known: prev, bytes: prev.stored ? null : bytes, changed: false };
     return { known: { ...nodeFacts(node, this.keys), name: messageFileName(node), blob }, bytes, changed: true };

@@ -11,6 +11,117 @@ export function canonicalJson(value: unknown): string {
   return write(value, '', new Set(), '$') + '\n';
 }
 
+/** Strings at least this long are escaped and encoded in slices, never as one escaped copy. */
+const BIG = 1 << 16;
+
+/**
+ * The canonical JSON of `value` as UTF-8 bytes, behind `prefix(byteLength)` (a git object
+ * header): exactly `prefix + utf8(canonicalJson(value))`, built without ever holding the whole
+ * text as a string. A large string is escaped slice by slice (never splitting a surrogate
+ * pair, so each slice escapes as it would in the whole) and encoded straight into the result:
+ * a 100 MB tool output is held once as bytes, beside the node itself.
+ */
+export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) => string = () => ''): Uint8Array {
+  const parts: (string | { big: string })[] = [];
+  let small = '';
+  const sink = (piece: string | { big: string }) => {
+    if (typeof piece === 'string') small += piece;
+    else {
+      parts.push(small, piece);
+      small = '';
+    }
+  };
+  emit(value, '', new Set(), '$', sink);
+  parts.push(small + '\n');
+  let size = 0;
+  for (const p of parts) size += typeof p === 'string' ? utf8Length(p) : bigLength(p.big);
+  const head = encoder.encode(prefix(size));
+  const out = new Uint8Array(head.length + size);
+  out.set(head, 0);
+  let at = head.length;
+  for (const p of parts) {
+    if (typeof p === 'string') at += encoder.encodeInto(p, out.subarray(at)).written;
+    else {
+      out[at++] = 0x22;
+      for (const slice of slices(p.big)) at += encoder.encodeInto(JSON.stringify(slice).slice(1, -1), out.subarray(at)).written;
+      out[at++] = 0x22;
+    }
+  }
+  if (at !== out.length) throw new EntityGitError('NON_JSON_VALUE', `canonical JSON came out ${at - head.length} bytes, not ${size}`);
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of a string (lone surrogates count as U+FFFD, as TextEncoder writes them). */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Slices of a long string, cut where no surrogate pair is split. */
+function* slices(text: string): Generator<string> {
+  for (let from = 0; from < text.length; ) {
+    let to = Math.min(text.length, from + BIG);
+    const last = text.charCodeAt(to - 1);
+    if (to < text.length && last >= 0xd800 && last <= 0xdbff) to--;
+    yield text.slice(from, to);
+    from = to;
+  }
+}
+
+function bigLength(text: string): number {
+  let n = 2;
+  for (const slice of slices(text)) n += utf8Length(JSON.stringify(slice)) - 2;
+  return n;
+}
+
+/** {@link write}, emitting pieces: large strings go out unescaped, for the caller to slice. */
+function emit(value: unknown, indent: string, seen: Set<object>, path: string, out: (piece: string | { big: string }) => void): void {
+  if (typeof value === 'string' && value.length >= BIG) return out({ big: value });
+  if (scalar(value, path)) return out(JSON.stringify(value));
+  const obj = value as object;
+  if (seen.has(obj)) fail(path, 'a cycle');
+  const inner = indent + '  ';
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      if (obj.length === 0) return out('[]');
+      out('[\n');
+      for (let i = 0; i < obj.length; i++) {
+        if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
+        out(i === 0 ? inner : `,\n${inner}`);
+        emit(obj[i], inner, seen, `${path}[${i}]`, out);
+      }
+      return out(`\n${indent}]`);
+    }
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
+    }
+    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
+    const keys = Object.keys(obj).sort(compareCodePoints);
+    if (keys.length === 0) return out('{}');
+    out('{\n');
+    keys.forEach((k, i) => {
+      out(`${i === 0 ? '' : ',\n'}${inner}${JSON.stringify(k)}: `);
+      emit((obj as Record<string, unknown>)[k], inner, seen, `${path}.${k}`, out);
+    });
+    return out(`\n${indent}}`);
+  } finally {
+    seen.delete(obj);
+  }
+}
+
 /**
  * Throws `NON_JSON_VALUE` unless `value` is exactly representable as JSON. Walks the value
  * without serializing it, so checking a 100 MB tool output costs no 100 MB string.
