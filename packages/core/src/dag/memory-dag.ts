@@ -36,7 +36,14 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
 
   async *nodesAfter(sessionId: string, afterSeq = 0): AsyncIterable<DagNode> {
     const list = this.nodes.get(sessionId) ?? [];
-    for (const n of list) if (n.seq > afterSeq) yield clone(n);
+    // Kept in seq order: start at the first node after `afterSeq`.
+    let lo = 0;
+    for (let hi = list.length; lo < hi; ) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]!.seq > afterSeq) hi = mid;
+      else lo = mid + 1;
+    }
+    for (let i = lo; i < list.length; i++) yield clone(list[i]!);
   }
 
   async getHead(sessionId: string): Promise<string | null> {

@@ -48,9 +48,15 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
  * An entry's bytes, kept for as long as the entry object lives: a mirror rewrites its index with
  * mostly the same entries every turn, so each is encoded once.
  */
-const encoded = new WeakMap<IndexEntry, { name: Uint8Array; bytes: Uint8Array }>();
+const encoded = new WeakMap<IndexEntry, Encoded>();
 
-function encodeEntry(e: IndexEntry): { name: Uint8Array; bytes: Uint8Array } {
+interface Encoded {
+  name: Uint8Array;
+  bytes: Uint8Array;
+  ascii: boolean;
+}
+
+function encodeEntry(e: IndexEntry): Encoded {
   let done = encoded.get(e);
   if (done === undefined) {
     const name = utf8(e.path);
@@ -61,7 +67,7 @@ function encodeEntry(e: IndexEntry): { name: Uint8Array; bytes: Uint8Array } {
     bytes.set(fromHex(e.oid), 40);
     view.setUint16(60, Math.min(name.length, 0xfff));
     bytes.set(name, 62);
-    done = { name, bytes };
+    done = { name, bytes, ascii: ASCII.test(e.path) };
     encoded.set(e, done);
   }
   return done;
@@ -69,23 +75,31 @@ function encodeEntry(e: IndexEntry): { name: Uint8Array; bytes: Uint8Array } {
 
 /** Index file (version 2) bytes for `entries`, sorted by path as git requires, with the checksum. */
 export function buildIndex(entries: readonly IndexEntry[], codec: Codec): Uint8Array {
-  const named = entries.map((e) => ({ e, ...encodeEntry(e) }));
+  const enc = entries.map(encodeEntry);
+  let ascii = true;
   let sorted = true;
-  for (let i = 1; i < named.length && sorted; i++) sorted = named[i - 1]!.e.path < named[i]!.e.path && ASCII.test(named[i]!.e.path);
-  // ASCII paths (every path the mirror writes) sort the same as strings as they do as bytes.
-  if (sorted && (named.length === 0 || ASCII.test(named[0]!.e.path))) {
-    // already in order: the mirror keeps its entries sorted
-  } else if (entries.every((e) => ASCII.test(e.path))) named.sort((a, b) => (a.e.path < b.e.path ? -1 : a.e.path > b.e.path ? 1 : 0));
-  else named.sort((a, b) => compareBytes(a.name, b.name));
+  for (let i = 0; i < enc.length; i++) {
+    if (!enc[i]!.ascii) ascii = false;
+    if (i > 0 && !(entries[i - 1]!.path < entries[i]!.path)) sorted = false;
+  }
+  let order: Encoded[] = enc;
+  // ASCII paths (every path the mirror writes) sort the same as strings as they do as bytes;
+  // the mirror keeps its entries in order, so mostly there is nothing to sort.
+  if (!(sorted && ascii)) {
+    const idx = enc.map((_, i) => i);
+    if (ascii) idx.sort((a, b) => (entries[a]!.path < entries[b]!.path ? -1 : entries[a]!.path > entries[b]!.path ? 1 : 0));
+    else idx.sort((a, b) => compareBytes(enc[a]!.name, enc[b]!.name));
+    order = idx.map((i) => enc[i]!);
+  }
   let size = 12;
-  for (const { bytes } of named) size += bytes.length;
+  for (const { bytes } of order) size += bytes.length;
   const out = new Uint8Array(size + 20);
   const view = new DataView(out.buffer);
   out.set(utf8('DIRC'), 0);
   view.setUint32(4, 2);
-  view.setUint32(8, named.length);
+  view.setUint32(8, order.length);
   let at = 12;
-  for (const { bytes } of named) {
+  for (const { bytes } of order) {
     out.set(bytes, at);
     at += bytes.length;
   }

@@ -26,6 +26,8 @@ export interface LiveState {
   memo: Map<string, string>;
   /** Records in the log file, to decide when to compact it. */
   records: number;
+  /** In memory only: the nodes still pending or held by no commit (found by a scan when absent). */
+  unsettled?: Set<string>;
 }
 
 /** What changed during a sync, to append to the log. */

@@ -257,7 +257,11 @@ class SessionMirror implements Mirror {
     let from = state.lastSeq;
     // Re-read from the first node that may still change (a placeholder) or that no commit holds
     // yet (its turn was incomplete, so its blob was not written).
-    for (const n of known.values()) if (n.pending || !n.stored) from = Math.min(from, n.seq - 1);
+    const unsettled = state.unsettled ?? new Set([...known.values()].filter((n) => n.pending || !n.stored).map((n) => n.id));
+    for (const id of unsettled) {
+      const n = known.get(id);
+      if (n) from = Math.min(from, n.seq - 1);
+    }
 
     const fresh = new Map<string, Uint8Array>();
     const seen = new Set<string>();
@@ -370,6 +374,12 @@ class SessionMirror implements Mirror {
       worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint);
     }
 
+    const stillUnsettled = new Set<string>();
+    for (const id of [...unsettled, ...delta.nodes]) {
+      const n = known.get(id);
+      if (n && (n.pending || !n.stored)) stillUnsettled.add(id);
+    }
+    state.unsettled = stillUnsettled;
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
     state.head = derivation.head ?? (await repo.refs.headBranch());
     const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0;
@@ -622,6 +632,8 @@ class SessionMirror implements Mirror {
       if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries: current }, LIVE_STATES);
       return false;
     }
+    // Kept in path order, so the next turn's entries only need appending.
+    next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     await this.writeIndex(repo, next);
     return true;
   }
@@ -634,13 +646,14 @@ class SessionMirror implements Mirror {
     if (!cached || !st || !sameFile(cached.id, st)) return false;
     if (appended.length === 0) return true;
     const current = cached.entries;
-    const meta = current.at(-1);
-    if (meta?.path !== 'meta.json') return false;
+    const at = current.length > 0 && current.at(-1)!.path === 'meta.json' ? current.length - 1 : current.findIndex((e) => e.path === 'meta.json');
+    if (at < 0) return false;
+    const meta = current[at]!;
     const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
     const metaOid = root.find((e) => e.name === 'meta.json')?.oid;
     if (metaOid === undefined) return false;
     this.indexes.delete(repo.gitdir);
-    const next = current.slice(0, -1);
+    const next = at === current.length - 1 ? current.slice(0, -1) : current.filter((_, i) => i !== at);
     for (const n of appended) {
       const path = `messages/${messagePath(layout, n)}`;
       const file = joinPath(repo.dir, path);
@@ -654,6 +667,7 @@ class SessionMirror implements Mirror {
       await this.store.writeCreatingParent(file, await repo.objects.readTyped(metaOid, 'blob'));
       next.push(entryFromStat('meta.json', metaOid, await this.store.fs.lstat(file)));
     }
+    next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     await this.writeIndex(repo, next);
     return true;
   }
