@@ -56,9 +56,12 @@ describe('packing session repositories', () => {
       it(`${engine} packer, ${layout}: every object still there for git and for replay, loose files gone, far smaller`, async () => {
         const dag = new MemoryDag();
         await dag.createSession({ id: 's', title: 'Packed', created_at: 1779500000 });
-        await grow(dag, 's', 0, 60);
+        // Turn by turn, as a live session is synced: every object loose (a backfill writes a pack).
         const mirror = createNodeMirror({ dag, root: tempDir(), layout });
-        await mirror.sync('s');
+        for (let t = 0; t < 60; t++) {
+          await grow(dag, 's', t, 1);
+          await mirror.sync('s');
+        }
         const dir = mirror.repoPath('s');
         const gitdir = join(dir, '.git');
         const tips = tipsOf(dir);
@@ -118,6 +121,38 @@ describe('packing session repositories', () => {
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect(await mirror.verify('busy')).toMatchObject({ ok: true });
     }, 60_000);
+  }
+
+  for (const layout of ['flat', 'sharded'] as Layout[]) {
+    it(`a backfill (${layout}) writes one pack, whole before any ref moves: the ids of a turn-by-turn sync`, async () => {
+      const dag = new MemoryDag();
+      await dag.createSession({ id: 'b', title: 'Backfilled', created_at: 1779500000 });
+      const stepwise = createNodeMirror({ dag, root: tempDir(), layout });
+      for (let t = 0; t < 40; t++) {
+        await grow(dag, 'b', t, 1);
+        await stepwise.sync('b');
+      }
+      const mirror = createNodeMirror({ dag, root: tempDir(), layout });
+      expect(await mirror.sync('b')).toMatchObject({ commitsWritten: 40, derivation: 'full', noop: false });
+      const dir = mirror.repoPath('b');
+      const gitdir = join(dir, '.git');
+      expect(tipsOf(dir)).toBe(tipsOf(stepwise.repoPath('b')));
+      const packsDir = join(gitdir, 'objects', 'pack');
+      const idx = readdirSync(packsDir).filter((f) => f.endsWith('.idx'));
+      expect(idx).toHaveLength(1);
+      expect(spawnSync('git', ['verify-pack', join(packsDir, idx[0]!)], { cwd: dir }).status).toBe(0);
+      expect(await countLooseObjects(new Store(nodeStorage()), gitdir)).toBe(0);
+      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      expect(Number(/in-pack: (\d+)/.exec(git(dir, 'count-objects', '-v'))![1])).toBeGreaterThan(40 * 4);
+      // And it goes on turn by turn, loose again.
+      await grow(dag, 'b', 40, 1);
+      expect(await mirror.sync('b')).toMatchObject({ commitsWritten: 1, derivation: 'extended' });
+      expect(tipsOf(dir)).not.toBe(tipsOf(stepwise.repoPath('b')));
+      await stepwise.sync('b');
+      expect(tipsOf(dir)).toBe(tipsOf(stepwise.repoPath('b')));
+      expect(await mirror.verify('b')).toMatchObject({ ok: true });
+    });
   }
 
   it('runs behind the service: asked after commits, never awaited by a turn, done by drain()', async () => {

@@ -87,7 +87,7 @@ const ASCII = /^[\x00-\x7f]*$/;
 // And by entry object, for the entries a mirror keeps from one turn to the next (no key to build).
 const entryObjects = new WeakMap<TreeEntry, Uint8Array>();
 
-function entryBytes(e: TreeEntry): Uint8Array {
+export function entryBytes(e: TreeEntry): Uint8Array {
   const kept = entryObjects.get(e);
   if (kept !== undefined) return kept;
   const key = `${e.mode} ${e.name}\0${e.oid}`;
@@ -110,8 +110,17 @@ function entryBytes(e: TreeEntry): Uint8Array {
  */
 export function buildTree(entries: readonly TreeEntry[]): Uint8Array {
   const sortKey = (e: TreeEntry) => (e.mode === '40000' ? `${e.name}/` : e.name);
-  let sorted: TreeEntry[];
-  if (entries.every((e) => ASCII.test(e.name))) {
+  let ascii = true;
+  let inOrder = true;
+  for (let i = 0; i < entries.length && ascii; i++) {
+    if (!ASCII.test(entries[i]!.name)) ascii = false;
+    else if (i > 0 && inOrder && !(sortKey(entries[i - 1]!) < sortKey(entries[i]!))) inOrder = false;
+  }
+  let sorted: readonly TreeEntry[];
+  if (ascii && inOrder) {
+    // What a mirror passes: its entries kept in order, so there is nothing to sort.
+    sorted = entries;
+  } else if (ascii) {
     // For ASCII, UTF-16 order is byte order; message file names are always ASCII.
     sorted = [...entries].sort((a, b) => {
       const x = sortKey(a);
@@ -126,6 +135,30 @@ export function buildTree(entries: readonly TreeEntry[]): Uint8Array {
   for (const p of parts) size += p.length;
   const out = new Uint8Array(size);
   let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * `tree` (the bytes of `entries.slice(0, count)`, as {@link buildTree} made them) followed by
+ * `entries.slice(count)` — the tree {@link buildTree} would make of all of `entries` when the
+ * added entries sort after the kept ones; null when they do not.
+ */
+export function extendTree(tree: Uint8Array, entries: readonly TreeEntry[], count: number): Uint8Array | null {
+  const sortKey = (e: TreeEntry) => (e.mode === '40000' ? `${e.name}/` : e.name);
+  for (let i = Math.max(1, count); i < entries.length; i++) {
+    if (!ASCII.test(entries[i]!.name) || !(sortKey(entries[i - 1]!) < sortKey(entries[i]!))) return null;
+  }
+  if (count > 0 && count < entries.length && !ASCII.test(entries[count - 1]!.name)) return null;
+  const parts = entries.slice(count).map(entryBytes);
+  let size = tree.length;
+  for (const p of parts) size += p.length;
+  const out = new Uint8Array(size);
+  out.set(tree, 0);
+  let at = tree.length;
   for (const p of parts) {
     out.set(p, at);
     at += p.length;

@@ -52,6 +52,14 @@ const varint = (n: number, out: number[]): void => {
 export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Array | null {
   const max = Math.min(base.length, target.length);
   let prefix = 0;
+  // Four bytes at a time while both are aligned (a tree is often hundreds of kilobytes).
+  if (base.byteOffset % 4 === 0 && target.byteOffset % 4 === 0) {
+    const a = new Uint32Array(base.buffer, base.byteOffset, max >>> 2);
+    const b = new Uint32Array(target.buffer, target.byteOffset, max >>> 2);
+    let w = 0;
+    while (w < a.length && a[w] === b[w]) w++;
+    prefix = w * 4;
+  }
   while (prefix < max && base[prefix] === target[prefix]) prefix++;
   let suffix = 0;
   while (suffix < max - prefix && base[base.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
@@ -128,50 +136,9 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
     commits.push(...chain.reverse());
   }
 
-  const parts: Uint8Array[] = [];
-  let size = 12;
-  const entries: Entry[] = [];
-  const offsets = new Map<string, number>();
-  let deltas = 0;
-  const add = (oid: string, type: ObjectType, content: Uint8Array, base: { oid: string; content: Uint8Array } | null) => {
-    if (offsets.has(oid)) return;
-    const at = size;
-    let code = TYPE_CODE[type];
-    let body = content;
-    const extra: number[] = [];
-    const baseAt = base ? offsets.get(base.oid) : undefined;
-    if (base && baseAt !== undefined) {
-      const delta = prefixSuffixDelta(base.content, content);
-      if (delta) {
-        code = OFS_DELTA;
-        body = delta;
-        let ofs = at - baseAt;
-        const enc = [ofs & 0x7f];
-        while ((ofs = Math.floor(ofs / 128)) > 0) {
-          ofs -= 1;
-          enc.unshift(0x80 | (ofs & 0x7f));
-        }
-        extra.push(...enc);
-        deltas++;
-      }
-    }
-    const head: number[] = [];
-    let n = body.length;
-    let first = (code << 4) | (n & 0x0f);
-    n = Math.floor(n / 16);
-    while (n > 0) {
-      head.push(first | 0x80);
-      first = n & 0x7f;
-      n = Math.floor(n / 128);
-    }
-    head.push(first);
-    const header = Uint8Array.from([...head, ...extra]);
-    const data = store.codec.deflate(body);
-    parts.push(header, data);
-    size += header.length + data.length;
-    offsets.set(oid, at);
-    entries.push({ oid, offset: at, crc: crc32([header, data]) });
-  };
+  const builder = new PackBuilder(store);
+  const offsets = builder;
+  const add = builder.add.bind(builder);
 
   // Per commit: its trees by path, to be the bases of the next commit's trees.
   const treesOf = new Map<string, Map<string, { oid: string; content: Uint8Array }>>();
@@ -194,55 +161,138 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
     treesOf.set(oid, mine);
     if (parent) treesOf.delete(parent);
   }
-  if (entries.length === 0) return { pack: null, objects: 0, deltas: 0, looseRemoved: 0, bytes: 0 };
-
-  const head = new Uint8Array(12);
-  head.set(utf8('PACK'), 0);
-  new DataView(head.buffer).setUint32(4, 2);
-  new DataView(head.buffer).setUint32(8, entries.length);
-  const pack = new Uint8Array(size + 20);
-  pack.set(head, 0);
-  let at = 12;
-  for (const p of parts) {
-    pack.set(p, at);
-    at += p.length;
-  }
-  const packSum = store.codec.sha1(pack.subarray(0, size));
-  pack.set(fromHex(packSum), size);
-  if (size > 0x7fffffff) throw new EntityGitError('REPO_CORRUPT', `a pack over 2 GiB is not written (${size} bytes)`);
-
-  entries.sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
-  const n = entries.length;
-  const idx = new Uint8Array(8 + 256 * 4 + n * 28 + 40);
-  const view = new DataView(idx.buffer);
-  idx.set([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2], 0);
-  const fanout = new Uint32Array(256);
-  for (const e of entries) fanout[parseInt(e.oid.slice(0, 2), 16)]!++;
-  for (let i = 0, sum = 0; i < 256; i++) {
-    sum += fanout[i]!;
-    view.setUint32(8 + i * 4, sum);
-  }
-  const names = 8 + 1024;
-  entries.forEach((e, i) => {
-    idx.set(fromHex(e.oid), names + i * 20);
-    view.setUint32(names + n * 20 + i * 4, e.crc);
-    view.setUint32(names + n * 24 + i * 4, e.offset);
-  });
-  idx.set(fromHex(packSum), names + n * 28);
-  idx.set(fromHex(store.codec.sha1(idx.subarray(0, names + n * 28 + 20))), names + n * 28 + 20);
-
-  const dir = joinPath(gitdir, 'objects', 'pack');
-  await store.mkdirp(dir);
-  const base = joinPath(dir, `pack-${packSum}`);
-  await store.writeAtomic(`${base}.pack`, pack, joinPath(dir, `tmp_pack_${packSum.slice(0, 12)}`));
-  // The index last: once it is there, readers find the objects in the pack.
-  await store.writeAtomic(`${base}.idx`, idx, joinPath(dir, `tmp_idx_${packSum.slice(0, 12)}`));
+  const written = await builder.write(gitdir);
+  if (written === null) return { pack: null, objects: 0, deltas: 0, looseRemoved: 0, bytes: 0 };
 
   let looseRemoved = 0;
-  for (const e of entries) {
-    if (!isOid(e.oid)) continue;
-    await store.remove(loosePath(e.oid));
+  for (const oid of written.oids) {
+    await store.remove(loosePath(oid));
     looseRemoved++;
   }
-  return { pack: `${base}.pack`, objects: n, deltas, looseRemoved, bytes: pack.length };
+  return { pack: written.pack, objects: written.oids.length, deltas: written.deltas, looseRemoved, bytes: written.bytes };
+}
+
+/** Stored whole every this many deltas, so no reader follows a long chain (git's default depth). */
+const MAX_DEPTH = 50;
+
+/**
+ * A pack built in memory, object by object, then written as `pack-<id>.pack` + `.idx`. A tree
+ * given a `base` (or, with {@link addTree}, the last tree added under the same path key) is
+ * stored as a delta of it when that is much smaller.
+ */
+export class PackBuilder {
+  private readonly parts: Uint8Array[] = [];
+  private size = 12;
+  private readonly entries: Entry[] = [];
+  private readonly offsets = new Map<string, { offset: number; depth: number }>();
+  private readonly lastTree = new Map<string, { oid: string; content: Uint8Array }>();
+  deltas = 0;
+
+  constructor(private readonly store: Store) {}
+
+  get count(): number {
+    return this.entries.length;
+  }
+
+  has(oid: string): boolean {
+    return this.offsets.has(oid);
+  }
+
+  /** Add a tree, as a delta of the last tree added under `path` when that pays. */
+  addTree(oid: string, content: Uint8Array, path: string): void {
+    this.add(oid, 'tree', content, this.lastTree.get(path) ?? null);
+    this.lastTree.set(path, { oid, content });
+  }
+
+  add(oid: string, type: ObjectType, content: Uint8Array, base: { oid: string; content: Uint8Array } | null): void {
+    if (this.offsets.has(oid)) return;
+    const at = this.size;
+    let code = TYPE_CODE[type];
+    let body = content;
+    let depth = 0;
+    const extra: number[] = [];
+    const baseAt = base ? this.offsets.get(base.oid) : undefined;
+    if (base && baseAt !== undefined && baseAt.depth < MAX_DEPTH) {
+      const delta = prefixSuffixDelta(base.content, content);
+      if (delta) {
+        code = OFS_DELTA;
+        body = delta;
+        depth = baseAt.depth + 1;
+        let ofs = at - baseAt.offset;
+        const enc = [ofs & 0x7f];
+        while ((ofs = Math.floor(ofs / 128)) > 0) {
+          ofs -= 1;
+          enc.unshift(0x80 | (ofs & 0x7f));
+        }
+        extra.push(...enc);
+        this.deltas++;
+      }
+    }
+    const head: number[] = [];
+    let n = body.length;
+    let first = (code << 4) | (n & 0x0f);
+    n = Math.floor(n / 16);
+    while (n > 0) {
+      head.push(first | 0x80);
+      first = n & 0x7f;
+      n = Math.floor(n / 128);
+    }
+    head.push(first);
+    const header = Uint8Array.from([...head, ...extra]);
+    const data = this.store.codec.deflate(body);
+    this.parts.push(header, data);
+    this.size += header.length + data.length;
+    this.offsets.set(oid, { offset: at, depth });
+    this.entries.push({ oid, offset: at, crc: crc32([header, data]) });
+  }
+
+  /**
+   * Write the pack and its index into `gitdir` (the index last: it is what makes the pack
+   * visible), or nothing when no object was added.
+   */
+  async write(gitdir: string): Promise<{ pack: string; oids: string[]; deltas: number; bytes: number } | null> {
+    const entries = this.entries;
+    if (entries.length === 0) return null;
+    const store = this.store;
+    const size = this.size;
+    if (size > 0x7fffffff) throw new EntityGitError('REPO_CORRUPT', `a pack over 2 GiB is not written (${size} bytes)`);
+    const pack = new Uint8Array(size + 20);
+    pack.set(utf8('PACK'), 0);
+    new DataView(pack.buffer).setUint32(4, 2);
+    new DataView(pack.buffer).setUint32(8, entries.length);
+    let at = 12;
+    for (const p of this.parts) {
+      pack.set(p, at);
+      at += p.length;
+    }
+    const packSum = store.codec.sha1(pack.subarray(0, size));
+    pack.set(fromHex(packSum), size);
+
+    const sorted = [...entries].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+    const n = sorted.length;
+    const idx = new Uint8Array(8 + 256 * 4 + n * 28 + 40);
+    const view = new DataView(idx.buffer);
+    idx.set([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2], 0);
+    const fanout = new Uint32Array(256);
+    for (const e of sorted) fanout[parseInt(e.oid.slice(0, 2), 16)]!++;
+    for (let i = 0, sum = 0; i < 256; i++) {
+      sum += fanout[i]!;
+      view.setUint32(8 + i * 4, sum);
+    }
+    const names = 8 + 1024;
+    sorted.forEach((e, i) => {
+      idx.set(fromHex(e.oid), names + i * 20);
+      view.setUint32(names + n * 20 + i * 4, e.crc);
+      view.setUint32(names + n * 24 + i * 4, e.offset);
+    });
+    idx.set(fromHex(packSum), names + n * 28);
+    idx.set(fromHex(store.codec.sha1(idx.subarray(0, names + n * 28 + 20))), names + n * 28 + 20);
+
+    const dir = joinPath(gitdir, 'objects', 'pack');
+    await store.mkdirp(dir);
+    const base = joinPath(dir, `pack-${packSum}`);
+    await store.writeAtomic(`${base}.pack`, pack, joinPath(dir, `tmp_pack_${packSum.slice(0, 12)}`));
+    await store.writeAtomic(`${base}.idx`, idx, joinPath(dir, `tmp_idx_${packSum.slice(0, 12)}`));
+    return { pack: `${base}.pack`, oids: sorted.filter((e) => isOid(e.oid)).map((e) => e.oid), deltas: this.deltas, bytes: pack.length };
+  }
 }

@@ -1,12 +1,13 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError, isEntityGitError } from '../errors.js';
 import { buildIndex, entryFromStat, parseIndex, type IndexEntry } from '../git/index-file.js';
-import { assertIdentity, buildCommit, buildTree, frameText, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
+import { assertIdentity, buildCommit, buildTree, extendTree, frameText, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
 import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
 import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys, type NodeFacts } from '../model/commit-message.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
+import { PackBuilder } from '../git/pack-writer.js';
 import { assertId, messageFileName, sessionDirName } from '../model/names.js';
 import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
@@ -62,6 +63,55 @@ interface Repo {
   refs: RefStore;
 }
 
+/** Where a sync's new objects go: loose files, or (a backfill) one pack written before any ref moves. */
+interface ObjectSink {
+  /** `path`: where a tree sits (`messages`, `messages/003`), to be a delta of the last one there. */
+  write(type: 'blob' | 'tree' | 'commit', content: Uint8Array, path?: string): Promise<string>;
+  writeRaw(raw: Uint8Array, oid: string): Promise<void>;
+  /** Objects written so far. */
+  readonly count: number;
+  finish(): Promise<void>;
+}
+
+/** A sync this long or longer writes its objects as one pack: a backfill, or a repair. */
+const PACKED_BACKFILL_TURNS = 32;
+const PACKED_BACKFILL_BYTES = 256 << 20;
+
+function looseSink(objects: ObjectStore): ObjectSink {
+  const start = objects.written;
+  return {
+    write: (type, content) => objects.write(type, content),
+    writeRaw: async (raw, oid) => {
+      await objects.writeRaw(raw, oid);
+    },
+    get count() {
+      return objects.written - start;
+    },
+    finish: async () => undefined,
+  };
+}
+
+function packSink(store: Store, repo: Repo): ObjectSink {
+  const builder = new PackBuilder(store);
+  return {
+    async write(type, content, path) {
+      const oid = repo.objects.hash(type, content);
+      if (type === 'tree' && path !== undefined) builder.addTree(oid, content, path);
+      else builder.add(oid, type, content, null);
+      return oid;
+    },
+    async writeRaw(raw, oid) {
+      builder.add(oid, 'blob', unframe(raw), null);
+    },
+    get count() {
+      return builder.count;
+    },
+    async finish() {
+      await builder.write(repo.gitdir);
+    },
+  };
+}
+
 /** A branch's commit per complete turn and the messages of its tip, as they were built. */
 interface BranchBuild {
   commits: string[];
@@ -72,8 +122,10 @@ interface BranchBuild {
   built: Map<string, { count: number; oid: string }>;
   /** Entries already checked for a blob still to write. */
   checked: number;
+  /** Flat: the bytes of the last messages tree built, and how many entries it holds. */
+  flat: { bytes: Uint8Array; count: number } | null;
 }
-const newBuild = (): BranchBuild => ({ commits: [], entries: [], shards: new Map(), built: new Map(), checked: 0 });
+const newBuild = (): BranchBuild => ({ commits: [], entries: [], shards: new Map(), built: new Map(), checked: 0, flat: null });
 
 /**
  * What the last sync of a repository derived and built, kept in memory with its state: a turn
@@ -294,6 +346,7 @@ class SessionMirror implements Mirror {
     }
 
     const writtenBefore = repo.objects.written;
+    let packed = 0;
     const metaBytes = utf8(canonicalJson(metaOf(session)));
     let derivation: Derivation<Known>;
     let builds: Map<string, BranchBuild>;
@@ -315,7 +368,7 @@ class SessionMirror implements Mirror {
       builds.set(extension.before.name, build);
       const kept = build.commits.length;
       if (extension.keep < kept) this.trimBuild(build, layout, extension.before, extension.keep);
-      commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo);
+      commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo, looseSink(repo.objects));
       // The index gains the new nodes of whole turns, unless the branch gave up a turn it had.
       if (build.commits.length >= kept) {
         if (extension.after.name !== derivation.head) appended = [];
@@ -330,7 +383,15 @@ class SessionMirror implements Mirror {
       derivation = derive([...known.values()], session.head);
       if (loaded === null) await this.seedFromRepository(repo, layout, derivation, state.memo, delta.memo);
       builds = new Map(derivation.branches.map((b) => [b.name, newBuild()]));
-      commitsWritten = await this.commitBranches(sessionId, repo, layout, derivation.branches.map((b) => [b, builds.get(b.name)!]), state.memo, metaBytes, fresh, delta.memo);
+      // A backfill writes one pack, not a file per object; the pack is whole before any ref moves.
+      const turns = derivation.branches.reduce((sum, b) => sum + b.complete, 0);
+      let freshBytes = 0;
+      for (const raw of fresh.values()) freshBytes += raw.length;
+      // The pack is built in memory: a history of huge outputs goes loose instead.
+      const sink = loaded === null && turns >= PACKED_BACKFILL_TURNS && freshBytes < PACKED_BACKFILL_BYTES ? packSink(this.store, repo) : looseSink(repo.objects);
+      commitsWritten = await this.commitBranches(sessionId, repo, layout, derivation.branches.map((b) => [b, builds.get(b.name)!]), state.memo, metaBytes, fresh, delta.memo, sink);
+      await sink.finish();
+      packed = sink.count;
       this.markStored(derivation.branches, 0, delta);
     }
     const tips = new Map<string, { oid: string; turn: number }>();
@@ -383,7 +444,7 @@ class SessionMirror implements Mirror {
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
     state.head = derivation.head ?? (await repo.refs.headBranch());
     const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0;
-    const noop = repo.objects.written === writtenBefore && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
+    const noop = repo.objects.written === writtenBefore && packed === 0 && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
     if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state, config);
     else await this.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
     if (derivation.unknownHead === undefined) remember(this.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
@@ -500,6 +561,7 @@ class SessionMirror implements Mirror {
     }
     build.commits.length = keep;
     build.checked = Math.min(build.checked, build.entries.length);
+    build.flat = null;
   }
 
   /**
@@ -507,24 +569,30 @@ class SessionMirror implements Mirror {
    * key → commit). Blobs are written as the first tree that holds them is, so a pending turn
    * leaves nothing dangling. Returns how many commits were made.
    */
-  private async commitBranches(sessionId: string, repo: Repo, layout: Layout, work: [BranchPlan<Known>, BranchBuild][], memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array>, added: string[]): Promise<number> {
+  private async commitBranches(sessionId: string, repo: Repo, layout: Layout, work: [BranchPlan<Known>, BranchBuild][], memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array>, added: string[], sink: ObjectSink): Promise<number> {
     let metaBlob: string | null = null;
     const blobsDone = new Set<string>();
     let commits = 0;
     // Sharded: along one branch a shard only gains entries, so a shard whose entry count is
     // the one its tree was last built with still has that tree.
     const messagesTree = async (build: BranchBuild): Promise<string> => {
-      if (layout === 'flat') return repo.objects.write('tree', buildTree(build.entries));
+      if (layout === 'flat') {
+        // The tree one turn earlier plus this turn's entries, when they sort after it (they do:
+        // names start with the seq) — not a rebuild of every entry.
+        const extended = extendTree(build.flat?.bytes ?? new Uint8Array(0), build.entries, build.flat?.count ?? 0);
+        build.flat = extended && { bytes: extended, count: build.entries.length };
+        return sink.write('tree', extended ?? buildTree(build.entries), 'messages');
+      }
       const dirs: TreeEntry[] = [];
       for (const [shard, files] of build.shards) {
         let tree = build.built.get(shard);
         if (tree === undefined || tree.count !== files.length) {
-          tree = { count: files.length, oid: await repo.objects.write('tree', buildTree(files)) };
+          tree = { count: files.length, oid: await sink.write('tree', buildTree(files), `messages/${shard}`) };
           build.built.set(shard, tree);
         }
         dirs.push({ mode: '40000', name: shard, oid: tree.oid });
       }
-      return repo.objects.write('tree', buildTree(dirs));
+      return sink.write('tree', buildTree(dirs), 'messages');
     };
     for (const [b, build] of work) {
       let parent: string | null = build.commits.at(-1) ?? null;
@@ -547,16 +615,16 @@ class SessionMirror implements Mirror {
             const blob = build.entries[i]!.oid;
             const raw = fresh.get(blob);
             if (raw && !blobsDone.has(blob)) {
-              await repo.objects.writeRaw(raw, blob);
+              await sink.writeRaw(raw, blob);
               blobsDone.add(blob);
             }
           }
           build.checked = build.entries.length;
-          metaBlob ??= await repo.objects.write('blob', metaBytes);
+          metaBlob ??= await sink.write('blob', metaBytes);
           const messages = await messagesTree(build);
-          const root = await repo.objects.write('tree', buildTree([{ mode: '100644', name: 'meta.json', oid: metaBlob }, { mode: '40000', name: 'messages', oid: messages }]));
+          const root = await sink.write('tree', buildTree([{ mode: '100644', name: 'meta.json', oid: metaBlob }, { mode: '40000', name: 'messages', oid: messages }]), '');
           const time = turnTime(turn.nodes);
-          oid = await repo.objects.write('commit', buildCommit({
+          oid = await sink.write('commit', buildCommit({
             tree: root, parents: parent === null ? [] : [parent],
             author: { ...this.identity, time }, committer: { ...this.identity, time },
             message: commitMessage(sessionId, turn.index, turn.nodes),
