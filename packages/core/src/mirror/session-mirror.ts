@@ -191,6 +191,8 @@ class SessionMirror implements Mirror {
   private readonly indexes = new Map<string, { id: string; entries: IndexEntry[] }>();
   /** Per repository: the plan of the last sync, valid while its state object is the one loaded. */
   private readonly plans = new Map<string, Plan>();
+  /** Per repository: the layout its config records. */
+  private readonly layouts = new Map<string, Layout>();
 
   constructor(o: MirrorOptions) {
     if (typeof o.root !== 'string' || !o.root.startsWith('/')) {
@@ -248,6 +250,9 @@ class SessionMirror implements Mirror {
       return;
     }
     for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await this.store.mkdirp(joinPath(repo.gitdir, d));
+    // On a disk, all 256 object directories now, so no object write of a turn first fails to
+    // find its own (a failed create, a mkdir and a retry each).
+    if (this.store.workTree) for (let i = 0; i < 256; i++) await this.store.mkdirp(joinPath(repo.gitdir, 'objects', i.toString(16).padStart(2, '0')));
     await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), repoConfig(this.layout));
     await this.store.writeAtomic(joinPath(repo.gitdir, 'description'), 'entity-git session repository\n');
     // HEAD last: its presence is what makes the directory a repository.
@@ -259,7 +264,12 @@ class SessionMirror implements Mirror {
    * (a config damaged or not carried over by a clone), else this mirror's option.
    */
   private async repoLayout(repo: Repo): Promise<Layout> {
-    return configuredLayout(await this.store.readText(joinPath(repo.gitdir, 'config'))) ?? (await this.treeLayout(repo)) ?? this.layout;
+    // A repository's recorded layout never changes: once read, it is known.
+    const known = this.layouts.get(repo.gitdir);
+    if (known !== undefined) return known;
+    const recorded = configuredLayout(await this.store.readText(joinPath(repo.gitdir, 'config')));
+    if (recorded !== null) remember(this.layouts, repo.gitdir, recorded, LIVE_STATES);
+    return recorded ?? (await this.treeLayout(repo)) ?? this.layout;
   }
 
   /** The layout the trees of a repository's branches show; null when no commit says. */
@@ -347,6 +357,8 @@ class SessionMirror implements Mirror {
 
     const writtenBefore = repo.objects.written;
     let packed = 0;
+    // Commits this sync made: their meta.json is this session row's.
+    const created = new Set<string>();
     const metaBytes = utf8(canonicalJson(metaOf(session)));
     let derivation: Derivation<Known>;
     let builds: Map<string, BranchBuild>;
@@ -368,7 +380,7 @@ class SessionMirror implements Mirror {
       builds.set(extension.before.name, build);
       const kept = build.commits.length;
       if (extension.keep < kept) this.trimBuild(build, layout, extension.before, extension.keep);
-      commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo, looseSink(repo.objects));
+      commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo, looseSink(repo.objects), created);
       // The index gains the new nodes of whole turns, unless the branch gave up a turn it had.
       if (build.commits.length >= kept) {
         if (extension.after.name !== derivation.head) appended = [];
@@ -432,7 +444,8 @@ class SessionMirror implements Mirror {
       const headTip = derivation.head === null ? undefined : tips.get(derivation.head);
       // Only the head branch's new turns to add, HEAD where it was: the index needs only those.
       const hint = appended !== null && !headMoved && headBefore === derivation.head && (appended.length === 0 || branchesMoved.includes(derivation.head ?? '')) ? appended : null;
-      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint);
+      const metaOid = headTip && created.has(headTip.oid) ? repo.objects.hash('blob', metaBytes) : null;
+      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint, metaOid);
     }
 
     const stillUnsettled = new Set<string>();
@@ -569,7 +582,7 @@ class SessionMirror implements Mirror {
    * key → commit). Blobs are written as the first tree that holds them is, so a pending turn
    * leaves nothing dangling. Returns how many commits were made.
    */
-  private async commitBranches(sessionId: string, repo: Repo, layout: Layout, work: [BranchPlan<Known>, BranchBuild][], memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array>, added: string[], sink: ObjectSink): Promise<number> {
+  private async commitBranches(sessionId: string, repo: Repo, layout: Layout, work: [BranchPlan<Known>, BranchBuild][], memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array>, added: string[], sink: ObjectSink, created?: Set<string>): Promise<number> {
     let metaBlob: string | null = null;
     const blobsDone = new Set<string>();
     let commits = 0;
@@ -631,6 +644,7 @@ class SessionMirror implements Mirror {
           }));
           memo.set(key, oid);
           added.push(key);
+          created?.add(oid);
           commits++;
         }
         build.commits.push(oid);
@@ -645,8 +659,8 @@ class SessionMirror implements Mirror {
    * HEAD's branch only gained these nodes' files since the index this mirror last wrote (and the
    * meta.json of its new tip), so only they are written — when that index is still the file.
    */
-  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>, appended: Known[] | null = null): Promise<boolean> {
-    if (appended !== null && tip !== null && (await this.appendToIndex(repo, layout, tip, appended, fresh))) return appended.length > 0;
+  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>, appended: Known[] | null = null, metaOid: string | null = null): Promise<boolean> {
+    if (appended !== null && tip !== null && (await this.appendToIndex(repo, layout, tip, appended, fresh, metaOid))) return appended.length > 0;
     const target = new Map<string, string>();
     if (tip !== null) {
       const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
@@ -707,7 +721,7 @@ class SessionMirror implements Mirror {
   }
 
   /** The `appended` case of {@link checkout}; false when it does not apply. */
-  private async appendToIndex(repo: Repo, layout: Layout, tip: string, appended: Known[], fresh: Map<string, Uint8Array>): Promise<boolean> {
+  private async appendToIndex(repo: Repo, layout: Layout, tip: string, appended: Known[], fresh: Map<string, Uint8Array>, knownMeta: string | null): Promise<boolean> {
     const indexPath = joinPath(repo.gitdir, 'index');
     const cached = this.indexes.get(repo.gitdir);
     const st = await this.store.lstat(indexPath);
@@ -717,8 +731,7 @@ class SessionMirror implements Mirror {
     const at = current.length > 0 && current.at(-1)!.path === 'meta.json' ? current.length - 1 : current.findIndex((e) => e.path === 'meta.json');
     if (at < 0) return false;
     const meta = current[at]!;
-    const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
-    const metaOid = root.find((e) => e.name === 'meta.json')?.oid;
+    const metaOid = knownMeta ?? parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree')).find((e) => e.name === 'meta.json')?.oid;
     if (metaOid === undefined) return false;
     this.indexes.delete(repo.gitdir);
     const next = at === current.length - 1 ? current.slice(0, -1) : current.filter((_, i) => i !== at);
