@@ -2,6 +2,7 @@ import { readObject } from 'isomorphic-git';
 import { EntityGitError, fsErrorCode } from '../errors.js';
 import { fromUtf8, joinPath, uniqueSuffix, utf8, type Store } from '../storage/store.js';
 import { fromHex, toHex } from './codec.js';
+import { PackCache, UnsupportedPack } from './pack-reader.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -237,6 +238,14 @@ export function parseCommit(content: Uint8Array): ParsedCommit {
  * exists even when it is empty). Reads take loose objects directly and fall back to
  * isomorphic-git for packed ones.
  */
+const packCaches = new WeakMap<Store, PackCache>();
+/** The pack cache of a store: every ObjectStore over it shares the packs it has loaded. */
+function packsOf(store: Store): PackCache {
+  let cache = packCaches.get(store);
+  if (cache === undefined) packCaches.set(store, (cache = new PackCache(store)));
+  return cache;
+}
+
 export class ObjectStore {
   private readonly isoFs: { promises: unknown };
   private isoCache: object = {};
@@ -283,19 +292,40 @@ export class ObjectStore {
   /** Read an object, loose or packed; the content's hash is checked. */
   async read(oid: string): Promise<{ type: ObjectType; content: Uint8Array }> {
     if (!isOid(oid)) throw new EntityGitError('OBJECT_NOT_FOUND', `not an object id: ${JSON.stringify(oid)}`, { oid });
-    const deflated = await this.store.read(this.pathOf(oid));
-    if (deflated !== null) {
-      let raw: Uint8Array;
+    const packs = packsOf(this.store);
+    let packError: unknown = null;
+    let unsupported = false;
+    const fromPacks = async (relist: boolean) => {
+      if (unsupported) return null;
       try {
-        raw = this.store.codec.inflate(deflated);
+        const packed = await packs.read(this.gitdir, oid, (base) => this.read(base), relist);
+        if (packed === null) return null;
+        const ok = this.checked(oid, packed);
+        packError = null;
+        return ok;
       } catch (err) {
-        throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} does not inflate`, { oid }, { cause: err });
+        if (err instanceof UnsupportedPack) unsupported = true;
+        else packError = err;
+        return null;
       }
-      if (this.store.codec.sha1(raw) !== oid) throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} does not match its id`, { oid });
-      const nul = raw.indexOf(0);
-      const [type] = fromUtf8(raw.subarray(0, nul)).split(' ');
-      return { type: type as ObjectType, content: raw.subarray(nul + 1) };
+    };
+    // The packs already listed first: a lookup in a loaded index costs less than a failed open.
+    const packed = await fromPacks(false);
+    if (packed) return packed;
+    // Loose next, also when a pack's copy is damaged (a loose copy written since repairs it).
+    const loose = await this.readLoose(oid);
+    if (loose) return loose;
+    // A pack written since the directory was listed (a packer moved the object there).
+    const later = await fromPacks(true);
+    if (later) return later;
+    if (packError !== null) throw packError;
+    if (!unsupported) {
+      // Written loose meanwhile, or nowhere.
+      const now = await this.readLoose(oid);
+      if (now) return now;
+      throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid });
     }
+    // A pack this reader does not take (an old index version, over 2 GiB): isomorphic-git's.
     for (let attempt = 0; ; attempt++) {
       try {
         const r = await readObject({ fs: this.isoFs as never, gitdir: this.gitdir, oid, format: 'content', cache: this.isoCache });
@@ -303,12 +333,10 @@ export class ObjectStore {
       } catch (err) {
         if (err instanceof EntityGitError) throw err;
         if ((err as { code?: string }).code === 'NotFoundError' || fsErrorCode(err) === 'ENOENT') {
-          // A packer may have just moved the object into a pack this cache has not listed (or
-          // replaced the pack it was in): look once more with a fresh cache, loose file first.
           if (attempt === 0) {
             this.isoCache = {};
-            const loose = await this.store.read(this.pathOf(oid));
-            if (loose !== null) return this.read(oid);
+            const now = await this.readLoose(oid);
+            if (now) return now;
             continue;
           }
           throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid }, { cause: err });
@@ -316,6 +344,27 @@ export class ObjectStore {
         throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} could not be read: ${(err as Error).message}`, { oid }, { cause: err });
       }
     }
+  }
+
+  /** The loose object, its hash checked; null when there is no loose file. */
+  private async readLoose(oid: string): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+    const deflated = await this.store.read(this.pathOf(oid));
+    if (deflated === null) return null;
+    let raw: Uint8Array;
+    try {
+      raw = this.store.codec.inflate(deflated);
+    } catch (err) {
+      throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} does not inflate`, { oid }, { cause: err });
+    }
+    if (this.store.codec.sha1(raw) !== oid) throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} does not match its id`, { oid });
+    const nul = raw.indexOf(0);
+    const [type] = fromUtf8(raw.subarray(0, nul)).split(' ');
+    return { type: type as ObjectType, content: raw.subarray(nul + 1) };
+  }
+
+  private checked(oid: string, o: { type: ObjectType; content: Uint8Array }): { type: ObjectType; content: Uint8Array } {
+    if (this.store.codec.sha1(frame(o.type, o.content)) !== oid) throw new EntityGitError('OBJECT_CORRUPT', `packed object ${oid} does not match its id`, { oid });
+    return o;
   }
 
   async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {

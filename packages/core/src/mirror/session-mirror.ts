@@ -193,6 +193,8 @@ class SessionMirror implements Mirror {
   private readonly plans = new Map<string, Plan>();
   /** Per repository: the layout its config records. */
   private readonly layouts = new Map<string, Layout>();
+  /** Per tip: the first-parent chain below it as far as a replay has walked it (tip first). */
+  private readonly chains = new Map<string, { links: { sha: string; parent: string | null; turn: number | null }[]; index: Map<string, number>; done: boolean }>();
 
   constructor(o: MirrorOptions) {
     if (typeof o.root !== 'string' || !o.root.startsWith('/')) {
@@ -821,9 +823,8 @@ class SessionMirror implements Mirror {
     const order = options.branch !== undefined ? branches.filter((b) => b.name === options.branch) : [...branches.filter((b) => b.head), ...branches.filter((b) => !b.head)];
     if (options.branch !== undefined && order.length === 0) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(options.branch)}`, { sessionId, branch: options.branch });
     for (const b of order) {
-      const chain = (await this.walk(repo, b.commit)).reverse();
-      const i = chain.findIndex((c) => c.sha === commit);
-      if (i < 0) continue;
+      const found = await this.position(repo, b.commit, commit);
+      if (found === null) continue;
       const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(commit, 'commit')).tree, 'tree'));
       const messages: DagNode[] = [];
       const messagesTree = root.find((e) => e.name === 'messages');
@@ -835,12 +836,45 @@ class SessionMirror implements Mirror {
       messages.sort((x, y) => x.seq - y.seq);
       const metaEntry = root.find((e) => e.name === 'meta.json');
       const meta = metaEntry ? (JSON.parse(fromUtf8(await repo.objects.readTyped(metaEntry.oid, 'blob'))) as JsonValue) : null;
-      return {
-        sessionId, commit, branch: b.name, turn: chain[i]!.turn ?? i + 1, turns: chain.length,
-        prev: i > 0 ? chain[i - 1]!.sha : null, next: i + 1 < chain.length ? chain[i + 1]!.sha : null, messages, meta,
-      };
+      return { sessionId, commit, branch: b.name, ...found, messages, meta };
     }
     throw new EntityGitError('COMMIT_NOT_FOUND', `commit ${commit} is on no branch of session ${JSON.stringify(sessionId)}`, { sessionId, commit });
+  }
+
+  /**
+   * Where `commit` sits on the first-parent chain from `tip`: turn N of M, and its neighbours.
+   * Walks from the tip down to the commit only, when the trailers agree with the walk (they do in
+   * every repository the mirror wrote); else walks the whole chain. Null when it is not there.
+   */
+  private async position(repo: Repo, tip: string, commit: string): Promise<{ turn: number; turns: number; prev: string | null; next: string | null } | null> {
+    // The chain below a tip never changes: what one read walked, the next one starts from.
+    const key = `${repo.gitdir}\0${tip}`;
+    let walked = this.chains.get(key);
+    if (walked === undefined) walked = { links: [], index: new Map(), done: false };
+    remember(this.chains, key, walked, LIVE_STATES);
+    const { links, index } = walked;
+    while (!index.has(commit) && !walked.done) {
+      const sha = links.length === 0 ? tip : links.at(-1)!.parent;
+      if (sha === null || index.has(sha)) {
+        walked.done = true;
+        break;
+      }
+      const c = parseCommit(await repo.objects.readTyped(sha, 'commit'));
+      index.set(sha, links.length);
+      links.push({ sha, parent: c.parents[0] ?? null, turn: parseTrailers(c.message)?.turn ?? null });
+    }
+    const at = index.get(commit);
+    if (at === undefined) return null;
+    const link = links[at]!;
+    const tipTurn = links[0]!.turn;
+    // Turn N of M from the trailers when they agree with the chain (they do in every repository
+    // the mirror wrote); else counted along the whole chain.
+    if (tipTurn !== null && link.turn !== null && tipTurn - link.turn === at && (link.parent === null) === (link.turn === 1)) {
+      return { turn: link.turn, turns: tipTurn, prev: link.parent, next: at > 0 ? links[at - 1]!.sha : null };
+    }
+    const chain = (await this.walk(repo, tip)).reverse();
+    const i = chain.findIndex((x) => x.sha === commit);
+    return { turn: chain[i]!.turn ?? i + 1, turns: chain.length, prev: i > 0 ? chain[i - 1]!.sha : null, next: i + 1 < chain.length ? chain[i + 1]!.sha : null };
   }
 
   async verify(sessionId: string): Promise<VerifyReport> {

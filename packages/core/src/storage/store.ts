@@ -99,15 +99,15 @@ export class Store {
 
   /** Write `data` at `path` in place (working-tree files, whose readers are people). */
   async writeCreatingParent(path: string, data: Uint8Array | string): Promise<void> {
-    try {
-      await this.fs.writeFile(path, data);
-    } catch (err) {
-      if (fsErrorCode(err) !== 'ENOENT') throw this.wrap(err, 'write', path);
-      await this.mkdirp(dirname(path));
+    // The parent may vanish again between its mkdir and the write: `git prune-packed` (run by
+    // git repack and gc) removes object directories it empties. A few rounds, as git does.
+    for (let attempt = 0; ; attempt++) {
       try {
         await this.fs.writeFile(path, data);
-      } catch (again) {
-        throw this.wrap(again, 'write', path);
+        return;
+      } catch (err) {
+        if (fsErrorCode(err) !== 'ENOENT' || attempt >= 4) throw this.wrap(err, 'write', path);
+        await this.mkdirp(dirname(path));
       }
     }
   }

@@ -1,0 +1,272 @@
+import { EntityGitError } from '../errors.js';
+import type { StorageStat } from '../storage/storage.js';
+import { joinPath, type Store } from '../storage/store.js';
+import { fromHex, toHex } from './codec.js';
+import type { ObjectType } from './objects.js';
+
+const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+
+/** Thrown for a pack this reader does not take (the caller falls back to another reader). */
+export class UnsupportedPack extends Error {}
+
+/** A pack and its version-2 index, in memory. */
+class LoadedPack {
+  private readonly count: number;
+  private readonly names: number;
+  private readonly view: DataView;
+  /** Objects rebuilt from deltas lately, by offset: a chain's bases are read once. */
+  private readonly bases = new Map<number, { type: ObjectType; content: Uint8Array }>();
+  private baseBytes = 0;
+  /** Every entry's offset, ascending (built on first use): an entry ends where the next begins. */
+  private offsets: Float64Array | null = null;
+
+  constructor(readonly path: string, private readonly idx: Uint8Array, private readonly pack: Uint8Array, private readonly store: Store) {
+    if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) throw new UnsupportedPack(`${path}: not a version-2 index`);
+    this.view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
+    if (this.view.getUint32(4) !== 2) throw new UnsupportedPack(`${path}: index version ${this.view.getUint32(4)}`);
+    this.count = this.view.getUint32(8 + 255 * 4);
+    this.names = 8 + 1024;
+    if (idx.length < this.names + this.count * 28 + 40) throw new EntityGitError('OBJECT_CORRUPT', `${path}: the index is truncated`);
+    if (pack.length < 32 || pack[0] !== 0x50 || pack[1] !== 0x41 || pack[2] !== 0x43 || pack[3] !== 0x4b) throw new EntityGitError('OBJECT_CORRUPT', `${path}: not a pack`);
+  }
+
+  /** The offset of `oid` in the pack, or -1. */
+  offsetOf(oid: string): number {
+    const want = fromHex(oid);
+    const first = want[0]!;
+    let lo = first === 0 ? 0 : this.view.getUint32(8 + (first - 1) * 4);
+    let hi = this.view.getUint32(8 + first * 4);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.names + mid * 20;
+      let cmp = 0;
+      for (let i = 0; i < 20 && cmp === 0; i++) cmp = this.idx[at + i]! - want[i]!;
+      if (cmp === 0) {
+        const off = this.view.getUint32(this.names + this.count * 24 + mid * 4);
+        if (off & 0x80000000) throw new UnsupportedPack(`${this.path}: a pack over 2 GiB`);
+        return off;
+      }
+      if (cmp < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
+  }
+
+  has(oid: string): boolean {
+    return this.offsetOf(oid) >= 0;
+  }
+
+  /**
+   * Where the entry at `offset` ends: the next entry's offset, or the pack's trailer. A zlib
+   * stream is inflated from exactly its own bytes, so no codec ever sees the next entry (pako,
+   * the portable one, reads on into a following stream and fails on it).
+   */
+  private endOf(offset: number): number {
+    if (this.offsets === null) {
+      const all = new Float64Array(this.count);
+      const base = this.names + this.count * 24;
+      for (let i = 0; i < this.count; i++) all[i] = this.view.getUint32(base + i * 4);
+      this.offsets = all.sort();
+    }
+    const all = this.offsets;
+    let lo = 0;
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (all[mid]! <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < all.length ? all[lo]! : this.pack.length - 20;
+  }
+
+  /** The object at `offset`, deltas applied. `outside` reads a REF_DELTA base from elsewhere. */
+  async readAt(offset: number, outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, depth = 0): Promise<{ type: ObjectType; content: Uint8Array }> {
+    const cached = this.bases.get(offset);
+    if (cached) return cached;
+    if (depth > 10_000) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a delta chain that does not end`);
+    const b = this.pack;
+    let p = offset;
+    if (p >= b.length - 20) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: offset ${offset} is past the end`);
+    let c = b[p++]!;
+    const code = (c >> 4) & 7;
+    let size = c & 15;
+    for (let shift = 16; c & 0x80; shift *= 128) {
+      c = b[p++]!;
+      size += (c & 0x7f) * shift;
+    }
+    let base: { type: ObjectType; content: Uint8Array } | null = null;
+    if (code === OFS_DELTA) {
+      c = b[p++]!;
+      let ofs = c & 0x7f;
+      while (c & 0x80) {
+        c = b[p++]!;
+        ofs = (ofs + 1) * 128 + (c & 0x7f);
+      }
+      base = await this.readAt(offset - ofs, outside, depth + 1);
+    } else if (code === REF_DELTA) {
+      const ref = toHex(b.subarray(p, p + 20));
+      p += 20;
+      const at = this.offsetOf(ref);
+      base = at >= 0 ? await this.readAt(at, outside, depth + 1) : await outside(ref);
+    } else if (TYPES[code] === undefined) {
+      throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: object type ${code} at offset ${offset}`);
+    }
+    let data: Uint8Array;
+    try {
+      data = this.store.codec.inflate(b.subarray(p, this.endOf(offset)));
+    } catch (err) {
+      throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} does not inflate`, {}, { cause: err });
+    }
+    if (data.length !== size) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} is ${data.length} bytes, not ${size}`);
+    const out = base === null ? { type: TYPES[code]!, content: data } : { type: base.type, content: applyDelta(base.content, data, this.path) };
+    // Keep what delta chains are built on (trees mostly), within a budget.
+    if ((depth > 0 || base !== null) && out.content.length < 4 << 20) {
+      this.bases.set(offset, out);
+      this.baseBytes += out.content.length;
+      for (const [k, v] of this.bases) {
+        if (this.baseBytes <= 32 << 20) break;
+        this.bases.delete(k);
+        this.baseBytes -= v.content.length;
+      }
+    }
+    return out;
+  }
+}
+
+/** git's delta format: the target rebuilt from copies of the base and inserted bytes. */
+export function applyDelta(base: Uint8Array, delta: Uint8Array, where = 'delta'): Uint8Array {
+  let i = 0;
+  const varint = (): number => {
+    let n = 0;
+    let shift = 1;
+    for (;;) {
+      const c = delta[i++];
+      if (c === undefined) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta is truncated`);
+      n += (c & 0x7f) * shift;
+      shift *= 128;
+      if (!(c & 0x80)) return n;
+    }
+  };
+  const srcSize = varint();
+  const size = varint();
+  if (srcSize !== base.length) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta's base is ${srcSize} bytes, not ${base.length}`);
+  const out = new Uint8Array(size);
+  let at = 0;
+  while (i < delta.length) {
+    const op = delta[i++]!;
+    if (op & 0x80) {
+      let offset = 0;
+      let n = 0;
+      for (let k = 0; k < 4; k++) if (op & (1 << k)) offset += delta[i++]! * 2 ** (8 * k);
+      for (let k = 0; k < 3; k++) if (op & (1 << (4 + k))) n += delta[i++]! * 2 ** (8 * k);
+      if (n === 0) n = 0x10000;
+      if (offset + n > base.length || at + n > size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta copy out of range`);
+      out.set(base.subarray(offset, offset + n), at);
+      at += n;
+    } else if (op > 0) {
+      if (i + op > delta.length || at + op > size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta insert out of range`);
+      out.set(delta.subarray(i, i + op), at);
+      i += op;
+      at += op;
+    } else {
+      throw new EntityGitError('OBJECT_CORRUPT', `${where}: delta opcode 0`);
+    }
+  }
+  if (at !== size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta made ${at} bytes, not ${size}`);
+  return out;
+}
+
+const packId = (st: StorageStat) => `${st.ino}:${st.size}:${st.mtimeMs}`;
+
+/**
+ * The packs of repositories, loaded once and kept (the most recently used few) for as long as
+ * their files stay the same: reading a packed object is a binary search in the index and an
+ * inflate at its offset, not a parse of the pack per object.
+ */
+export class PackCache {
+  private readonly packs = new Map<string, { id: string; pack: LoadedPack }>();
+  /** Per objects/pack directory: the index files it held when last listed. */
+  private readonly lists = new Map<string, string[]>();
+
+  constructor(private readonly store: Store, private readonly maxPacks = 16) {}
+
+  private async load(path: string): Promise<LoadedPack | null> {
+    // A pack is named by its checksum and never rewritten in place: once loaded, it is known
+    // (checked against the file again only when it is loaded anew).
+    const known = this.packs.get(path);
+    if (known) {
+      this.packs.delete(path);
+      this.packs.set(path, known);
+      return known.pack;
+    }
+    const packPath = path.replace(/\.idx$/, '.pack');
+    const st = await this.store.lstat(packPath);
+    if (st === null) return null;
+    const id = packId(st);
+    const [idx, pack] = [await this.store.read(path), await this.store.read(packPath)];
+    if (idx === null || pack === null) return null;
+    const loaded = new LoadedPack(packPath, idx, pack, this.store);
+    this.packs.set(path, { id, pack: loaded });
+    while (this.packs.size > this.maxPacks) this.packs.delete(this.packs.keys().next().value as string);
+    return loaded;
+  }
+
+  /** The pack at `path` loaded anew when its file is not the one loaded; else null. */
+  private async reload(path: string): Promise<LoadedPack | null> {
+    const known = this.packs.get(path);
+    const st = await this.store.lstat(path.replace(/\.idx$/, '.pack'));
+    if (!known || !st || packId(st) === known.id) return null;
+    this.packs.delete(path);
+    return this.load(path);
+  }
+
+  private async list(gitdir: string, fresh: boolean): Promise<string[]> {
+    const dir = joinPath(gitdir, 'objects', 'pack');
+    let names = fresh ? undefined : this.lists.get(dir);
+    if (names === undefined) {
+      names = (await this.store.readdir(dir)).filter((n) => n.endsWith('.idx')).sort().map((n) => joinPath(dir, n));
+      this.lists.set(dir, names);
+      while (this.lists.size > 256) this.lists.delete(this.lists.keys().next().value as string);
+    }
+    return names;
+  }
+
+  /**
+   * The object from the packs of `gitdir`, or null when none holds it. The directory is listed
+   * again before giving up, for a pack written since. Throws {@link UnsupportedPack} for a pack
+   * it cannot read.
+   */
+  async read(gitdir: string, oid: string, outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, relist = true): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+    // A damaged copy in one pack does not hide a good one in another (a repair writes a new pack).
+    let damaged: unknown = null;
+    for (const fresh of relist ? [false, true] : [false]) {
+      for (const path of await this.list(gitdir, fresh)) {
+        const pack = await this.load(path);
+        if (pack === null) continue;
+        const at = pack.offsetOf(oid);
+        if (at < 0) continue;
+        try {
+          return await pack.readAt(at, outside);
+        } catch (err) {
+          if (err instanceof UnsupportedPack) throw err;
+          damaged = err;
+        }
+        // A damaged pack may have been replaced since it was loaded (a repair writes the same
+        // objects, so the same pack name): load it again if the file is another one now.
+        const again = await this.reload(path);
+        const at2 = again?.offsetOf(oid) ?? -1;
+        if (again && at2 >= 0) {
+          try {
+            return await again.readAt(at2, outside);
+          } catch (err) {
+            damaged = err;
+          }
+        }
+      }
+    }
+    if (damaged !== null) throw damaged;
+    return null;
+  }
+}
