@@ -1,0 +1,284 @@
+// End to end in real Chromium: the app is built here with vite's build(), served by the
+// ws-server on 127.0.0.1 over the demo DAG, and driven with playwright the way a user would —
+// replay turn by turn, open a commit from the timeline, switch to the retry branch, fork from an
+// old turn, create a project, save a session for offline, stop the server, reload, replay
+// offline. Every step leaves a screenshot in test-output/e2e/ and asserts on what is on screen.
+import { openSqlite, type SqlStore } from '@entity-git/sqlite';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, DEMO_SESSION, echoAgent, seedDemo, type EntityGitServer } from 'ws-server';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const APP_DIR = resolve(import.meta.dirname, '..');
+const REPO = resolve(APP_DIR, '../..');
+const SHOTS = join(REPO, 'test-output/e2e');
+const BUILT = join(REPO, 'test-output/browser-replay-app');
+const TOKEN = 'e2e-token-9f8e7d6c5b4a';
+
+let tmp = '';
+let store: SqlStore;
+let server: EntityGitServer;
+let browser: Browser;
+let page: Page;
+let url = '';
+let shot = 0;
+const consoleErrors: string[] = [];
+
+async function screenshot(name: string): Promise<void> {
+  shot++;
+  await page.screenshot({ path: join(SHOTS, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+}
+
+const byTestId = (id: string) => page.getByTestId(id);
+const textOf = async (id: string) => (await byTestId(id).first().innerText()).trim();
+const count = (id: string) => byTestId(id).count();
+
+/** Wait until the page is idle and the turn indicator reads `text`. */
+async function waitTurn(text: string): Promise<void> {
+  await page.waitForFunction((t) => document.querySelector('main')?.dataset.loading === 'false' && document.querySelector('[data-testid=turn]')?.textContent === t, text, { timeout: 30_000 });
+}
+
+async function waitText(testId: string, pattern: string): Promise<void> {
+  try {
+    await page.waitForFunction(([id, p]) => [...document.querySelectorAll(`[data-testid="${id}"]`)].some((el) => (el.textContent ?? '').includes(p!)), [testId, pattern] as const, { timeout: 30_000 });
+  } catch (err) {
+    throw new Error(`no [data-testid=${testId}] reads ${JSON.stringify(pattern)}; the page reads:\n${await page.innerText('body').catch(() => '?')}\nconsole errors: ${consoleErrors.join('\n')}`, { cause: err });
+  }
+}
+
+async function messages(): Promise<Array<{ role: string; text: string }>> {
+  return page.$$eval('[data-testid=message]', (els) => els.map((el) => ({ role: (el as HTMLElement).dataset.role ?? '', text: el.querySelector('.content')?.textContent ?? '' })));
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
+  rmSync(SHOTS, { recursive: true, force: true });
+  mkdirSync(SHOTS, { recursive: true });
+  await build({ root: APP_DIR, configFile: join(APP_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: BUILT, emptyOutDir: true } });
+
+  tmp = mkdtempSync(join(tmpdir(), 'eg-e2e-'));
+  store = await openSqlite({ file: join(tmp, 'dag.db') });
+  await seedDemo(store);
+  server = await createServer({ db: store, root: join(tmp, 'sessions'), port: 0, token: TOKEN, staticDir: BUILT, agent: echoAgent });
+  url = server.url;
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const context = await browser.newContext({ viewport: { width: 1320, height: 900 } });
+  page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await store?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('browser-replay in Chromium', () => {
+  it('opens on 127.0.0.1 with the token link: the sessions and an empty Projects section', async () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await page.goto(`${url}/#token=${TOKEN}`);
+    await page.waitForSelector('[data-testid=session]');
+    expect(page.url()).not.toContain(TOKEN);
+    expect(await textOf('mode')).toBe('● online');
+    expect(await count('session')).toBe(2);
+    expect(await byTestId('session').allInnerTexts()).toEqual([
+      expect.stringMatching(/^Fix the parser TODOs\s+main · 5 turns$/),
+      expect.stringMatching(/^Lexer notes\s+main · 2 turns$/),
+    ]);
+    expect(await textOf('projects-empty')).toBe('No projects yet.');
+    expect(await textOf('new-project')).toBe('+ New Project');
+    await screenshot('sessions');
+  });
+
+  it('opens a session at its newest turn, and replays it turn by turn with prev and next', async () => {
+    await page.click('[data-testid=session][data-id=demo-replay]');
+    await waitTurn('Turn 5 / 5');
+    expect(await textOf('session-title')).toBe('Fix the parser TODOs');
+    expect(await count('message')).toBe(20);
+    expect(await count('commit')).toBe(5);
+    expect(await byTestId('next').isDisabled()).toBe(true);
+    expect(await page.$eval('[data-testid=branch]', (s) => (s as HTMLSelectElement).value)).toBe('main');
+    await screenshot('turn-5-of-5');
+
+    const expected = [[4, 18, 'All 12 tests pass.'], [3, 14, 'parse("") now returns an empty program.'], [2, 10, 'Two TODOs: parser.ts:3 and lexer.ts:9.'], [1, 5, 'src/ holds parser.ts, lexer.ts and index.ts.']] as const;
+    for (const [turn, n, last] of expected) {
+      await page.click('[data-testid=prev]');
+      await waitTurn(`Turn ${turn} / 5`);
+      const ms = await messages();
+      expect(ms.length).toBe(n);
+      expect(ms.at(-1)).toEqual({ role: 'assistant', text: last });
+      expect(await page.$$eval('.timeline li.current [data-testid=commit] .subject', (els) => els.map((e) => e.textContent))).toEqual([expect.stringMatching(new RegExp(`^turn ${turn}: `))]);
+      await screenshot(`prev-turn-${turn}-of-5`);
+    }
+    expect(await byTestId('prev').isDisabled()).toBe(true);
+    expect((await messages()).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+
+    await page.click('[data-testid=next]');
+    await waitTurn('Turn 2 / 5');
+    expect(await count('message')).toBe(10);
+    await screenshot('next-turn-2-of-5');
+  });
+
+  it('opens a commit from the timeline', async () => {
+    const lines = await byTestId('commit').allInnerTexts();
+    expect(lines.length).toBe(5);
+    expect(lines[3]).toMatch(/^[0-9a-f]{7} turn 4: Run the tests \d{4}-\d\d-\d\d \d\d:\d\d$/);
+    await byTestId('commit').nth(3).click();
+    await waitTurn('Turn 4 / 5');
+    expect((await messages()).at(-1)!.text).toBe('All 12 tests pass.');
+    const sha = await byTestId('commit').nth(3).getAttribute('data-sha');
+    expect(sha).toBe((await server.mirror.log(DEMO_SESSION, { branch: 'main' }))[1]!.sha);
+    expect(page.url()).toContain(`/c/${sha}`);
+    await screenshot('timeline-turn-4');
+  });
+
+  it('switches to the retry branch with the branch switcher', async () => {
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns (HEAD)', 'retry-d-a3r · 3 turns']);
+    await page.selectOption('[data-testid=branch]', 'retry-d-a3r');
+    await waitTurn('Turn 3 / 3');
+    expect((await messages()).at(-1)).toEqual({ role: 'assistant', text: 'parse("") now throws a clear EmptyInput error instead.' });
+    expect(await count('commit')).toBe(3);
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns', 'retry-d-a3r · 3 turns (HEAD)']);
+    expect(await store.dag.getHead(DEMO_SESSION)).toBe('d-a3r');
+    await screenshot('retry-branch');
+    await page.selectOption('[data-testid=branch]', 'main');
+    await waitTurn('Turn 5 / 5');
+  });
+
+  it('sends a message from an old turn: a fork, and its branch appears', async () => {
+    await byTestId('commit').nth(1).click();
+    await waitTurn('Turn 2 / 5');
+    expect(await textOf('send')).toBe('Send (fork from turn 2)');
+    expect(await textOf('fork-hint')).toContain('sending forks the conversation here');
+    await page.fill('[data-testid=message-input]', 'Only the lexer TODO, please');
+    await screenshot('fork-compose');
+    await page.click('[data-testid=send]');
+    await waitTurn('Turn 3 / 3');
+    const branch = await page.$eval('[data-testid=branch]', (s) => (s as HTMLSelectElement).value);
+    expect(branch).toMatch(/^fork-u-[0-9a-f-]{36}$/);
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.length)).toBe(3);
+    const ms = await messages();
+    expect(ms.slice(-2)).toEqual([
+      { role: 'user', text: 'Only the lexer TODO, please' },
+      { role: 'assistant', text: expect.stringContaining('You said: Only the lexer TODO, please') },
+    ]);
+    expect(ms.length).toBe(12);
+    expect(await textOf('notice')).toContain(`Your message started branch ${branch}`);
+    expect((await server.mirror.branches(DEMO_SESSION)).find((b) => b.head)?.name).toBe(branch);
+    await screenshot('forked');
+  });
+
+  it('creates a project with the New Project flow, shows it in the sidebar and above the chat', async () => {
+    await page.click('[data-testid=session][data-id=lexer-notes]');
+    await waitTurn('Turn 2 / 2');
+    expect(await textOf('project-indicator-none')).toBe('No project');
+    await page.click('[data-testid=new-project]');
+    await page.fill('input[name=workdir]', 'relative/dir');
+    await page.click('[data-testid=create-project]');
+    await waitText('new-project-error', 'INVALID_WORKDIR');
+
+    const workdir = join(tmp, 'work', 'lexer-project');
+    mkdirSync(workdir, { recursive: true });
+    await page.fill('input[name=workdir]', '');
+    await page.type('input[name=workdir]', workdir);
+    expect(await page.inputValue('input[name=name]')).toBe('lexer-project');
+    await page.fill('input[name=name]', 'Lexer Project');
+    expect(await page.isChecked('input[name=with-session]')).toBe(true);
+    expect(await byTestId('new-project-form').innerText()).toContain('Add the current session (Lexer notes)');
+    await screenshot('new-project-form');
+    await page.click('[data-testid=create-project]');
+    await page.waitForSelector('[data-testid=project]');
+    await waitText('project-indicator', 'Lexer Project');
+
+    expect(await count('project')).toBe(1);
+    expect(await byTestId('project').innerText()).toMatch(/^●\s*Lexer Project\s*1 session\s*active$/);
+    expect(await byTestId('status-dot').getAttribute('class')).toBe('dot status-active');
+    expect(await textOf('project-indicator')).toMatch(/^●\s*Lexer Project\s*…\/work\/lexer-project$/);
+    expect(await textOf('notice')).toContain(`git init in ${workdir}`);
+    await screenshot('project-created');
+
+    await page.click('[data-testid=project-indicator]');
+    await page.waitForSelector('[data-testid=project-name]');
+    expect(await textOf('project-name')).toBe('● Lexer Project');
+    expect(await textOf('project-workdir')).toBe(workdir);
+    expect(await textOf('project-status')).toBe('active');
+    expect(await byTestId('project-sessions').innerText()).toMatch(/^Lexer notes\s+main · 2 turns$/);
+    expect(await textOf('project-log')).toBe('A git repository with no commit yet.');
+    await screenshot('project-page');
+  });
+
+  it('saves a session for offline: the commit ids rebuilt in IndexedDB equal the server\'s', async () => {
+    await page.click('[data-testid=session][data-id=demo-replay]');
+    await page.waitForSelector('[data-testid=save-offline]');
+    await page.click('[data-testid=save-offline]');
+    await waitText('save-summary', 'Saved for offline');
+    expect(await textOf('save-summary')).toBe('Saved for offline: 23 nodes, 3 branches — the commit ids rebuilt in this browser equal the server\'s ✓');
+    const rows = await page.$$eval('[data-testid=save-row]', (trs) => trs.map((tr) => {
+      const d = (tr as HTMLElement).dataset;
+      return { name: d.branch, server: d.server, browser: d.browser, text: tr.textContent };
+    }));
+    const tips = await server.mirror.branches(DEMO_SESSION);
+    expect(rows.map((r) => [r.name, r.server, r.browser])).toEqual(tips.map((b) => [b.name, b.commit, b.commit]));
+    expect(rows.every((r) => r.text?.endsWith('✓ equal'))).toBe(true);
+    expect(await page.$eval('[data-testid=session][data-id=demo-replay]', (a) => a.textContent)).toContain('saved');
+    await screenshot('saved-for-offline');
+  });
+
+  it('with the server stopped, a reload still lists and replays the saved session', async () => {
+    await waitText('app-cache', 'app cached for offline use');
+    const fork = (await server.mirror.branches(DEMO_SESSION)).find((b) => b.head)!;
+    const forkLog = (await server.mirror.log(DEMO_SESSION, { branch: fork.name })).map((c) => c.sha);
+    const mainLog = (await server.mirror.log(DEMO_SESSION, { branch: 'main' })).map((c) => c.sha);
+    await server.close();
+    await waitText('notice', 'The server connection closed');
+    expect(await textOf('mode')).toBe('○ offline — saved in this browser');
+    await screenshot('server-stopped');
+
+    await page.reload();
+    await page.waitForSelector('[data-testid=session]');
+    // The banner's text, then its close button (a flex item of its own: innerText puts a line break between).
+    expect(await textOf('notice')).toMatch(/^Offline: the server is unreachable\. Showing the sessions saved in this browser \(read-only\)\.\s*×$/);
+    expect(await textOf('mode')).toBe('○ offline — saved in this browser');
+    expect(await count('session')).toBe(1);
+    expect(await textOf('session')).toMatch(/^Fix the parser TODOs\s+fork-u-[0-9a-f-]{36} · 3 turns$/);
+    await screenshot('offline-reload');
+
+    await page.click('[data-testid=session][data-id=demo-replay]');
+    await waitTurn('Turn 3 / 3');
+    expect((await messages()).at(-1)!.text).toContain('You said: Only the lexer TODO, please');
+    expect(await page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha))).toEqual([...forkLog].reverse());
+    expect(await textOf('composer-offline')).toContain('replay only');
+    await screenshot('offline-turn-3-of-3');
+    await page.click('[data-testid=prev]');
+    await waitTurn('Turn 2 / 3');
+    await page.click('[data-testid=prev]');
+    await waitTurn('Turn 1 / 3');
+    expect(await count('message')).toBe(5);
+    await screenshot('offline-turn-1-of-3');
+    await page.click('[data-testid=next]');
+    await waitTurn('Turn 2 / 3');
+    expect(await count('message')).toBe(10);
+
+    await page.selectOption('[data-testid=branch]', 'main');
+    await waitTurn('Turn 5 / 5');
+    expect(await page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha))).toEqual([...mainLog].reverse());
+    await byTestId('commit').nth(2).click();
+    await waitTurn('Turn 3 / 5');
+    expect(await count('message')).toBe(14);
+    await screenshot('offline-main-turn-3');
+    expect(consoleErrors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket connection|Failed to load resource|healthz/.test(e))).toEqual([]);
+  });
+});

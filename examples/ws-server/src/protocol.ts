@@ -1,0 +1,94 @@
+// The wire protocol: core's actions plus the ones only a server can offer. Type-only, with no
+// Node import, so the browser app type-checks its client against the very same map.
+import type { ActionMap, BranchSummary, DagNode, JsonValue, ProjectSummary, Session } from '@entity-git/core';
+
+export type {
+  ActionRequest, ActionResponse, BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectSummary, SessionSummary, TimelineCommit,
+} from '@entity-git/core';
+
+/** The path the WebSocket upgrade is accepted on. */
+export const WS_PATH = '/ws';
+/** The query-string parameter that carries the token on the upgrade request. */
+export const TOKEN_PARAM = 'token';
+
+/** What `create_project` did about the workdir's git repository (the "create / reuse a git repo" step). */
+export type RepoSetup = 'reused' | 'created' | 'unavailable';
+
+export interface ExportSessionResult {
+  /** The session row exactly as the server's DAG has it (head included). */
+  session: Session;
+  /** Whole nodes with seq greater than the request's `after_seq`, in seq order, at most `limit`. */
+  nodes: DagNode[];
+  /** Pass as `after_seq` for the next page; null on the last page. */
+  next_after_seq: number | null;
+  /** The server's branches now: what a copy of the session must rebuild, commit for commit. */
+  branches: BranchSummary[];
+}
+
+export interface SendMessageResult {
+  session_id: string;
+  /** The user node written. */
+  node: DagNode;
+  /** The agent's reply, when the server has an agent. */
+  reply: DagNode | null;
+  /** The branch HEAD names after the sync (the new node's branch) and its tip. */
+  branch: string | null;
+  commit: string | null;
+  /** True when the message started a branch that did not exist before (a fork). */
+  branch_created: boolean;
+  branches: BranchSummary[];
+  /** False when the DAG was written but the mirror failed (it is retried by the next write or start-up). */
+  synced: boolean;
+}
+
+export interface ProjectCommit {
+  sha: string;
+  author: string;
+  committer: string;
+  /** Seconds since the epoch. */
+  time: number;
+  subject: string;
+  /** True for the agent's auto-commits (committer "agent (<model> via OpenProgram)"). */
+  agent: boolean;
+}
+
+export interface ProjectLogResult {
+  project_id: string;
+  workdir: string;
+  /** False when the workdir is not (yet) a git repository. */
+  repo: boolean;
+  /** Newest first. */
+  commits: ProjectCommit[];
+}
+
+export interface ServerInfo {
+  name: string;
+  actions: string[];
+  /** Whether `send_message` gets a reply from an agent. */
+  agent: boolean;
+}
+
+/** Every action the server answers, with its parameters and result. */
+export type ServerActionMap = Omit<ActionMap, 'create_project'> & {
+  /** Core's `create_project`, then the workdir's git repository is reused or created (`git init`). */
+  create_project: { params: ActionMap['create_project']['params']; result: ProjectSummary & { repo: RepoSetup } };
+  /** A session's DAG rows, paged, for "Save for offline". Default `limit` 1000, at most 10,000. */
+  export_session: { params: { session_id: string; after_seq?: number; limit?: number }; result: ExportSessionResult };
+  /**
+   * Write a user message continuing from `continue_from` (a node of the session; default: the tip
+   * of HEAD's branch). From an old turn this is a fork: the sync makes the new branch, and the DAG
+   * head moves to the new message (or to the agent's reply).
+   */
+  send_message: { params: { session_id: string; content: string; continue_from?: string | null }; result: SendMessageResult };
+  /** The project's own git history (read-only `git log` in its workdir). Default `limit` 50, at most 500. */
+  project_log: { params: { project_id: string; limit?: number }; result: ProjectLogResult };
+  server_info: { params: Record<string, never>; result: ServerInfo };
+};
+
+export type ServerActionName = keyof ServerActionMap;
+
+/** Actions that write the DAG or the project store; the server syncs the session's mirror after each. */
+export const WRITE_ACTIONS: readonly ServerActionName[] = ['create_project', 'add_session_to_project', 'send_message', 'git_switch_branch'];
+
+/** The value any agent reply may be. */
+export type ReplyContent = JsonValue;

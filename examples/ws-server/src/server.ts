@@ -1,0 +1,197 @@
+// One HTTP server on 127.0.0.1: the built web app as static files, `GET /healthz`, and the
+// actions over a WebSocket at /ws. The upgrade is refused (403, 401) before any WebSocket exists
+// unless the Origin is allowed and the token is right; messages are JSON ActionRequest →
+// ActionResponse, answered in any order (match them by `id`).
+import { createNodeMirror } from '@entity-git/node-fs';
+import { openSqlite, type SqlStore } from '@entity-git/sqlite';
+import { reconcile, type ActionResponse, type Mirror, type ReconcileReport } from '@entity-git/core';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { TOKEN_PARAM, WS_PATH } from './protocol.js';
+import { createServerActions, type Agent, type ServerActions } from './server-actions.js';
+import { sendText, staticFiles } from './static-files.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+/** Largest request frame accepted (bytes); a bigger one closes the socket with 1009. */
+export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+export interface ServerOptions {
+  /** A SQLite file (opened here, closed by `close()`), or a store the caller owns (left open). */
+  db: string | SqlStore;
+  /** The session repositories' root directory. */
+  root: string;
+  /** Default {@link DEFAULT_PORT}; 0 picks a free port (read it from `server.port`). */
+  port?: number;
+  /** Default {@link DEFAULT_HOST}. Anything else exposes the DAG beyond this machine: think first. */
+  host?: string;
+  /** The shared secret a client sends on the upgrade (`/ws?token=…`). Default: 32 random bytes, hex. */
+  token?: string;
+  /**
+   * The Origins a browser may connect from. Default: the server's own, as
+   * `http://127.0.0.1:<port>` and `http://localhost:<port>`. A request without an Origin header
+   * (not a browser) is let through to the token check.
+   */
+  origins?: string[];
+  /** The built web app; null (the default) serves no pages. */
+  staticDir?: string | null;
+  /** Replies to `send_message`; none by default. */
+  agent?: Agent | null;
+  /** Bring every session's repository up to date with the DAG before listening. Default true. */
+  reconcile?: boolean;
+  /** Default {@link DEFAULT_MAX_PAYLOAD}. */
+  maxPayload?: number;
+  /** The clock for nodes the server writes (seconds since the epoch). */
+  now?: () => number;
+  /** Where the server reports (listening, refused upgrades, failed syncs). Default: nothing. */
+  log?: (line: string) => void;
+}
+
+export interface EntityGitServer {
+  /** `http://<host>:<port>` — the web app. */
+  readonly url: string;
+  /** `ws://<host>:<port>/ws` — without the token. */
+  readonly wsUrl: string;
+  readonly host: string;
+  readonly port: number;
+  readonly token: string;
+  readonly origins: readonly string[];
+  readonly store: SqlStore;
+  readonly mirror: Mirror;
+  /** The actions as the sockets run them (in-process, same validation and errors). */
+  readonly actions: ServerActions;
+  /** What start-up reconcile did (null when turned off). */
+  readonly reconciled: ReconcileReport | null;
+  /** Open sockets now. */
+  connections(): number;
+  /** Close every socket, stop listening, and close the store when the server opened it. Idempotent. */
+  close(): Promise<void>;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Compared as digests so neither the length nor a prefix of the token leaks through timing. */
+function tokenMatches(given: string | null, token: string): boolean {
+  return given !== null && timingSafeEqual(digest(given), digest(token));
+}
+
+function refuse(socket: Socket, status: number, reason: string): void {
+  const body = `${reason}\n`;
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
+
+export async function createServer(options: ServerOptions): Promise<EntityGitServer> {
+  const host = options.host ?? DEFAULT_HOST;
+  const token = options.token ?? randomBytes(32).toString('hex');
+  if (typeof token !== 'string' || token.length < 8) throw new TypeError('[ws-server] token must be a string of at least 8 characters');
+  const log = options.log ?? (() => undefined);
+  const ownsStore = typeof options.db === 'string';
+  const store = typeof options.db === 'string' ? await openSqlite({ file: options.db }) : options.db;
+  const mirror = createNodeMirror({ dag: store.dag, root: options.root });
+  const actions = createServerActions({
+    dag: store.dag, writer: store.writer, projects: store.projects, mirror, agent: options.agent ?? null, now: options.now,
+    onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
+  });
+
+  let reconciled: ReconcileReport | null = null;
+  try {
+    if (options.reconcile ?? true) reconciled = await reconcile({ dag: store.dag, mirror });
+  } catch (err) {
+    if (ownsStore) await store.close();
+    throw err;
+  }
+
+  const serveFile = staticFiles(options.staticDir ?? null);
+  const http: Server = createHttpServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') return sendText(res, 200, JSON.stringify({ ok: true, name: 'entity-git ws-server' }), { 'Content-Type': 'application/json' });
+    if (path === WS_PATH) return sendText(res, 426, 'this path takes a WebSocket upgrade', { Upgrade: 'websocket' });
+    void serveFile(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendText(res, 500, 'internal error');
+      else res.destroy();
+      log(`static file error: ${(err as Error).message}`);
+    });
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload ?? DEFAULT_MAX_PAYLOAD });
+  let origins: string[] = options.origins ?? [];
+
+  http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://x');
+    } catch {
+      return refuse(socket, 400, 'Bad Request');
+    }
+    if (url.pathname !== WS_PATH) return refuse(socket, 404, 'Not Found');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !origins.includes(origin)) {
+      log(`refused a WebSocket from origin ${origin}`);
+      return refuse(socket, 403, 'Forbidden');
+    }
+    if (!tokenMatches(url.searchParams.get(TOKEN_PARAM), token)) {
+      log('refused a WebSocket with a missing or wrong token');
+      return refuse(socket, 401, 'Unauthorized');
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
+  });
+
+  const onConnection = (ws: WebSocket) => {
+    ws.on('error', () => ws.terminate());
+    ws.on('message', (data, isBinary) => {
+      void (async () => {
+        let response: ActionResponse;
+        if (isBinary) {
+          response = { ok: false, error: { code: 'INVALID_ARGUMENT', message: '[entity-git] requests are JSON text frames' } };
+        } else {
+          let request: unknown;
+          try {
+            request = JSON.parse(String(data));
+          } catch {
+            request = undefined;
+          }
+          response = request === undefined
+            ? { ok: false, error: { code: 'INVALID_ARGUMENT', message: '[entity-git] a request must be JSON' } }
+            : await actions.handle(request as never);
+        }
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
+      })();
+    });
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? DEFAULT_PORT, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  }).catch(async (err: unknown) => {
+    if (ownsStore) await store.close();
+    throw err;
+  });
+
+  const port = (http.address() as AddressInfo).port;
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+  if (options.origins === undefined) origins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://${hostInUrl}:${port}`].filter((o, i, all) => all.indexOf(o) === i);
+  log(`listening on http://${hostInUrl}:${port} (WebSocket at ${WS_PATH})`);
+
+  let closing: Promise<void> | null = null;
+  return Object.freeze({
+    url: `http://${hostInUrl}:${port}`,
+    wsUrl: `ws://${hostInUrl}:${port}${WS_PATH}`,
+    host, port, token, origins: Object.freeze([...origins]), store, mirror, actions, reconciled,
+    connections: () => wss.clients.size,
+    close: () => (closing ??= (async () => {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+      if (ownsStore) await store.close();
+    })()),
+  });
+}
