@@ -1,7 +1,7 @@
 import type { DagSource } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import { EntityGitError, type ErrorCode } from '../errors.js';
-import type { Mirror, SyncResult } from '../mirror/mirror.js';
+import type { CommitInfo, Mirror, SyncResult } from '../mirror/mirror.js';
 import type { AfterTurnResult, ProjectGit, ProjectSnapshot } from '../project/project-git.js';
 import type { Packer } from './packer.js';
 
@@ -11,6 +11,13 @@ export interface TurnReport {
   touchedPaths: readonly string[];
   /** What `service.beforeTurn(sessionId)` returned when the turn began. */
   snapshot?: ProjectSnapshot | null;
+  /**
+   * The id of the turn's last node (normally the final assistant reply): the session commit whose
+   * `Node:` trailer names it labels the project commit (turn N, user message, `Session-Commit`).
+   * Optional: without it the service takes the session's newest node when `notify` is called
+   * (needs the `dag` option), which is the same node unless the next turn has already begun.
+   */
+  node?: string | null;
 }
 
 export interface ServiceEvents {
@@ -72,6 +79,12 @@ export interface MirrorServiceOptions {
    * sync that wrote objects, never awaited by a turn; `drain()` waits for it too.
    */
   packer?: Packer;
+  /**
+   * The longest `beforeTurn` waits for the project auto-commits of the session's turns already
+   * reported (so the previous turn's edits are committed, not taken for the user's). Default 30 s;
+   * past it the snapshot is taken anyway (the safe side: at worst a turn is skipped with the warning).
+   */
+  beforeTurnWaitMs?: number;
 }
 
 export interface MirrorService {
@@ -79,13 +92,17 @@ export interface MirrorService {
    * The one call a dispatcher makes after each turn: returns at once, never throws. Calls for a
    * session that is queued coalesce into one sync; a call while it runs schedules one more.
    * `turn` (the paths the turn's tools wrote, and the snapshot from `beforeTurn`) asks for the
-   * project auto-commit after the sync; reports are kept, in order, until each has run.
+   * project auto-commit after the sync; reports are kept, in order, until each has run, and each
+   * is committed under its own turn (the one `turn.node` names, or the session's newest node when
+   * `notify` was called), whatever the sync that runs it has mirrored since.
    */
   notify(sessionId: string, turn?: TurnReport): void;
   /**
    * At the start of a turn: what is uncommitted in the session's project, to hand back in
-   * `notify`. Null when the session has no project (or the snapshot cannot be taken: the
-   * auto-commit then skips safely). Never throws.
+   * `notify`. First waits until the turns this session already reported have had their project
+   * auto-commit (up to `beforeTurnWaitMs`; not while a failed sync waits to retry), so the agent's
+   * own edits of the previous turn are not taken for the user's. Null when the session has no
+   * project (or the snapshot cannot be taken: the auto-commit then skips safely). Never throws.
    */
   beforeTurn(sessionId: string): Promise<ProjectSnapshot | null>;
   /** Listen to an event; returns the function that stops listening. */
@@ -103,10 +120,39 @@ const PERMANENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'DAG_MISSING_PREDECESSOR', 'DAG_CYCLE', 'SESSION_NOT_FOUND', 'INVALID_OPTION',
 ]);
 
+/** A session node as `notify` saw it: the turn a report is about. */
+interface Mark {
+  node: string;
+  seq: number;
+}
+
+/** A turn report as queued: its own turn identity, captured when `notify` was called. */
+interface Queued {
+  touchedPaths: readonly string[];
+  snapshot: ProjectSnapshot | null;
+  node: string | null;
+  /** The session's newest node at `notify` time (null without a `dag`, or when it cannot be read). */
+  mark: Promise<Mark | null>;
+}
+
+/** The session branches read by one run, shared by its reports (the repository does not move meanwhile). */
+interface RunLogs {
+  logs: Map<string, CommitInfo[]>;
+  /** The other branches than HEAD's, once asked for. */
+  branches: string[] | null;
+}
+
 interface Slot {
   status: SessionStatus;
   timer: unknown;
-  turns: TurnReport[];
+  turns: Queued[];
+  /** Reports ever queued, and ever done with (run, or dropped): `beforeTurn` waits on these. */
+  reported: number;
+  handled: number;
+  /** Woken whenever a report is done or the session's state changes. */
+  waiters: Set<() => void>;
+  /** The newest node any capture has seen: the next capture reads only what follows it. */
+  seen: Mark | null;
 }
 
 const asError = (err: unknown): EntityGitError =>
@@ -143,11 +189,62 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
   const slotOf = (sessionId: string): Slot => {
     let slot = slots.get(sessionId);
     if (!slot) {
-      slot = { status: { sessionId, state: 'idle', again: false, attempts: 0, lastError: null, lastResult: null }, timer: null, turns: [] };
+      slot = {
+        status: { sessionId, state: 'idle', again: false, attempts: 0, lastError: null, lastResult: null }, timer: null, turns: [],
+        reported: 0, handled: 0, waiters: new Set(), seen: null,
+      };
       slots.set(sessionId, slot);
     }
     return slot;
   };
+
+  const beforeTurnWait = Math.max(0, options.beforeTurnWaitMs ?? 30_000);
+
+  const wake = (slot: Slot) => {
+    for (const w of [...slot.waiters]) w();
+  };
+
+  /** Until the reports queued before `target` are done, the session stops running, or the deadline. */
+  async function reportsDone(slot: Slot, target: number): Promise<void> {
+    const deadline = Date.now() + beforeTurnWait;
+    while (slot.handled < target && (slot.status.state === 'queued' || slot.status.state === 'running')) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer as Parameters<typeof clearTimeout>[0]);
+          slot.waiters.delete(done);
+          resolve();
+        };
+        const timer: unknown = setTimeout(done, left);
+        slot.waiters.add(done);
+      });
+    }
+  }
+
+  /**
+   * The session's newest node, read from now on (a source that answers at once sees the DAG as of
+   * the `notify` call). Reads only the nodes after the newest one seen before; never rejects.
+   */
+  function capture(sessionId: string, slot: Slot): Promise<Mark | null> {
+    const dag = options.dag;
+    if (!dag) return Promise.resolve(null);
+    try {
+      const from = slot.seen;
+      const it = dag.nodesAfter(sessionId, from?.seq ?? 0)[Symbol.asyncIterator]();
+      const first = it.next();
+      return (async () => {
+        let best = from;
+        for (let r = await first; !r.done; r = await it.next()) {
+          if (best === null || r.value.seq > best.seq) best = { node: r.value.id, seq: r.value.seq };
+        }
+        if (best !== null && (slot.seen === null || best.seq > slot.seen.seq)) slot.seen = best;
+        return best;
+      })().catch(() => null);
+    } catch {
+      return Promise.resolve(null);
+    }
+  }
 
   const settleIfIdle = () => {
     if (running > 0 || ready.length > 0) return;
@@ -173,8 +270,38 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     pump();
   };
 
-  /** The project auto-commit of one reported turn, on the session's HEAD branch tip. */
-  async function projectTurn(sessionId: string, report: TurnReport, result: SyncResult): Promise<void> {
+  /**
+   * The session commit of a reported turn, from the sync that just ran: the commit whose `Node:`
+   * trailer names the report's node (HEAD's branch first, then the others); else the newest commit
+   * of HEAD's branch at or before the node `notify` saw (the next turn had begun); else HEAD's tip.
+   */
+  async function sessionCommitOf(sessionId: string, report: Queued, result: SyncResult, seen: RunLogs): Promise<CommitInfo | undefined> {
+    const logOf = async (branch: string) => {
+      let log = seen.logs.get(branch);
+      if (!log) seen.logs.set(branch, (log = await mirror.log(sessionId, { branch })));
+      return log;
+    };
+    const mark = await report.mark;
+    const node = report.node ?? mark?.node ?? null;
+    const head = result.head === null ? [] : await logOf(result.head);
+    if (node !== null) {
+      const found = head.find((c) => c.node === node);
+      if (found) return found;
+      seen.branches ??= (await mirror.branches(sessionId)).map((b) => b.name).filter((b) => b !== result.head);
+      for (const b of seen.branches) {
+        const hit = (await logOf(b)).find((c) => c.node === node);
+        if (hit) return hit;
+      }
+    }
+    if (mark !== null) {
+      const before = head.find((c) => c.seq !== null && c.seq <= mark.seq);
+      if (before) return before;
+    }
+    return head[0];
+  }
+
+  /** The project auto-commit of one reported turn, labelled from that turn's session commit. */
+  async function projectTurn(sessionId: string, report: Queued, result: SyncResult, seen: RunLogs): Promise<void> {
     const { projects, projectGit } = options;
     if (!projects || !projectGit) return;
     const project = await projects.projectOfSession(sessionId);
@@ -183,7 +310,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       emit('skipped', { sessionId, reason: `project-${project.status}`, warning: `the project ${JSON.stringify(project.name)} is ${project.status}: the agent's edits are not auto-committed`, result });
       return;
     }
-    const tip = result.head === null ? undefined : (await mirror.log(sessionId, { branch: result.head }))[0];
+    const tip = await sessionCommitOf(sessionId, report, result, seen);
     const session = options.dag ? await options.dag.getSession(sessionId) : null;
     const outcome = await projectGit.afterTurn({
       workdir: project.workdir,
@@ -193,7 +320,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       model: session?.model ?? 'unknown model',
       sessionCommit: tip?.sha ?? null,
       touchedPaths: report.touchedPaths,
-      snapshot: report.snapshot ?? null,
+      snapshot: report.snapshot,
     });
     emit('project', { sessionId, projectId: project.id, result: outcome });
     if (outcome.status === 'skipped' && outcome.warning !== null) emit('skipped', { sessionId, reason: outcome.reason, warning: outcome.warning, result });
@@ -204,6 +331,9 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     slot.status.state = 'running';
     slot.status.again = false;
     let retryIn: number | null = null;
+    // Only the reports queued before this sync read the DAG: the ones that come in while it runs
+    // may be about turns it has not mirrored, and go to the next run (`again`).
+    const batch = slot.turns.length;
     try {
       slot.status.attempts++;
       const result = await mirror.sync(sessionId);
@@ -222,9 +352,12 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
           const warned = await options.afterSync(sessionId, result);
           if (warned) emit('skipped', { sessionId, ...warned, result });
         }
-        while (slot.turns.length > 0) {
-          await projectTurn(sessionId, slot.turns[0]!, result);
+        const seen: RunLogs = { logs: new Map(), branches: null };
+        for (let i = 0; i < batch && slot.turns.length > 0; i++) {
+          await projectTurn(sessionId, slot.turns[0]!, result, seen);
           slot.turns.shift();
+          slot.handled++;
+          wake(slot);
         }
       } catch (err) {
         slot.status.attempts = attempts;
@@ -255,6 +388,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     } else {
       slot.status.state = 'idle';
     }
+    wake(slot);
     pump();
   }
 
@@ -263,7 +397,11 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       try {
         if (closed || typeof sessionId !== 'string') return;
         const slot = slotOf(sessionId);
-        if (turn && Array.isArray(turn.touchedPaths)) slot.turns.push({ touchedPaths: [...turn.touchedPaths], snapshot: turn.snapshot ?? null });
+        if (turn && Array.isArray(turn.touchedPaths)) {
+          const node = typeof turn.node === 'string' ? turn.node : null;
+          slot.turns.push({ touchedPaths: [...turn.touchedPaths], snapshot: turn.snapshot ?? null, node, mark: capture(sessionId, slot) });
+          slot.reported++;
+        }
         if (slot.status.state === 'running') slot.status.again = true;
         else if (slot.status.state === 'idle') enqueue(slot);
         // queued or waiting to retry: the coming sync reads everything up to now anyway
@@ -275,7 +413,11 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       try {
         if (!options.projects || !options.projectGit) return null;
         const project = await options.projects.projectOfSession(sessionId);
-        return project === null ? null : await options.projectGit.beforeTurn(project.workdir);
+        if (project === null) return null;
+        // The turns already reported are committed (or skipped) first: their edits are the agent's.
+        const slot = slots.get(sessionId);
+        if (slot) await reportsDone(slot, slot.reported);
+        return await options.projectGit.beforeTurn(project.workdir);
       } catch {
         return null;
       }
