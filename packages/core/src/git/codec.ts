@@ -37,7 +37,9 @@ export function sha1Hex(data: Uint8Array): string {
 
 export const portableCodec: Codec = {
   sha1: sha1Hex,
-  deflate: (data) => pakoDeflate(data),
+  // Level 1, as on Node: loose objects are short-lived (packing recompresses them), and pako's
+  // default level costs several times more on message trees.
+  deflate: (data) => pakoDeflate(data, { level: 1 }),
   inflate: (data) => {
     const out = pakoInflate(data) as Uint8Array | undefined;
     // pako returns undefined, not an error, for an empty or truncated stream (a torn object file).

@@ -260,6 +260,11 @@ export class ObjectStore {
     return this.store.codec.sha1(frame(type, content));
   }
 
+  /** The id of an already framed object. */
+  hashFramed(raw: Uint8Array): string {
+    return this.store.codec.sha1(raw);
+  }
+
   private pathOf(oid: string): string {
     return joinPath(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
   }

@@ -1,7 +1,7 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError, isEntityGitError } from '../errors.js';
 import { buildIndex, entryFromStat, parseIndex, type IndexEntry } from '../git/index-file.js';
-import { assertIdentity, buildCommit, buildTree, extendTree, frameText, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
+import { assertIdentity, buildCommit, buildTree, extendTree, frame, frameText, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
 import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
 import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys, type NodeFacts } from '../model/commit-message.js';
@@ -77,19 +77,51 @@ interface ObjectSink {
 const PACKED_BACKFILL_TURNS = 32;
 const PACKED_BACKFILL_BYTES = 256 << 20;
 
+/**
+ * Loose objects, written together: each write is queued, and the queue is written when it grows
+ * large and at `finish()` — blobs and trees at once (concurrent writes overlap their round trips,
+ * which on IndexedDB are most of a write's cost), then commits one by one, so an object is never
+ * on disk before what it names. A large object is written at once, so a turn never holds more
+ * than about {@link QUEUED_BYTES} of queued objects besides it. Nothing queued is written when
+ * the sync fails before `finish()`.
+ */
 function looseSink(objects: ObjectStore): ObjectSink {
   const start = objects.written;
-  return {
-    write: (type, content) => objects.write(type, content),
-    writeRaw: async (raw, oid) => {
+  let queue: { raw: Uint8Array; oid: string; commit: boolean }[] = [];
+  let queued = 0;
+  const drain = async () => {
+    const now = queue;
+    queue = [];
+    queued = 0;
+    await Promise.all(now.filter((o) => !o.commit).map((o) => objects.writeRaw(o.raw, o.oid)));
+    for (const o of now) if (o.commit) await objects.writeRaw(o.raw, o.oid);
+  };
+  const add = async (raw: Uint8Array, oid: string, commit: boolean) => {
+    if (raw.length >= QUEUED_BYTES) {
+      await drain();
       await objects.writeRaw(raw, oid);
+      return;
+    }
+    queue.push({ raw, oid, commit });
+    queued += raw.length;
+    if (queued >= QUEUED_BYTES) await drain();
+  };
+  return {
+    write: async (type, content) => {
+      const raw = frame(type, content);
+      const oid = objects.hashFramed(raw);
+      await add(raw, oid, type === 'commit');
+      return oid;
     },
+    writeRaw: (raw, oid) => add(raw, oid, false),
     get count() {
       return objects.written - start;
     },
-    finish: async () => undefined,
+    finish: drain,
   };
 }
+/** Bytes of loose objects a sync queues before it writes them. */
+const QUEUED_BYTES = 4 << 20;
 
 function packSink(store: Store, repo: Repo): ObjectSink {
   const builder = new PackBuilder(store);
@@ -382,7 +414,9 @@ class SessionMirror implements Mirror {
       builds.set(extension.before.name, build);
       const kept = build.commits.length;
       if (extension.keep < kept) this.trimBuild(build, layout, extension.before, extension.keep);
-      commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo, looseSink(repo.objects), created);
+      const sink = looseSink(repo.objects);
+      commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo, sink, created);
+      await sink.finish();
       // The index gains the new nodes of whole turns, unless the branch gave up a turn it had.
       if (build.commits.length >= kept) {
         if (extension.after.name !== derivation.head) appended = [];
