@@ -22,6 +22,7 @@ Commands:
   log --project PROJECT               the agent's commits in a project's repository
   push --remote URL [--session ID]    push every branch of the session repositories to a git host
   restore --remote URL [--session ID] rebuild session repositories from a git host alone
+  clone --remote URL [--session ID]   another name for restore
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
   branches SESSION                    the branches of a session, HEAD marked
   projects list|create|add-session    the projects sessions belong to
@@ -68,14 +69,29 @@ ${GLOBAL}`,
 
 Push every branch of each session repository (every session of the database, or one) over
 smart HTTP. URL contains {session}, replaced by the session's directory name. Credentials come
-from ENTITY_GIT_REMOTE_TOKEN (and ENTITY_GIT_REMOTE_USER), never from the URL.
+from ENTITY_GIT_REMOTE_TOKEN (and ENTITY_GIT_REMOTE_USER, default entity-git), never from the
+URL. Only refs whose value differs are sent; branches move by fast-forward only. Exit 1 if a
+session failed.
+
+Options:
+  --remote URL   the git host, e.g. https://git.example.com/sessions/{session}.git
+  --session ID   only this session
+  --json         print the report as JSON
 
 ${GLOBAL}`,
   restore: `Usage: entity-git restore --remote URL [--session ID] [--json]
+       entity-git clone --remote URL [--session ID] [--json]     (the same command)
 
 Rebuild session repositories under --root from the git host alone (a fresh machine): every
 session of the database, or one. Afterwards entity-git verify is clean and sync finds nothing
-to do. URL and credentials as for push. Exit 1 if a session failed.
+to do. A session that already has a repository is brought up to date; one the host lacks is
+reported missing (sync backfills it from the DAG). URL and credentials as for push. Exit 1 if a
+session failed.
+
+Options:
+  --remote URL   the git host, e.g. https://git.example.com/sessions/{session}.git
+  --session ID   only this session
+  --json         print the report as JSON
 
 ${GLOBAL}`,
   log: `Usage: entity-git log SESSION [--branch B] [--json]

@@ -18,6 +18,8 @@ interface Command {
   required: number;
   /** An option that, given, stands in for the required arguments (`log --project`). */
   unless?: OptionName;
+  /** Another name of the command named here: its help is that command's (`clone` is `restore`). */
+  aliasOf?: string;
   run(ctx: Context, io: CliIo, values: ParsedArgs['values'], args: string[]): Promise<ExitCode>;
 }
 
@@ -25,6 +27,11 @@ interface Command {
 // loading the database driver and the git layer.
 const history = () => import('./commands/history.js');
 const projects = () => import('./commands/projects.js');
+
+const restore: Command = {
+  name: 'restore', options: ['remote', 'session', 'json'], args: [], required: 0,
+  run: async (ctx, io, v) => (await import('./commands/remote.js')).runRestore(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
+};
 
 const COMMANDS: Command[] = [
   {
@@ -54,10 +61,9 @@ const COMMANDS: Command[] = [
     name: 'branches', options: ['json'], args: ['SESSION'], required: 1,
     run: async (ctx, io, v, [session]) => (await history()).runBranches(ctx, io, { session: session!, json: v.json === true }),
   },
-  {
-    name: 'restore', options: ['remote', 'session', 'json'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/remote.js')).runRestore(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
-  },
+  restore,
+  // `clone` is what a git user reaches for on a fresh machine; it is `restore`, word for word.
+  { ...restore, name: 'clone', aliasOf: 'restore' },
   {
     name: 'push', options: ['remote', 'session', 'json'], args: [], required: 0,
     run: async (ctx, io, v) => (await import('./commands/remote.js')).runPush(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
@@ -116,7 +122,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
 async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   if (wantsHelp(argv)) {
     const { command, group } = findCommand(loosePositionals(argv));
-    println(io, command ? COMMAND_HELP[command.name] : group ? COMMAND_HELP[group] : TOP_HELP);
+    println(io, command ? COMMAND_HELP[command.aliasOf ?? command.name] : group ? COMMAND_HELP[group] : TOP_HELP);
     return EXIT_OK;
   }
   let parsed: ParsedArgs;

@@ -74,8 +74,28 @@ describe('--help at every level, --version', () => {
       expect([r.code, r.stderr, r.stdout.split('\n', 1)[0]]).toEqual([0, '', first]);
       expect(r.stdout).toContain('--db PATH|URL');
     }
+    expect(top.stdout).toContain('clone --remote URL [--session ID]   another name for restore');
     // after --, -h is an argument, not a request for help
     expect((await call(['log', '--', '-h'])).code).toBe(2);
     expect(await call(['--version'])).toEqual({ code: 0, stdout: 'entity-git 0.1.0\n', stderr: '' });
+  });
+});
+
+describe('clone, another name for restore', () => {
+  it('prints the restore help, which names both', async () => {
+    const restore = await call(['restore', '--help']);
+    expect([restore.code, restore.stderr]).toEqual([0, '']);
+    expect(restore.stdout.split('\n', 2)).toEqual([
+      'Usage: entity-git restore --remote URL [--session ID] [--json]',
+      '       entity-git clone --remote URL [--session ID] [--json]     (the same command)',
+    ]);
+    expect(await call(['clone', '--help'])).toEqual(restore);
+    expect(await call(['--root', '/tmp', 'clone', '-h', '--remote', 'x'])).toEqual(restore);
+  });
+
+  it('takes the options of restore, and names itself in usage errors', async () => {
+    expect(await call(['clone', '--branch', 'main'])).toEqual(usage('clone takes no option --branch (see: entity-git clone --help)'));
+    expect(await call(['clone', 'extra'])).toEqual(usage('clone: unexpected argument "extra" (see: entity-git clone --help)'));
+    expect(await call(['clone', '--session='])).toEqual(usage('--session needs a non-empty value'));
   });
 });

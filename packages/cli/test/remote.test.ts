@@ -15,8 +15,8 @@ afterAll(async () => {
   await server.close();
 });
 
-describe('entity-git push and restore', () => {
-  it('push every session, then restore a fresh root from the host alone: same refs, verify clean', async () => {
+describe('entity-git push, restore and clone', () => {
+  it('push every session, then restore (or clone) a fresh root from the host alone: same refs, verify clean', async () => {
     const dir = tempDir();
     const db = join(dir, 'dag.db');
     const root = join(dir, 'sessions');
@@ -42,7 +42,20 @@ describe('entity-git push and restore', () => {
     const mirror = createNodeMirror({ dag: store.dag, root: fresh });
     expect(await mirror.sync(GOLDEN_SESSION.id)).toMatchObject({ noop: true, commitsWritten: 0, branchesMoved: [] });
     await store.close();
+    // `clone` is `restore` under the name a git user types: the same report, the same refs.
+    const cloned = join(dir, 'cloned');
+    const viaClone = await run(['--db', db, '--root', cloned, 'clone', '--remote', server.template, '--json'], { env });
+    expect(viaClone.code).toBe(0);
+    type Report = { ok: boolean; counts: Record<string, number>; sessions: { sessionId: string }[] };
+    // Sessions are listed as they finish (four at a time): compared in id order.
+    const sorted = (r: Report) => ({ ...r, sessions: [...r.sessions].sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1)) });
+    expect(sorted(json<Report>(viaClone))).toEqual(sorted(json<Report>(restored)));
+    for (const s of json<Report>(viaClone).sessions) {
+      expect(revParseAll(join(cloned, s.sessionId))).toEqual(revParseAll(join(root, s.sessionId)));
+    }
+    expect((await run(['--db', db, '--root', cloned, 'verify'])).code).toBe(0);
     expect(await run(['--db', db, '--root', fresh, 'restore'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--remote URL is required') });
+    expect(await run(['--db', db, '--root', fresh, 'clone'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--remote URL is required') });
     expect(await run(['--db', db, '--root', fresh, 'restore', '--remote', 'http://127.0.0.1:1/x.git'])).toMatchObject({ code: 2, stderr: expect.stringContaining('{session}') });
   });
 });
