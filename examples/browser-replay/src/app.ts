@@ -1,10 +1,12 @@
 // The app: a sidebar (sessions, Projects, + New Project), a project indicator above the chat,
 // the conversation as it stood at one commit, ← prev turn / Turn N / M / next turn →, a branch
 // switcher, the timeline (one line per commit), a composer that forks from an old turn, and
-// "Save for offline". State lives here; every change re-renders (the app is small).
+// "Save for offline", and the project auto-commit of the last turn sent: the design's warning
+// banner above the chat when it was skipped for the user's uncommitted changes, the agent's
+// commit when it landed. State lives here; every change re-renders (the app is small).
 import { textOf, type DagNode, type JsonValue } from '@entity-git/core';
 import type {
-  BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectLogResult, ProjectSummary, SessionSummary,
+  BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectLogResult, ProjectSummary, ProjectTurnResult, SessionSummary,
 } from 'ws-server/protocol';
 import { ActionError, connect, localStore, type Backend } from './backend.js';
 import { h, replace } from './dom.js';
@@ -37,6 +39,8 @@ interface State {
   project: { detail: ProjectDetail; log: ProjectLogResult | null } | null;
   save: { sessionId: string; status: 'running'; nodes: number } | { sessionId: string; status: 'done'; report: SaveReport } | { sessionId: string; status: 'failed'; message: string } | null;
   newProject: { open: boolean; workdir: string; name: string; nameTouched: boolean; withSession: boolean; error: string | null; busy: boolean };
+  /** The project auto-commit of the last message sent from this page, per session. */
+  projectTurns: Map<string, ProjectTurnResult>;
   draft: string;
   sending: boolean;
   appCached: boolean;
@@ -99,7 +103,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
     notice: null, sessions: [], projects: [], saved: new Set(), route: parseRoute(location.hash),
     session: null, project: null, save: null,
     newProject: { open: false, workdir: '', name: '', nameTouched: false, withSession: true, error: null, busy: false },
-    draft: '', sending: false, appCached: false, loading: false,
+    projectTurns: new Map(), draft: '', sending: false, appCached: false, loading: false,
   };
 
   const sidebar = h('aside', { class: 'sidebar', 'data-testid': 'sidebar' });
@@ -211,6 +215,8 @@ export async function startApp(root: HTMLElement): Promise<void> {
     try {
       const r = await state.backend.call('send_message', { session_id: s.id, content: text, continue_from: s.view?.continue_from ?? null });
       state.draft = '';
+      if (r.project) state.projectTurns.set(s.id, r.project);
+      else state.projectTurns.delete(s.id);
       state.notice = r.branch_created ? { kind: 'info', text: `Your message started branch ${r.branch}.` } : null;
       await refreshLists();
       location.hash = sessionHref(s.id, r.commit ?? undefined, r.branch ?? undefined);
@@ -353,6 +359,23 @@ export async function startApp(root: HTMLElement): Promise<void> {
           h('td', {}, b.name), h('td', { class: 'sha' }, short(b.server)), h('td', { class: 'sha' }, short(b.browser)), h('td', {}, b.equal ? '✓ equal' : '✗ differs'))))));
   }
 
+  /** Above the chat: what the project auto-commit did with the last turn sent (nothing when it had nothing to do). */
+  function renderProjectTurn(sessionId: string): HTMLElement | null {
+    const t = state.projectTurns.get(sessionId);
+    if (!t) return null;
+    const project = state.projects.find((p) => p.id === t.project_id);
+    if (t.status === 'committed') {
+      return h('div', { class: 'project-turn committed', 'data-testid': 'project-commit', 'data-sha': t.commit.sha },
+        h('span', {}, 'Agent commit '), h('span', { class: 'sha' }, short(t.commit.sha)), ` in ${project?.name ?? 'the project'}: `,
+        h('span', { class: 'subject', 'data-testid': 'project-commit-subject' }, t.commit.subject),
+        ' ', h('a', { href: projectHref(t.project_id), class: 'link' }, 'project history →'));
+    }
+    if (t.status === 'failed') return h('div', { class: 'project-turn failed', 'data-testid': 'project-turn-failed' }, `The project auto-commit failed: ${t.code}: ${t.message}`);
+    if (t.warning === null) return null;
+    // The design's sentence, word for word (the ⚠ is drawn by CSS, outside the text).
+    return h('div', { class: 'project-warning', role: 'alert', 'data-testid': 'project-warning', 'data-reason': t.reason, title: t.user_paths.length > 0 ? `your uncommitted changes: ${t.user_paths.join(', ')}` : null }, t.warning);
+  }
+
   function renderSession(s: SessionPage): Part[] {
     const summary = state.sessions.find((x) => x.id === s.id);
     const project = summary?.project_id ? state.projects.find((p) => p.id === summary.project_id) : undefined;
@@ -389,6 +412,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
       h('h1', { 'data-testid': 'session-title' }, summary?.title ?? s.id),
       bar,
       renderSave(),
+      renderProjectTurn(s.id),
       h('div', { class: 'columns' }, v ? renderMessages(v.messages) : h('p', { class: 'empty' }, 'This session has no complete turn yet.'), timeline),
       composer,
     ];
@@ -421,7 +445,9 @@ export async function startApp(root: HTMLElement): Promise<void> {
           : p.log.commits.length === 0
             ? h('p', { class: 'hint', 'data-testid': 'project-log' }, 'A git repository with no commit yet.')
             : h('ol', { class: 'project-log', 'data-testid': 'project-log' }, p.log.commits.map((c) =>
-              h('li', {}, h('span', { class: 'sha' }, short(c.sha)), ' ', c.agent ? h('span', { class: 'badge' }, 'agent') : null, ' ', c.subject, ' ', h('small', {}, `${c.author} · ${when(c.time)}`)))),
+              h('li', { 'data-testid': 'project-log-commit', 'data-sha': c.sha, 'data-agent': String(c.agent) },
+                h('span', { class: 'sha' }, short(c.sha)), ' ', c.agent ? h('span', { class: 'badge' }, 'agent') : null, ' ',
+                h('span', { class: 'subject' }, c.subject), ' ', h('small', {}, `${c.agent ? c.committer : c.author} · ${when(c.time)}`)))),
       h('p', { class: 'hint' }, 'Abstract memory (journal, wiki) builds on these sessions; it is not part of this example.'),
     ];
   }

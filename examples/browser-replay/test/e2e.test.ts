@@ -1,16 +1,20 @@
 // End to end in real Chromium: the app is built here with vite's build(), served by the
 // ws-server on 127.0.0.1 over the demo DAG, and driven with playwright the way a user would —
 // replay turn by turn, open a commit from the timeline, switch to the retry branch, fork from an
-// old turn, create a project, save a session for offline, stop the server, reload, replay
-// offline. Every step leaves a screenshot in test-output/e2e/ and asserts on what is on screen.
+// old turn, create a project, send in it (the agent's auto-commit lands in the project's repo;
+// with a user edit in the workdir it is skipped and the design's warning shows), save a session
+// for offline, stop the server, reload, replay offline. Every step leaves a screenshot in
+// test-output/e2e/ and asserts on what is on screen.
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, DEMO_SESSION, echoAgent, seedDemo, type EntityGitServer } from 'ws-server';
+import { createServer, DEMO_SESSION, ECHO_NOTES_FILE, echoAgent, NOTES_SESSION, seedDemo, type EntityGitServer } from 'ws-server';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -22,6 +26,8 @@ const REPO = resolve(APP_DIR, '../..');
 const SHOTS = join(REPO, 'test-output/e2e');
 const BUILT = join(REPO, 'test-output/browser-replay-app');
 const TOKEN = 'e2e-token-9f8e7d6c5b4a';
+/** DESIGN.md §4's warning, word for word. */
+const WARNING = "you have uncommitted changes, the agent's edits won't be auto-committed for now";
 
 let tmp = '';
 let store: SqlStore;
@@ -30,6 +36,8 @@ let browser: Browser;
 let page: Page;
 let url = '';
 let shot = 0;
+/** The Lexer Project's workdir (made by the New Project case). */
+let workdir = '';
 const consoleErrors: string[] = [];
 
 async function screenshot(name: string): Promise<void> {
@@ -38,6 +46,9 @@ async function screenshot(name: string): Promise<void> {
 }
 
 const byTestId = (id: string) => page.getByTestId(id);
+/** The git binary in the project's workdir; optional locks off, so reading never rewrites the index. */
+const nativeGit = (...args: string[]) => execFileSync('git', args, { cwd: workdir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+const sha1 = (file: string) => createHash('sha1').update(readFileSync(file)).digest('hex');
 const textOf = async (id: string) => (await byTestId(id).first().innerText()).trim();
 const count = (id: string) => byTestId(id).count();
 
@@ -67,7 +78,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'eg-e2e-'));
   store = await openSqlite({ file: join(tmp, 'dag.db') });
   await seedDemo(store);
-  server = await createServer({ db: store, root: join(tmp, 'sessions'), port: 0, token: TOKEN, staticDir: BUILT, agent: echoAgent });
+  server = await createServer({ db: store, root: join(tmp, 'sessions'), port: 0, token: TOKEN, staticDir: BUILT, agent: echoAgent, projectLocks: join(tmp, 'locks') });
   url = server.url;
 
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -190,7 +201,7 @@ describe('browser-replay in Chromium', () => {
     await page.click('[data-testid=create-project]');
     await waitText('new-project-error', 'INVALID_WORKDIR');
 
-    const workdir = join(tmp, 'work', 'lexer-project');
+    workdir = join(tmp, 'work', 'lexer-project');
     mkdirSync(workdir, { recursive: true });
     await page.fill('input[name=workdir]', '');
     await page.type('input[name=workdir]', workdir);
@@ -218,6 +229,71 @@ describe('browser-replay in Chromium', () => {
     expect(await byTestId('project-sessions').innerText()).toMatch(/^Lexer notes\s+main · 2 turns$/);
     expect(await textOf('project-log')).toBe('A git repository with no commit yet.');
     await screenshot('project-page');
+  });
+
+  it('sends a message in the project with a clean workdir: one agent commit in its repo, shown above the chat and on the project page', async () => {
+    expect(nativeGit('status', '--porcelain')).toBe('');
+    expect(nativeGit('rev-list', '--all').trim()).toBe('');
+    await page.click('[data-testid=session][data-id=lexer-notes]');
+    await waitTurn('Turn 2 / 2');
+    await page.fill('[data-testid=message-input]', 'Keep a list of the token kinds');
+    await page.click('[data-testid=send]');
+    await waitTurn('Turn 3 / 3');
+    await waitText('project-commit', 'Agent commit');
+
+    const subject = `[agent ${NOTES_SESSION}] turn 3: Keep a list of the token kinds`;
+    // The project's own repository, read with the git binary: exactly one commit, the agent's.
+    expect(nativeGit('log', '--format=%s|%an|%cn')).toBe(`${subject}|agent (claude-sonnet-4.7 via OpenProgram)|agent (claude-sonnet-4.7 via OpenProgram)\n`);
+    expect(nativeGit('show', '--name-only', '--format=', 'HEAD').trim()).toBe(ECHO_NOTES_FILE);
+    expect(nativeGit('log', '-1', '--format=%B')).toContain(`Session-Commit: ${(await server.mirror.log(NOTES_SESSION))[0]!.sha}`);
+    expect(nativeGit('status', '--porcelain')).toBe('');
+    expect(readFileSync(join(workdir, ECHO_NOTES_FILE), 'utf8')).toBe(`# Notes from the echo agent\n\n- ${NOTES_SESSION}: Keep a list of the token kinds\n`);
+    const head = nativeGit('rev-parse', 'HEAD').trim();
+
+    expect(await byTestId('project-commit').getAttribute('data-sha')).toBe(head);
+    expect(await textOf('project-commit-subject')).toBe(subject);
+    expect(await count('project-warning')).toBe(0);
+    expect((await messages()).at(-1)).toEqual({ role: 'assistant', text: expect.stringContaining(`I noted it in ${ECHO_NOTES_FILE}`) });
+    await screenshot('project-agent-commit');
+
+    await page.click('[data-testid=project-indicator]');
+    await page.waitForSelector('[data-testid=project-log-commit]');
+    const rows = await page.$$eval('[data-testid=project-log-commit]', (lis) => lis.map((li) => ({ sha: (li as HTMLElement).dataset.sha, agent: (li as HTMLElement).dataset.agent, subject: li.querySelector('.subject')?.textContent })));
+    expect(rows).toEqual([{ sha: head, agent: 'true', subject }]);
+    expect(await byTestId('project-log-commit').innerText()).toMatch(/^[0-9a-f]{7}\s+agent\s+\[agent lexer-notes\] turn 3: Keep a list of the token kinds\s+agent \(claude-sonnet-4\.7 via OpenProgram\) · /);
+    expect(await byTestId('project-sessions').innerText()).toMatch(/^Lexer notes\s+main · 3 turns$/);
+    await screenshot('project-page-agent-commit');
+  });
+
+  it('sends a message after the user edited the workdir: the design\'s warning above the chat, and HEAD, the index and the user\'s file untouched', async () => {
+    // The user edits a file of their own in the project, outside the app.
+    const userFile = join(workdir, 'TODO.md');
+    writeFileSync(userFile, '# my TODO\n- decode \\u{…} escapes in string literals\n');
+    const before = { head: nativeGit('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), user: sha1(userFile), log: nativeGit('log', '--format=%H') };
+
+    await page.click('[data-testid=session][data-id=lexer-notes]');
+    await waitTurn('Turn 3 / 3');
+    await page.fill('[data-testid=message-input]', 'Add the unicode TODO to the notes');
+    await page.click('[data-testid=send]');
+    await waitTurn('Turn 4 / 4');
+    await waitText('project-warning', WARNING);
+    expect(await textOf('project-warning')).toBe(WARNING);
+    expect(await byTestId('project-warning').getAttribute('data-reason')).toBe('uncommitted-changes');
+    expect(await count('project-commit')).toBe(0);
+    // Above the chat: after the replay bar, before the messages.
+    expect(await page.$$eval('main > *', (els) => els.map((e) => (e as HTMLElement).dataset.testid ?? e.className))).toEqual(
+      ['project-indicator', 'session-title', 'replay-bar', 'project-warning', 'columns', 'composer']);
+
+    // Byte for byte what it was: the user's HEAD, their index, their file; no new commit.
+    expect({ head: nativeGit('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), user: sha1(userFile), log: nativeGit('log', '--format=%H') }).toEqual(before);
+    expect(nativeGit('status', '--porcelain')).toBe(` M ${ECHO_NOTES_FILE}\n?? TODO.md\n`);
+    await screenshot('project-warning-banner');
+
+    // The project page still shows the one agent commit.
+    await page.click('[data-testid=project-indicator]');
+    await page.waitForSelector('[data-testid=project-log-commit]');
+    expect(await count('project-log-commit')).toBe(1);
+    expect(await byTestId('project-sessions').innerText()).toMatch(/^Lexer notes\s+main · 4 turns$/);
   });
 
   it('saves a session for offline: the commit ids rebuilt in IndexedDB equal the server\'s', async () => {

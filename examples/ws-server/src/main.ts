@@ -19,7 +19,10 @@ const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]
   --origin <origin>  allow a browser Origin (repeatable; default: this server's own)
   --static <dir>     the built web app (default: examples/browser-replay/dist/app when it exists)
   --demo             write two demo sessions when the DAG lacks them
-  --echo             answer sent messages with an echo agent (no model is connected)
+  --echo             answer sent messages with an echo agent (no model is connected); in a session
+                     bound to a project it notes each message in agent-notes.md, and the turn is
+                     auto-committed in the project's repository (skipped, with a warning, when the
+                     user has uncommitted changes there)
 `;
 
 const { values } = parseArgs({

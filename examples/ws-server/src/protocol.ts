@@ -39,7 +39,64 @@ export interface SendMessageResult {
   branches: BranchSummary[];
   /** False when the DAG was written but the mirror failed (it is retried by the next write or start-up). */
   synced: boolean;
+  /**
+   * The project auto-commit of this turn, when the session is bound to a project and the server
+   * runs project commits; null otherwise. The same value is pushed to every socket as a
+   * {@link ProjectTurnEvent}.
+   */
+  project: ProjectTurnResult | null;
 }
+
+/**
+ * What the project auto-commit did after a turn (DESIGN.md §4): the agent's edits committed in
+ * the project's own repository, or skipped — with `warning` the sentence the UI shows. For
+ * `reason: 'uncommitted-changes'` (the user has edits of their own) it is exactly
+ * `you have uncommitted changes, the agent's edits won't be auto-committed for now`, and the
+ * workdir, its HEAD and its index are left as they were. `nothing-to-commit` has no warning.
+ */
+export type ProjectTurnResult =
+  | {
+    status: 'committed';
+    project_id: string;
+    /** The agent's commit, as `git log` in the workdir reads it (subject `[agent <session_id>] turn <N>: …`). */
+    commit: ProjectCommit;
+    /** Repository-relative paths it recorded. */
+    paths: string[];
+    /** Commits made first for edits of earlier turns left pending by a skip (oldest first). */
+    deferred: string[];
+  }
+  | {
+    status: 'skipped';
+    project_id: string;
+    /** `uncommitted-changes`, `nothing-to-commit`, `project-paused`, `detached-head`, `merge-in-progress`, … */
+    reason: string;
+    warning: string | null;
+    /** The changes that are the user's and blocked the commit (repository-relative). */
+    user_paths: string[];
+    /** The agent's changes left uncommitted (kept pending; a later clean turn commits them). */
+    agent_paths: string[];
+  }
+  | {
+    /** Git failed for good (the DAG and the session repository are unaffected). */
+    status: 'failed';
+    project_id: string;
+    code: string;
+    message: string;
+  };
+
+/**
+ * Server → client, unsolicited (a frame with `event` and no `id`): after each turn written by
+ * `send_message` in a session bound to a project, to every open socket. Clients that only match
+ * responses by `id` can ignore it.
+ */
+export interface ProjectTurnEvent {
+  event: 'project_turn';
+  session_id: string;
+  result: ProjectTurnResult;
+}
+
+/** Every unsolicited message the server sends. */
+export type ServerEvent = ProjectTurnEvent;
 
 export interface ProjectCommit {
   sha: string;
@@ -77,7 +134,9 @@ export type ServerActionMap = Omit<ActionMap, 'create_project'> & {
   /**
    * Write a user message continuing from `continue_from` (a node of the session; default: the tip
    * of HEAD's branch). From an old turn this is a fork: the sync makes the new branch, and the DAG
-   * head moves to the new message (or to the agent's reply).
+   * head moves to the new message (or to the agent's reply). In a session bound to a project the
+   * turn ends with the project auto-commit (a snapshot of the workdir before the agent runs, the
+   * paths its tools wrote after); its outcome is `project`, and is pushed as a {@link ProjectTurnEvent}.
    */
   send_message: { params: { session_id: string; content: string; continue_from?: string | null }; result: SendMessageResult };
   /** The project's own git history (read-only `git log` in its workdir). Default `limit` 50, at most 500. */

@@ -1,22 +1,62 @@
 // The actions a server adds to core's: paging a session's rows out (the browser's "Save for
 // offline"), writing a message (replay's "send from here", a fork from an old turn), a project's
 // own git log, and the git step of the New Project flow. Validated at the edge like core's, the
-// same typed errors, and one rule: after every write the session's mirror is synced.
+// same typed errors, and one rule: after every write the session's mirror is synced. A message
+// in a session bound to a project ends its turn the way a dispatcher does: core's mirror service
+// syncs the session and runs the project auto-commit (snapshot before the agent, the paths its
+// tools wrote after), and the outcome goes back to the client.
 import {
-  assertId, createActions, EntityGitError,
-  type ActionRequest, type ActionResponse, type Actions, type DagNode, type DagSource, type DagWriter, type JsonValue,
-  type Mirror, type ProjectStore, type Session,
+  assertId, createActions, createMirrorService, EntityGitError,
+  type ActionRequest, type ActionResponse, type Actions, type AfterTurnResult, type DagNode, type DagSource, type DagWriter, type JsonValue,
+  type Mirror, type MirrorService, type Project, type ProjectGit, type ProjectStore, type ServiceEvents, type Session, type TurnReport,
 } from '@entity-git/core';
 import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { ensureRepo, isRepo, readLog } from './project-repo.js';
-import type { ServerActionMap, ServerActionName } from './protocol.js';
+import type { ProjectTurnResult, ServerActionMap, ServerActionName } from './protocol.js';
+
+/**
+ * The tools an agent gets for one turn. They work in the session's project workdir, and every path
+ * written is reported to the project auto-commit as the turn's own edit. Without a project they
+ * throw (`INVALID_ARGUMENT`): check `input.project` first.
+ */
+export interface AgentTools {
+  /** Write a UTF-8 file at a path relative to the workdir (parents created; no `..`, nothing in `.git`). */
+  writeFile(path: string, content: string): Promise<void>;
+  /** A UTF-8 file relative to the workdir, or null when it does not exist. */
+  readFile(path: string): Promise<string | null>;
+}
+
+export interface AgentInput {
+  session: Session;
+  message: DagNode;
+  /** The project the session is bound to, or null. */
+  project: Pick<Project, 'id' | 'name' | 'workdir' | 'status'> | null;
+  tools: AgentTools;
+}
 
 /** Replies to a message sent from the app; null for no reply. The example has no model. */
-export type Agent = (input: { session: Session; message: DagNode }) => JsonValue | null | Promise<JsonValue | null>;
+export type Agent = (input: AgentInput) => JsonValue | null | Promise<JsonValue | null>;
 
-/** An agent that says what it was told: enough to see a fork become a conversation. */
-export const echoAgent: Agent = ({ message }) =>
-  `You said: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)} — (the example server's echo agent; no model is connected)`;
+/** The file the echo agent keeps in a project's workdir, one line per message. */
+export const ECHO_NOTES_FILE = 'agent-notes.md';
+
+/**
+ * An agent that says what it was told: enough to see a fork become a conversation. In a session
+ * bound to a project it also notes the message in {@link ECHO_NOTES_FILE} in the workdir, so the
+ * turn has an edit for the project auto-commit.
+ */
+export const echoAgent: Agent = async ({ session, message, project, tools }) => {
+  const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+  let noted = '';
+  if (project !== null) {
+    const before = (await tools.readFile(ECHO_NOTES_FILE)) ?? '# Notes from the echo agent\n\n';
+    await tools.writeFile(ECHO_NOTES_FILE, `${before}- ${session.id}: ${text.replace(/\s+/g, ' ').trim()}\n`);
+    noted = ` I noted it in ${ECHO_NOTES_FILE}.`;
+  }
+  return `You said: ${text} — (the example server's echo agent; no model is connected)${noted}`;
+};
 
 export const DEFAULT_EXPORT_LIMIT = 1000;
 export const MAX_EXPORT_LIMIT = 10_000;
@@ -35,6 +75,13 @@ export interface ServerActionsOptions {
   now?: () => number;
   /** Told about a sync that failed after a write (the write itself stands). */
   onSyncError?: (sessionId: string, err: unknown) => void;
+  /**
+   * The project auto-commit (`createNodeProjectGit()` on Node). Without it a session's project is
+   * never committed to and `send_message` reports `project: null`.
+   */
+  projectGit?: ProjectGit | null;
+  /** Told about every project auto-commit outcome (the server pushes it to its sockets). */
+  onProjectTurn?: (sessionId: string, result: ProjectTurnResult) => void;
 }
 
 type Handlers<N extends ServerActionName> = { [K in N]: (params: ServerActionMap[K]['params']) => Promise<ServerActionMap[K]['result']> };
@@ -46,6 +93,8 @@ export type ServerActions = Handlers<ServerActionName> & {
   handle(request: ActionRequest): Promise<ActionResponse>;
   /** Core's handlers, as the server runs them. */
   readonly core: Actions;
+  /** The mirror service that ends each `send_message` turn (sync, then the project auto-commit). */
+  readonly service: MirrorService;
 };
 
 const bad = (message: string, data: Record<string, unknown> = {}): never => {
@@ -77,6 +126,8 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   const { dag, writer, projects, mirror } = options;
   const now = options.now ?? (() => Date.now() / 1000);
   const core = createActions({ dag, mirror, writer, projects });
+  const projectGit = options.projectGit ?? null;
+  const service = createMirrorService({ mirror, dag, projects, ...(projectGit ? { projectGit } : {}) });
 
   const requireSession = async (sessionId: string): Promise<Session> => {
     const s = await dag.getSession(sessionId);
@@ -101,6 +152,90 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   const hasNode = async (sessionId: string, nodeId: string): Promise<boolean> => {
     for await (const n of dag.nodesAfter(sessionId, 0)) if (n.id === nodeId) return true;
     return false;
+  };
+
+  /** The agent's tools for one turn in `project`'s workdir; `touched` collects what they wrote. */
+  const toolsFor = (project: Project | null, touched: string[]): AgentTools => {
+    const place = (path: string): string => {
+      if (project === null) return bad('the session has no project: its agent has no workdir to write in');
+      if (typeof path !== 'string' || path === '' || path.includes('\0')) return bad('an agent tool needs a non-empty relative path');
+      const root = resolve(project.workdir);
+      const full = resolve(root, path);
+      const rel = relative(root, full);
+      if (isAbsolute(path) || rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('.git')) {
+        bad(`the agent's path ${JSON.stringify(path)} is not a file inside the project's workdir`);
+      }
+      return full;
+    };
+    return {
+      async writeFile(path, content) {
+        const full = place(path);
+        await mkdir(dirname(full), { recursive: true });
+        await writeFile(full, content, 'utf8');
+        if (!touched.includes(full)) touched.push(full);
+      },
+      async readFile(path) {
+        return readFile(place(path), 'utf8').catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return null;
+          throw err;
+        });
+      },
+    };
+  };
+
+  const projectTurn = async (projectId: string, r: AfterTurnResult, workdir: string): Promise<ProjectTurnResult> => {
+    if (r.status === 'committed') {
+      const [commit] = await readLog(workdir, 1, r.commit);
+      return {
+        status: 'committed', project_id: projectId, paths: [...r.paths], deferred: r.deferred.map((d) => d.commit),
+        commit: commit ?? { sha: r.commit, author: '', committer: '', time: 0, subject: '', agent: true },
+      };
+    }
+    return {
+      status: 'skipped', project_id: projectId, reason: r.reason, warning: r.warning,
+      user_paths: r.reason === 'nothing-to-commit' ? [] : [...r.userPaths], agent_paths: r.reason === 'nothing-to-commit' ? [] : [...r.agentPaths],
+    };
+  };
+
+  /**
+   * End a turn through the service and wait for it: the sync, then (for a session in a project)
+   * the auto-commit. Waits for the service to be idle, so a retry is waited out too.
+   */
+  const endTurn = async (sessionId: string, project: Project | null, turn: TurnReport): Promise<{ synced: boolean; project: ProjectTurnResult | null }> => {
+    let synced = false;
+    let outcome: ServiceEvents['project'] | null = null;
+    let warned: ServiceEvents['skipped'] | null = null;
+    let failed: ServiceEvents['failed'] | null = null;
+    const off = [
+      service.on('synced', (e) => { if (e.sessionId === sessionId) synced = true; }),
+      service.on('project', (e) => { if (e.sessionId === sessionId) outcome = e; }),
+      // The service's own skips of a project (paused, done); the engine's come with a `project` event.
+      service.on('skipped', (e) => { if (e.sessionId === sessionId && e.reason.startsWith('project-')) warned = e; }),
+      service.on('failed', (e) => { if (e.sessionId === sessionId) failed = e; }),
+    ];
+    try {
+      service.notify(sessionId, turn);
+      await service.drain();
+    } finally {
+      for (const f of off) f();
+    }
+    const f = failed as ServiceEvents['failed'] | null;
+    if (f !== null) options.onSyncError?.(sessionId, f.error);
+    if (project === null || projectGit === null) return { synced, project: null };
+    const o = outcome as ServiceEvents['project'] | null;
+    const w = warned as ServiceEvents['skipped'] | null;
+    let result: ProjectTurnResult | null = null;
+    if (o !== null) result = await projectTurn(o.projectId, o.result, project.workdir);
+    else if (w !== null) result = { status: 'skipped', project_id: project.id, reason: w.reason, warning: w.warning, user_paths: [], agent_paths: [] };
+    else if (f !== null) result = { status: 'failed', project_id: project.id, code: f.error.code, message: f.error.message };
+    if (result !== null) {
+      try {
+        options.onProjectTurn?.(sessionId, result);
+      } catch {
+        // a listener's bug is not the turn's failure
+      }
+    }
+    return { synced, project: result };
   };
 
   const own: Handlers<OwnName> = {
@@ -140,6 +275,9 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       if (typeof content !== 'string' || content.trim() === '') bad('content must be a non-empty string', { param: 'content' });
       if ((content as string).length > MAX_MESSAGE_LENGTH) bad(`content is longer than ${MAX_MESSAGE_LENGTH} characters`, { param: 'content' });
       const session = await requireSession(sessionId);
+      const project = await projects.projectOfSession(sessionId);
+      // The turn begins: what the user has uncommitted in the project now is theirs.
+      const snapshot = project !== null && projectGit !== null ? await service.beforeTurn(sessionId) : null;
       const before = await branchesOf(sessionId);
       let predecessor: string | null;
       if (p.continue_from === undefined || p.continue_from === null) {
@@ -154,18 +292,21 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       const node = await writer.appendNode({ id: `u-${randomUUID()}`, session_id: sessionId, role: 'user', content: content as string, predecessor, created_at: now() });
       let head = node.id;
       let reply: DagNode | null = null;
-      const answer = options.agent ? await options.agent({ session, message: node }) : null;
+      const touched: string[] = [];
+      const answer = options.agent
+        ? await options.agent({ session, message: node, project: project && { id: project.id, name: project.name, workdir: project.workdir, status: project.status }, tools: toolsFor(project, touched) })
+        : null;
       if (answer !== null && answer !== undefined) {
         reply = await writer.appendNode({ id: `a-${randomUUID()}`, session_id: sessionId, role: 'assistant', content: answer, predecessor: node.id, created_at: now() });
         head = reply.id;
       }
       await writer.setHead(sessionId, head);
-      const synced = await sync(sessionId);
+      const ended = await endTurn(sessionId, project, { touchedPaths: touched, snapshot });
       const branches = await branchesOf(sessionId);
       const current = branches.find((b) => b.head) ?? null;
       return {
         session_id: sessionId, node, reply, branch: current?.name ?? null, commit: current?.commit ?? null,
-        branch_created: current !== null && !before.some((b) => b.name === current.name), branches, synced,
+        branch_created: current !== null && !before.some((b) => b.name === current.name), branches, synced: ended.synced, project: ended.project,
       };
     },
     async project_log(params) {
@@ -188,6 +329,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
 
   return {
     ...handlers,
+    service,
     core,
     async handle(request: ActionRequest): Promise<ActionResponse> {
       // Core's own actions go through core's `handle`; the server's through the same envelope here.

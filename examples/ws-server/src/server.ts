@@ -1,15 +1,16 @@
 // One HTTP server on 127.0.0.1: the built web app as static files, `GET /healthz`, and the
 // actions over a WebSocket at /ws. The upgrade is refused (403, 401) before any WebSocket exists
 // unless the Origin is allowed and the token is right; messages are JSON ActionRequest →
-// ActionResponse, answered in any order (match them by `id`).
-import { createNodeMirror } from '@entity-git/node-fs';
+// ActionResponse, answered in any order (match them by `id`). Unsolicited frames carry `event`
+// instead of `id` (protocol.ts `ServerEvent`): the outcome of each project auto-commit.
+import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
-import { reconcile, type ActionResponse, type Mirror, type ReconcileReport } from '@entity-git/core';
+import { reconcile, type ActionResponse, type Mirror, type ProjectGit, type ReconcileReport } from '@entity-git/core';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { TOKEN_PARAM, WS_PATH } from './protocol.js';
+import { TOKEN_PARAM, WS_PATH, type ServerEvent } from './protocol.js';
 import { createServerActions, type Agent, type ServerActions } from './server-actions.js';
 import { sendText, staticFiles } from './static-files.js';
 
@@ -39,6 +40,14 @@ export interface ServerOptions {
   staticDir?: string | null;
   /** Replies to `send_message`; none by default. */
   agent?: Agent | null;
+  /**
+   * The project auto-commit run after each `send_message` turn of a session bound to a project.
+   * Default: `createNodeProjectGit()` (native git, the lock and journal files in `projectLocks`);
+   * null turns project commits off.
+   */
+  projectGit?: ProjectGit | null;
+  /** Where the default project git keeps its lock and journal files. Default: node-fs's (under the OS temp dir). */
+  projectLocks?: string;
   /** Bring every session's repository up to date with the DAG before listening. Default true. */
   reconcile?: boolean;
   /** Default {@link DEFAULT_MAX_PAYLOAD}. */
@@ -90,9 +99,18 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
   const ownsStore = typeof options.db === 'string';
   const store = typeof options.db === 'string' ? await openSqlite({ file: options.db }) : options.db;
   const mirror = createNodeMirror({ dag: store.dag, root: options.root });
+  const projectGit = options.projectGit === undefined
+    ? createNodeProjectGit(options.projectLocks === undefined ? {} : { dir: options.projectLocks })
+    : options.projectGit;
+  let broadcast: (event: ServerEvent) => void = () => undefined;
   const actions = createServerActions({
-    dag: store.dag, writer: store.writer, projects: store.projects, mirror, agent: options.agent ?? null, now: options.now,
+    dag: store.dag, writer: store.writer, projects: store.projects, mirror, agent: options.agent ?? null, now: options.now, projectGit,
     onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
+    onProjectTurn: (sessionId, result) => {
+      if (result.status === 'failed') log(`project auto-commit of ${sessionId} failed: ${result.code}: ${result.message}`);
+      else if (result.status === 'skipped' && result.warning !== null) log(`project auto-commit of ${sessionId} skipped (${result.reason}): ${result.warning}`);
+      broadcast({ event: 'project_turn', session_id: sessionId, result });
+    },
   });
 
   let reconciled: ReconcileReport | null = null;
@@ -117,6 +135,10 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload ?? DEFAULT_MAX_PAYLOAD });
   let origins: string[] = options.origins ?? [];
+  broadcast = (event) => {
+    const frame = JSON.stringify(event);
+    for (const ws of wss.clients) if (ws.readyState === ws.OPEN) ws.send(frame);
+  };
 
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
@@ -185,6 +207,7 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     host, port, token, origins: Object.freeze([...origins]), store, mirror, actions, reconciled,
     connections: () => wss.clients.size,
     close: () => (closing ??= (async () => {
+      await actions.service.close();
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await new Promise<void>((resolve) => {

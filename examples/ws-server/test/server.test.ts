@@ -1,15 +1,16 @@
 // Every action and every typed error over a real WebSocket, the refusals (origin, token, path),
 // and the HTTP side (health, static files, traversal). One server for the file: the actions that
 // write run in the order a user would (switch, fork, projects).
-import { MemoryDag, type DagNode } from '@entity-git/core';
+import { MemoryDag, UNCOMMITTED_CHANGES_WARNING, type DagNode } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, DEMO_SESSION, echoAgent, NOTES_SESSION, seedDemo, type EntityGitServer } from '../src/index.js';
+import { createServer, DEMO_SESSION, ECHO_NOTES_FILE, echoAgent, NOTES_SESSION, seedDemo, type EntityGitServer } from '../src/index.js';
 import { connect, open, type Client } from './ws-client.js';
 
 const TOKEN = 'test-token-0123456789';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'secret.txt'), 'outside the app');
   store = await openSqlite({ file: join(dir, 'dag.db') });
   await seedDemo(store);
-  server = await createServer({ db: store, root: join(dir, 'sessions'), port: 0, token: TOKEN, staticDir: join(dir, 'app'), agent: echoAgent });
+  server = await createServer({ db: store, root: join(dir, 'sessions'), port: 0, token: TOKEN, staticDir: join(dir, 'app'), agent: echoAgent, projectLocks: join(dir, 'locks') });
   wsUrl = `${server.wsUrl}?token=${TOKEN}`;
   client = await connect(wsUrl, { origin: server.url });
 });
@@ -215,7 +216,7 @@ describe('the actions', () => {
     expect(r.node).toMatchObject({ role: 'user', predecessor: 'd-a2b', content: 'Only list the TODOs in tests', seq: 22 });
     expect(r.reply).toMatchObject({ role: 'assistant', predecessor: r.node.id, seq: 23 });
     expect(String(r.reply!.content)).toContain('Only list the TODOs in tests');
-    expect([r.branch, r.branch_created, r.synced]).toEqual([`fork-${r.node.id}`, true, true]);
+    expect([r.branch, r.branch_created, r.synced, r.project]).toEqual([`fork-${r.node.id}`, true, true, null]);
     expect(r.branches.map((b) => [b.name, b.turns, b.head])).toEqual([['main', 5, false], [`fork-${r.node.id}`, 3, true], ['retry-d-a3r', 3, false]]);
     const view = await client.call('git_checkout', { session_id: DEMO_SESSION, commit_sha: r.commit! });
     expect([view.turn, view.turns, view.branch]).toEqual([3, 3, r.branch]);
@@ -264,6 +265,48 @@ describe('the actions', () => {
     expect(log).toMatchObject({ project_id: b.id, workdir: existing, repo: true });
     expect(log.commits.map((c) => [c.subject, c.author, c.agent])).toEqual([['first commit', 'Ada', false]]);
     expect(await client.call('project_log', { project_id: a.id, limit: 5 })).toMatchObject({ repo: true, commits: [] });
+  });
+
+  it('send_message in a project: a clean workdir gets one agent commit; a user edit skips it with the warning, the workdir untouched', async () => {
+    const docs = (await client.call('list_projects', {})).projects.find((p) => p.name === 'Docs')!;
+    const workdir = docs.workdir;
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: workdir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+    const sha1 = (file: string) => createHash('sha1').update(readFileSync(file)).digest('hex');
+    // A second socket sees the pushed outcome (a frame with `event`, no `id`).
+    const watcher = await connect(wsUrl, { origin: server.url });
+    try {
+      // (a) a clean workdir: the echo agent writes agent-notes.md, the turn commits it.
+      expect(git('status', '--porcelain')).toBe('');
+      const r = await client.call('send_message', { session_id: NOTES_SESSION, content: 'Write   down the lexer tokens' });
+      expect(r.synced).toBe(true);
+      expect(String(r.reply!.content)).toContain(`I noted it in ${ECHO_NOTES_FILE}`);
+      expect(r.project).toMatchObject({ status: 'committed', project_id: docs.id, paths: [ECHO_NOTES_FILE], deferred: [] });
+      const sessionTip = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: server.mirror.repoPath(NOTES_SESSION), encoding: 'utf8' }).trim();
+      expect(git('log', '--format=%s|%cn|%an')).toBe(`[agent ${NOTES_SESSION}] turn 3: Write down the lexer tokens|agent (claude-sonnet-4.7 via OpenProgram)|agent (claude-sonnet-4.7 via OpenProgram)\nfirst commit|Ada|Ada\n`);
+      expect(git('log', '-1', '--format=%B')).toContain(`Session-Commit: ${sessionTip}`);
+      expect(r.project!.status === 'committed' && r.project!.commit).toMatchObject({ sha: git('rev-parse', 'HEAD').trim(), subject: `[agent ${NOTES_SESSION}] turn 3: Write down the lexer tokens`, agent: true });
+      expect(git('show', '--name-only', '--format=', 'HEAD').trim()).toBe(ECHO_NOTES_FILE);
+      expect(git('status', '--porcelain')).toBe('');
+      const log = await client.call('project_log', { project_id: docs.id });
+      expect(log.commits.map((c) => [c.subject, c.agent])).toEqual([[`[agent ${NOTES_SESSION}] turn 3: Write down the lexer tokens`, true], ['first commit', false]]);
+
+      // (b) the user edits a file: the turn is not committed, the warning comes back, and nothing of theirs moved.
+      writeFileSync(join(workdir, 'TODO.md'), 'my own notes, not the agent\'s\n');
+      const before = { head: git('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), todo: sha1(join(workdir, 'TODO.md')) };
+      const pushed = watcher.next();
+      const s2 = await client.call('send_message', { session_id: NOTES_SESSION, content: 'And the unicode TODO' });
+      expect(s2.project).toEqual({
+        status: 'skipped', project_id: docs.id, reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING,
+        user_paths: ['TODO.md'], agent_paths: [ECHO_NOTES_FILE],
+      });
+      expect(UNCOMMITTED_CHANGES_WARNING).toBe("you have uncommitted changes, the agent's edits won't be auto-committed for now");
+      expect({ head: git('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), todo: sha1(join(workdir, 'TODO.md')) }).toEqual(before);
+      expect(git('rev-list', '--count', 'HEAD').trim()).toBe('2');
+      expect(git('status', '--porcelain')).toBe(` M ${ECHO_NOTES_FILE}\n?? TODO.md\n`);
+      expect(await pushed).toEqual({ event: 'project_turn', session_id: NOTES_SESSION, result: s2.project });
+    } finally {
+      await watcher.close();
+    }
   });
 });
 

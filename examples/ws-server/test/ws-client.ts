@@ -11,6 +11,8 @@ export interface Client {
   call<K extends ServerActionName>(action: K, params: ServerActionMap[K]['params']): Promise<ServerActionMap[K]['result']>;
   /** Send a frame as is and wait for the next message. */
   raw(data: string | Buffer): Promise<unknown>;
+  /** Wait for the next message that answers no request (a pushed `ServerEvent`). */
+  next(): Promise<unknown>;
   closed: Promise<{ code: number; reason: string }>;
   close(): Promise<void>;
 }
@@ -46,6 +48,9 @@ export function open(url: string, options: { origin?: string } = {}): Promise<Op
     raw: (data) => new Promise((resolve) => {
       rawWaiters.push(resolve);
       ws.send(data);
+    }),
+    next: () => new Promise((resolve) => {
+      rawWaiters.push(resolve);
     }),
     closed,
     async close() {
