@@ -4,6 +4,9 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   commit: () => import('./commit.js'),
   'project-status': () => import('./project-status.js'),
   memory: () => import('./memory.js'),
+  replay: () => import('./replay.js'),
+  backfill: () => import('./backfill.js'),
+  browser: () => import('./browser.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

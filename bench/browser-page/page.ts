@@ -1,0 +1,134 @@
+// The page bench/browser.ts drives in Chromium: per-turn cost on IndexedDB of entity-git's
+// browser mirror (LightningFS, flush before every ref move, Web Locks) against isomorphic-git's
+// own `add` + `commit` on a LightningFS working tree holding the same files. The two are
+// interleaved turn by turn in one page; every figure is from this page's `performance.now()`.
+import LightningFS from '@isomorphic-git/lightning-fs';
+import git from 'isomorphic-git';
+import { MemoryDag, canonicalJson, messageFileName, parseCommit, type DagNode } from '../../packages/core/src/index.ts';
+import { createBrowserMirror } from '../../packages/browser-fs/src/index.ts';
+import { BASE_TIME, Conversation, TURN_FILES } from '../lib/conversation.ts';
+
+const SID = 'bench';
+const AUTHOR = { name: 'entity-git', email: 'entity-git@localhost' };
+
+export interface BrowserBenchResult {
+  messagesStart: number;
+  messagesEnd: number;
+  backfillMs: number;
+  isoPrefillMs: number;
+  entityGit: number[];
+  isoAdd: number[];
+  isoCommit: number[];
+  /** Per file-system operation over the timed turns: calls and milliseconds, divided by the turns. */
+  opsPerTurn: Record<string, { calls: number; ms: number }>;
+  /** Root tree ids of the last commit, entity-git's and isomorphic-git's: equal when both hold the same files. */
+  trees: [string, string];
+  userAgent: string;
+}
+
+async function run(o: { history: number; warmup: number; timed: number; only?: 'entity-git' }): Promise<BrowserBenchResult> {
+  const tag = `${Date.now().toString(36)}-${Math.floor(Math.random() * 1e9).toString(36)}`;
+  const dag = new MemoryDag();
+  await dag.createSession({ id: SID, title: 'browser bench', created_at: BASE_TIME });
+  const conv = new Conversation(SID, 0xb40e);
+  const history: DagNode[] = [];
+  for (let i = 0; i < o.history / TURN_FILES; i++) history.push(...conv.turn());
+  for (const n of history) await dag.addNode(n);
+
+  // entity-git: the browser mirror, backfilled (untimed per turn, printed for information).
+  const mirror = createBrowserMirror({ dag, fsName: `bench-eg-${tag}` });
+  let t = performance.now();
+  await mirror.sync(SID);
+  const backfillMs = performance.now() - t;
+  const tip = (await mirror.branches(SID)).find((b) => b.head)!.commit;
+  const meta = canonicalJson((await mirror.read(SID, tip)).meta as never);
+
+  // isomorphic-git: a working tree with the same meta.json and message files, added and committed once.
+  const fs = new LightningFS(`bench-iso-${tag}`, { wipe: true });
+  const pfs = fs.promises;
+  const dir = '/repo';
+  const cache = {};
+  await git.init({ fs, dir, defaultBranch: 'main' });
+  await pfs.mkdir(`${dir}/messages`);
+  await pfs.writeFile(`${dir}/meta.json`, meta, 'utf8');
+  t = performance.now();
+  if (o.only !== 'entity-git') for (const n of history) await pfs.writeFile(`${dir}/messages/${messageFileName(n)}`, canonicalJson(n), 'utf8');
+  await git.add({ fs, dir, filepath: '.', cache });
+  let when = BASE_TIME;
+  const sig = () => ({ ...AUTHOR, timestamp: when, timezoneOffset: 0 });
+  await git.commit({ fs, dir, message: 'history', author: sig(), committer: sig(), cache });
+  const isoPrefillMs = performance.now() - t;
+
+  // What a turn's sync asks of the file system: calls and time per operation (for the notes).
+  const ops: Record<string, { calls: number; ms: number }> = {};
+  let counting = false;
+  const wrap = (target: Record<string, unknown>, name: string, label = name) => {
+    const inner = target[name] as (...a: unknown[]) => Promise<unknown>;
+    if (typeof inner !== 'function') return;
+    target[name] = async (...a: unknown[]) => {
+      if (!counting) return inner.apply(target, a);
+      const t0 = performance.now();
+      try {
+        return await inner.apply(target, a);
+      } finally {
+        const o = (ops[label] ??= { calls: 0, ms: 0 });
+        o.calls++;
+        o.ms += performance.now() - t0;
+        if ((globalThis as { tracePaths?: boolean }).tracePaths) console.log('OP', label, String(a[0]).replace(/[0-9a-f]{38}/, '<oid>').replace(/msg_[0-9a-z]+/, '<msg>'));
+      }
+    };
+  };
+  for (const name of ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'stat', 'lstat', 'rename']) wrap(mirror.storage.fs as never, name);
+  wrap(mirror.storage.lightningFs.promises as never, 'flush');
+
+  const entityGit: number[] = [];
+  const isoAdd: number[] = [];
+  const isoCommit: number[] = [];
+  let last: DagNode[] = [];
+  for (let k = 0; k < o.warmup + o.timed; k++) {
+    const turn = conv.turn();
+    last = turn;
+    // entity-git: the nodes are in the DAG (untimed), then one sync.
+    for (const n of turn) await dag.addNode(n);
+    counting = k >= o.warmup;
+    t = performance.now();
+    await mirror.sync(SID);
+    const eg = performance.now() - t;
+    counting = false;
+    if (o.only === 'entity-git') continue;
+    // isomorphic-git: the files are in the working tree (untimed), then add + commit.
+    const paths = turn.map((n) => `messages/${messageFileName(n)}`);
+    for (let i = 0; i < turn.length; i++) await pfs.writeFile(`${dir}/${paths[i]}`, canonicalJson(turn[i]!), 'utf8');
+    when = turn.at(-1)!.created_at;
+    t = performance.now();
+    await git.add({ fs, dir, filepath: paths, cache });
+    const added = performance.now();
+    await git.commit({ fs, dir, message: `turn ${k}`, author: sig(), committer: sig(), cache });
+    const committed = performance.now();
+    if (k >= o.warmup) {
+      entityGit.push(eg);
+      isoAdd.push(added - t);
+      isoCommit.push(committed - added);
+    }
+  }
+  // Both hold the same files at the end: the same root tree.
+  const egTip = (await mirror.branches(SID)).find((b) => b.head)!.commit;
+  const egView = await mirror.read(SID, egTip);
+  if (egView.messages.at(-1)?.id !== last.at(-1)!.id) throw new Error('the mirror does not end on the last turn');
+  const egTree = parseCommit(await readRaw(mirror.storage.fs, `${mirror.repoPath(SID)}/.git`, egTip)).tree;
+  if (o.only === 'entity-git') return { messagesStart: history.length, messagesEnd: 0, backfillMs, isoPrefillMs, opsPerTurn: {}, entityGit, isoAdd, isoCommit, trees: [egTree, egTree], userAgent: '' };
+  const isoTree = (await git.readCommit({ fs, dir, oid: await git.resolveRef({ fs, dir, ref: 'HEAD' }) })).commit.tree;
+  return {
+    messagesStart: history.length, messagesEnd: history.length + (o.warmup + o.timed) * TURN_FILES,
+    backfillMs, isoPrefillMs, opsPerTurn: Object.fromEntries(Object.entries(ops).map(([k, v]) => [k, { calls: v.calls / o.timed, ms: v.ms / o.timed }])), entityGit, isoAdd, isoCommit, trees: [egTree, isoTree], userAgent: navigator.userAgent,
+  };
+}
+
+/** A commit's bytes from the entity-git repository, read with isomorphic-git (loose or packed). */
+async function readRaw(fs: unknown, gitdir: string, oid: string): Promise<Uint8Array> {
+  const r = await git.readObject({ fs: fs as never, gitdir, oid, format: 'content' });
+  return r.object as Uint8Array;
+}
+
+(globalThis as { bench?: unknown }).bench = { run };
+document.title = 'ready';
