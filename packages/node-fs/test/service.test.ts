@@ -1,6 +1,6 @@
 import { createMirror, createMirrorService, MemoryDag, reconcile, type ServiceEvents } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
-import { faultyStorage, GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
+import { faultyStorage, GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity-git/test-utils';
 import { rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -95,6 +95,52 @@ describe('the mirror service', () => {
       expect(retries.every((r) => r.error.code === 'STORAGE_ERROR')).toBe(true);
       const dir = join(root, GOLDEN_SESSION.id);
       expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
+      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      expect((await mirror.verify(GOLDEN_SESSION.id)).ok).toBe(true);
+    }
+  });
+});
+
+describe('the service, a live turn failing', () => {
+  /** The golden session up to its last two nodes, synced; then the rest arrives as one more turn. */
+  async function liveTurn(storage: ReturnType<typeof faultyStorage>, root: string) {
+    const dag = new MemoryDag();
+    const nodes = goldenNodes();
+    await dag.createSession({ ...GOLDEN_SESSION, head: null });
+    for (const n of nodes.slice(0, -2)) await dag.addNode(n);
+    const mirror = createMirror({ dag, storage, root });
+    await mirror.sync(GOLDEN_SESSION.id);
+    for (const n of nodes.slice(-2)) await dag.addNode(n);
+    await dag.setHead(GOLDEN_SESSION.id, GOLDEN_SESSION.head);
+    return { dag, mirror };
+  }
+
+  it('the storage fails the first k writes of a turn, for every k of that turn: retried, ids equal an undisturbed run', async () => {
+    // How many writes the turn takes when nothing fails.
+    const plain = faultyStorage(nodeStorage());
+    const undisturbed = await liveTurn(plain, tempDir());
+    const before = plain.stats.writes;
+    await undisturbed.mirror.sync(GOLDEN_SESSION.id);
+    const writes = plain.stats.writes - before;
+    expect(writes).toBeGreaterThan(3);
+    for (let k = 1; k <= writes; k++) {
+      const storage = faultyStorage(nodeStorage());
+      const root = tempDir();
+      const { mirror } = await liveTurn(storage, root);
+      const service = createMirrorService({ mirror, baseDelayMs: 1, attempts: writes + 5 });
+      const retries: ServiceEvents['retrying'][] = [];
+      const committed: ServiceEvents['committed'][] = [];
+      service.on('retrying', (e) => retries.push(e));
+      service.on('committed', (e) => committed.push(e));
+      storage.failNext(k);
+      service.notify(GOLDEN_SESSION.id);
+      await service.drain();
+      expect(storage.stats.failed, `k=${k}`).toBe(k);
+      expect(retries.length, `k=${k}`).toBeGreaterThan(0);
+      expect(committed.length, `k=${k}`).toBe(1);
+      const dir = join(root, GOLDEN_SESSION.id);
+      expect(tipsOf(dir), `k=${k}`).toEqual(GOLDEN_TIPS);
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect((await mirror.verify(GOLDEN_SESSION.id)).ok).toBe(true);
