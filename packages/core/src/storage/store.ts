@@ -106,7 +106,13 @@ export class Store {
         await this.fs.writeFile(path, data);
         return;
       } catch (err) {
-        if (fsErrorCode(err) !== 'ENOENT' || attempt >= 4) throw this.wrap(err, 'write', path);
+        if (fsErrorCode(err) !== 'ENOENT' || attempt >= 4) {
+          // A write the disk had no room for may leave part of the file behind, which would keep
+          // the disk full for every other session on it: it goes (the next sync writes it whole).
+          const code = fsErrorCode(err);
+          if (code === 'ENOSPC' || code === 'EDQUOT') await this.remove(path).catch(() => undefined);
+          throw this.wrap(err, 'write', path);
+        }
         await this.mkdirp(dirname(path));
       }
     }
