@@ -12,7 +12,7 @@ export type { ProjectStore } from './dag/project-store.js';
 export { MemoryDag, isAbsolutePath } from './dag/memory-dag.js';
 export type { Storage, StorageFs, StorageStat } from './storage/storage.js';
 export { Store } from './storage/store.js';
-export { portableCodec, sha1Hex, toHex, fromHex, type Codec } from './git/codec.js';
+export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from './git/codec.js';
 export { ObjectStore, buildTree, parseTree, buildCommit, parseCommit, frame, isOid, type TreeEntry, type Identity, type ObjectType, type ParsedCommit } from './git/objects.js';
 export { RefStore, acquireLockFile, ZERO_OID } from './git/refs.js';
 export { packRepository, prefixSuffixDelta, type PackReport } from './git/pack-writer.js';

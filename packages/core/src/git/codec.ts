@@ -1,4 +1,4 @@
-import { sha1 } from '@noble/hashes/legacy.js';
+import { sha1 } from './sha1.js';
 import { deflate as pakoDeflate, inflate as pakoInflate } from 'pako';
 
 /**
@@ -32,15 +32,98 @@ export function fromHex(hex: string): Uint8Array {
 }
 
 export function sha1Hex(data: Uint8Array): string {
-  return toHex(sha1(data));
+  return sha1(data);
+}
+
+/** Inputs up to this size are stored, not compressed, by the portable codec (see {@link storedZlib}). */
+const STORED_MAX = 4096;
+
+function adler32(data: Uint8Array): number {
+  let a = 1;
+  let b = 0;
+  for (let i = 0; i < data.length; ) {
+    // 5552 bytes at most between reductions, as zlib does: the sums cannot overflow meanwhile.
+    const end = Math.min(i + 5552, data.length);
+    for (; i < end; i++) {
+      a += data[i]!;
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+/**
+ * A zlib stream of stored (uncompressed) blocks: what a small loose object costs least to write.
+ * pako sets up ~300 KB of deflate state per call, which costs more than compressing a few
+ * kilobytes saves; git reads any valid zlib stream, and packing recompresses the object anyway.
+ */
+export function storedZlib(data: Uint8Array): Uint8Array {
+  const blocks = Math.max(1, Math.ceil(data.length / 65535));
+  const out = new Uint8Array(2 + blocks * 5 + data.length + 4);
+  out[0] = 0x78; // deflate, 32 KB window
+  out[1] = 0x01; // no dictionary, fastest; (0x78 << 8 | 0x01) % 31 === 0
+  let o = 2;
+  for (let i = 0, b = 0; b < blocks; b++, i += 65535) {
+    const len = Math.min(65535, data.length - i);
+    out[o++] = b === blocks - 1 ? 1 : 0; // BFINAL, BTYPE 00 (stored)
+    out[o++] = len & 0xff;
+    out[o++] = len >>> 8;
+    out[o++] = ~len & 0xff;
+    out[o++] = (~len >>> 8) & 0xff;
+    out.set(data.subarray(i, i + len), o);
+    o += len;
+  }
+  const sum = adler32(data);
+  out[o++] = sum >>> 24;
+  out[o++] = (sum >>> 16) & 0xff;
+  out[o++] = (sum >>> 8) & 0xff;
+  out[o] = sum & 0xff;
+  return out;
+}
+
+/** The content of a zlib stream made only of stored blocks, checked; null when it is not one. */
+function unstored(data: Uint8Array): Uint8Array | null {
+  if (data.length < 11 || data[0] !== 0x78 || ((data[0] << 8) | data[1]!) % 31 !== 0 || (data[1]! & 0x20) !== 0) return null;
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let o = 2;
+  for (;;) {
+    if (o + 5 > data.length) return null;
+    const head = data[o]!;
+    if ((head & 0x06) !== 0) return null; // not a stored block: compressed data
+    const len = data[o + 1]! | (data[o + 2]! << 8);
+    const nlen = data[o + 3]! | (data[o + 4]! << 8);
+    if ((len ^ 0xffff) !== nlen || o + 5 + len > data.length) return null;
+    parts.push(data.subarray(o + 5, o + 5 + len));
+    size += len;
+    o += 5 + len;
+    if (head & 1) break;
+  }
+  if (o + 4 > data.length) return null;
+  const out = parts.length === 1 ? parts[0]!.slice() : new Uint8Array(size);
+  if (parts.length > 1) {
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+  }
+  const sum = ((data[o]! << 24) | (data[o + 1]! << 16) | (data[o + 2]! << 8) | data[o + 3]!) >>> 0;
+  if (adler32(out) !== sum) throw new Error('the zlib stream fails its checksum');
+  return out;
 }
 
 export const portableCodec: Codec = {
   sha1: sha1Hex,
-  // Level 1, as on Node: loose objects are short-lived (packing recompresses them), and pako's
-  // default level costs several times more on message trees.
-  deflate: (data) => pakoDeflate(data, { level: 1 }),
+  // Small objects are stored (no compression: cheaper than pako's setup); larger ones at level 1,
+  // as on Node: loose objects are short-lived (packing recompresses them), and pako's default
+  // level costs several times more on message trees.
+  deflate: (data) => (data.length <= STORED_MAX ? storedZlib(data) : pakoDeflate(data, { level: 1 })),
   inflate: (data) => {
+    const stored = unstored(data);
+    if (stored !== null) return stored;
     const out = pakoInflate(data) as Uint8Array | undefined;
     // pako returns undefined, not an error, for an empty or truncated stream (a torn object file).
     if (!(out instanceof Uint8Array)) throw new Error('the zlib stream is empty or truncated');
