@@ -71,13 +71,14 @@ export async function run(): Promise<void> {
       // Profile entity-git's turns alone: a run without isomorphic-git, then the profiler on for a second one's timed turns.
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-      await page.evaluate(() => { (globalThis as unknown as { startProfile: boolean }).startProfile = true; });
-      await cdp.send('Profiler.start');
+      await page.exposeFunction('onTimed', async () => {
+        await cdp.send('Profiler.start');
+      });
       const only = await page.evaluate(
         (o) => (globalThis as unknown as { bench: { run: (x: typeof o) => Promise<BrowserBenchResult> } }).bench.run(o),
         { history: HISTORY, warmup: WARMUP, timed: TIMED, only: 'entity-git' as const },
       );
-      console.log(`  entity-git alone: median ${stats(only.entityGit).median.toFixed(1)} ms`);
+      console.log(`  entity-git alone (profiled): median ${stats(only.entityGit).median.toFixed(1)} ms over ${only.entityGit.length} turns`);
     }
     result = cdp ? null as never : await page.evaluate(
       (o) => (globalThis as unknown as { bench: { run: (x: typeof o) => Promise<BrowserBenchResult> } }).bench.run(o),

@@ -4,7 +4,7 @@
 // interleaved turn by turn in one page; every figure is from this page's `performance.now()`.
 import LightningFS from '@isomorphic-git/lightning-fs';
 import git from 'isomorphic-git';
-import { MemoryDag, canonicalJson, messageFileName, parseCommit, type DagNode } from '../../packages/core/src/index.ts';
+import { MemoryDag, canonicalJson, messageFileName, parseCommit, portableCodec, type DagNode } from '../../packages/core/src/index.ts';
 import { createBrowserMirror } from '../../packages/browser-fs/src/index.ts';
 import { BASE_TIME, Conversation, TURN_FILES } from '../lib/conversation.ts';
 
@@ -80,12 +80,22 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
   };
   for (const name of ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'stat', 'lstat', 'rename']) wrap(mirror.storage.fs as never, name);
   wrap(mirror.storage.lightningFs.promises as never, 'flush');
+  if ((globalThis as { tracePaths?: boolean }).tracePaths) {
+    for (const name of ['inflate', 'deflate', 'sha1'] as const) {
+      const inner = portableCodec[name];
+      (portableCodec as unknown as Record<string, (d: Uint8Array) => unknown>)[name] = (d: Uint8Array) => {
+        if (counting) console.log('OP', name, d.length, new Error().stack!.split('\n').slice(2, 5).map((l) => l.trim().split(' ')[1]).join('<'));
+        return inner(d);
+      };
+    }
+  }
 
   const entityGit: number[] = [];
   const isoAdd: number[] = [];
   const isoCommit: number[] = [];
   let last: DagNode[] = [];
   for (let k = 0; k < o.warmup + o.timed; k++) {
+    if (k === o.warmup) await (globalThis as { onTimed?: () => Promise<void> }).onTimed?.();
     const turn = conv.turn();
     last = turn;
     // entity-git: the nodes are in the DAG (untimed), then one sync.
@@ -95,7 +105,10 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
     await mirror.sync(SID);
     const eg = performance.now() - t;
     counting = false;
-    if (o.only === 'entity-git') continue;
+    if (o.only === 'entity-git') {
+      if (k >= o.warmup) entityGit.push(eg);
+      continue;
+    }
     // isomorphic-git: the files are in the working tree (untimed), then add + commit.
     const paths = turn.map((n) => `messages/${messageFileName(n)}`);
     for (let i = 0; i < turn.length; i++) await pfs.writeFile(`${dir}/${paths[i]}`, canonicalJson(turn[i]!), 'utf8');

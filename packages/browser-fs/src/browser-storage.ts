@@ -61,6 +61,15 @@ export function fsDatabaseName(fsName: string): string {
 const MIN_OWNER = 2;
 const MAX_OWNER = 0x7fffffff;
 
+/** Files larger than this are not kept in memory after a read or write; nor more than the total. */
+const KNOWN_FILE_MAX = 1 << 20;
+const KNOWN_TOTAL_MAX = 16 << 20;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const utf8 = (text: string) => encoder.encode(text);
+const fromUtf8 = (bytes: Uint8Array) => decoder.decode(bytes);
+
 const lockName = (fsName: string, what: string) => `entity-git:${fsName}:${what}`;
 
 function ownerTag(): number {
@@ -92,12 +101,14 @@ function exact(data: Uint8Array | string): Uint8Array | string {
  * lock until it closes (seen in the quota test). Going idle must always let go: the unsaved tail
  * of the tree is dropped, as a reload drops it, and the next operation loads the saved tree.
  */
-function letGoWhenIdle(p: LightningPromises): void {
+function letGoWhenIdle(p: LightningPromises, onLetGo: () => void): void {
   const backend = (p as unknown as { _backend?: Record<string, unknown> })._backend;
   if (!backend || typeof backend.deactivate !== 'function' || backend.egLetsGo === true) return;
   const deactivate = (backend.deactivate as () => Promise<void>).bind(backend);
   const part = <K extends string>(name: K) => backend[name] as Record<string, (() => unknown) | undefined> | undefined;
   backend.deactivate = async () => {
+    // Once it lets go, another tab may write: what this page remembers of files is stale.
+    onLetGo();
     try {
       await deactivate();
     } catch {
@@ -154,7 +165,7 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
   // `wipe`: LightningFS wipes by stealing that lock from whichever tab holds it.
   const ready = p.init(opts.fsName, { defer: true, uid: owner, gid: owner, fileDbName: fsDatabaseName(opts.fsName) });
   // Before any operation: the first one awaits the same init, and going idle comes 500 ms later.
-  ready.then(() => letGoWhenIdle(p), () => undefined);
+  ready.then(() => letGoWhenIdle(p, () => letGo()), () => undefined);
   let closed = false;
 
   // Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save.
@@ -184,19 +195,78 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     if (!st.isDirectory()) throw codeError('ENOTDIR', path);
   }
 
+  // Small files this page read or wrote, with the stat they had then (LightningFS keeps every
+  // stat in memory; reading a file's bytes is an IndexedDB round trip). A read whose file still
+  // has that stat is answered from here: refs, HEAD, config, reflogs and the mirror's state log
+  // are read again by every sync. Forgotten whenever LightningFS lets go of the file system
+  // (another tab may write then) and on any write this page makes to the file.
+  const known = new Map<string, { key: string; data: Uint8Array }>();
+  let knownBytes = 0;
+  const writing = new Map<string, number>();
+  const statKey = (st: { ino?: number; size: number; mtimeMs: number }) => `${st.ino ?? ''}:${st.size}:${st.mtimeMs}`;
+  const forget = (path: string) => {
+    const e = known.get(path);
+    if (e) {
+      known.delete(path);
+      knownBytes -= e.data.byteLength;
+    }
+  };
+  const remember = (path: string, key: string, data: Uint8Array) => {
+    forget(path);
+    if (data.byteLength > KNOWN_FILE_MAX) return;
+    known.set(path, { key, data });
+    knownBytes += data.byteLength;
+    for (const [k] of known) {
+      if (knownBytes <= KNOWN_TOTAL_MAX) break;
+      forget(k);
+    }
+  };
+  const letGo = () => {
+    known.clear();
+    knownBytes = 0;
+  };
+  /** Write `bytes`; `kept` (the same bytes) is remembered when no other write to the file overlapped. */
+  async function writeKnown(path: string, bytes: Uint8Array, kept: Uint8Array, o?: Parameters<StorageFs['writeFile']>[2]): Promise<void> {
+    forget(path);
+    writing.set(path, (writing.get(path) ?? 0) + 1);
+    try {
+      await p.writeFile(path, bytes, o);
+      if (writing.get(path) === 1) remember(path, statKey(await p.lstat(path)), kept);
+    } finally {
+      const n = writing.get(path)! - 1;
+      if (n === 0) writing.delete(path);
+      else writing.set(path, n);
+    }
+  }
+  const asText = (o: Parameters<StorageFs['readFile']>[1]) => o === 'utf8' || (typeof o === 'object' && o?.encoding === 'utf8');
+
   const fs: StorageFs = {
     readFile: (path, o) => run('read', path, async () => {
-      const data = await p.readFile(path, o);
-      if (data !== undefined && data !== null) return data;
-      // The tree lists the file but its data never reached IndexedDB (reload in between).
-      const utf8 = o === 'utf8' || (typeof o === 'object' && o?.encoding === 'utf8');
-      return utf8 ? '' : new Uint8Array(0);
+      const st = await p.lstat(path).catch(() => null);
+      const hit = st !== null && st.isFile() ? known.get(path) : undefined;
+      if (hit !== undefined && hit.key === statKey(st!)) {
+        // Most recently used last.
+        known.delete(path);
+        known.set(path, hit);
+        return asText(o) ? fromUtf8(hit.data) : hit.data.slice();
+      }
+      const data = (await p.readFile(path)) as Uint8Array | null | undefined;
+      if (data === undefined || data === null) {
+        // The tree lists the file but its data never reached IndexedDB (reload in between).
+        forget(path);
+        return asText(o) ? '' : new Uint8Array(0);
+      }
+      if (st !== null && st.isFile() && !writing.has(path) && data.byteLength === st.size) remember(path, statKey(st), data.slice());
+      return asText(o) ? fromUtf8(data) : data;
     }),
     writeFile: (path, data, o) => run('write', path, async () => {
       await parentIsDir(path);
-      await p.writeFile(path, exact(data), o);
+      const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
+      // A copy is remembered: the caller may reuse its buffer.
+      await writeKnown(path, bytes, bytes === data ? bytes.slice() : bytes, o);
     }),
     unlink: (path) => run('unlink', path, async () => {
+      forget(path);
       const st = await p.lstat(path);
       if (st.isDirectory()) throw codeError('EISDIR', path);
       await p.unlink(path);
@@ -211,7 +281,12 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     lstat: (path) => run('stat', path, () => p.lstat(path) as Promise<StorageStat>),
     rename: (from, to) => run('rename', from, async () => {
       await parentIsDir(to);
+      const moved = known.get(from);
+      forget(from);
+      forget(to);
       await p.rename(from, to);
+      // LightningFS moves the file's entry, stat and all: what was known of it still holds.
+      if (moved !== undefined && !writing.has(from) && !writing.has(to)) remember(to, moved.key, moved.data);
     }),
     readlink: (path) => run('readlink', path, () => p.readlink(path)),
     symlink: (target, path) => run('symlink', path, () => p.symlink(target, path)),
@@ -254,13 +329,35 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
           const abandoned = path.endsWith('.lock') && existing.isFile() && tag !== owner && tag >= MIN_OWNER
             && !(await alive()).has(lockName(opts.fsName, `owner:${tag}`));
           if (!abandoned) return false;
+          forget(path);
           await p.unlink(path);
         }
         await parentIsDir(path);
-        await p.writeFile(path, exact(data));
+        const bytes = typeof data === 'string' ? utf8(data) : exact(data) as Uint8Array;
+        forget(path);
+        await p.writeFile(path, bytes);
+        if (!writing.has(path)) remember(path, statKey(await p.lstat(path)), bytes.slice());
         return true;
       }));
     },
+
+    // Reflogs and the mirror's state log grow by a line a turn; LightningFS has no append. The
+    // bytes known from the last read or write are extended, not read and decoded again.
+    appendFile: (path, data) => run('append', path, async () => {
+      const add = typeof data === 'string' ? utf8(data) : data;
+      const st = await p.lstat(path).catch(() => null);
+      let old: Uint8Array = new Uint8Array(0);
+      if (st !== null) {
+        const hit = known.get(path);
+        if (hit !== undefined && hit.key === statKey(st)) old = hit.data;
+        else old = ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
+      }
+      const next = new Uint8Array(old.byteLength + add.byteLength);
+      next.set(old, 0);
+      next.set(add, old.byteLength);
+      await parentIsDir(path);
+      await writeKnown(path, next, next);
+    }),
 
     flush,
 
