@@ -16,6 +16,7 @@ const MIN_VERSION = [2, 29] as const;
 const ZERO = '0'.repeat(40);
 const NO_HOOKS = process.platform === 'win32' ? 'NUL' : '/dev/null';
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+type IndexUpdate = Parameters<ProjectGitEngine['updateIndex']>[1][number];
 
 export interface NativeGitEngineOptions {
   /** The git binary. Default `git` (found on PATH). */
@@ -278,6 +279,7 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
       if (sym.code !== 0 || sym.stdout.toString('utf8').trim() !== repo.branch) {
         throw new EntityGitError('REF_CONFLICT', `[${NATIVE_GIT_ENGINE}] HEAD no longer names ${repo.branch}`, { branch: repo.branch });
       }
+      if (req.beforeBranchMoves) await req.beforeBranchMoves({ commit: commitId, parent: repo.head, branch: repo.branch, paths: [...req.paths].sort() });
       const update = ['update-ref', '-m', req.reflogMessage, repo.branch, commitId, repo.head ?? ZERO];
       const moved = await run(repo.root, update, { env: who });
       if (moved.code !== 0) throw refError(repo.root, update, moved);
@@ -290,6 +292,16 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
 
   /** The real index: the committed paths, and nothing else, set to what was committed. */
   async function setIndex(repo: RepoState, entries: readonly FileState[]): Promise<void> {
+    try {
+      await writeIndexInfo(repo, entries);
+    } catch (err) {
+      if (err instanceof EntityGitError) err.data.committed = true;
+      throw err;
+    }
+  }
+
+  /** `update-index --index-info` of exactly `entries` (null oid: removed) into the real index, waiting for someone else's `index.lock`; then a stat refresh. */
+  async function writeIndexInfo(repo: RepoState, entries: readonly FileState[]): Promise<void> {
     // Removals first, so a file replaced by a directory (or the reverse) never meets itself.
     const lines = [
       ...entries.filter((e) => e.oid === null).map((e) => `0 ${ZERO}\t${e.path}\0`),
@@ -304,16 +316,50 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
         await run(repo.root, ['update-index', '-q', '--refresh']);
         return;
       }
-      if (!/index\.lock/.test(r.stderr) || Date.now() > deadline) {
-        const err = failure(repo.root, ['update-index', '--index-info'], r);
-        err.data.committed = true;
-        throw err;
+      if (/index\.lock/.test(r.stderr) && Date.now() > deadline) {
+        throw new EntityGitError('REF_LOCKED', `[${NATIVE_GIT_ENGINE}] the index is locked by another git: ${r.stderr.trim()}`, { args: ['update-index', '--index-info'], stderr: r.stderr });
       }
+      if (!/index\.lock/.test(r.stderr)) throw failure(repo.root, ['update-index', '--index-info'], r);
       await sleep(wait);
     }
   }
 
-  return Object.freeze({ name: NATIVE_GIT_ENGINE, inspect, status, hashPaths, init, commit });
+  async function treeEntries(repo: RepoState, commit: string | null, paths: readonly string[]): Promise<FileState[]> {
+    const found = new Map<string, FileState>();
+    if (commit !== null && paths.length > 0) {
+      // Without -r: a path that is a directory there shows as a tree, which is no file (absent).
+      for (const line of (await git(repo.root, ['ls-tree', '-z', '--full-tree', commit, '--', ...paths])).split('\0')) {
+        const tab = line.indexOf('\t');
+        if (tab < 0) continue;
+        const [mode, type, oid] = line.slice(0, tab).split(' ');
+        if (type !== 'tree') found.set(line.slice(tab + 1), { path: line.slice(tab + 1), oid: oid!, mode: mode! });
+      }
+    }
+    return paths.map((p) => found.get(p) ?? { path: p, oid: null, mode: null });
+  }
+
+  async function updateIndex(repo: RepoState, updates: readonly IndexUpdate[]): Promise<Array<FileState | null>> {
+    if (updates.length === 0) return [];
+    const wanted = new Set(updates.map((u) => u.path));
+    const stage0 = new Map<string, FileState>();
+    const conflicted = new Set<string>();
+    for (const line of (await git(repo.root, ['ls-files', '-s', '-z', '--', ...wanted])).split('\0')) {
+      const tab = line.indexOf('\t');
+      if (tab < 0) continue;
+      const path = line.slice(tab + 1);
+      if (!wanted.has(path)) continue;
+      const [mode, oid, stage] = line.slice(0, tab).split(' ');
+      if (stage !== '0') conflicted.add(path);
+      else stage0.set(path, { path, oid: oid!, mode: mode! });
+    }
+    const found = updates.map((u): FileState | null => (conflicted.has(u.path) ? null : stage0.get(u.path) ?? { path: u.path, oid: null, mode: null }));
+    const same = (a: FileState, b: FileState) => a.oid === b.oid && (a.oid === null || a.mode === b.mode);
+    const apply = updates.filter((u, i) => found[i] !== null && same(found[i]!, u.expect));
+    if (apply.length > 0) await writeIndexInfo(repo, apply.map((u) => ({ ...u.entry, path: u.path })));
+    return found;
+  }
+
+  return Object.freeze({ name: NATIVE_GIT_ENGINE, inspect, status, hashPaths, init, commit, treeEntries, updateIndex });
 }
 
 let found: boolean | undefined;

@@ -7,7 +7,7 @@ import { Store, joinPath, utf8 } from '../storage/store.js';
 import { configBool, configValue, parseGitConfig, type GitConfig } from './git-config.js';
 import { isIgnored, parseIgnore, type IgnoreStack } from './gitignore.js';
 import { operationsInProgress } from './operations.js';
-import type { ChangedPath, CommitDone, CommitRequest, FileState, ProjectGitEngine, RepoState, WorkdirState } from './project-git-engine.js';
+import type { ChangedPath, CommitDone, CommitRequest, FileState, IndexUpdate, ProjectGitEngine, RepoState, WorkdirState } from './project-git-engine.js';
 import { normalizeAbsolute } from './paths.js';
 import { readWorkIndex, unsupportedIndex, writeWorkIndex, type WorkIndex, type WorkIndexEntry } from './work-index.js';
 
@@ -452,6 +452,7 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       if (tree === (headTree ?? EMPTY_TREE)) return null;
       const commitId = await objects.write('commit', buildCommit({ tree, parents: repo.head === null ? [] : [repo.head], author: req.author, committer: req.committer, message: req.message }));
       const who = { name: req.committer.name, email: req.committer.email };
+      if (req.beforeBranchMoves) await req.beforeBranchMoves({ commit: commitId, parent: repo.head, branch: repo.branch, paths: [...req.paths].sort() });
       await refs.update(repo.branch, commitId, { old: repo.head, reflog: { who, message: req.reflogMessage, alsoHead: !repo.linkedWorktree } });
       if (repo.linkedWorktree) {
         const line = `${repo.head ?? ZERO_OID} ${commitId} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${req.reflogMessage.replace(/\n/g, ' ')}\n`;
@@ -467,7 +468,68 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
     }
   }
 
-  /** The index with exactly the committed paths set (stat data included, so status stays fast), racily-clean entries smudged. */
+  async function treeEntries(repo: RepoState, commit: string | null, paths: readonly string[]): Promise<FileState[]> {
+    const absent = (path: string): FileState => ({ path, oid: null, mode: null });
+    if (commit === null) return paths.map(absent);
+    const objects = new ObjectStore(store, repo.commonDir);
+    const root = parseCommit(await objects.readTyped(commit, 'commit')).tree;
+    const trees = new Map<string, TreeEntry[]>();
+    const entriesOf = async (tree: string) => {
+      let e = trees.get(tree);
+      if (e === undefined) trees.set(tree, (e = parseTree(await objects.readTyped(tree, 'tree'))));
+      return e;
+    };
+    const out: FileState[] = [];
+    for (const path of paths) {
+      let tree: string | null = root;
+      let found: FileState = absent(path);
+      const parts = path.split('/');
+      for (let i = 0; i < parts.length && tree !== null; i++) {
+        const e: TreeEntry | undefined = (await entriesOf(tree)).find((x) => x.name === parts[i]);
+        tree = null;
+        if (e === undefined) break;
+        if (i < parts.length - 1) tree = e.mode === '40000' ? e.oid : null;
+        else if (e.mode !== '40000') found = { path, oid: e.oid, mode: e.mode };
+      }
+      out.push(found);
+    }
+    return out;
+  }
+
+  async function updateIndex(repo: RepoState, updates: readonly IndexUpdate[]): Promise<Array<FileState | null>> {
+    const config = await loadConfig(repo.commonDir, repo.gitdir);
+    const fileMode = configBool(config, 'core.filemode', true);
+    const indexPath = joinPath(repo.gitdir, 'index');
+    const lockPath = `${indexPath}.lock`;
+    await acquireLockFile(store, lockPath, '', { timeoutMs: lockTimeoutMs, staleMs: Number.POSITIVE_INFINITY });
+    let lockHeld = true;
+    try {
+      const { index, mtime: indexStat } = await readIndex(repo.gitdir);
+      const found = updates.map((u): FileState | null => {
+        const at = index.entries.filter((e) => e.path === u.path);
+        if (at.some((e) => e.stage !== 0)) return null;
+        const e = at[0];
+        return e === undefined ? { path: u.path, oid: null, mode: null } : { path: u.path, oid: e.oid, mode: e.mode.toString(8) };
+      });
+      const same = (a: FileState, b: FileState) => a.oid === b.oid && (a.oid === null || a.mode === b.mode);
+      const apply = updates.filter((u, i) => found[i] !== null && same(found[i]!, u.expect));
+      if (apply.length === 0) return found;
+      const set: Array<{ state: FileState; st: StorageStat | null }> = [];
+      for (const u of apply) {
+        // Stat data only when the working file holds exactly the entry (as git's refresh would record it); else none, so it is hashed.
+        const c = u.entry.oid === null ? null : await capture(repo.root, u.path, fileMode, parseInt(u.entry.mode!, 8));
+        set.push({ state: u.entry, st: c !== null && c.state.oid === u.entry.oid && c.state.mode === u.entry.mode ? c.st : null });
+      }
+      await fs.writeFile(lockPath, writeWorkIndex(nextIndex(index, indexStat, set), codec));
+      await fs.rename(lockPath, indexPath);
+      lockHeld = false;
+      return found;
+    } finally {
+      if (lockHeld) await store.remove(lockPath);
+    }
+  }
+
+  /** The index with exactly the given paths set (stat data included where known, so status stays fast), racily-clean entries smudged. */
   function nextIndex(index: WorkIndex, indexStat: StorageStat | null, captured: ReadonlyArray<{ state: FileState; st: StorageStat | null }>): WorkIndex {
     const paths = new Set(captured.map((c) => c.state.path));
     const added = captured.filter((c) => c.state.oid !== null).map((c) => c.state.path);
@@ -481,17 +543,18 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
         return racy && e.oid !== EMPTY_BLOB ? { ...e, size: 0 } : e;
       });
     for (const c of captured) {
-      if (c.state.oid === null || c.st === null) continue;
-      const t = statTimes(c.st);
+      if (c.state.oid === null) continue;
+      // Without stat data (as `update-index --index-info` leaves an entry) the file is hashed to compare.
+      const t = c.st === null ? { ctimeSec: 0, ctimeNsec: 0, mtimeSec: 0, mtimeNsec: 0 } : statTimes(c.st);
       entries.push({
         ctimeSec: t.ctimeSec, ctimeNsec: t.ctimeNsec, mtimeSec: t.mtimeSec, mtimeNsec: t.mtimeNsec,
-        dev: c.st.dev ?? 0, ino: c.st.ino, mode: parseInt(c.state.mode!, 8), uid: c.st.uid ?? 0, gid: c.st.gid ?? 0, size: c.st.size,
+        dev: c.st?.dev ?? 0, ino: c.st?.ino ?? 0, mode: parseInt(c.state.mode!, 8), uid: c.st?.uid ?? 0, gid: c.st?.gid ?? 0, size: c.st?.size ?? 0,
         oid: c.state.oid, stage: 0, assumeValid: false, skipWorktree: false, intentToAdd: false, path: c.state.path,
       });
     }
     return { version: index.version, entries, extensions: index.extensions };
   }
 
-  return Object.freeze({ name: ISO_GIT_ENGINE, inspect, status, hashPaths, init, commit });
+  return Object.freeze({ name: ISO_GIT_ENGINE, inspect, status, hashPaths, init, commit, treeEntries, updateIndex });
 }
 

@@ -1,4 +1,4 @@
-import type { FileState } from './project-git-engine.js';
+import type { FileState, InFlightCommit } from './project-git-engine.js';
 
 /**
  * Run `fn` holding the lock named `key` against every other process (and tab) that commits into
@@ -26,6 +26,14 @@ export interface PendingEdit {
   readonly at: number;
   /** The agent's paths and their content at the end of the turn (null `oid`: the agent removed it). */
   readonly files: readonly FileState[];
+  /**
+   * Set on a record that is not a pending edit but an agent commit in flight: written just before
+   * the branch moves, removed once the index holds the commit's entries (`files` is then `[]`, so
+   * a reader that knows nothing of it skips it). Found at the next auto-commit or `beforeTurn` with
+   * HEAD at that commit, it means the process died in between: core finishes the index update for
+   * exactly `paths` (see docs/project-git.md, "A crash in the middle of a commit").
+   */
+  readonly inFlight?: InFlightCommit;
 }
 
 /**
@@ -36,7 +44,7 @@ export interface PendingEdit {
  * beside the lock file.
  */
 export interface ProjectJournal {
-  /** The pending edits recorded for the repository at `root`, oldest first; `[]` when none. */
+  /** The pending edits (and in-flight commits) recorded for the repository at `root`, oldest first; `[]` when none. Every field must come back as written. */
   read(root: string): Promise<PendingEdit[]>;
   /** Replace them (`[]` clears). */
   write(root: string, edits: readonly PendingEdit[]): Promise<void>;

@@ -94,6 +94,31 @@ export interface CommitRequest {
   readonly committer: Signature;
   /** The reflog line for the branch and HEAD. */
   readonly reflogMessage: string;
+  /**
+   * Called once the commit object exists and before the branch moves (core records the commit in
+   * its journal here, to finish the index update after a crash). If it throws, nothing moves.
+   */
+  readonly beforeBranchMoves?: (commit: InFlightCommit) => Promise<void>;
+}
+
+/** A commit about to land: what core needs to finish its index update if the process dies after the branch moved. */
+export interface InFlightCommit {
+  readonly commit: string;
+  /** The commit it is made on (HEAD before it); null for the first commit of an unborn branch. */
+  readonly parent: string | null;
+  /** The full ref that is about to move. */
+  readonly branch: string;
+  /** Exactly the paths the commit records (changed or removed), sorted. */
+  readonly paths: readonly string[];
+}
+
+/** One index entry to set only if the index still holds what is expected there (a compare-and-set). */
+export interface IndexUpdate {
+  readonly path: string;
+  /** What the index must hold at `path` (a stage-0 entry, no conflict stages) for the update to apply; null `oid`: no entry. */
+  readonly expect: FileState;
+  /** What to set there; null `oid`: remove the entry. */
+  readonly entry: FileState;
 }
 
 /** A commit that landed. */
@@ -117,7 +142,7 @@ export interface CommitDone {
  *
  * Contract for every member:
  * - Read-only members write nothing anywhere: not the index (no stat refresh), not an object, not a
- *   lock file. The only writers are `init` and `commit`.
+ *   lock file. The only writers are `init`, `commit` and `updateIndex`.
  * - Nothing ever resets, cleans, stashes, checks out, or moves a ref other than the current branch
  *   advancing by the commit `commit` makes.
  * - Failures are `EntityGitError`s: `PROJECT_GIT_ERROR` (git itself failed), `REF_CONFLICT` (the branch
@@ -160,4 +185,20 @@ export interface ProjectGitEngine {
    * equals HEAD's.
    */
   commit(repo: RepoState, request: CommitRequest): Promise<CommitDone | null>;
+
+  /**
+   * The entries of `commit`'s tree at `paths` (null `commit`: the empty tree), in the order given:
+   * mode and blob, or a null `oid` where the tree has no file there (absent, or a directory). Read-only.
+   */
+  treeEntries(repo: RepoState, commit: string | null, paths: readonly string[]): Promise<FileState[]>;
+
+  /**
+   * Under git's `index.lock` (waited for, never taken over: `REF_LOCKED` when it stays held), set
+   * each update's path to its `entry` if, and only if, the index still holds its `expect` there;
+   * leave every other entry, and every update whose `expect` does not hold, as it is. Resolves, in
+   * the order given, what the index held at each path before (null: conflict stages). Writes
+   * nothing when no update applies. The only index write besides `commit`'s; used to finish the
+   * index update of a commit whose process died after its branch moved.
+   */
+  updateIndex(repo: RepoState, updates: readonly IndexUpdate[]): Promise<Array<FileState | null>>;
 }

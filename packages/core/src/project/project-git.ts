@@ -3,7 +3,7 @@ import { assertIdentity, isOid, type Identity } from '../git/objects.js';
 import { assertId, encodeId } from '../model/names.js';
 import { foldLine } from '../model/text.js';
 import type { PendingEdit, ProjectJournal, ProjectLock } from './project-coordination.js';
-import type { ChangedPath, CommitDone, FileState, ProjectGitEngine, RepoOperation, RepoState, WorkdirState } from './project-git-engine.js';
+import type { ChangedPath, CommitDone, FileState, InFlightCommit, ProjectGitEngine, RepoOperation, RepoState, WorkdirState } from './project-git-engine.js';
 import { isAbsolute, normalizeAbsolute, toRepoPath, within } from './paths.js';
 
 /** The warning of DESIGN.md §4, word for word. */
@@ -38,7 +38,23 @@ export interface ProjectCommit {
   readonly paths: readonly string[];
 }
 
+/**
+ * An agent commit whose process died after its branch moved and before the index held it (see
+ * docs/project-git.md, "A crash in the middle of a commit"), whose index update this call finished.
+ */
+export interface RecoveredCommit {
+  readonly commit: string;
+  /** The paths whose index entry was set to the commit's: they still held the parent commit's. */
+  readonly paths: readonly string[];
+  /** The paths left as they are: the user has staged something of their own there since. */
+  readonly userPaths: readonly string[];
+  /** One sentence for the UI when `userPaths` is not empty, else null. */
+  readonly warning: string | null;
+}
+
 interface ResultBase {
+  /** Present (non-empty) only when this call finished an interrupted agent commit's index update first. */
+  readonly recovered?: readonly RecoveredCommit[];
   /**
    * Edits of earlier turns (of this or other sessions) that had been left pending and were
    * committed by this call, each under its own turn's message, before this turn's commit.
@@ -93,6 +109,8 @@ export interface ProjectSnapshot {
   readonly dirty: readonly string[];
   /** Uncommitted paths that held an agent's pending edit, byte for byte: not the user's. */
   readonly agentDirty: readonly string[];
+  /** Present (non-empty) only when taking the snapshot first finished an interrupted agent commit's index update. */
+  readonly recovered?: readonly RecoveredCommit[];
 }
 
 export interface AfterTurnInput {
@@ -274,6 +292,13 @@ function lockKey(state: WorkdirState, workdir: string): string {
 }
 
 const sameFile = (a: FileState, b: FileState) => a.oid === b.oid;
+/** Two index or tree entries alike: the same blob and mode, or both absent. */
+const sameEntry = (a: FileState, b: FileState) => a.oid === b.oid && (a.oid === null || a.mode === b.mode);
+const isInFlight = (e: PendingEdit): boolean => e.inFlight !== undefined && e.inFlight !== null;
+/** A journal record of an in-flight commit as JSON brought it back: usable, or to be dropped. */
+const validFlight = (f: InFlightCommit): boolean =>
+  typeof f === 'object' && f !== null && isOid(f.commit) && (f.parent === null || isOid(f.parent)) && typeof f.branch === 'string' &&
+  Array.isArray(f.paths) && f.paths.every((p) => typeof p === 'string');
 
 /**
  * The project auto-commit logic (DESIGN.md §4), the one implementation; an engine supplies git.
@@ -301,7 +326,47 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
   const freshPending = async (root: string): Promise<PendingEdit[]> => {
     const all = await journal.read(root);
     const cutoff = now() - ttl;
-    return all.filter((e) => e.at >= cutoff);
+    return all.filter((e) => !isInFlight(e) && e.at >= cutoff);
+  };
+  /** Replace the pending edits, keeping the in-flight commit records. */
+  const writePending = async (root: string, edits: readonly PendingEdit[]): Promise<void> => {
+    const flights = (await journal.read(root)).filter(isInFlight);
+    await journal.write(root, [...flights, ...edits]);
+  };
+
+  /**
+   * Finish the index update of agent commits whose process died after the branch moved (the
+   * journal still holds their in-flight record): for exactly their paths, an index entry that still
+   * holds the parent commit's entry (or is absent where the parent had none) is set to the
+   * commit's; one that holds anything else is the user's staging since and is left, with a warning.
+   * A record whose commit is not HEAD (it never landed, or the user has moved on) is dropped. While
+   * a merge, rebase… is in progress nothing is done: the records wait. Under the lock of `repo.root`.
+   */
+  const finishInFlight = async (repo: RepoState): Promise<RecoveredCommit[]> => {
+    const all = await journal.read(repo.root);
+    const flights = all.filter(isInFlight);
+    if (flights.length === 0 || repo.operations.length > 0) return [];
+    const recovered: RecoveredCommit[] = [];
+    for (const e of flights) {
+      const f = e.inFlight!;
+      if (!validFlight(f) || repo.head !== f.commit) continue;
+      const paths = [...f.paths];
+      const [before, after] = await Promise.all([engine.treeEntries(repo, f.parent, paths), engine.treeEntries(repo, f.commit, paths)]);
+      const updates = paths.map((path, i) => ({ path, expect: before[i]!, entry: after[i]! })).filter((u) => !sameEntry(u.expect, u.entry));
+      const found = updates.length === 0 ? [] : await engine.updateIndex(repo, updates);
+      const set: string[] = [];
+      const left: string[] = [];
+      updates.forEach((u, i) => {
+        const was = found[i] ?? null;
+        if (was !== null && sameEntry(was, u.expect)) set.push(u.path);
+        else if (was === null || !sameEntry(was, u.entry)) left.push(u.path);
+      });
+      const warning = left.length === 0 ? null
+        : `an interrupted auto-commit (${f.commit.slice(0, 12)}) could not finish updating the index: you have staged changes of your own on ${left.join(', ')} since, left as they are — check \`git status\` before committing`;
+      recovered.push(Object.freeze({ commit: f.commit, paths: Object.freeze(set), userPaths: Object.freeze(left), warning }));
+    }
+    await journal.write(repo.root, all.filter((x) => !isInFlight(x)));
+    return recovered;
   };
 
   /** The current content of the dirty paths that pending edits name: the only files ever hashed. */
@@ -337,10 +402,17 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       if (state.kind !== 'repository') return snapshot(state.kind, null, null, []);
       const { repo } = state;
       if (repo.unsupported !== null) return snapshot(state.kind, repo.root, repo.head, []);
+      // The one write beforeTurn may make: finishing an interrupted agent commit, so its paths are not taken for the user's.
+      // A lock file someone's git holds (or a killed one left) stops only that: the record waits for afterTurn, the snapshot is taken as things are (the agent's paths then count as the user's: the safe side).
+      const recovered = await finishInFlight(repo).catch((err: unknown) => {
+        if (isEntityGitError(err, 'REF_LOCKED')) return [];
+        throw err;
+      });
       const dirty = (await engine.status(repo)).map((c) => c.path);
       const pending = await freshPending(repo.root);
       const owners = ownersOf(pending, await currentOfPending(repo, dirty, pending));
-      return snapshot(state.kind, repo.root, repo.head, dirty.filter((p) => !owners.has(p)), dirty.filter((p) => owners.has(p)));
+      const taken = snapshot(state.kind, repo.root, repo.head, dirty.filter((p) => !owners.has(p)), dirty.filter((p) => owners.has(p)));
+      return recovered.length === 0 ? taken : Object.freeze({ ...taken, recovered: Object.freeze(recovered) });
     });
   }
 
@@ -362,11 +434,25 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     const committer = { name: agentName(who.model, product), email, time: Math.floor(now() / 1000) };
     const authorSig = { ...(author ?? committer), time: Math.floor(who.at / 1000) };
     const message = projectCommitMessage(who.sessionId, who.turn, who.subject, who.sessionCommit);
-    const request = { paths: [...paths].sort(), message, author: authorSig, committer, reflogMessage: `commit: ${message.slice(0, message.indexOf('\n'))}` };
-    return engine.commit(repo, expect ? { ...request, expect } : request);
+    // The commit is recorded in the journal before the branch moves and forgotten once the index
+    // holds it: a record left behind means the process died in between (see finishInFlight).
+    const beforeBranchMoves = async (inFlight: InFlightCommit): Promise<void> => {
+      const record: PendingEdit = {
+        sessionId: who.sessionId, turn: who.turn, subject: who.subject, model: who.model, sessionCommit: who.sessionCommit, at: who.at, files: [],
+        inFlight: { commit: inFlight.commit, parent: inFlight.parent, branch: inFlight.branch, paths: [...inFlight.paths] },
+      };
+      await journal.write(repo.root, [...(await journal.read(repo.root)), record]);
+    };
+    const request = { paths: [...paths].sort(), message, author: authorSig, committer, reflogMessage: `commit: ${message.slice(0, message.indexOf('\n'))}`, beforeBranchMoves };
+    const done = await engine.commit(repo, expect ? { ...request, expect } : request);
+    if (done !== null) {
+      const all = await journal.read(repo.root);
+      if (all.some((e) => e.inFlight?.commit === done.commit)) await journal.write(repo.root, all.filter((e) => e.inFlight?.commit !== done.commit));
+    }
+    return done;
   }
 
-  async function attempt(t: Turn): Promise<AfterTurnResult> {
+  async function attempt(t: Turn, recovered: RecoveredCommit[]): Promise<AfterTurnResult> {
     const first = await engine.inspect(t.workdir);
     if (first.kind === 'missing') return skip('workdir-missing', `the project directory ${t.workdir} does not exist, the agent's edits won't be auto-committed`);
     if (first.kind === 'not-a-directory') return skip('workdir-not-a-directory', `the project path ${t.workdir} is not a directory, the agent's edits won't be auto-committed`);
@@ -386,6 +472,8 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       if (state.kind === 'bare') return skip('bare-repository', `the project directory is a bare repository (or inside a git directory): there is no working tree to commit, the agent's edits won't be auto-committed`);
       let repo = state.repo;
       if (repo.unsupported !== null) return skip('unsupported-repository', `${engine.name} cannot commit safely into this repository (${repo.unsupported}), the agent's edits won't be auto-committed`);
+      // Before anything is looked at: an earlier agent commit whose process died after its branch moved gets its index entries.
+      recovered.push(...(await finishInFlight(repo)));
       const op = OPERATION_ORDER.find((o) => repo.operations.includes(o));
       if (op) return skip(`${op}-in-progress`, `${OPERATION_NAMES[op]} is in progress, the agent's edits won't be auto-committed until it is finished`);
       if (repo.branch === null) return skip('detached-head', `HEAD is detached, the agent's edits won't be auto-committed until a branch is checked out`);
@@ -399,7 +487,9 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       }
       const changes = await engine.status(repo);
       const before = userBefore(t, repo);
-      const wasUsers = (p: string) => before !== null && !before.agent.has(p) && before.user.some((e) => within(p, e));
+      // A path an interrupted commit's recovery left staged is the user's staging, whatever the snapshot says.
+      const staged = new Set(recovered.flatMap((r) => r.userPaths));
+      const wasUsers = (p: string) => staged.has(p) || (before !== null && !before.agent.has(p) && before.user.some((e) => within(p, e)));
 
       const mine: string[] = [];
       const others: ChangedPath[] = [];
@@ -424,7 +514,7 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         if (mine.length > 0 && (before !== null || withoutSnapshot === 'trust-touched')) {
           const files = await engine.hashPaths(repo, mine);
           const kept = pending.map((e) => ({ ...e, files: e.files.filter((f) => !mine.includes(f.path)) })).filter((e) => e.files.length > 0);
-          await journal.write(repo.root, [...kept, { sessionId: t.sessionId, turn: t.turn, subject: t.subject, model: t.model, sessionCommit: t.sessionCommit, at: now(), files }]);
+          await writePending(repo.root, [...kept, { sessionId: t.sessionId, turn: t.turn, subject: t.subject, model: t.model, sessionCommit: t.sessionCommit, at: now(), files }]);
         }
         return skip('uncommitted-changes', UNCOMMITTED_CHANGES_WARNING, { userPaths, agentPaths: mine, ignoredPaths });
       }
@@ -442,9 +532,9 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         if (done === null) continue;
         repo = { ...repo, head: done.commit };
         deferred.push(Object.freeze({ commit: done.commit, branch: done.branch, sessionId: e.sessionId, turn: e.turn, paths: done.entries.map((f) => f.path) }));
-        await journal.write(repo.root, pending.slice(i + 1));
+        await writePending(repo.root, pending.slice(i + 1));
       }
-      if (pending.length > 0) await journal.write(repo.root, []);
+      if (pending.length > 0) await writePending(repo.root, []);
 
       const done = mine.length === 0 ? null : await commitFiles(repo, { ...t, at: now() }, mine);
       if (done === null) return Object.freeze({ status: 'skipped' as const, reason: 'nothing-to-commit' as const, warning: null, deferred, ignoredPaths });
@@ -457,9 +547,11 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
 
   async function afterTurn(input: AfterTurnInput): Promise<AfterTurnResult> {
     const t = validTurn(input);
+    const recovered: RecoveredCommit[] = [];
     for (let n = 1; ; n++) {
       try {
-        return await attempt(t);
+        const result = await attempt(t, recovered);
+        return recovered.length === 0 ? result : Object.freeze({ ...result, recovered: Object.freeze([...recovered]) });
       } catch (err) {
         // The branch, a file or the repository itself moved between looking and committing: look again.
         const moved = err instanceof Retry || isEntityGitError(err, 'REF_CONFLICT') || isEntityGitError(err, 'WORKTREE_CHANGED');
