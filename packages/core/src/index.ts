@@ -19,15 +19,16 @@ export { packRepository, prefixSuffixDelta, type PackReport } from './git/pack-w
 export { buildIndex, parseIndex, entryFromStat, type IndexEntry } from './git/index-file.js';
 export type { Mirror, SyncResult, CommitInfo, BranchInfo, TurnView, VerifyReport, Difference, DifferenceKind } from './mirror/mirror.js';
 export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, type MirrorOptions, type Layout } from './mirror/session-mirror.js';
+export { SEGMENT_BYTES } from './mirror/repo-state.js';
 export type { SyncOptions } from './mirror/mirror.js';
 export { createMirrorService, type MirrorService, type MirrorServiceOptions, type TurnReport, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
 export { createPacker, countLooseObjects, type Packer, type PackerOptions } from './service/packer.js';
 export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';
 export { createActions, type Actions, type ActionsOptions } from './actions/actions.js';
 export type * from './actions/action-types.js';
-export type { ProjectGitEngine, RepoState, RepoOperation, WorkdirState, ChangedPath, FileState, Signature, CommitRequest, CommitDone } from './project/project-git-engine.js';
+export type { ProjectGitEngine, RepoState, RepoOperation, WorkdirState, ChangedPath, FileState, Signature, CommitRequest, CommitDone, InFlightCommit, IndexUpdate } from './project/project-git-engine.js';
 export type { ProjectLock, ProjectJournal, PendingEdit } from './project/project-coordination.js';
-export { createProjectGit, memoryJournal, projectCommitMessage, UNCOMMITTED_CHANGES_WARNING, type ProjectGit, type ProjectGitOptions, type ProjectSnapshot, type AfterTurnInput, type AfterTurnResult, type CommittedResult, type SkippedResult, type NothingToCommitResult, type SkipReason, type ProjectCommit } from './project/project-git.js';
+export { createProjectGit, memoryJournal, projectCommitMessage, UNCOMMITTED_CHANGES_WARNING, type ProjectGit, type ProjectGitOptions, type ProjectSnapshot, type AfterTurnInput, type AfterTurnResult, type CommittedResult, type SkippedResult, type NothingToCommitResult, type SkipReason, type ProjectCommit, type RecoveredCommit } from './project/project-git.js';
 export { createIsoGitEngine, ISO_GIT_ENGINE, type IsoGitEngineOptions } from './project/iso-git-engine.js';
 export { operationsInProgress } from './project/operations.js';
 export { defineRemote, redactUrl, type Remote, type RemoteOptions, type HttpClient, type AuthCallback, type AuthFailureCallback, type AuthSuccessCallback, type GitAuth } from './remote/remote.js';

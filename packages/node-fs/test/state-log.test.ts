@@ -1,0 +1,68 @@
+import { MemoryDag, SEGMENT_BYTES, type DagNode } from '@entity-git/core';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, tempDir } from './helpers.js';
+
+/** `turns` turns of a user message, a tool call and its result, and a reply, synced one by one. */
+async function grownSession(turns: number) {
+  const dag = new MemoryDag();
+  await dag.createSession({ id: 's', title: 'Segments', created_at: 1779500000 });
+  const root = tempDir();
+  const mirror = createNodeMirror({ dag, root });
+  let seq = 0;
+  let prev: string | null = null;
+  for (let t = 0; t < turns; t++) {
+    for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
+      seq++;
+      const n: DagNode = {
+        id: `node-${String(seq).padStart(5, '0')}-${'x'.repeat(24)}`, session_id: 's', seq, role, content: `${role} ${seq}`,
+        predecessor: prev, caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
+      };
+      await dag.addNode(n);
+      prev = n.id;
+    }
+    await mirror.sync('s');
+  }
+  return { dag, root, dir: mirror.repoPath('s'), nodes: seq };
+}
+
+describe('the mirror\'s state log, in segments', () => {
+  it('seals the live segment past SEGMENT_BYTES; a new process trusts the segments, and rebuilds from the DAG when one is lost', async () => {
+    const { dag, root, dir, nodes } = await grownSession(200);
+    const state = join(dir, '.git', 'entity-git');
+    const header = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8')) as { sealed?: number[]; bytes: number };
+    expect(header.sealed?.length).toBeGreaterThanOrEqual(2);
+    header.sealed!.forEach((bytes, k) => {
+      expect(bytes).toBeGreaterThanOrEqual(SEGMENT_BYTES);
+      expect(statSync(join(state, `state.${k}.jsonl`)).size).toBe(bytes);
+    });
+    // No append rewrote more than a segment: the live one is below the limit.
+    expect(statSync(join(state, 'state.jsonl')).size).toBeLessThan(SEGMENT_BYTES + 4096);
+    const tips = git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
+
+    // A new process reads the segments: nothing to do, and no node read again.
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
+    // One more turn through a new process: it appends to the live segment.
+    const next = createNodeMirror({ dag, root });
+    for (const [i, role] of (['user', 'assistant'] as const).entries()) {
+      await dag.addNode({ id: `late-${i}`, session_id: 's', seq: nodes + i + 1, role, content: role, predecessor: i === 0 ? `node-${String(nodes).padStart(5, '0')}-${'x'.repeat(24)}` : 'late-0', caller: null, created_at: 1779600000 + i, metadata: null });
+    }
+    expect(await next.sync('s')).toMatchObject({ commitsWritten: 1, nodesRead: 2 });
+    const tipsAfter = git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
+
+    // A sealed segment lost: the log is not trusted, the whole DAG is read, the ids do not move.
+    unlinkSync(join(state, 'state.0.jsonl'));
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ commitsWritten: 0, nodesRead: nodes + 2, branchesMoved: [] });
+    expect(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(tipsAfter);
+    expect(tipsAfter).not.toBe(tips);
+    // Rewritten whole: one live segment, the old sealed ones gone.
+    const rewritten = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8')) as { sealed?: number[] };
+    expect(rewritten.sealed).toBeUndefined();
+    expect(existsSync(join(state, 'state.1.jsonl'))).toBe(false);
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+});
