@@ -64,6 +64,10 @@ const MAX_OWNER = 0x7fffffff;
 /** Files larger than this are not kept in memory after a read or write; nor more than the total. */
 const KNOWN_FILE_MAX = 1 << 20;
 const KNOWN_TOTAL_MAX = 16 << 20;
+/** File bytes held back for the next save of the tree before they are written anyway. */
+const PENDING_MAX = 8 << 20;
+/** The most bytes written back in one IndexedDB transaction (a larger file goes alone). */
+const BATCH_BYTES = 1 << 20;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -94,21 +98,37 @@ function exact(data: Uint8Array | string): Uint8Array | string {
   return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.constructor === Uint8Array ? data : new Uint8Array(data);
 }
 
+/** What this storage reaches inside LightningFS 4.10.3 (pinned) to batch its writes. */
+interface LightningInternals {
+  _wrap?: (fn: (...args: never[]) => Promise<unknown>, clean: (...args: unknown[]) => unknown[], mutating: boolean) => (...args: unknown[]) => Promise<unknown>;
+  _backend?: Record<string, unknown> & {
+    _saveSuperblock?: () => Promise<void>;
+    _cache?: { writeStat(path: string, size: number, o: { mode?: number }): { ino: number }; unlink(path: string): void; _root?: Map<unknown, unknown> };
+    _idb?: { _store?: { _withIDBStore(type: 'readwrite', fn: (store: IDBObjectStore) => void): Promise<void> } };
+  };
+}
+
 /**
  * LightningFS (4.10.3, pinned) saves its tree when it goes idle, then lets go of its fs-wide
  * lock. When that save fails — a full origin — its `deactivate` rejects before letting go, and
  * every later operation rethrows that rejection: the page is wedged and other tabs wait on the
  * lock until it closes (seen in the quota test). Going idle must always let go: the unsaved tail
  * of the tree is dropped, as a reload drops it, and the next operation loads the saved tree.
+ * `beforeSave` runs before every save of the tree (the storage writes the file bytes it holds
+ * back first, so a saved tree never names bytes that are not in IndexedDB); `afterLetGo` once
+ * it has let go (another tab may write from then on).
  */
-function letGoWhenIdle(p: LightningPromises, onLetGo: () => void): void {
-  const backend = (p as unknown as { _backend?: Record<string, unknown> })._backend;
-  if (!backend || typeof backend.deactivate !== 'function' || backend.egLetsGo === true) return;
+function patchBackend(p: LightningPromises, hooks: { beforeSave: () => Promise<void>; afterLetGo: () => void }): boolean {
+  const backend = (p as unknown as LightningInternals)._backend;
+  if (!backend || typeof backend.deactivate !== 'function' || typeof backend._saveSuperblock !== 'function' || backend.egLetsGo === true) return false;
   const deactivate = (backend.deactivate as () => Promise<void>).bind(backend);
+  const save = backend._saveSuperblock.bind(backend);
   const part = <K extends string>(name: K) => backend[name] as Record<string, (() => unknown) | undefined> | undefined;
+  backend._saveSuperblock = async () => {
+    await hooks.beforeSave();
+    await save();
+  };
   backend.deactivate = async () => {
-    // Once it lets go, another tab may write: what this page remembers of files is stale.
-    onLetGo();
     try {
       await deactivate();
     } catch {
@@ -119,9 +139,12 @@ function letGoWhenIdle(p: LightningPromises, onLetGo: () => void): void {
           // letting go matters more than any one step of it
         }
       }
+    } finally {
+      hooks.afterLetGo();
     }
   };
   backend.egLetsGo = true;
+  return true;
 }
 
 /**
@@ -165,7 +188,12 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
   // `wipe`: LightningFS wipes by stealing that lock from whichever tab holds it.
   const ready = p.init(opts.fsName, { defer: true, uid: owner, gid: owner, fileDbName: fsDatabaseName(opts.fsName) });
   // Before any operation: the first one awaits the same init, and going idle comes 500 ms later.
-  ready.then(() => letGoWhenIdle(p, () => letGo()), () => undefined);
+  // Once patched, file bytes are held back until the tree is saved, then written in one
+  // IndexedDB transaction (see `deferWrite`); until then (or if LightningFS changed) at once.
+  let batching = false;
+  ready.then(() => {
+    batching = patchBackend(p, { beforeSave: () => writeBack(), afterLetGo: () => letGo() });
+  }, () => undefined);
   let closed = false;
 
   // Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save.
@@ -189,8 +217,10 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     let st;
     try {
       st = await p.lstat(parent);
-    } catch {
-      return; // missing parent: LightningFS reports ENOENT itself
+    } catch (err) {
+      // A missing parent (or one above it): ENOENT, as LightningFS would say after trying.
+      if ((err as { code?: string }).code === 'ENOENT') throw codeError('ENOENT', path);
+      return;
     }
     if (!st.isDirectory()) throw codeError('ENOTDIR', path);
   }
@@ -221,16 +251,126 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       forget(k);
     }
   };
+  // File bytes written since the tree was last saved, by inode: LightningFS would put each file
+  // in an IndexedDB transaction of its own (a round trip each, most of a turn's cost); they are
+  // put together, in one, just before the tree is saved (`flush()`, going idle, or LightningFS's
+  // own debounced save) — so the saved tree never names bytes IndexedDB lacks. Reads of such a
+  // file are answered from here.
+  const pending = new Map<number, Uint8Array>();
+  /** Inodes made by a held-back write: IndexedDB has no bytes at all for them yet. */
+  const fresh = new Set<number>();
+  let pendingBytes = 0;
+  const dropPending = (ino: number) => {
+    const data = pending.get(ino);
+    if (data !== undefined) {
+      pending.delete(ino);
+      fresh.delete(ino);
+      pendingBytes -= data.byteLength;
+    }
+  };
+  /** The path of the file with inode `ino` in LightningFS's tree, or null (a walk: failures only). */
+  function pathOf(ino: number): string | null {
+    const root = (p as unknown as LightningInternals)._backend?._cache?._root?.get('/') as Map<unknown, unknown> | undefined;
+    const walk = (dir: Map<unknown, unknown>, at: string): string | null => {
+      for (const [name, entry] of dir) {
+        if (name === 0 || !(entry instanceof Map)) continue;
+        const full = `${at}/${name as string}`;
+        const st = entry.get(0) as { ino?: number; type?: string } | undefined;
+        if (st?.type === 'file' && st.ino === ino) return full;
+        if (st?.type === 'dir') {
+          const found = walk(entry, full);
+          if (found !== null) return found;
+        }
+      }
+      return null;
+    };
+    return root ? walk(root, '') : null;
+  }
+  async function writeBack(): Promise<void> {
+    if (pending.size === 0) return;
+    // Smallest first, in transactions of up to BATCH_BYTES (one file larger than that alone): a
+    // turn's files go in one, and on a full origin a large file cannot take the small ones —
+    // the repository's own — down with it.
+    const batch = [...pending].sort((x, y) => x[1].byteLength - y[1].byteLength);
+    const store = (p as unknown as LightningInternals)._backend!._idb!._store!;
+    const put = (items: [number, Uint8Array][]) => store._withIDBStore('readwrite', (os) => {
+      for (const [ino, data] of items) os.put(data, ino);
+    });
+    // A file written again meanwhile keeps its newer bytes pending.
+    const done = (ino: number, data: Uint8Array) => {
+      if (pending.get(ino) === data) dropPending(ino);
+    };
+    let first: unknown = null;
+    for (let i = 0; i < batch.length; ) {
+      const group: [number, Uint8Array][] = [];
+      let bytes = 0;
+      do {
+        group.push(batch[i]!);
+        bytes += batch[i]![1].byteLength;
+        i++;
+      } while (i < batch.length && bytes + batch[i]![1].byteLength <= BATCH_BYTES);
+      try {
+        await put(group);
+        for (const [ino, data] of group) done(ino, data);
+        continue;
+      } catch {
+        // A transaction lands whole or not at all: file by file, what fits still lands, as
+        // LightningFS's own writes would.
+      }
+      for (const [ino, data] of group) {
+        const made = fresh.has(ino);
+        try {
+          await put([[ino, data]]);
+        } catch (one) {
+          first ??= one;
+          // A file this write made goes from the tree (a rewritten one reads as it was before).
+          const path = made && pending.get(ino) === data ? pathOf(ino) : null;
+          if (path !== null) {
+            (p as unknown as LightningInternals)._backend!._cache!.unlink(path);
+            forget(path);
+          }
+        }
+        done(ino, data);
+      }
+    }
+    if (first !== null) throw first;
+  }
   const letGo = () => {
     known.clear();
     knownBytes = 0;
+    // Written back by the save that letting go makes, or dropped with the unsaved tree.
+    pending.clear();
+    fresh.clear();
+    pendingBytes = 0;
   };
+  let statOnly: ((path: string, size: number, mode: number | undefined) => Promise<{ ino: number }>) | null = null;
+  /** Put `bytes` at `path`: the tree changes now, the bytes go to IndexedDB with the next save. */
+  async function deferWrite(path: string, bytes: Uint8Array, o?: Parameters<StorageFs['writeFile']>[2]): Promise<void> {
+    await ready;
+    const internals = p as unknown as LightningInternals;
+    if (!batching || typeof internals._wrap !== 'function' || !internals._backend?._cache || !internals._backend._idb?._store) {
+      await p.writeFile(path, bytes, o);
+      return;
+    }
+    // LightningFS's own wrapper: takes its fs-wide lock and schedules the save of the tree.
+    statOnly ??= internals._wrap.call(p, async function (this: LightningInternals, path: string, size: number, mode: number | undefined) {
+      return this._backend!._cache!.writeStat(path, size, { mode });
+    } as never, (...args: unknown[]) => args, true) as never;
+    const before = await p.lstat(path).catch(() => null);
+    const st = await statOnly!(path, bytes.byteLength, typeof o === 'object' ? o?.mode : undefined);
+    const made = before === null || before.ino !== st.ino || fresh.has(st.ino);
+    dropPending(st.ino);
+    pending.set(st.ino, bytes);
+    if (made) fresh.add(st.ino);
+    pendingBytes += bytes.byteLength;
+    if (pendingBytes > PENDING_MAX) await writeBack();
+  }
   /** Write `bytes`; `kept` (the same bytes) is remembered when no other write to the file overlapped. */
   async function writeKnown(path: string, bytes: Uint8Array, kept: Uint8Array, o?: Parameters<StorageFs['writeFile']>[2]): Promise<void> {
     forget(path);
     writing.set(path, (writing.get(path) ?? 0) + 1);
     try {
-      await p.writeFile(path, bytes, o);
+      await deferWrite(path, bytes, o);
       if (writing.get(path) === 1) remember(path, statKey(await p.lstat(path)), kept);
     } finally {
       const n = writing.get(path)! - 1;
@@ -242,7 +382,13 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
 
   const fs: StorageFs = {
     readFile: (path, o) => run('read', path, async () => {
-      const st = await p.lstat(path).catch(() => null);
+      // The stat is in memory: a missing file is known without asking IndexedDB for its bytes.
+      const st = await p.lstat(path).catch((err: { code?: string }) => {
+        if (err?.code === 'ENOENT' || err?.code === 'ENOTDIR') throw err;
+        return null;
+      });
+      const held = st !== null && st.isFile() ? pending.get(st.ino) : undefined;
+      if (held !== undefined) return asText(o) ? fromUtf8(held) : held.slice();
       const hit = st !== null && st.isFile() ? known.get(path) : undefined;
       if (hit !== undefined && hit.key === statKey(st!)) {
         // Most recently used last.
@@ -269,6 +415,7 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       forget(path);
       const st = await p.lstat(path);
       if (st.isDirectory()) throw codeError('EISDIR', path);
+      dropPending(st.ino);
       await p.unlink(path);
     }),
     readdir: (path) => run('readdir', path, () => p.readdir(path)),
@@ -284,6 +431,12 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       const moved = known.get(from);
       forget(from);
       forget(to);
+      // A file renamed over is gone from the tree: bytes still held for it are not written.
+      const over = await p.lstat(to).catch(() => null);
+      if (over !== null && over.isFile()) {
+        const src = await p.lstat(from).catch(() => null);
+        if (src === null || src.ino !== over.ino) dropPending(over.ino);
+      }
       await p.rename(from, to);
       // LightningFS moves the file's entry, stat and all: what was known of it still holds.
       if (moved !== undefined && !writing.has(from) && !writing.has(to)) remember(to, moved.key, moved.data);
@@ -330,13 +483,14 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
             && !(await alive()).has(lockName(opts.fsName, `owner:${tag}`));
           if (!abandoned) return false;
           forget(path);
+          dropPending(existing.ino);
           await p.unlink(path);
         }
         await parentIsDir(path);
         const bytes = typeof data === 'string' ? utf8(data) : exact(data) as Uint8Array;
         forget(path);
-        await p.writeFile(path, bytes);
-        if (!writing.has(path)) remember(path, statKey(await p.lstat(path)), bytes.slice());
+        await deferWrite(path, bytes === data ? bytes.slice() : bytes);
+        if (!writing.has(path)) remember(path, statKey(await p.lstat(path)), bytes);
         return true;
       }));
     },
@@ -348,8 +502,10 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       const st = await p.lstat(path).catch(() => null);
       let old: Uint8Array = new Uint8Array(0);
       if (st !== null) {
+        const held = pending.get(st.ino);
         const hit = known.get(path);
-        if (hit !== undefined && hit.key === statKey(st)) old = hit.data;
+        if (held !== undefined) old = held;
+        else if (hit !== undefined && hit.key === statKey(st)) old = hit.data;
         else old = ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
       }
       const next = new Uint8Array(old.byteLength + add.byteLength);
@@ -360,6 +516,24 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     }),
 
     flush,
+
+    // The bytes held back are written now, so a ref never moves when its objects do not fit
+    // (QUOTA_EXCEEDED before the move, as before). The tree is not saved here: it is saved whole,
+    // refs and objects alike, and always after the bytes it names, so a reload finds a ref's old
+    // value or its new one with every object it names; the sync's lock saves it when it lets go
+    // (`withLock`). Without batching (LightningFS not as expected) the tree is saved now.
+    async beforeRefMove() {
+      await ready;
+      if (!batching) {
+        await flush();
+        return;
+      }
+      try {
+        await writeBack();
+      } catch (err) {
+        throw isQuotaError(err) ? quotaError(err, 'writing objects') : fsError(err, 'write', '/');
+      }
+    },
 
     async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
       let granted = false;

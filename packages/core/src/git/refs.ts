@@ -146,7 +146,7 @@ export class RefStore {
           before = null;
         }
       }
-      await this.store.flush();
+      await this.store.beforeRefMove();
       await this.store.fs.rename(lock, path);
     } catch (err) {
       await this.store.remove(lock);
@@ -155,8 +155,11 @@ export class RefStore {
     if (value.startsWith('ref: ')) return;
     const { who, message, alsoHead } = options.reflog;
     const entry = `${before !== null && isOid(before) ? before : ZERO_OID} ${value} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${message.replace(/\n/g, ' ')}\n`;
-    await this.store.append(joinPath(this.gitdir, 'logs', name), entry);
-    if (alsoHead) await this.store.append(joinPath(this.gitdir, 'logs', 'HEAD'), entry);
+    // The two reflogs at once: on IndexedDB each append is a round trip.
+    await Promise.all([
+      this.store.append(joinPath(this.gitdir, 'logs', name), entry),
+      alsoHead ? this.store.append(joinPath(this.gitdir, 'logs', 'HEAD'), entry) : null,
+    ]);
   }
 
   /** Point HEAD at `refs/heads/<branch>`, with a `checkout:` reflog entry like git's. */

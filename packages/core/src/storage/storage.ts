@@ -64,6 +64,14 @@ export interface Storage {
    */
   flush?(): Promise<void>;
   /**
+   * Called just before a ref moves: every write so far must be on disk before the ref's move can
+   * be. Default: {@link Storage.flush}. An adapter whose saved state is only ever a whole
+   * snapshot that follows every write it names (browser-fs writes file bytes back before every
+   * save of its directory tree, which holds the ref and the objects together) has nothing to do:
+   * a crash keeps either the ref's old value or its new one with the objects it names.
+   */
+  beforeRefMove?(): Promise<void>;
+  /**
    * Run `fn` holding the lock named `key` against other processes or tabs. `key` is an absolute
    * path inside the repository the lock guards (its parent may not exist yet): adapters with
    * files may lock that file, others use it as a name. Core always adds an in-process mutex

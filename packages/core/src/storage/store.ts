@@ -178,6 +178,12 @@ export class Store {
     if (this.storage.flush) await this.storage.flush();
   }
 
+  /** Before a ref moves: what the storage needs so the objects land before the ref does. */
+  async beforeRefMove(): Promise<void> {
+    if (this.storage.beforeRefMove) await this.storage.beforeRefMove();
+    else await this.flush();
+  }
+
   /** Run `fn` alone for `key`: first among this process's callers, then against other processes. */
   async lock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.mutexes.get(key) ?? Promise.resolve();
