@@ -59,7 +59,7 @@ export async function run(): Promise<void> {
   try {
     const page = await browser.newPage();
     if (process.env.TRACE_PATHS) {
-      page.on('console', (m) => { if (m.text().startsWith('OP')) console.log(m.text()); });
+      page.on('console', (m) => { if (m.text().startsWith('OP') || m.text().startsWith('TL')) console.log(m.text()); });
       await page.addInitScript(() => { (globalThis as { tracePaths?: boolean }).tracePaths = true; });
     }
     await page.goto(url);

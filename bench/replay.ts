@@ -173,7 +173,7 @@ async function measure(dir: string, layout: Layout): Promise<LayoutResult> {
       sameBytes('isomorphic-git (cold)', turn, expected, iso.messages);
       sameBytes('isomorphic-git (warm)', turn, expected, isoAgain.messages);
       sameBytes('native git', turn, expected, nat.messages);
-      if (!nat.meta || !iso.meta.equals(nat.meta) || !isoAgain.meta?.equals(nat.meta)) fail(`meta.json at turn ${turn} differs between isomorphic-git and native git`);
+      if (!nat.meta || !iso.meta?.equals(nat.meta) || !isoAgain.meta?.equals(nat.meta)) fail(`meta.json at turn ${turn} differs between isomorphic-git and native git`);
     }
     const r = {
       entityCold: stats(s.entityCold), entityWarm: stats(s.entityWarm), isoCold: stats(s.isoCold), isoWarm: stats(s.isoWarm), native: stats(s.native),

@@ -4,7 +4,7 @@
 // interleaved turn by turn in one page; every figure is from this page's `performance.now()`.
 import LightningFS from '@isomorphic-git/lightning-fs';
 import git from 'isomorphic-git';
-import { MemoryDag, canonicalJson, messageFileName, parseCommit, portableCodec, type DagNode } from '../../packages/core/src/index.ts';
+import { MemoryDag, canonicalJson, messageFileName, parseCommit, type DagNode } from '../../packages/core/src/index.ts';
 import { createBrowserMirror } from '../../packages/browser-fs/src/index.ts';
 import { BASE_TIME, Conversation, TURN_FILES } from '../lib/conversation.ts';
 
@@ -68,27 +68,21 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
     target[name] = async (...a: unknown[]) => {
       if (!counting) return inner.apply(target, a);
       const t0 = performance.now();
+      const g = globalThis as { timeline?: string[]; syncStart?: number };
+      if (g.timeline) g.timeline.push(`${(t0 - g.syncStart!).toFixed(2)} start ${label} ${String(a[0]).slice(-40)}`);
       try {
         return await inner.apply(target, a);
       } finally {
         const o = (ops[label] ??= { calls: 0, ms: 0 });
         o.calls++;
         o.ms += performance.now() - t0;
-        if ((globalThis as { tracePaths?: boolean }).tracePaths) console.log('OP', label, String(a[0]).replace(/[0-9a-f]{38}/, '<oid>').replace(/msg_[0-9a-z]+/, '<msg>'));
+        if (g.timeline) g.timeline.push(`${(performance.now() - g.syncStart!).toFixed(2)} end ${label} ${String(a[0]).slice(-40)}`);
+
       }
     };
   };
   for (const name of ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'stat', 'lstat', 'rename']) wrap(mirror.storage.fs as never, name);
   wrap(mirror.storage.lightningFs.promises as never, 'flush');
-  if ((globalThis as { tracePaths?: boolean }).tracePaths) {
-    for (const name of ['inflate', 'deflate', 'sha1'] as const) {
-      const inner = portableCodec[name];
-      (portableCodec as unknown as Record<string, (d: Uint8Array) => unknown>)[name] = (d: Uint8Array) => {
-        if (counting) console.log('OP', name, d.length, new Error().stack!.split('\n').slice(2, 5).map((l) => l.trim().split(' ')[1]).join('<'));
-        return inner(d);
-      };
-    }
-  }
 
   const entityGit: number[] = [];
   const isoAdd: number[] = [];
@@ -102,8 +96,11 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
     for (const n of turn) await dag.addNode(n);
     counting = k >= o.warmup;
     t = performance.now();
+    const g = globalThis as { timeline?: string[]; syncStart?: number };
+    if (k === o.warmup + o.timed - 1) { g.timeline = []; g.syncStart = t; }
     await mirror.sync(SID);
     const eg = performance.now() - t;
+    if (g.timeline) { console.log('TL ' + g.timeline.join('\nTL ') + `\nTL ${eg.toFixed(2)} done`); g.timeline = undefined; }
     counting = false;
     if (o.only === 'entity-git') {
       if (k >= o.warmup) entityGit.push(eg);
