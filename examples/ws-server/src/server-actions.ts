@@ -6,7 +6,7 @@
 // syncs the session and runs the project auto-commit (snapshot before the agent, the paths its
 // tools wrote after), and the outcome goes back to the client.
 import {
-  assertId, createActions, createMirrorService, EntityGitError,
+  assertId, createActions, createMirrorService, EntityGitError, gitBlobId,
   type ActionRequest, type ActionResponse, type Actions, type AfterTurnResult, type DagNode, type DagSource, type DagWriter, type JsonValue,
   type Mirror, type MirrorService, type Project, type ProjectGit, type ProjectStore, type ServiceEvents, type Session, type TurnReport,
 } from '@entity-git/core';
@@ -155,7 +155,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   };
 
   /** The agent's tools for one turn in `project`'s workdir; `touched` collects what they wrote. */
-  const toolsFor = (project: Project | null, touched: string[]): AgentTools => {
+  const toolsFor = (project: Project | null, touched: string[], written: Record<string, string>): AgentTools => {
     const place = (path: string): string => {
       if (project === null) return bad('the session has no project: its agent has no workdir to write in');
       if (typeof path !== 'string' || path === '' || path.includes('\0')) return bad('an agent tool needs a non-empty relative path');
@@ -173,6 +173,8 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
         await mkdir(dirname(full), { recursive: true });
         await writeFile(full, content, 'utf8');
         if (!touched.includes(full)) touched.push(full);
+        // The bytes this tool left: an edit of the same file by the user during the turn then blocks.
+        written[full] = gitBlobId(content);
       },
       async readFile(path) {
         return readFile(place(path), 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -293,15 +295,16 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       let head = node.id;
       let reply: DagNode | null = null;
       const touched: string[] = [];
+      const written: Record<string, string> = {};
       const answer = options.agent
-        ? await options.agent({ session, message: node, project: project && { id: project.id, name: project.name, workdir: project.workdir, status: project.status }, tools: toolsFor(project, touched) })
+        ? await options.agent({ session, message: node, project: project && { id: project.id, name: project.name, workdir: project.workdir, status: project.status }, tools: toolsFor(project, touched, written) })
         : null;
       if (answer !== null && answer !== undefined) {
         reply = await writer.appendNode({ id: `a-${randomUUID()}`, session_id: sessionId, role: 'assistant', content: answer, predecessor: node.id, created_at: now() });
         head = reply.id;
       }
       await writer.setHead(sessionId, head);
-      const ended = await endTurn(sessionId, project, { touchedPaths: touched, snapshot });
+      const ended = await endTurn(sessionId, project, { touchedPaths: touched, writtenBlobs: written, snapshot });
       const branches = await branchesOf(sessionId);
       const current = branches.find((b) => b.head) ?? null;
       return {

@@ -13,7 +13,7 @@ export { MemoryDag, isAbsolutePath } from './dag/memory-dag.js';
 export type { Storage, StorageFs, StorageStat } from './storage/storage.js';
 export { Store } from './storage/store.js';
 export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from './git/codec.js';
-export { ObjectStore, buildTree, parseTree, buildCommit, parseCommit, frame, isOid, type TreeEntry, type Identity, type ObjectType, type ParsedCommit } from './git/objects.js';
+export { ObjectStore, buildTree, parseTree, buildCommit, parseCommit, frame, gitBlobId, isOid, type TreeEntry, type Identity, type ObjectType, type ParsedCommit } from './git/objects.js';
 export { RefStore, acquireLockFile, ZERO_OID } from './git/refs.js';
 export { packRepository, prefixSuffixDelta, type PackReport } from './git/pack-writer.js';
 export { buildIndex, parseIndex, entryFromStat, type IndexEntry } from './git/index-file.js';

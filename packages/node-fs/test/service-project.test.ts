@@ -1,4 +1,4 @@
-import { createMirrorService, MemoryDag, UNCOMMITTED_CHANGES_WARNING, type ServiceEvents } from '@entity-git/core';
+import { createMirrorService, gitBlobId, MemoryDag, UNCOMMITTED_CHANGES_WARNING, type ServiceEvents } from '@entity-git/core';
 import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -62,5 +62,33 @@ describe('the service with a project', () => {
     service.notify('sess', { touchedPaths: ['c.ts'] });
     await service.drain();
     expect(skipped.at(-1)?.reason).toBe('project-paused');
+  });
+
+  it('passes writtenBlobs through: the user editing the agent’s very file during the turn blocks it, byte for byte', async () => {
+    const workdir = tempDir('eg-proj-');
+    git(workdir, 'init', '-q', '-b', 'main');
+    writeFileSync(join(workdir, 'notes.md'), '# notes\n');
+    git(workdir, 'add', 'notes.md');
+    git(workdir, '-c', 'user.name=User', '-c', 'user.email=user@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+    const dag = new MemoryDag();
+    await dag.createSession({ id: 'sess', model: 'm', created_at: 1779500000 });
+    const project = await dag.createProject({ name: 'Notes', workdir });
+    await dag.addSessionToProject(project.id, 'sess');
+    const service = createMirrorService({ mirror: createNodeMirror({ dag, root: tempDir() }), dag, projects: dag, projectGit: createNodeProjectGit({ dir: tempDir('eg-locks-') }) });
+    const results: string[] = [];
+    service.on('project', (e) => results.push(e.result.status === 'skipped' ? `skipped:${e.result.reason}` : e.result.status));
+
+    const snapshot = await service.beforeTurn('sess');
+    const agentBytes = '# notes\n- the agent\n';
+    writeFileSync(join(workdir, 'notes.md'), agentBytes);
+    writeFileSync(join(workdir, 'notes.md'), `${agentBytes}- the user, mid-turn\n`);
+    const before = { head: git(workdir, 'rev-parse', 'HEAD'), index: hash(join(workdir, '.git/index')) };
+    await dag.appendNode({ id: 'u1', session_id: 'sess', role: 'user', content: 'Add a line', created_at: 1779500001 });
+    await dag.appendNode({ id: 'a1', session_id: 'sess', role: 'assistant', content: 'Added.', predecessor: 'u1', created_at: 1779500002 });
+    service.notify('sess', { touchedPaths: ['notes.md'], writtenBlobs: { 'notes.md': gitBlobId(agentBytes) }, snapshot });
+    await service.drain();
+    expect(results).toEqual(['skipped:uncommitted-changes']);
+    expect({ head: git(workdir, 'rev-parse', 'HEAD'), index: hash(join(workdir, '.git/index')) }).toEqual(before);
+    expect(readFileSync(join(workdir, 'notes.md'), 'utf8')).toBe(`${agentBytes}- the user, mid-turn\n`);
   });
 });

@@ -1,5 +1,5 @@
 import {
-  UNCOMMITTED_CHANGES_WARNING, createProjectGit,
+  UNCOMMITTED_CHANGES_WARNING, createProjectGit, gitBlobId,
   type AfterTurnInput, type AfterTurnResult, type ProjectGit, type ProjectGitEngine, type ProjectGitOptions, type ProjectLock, type ProjectSnapshot,
 } from '@entity-git/core';
 import { describe, expect, it } from 'vitest';
@@ -304,6 +304,31 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         await j.write(`${dir}/src/main.ts`, 'export const x = 1; // user note\nexport const y = 2; // agent\n');
         const r = await untouched(dir, () => pg.afterTurn(input(dir, ['src/main.ts'], snap)));
         expect(r).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING, userPaths: ['src/main.ts'], agentPaths: [] });
+      });
+
+      it('the user edits, during the turn, the very file the agent wrote: with writtenBlobs it is theirs and blocks', async () => {
+        const dir = await repo();
+        const pg = projectGit();
+        const snap = await pg.beforeTurn(dir);
+        const agentBytes = 'export const x = 1;\nexport const y = 2; // agent\n';
+        await j.write(`${dir}/src/main.ts`, agentBytes);
+        await j.write(`${dir}/src/main.ts`, `${agentBytes}// the user, mid-turn\n`);
+        const r = await untouched(dir, () => pg.afterTurn(input(dir, ['src/main.ts'], snap, { writtenBlobs: { 'src/main.ts': gitBlobId(agentBytes) } })));
+        expect(r).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING, userPaths: ['src/main.ts'], agentPaths: [] });
+      });
+
+      it('writtenBlobs that match: the files commit (a removed one as removed), reported by absolute or relative path', async () => {
+        const dir = await repo();
+        const pg = projectGit();
+        const snap = await pg.beforeTurn(dir);
+        const agentBytes = 'export const x = 2; // agent\n';
+        await j.write(`${dir}/src/main.ts`, agentBytes);
+        await j.remove(`${dir}/README.md`);
+        const r = await pg.afterTurn(input(dir, ['src/main.ts', 'README.md'], snap, { writtenBlobs: { [`${dir}/src/main.ts`]: gitBlobId(agentBytes), 'README.md': null } }));
+        expect(r).toMatchObject({ status: 'committed', paths: ['README.md', 'src/main.ts'] });
+        expect(await j.git(dir, 'show', 'HEAD:src/main.ts')).toBe(agentBytes);
+        expect(await j.git(dir, 'status', '--porcelain')).toBe('');
+        await expect(pg.afterTurn(input(dir, ['a'], snap, { writtenBlobs: { a: 'not an id' } }))).rejects.toMatchObject({ code: 'INVALID_OPTION' });
       });
 
       it('changes the user staged', async () => {

@@ -1,7 +1,7 @@
 import { readObject } from 'isomorphic-git';
 import { EntityGitError, fsErrorCode } from '../errors.js';
 import { fromUtf8, joinPath, uniqueSuffix, utf8, type Store } from '../storage/store.js';
-import { fromHex, toHex } from './codec.js';
+import { fromHex, sha1Hex, toHex } from './codec.js';
 import { PackCache, UnsupportedPack } from './pack-reader.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
@@ -63,6 +63,14 @@ export function frameText(text: string): Uint8Array {
 /** The content part of a framed object (no copy). */
 export function unframe(raw: Uint8Array): Uint8Array {
   return raw.subarray(raw.indexOf(0) + 1);
+}
+
+/**
+ * The id git gives a file's bytes (`git hash-object`, no filters): what a tool reports in
+ * `writtenBlobs` of the project auto-commit.
+ */
+export function gitBlobId(content: Uint8Array | string): string {
+  return sha1Hex(frame('blob', typeof content === 'string' ? utf8(content) : content));
 }
 
 /** `<type> <size>\0<content>`, the bytes git hashes. */

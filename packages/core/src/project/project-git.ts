@@ -127,6 +127,14 @@ export interface AfterTurnInput {
   sessionCommit?: string | null;
   /** Every path the turn's tools wrote, created or removed: absolute, or relative to the workdir. */
   touchedPaths: readonly string[];
+  /**
+   * Optional: for paths of `touchedPaths` (keyed the same way), the bytes the tool left there, as a
+   * git blob id ({@link gitBlobId}), or null for a file it removed. It closes the one case no
+   * snapshot can tell: someone editing, during the turn, the very file the agent wrote. A path whose
+   * file no longer holds the reported bytes is then the user's and blocks (`uncommitted-changes`),
+   * and the commit checks the bytes again as it reads them, so no byte the user wrote is committed.
+   */
+  writtenBlobs?: Readonly<Record<string, string | null>>;
   /** From `beforeTurn`; see {@link ProjectGitOptions.withoutSnapshot} for what happens without one. */
   snapshot?: ProjectSnapshot | null;
 }
@@ -263,6 +271,7 @@ interface Turn {
   model: string;
   sessionCommit: string | null;
   touched: readonly string[];
+  written: readonly (readonly [string, string | null])[];
   snapshot: ProjectSnapshot | null;
 }
 
@@ -278,9 +287,13 @@ function validTurn(input: AfterTurnInput): Turn {
   if (!Array.isArray(input.touchedPaths) || !input.touchedPaths.every((p) => typeof p === 'string')) {
     throw new EntityGitError('INVALID_OPTION', 'touchedPaths must be an array of strings');
   }
+  const written = input.writtenBlobs ?? {};
+  if (typeof written !== 'object' || written === null || Array.isArray(written) || !Object.values(written).every((v) => v === null || isOid(v))) {
+    throw new EntityGitError('INVALID_OPTION', 'writtenBlobs must map paths to git blob ids (or null for a removed file)');
+  }
   return {
     workdir, sessionId: input.sessionId, turn: input.turn, subject: foldLine(input.userMessage, 60), model: input.model, sessionCommit,
-    touched: [...input.touchedPaths],
+    touched: [...input.touchedPaths], written: Object.entries(written),
     snapshot: input.snapshot === undefined || input.snapshot === null ? null : validSnapshot(input.snapshot, workdir),
   };
 }
@@ -499,6 +512,24 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         else if (!c.conflicted && !c.submodule && touched.has(c.path) && !wasUsers(c.path)) mine.push(c.path);
         else others.push(c);
       }
+      // The bytes the tools reported: a file of the agent's that holds others now was edited
+      // during the turn by someone else (the user), and is theirs.
+      const editedDuring: string[] = [];
+      let expectMine: FileState[] | undefined;
+      if (t.written.length > 0 && mine.length > 0) {
+        const reported = new Map<string, string | null>();
+        for (const [p, oid] of t.written) {
+          const r = toRepoPath(p, t.workdir, repo.root, repo.prefix);
+          if (r !== null) reported.set(r, oid);
+        }
+        expectMine = [];
+        for (const f of await engine.hashPaths(repo, mine)) {
+          if (!reported.has(f.path)) continue;
+          if (f.oid === reported.get(f.path)) expectMine.push(f);
+          else editedDuring.push(f.path);
+        }
+        if (editedDuring.length > 0) mine.splice(0, mine.length, ...mine.filter((p) => !editedDuring.includes(p)));
+      }
       if (inSubmodules.length > 0) {
         return skip('submodule-changes', `the agent edited files inside the submodule ${inSubmodules.join(', ')}, its edits won't be auto-committed`, { agentPaths: mine, ignoredPaths });
       }
@@ -508,7 +539,7 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       const pending = await freshPending(repo.root);
       const current = await currentOfPending(repo, others.filter((c) => !c.conflicted && !c.submodule).map((c) => c.path), pending);
       const owners = ownersOf(pending, current);
-      const userPaths = others.filter((c) => c.conflicted || c.submodule || !owners.has(c.path)).map((c) => c.path);
+      const userPaths = [...others.filter((c) => c.conflicted || c.submodule || !owners.has(c.path)).map((c) => c.path), ...editedDuring].sort();
 
       if (userPaths.length > 0) {
         if (mine.length > 0 && (before !== null || withoutSnapshot === 'trust-touched')) {
@@ -536,7 +567,7 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       }
       if (pending.length > 0) await writePending(repo.root, []);
 
-      const done = mine.length === 0 ? null : await commitFiles(repo, { ...t, at: now() }, mine);
+      const done = mine.length === 0 ? null : await commitFiles(repo, { ...t, at: now() }, mine, expectMine);
       if (done === null) return Object.freeze({ status: 'skipped' as const, reason: 'nothing-to-commit' as const, warning: null, deferred, ignoredPaths });
       return Object.freeze({
         status: 'committed' as const, commit: done.commit, branch: done.branch, sessionId: t.sessionId, turn: t.turn,

@@ -9,6 +9,8 @@ import type { Packer } from './packer.js';
 export interface TurnReport {
   /** Every path the turn's tools wrote, created or removed (absolute, or relative to the workdir). */
   touchedPaths: readonly string[];
+  /** Optional: the bytes the tools left, as git blob ids (see `AfterTurnInput.writtenBlobs`). */
+  writtenBlobs?: Readonly<Record<string, string | null>>;
   /** What `service.beforeTurn(sessionId)` returned when the turn began. */
   snapshot?: ProjectSnapshot | null;
   /**
@@ -129,6 +131,7 @@ interface Mark {
 /** A turn report as queued: its own turn identity, captured when `notify` was called. */
 interface Queued {
   touchedPaths: readonly string[];
+  writtenBlobs: Readonly<Record<string, string | null>> | undefined;
   snapshot: ProjectSnapshot | null;
   node: string | null;
   /** The session's newest node at `notify` time (null without a `dag`, or when it cannot be read). */
@@ -320,6 +323,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       model: session?.model ?? 'unknown model',
       sessionCommit: tip?.sha ?? null,
       touchedPaths: report.touchedPaths,
+      ...(report.writtenBlobs ? { writtenBlobs: report.writtenBlobs } : {}),
       snapshot: report.snapshot,
     });
     emit('project', { sessionId, projectId: project.id, result: outcome });
@@ -399,7 +403,8 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
         const slot = slotOf(sessionId);
         if (turn && Array.isArray(turn.touchedPaths)) {
           const node = typeof turn.node === 'string' ? turn.node : null;
-          slot.turns.push({ touchedPaths: [...turn.touchedPaths], snapshot: turn.snapshot ?? null, node, mark: capture(sessionId, slot) });
+          const writtenBlobs = turn.writtenBlobs && typeof turn.writtenBlobs === 'object' ? { ...turn.writtenBlobs } : undefined;
+          slot.turns.push({ touchedPaths: [...turn.touchedPaths], writtenBlobs, snapshot: turn.snapshot ?? null, node, mark: capture(sessionId, slot) });
           slot.reported++;
         }
         if (slot.status.state === 'running') slot.status.again = true;
