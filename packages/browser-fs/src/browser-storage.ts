@@ -32,8 +32,9 @@ export interface BrowserStorage extends Storage {
   readonly workTree: false;
   /**
    * The LightningFS instance under {@link BrowserStorage.fs}, for the page's own isomorphic-git
-   * calls (`git.log({ fs: storage.lightningFs, dir })`). Writes through it bypass the
-   * storage's locks.
+   * calls (`git.log({ fs: storage.lightningFs, dir })`). It sees what a sync wrote once the sync
+   * has resolved (the sync's bytes are written back when it lets go of its lock; `flush()` does it
+   * at any time). Writes through it bypass the storage's locks and its memory of files.
    */
   readonly lightningFs: LightningFS;
   createExclusive(path: string, data: Uint8Array | string): Promise<boolean>;
