@@ -367,6 +367,32 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(await lsRemote('auth-1')).toEqual({});
   });
 
+  it('a remote per session: a function of the session id, under a remote name of its own', async () => {
+    const { root, dir } = await goldenMachine('per-1');
+    server.createRepo('sessions/team-a/per-1.git');
+    const urls: string[] = [];
+    const remote = defineRemote({
+      name: 'backup', http, onAuth: () => ({ username: 'agent', password: TOKEN }),
+      url: (sessionId) => {
+        const u = `${server.origin}/sessions/team-a/${sessionId}.git`;
+        urls.push(u);
+        return u;
+      },
+    });
+    const result = await pushSession({ remote, storage, root, sessionId: 'per-1' });
+    expect(result.head).toBe('fork-u4');
+    expect(urls).toContain(`${server.origin}/sessions/team-a/per-1.git`);
+    const refs = await lsRemote('team-a/per-1');
+    expect(Object.keys(headsOf(refs)).sort()).toEqual(Object.keys(GOLDEN_TIPS).sort());
+    expect(headsOf(refs)).toEqual(localTips(dir));
+    expect(git(dir, 'config', 'remote.backup.url').trim()).toBe(`${server.origin}/sessions/team-a/per-1.git`);
+    expect(git(dir, 'rev-parse', 'backup/main').trim()).toBe(localTips(dir).main);
+    expect(() => git(dir, 'config', 'remote.origin.url')).toThrow();
+    // A function that gives no http(s) URL is refused when it is used.
+    const bad = defineRemote({ url: () => 'file:///tmp/x.git', http });
+    expect((await failure(pushSession({ remote: bad, storage, root, sessionId: 'per-1' }))).code).toBe('INVALID_OPTION');
+  });
+
   it('a host that is down is a retryable REMOTE_ERROR; a push of a session without a repository is SESSION_NOT_FOUND', async () => {
     const { root } = await goldenMachine('down-1');
     const gone = await startGitHttpServer();
