@@ -25,6 +25,14 @@ const base = process.memoryUsage().rss;
 const t0 = performance.now();
 await createNodeMirror({ dag, root: join(dir, 'root') }).sync('s');
 const ms = performance.now() - t0;
-// The kernel's high-water mark of this process's resident set (KiB), not a sampled value.
-const peak = process.resourceUsage().maxRSS * 1024;
+// The kernel's high-water mark of this process's resident set, not a sampled value: VmHWM of
+// /proc/self/status, which starts afresh at exec. (getrusage's maxrss does not: on Linux it keeps
+// the high-water mark of the forked copy of the parent, so a large parent would show through.)
+let peak;
+try {
+  const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  peak = Number(kib[1]) * 1024;
+} catch {
+  peak = process.resourceUsage().maxRSS * 1024;
+}
 process.stdout.write(JSON.stringify({ base, peak, ms }));

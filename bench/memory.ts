@@ -1,6 +1,6 @@
 // Peak RSS of syncing a session whose largest node is a 100 MB tool output. The sync runs in a
 // child process (bench/memory-child.mjs, on the compiled library) so the figure is that process's
-// alone, read from the kernel's high-water mark; the DAG is served from a file, as a database
+// alone, read from the kernel's high-water mark (VmHWM); the DAG is served from a file, as a database
 // would, so the source holds the node only while it is read.
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
