@@ -1,14 +1,15 @@
 // Backfill (issue 8): a 10,000-message session mirrored from nothing — `mirror.sync` on an empty
 // root — against `git fast-import` writing the very same commits (same trees, author, committer,
 // times and messages, so the same commit ids). The two are interleaved rep by rep.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MemoryDag, canonicalJson, messageFileName, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
+import { bytesUnder, fsckProblems, git, int, mb, ratio, stats, writeResults, type Stats } from './lib/measure.js';
 
 const TURNS = 2000;
 const REPS = 3;
@@ -18,31 +19,10 @@ function fail(message: string): never {
   throw new Error(`backfill bench: ${message}`);
 }
 
-function quantile(sorted: number[], q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-const stats = (samples: number[]) => {
-  const s = [...samples].sort((a, b) => a - b);
-  return { median: quantile(s, 0.5), p90: quantile(s, 0.9), min: s[0]!, max: s.at(-1)!, samples };
-};
-type Stats = ReturnType<typeof stats>;
-
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
-
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
 function fsck(dir: string): void {
-  const r = spawnSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: dir, encoding: 'utf8' });
-  const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() !== '' && !/^(Checking|Verifying)/.test(l)).join('\n');
-  if (r.status !== 0 || said !== '') fail(`git fsck --strict in ${dir} failed (exit ${r.status}):\n${said}`);
-}
-
-/** Bytes of the files under `dir`, recursively (what `du` would count, less block rounding). */
-function bytesUnder(dir: string): number {
-  const r = spawnSync('du', ['-sb', dir], { encoding: 'utf8' });
-  return Number(r.stdout.split('\t')[0]);
+  const problems = fsckProblems(dir);
+  if (problems !== null) fail(problems);
 }
 
 /** A commit as entity-git wrote it: its id, its author and committer lines verbatim, its message bytes. */
@@ -211,9 +191,6 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
 }
 
 const sec = (x: number) => `${(x / 1000).toFixed(2)} s`;
-const ratio = (x: number) => `${x.toFixed(2)}x`;
-const int = (x: number) => x.toLocaleString('en-US');
-const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
 function align(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
@@ -267,12 +244,8 @@ export async function run(): Promise<void> {
   console.log('disk right after the backfill (rep 0):');
   console.log(diskTable(results));
 
-  const outDir = new URL('./out/', import.meta.url);
-  mkdirSync(outDir, { recursive: true });
-  const out = new URL('backfill.json', outDir);
-  writeFileSync(out, JSON.stringify({
-    bench: 'backfill', date: new Date().toISOString(), node: process.version, git: gitVersion, cpus: cpus().length,
+  writeResults('backfill', {
+    node: process.version, git: gitVersion, cpus: cpus().length,
     platform: `${process.platform}-${process.arch}`, turns: TURNS, turnFiles: TURN_FILES, reps: REPS, unit: 'ms per backfill', results,
-  }, null, 2) + '\n');
-  console.log(`results: ${out.pathname}`);
+  });
 }

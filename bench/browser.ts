@@ -2,13 +2,14 @@
 // browser mirror against isomorphic-git's own `add` + `commit` on LightningFS, interleaved turn
 // by turn in one page (bench/browser-page). The page is built with vite, served over http on
 // 127.0.0.1 and driven with playwright on Debian's chromium (scripts/setup.mjs --browser installs it).
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { chromium } from 'playwright';
 import { build } from 'vite';
 import type { BrowserBenchResult } from './browser-page/page.js';
+import { stats, writeResults } from './lib/measure.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -19,16 +20,6 @@ const HISTORY = 1000;
 const WARMUP = 3;
 const TIMED = 20;
 
-function quantile(sorted: number[], q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-const stats = (samples: number[]) => {
-  const s = [...samples].sort((a, b) => a - b);
-  return { median: quantile(s, 0.5), p90: quantile(s, 0.9), min: s[0]!, max: s.at(-1)!, samples };
-};
 
 export async function run(): Promise<void> {
   if (!existsSync(CHROMIUM)) throw new Error(`browser bench: ${CHROMIUM} is missing (node scripts/setup.mjs --browser installs Debian's chromium)`);
@@ -115,12 +106,9 @@ export async function run(): Promise<void> {
   console.log(`  ${result.messagesStart} → ${result.messagesEnd}     ${f(eg.median)} / ${f(eg.p90)}        ${f(iso.median)} / ${f(iso.p90)}                 (${f(add.median)} / ${f(commit.median)})     ${(iso.median / eg.median).toFixed(2)}x`);
   console.log('  (median / p90 ms; iso/entity-git > 1: entity-git is faster)');
   console.log(`  entity-git's file-system calls per turn: ${Object.entries(result.opsPerTurn).sort((a, b) => b[1].ms - a[1].ms).map(([k, v]) => `${k} ${v.calls.toFixed(1)}× ${v.ms.toFixed(1)} ms`).join(', ')}`);
-  const out = new URL('./out/', import.meta.url);
-  mkdirSync(out, { recursive: true });
-  writeFileSync(new URL('browser.json', out), JSON.stringify({
-    bench: 'browser', date: new Date().toISOString(), node: process.version, cpus: cpus().length, unit: 'ms per turn',
+  writeResults('browser', {
+    node: process.version, cpus: cpus().length, unit: 'ms per turn',
     history: HISTORY, warmup: WARMUP, timed: TIMED, userAgent: result.userAgent,
     entityGit: eg, isoAddCommit: iso, isoAdd: add, isoCommit: commit, backfillMs: result.backfillMs, ratio: iso.median / eg.median,
-  }, null, 2) + '\n');
-  console.log(`results: ${new URL('browser.json', out).pathname}`);
+  });
 }

@@ -1,7 +1,7 @@
 // Per-turn commit cost of a session repository (DESIGN.md §3 "Cost"): entity-git's mirror.sync
 // against the git CLI on the same files, and against the least any implementation must do.
 // The three run interleaved turn by turn, so machine noise lands on all of them alike.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { deflateSync } from 'node:zlib';
 import { MemoryDag, Store, canonicalJson, messageFileName, packRepository, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
 import { createNodeMirror, nativeRepack, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
+import { bytesUnder, fsckProblems, git, int, mb, ms, ratio, stats, writeResults, type Stats } from './lib/measure.js';
 
 const WARMUP_TURNS = 3;
 const TIMED_TURNS = 30;
@@ -100,35 +101,14 @@ class Floor {
 
 // ---------------------------------------------------------------------------------------------
 
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
-function fsck(gitdir: string): void {
-  const r = spawnSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: gitdir, encoding: 'utf8' });
-  const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() !== '' && !/^(Checking|Verifying)/.test(l)).join('\n');
-  if (r.status !== 0 || said !== '') fail(`git fsck --strict in ${gitdir} failed (exit ${r.status}):\n${said}`);
+function fsck(dir: string): void {
+  const problems = fsckProblems(dir);
+  if (problems !== null) fail(problems);
 }
-
-function quantile(sorted: number[], q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-const stats = (samples: number[]) => {
-  const s = [...samples].sort((a, b) => a - b);
-  return { median: quantile(s, 0.5), p90: quantile(s, 0.9), min: s[0]!, max: s.at(-1)!, samples };
-};
-type Stats = ReturnType<typeof stats>;
 
 function fail(message: string): never {
   throw new Error(`commit bench: ${message}`);
-}
-
-/** Bytes of the files under `dir`, recursively (what `du` would count, less block rounding). */
-function bytesUnder(dir: string): number {
-  const r = spawnSync('du', ['-sb', dir], { encoding: 'utf8' });
-  return Number(r.stdout.split('\t')[0]);
 }
 
 interface DiskResult {
@@ -293,9 +273,6 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   };
 }
 
-const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
-const ratio = (x: number) => `${x.toFixed(2)}x`;
-const int = (x: number) => x.toLocaleString('en-US');
 
 function table(results: SizeResult[]): string {
   const rows = [
@@ -322,7 +299,6 @@ function ownSmall(results: SizeResult[], r: SizeResult): string {
   return small ? ratio(r.entityGit.median / small.entityGit.median) : '';
 }
 
-const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
 
 function diskTable(results: SizeResult[]): string {
   const rows = [
@@ -364,12 +340,8 @@ export async function run(): Promise<void> {
   console.log('disk (objects/ only, after the timed turns; packed copies made after the run):');
   console.log(diskTable(results));
 
-  const outDir = new URL('./out/', import.meta.url);
-  mkdirSync(outDir, { recursive: true });
-  const out = new URL('commit.json', outDir);
-  writeFileSync(out, JSON.stringify({
-    bench: 'commit', date: new Date().toISOString(), node: process.version, git: gitVersion, cpus: cpus().length,
+  writeResults('commit', {
+    node: process.version, git: gitVersion, cpus: cpus().length,
     platform: `${process.platform}-${process.arch}`, turnFiles: TURN_FILES, unit: 'ms per turn', results,
-  }, null, 2) + '\n');
-  console.log(`results: ${out.pathname}`);
+  });
 }

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 // Relative imports: bench/ is not a workspace package (see bench/commit.ts).
 import { createIsoGitEngine, createProjectGit, type ProjectGitEngine, type RepoState } from '../packages/core/src/index.js';
 import { nativeGitEngine, nodeStorage } from '../packages/node-fs/src/index.js';
+import { writeResults } from './lib/measure.js';
 
 const FILES = 50_000;
 const PER_DIR = 200;
@@ -121,15 +122,11 @@ export async function run(): Promise<void> {
     const left = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir, env, encoding: 'utf8' });
     if (left !== ' M src/m000/f000.ts\n?? src/m001/agent.ts\n') throw new Error(`the skip changed the tree: ${left}`);
 
-    const outDir = new URL('./out/', import.meta.url);
-    mkdirSync(outDir, { recursive: true });
-    const out = new URL('project-status.json', outDir);
-    writeFileSync(out, JSON.stringify({
-      bench: 'project-status', date: new Date().toISOString(), node: process.version, git: gitVersion, cpus: cpus().length,
+    writeResults('project-status', {
+      node: process.version, git: gitVersion, cpus: cpus().length,
       platform: `${process.platform}-${process.arch}`, files: FILES, ignored: IGNORED, unit: 'ms per call',
       results: contenders.map((c) => ({ name: c.name, median: median(c.samples), ratioToGitStatus: median(c.samples) / base, samples: c.samples })),
-    }, null, 2) + '\n');
-    console.log(`results: ${out.pathname}`);
+    });
   } finally {
     if (keep) console.log(`kept ${root}`);
     else rmSync(root, { recursive: true, force: true });

@@ -3,9 +3,9 @@
 // every blob of the commit's tree, and native git (ls-tree + cat-file --batch) for information.
 // Each read is done cold (a fresh instance, no in-memory cache) and warm (the same instance again);
 // the contenders are interleaved rep by rep, so machine noise lands on all of them alike.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -13,6 +13,7 @@ import git from 'isomorphic-git';
 import { MemoryDag, canonicalJson, messageFileName, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
+import { fsckProblems, int, ms, ratio, stats, writeResults, type Stats } from './lib/measure.js';
 
 const TURNS = 2000;
 const OPEN_TURNS = [10, 1000, 2000];
@@ -23,23 +24,10 @@ function fail(message: string): never {
   throw new Error(`replay bench: ${message}`);
 }
 
-function quantile(sorted: number[], q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-const stats = (samples: number[]) => {
-  const s = [...samples].sort((a, b) => a - b);
-  return { median: quantile(s, 0.5), p90: quantile(s, 0.9), min: s[0]!, max: s.at(-1)!, samples };
-};
-type Stats = ReturnType<typeof stats>;
-
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
 function fsck(dir: string): void {
-  const r = spawnSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: dir, encoding: 'utf8' });
-  const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() !== '' && !/^(Checking|Verifying)/.test(l)).join('\n');
-  if (r.status !== 0 || said !== '') fail(`git fsck --strict in ${dir} failed (exit ${r.status}):\n${said}`);
+  const problems = fsckProblems(dir);
+  if (problems !== null) fail(problems);
 }
 
 /** The path of a message under `messages/` in a layout. */
@@ -190,9 +178,6 @@ async function measure(dir: string, layout: Layout): Promise<LayoutResult> {
   return { layout, messages: nodes.length, backfillMs, turns };
 }
 
-const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
-const ratio = (x: number) => `${x.toFixed(2)}x`;
-const int = (x: number) => x.toLocaleString('en-US');
 
 function table(results: LayoutResult[]): string {
   const rows = [
@@ -233,12 +218,8 @@ export async function run(): Promise<void> {
   console.log('cold: a fresh mirror / a fresh iso-git cache object; warm: the same one read again (the OS page cache is warm for all);');
   console.log('iso/entity-git > 1: entity-git is faster; iso-git reads bytes only, mirror.read also parses every message and walks the branch for turn N of M and prev/next');
 
-  const outDir = new URL('./out/', import.meta.url);
-  mkdirSync(outDir, { recursive: true });
-  const out = new URL('replay.json', outDir);
-  writeFileSync(out, JSON.stringify({
-    bench: 'replay', date: new Date().toISOString(), node: process.version, git: gitVersion, cpus: cpus().length,
+  writeResults('replay', {
+    node: process.version, git: gitVersion, cpus: cpus().length,
     platform: `${process.platform}-${process.arch}`, turns: TURNS, turnFiles: TURN_FILES, reps: REPS, unit: 'ms per read', results,
-  }, null, 2) + '\n');
-  console.log(`results: ${out.pathname}`);
+  });
 }

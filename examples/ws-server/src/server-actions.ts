@@ -6,7 +6,7 @@
 // syncs the session and runs the project auto-commit (snapshot before the agent, the paths its
 // tools wrote after), and the outcome goes back to the client.
 import {
-  assertId, createActions, createMirrorService, EntityGitError, gitBlobId,
+  createActions, createMirrorService, EntityGitError, gitBlobId, idParam, invalidArgument, paramsObject,
   type ActionRequest, type ActionResponse, type Actions, type AfterTurnResult, type DagNode, type DagSource, type DagWriter, type JsonValue,
   type Mirror, type MirrorService, type Project, type ProjectGit, type ProjectStore, type ServiceEvents, type Session, type TurnReport,
 } from '@entity-git/core';
@@ -97,27 +97,10 @@ export type ServerActions = Handlers<ServerActionName> & {
   readonly service: MirrorService;
 };
 
-const bad = (message: string, data: Record<string, unknown> = {}): never => {
-  throw new EntityGitError('INVALID_ARGUMENT', message, data);
-};
-
-function object(params: unknown): Record<string, unknown> {
-  if (params === undefined || params === null) return {};
-  if (typeof params !== 'object' || Array.isArray(params)) bad('params must be an object');
-  return params as Record<string, unknown>;
-}
-
-function idParam(p: Record<string, unknown>, key: string): string {
-  const v = p[key];
-  if (typeof v !== 'string' || v === '') bad(`${key} must be a non-empty string`, { param: key });
-  assertId(v, key);
-  return v as string;
-}
-
 function intParam(p: Record<string, unknown>, key: string, fallback: number, min: number, max: number): number {
   const v = p[key];
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) bad(`${key} must be an integer from ${min} to ${max}`, { param: key });
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) invalidArgument(`${key} must be an integer from ${min} to ${max}`, { param: key });
   return v as number;
 }
 
@@ -157,13 +140,13 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   /** The agent's tools for one turn in `project`'s workdir; `touched` collects what they wrote. */
   const toolsFor = (project: Project | null, touched: string[], written: Record<string, string>): AgentTools => {
     const place = (path: string): string => {
-      if (project === null) return bad('the session has no project: its agent has no workdir to write in');
-      if (typeof path !== 'string' || path === '' || path.includes('\0')) return bad('an agent tool needs a non-empty relative path');
+      if (project === null) return invalidArgument('the session has no project: its agent has no workdir to write in');
+      if (typeof path !== 'string' || path === '' || path.includes('\0')) return invalidArgument('an agent tool needs a non-empty relative path');
       const root = resolve(project.workdir);
       const full = resolve(root, path);
       const rel = relative(root, full);
       if (isAbsolute(path) || rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('.git')) {
-        bad(`the agent's path ${JSON.stringify(path)} is not a file inside the project's workdir`);
+        invalidArgument(`the agent's path ${JSON.stringify(path)} is not a file inside the project's workdir`);
       }
       return full;
     };
@@ -244,7 +227,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
     async create_project(params) {
       const project = await core.create_project(params);
       const repo = await ensureRepo(project.workdir);
-      const sessionId = object(params).session_id;
+      const sessionId = paramsObject(params).session_id;
       if (typeof sessionId === 'string') await sync(sessionId);
       return { ...project, repo };
     },
@@ -254,7 +237,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       return project;
     },
     async export_session(params) {
-      const p = object(params);
+      const p = paramsObject(params);
       const sessionId = idParam(p, 'session_id');
       const after = intParam(p, 'after_seq', 0, 0, Number.MAX_SAFE_INTEGER);
       const limit = intParam(p, 'limit', DEFAULT_EXPORT_LIMIT, 1, MAX_EXPORT_LIMIT);
@@ -271,11 +254,11 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       return { session, nodes, next_after_seq: more ? nodes.at(-1)!.seq : null, branches: await branchesOf(sessionId) };
     },
     async send_message(params) {
-      const p = object(params);
+      const p = paramsObject(params);
       const sessionId = idParam(p, 'session_id');
       const content = p.content;
-      if (typeof content !== 'string' || content.trim() === '') bad('content must be a non-empty string', { param: 'content' });
-      if ((content as string).length > MAX_MESSAGE_LENGTH) bad(`content is longer than ${MAX_MESSAGE_LENGTH} characters`, { param: 'content' });
+      if (typeof content !== 'string' || content.trim() === '') invalidArgument('content must be a non-empty string', { param: 'content' });
+      if ((content as string).length > MAX_MESSAGE_LENGTH) invalidArgument(`content is longer than ${MAX_MESSAGE_LENGTH} characters`, { param: 'content' });
       const session = await requireSession(sessionId);
       const project = await projects.projectOfSession(sessionId);
       // The turn begins: what the user has uncommitted in the project now is theirs.
@@ -313,7 +296,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       };
     },
     async project_log(params) {
-      const p = object(params);
+      const p = paramsObject(params);
       const projectId = idParam(p, 'project_id');
       const limit = intParam(p, 'limit', DEFAULT_LOG_LIMIT, 1, MAX_LOG_LIMIT);
       const project = await projects.getProject(projectId);

@@ -25,6 +25,7 @@ export { createMirrorService, type MirrorService, type MirrorServiceOptions, typ
 export { createPacker, countLooseObjects, type Packer, type PackerOptions } from './service/packer.js';
 export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';
 export { createActions, type Actions, type ActionsOptions } from './actions/actions.js';
+export { invalidArgument, paramsObject, idParam, optionalString, shaParam } from './actions/params.js';
 export type * from './actions/action-types.js';
 export type { ProjectGitEngine, RepoState, RepoOperation, WorkdirState, ChangedPath, FileState, Signature, CommitRequest, CommitDone, InFlightCommit, IndexUpdate } from './project/project-git-engine.js';
 export type { ProjectLock, ProjectJournal, PendingEdit } from './project/project-coordination.js';

@@ -5,40 +5,21 @@
 import { createMirrorService, MemoryDag, type Mirror, type ServiceEvents } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from './helpers.js';
 
 const A = GOLDEN_SESSION.id;
 const B = 'other-session';
 const GOLDEN_MAIN = '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a';
-const mounts: string[] = [];
-
-function tmpfs(size: string): string | null {
-  const dir = join(tempDir('eg-mnt-'), 'fs');
-  mkdirSync(dir);
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  if (r.status !== 0) return null;
-  mounts.push(dir);
-  return dir;
-}
-const remount = (dir: string, opts: string) => execFileSync('mount', ['-o', `remount,${opts}`, dir]);
-afterAll(() => {
-  for (const m of mounts) spawnSync('umount', ['-l', m]);
-});
-const canMount = tmpfs('64k') !== null;
+afterAll(unmountAll);
 // Mounting needs root: skipped where it is not allowed, except in CI (root), where it must work.
-const skipMount = !canMount && !process.env.CI;
+const mountable = canMount();
+const skipMount = !mountable && !process.env.CI;
 
 const refs = (dir: string) => git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
 
-/** Incompressible text, larger than the 1 MB disk. */
-function noise(): string {
-  let x = 12345;
-  return Array.from({ length: 1_400_000 }, () => String.fromCharCode(33 + ((x = (x * 1103515245 + 12345) >>> 0) % 90))).join('');
-}
 
 /** The DAG: A synced with its head placeholder a6 then filled with more than the disk holds; B, a whole golden session, never synced. */
 async function dagWithBigTurn(big: string): Promise<MemoryDag> {
@@ -98,11 +79,11 @@ function whole(dir: string): void {
 
 describe('environment faults through the mirror service', () => {
   it.runIf(!!process.env.CI)('CI can mount the small filesystem these tests need', () => {
-    expect(canMount).toBe(true);
+    expect(mountable).toBe(true);
   });
 
   it.skipIf(skipMount)('a disk that fills: retrying, then failed with QUOTA_EXCEEDED; another session served meanwhile; nothing damaged; a clean sync once it grows', async () => {
-    const big = noise();
+    const big = noise(1_400_000);
     const expected = await reference(big);
     const root = tmpfs('1m')!;
     const rootB = tempDir('eg-other-');
@@ -139,7 +120,7 @@ describe('environment faults through the mirror service', () => {
   });
 
   it.skipIf(skipMount)('a disk that fills, grown while the service waits to retry: the retry succeeds with the undisturbed ids', async () => {
-    const big = noise();
+    const big = noise(1_400_000);
     const expected = await reference(big);
     const root = tmpfs('1m')!;
     const dag = await dagWithBigTurn(big);

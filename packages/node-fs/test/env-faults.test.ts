@@ -1,40 +1,23 @@
 import { createMirrorService, MemoryDag, type ServiceEvents } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
 const GOLDEN_MAIN = '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a';
-const mounts: string[] = [];
-
-/** A small tmpfs of our own (needs root, as in CI); null where mounting is not allowed. */
-function tmpfs(size: string): string | null {
-  const dir = join(tempDir('eg-mnt-'), 'fs');
-  mkdirSync(dir);
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  if (r.status !== 0) return null;
-  mounts.push(dir);
-  return dir;
-}
-const remount = (dir: string, opts: string) => execFileSync('mount', ['-o', `remount,${opts}`, dir]);
-afterAll(() => {
-  for (const m of mounts) spawnSync('umount', ['-l', m]);
-});
-const canMount = (() => {
-  const probe = tmpfs('64k');
-  return probe !== null;
-})();
+afterAll(unmountAll);
+const mountable = canMount();
 
 // Mounting needs root: skipped where it is not allowed, except in CI (root), where it must work.
-const skipMount = !canMount && !process.env.CI;
+const skipMount = !mountable && !process.env.CI;
 
 describe('environment faults', () => {
   it.runIf(!!process.env.CI)('CI can mount the small filesystems these tests need', () => {
-    expect(canMount).toBe(true);
+    expect(mountable).toBe(true);
   });
 
   it.skipIf(skipMount)('a read-only root: a typed error, retries, no damage, and a clean sync once writable', async () => {
@@ -76,9 +59,8 @@ describe('environment faults', () => {
     const dir = join(root, SID);
     const before = git(dir, 'for-each-ref');
     // Incompressible content, larger than the space left.
-    let x = 12345;
-    const noise = Array.from({ length: 1_400_000 }, () => String.fromCharCode(33 + ((x = (x * 1103515245 + 12345) >>> 0) % 90))).join('');
-    await dag.fillNode(SID, 'a6', noise, null);
+    const big = noise(1_400_000);
+    await dag.fillNode(SID, 'a6', big, null);
     await expect(mirror.sync(SID)).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED' });
     // Whatever landed is whole: the ref names a complete commit (objects are written before it
     // moves), or it did not move.
@@ -92,7 +74,7 @@ describe('environment faults', () => {
     remount(root, 'size=16m');
     await mirror.sync(SID);
     expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_MAIN);
-    expect(JSON.parse(git(dir, 'show', 'main:messages/000017-a-a6.json')).content).toBe(noise);
+    expect(JSON.parse(git(dir, 'show', 'main:messages/000017-a-a6.json')).content).toBe(big);
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect((await mirror.verify(SID)).ok).toBe(true);

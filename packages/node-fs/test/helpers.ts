@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, lstatSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,4 +25,32 @@ export function listTree(dir: string, prefix = ''): string[] {
     else out.push(prefix + name);
   }
   return out;
+}
+
+const mounts: string[] = [];
+
+/** A small tmpfs of our own (needs root, as in CI); null where mounting is not allowed. */
+export function tmpfs(size: string): string | null {
+  const dir = join(tempDir('eg-mnt-'), 'fs');
+  mkdirSync(dir);
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
+  if (r.status !== 0) return null;
+  mounts.push(dir);
+  return dir;
+}
+
+export const remount = (dir: string, opts: string) => execFileSync('mount', ['-o', `remount,${opts}`, dir]);
+
+/** Unmount every tmpfs this test file mounted (its `afterAll`). */
+export function unmountAll(): void {
+  for (const m of mounts.splice(0)) spawnSync('umount', ['-l', m]);
+}
+
+/** Whether this machine lets the tests mount a tmpfs (a probe mount). */
+export const canMount = (): boolean => tmpfs('64k') !== null;
+
+/** Incompressible printable text of `length` characters, the same every run. */
+export function noise(length: number): string {
+  let x = 12345;
+  return Array.from({ length }, () => String.fromCharCode(33 + ((x = (x * 1103515245 + 12345) >>> 0) % 90))).join('');
 }

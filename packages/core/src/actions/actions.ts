@@ -2,10 +2,9 @@ import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import { isAbsolutePath } from '../dag/memory-dag.js';
 import { EntityGitError } from '../errors.js';
-import { isOid } from '../git/objects.js';
 import type { Mirror } from '../mirror/mirror.js';
-import { assertId, MAX_ID_BYTES } from '../model/names.js';
 import type { Project } from '../model/types.js';
+import { idParam, invalidArgument, optionalString, paramsObject, shaParam } from './params.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse, ProjectSummary, SessionSummary, TimelineCommit } from './action-types.js';
 
 export interface ActionsOptions {
@@ -22,36 +21,6 @@ export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => P
   handle(request: ActionRequest): Promise<ActionResponse>;
 };
 
-const bad = (message: string, data: Record<string, unknown> = {}): never => {
-  throw new EntityGitError('INVALID_ARGUMENT', message, data);
-};
-
-function object(params: unknown): Record<string, unknown> {
-  if (params === undefined || params === null) return {};
-  if (typeof params !== 'object' || Array.isArray(params)) bad('params must be an object');
-  return params as Record<string, unknown>;
-}
-
-function idParam(p: Record<string, unknown>, key: string): string {
-  const v = p[key];
-  if (typeof v !== 'string' || v === '') bad(`${key} must be a non-empty string`, { param: key });
-  assertId(v, key);
-  return v as string;
-}
-
-function optionalString(p: Record<string, unknown>, key: string): string | undefined {
-  const v = p[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || v === '' || v.length > MAX_ID_BYTES) bad(`${key} must be a non-empty string`, { param: key });
-  return v as string;
-}
-
-function shaParam(p: Record<string, unknown>, key: string): string {
-  const v = p[key];
-  if (!isOid(v)) bad(`${key} must be 40 lowercase hex digits`, { param: key });
-  return v as string;
-}
-
 const summary = (p: Project): ProjectSummary => ({
   id: p.id, name: p.name, workdir: p.workdir, status: p.status, description: p.description,
   created_at: p.created_at, sessions: p.sessions, sessions_count: p.sessions.length,
@@ -66,7 +35,7 @@ const summary = (p: Project): ProjectSummary => ({
  */
 export function createActions(options: ActionsOptions): Actions {
   const { dag, mirror } = options;
-  const needProjects = (): ProjectStore => options.projects ?? bad('this server has no project store');
+  const needProjects = (): ProjectStore => options.projects ?? invalidArgument('this server has no project store');
 
   const requireSession = async (sessionId: string) => {
     const s = await dag.getSession(sessionId);
@@ -75,7 +44,7 @@ export function createActions(options: ActionsOptions): Actions {
   };
 
   const history = async (params: unknown) => {
-    const p = object(params);
+    const p = paramsObject(params);
     const sessionId = idParam(p, 'session_id');
     const branch = optionalString(p, 'branch');
     await requireSession(sessionId);
@@ -87,7 +56,7 @@ export function createActions(options: ActionsOptions): Actions {
   };
 
   const checkout = async (params: unknown) => {
-    const p = object(params);
+    const p = paramsObject(params);
     const sessionId = idParam(p, 'session_id');
     const sha = shaParam(p, 'commit_sha');
     const branch = optionalString(p, 'branch');
@@ -115,16 +84,16 @@ export function createActions(options: ActionsOptions): Actions {
     git_checkout: checkout,
     git_session_checkout: checkout,
     async git_branches(params) {
-      const sessionId = idParam(object(params), 'session_id');
+      const sessionId = idParam(paramsObject(params), 'session_id');
       await requireSession(sessionId);
       return { session_id: sessionId, branches: await branchesOf(sessionId) };
     },
     async git_switch_branch(params) {
-      const p = object(params);
+      const p = paramsObject(params);
       const sessionId = idParam(p, 'session_id');
-      const branch = optionalString(p, 'branch') ?? bad('branch must be a non-empty string', { param: 'branch' });
+      const branch = optionalString(p, 'branch') ?? invalidArgument('branch must be a non-empty string', { param: 'branch' });
       await requireSession(sessionId);
-      const writer = options.writer ?? bad('this server cannot write the DAG (no writer)');
+      const writer = options.writer ?? invalidArgument('this server cannot write the DAG (no writer)');
       const target = (await mirror.branches(sessionId)).find((b) => b.name === branch);
       if (!target) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`, { sessionId, branch });
       const tip = (await mirror.log(sessionId, { branch }))[0];
@@ -145,7 +114,7 @@ export function createActions(options: ActionsOptions): Actions {
       return { projects: (await needProjects().listProjects()).map(summary) };
     },
     async project_detail(params) {
-      const projectId = idParam(object(params), 'project_id');
+      const projectId = idParam(paramsObject(params), 'project_id');
       const project = await needProjects().getProject(projectId);
       if (project === null) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`, { projectId });
       const details: SessionSummary[] = [];
@@ -156,8 +125,8 @@ export function createActions(options: ActionsOptions): Actions {
       return { ...summary(project), session_details: details };
     },
     async create_project(params) {
-      const p = object(params);
-      const name = typeof p.name === 'string' && p.name.trim() !== '' ? p.name : bad('name must be a non-empty string', { param: 'name' });
+      const p = paramsObject(params);
+      const name = typeof p.name === 'string' && p.name.trim() !== '' ? p.name : invalidArgument('name must be a non-empty string', { param: 'name' });
       const workdir = p.workdir;
       if (typeof workdir !== 'string' || !isAbsolutePath(workdir)) {
         throw new EntityGitError('INVALID_WORKDIR', `workdir must be an absolute path: ${JSON.stringify(workdir)}`, { workdir });
@@ -171,7 +140,7 @@ export function createActions(options: ActionsOptions): Actions {
       return summary((await store.getProject(project.id))!);
     },
     async add_session_to_project(params) {
-      const p = object(params);
+      const p = paramsObject(params);
       const projectId = idParam(p, 'project_id');
       const sessionId = idParam(p, 'session_id');
       await requireSession(sessionId);
@@ -187,7 +156,7 @@ export function createActions(options: ActionsOptions): Actions {
       const id = request && typeof request === 'object' && (typeof request.id === 'string' || typeof request.id === 'number') ? request.id : undefined;
       const envelope = <T extends ActionResponse>(r: T): T => (id === undefined ? r : { ...r, id });
       try {
-        if (!request || typeof request !== 'object' || typeof request.action !== 'string') bad('a request needs an action name');
+        if (!request || typeof request !== 'object' || typeof request.action !== 'string') invalidArgument('a request needs an action name');
         const fn = Object.prototype.hasOwnProperty.call(actions, request.action) ? (actions as Record<string, (p: unknown) => Promise<unknown>>)[request.action] : undefined;
         if (!fn) throw new EntityGitError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(request.action)}`, { action: request.action });
         return envelope({ ok: true, result: await fn(request.params) });

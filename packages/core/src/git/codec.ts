@@ -31,9 +31,8 @@ export function fromHex(hex: string): Uint8Array {
   return out;
 }
 
-export function sha1Hex(data: Uint8Array): string {
-  return sha1(data);
-}
+/** SHA-1 of `data` as 40 lowercase hex digits (the portable implementation). */
+export const sha1Hex: (data: Uint8Array) => string = sha1;
 
 /** Inputs up to this size are stored, not compressed, by the portable codec (see {@link storedZlib}). */
 const STORED_MAX = 4096;

@@ -276,8 +276,7 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
 
   async function status(repo: RepoState): Promise<ChangedPath[]> {
     const objects = new ObjectStore(store, repo.commonDir);
-    const config = await loadConfig(repo.commonDir, repo.gitdir);
-    const fileMode = configBool(config, 'core.filemode', true);
+    const fileMode = await fileModeOf(repo);
     const [{ index, mtime: indexStat }, head] = await Promise.all([readIndex(repo.gitdir).catch((err) => fail('read the index', err)), flatTree(objects, repo.head)]);
     const flags = new Map<string, { staged: boolean; unstaged: boolean; untracked: boolean; conflicted: boolean; submodule: boolean }>();
     const mark = (path: string, f: Partial<{ staged: boolean; unstaged: boolean; untracked: boolean; conflicted: boolean; submodule: boolean }>) => {
@@ -353,8 +352,7 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
   }
 
   async function hashPaths(repo: RepoState, paths: readonly string[]): Promise<FileState[]> {
-    const config = await loadConfig(repo.commonDir, repo.gitdir);
-    const fileMode = configBool(config, 'core.filemode', true);
+    const fileMode = await fileModeOf(repo);
     const out: FileState[] = [];
     for (const path of paths) out.push((await capture(repo.root, path, fileMode, undefined)).state);
     return out;
@@ -421,18 +419,14 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
 
   async function commit(repo: RepoState, req: CommitRequest): Promise<CommitDone | null> {
     if (repo.branch === null) throw new EntityGitError('PROJECT_GIT_ERROR', `[${ISO_GIT_ENGINE}] no branch to commit on (HEAD is detached)`);
+    const branch = repo.branch;
     const objects = new ObjectStore(store, repo.commonDir);
     const refs = new RefStore(store, repo.commonDir, USER_REF_OPTIONS);
-    const config = await loadConfig(repo.commonDir, repo.gitdir);
-    const fileMode = configBool(config, 'core.filemode', true);
-    const indexPath = joinPath(repo.gitdir, 'index');
-    const lockPath = `${indexPath}.lock`;
+    const fileMode = await fileModeOf(repo);
     // The index lock first, as git commit takes it: a user's git that holds it makes us wait, never the reverse.
-    await acquireLockFile(store, lockPath, '', { timeoutMs: lockTimeoutMs, staleMs: Number.POSITIVE_INFINITY });
-    let lockHeld = true;
-    try {
+    return underIndexLock(repo, async (writeIndex) => {
       const headNow = ((await readText(joinPath(repo.gitdir, 'HEAD'))) ?? '').trim();
-      if (headNow !== `ref: ${repo.branch}`) throw new EntityGitError('REF_CONFLICT', `[${ISO_GIT_ENGINE}] HEAD no longer names ${repo.branch}`, { branch: repo.branch });
+      if (headNow !== `ref: ${branch}`) throw new EntityGitError('REF_CONFLICT', `[${ISO_GIT_ENGINE}] HEAD no longer names ${branch}`, { branch });
       const { index, mtime: indexStat } = await readIndex(repo.gitdir);
       const indexModes = new Map(index.entries.filter((e) => e.stage === 0).map((e) => [e.path, e.mode]));
       const captured: Array<{ state: FileState; st: StorageStat | null; data: Uint8Array | null }> = [];
@@ -452,20 +446,16 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       if (tree === (headTree ?? EMPTY_TREE)) return null;
       const commitId = await objects.write('commit', buildCommit({ tree, parents: repo.head === null ? [] : [repo.head], author: req.author, committer: req.committer, message: req.message }));
       const who = { name: req.committer.name, email: req.committer.email };
-      if (req.beforeBranchMoves) await req.beforeBranchMoves({ commit: commitId, parent: repo.head, branch: repo.branch, paths: [...req.paths].sort() });
-      await refs.update(repo.branch, commitId, { old: repo.head, reflog: { who, message: req.reflogMessage, alsoHead: !repo.linkedWorktree } });
+      if (req.beforeBranchMoves) await req.beforeBranchMoves({ commit: commitId, parent: repo.head, branch, paths: [...req.paths].sort() });
+      await refs.update(branch, commitId, { old: repo.head, reflog: { who, message: req.reflogMessage, alsoHead: !repo.linkedWorktree } });
       if (repo.linkedWorktree) {
         const line = `${repo.head ?? ZERO_OID} ${commitId} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${req.reflogMessage.replace(/\n/g, ' ')}\n`;
         await store.append(joinPath(repo.gitdir, 'logs', 'HEAD'), line);
       }
-      await fs.writeFile(lockPath, writeWorkIndex(nextIndex(index, indexStat, captured), codec));
-      await fs.rename(lockPath, indexPath);
-      lockHeld = false;
+      await writeIndex(nextIndex(index, indexStat, captured));
       const entries = captured.map((c) => c.state);
-      return { commit: commitId, tree, parent: repo.head, branch: repo.branch, entries };
-    } finally {
-      if (lockHeld) await store.remove(lockPath);
-    }
+      return { commit: commitId, tree, parent: repo.head, branch, entries };
+    });
   }
 
   async function treeEntries(repo: RepoState, commit: string | null, paths: readonly string[]): Promise<FileState[]> {
@@ -497,13 +487,8 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
   }
 
   async function updateIndex(repo: RepoState, updates: readonly IndexUpdate[]): Promise<Array<FileState | null>> {
-    const config = await loadConfig(repo.commonDir, repo.gitdir);
-    const fileMode = configBool(config, 'core.filemode', true);
-    const indexPath = joinPath(repo.gitdir, 'index');
-    const lockPath = `${indexPath}.lock`;
-    await acquireLockFile(store, lockPath, '', { timeoutMs: lockTimeoutMs, staleMs: Number.POSITIVE_INFINITY });
-    let lockHeld = true;
-    try {
+    const fileMode = await fileModeOf(repo);
+    return underIndexLock(repo, async (writeIndex) => {
       const { index, mtime: indexStat } = await readIndex(repo.gitdir);
       const found = updates.map((u): FileState | null => {
         const at = index.entries.filter((e) => e.path === u.path);
@@ -520,12 +505,34 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
         const c = u.entry.oid === null ? null : await capture(repo.root, u.path, fileMode, parseInt(u.entry.mode!, 8));
         set.push({ state: u.entry, st: c !== null && c.state.oid === u.entry.oid && c.state.mode === u.entry.mode ? c.st : null });
       }
-      await fs.writeFile(lockPath, writeWorkIndex(nextIndex(index, indexStat, set), codec));
-      await fs.rename(lockPath, indexPath);
-      lockHeld = false;
+      await writeIndex(nextIndex(index, indexStat, set));
       return found;
+    });
+  }
+
+  /** `core.filemode` of the repository (whether the executable bit is tracked). */
+  async function fileModeOf(repo: RepoState): Promise<boolean> {
+    return configBool(await loadConfig(repo.commonDir, repo.gitdir), 'core.filemode', true);
+  }
+
+  /**
+   * Run `fn` holding the repository's `index.lock` — waited for while someone else holds it, never
+   * taken over. `fn` writes the new index through `writeIndex` (renamed over the index); a lock it
+   * did not turn into the index is removed.
+   */
+  async function underIndexLock<T>(repo: RepoState, fn: (writeIndex: (index: WorkIndex) => Promise<void>) => Promise<T>): Promise<T> {
+    const indexPath = joinPath(repo.gitdir, 'index');
+    const lockPath = `${indexPath}.lock`;
+    await acquireLockFile(store, lockPath, '', { timeoutMs: lockTimeoutMs, staleMs: Number.POSITIVE_INFINITY });
+    let held = true;
+    try {
+      return await fn(async (index) => {
+        await fs.writeFile(lockPath, writeWorkIndex(index, codec));
+        await fs.rename(lockPath, indexPath);
+        held = false;
+      });
     } finally {
-      if (lockHeld) await store.remove(lockPath);
+      if (held) await store.remove(lockPath);
     }
   }
 
