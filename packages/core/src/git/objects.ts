@@ -1,7 +1,7 @@
 import { readObject } from 'isomorphic-git';
 import { EntityGitError, fsErrorCode } from '../errors.js';
 import { fromUtf8, joinPath, uniqueSuffix, utf8, type Store } from '../storage/store.js';
-import { fromHex, sha1Hex, toHex } from './codec.js';
+import { fromHex, sha1Hex, storedZlib, toHex } from './codec.js';
 import { PackCache, UnsupportedPack } from './pack-reader.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
@@ -254,6 +254,9 @@ function packsOf(store: Store): PackCache {
   return cache;
 }
 
+/** A framed object whose header says `tree`. */
+const isTree = (raw: Uint8Array): boolean => raw[0] === 0x74 && raw[1] === 0x72 && raw[2] === 0x65 && raw[3] === 0x65 && raw[4] === 0x20;
+
 export class ObjectStore {
   private readonly isoFs: { promises: unknown };
   private isoCache: object = {};
@@ -289,7 +292,11 @@ export class ObjectStore {
     const existing = await this.store.read(path);
     if (existing !== null && this.intact(existing, oid)) return oid;
     const dir = joinPath(this.gitdir, 'objects', oid.slice(0, 2));
-    await this.store.writeAtomic(path, this.store.codec.deflate(raw), joinPath(dir, `tmp_obj_${uniqueSuffix()}`));
+    // A tree is stored, not compressed: it is mostly object ids, which do not compress, and the
+    // flat messages/ tree, tens of kilobytes rewritten every turn, cost more to deflate than all
+    // the rest of the turn's objects. Packing compresses it (as a delta of the previous tree).
+    const deflated = isTree(raw) ? storedZlib(raw) : this.store.codec.deflate(raw);
+    await this.store.writeAtomic(path, deflated, joinPath(dir, `tmp_obj_${uniqueSuffix()}`));
     this.written++;
     return oid;
   }
