@@ -1,6 +1,6 @@
 import { MemoryDag, SEGMENT_BYTES, type DagNode } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
-import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
@@ -64,5 +64,37 @@ describe('the mirror\'s state log, in segments', () => {
     expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
+  it('reads the log only up to its last whole summary: a crash that tore an append loses nothing, and a turn writes no other state file', async () => {
+    const { dag, root, dir, nodes } = await grownSession(3);
+    const state = join(dir, '.git', 'entity-git');
+    const header = readFileSync(join(state, 'state.json'));
+    const log = join(state, 'state.jsonl');
+    const lines = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ h: { lastSeq: nodes, nodes, tips: { main: git(dir, 'rev-parse', 'main').trim() } } });
+    // A torn append: whole records, then a summary cut short. Were the deletion read, the node
+    // count would disagree and the whole DAG be read again.
+    appendFileSync(log, '\n{"d":"node-00001-xxxxxxxxxxxxxxxxxxxxxxxx"}\n{"h":{"lastSeq":99,"tips":{}');
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
+    // Only records, no summary at all: nothing to trust, rebuilt from the DAG with the same ids.
+    const tips = git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
+    writeFileSync(log, `${lines.slice(0, -1).join('\n')}\n`);
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ commitsWritten: 0, nodesRead: nodes });
+    expect(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(tips);
+    // A turn appends to the log; the header (config, sealed segments) is not rewritten.
+    const mirror = createNodeMirror({ dag, root });
+    await mirror.sync('s');
+    const headerAt = statSync(join(state, 'state.json'), { bigint: true });
+    const before = statSync(log).size;
+    for (const [i, role] of (['user', 'assistant'] as const).entries()) {
+      await dag.addNode({ id: `late-${i}`, session_id: 's', seq: nodes + i + 1, role, content: role, predecessor: i === 0 ? `node-${String(nodes).padStart(5, '0')}-${'x'.repeat(24)}` : 'late-0', caller: null, created_at: 1779600000 + i, metadata: null });
+    }
+    expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 1 });
+    const headerAfter = statSync(join(state, 'state.json'), { bigint: true });
+    expect([headerAfter.ino, headerAfter.mtimeNs]).toEqual([headerAt.ino, headerAt.mtimeNs]);
+    expect(statSync(log).size).toBeGreaterThan(before);
+    expect(readFileSync(join(state, 'state.json')).equals(header)).toBe(true);
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
   });
 });

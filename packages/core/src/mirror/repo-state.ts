@@ -13,8 +13,10 @@ export interface Known extends NodeFacts {
 
 /**
  * What the mirror remembers of a repository between syncs. Kept in memory per repository and
- * on disk as a small header (`state.json`) plus an append-only log of records (`state.jsonl`),
- * so a turn appends a few lines instead of rewriting every node. The log is cut into segments:
+ * on disk as an append-only log of records (`state.jsonl`) and a small header (`state.json`:
+ * the config and the sealed segments), so a turn appends a few lines and writes nothing else.
+ * Each append ends with a summary record (tips, head, last seq, counts): the log holds what
+ * precedes its last whole summary, so a torn append is not read. The log is cut into segments:
  * once the live one passes {@link SEGMENT_BYTES} it is sealed (`state.<k>.jsonl`) and a new one
  * begins, so an append never rewrites more than a segment where appending means rewriting
  * (IndexedDB). Only a cache: it is checked against the refs before use and rebuilt from the DAG
@@ -33,6 +35,20 @@ export interface LiveState {
   unsettled?: Set<string>;
   /** Bytes of each sealed segment of the log, oldest first. */
   sealed?: number[];
+  /** The config the header on disk was written under. */
+  config?: string;
+}
+
+/** The records of a segment's lines; a line a crash tore does not parse and is left out. */
+function parseLines(text: string, into: Record_[]): void {
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      into.push(JSON.parse(line) as Record_);
+    } catch {
+      // the torn tail of a crashed append: the next append started a new line
+    }
+  }
 }
 
 /** What changed during a sync, to append to the log. */
@@ -42,22 +58,24 @@ export interface StateDelta {
   memo: string[];
 }
 
+/** Rewritten only when the log is rewritten or a segment is sealed, not every turn. */
 interface Header {
-  v: 2;
+  v: 3;
   config: string;
+  /** Bytes of each sealed segment, `state.0.jsonl` first (absent: none). */
+  sealed?: number[];
+}
+
+/** The last record of every append: the state the records before it add up to. */
+interface Summary {
   lastSeq: number;
   tips: Record<string, string>;
   head: string | null;
-  /** Bytes of the live segment (`state.jsonl`) that hold records. */
-  bytes: number;
-  /** Bytes of each sealed segment, `state.0.jsonl` first (absent: none). */
-  sealed?: number[];
-  records: number;
   nodes: number;
   memo: number;
 }
 
-type Record_ = { n: Known } | { d: string } | { c: [string, string] };
+type Record_ = { n: Known } | { d: string } | { c: [string, string] } | { h: Summary };
 
 const HEADER = 'entity-git/state.json';
 const LOG = 'entity-git/state.jsonl';
@@ -114,52 +132,60 @@ export class StateCache {
     } catch {
       return null;
     }
-    if (header.v !== 2 || header.config !== config) return null;
+    if (header.v !== 3 || header.config !== config) return null;
     const sealed = Array.isArray(header.sealed) ? header.sealed : [];
-    const segments: { path: string; bytes: number }[] = [
-      ...sealed.map((bytes, k) => ({ path: sealedLog(k), bytes })),
-      { path: LOG, bytes: header.bytes },
-    ];
+    const decoder = new TextDecoder();
+    const records: Record_[] = [];
+    for (const [k, bytes] of sealed.entries()) {
+      const log = await this.store.read(joinPath(gitdir, sealedLog(k)));
+      if (typeof bytes !== 'number' || log === null || log.length !== bytes) return null;
+      parseLines(decoder.decode(log), records);
+    }
+    // No live segment: none begun since the last seal.
+    const live = await this.store.read(joinPath(gitdir, LOG));
+    if (live !== null) parseLines(decoder.decode(live), records);
+    let last = records.length - 1;
+    while (last >= 0 && !('h' in records[last]!)) last--;
+    if (last < 0) return null;
     const known = new Map<string, Known>();
     const memo = new Map<string, string>();
-    let records = 0;
-    const decoder = new TextDecoder();
-    for (const segment of segments) {
-      const log = await this.store.read(joinPath(gitdir, segment.path));
-      if (typeof segment.bytes !== 'number' || log === null || log.length < segment.bytes) return null;
-      for (const line of decoder.decode(log.subarray(0, segment.bytes)).split('\n')) {
-        if (line === '') continue;
-        let r: Record_;
-        try {
-          r = JSON.parse(line) as Record_;
-        } catch {
-          continue; // the torn tail of a crashed append: the next append started a new line
-        }
-        records++;
-        if ('n' in r) known.set(r.n.id, r.n);
-        else if ('d' in r) known.delete(r.d);
-        else memo.set(r.c[0], r.c[1]);
-      }
+    for (let i = 0; i < last; i++) {
+      const r = records[i]!;
+      if ('n' in r) known.set(r.n.id, r.n);
+      else if ('d' in r) known.delete(r.d);
+      else if ('c' in r) memo.set(r.c[0], r.c[1]);
     }
-    if (known.size !== header.nodes || memo.size !== header.memo) return null;
-    return { lastSeq: header.lastSeq, tips: header.tips, head: header.head, known, memo, records, sealed };
+    const h = (records[last] as { h: Summary }).h;
+    if (known.size !== h.nodes || memo.size !== h.memo) return null;
+    return { lastSeq: h.lastSeq, tips: h.tips, head: h.head, known, memo, records: last + 1, sealed, config };
   }
 
   /** Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew). */
   async save(gitdir: string, state: LiveState, delta: StateDelta | null, config: string): Promise<void> {
     const logPath = joinPath(gitdir, LOG);
     const live = state.known.size + state.memo.size;
-    let bytes: number;
-    const sealedBefore = state.sealed ?? [];
-    if (delta === null || state.records > 2 * live + 1000) {
+    const summary = (): string => JSON.stringify({ h: { lastSeq: state.lastSeq, tips: state.tips, head: state.head, nodes: state.known.size, memo: state.memo.size } satisfies Summary });
+    const writeHeader = async (sealed: number[]) => {
+      const header: Header = { v: 3, config };
+      if (sealed.length > 0) header.sealed = sealed;
+      await this.store.writeAtomic(joinPath(gitdir, HEADER), JSON.stringify(header));
+    };
+    if (delta === null || state.records > 2 * live + 1000 || state.config !== config) {
       const lines: string[] = [];
       for (const n of state.known.values()) lines.push(JSON.stringify({ n }));
       for (const c of state.memo) lines.push(JSON.stringify({ c }));
-      const text = lines.length ? `${lines.join('\n')}\n` : '';
-      await this.store.writeAtomic(logPath, text);
-      bytes = new TextEncoder().encode(text).length;
+      lines.push(summary());
+      // The log first, then the header that names no sealed segment: a crash between the two
+      // leaves the old segments before the new log, whose counts then disagree (rebuilt).
+      await this.store.writeAtomic(logPath, `${lines.join('\n')}\n`);
+      await writeHeader([]);
       state.records = lines.length;
       state.sealed = [];
+      state.config = config;
+      // Sealed segments are left behind only until the header no longer names them (also those
+      // of a state that was not trusted, whose segments this one never knew).
+      const dir = joinPath(gitdir, 'entity-git');
+      for (const name of await this.store.readdir(dir)) if (/^state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(dir, name));
     } else {
       const lines: string[] = [];
       for (const id of delta.nodes) {
@@ -168,38 +194,25 @@ export class StateCache {
       }
       for (const id of delta.deleted) lines.push(JSON.stringify({ d: id }));
       for (const key of delta.memo) lines.push(JSON.stringify({ c: [key, state.memo.get(key)] }));
-      if (lines.length > 0) {
-        // Leading newline: ends a line torn by a crash, so it cannot swallow these records.
-        await this.store.append(logPath, `\n${lines.join('\n')}\n`);
-        state.records += lines.length;
-      }
-      const st = await this.store.lstat(logPath);
-      bytes = st?.size ?? 0;
+      lines.push(summary());
+      // Leading newline: ends a line torn by a crash, so it cannot swallow these records.
+      const text = `\n${lines.join('\n')}\n`;
+      await this.store.append(logPath, text);
+      state.records += lines.length;
+      const bytes = (await this.store.lstat(logPath))?.size ?? 0;
       if (bytes >= SEGMENT_BYTES) {
-        // Sealed: the next append starts a new live segment. A crash before the header names
-        // it leaves a header whose live segment is gone: not trusted, rebuilt from the DAG.
-        const sealed = [...sealedBefore, bytes];
+        // Sealed: the header names the segment before the rename makes it, so a crash between
+        // the two leaves a header naming a segment that is not there (not trusted, rebuilt).
+        const sealed = [...(state.sealed ?? []), bytes];
         const to = joinPath(gitdir, sealedLog(sealed.length - 1));
+        await writeHeader(sealed);
         try {
           await this.store.fs.rename(logPath, to);
         } catch (err) {
           throw this.store.wrap(err, 'rename', to);
         }
         state.sealed = sealed;
-        bytes = 0;
       }
-    }
-    const header: Header = {
-      v: 2, config, lastSeq: state.lastSeq, tips: state.tips, head: state.head,
-      bytes, records: state.records, nodes: state.known.size, memo: state.memo.size,
-    };
-    if (state.sealed && state.sealed.length > 0) header.sealed = state.sealed;
-    await this.store.writeAtomic(joinPath(gitdir, HEADER), JSON.stringify(header));
-    // A rewrite leaves sealed segments behind only until the header no longer names them (also
-    // those of a state that was not trusted, whose segments this one never knew).
-    if (state.sealed?.length === 0) {
-      const dir = joinPath(gitdir, 'entity-git');
-      for (const name of await this.store.readdir(dir)) if (/^state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(dir, name));
     }
     remember(this.live, gitdir, { state, config }, LIVE_STATES);
   }
