@@ -154,6 +154,21 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
       }
     },
     appendFile: async (path: string, data: Uint8Array | string) => fss.appendFileSync(path, data),
+    async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
+      const fd = fss.openSync(path, 'r');
+      try {
+        const out = Buffer.allocUnsafe(Math.max(0, end - start));
+        let got = 0;
+        while (got < out.length) {
+          const n = fss.readSync(fd, out, got, out.length - got, start + got);
+          if (n === 0) break;
+          got += n;
+        }
+        return got === out.length ? out : out.subarray(0, got);
+      } finally {
+        fss.closeSync(fd);
+      }
+    },
     async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
       const deadline = Date.now() + opts.syncLockTimeoutMs;
       const attempt = async () => {

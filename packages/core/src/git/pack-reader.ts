@@ -11,7 +11,58 @@ const REF_DELTA = 7;
 /** Thrown for a pack this reader does not take (the caller falls back to another reader). */
 export class UnsupportedPack extends Error {}
 
-/** A pack and its version-2 index, in memory. */
+/** Bytes of a pack read in blocks of this size, where the storage reads ranges. */
+const BLOCK = 256 << 10;
+/** Blocks a pack keeps (the most recently used). */
+const BLOCKS = 128;
+
+/**
+ * The bytes of a pack file: read whole, or — where the storage reads ranges — by the blocks a
+ * read needs, so opening an early turn of a long session does not read all of its pack.
+ */
+class PackBytes {
+  private readonly blocks = new Map<number, Uint8Array>();
+
+  private constructor(private readonly store: Store, private readonly path: string, readonly size: number, private readonly whole: Uint8Array | null) {}
+
+  static async open(store: Store, path: string, size: number): Promise<PackBytes | null> {
+    if (!store.readsRanges) {
+      const whole = await store.read(path);
+      return whole === null ? null : new PackBytes(store, path, whole.length, whole);
+    }
+    return new PackBytes(store, path, size, null);
+  }
+
+  /** Bytes `start` to `end` (fewer past the end of the pack). */
+  async range(start: number, end: number): Promise<Uint8Array> {
+    end = Math.min(end, this.size);
+    if (this.whole !== null) return this.whole.subarray(start, end);
+    const first = Math.floor(start / BLOCK);
+    const last = Math.floor((end - 1) / BLOCK);
+    if (first === last) return (await this.block(first)).subarray(start - first * BLOCK, end - first * BLOCK);
+    // An object over several blocks: read at once, not kept (large outputs are read once).
+    const bytes = await this.store.readRange(this.path, start, end);
+    if (bytes === null || bytes.length !== end - start) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the pack is shorter than its index says`);
+    return bytes;
+  }
+
+  private async block(k: number): Promise<Uint8Array> {
+    let b = this.blocks.get(k);
+    if (b !== undefined) {
+      this.blocks.delete(k);
+      this.blocks.set(k, b);
+      return b;
+    }
+    const read = await this.store.readRange(this.path, k * BLOCK, Math.min(this.size, (k + 1) * BLOCK));
+    if (read === null) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the pack is gone`);
+    b = read;
+    this.blocks.set(k, b);
+    while (this.blocks.size > BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
+    return b;
+  }
+}
+
+/** A pack and its version-2 index (in memory), and the pack's bytes. */
 class LoadedPack {
   private readonly count: number;
   private readonly names: number;
@@ -22,14 +73,14 @@ class LoadedPack {
   /** Every entry's offset, ascending (built on first use): an entry ends where the next begins. */
   private offsets: Float64Array | null = null;
 
-  constructor(readonly path: string, private readonly idx: Uint8Array, private readonly pack: Uint8Array, private readonly store: Store) {
+  constructor(readonly path: string, private readonly idx: Uint8Array, private readonly pack: PackBytes, head: Uint8Array, private readonly store: Store) {
     if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) throw new UnsupportedPack(`${path}: not a version-2 index`);
     this.view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
     if (this.view.getUint32(4) !== 2) throw new UnsupportedPack(`${path}: index version ${this.view.getUint32(4)}`);
     this.count = this.view.getUint32(8 + 255 * 4);
     this.names = 8 + 1024;
     if (idx.length < this.names + this.count * 28 + 40) throw new EntityGitError('OBJECT_CORRUPT', `${path}: the index is truncated`);
-    if (pack.length < 32 || pack[0] !== 0x50 || pack[1] !== 0x41 || pack[2] !== 0x43 || pack[3] !== 0x4b) throw new EntityGitError('OBJECT_CORRUPT', `${path}: not a pack`);
+    if (pack.size < 32 || head[0] !== 0x50 || head[1] !== 0x41 || head[2] !== 0x43 || head[3] !== 0x4b) throw new EntityGitError('OBJECT_CORRUPT', `${path}: not a pack`);
   }
 
   /** The offset of `oid` in the pack, or -1. */
@@ -78,7 +129,7 @@ class LoadedPack {
       if (all[mid]! <= offset) lo = mid + 1;
       else hi = mid;
     }
-    return lo < all.length ? all[lo]! : this.pack.length - 20;
+    return lo < all.length ? all[lo]! : this.pack.size - 20;
   }
 
   /** The object at `offset`, deltas applied. `outside` reads a REF_DELTA base from elsewhere. */
@@ -86,9 +137,10 @@ class LoadedPack {
     const cached = this.bases.get(offset);
     if (cached) return cached;
     if (depth > 10_000) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a delta chain that does not end`);
-    const b = this.pack;
-    let p = offset;
-    if (p >= b.length - 20) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: offset ${offset} is past the end`);
+    if (offset >= this.pack.size - 20) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: offset ${offset} is past the end`);
+    // The entry's own bytes: its header, then its zlib stream up to where the next entry begins.
+    const b = await this.pack.range(offset, this.endOf(offset));
+    let p = 0;
     let c = b[p++]!;
     const code = (c >> 4) & 7;
     let size = c & 15;
@@ -115,7 +167,7 @@ class LoadedPack {
     }
     let data: Uint8Array;
     try {
-      data = this.store.codec.inflate(b.subarray(p, this.endOf(offset)));
+      data = this.store.codec.inflate(b.subarray(p));
     } catch (err) {
       throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} does not inflate`, {}, { cause: err });
     }
@@ -205,9 +257,10 @@ export class PackCache {
     const st = await this.store.lstat(packPath);
     if (st === null) return null;
     const id = packId(st);
-    const [idx, pack] = [await this.store.read(path), await this.store.read(packPath)];
+    const idx = await this.store.read(path);
+    const pack = idx === null ? null : await PackBytes.open(this.store, packPath, st.size);
     if (idx === null || pack === null) return null;
-    const loaded = new LoadedPack(packPath, idx, pack, this.store);
+    const loaded = new LoadedPack(packPath, idx, pack, await pack.range(0, 12), this.store);
     this.packs.set(path, { id, pack: loaded });
     while (this.packs.size > this.maxPacks) this.packs.delete(this.packs.keys().next().value as string);
     return loaded;

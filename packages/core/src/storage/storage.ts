@@ -56,6 +56,11 @@ export interface Storage {
    * which is only safe under {@link Storage.withLock}.
    */
   createExclusive?(path: string, data: Uint8Array | string): Promise<boolean>;
+  /**
+   * Bytes `start` to `end` of a file (fewer at its end), or null when it does not exist: a pack
+   * is read by the parts a read needs. Default: none, and packs are read whole.
+   */
+  readRange?(path: string, start: number, end: number): Promise<Uint8Array | null>;
   /** Append to a file, creating it (reflogs). Default: read, concatenate, write. */
   appendFile?(path: string, data: Uint8Array | string): Promise<void>;
   /**

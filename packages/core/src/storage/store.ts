@@ -55,6 +55,22 @@ export class Store {
     }
   }
 
+  /** Whether {@link readRange} reads part of a file (else a caller reads the whole). */
+  get readsRanges(): boolean {
+    return this.storage.readRange !== undefined;
+  }
+
+  /** Bytes `start` to `end` of the file (fewer at its end), or null when it does not exist. */
+  async readRange(path: string, start: number, end: number): Promise<Uint8Array | null> {
+    if (this.storage.readRange === undefined) return (await this.read(path))?.subarray(start, end) ?? null;
+    try {
+      return await this.storage.readRange(path, start, end);
+    } catch (err) {
+      if (fsErrorCode(err) === 'ENOENT' || fsErrorCode(err) === 'ENOTDIR') return null;
+      throw this.wrap(err, 'read', path);
+    }
+  }
+
   async readText(path: string): Promise<string | null> {
     const b = await this.read(path);
     return b === null ? null : fromUtf8(b);
