@@ -16,9 +16,10 @@ export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from '
 export { ObjectStore, buildTree, parseTree, buildCommit, parseCommit, frame, gitBlobId, isOid, type TreeEntry, type Identity, type ObjectType, type ParsedCommit } from './git/objects.js';
 export { RefStore, acquireLockFile, ZERO_OID } from './git/refs.js';
 export { packRepository, prefixSuffixDelta, type PackReport } from './git/pack-writer.js';
-export { buildIndex, parseIndex, entryFromStat, type IndexEntry } from './git/index-file.js';
+export { buildIndex, buildSplitIndex, parseIndex, readIndex, entryFromStat, type IndexEntry, type SharedIndex } from './git/index-file.js';
 export type { Mirror, SyncResult, CommitInfo, BranchInfo, TurnView, VerifyReport, Difference, DifferenceKind } from './mirror/mirror.js';
-export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, type MirrorOptions, type Layout } from './mirror/session-mirror.js';
+export { buildCommitGraph, CommitGraph, COMMIT_GRAPH_PATH, writeCommitGraph, type GraphCommit } from './git/commit-graph.js';
+export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, SPLIT_MIN, type MirrorOptions, type Layout } from './mirror/session-mirror.js';
 export { SEGMENT_BYTES } from './mirror/repo-state.js';
 export type { SyncOptions } from './mirror/mirror.js';
 export { createMirrorService, type MirrorService, type MirrorServiceOptions, type TurnReport, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';

@@ -54,14 +54,16 @@ export function nativeRepack(options: NativeRepackOptions = {}): (gitdir: string
   return async (gitdir) => {
     const before = new Set(packs(gitdir));
     const looseBefore = looseCount(gitdir);
-    const args = ['repack', '-d', '-q', '--no-write-bitmap-index'];
-    if (before.size >= maxPacks) args.splice(1, 0, '-a');
-    await new Promise<void>((resolve, reject) => {
+    const git = (args: string[]) => new Promise<void>((resolve, reject) => {
       execFile(gitPath, args, { cwd: gitdir, env: { ...process.env, GIT_DIR: gitdir, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, windowsHide: true, maxBuffer: 1 << 24 }, (err, _out, stderr) => {
-        if (err) reject(new EntityGitError('STORAGE_ERROR', `git repack in ${gitdir} failed: ${String(stderr).trim() || err.message}`, { gitdir }, { cause: err }));
+        if (err) reject(new EntityGitError('STORAGE_ERROR', `git ${args[0]} in ${gitdir} failed: ${String(stderr).trim() || err.message}`, { gitdir }, { cause: err }));
         else resolve();
       });
     });
+    await git(['repack', ...(before.size >= maxPacks ? ['-a'] : []), '-d', '-q', '--no-write-bitmap-index']);
+    // The commit-graph too (git gc writes one; repack does not): native git's log and
+    // reachability use it, and so does the mirror's replay to place a commit on its branch.
+    await git(['commit-graph', 'write', '--reachable', '--no-progress']);
     const made = packs(gitdir).filter((p) => !before.has(p));
     const pack = made.length > 0 ? join(gitdir, 'objects', 'pack', made.at(-1)!) : null;
     return {

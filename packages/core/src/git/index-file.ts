@@ -1,6 +1,6 @@
 import { EntityGitError } from '../errors.js';
 import type { StorageStat } from '../storage/storage.js';
-import { fromUtf8, utf8 } from '../storage/store.js';
+import { fromUtf8, joinPath, utf8, type Store } from '../storage/store.js';
 import type { Codec } from './codec.js';
 import { fromHex, toHex } from './codec.js';
 
@@ -75,6 +75,28 @@ function encodeEntry(e: IndexEntry): Encoded {
 
 /** Index file (version 2) bytes for `entries`, sorted by path as git requires, with the checksum. */
 export function buildIndex(entries: readonly IndexEntry[], codec: Codec): Uint8Array {
+  return build(entries, codec, null);
+}
+
+/**
+ * A split index (git's `link` extension): `entries` are the ones the shared index
+ * `sharedindex.<shared>` lacks; none of its entries is deleted or replaced. Git reads the two as
+ * one index, and a git command that changes an entry writes it back whole.
+ */
+export function buildSplitIndex(entries: readonly IndexEntry[], shared: string, codec: Codec): Uint8Array {
+  const link = new Uint8Array(8 + 20 + 2 * EMPTY_EWAH.length);
+  link.set(utf8('link'), 0);
+  new DataView(link.buffer).setUint32(4, link.length - 8);
+  link.set(fromHex(shared), 8);
+  link.set(EMPTY_EWAH, 28);
+  link.set(EMPTY_EWAH, 28 + EMPTY_EWAH.length);
+  return build(entries, codec, link);
+}
+
+/** An EWAH bitmap with no bit set, as git serializes one: no bits, one empty marker word, its position. */
+const EMPTY_EWAH = new Uint8Array([0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+
+function build(entries: readonly IndexEntry[], codec: Codec, extension: Uint8Array | null): Uint8Array {
   const enc = entries.map(encodeEntry);
   let ascii = true;
   let sorted = true;
@@ -93,6 +115,7 @@ export function buildIndex(entries: readonly IndexEntry[], codec: Codec): Uint8A
   }
   let size = 12;
   for (const { bytes } of order) size += bytes.length;
+  if (extension) size += extension.length;
   const out = new Uint8Array(size + 20);
   const view = new DataView(out.buffer);
   out.set(utf8('DIRC'), 0);
@@ -103,15 +126,79 @@ export function buildIndex(entries: readonly IndexEntry[], codec: Codec): Uint8A
     out.set(bytes, at);
     at += bytes.length;
   }
+  if (extension) out.set(extension, at);
   out.set(fromHex(codec.sha1(out.subarray(0, size))), size);
   return out;
 }
 
+/** The split-index `link` extension of an index: its shared index, and which of its entries go. */
+interface Link {
+  shared: string;
+  deleted: number[];
+  replaced: number[];
+}
+
 /**
- * Parse an index written by git or by us (versions 2 and 3; extensions are skipped). Throws
- * `REPO_CORRUPT` for anything else, which makes the caller rebuild the working tree.
+ * Parse an index written by git or by us (versions 2 and 3; extensions other than `link` are
+ * skipped). Throws `REPO_CORRUPT` for anything else, which makes the caller rebuild the working
+ * tree, and for a split index, whose entries are in two files: read those with {@link readIndex}.
  */
 export function parseIndex(data: Uint8Array, codec: Codec): IndexEntry[] {
+  const { entries, link } = parseParts(data, codec);
+  if (link !== null) throw new EntityGitError('REPO_CORRUPT', 'the index is split (it names a shared index): read it with readIndex');
+  return entries;
+}
+
+/** A shared index (`sharedindex.<oid>`) and the entry objects of the index taken from it. */
+export interface SharedIndex {
+  oid: string;
+  members: ReadonlySet<IndexEntry>;
+}
+
+/**
+ * The entries of `gitdir`'s index (null: there is none), a split index merged with its shared
+ * index; `shared` is that shared index when none of its entries was deleted or replaced. Throws
+ * `REPO_CORRUPT` when either file cannot be read as git would.
+ */
+export async function readIndex(store: Store, gitdir: string, data?: Uint8Array | null): Promise<{ entries: IndexEntry[]; shared: SharedIndex | null } | null> {
+  const bytes = data === undefined ? await store.read(joinPath(gitdir, 'index')) : data;
+  if (bytes === null) return null;
+  const { entries, link } = parseParts(bytes, store.codec);
+  if (link === null) return { entries, shared: null };
+  const sharedData = await store.read(joinPath(gitdir, `sharedindex.${link.shared}`));
+  if (sharedData === null) throw new EntityGitError('REPO_CORRUPT', `the index names a shared index that is missing: sharedindex.${link.shared}`);
+  const base = parseParts(sharedData, store.codec);
+  if (base.link !== null || toHex(sharedData.subarray(sharedData.length - 20)) !== link.shared) {
+    throw new EntityGitError('REPO_CORRUPT', `sharedindex.${link.shared} is not the shared index its name says`);
+  }
+  const deleted = new Set(link.deleted);
+  const replaced = new Map<number, IndexEntry>();
+  let r = 0;
+  for (const at of link.replaced) {
+    const e = entries[r++];
+    const from = base.entries[at];
+    if (e === undefined || from === undefined) throw new EntityGitError('REPO_CORRUPT', 'the split index replaces entries it does not hold');
+    replaced.set(at, e.path === '' ? { ...e, path: from.path } : e);
+  }
+  const merged: IndexEntry[] = [];
+  const members = new Set<IndexEntry>();
+  base.entries.forEach((e, i) => {
+    if (deleted.has(i)) return;
+    const instead = replaced.get(i);
+    if (instead) merged.push(instead);
+    else {
+      merged.push(e);
+      members.add(e);
+    }
+  });
+  const added = entries.slice(r);
+  if (added.some((e) => e.path === '')) throw new EntityGitError('REPO_CORRUPT', 'an entry of the split index has no path');
+  merged.push(...added);
+  if (added.length > 0) merged.sort((a, b) => compareBytes(utf8(a.path), utf8(b.path)));
+  return { entries: merged, shared: deleted.size === 0 && replaced.size === 0 ? { oid: link.shared, members } : null };
+}
+
+function parseParts(data: Uint8Array, codec: Codec): { entries: IndexEntry[]; link: Link | null } {
   const bad = (why: string): never => {
     throw new EntityGitError('REPO_CORRUPT', `the index cannot be read: ${why}`);
   };
@@ -138,5 +225,59 @@ export function parseIndex(data: Uint8Array, codec: Codec): IndexEntry[] {
     });
     at += Math.ceil((end - at + 1) / 8) * 8;
   }
-  return entries;
+  let link: Link | null = null;
+  const end = data.length - 20;
+  while (at + 8 <= end) {
+    const size = view.getUint32(at + 4);
+    if (at + 8 + size > end) bad('truncated extension');
+    if (fromUtf8(data.subarray(at, at + 4)) === 'link') {
+      if (size < 20) bad('link extension too short');
+      const body = data.subarray(at + 8, at + 8 + size);
+      const deleted: number[] = [];
+      const replaced: number[] = [];
+      if (size > 20) {
+        const next = ewahBits(body, 20, deleted, bad);
+        if (ewahBits(body, next, replaced, bad) !== body.length) bad('garbage at the end of the link extension');
+      }
+      link = { shared: toHex(body.subarray(0, 20)), deleted, replaced };
+    }
+    at += 8 + size;
+  }
+  if (at !== end) bad('trailing bytes');
+  return { entries, link };
+}
+
+/**
+ * The set bits of a serialized EWAH bitmap (git's ewah/ewah_io.c) at `at` in `data`, in order;
+ * returns where it ends. Each marker word holds a run bit (bit 0), a run length in words (bits
+ * 1–32) and the number of literal words after it (bits 33–63).
+ */
+function ewahBits(data: Uint8Array, at: number, into: number[], bad: (why: string) => never): number {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (at + 8 > data.length) bad('truncated bitmap');
+  const bitSize = view.getUint32(at);
+  const words = view.getUint32(at + 4);
+  let p = at + 8;
+  if (p + words * 8 + 4 > data.length) bad('truncated bitmap');
+  let bit = 0;
+  for (let w = 0; w < words;) {
+    const hi = view.getUint32(p);
+    const lo = view.getUint32(p + 4);
+    p += 8;
+    w++;
+    const runBit = lo & 1;
+    const run = ((lo >>> 1) | ((hi & 1) << 31)) >>> 0;
+    const literals = hi >>> 1;
+    if (runBit) for (let k = 0; k < run * 64 && bit + k < bitSize; k++) into.push(bit + k);
+    bit += run * 64;
+    for (let l = 0; l < literals; l++, w++) {
+      if (w >= words) bad('bitmap literal words past its end');
+      for (const [half, base] of [[view.getUint32(p + 4), 0], [view.getUint32(p), 32]] as const) {
+        for (let b = 0; b < 32; b++) if ((half >>> b) & 1) into.push(bit + base + b);
+      }
+      p += 8;
+      bit += 64;
+    }
+  }
+  return p + 4;
 }

@@ -1,6 +1,7 @@
 import { EntityGitError } from '../errors.js';
 import { joinPath, utf8, type Store } from '../storage/store.js';
 import { fromHex } from './codec.js';
+import { writeCommitGraph, type GraphCommit } from './commit-graph.js';
 import { isOid, ObjectStore, parseCommit, parseTree, type ObjectType } from './objects.js';
 import { RefStore } from './refs.js';
 
@@ -142,9 +143,12 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
 
   // Per commit: its trees by path, to be the bases of the next commit's trees.
   const treesOf = new Map<string, Map<string, { oid: string; content: Uint8Array }>>();
+  const graph: GraphCommit[] = [];
   for (const { oid, parent } of commits) {
     const content = await objects.readTyped(oid, 'commit');
     add(oid, 'commit', content, null);
+    const parsed = parseCommit(content);
+    graph.push({ oid, tree: parsed.tree, parents: parsed.parents, time: parsed.time });
     const baseTrees = parent ? treesOf.get(parent) : undefined;
     const mine = new Map<string, { oid: string; content: Uint8Array }>();
     const walk = async (tree: string, path: string): Promise<void> => {
@@ -157,12 +161,15 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
         else if (e.mode !== '160000' && !offsets.has(e.oid) && (await isLoose(e.oid))) add(e.oid, 'blob', await objects.readTyped(e.oid, 'blob'), null);
       }
     };
-    await walk(parseCommit(content).tree, '');
+    await walk(parsed.tree, '');
     treesOf.set(oid, mine);
     if (parent) treesOf.delete(parent);
   }
   const written = await builder.write(gitdir);
   if (written === null) return { pack: null, objects: 0, deltas: 0, looseRemoved: 0, bytes: 0 };
+  // The packed commits join the commit-graph (before their loose copies go: it names only
+  // commits the repository holds either way).
+  await writeCommitGraph(store, gitdir, graph);
 
   let looseRemoved = 0;
   for (const oid of written.oids) {

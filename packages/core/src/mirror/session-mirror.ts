@@ -1,6 +1,6 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError, isEntityGitError } from '../errors.js';
-import { buildIndex, entryFromStat, parseIndex, type IndexEntry } from '../git/index-file.js';
+import { buildIndex, buildSplitIndex, entryFromStat, readIndex, type IndexEntry, type SharedIndex } from '../git/index-file.js';
 import { assertIdentity, buildCommit, buildTree, extendTree, frame, frameText, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
 import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
@@ -8,6 +8,8 @@ import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime,
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
 import { PackBuilder } from '../git/pack-writer.js';
+import { CommitGraph, COMMIT_GRAPH_PATH, writeCommitGraph, type GraphCommit } from '../git/commit-graph.js';
+import { toHex } from '../git/codec.js';
 import { assertId, messageFileName, sessionDirName } from '../model/names.js';
 import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
@@ -122,14 +124,21 @@ function looseSink(objects: ObjectStore): ObjectSink {
 }
 /** Bytes of loose objects a sync queues before it writes them. */
 const QUEUED_BYTES = 4 << 20;
+/** Indexes of at least this many entries are split (see SessionMirror.writeIndex). */
+export const SPLIT_MIN = 256;
 
 function packSink(store: Store, repo: Repo): ObjectSink {
   const builder = new PackBuilder(store);
+  const commits: GraphCommit[] = [];
   return {
     async write(type, content, path) {
       const oid = repo.objects.hash(type, content);
       if (type === 'tree' && path !== undefined) builder.addTree(oid, content, path);
       else builder.add(oid, type, content, null);
+      if (type === 'commit') {
+        const c = parseCommit(content);
+        commits.push({ oid, tree: c.tree, parents: c.parents, time: c.time });
+      }
       return oid;
     },
     async writeRaw(raw, oid) {
@@ -140,6 +149,9 @@ function packSink(store: Store, repo: Repo): ObjectSink {
     },
     async finish() {
       await builder.write(repo.gitdir);
+      // The pack is in place: its commits go into the commit-graph (replay places a commit on
+      // its branch from it). A history that began before this pack has no graph to join: none.
+      await writeCommitGraph(store, repo.gitdir, commits);
     },
   };
 }
@@ -220,7 +232,8 @@ class SessionMirror implements Mirror {
   private readonly layout: Layout;
   private readonly states: StateCache;
   /** Per repository: the index entries this mirror last wrote, and the file they were written to. */
-  private readonly indexes = new Map<string, { id: string; entries: IndexEntry[] }>();
+  private readonly graphs = new Map<string, { id: string; graph: CommitGraph | null }>();
+  private readonly indexes = new Map<string, { id: string; entries: IndexEntry[]; shared: SharedIndex | null }>();
   /** Per repository: the plan of the last sync, valid while its state object is the one loaded. */
   private readonly plans = new Map<string, Plan>();
   /** Per repository: the layout its config records. */
@@ -707,6 +720,7 @@ class SessionMirror implements Mirror {
     }
     const indexPath = joinPath(repo.gitdir, 'index');
     let current: IndexEntry[] = [];
+    let shared: SharedIndex | null = null;
     let rewriteAll = false;
     // The index as this mirror last wrote it, while the file is still that one (anyone else's
     // write — git refreshing stat data, a user's checkout — changes its identity).
@@ -715,9 +729,12 @@ class SessionMirror implements Mirror {
     const data = cached && st && sameFile(cached.id, st) ? null : await this.store.read(indexPath);
     if (cached && st && data === null) {
       current = cached.entries;
+      shared = cached.shared;
     } else if (data !== null) {
       try {
-        current = parseIndex(data, this.store.codec);
+        const read = (await readIndex(this.store, repo.gitdir, data))!;
+        current = read.entries;
+        shared = read.shared;
       } catch (err) {
         if (!isEntityGitError(err, 'REPO_CORRUPT')) throw err;
         rewriteAll = true;
@@ -747,12 +764,12 @@ class SessionMirror implements Mirror {
       }
     }
     if (!changed) {
-      if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries: current }, LIVE_STATES);
+      if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries: current, shared }, LIVE_STATES);
       return false;
     }
     // Kept in path order, so the next turn's entries only need appending.
     next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    await this.writeIndex(repo, next);
+    await this.writeIndex(repo, next, shared);
     return true;
   }
 
@@ -785,23 +802,53 @@ class SessionMirror implements Mirror {
       next.push(entryFromStat('meta.json', metaOid, await this.store.fs.lstat(file)));
     }
     next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    await this.writeIndex(repo, next);
+    await this.writeIndex(repo, next, cached.shared);
     return true;
   }
 
-  /** Replace the index under `index.lock`, and remember what it holds. */
-  private async writeIndex(repo: Repo, entries: IndexEntry[]): Promise<void> {
+  /**
+   * Replace the index under `index.lock`, and remember what it holds. From {@link SPLIT_MIN}
+   * entries on, the index is split (git's split index): the entries of `shared`, the shared
+   * index the current one names, stay in that file, and the index holds only the entries added
+   * since — so a turn writes a few entries, not the whole session. A new shared index, holding
+   * every entry, is written once those added entries pass an eighth of it (or one of its entries
+   * changed). Shared indexes other than the new one and the one it replaces are removed.
+   */
+  private async writeIndex(repo: Repo, entries: IndexEntry[], shared: SharedIndex | null): Promise<void> {
     const indexPath = joinPath(repo.gitdir, 'index');
     const lock = `${indexPath}.lock`;
-    await acquireLockFile(this.store, lock, buildIndex(entries, this.store.codec), this.lock);
+    const codec = this.store.codec;
+    let bytes: Uint8Array;
+    let now: SharedIndex | null = null;
+    let written: string | null = null;
+    if (entries.length < SPLIT_MIN) bytes = buildIndex(entries, codec);
+    else {
+      let added = shared === null ? null : entries.filter((e) => !shared.members.has(e));
+      if (shared !== null && added !== null && added.length + shared.members.size === entries.length && added.length <= shared.members.size / 8) now = shared;
+      else {
+        const whole = buildIndex(entries, codec);
+        written = toHex(whole.subarray(whole.length - 20));
+        await this.store.writeAtomic(joinPath(repo.gitdir, `sharedindex.${written}`), whole);
+        now = { oid: written, members: new Set(entries) };
+        added = [];
+      }
+      bytes = buildSplitIndex(added!, now.oid, codec);
+    }
+    await acquireLockFile(this.store, lock, bytes, this.lock);
     try {
       await this.store.fs.rename(lock, indexPath);
     } catch (err) {
       await this.store.remove(lock);
       throw this.store.wrap(err, 'write index', indexPath);
     }
-    const written = await this.store.lstat(indexPath);
-    if (written) remember(this.indexes, repo.gitdir, { id: fileId(written), entries }, LIVE_STATES);
+    const st = await this.store.lstat(indexPath);
+    if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries, shared: now }, LIVE_STATES);
+    if (written !== null || (now === null && shared !== null)) {
+      const keep = new Set([`sharedindex.${now?.oid}`, `sharedindex.${shared?.oid}`]);
+      for (const name of await this.store.readdir(repo.gitdir)) {
+        if (name.startsWith('sharedindex.') && !keep.has(name)) await this.store.remove(joinPath(repo.gitdir, name));
+      }
+    }
   }
 
   async log(sessionId: string, options: { branch?: string } = {}): Promise<CommitInfo[]> {
@@ -887,12 +934,27 @@ class SessionMirror implements Mirror {
     if (walked === undefined) walked = { links: [], index: new Map(), done: false };
     remember(this.chains, key, walked, LIVE_STATES);
     const { links, index } = walked;
+    const graph = walked.done || index.has(commit) ? null : await this.commitGraph(repo);
     while (!index.has(commit) && !walked.done) {
       const sha = links.length === 0 ? tip : links.at(-1)!.parent;
       if (sha === null || index.has(sha)) {
         walked.done = true;
         break;
       }
+      // In the commit-graph, the rest of the chain is read from it, not from each commit object:
+      // positions, first parents and generations (a commit's turn, on the mirror's linear history).
+      const before = links.length;
+      for (let p = graph?.positionOf(sha) ?? -1, oid = sha; graph && p >= 0;) {
+        const parent = graph.firstParent(p);
+        if (parent === null) break; // an octopus merge: read from its object below
+        const parentOid = parent >= 0 ? graph.oidAt(parent) : null;
+        index.set(oid, links.length);
+        links.push({ sha: oid, parent: parentOid, turn: graph.generation(p) });
+        if (parentOid === null || index.has(parentOid)) break;
+        oid = parentOid;
+        p = parent;
+      }
+      if (links.length > before) continue;
       const c = parseCommit(await repo.objects.readTyped(sha, 'commit'));
       index.set(sha, links.length);
       links.push({ sha, parent: c.parents[0] ?? null, turn: parseTrailers(c.message)?.turn ?? null });
@@ -909,6 +971,19 @@ class SessionMirror implements Mirror {
     const chain = (await this.walk(repo, tip)).reverse();
     const i = chain.findIndex((x) => x.sha === commit);
     return { turn: chain[i]!.turn ?? i + 1, turns: chain.length, prev: i > 0 ? chain[i - 1]!.sha : null, next: i + 1 < chain.length ? chain[i + 1]!.sha : null };
+  }
+
+  /** The repository's commit-graph, read once while the file stays the same; null when there is none this reader takes. */
+  private async commitGraph(repo: Repo): Promise<CommitGraph | null> {
+    const path = joinPath(repo.gitdir, COMMIT_GRAPH_PATH);
+    const st = await this.store.lstat(path);
+    if (st === null) return null;
+    const cached = this.graphs.get(repo.gitdir);
+    if (cached && sameFile(cached.id, st)) return cached.graph;
+    const data = await this.store.read(path);
+    const graph = data === null ? null : CommitGraph.parse(data, this.store.codec);
+    remember(this.graphs, repo.gitdir, { id: fileId(st), graph }, LIVE_STATES);
+    return graph;
   }
 
   async verify(sessionId: string): Promise<VerifyReport> {
@@ -971,10 +1046,9 @@ class SessionMirror implements Mirror {
       const branch = derivation.branches.find((b) => b.name === head);
       const expected = new Map<string, string>();
       if (branch) for (const t of branch.turns.slice(0, branch.complete)) for (const n of t.nodes) expected.set(`messages/${messagePath(layout, n)}`, n.blob);
-      const data = await this.store.read(joinPath(repo.gitdir, 'index'));
       let entries: IndexEntry[] = [];
       try {
-        entries = data === null ? [] : parseIndex(data, this.store.codec);
+        entries = (await readIndex(this.store, repo.gitdir))?.entries ?? [];
       } catch {
         entries = [];
       }

@@ -1,5 +1,5 @@
 import { isEntityGitError } from '../errors.js';
-import { buildIndex, entryFromStat, parseIndex, type IndexEntry } from '../git/index-file.js';
+import { buildIndex, entryFromStat, readIndex, type IndexEntry } from '../git/index-file.js';
 import { parseCommit, parseTree } from '../git/objects.js';
 import { acquireLockFile } from '../git/refs.js';
 import { joinPath, type Store } from '../storage/store.js';
@@ -29,7 +29,7 @@ export async function checkoutHead(store: Store, repo: Repo, lockTimeoutMs: numb
   const data = await store.read(indexPath);
   if (data !== null) {
     try {
-      current = parseIndex(data, store.codec);
+      current = (await readIndex(store, repo.gitdir, data))!.entries;
     } catch (err) {
       if (!isEntityGitError(err, 'REPO_CORRUPT')) throw err;
       rewriteAll = true;

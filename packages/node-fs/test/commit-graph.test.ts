@@ -1,0 +1,110 @@
+import { COMMIT_GRAPH_PATH, CommitGraph, createMirror, MemoryDag, packRepository, Store, type DagNode, type Layout, type Storage } from '@entity-git/core';
+import { createNodeMirror, nativeRepack, nodeStorage } from '@entity-git/node-fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { git, tempDir } from './helpers.js';
+
+/** A DAG of `turns` turns (user, tool call, tool result, reply). */
+function conversation() {
+  const dag = new MemoryDag();
+  let seq = 0;
+  let prev: string | null = null;
+  return {
+    dag,
+    async turns(k: number): Promise<void> {
+      if (seq === 0) await dag.createSession({ id: 's', title: 'Graph', created_at: 1779500000 });
+      for (let t = 0; t < k; t++) {
+        for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
+          seq++;
+          const n: DagNode = {
+            id: `n${seq}`, session_id: 's', seq, role, content: `${role} ${seq}`, predecessor: prev,
+            caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
+          };
+          await dag.addNode(n);
+          prev = n.id;
+        }
+      }
+    },
+  };
+}
+
+/** node storage whose codec counts inflates: every object read from disk is one. */
+function counting(): { storage: Storage; inflates: () => number } {
+  const base = nodeStorage();
+  let n = 0;
+  const codec = { ...base.codec!, inflate: (d: Uint8Array) => (n++, base.codec!.inflate(d)) };
+  return { storage: { ...base, codec }, inflates: () => n };
+}
+
+const graphOf = (dir: string) => CommitGraph.parse(readFileSync(join(dir, '.git', COMMIT_GRAPH_PATH)), nodeStorage().codec);
+/** Commit of turn k on main (1 = the first). */
+const turnCommit = (dir: string, k: number, of: number) => git(dir, 'rev-parse', `main~${of - k}`).trim();
+
+describe('the commit-graph of a session repository', () => {
+  for (const layout of ['flat', 'sharded'] as Layout[]) {
+    it(`${layout}: a backfill writes one native git verifies; a cold read of an early turn takes the chain from it, not from every commit`, async () => {
+      const c = conversation();
+      await c.turns(60);
+      const root = tempDir();
+      await createNodeMirror({ dag: c.dag, root, layout }).sync('s');
+      const dir = join(root, 's');
+      expect(git(dir, 'commit-graph', 'verify')).toBe('');
+      expect(git(dir, 'fsck', '--strict')).toBe('');
+      const graph = graphOf(dir)!;
+      expect(graph.count).toBe(60);
+      for (const k of [1, 2, 30, 60]) expect(graph.generation(graph.positionOf(turnCommit(dir, k, 60)))).toBe(k);
+
+      // Live turns after the backfill stay loose: the walk reads them, then the graph.
+      const live = createNodeMirror({ dag: c.dag, root, layout });
+      for (let t = 0; t < 5; t++) {
+        await c.turns(1);
+        await live.sync('s');
+      }
+      const early = turnCommit(dir, 2, 65);
+      const withGraph = counting();
+      const view = await createMirror({ dag: c.dag, root, layout, storage: withGraph.storage }).read('s', early);
+      expect(view).toMatchObject({ turn: 2, turns: 65, prev: turnCommit(dir, 1, 65), next: turnCommit(dir, 3, 65) });
+      expect(view.messages.map((m) => m.id)).toEqual(['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8']);
+      // Without the graph, the same view, from every commit down the chain.
+      rmSync(join(dir, '.git', COMMIT_GRAPH_PATH));
+      const without = counting();
+      expect(await createMirror({ dag: c.dag, root, layout, storage: without.storage }).read('s', early)).toEqual(view);
+      expect(withGraph.inflates()).toBeLessThan(25);
+      expect(without.inflates()).toBeGreaterThanOrEqual(63);
+    });
+  }
+
+  it('both packers bring the graph up to every commit; the mirror reads the one native git writes; a damaged graph is not used', async () => {
+    for (const engine of ['js', 'native'] as const) {
+      const c = conversation();
+      await c.turns(40);
+      const root = tempDir();
+      const mirror = createNodeMirror({ dag: c.dag, root });
+      await mirror.sync('s');
+      for (let t = 0; t < 6; t++) {
+        await c.turns(1);
+        await mirror.sync('s');
+      }
+      const dir = join(root, 's');
+      expect(graphOf(dir)!.count).toBe(40);
+      if (engine === 'js') await packRepository(new Store(nodeStorage()), join(dir, '.git'));
+      else await nativeRepack()(join(dir, '.git'));
+      expect(git(dir, 'commit-graph', 'verify')).toBe('');
+      const graph = graphOf(dir)!;
+      expect(graph.count).toBe(46);
+      for (const k of [1, 41, 46]) expect(graph.generation(graph.positionOf(turnCommit(dir, k, 46)))).toBe(k);
+      const view = await createNodeMirror({ dag: c.dag, root }).read('s', turnCommit(dir, 41, 46));
+      expect(view).toMatchObject({ turn: 41, turns: 46, prev: turnCommit(dir, 40, 46), next: turnCommit(dir, 42, 46) });
+
+      // A graph with a flipped byte fails its checksum: not read, and the view is the same.
+      const path = join(dir, '.git', COMMIT_GRAPH_PATH);
+      const bytes = readFileSync(path);
+      bytes[bytes.length - 100]! ^= 0xff;
+      writeFileSync(path, bytes);
+      expect(CommitGraph.parse(bytes, nodeStorage().codec)).toBeNull();
+      expect(await createNodeMirror({ dag: c.dag, root }).read('s', turnCommit(dir, 41, 46))).toEqual(view);
+      expect(existsSync(path)).toBe(true);
+    }
+  });
+});
