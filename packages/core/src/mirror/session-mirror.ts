@@ -231,9 +231,10 @@ class SessionMirror implements Mirror {
   private readonly batchSize: number;
   private readonly layout: Layout;
   private readonly states: StateCache;
-  /** Per repository: the index entries this mirror last wrote, and the file they were written to. */
+  /** Per repository: the index entries this mirror last wrote, the file they were written to, and its shared index. */
+  private readonly indexes = new Map<string, { id: string; entries: IndexEntry[]; shared: SharedIndex | null; added: IndexEntry[] }>();
+  /** Per repository: its commit-graph as last read, and the file it was read from. */
   private readonly graphs = new Map<string, { id: string; graph: CommitGraph | null }>();
-  private readonly indexes = new Map<string, { id: string; entries: IndexEntry[]; shared: SharedIndex | null }>();
   /** Per repository: the plan of the last sync, valid while its state object is the one loaded. */
   private readonly plans = new Map<string, Plan>();
   /** Per repository: the layout its config records. */
@@ -764,7 +765,7 @@ class SessionMirror implements Mirror {
       }
     }
     if (!changed) {
-      if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries: current, shared }, LIVE_STATES);
+      if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries: current, shared, added: shared === null ? current : current.filter((e) => !shared!.members.has(e)) }, LIVE_STATES);
       return false;
     }
     // Kept in path order, so the next turn's entries only need appending.
@@ -788,6 +789,9 @@ class SessionMirror implements Mirror {
     if (metaOid === undefined) return false;
     this.indexes.delete(repo.gitdir);
     const next = at === current.length - 1 ? current.slice(0, -1) : current.filter((_, i) => i !== at);
+    // The entries the shared index lacks: those it lacked, and the new ones.
+    const added = cached.added.filter((e) => e !== meta);
+    const before = next.length;
     for (const n of appended) {
       const path = `messages/${messagePath(layout, n)}`;
       const file = joinPath(repo.dir, path);
@@ -795,14 +799,20 @@ class SessionMirror implements Mirror {
       await this.store.writeCreatingParent(file, raw ? unframe(raw) : await repo.objects.readTyped(n.blob, 'blob'));
       next.push(entryFromStat(path, n.blob, await this.store.fs.lstat(file)));
     }
-    if (meta.oid === metaOid) next.push(meta);
-    else {
+    let metaEntry = meta;
+    if (meta.oid !== metaOid) {
       const file = joinPath(repo.dir, 'meta.json');
       await this.store.writeCreatingParent(file, await repo.objects.readTyped(metaOid, 'blob'));
-      next.push(entryFromStat('meta.json', metaOid, await this.store.fs.lstat(file)));
+      metaEntry = entryFromStat('meta.json', metaOid, await this.store.fs.lstat(file));
     }
-    next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    await this.writeIndex(repo, next, cached.shared);
+    added.push(...next.slice(before));
+    if (metaEntry !== meta || cached.added.includes(meta)) added.push(metaEntry);
+    next.push(metaEntry);
+    // Message names begin with their seq: the new files mostly sort after every file there.
+    let sorted = true;
+    for (let i = Math.max(1, before); i < next.length - 1 && sorted; i++) sorted = next[i - 1]!.path < next[i]!.path;
+    if (!sorted || (next.length > 1 && !(next.at(-2)!.path < 'meta.json'))) next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    await this.writeIndex(repo, next, cached.shared, added);
     return true;
   }
 
@@ -814,16 +824,18 @@ class SessionMirror implements Mirror {
    * every entry, is written once those added entries pass an eighth of it (or one of its entries
    * changed). Shared indexes other than the new one and the one it replaces are removed.
    */
-  private async writeIndex(repo: Repo, entries: IndexEntry[], shared: SharedIndex | null): Promise<void> {
+  private async writeIndex(repo: Repo, entries: IndexEntry[], shared: SharedIndex | null, knownAdded?: IndexEntry[]): Promise<void> {
     const indexPath = joinPath(repo.gitdir, 'index');
     const lock = `${indexPath}.lock`;
     const codec = this.store.codec;
     let bytes: Uint8Array;
     let now: SharedIndex | null = null;
     let written: string | null = null;
+    let outside = entries;
     if (entries.length < SPLIT_MIN) bytes = buildIndex(entries, codec);
     else {
-      let added = shared === null ? null : entries.filter((e) => !shared.members.has(e));
+      // `knownAdded`, from a caller that knows which entries are new, spares a pass over them all.
+      let added = shared === null ? null : knownAdded ?? entries.filter((e) => !shared.members.has(e));
       if (shared !== null && added !== null && added.length + shared.members.size === entries.length && added.length <= shared.members.size / 8) now = shared;
       else {
         const whole = buildIndex(entries, codec);
@@ -832,7 +844,8 @@ class SessionMirror implements Mirror {
         now = { oid: written, members: new Set(entries) };
         added = [];
       }
-      bytes = buildSplitIndex(added!, now.oid, codec);
+      outside = added!;
+      bytes = buildSplitIndex(outside, now.oid, codec);
     }
     await acquireLockFile(this.store, lock, bytes, this.lock);
     try {
@@ -842,7 +855,7 @@ class SessionMirror implements Mirror {
       throw this.store.wrap(err, 'write index', indexPath);
     }
     const st = await this.store.lstat(indexPath);
-    if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries, shared: now }, LIVE_STATES);
+    if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries, shared: now, added: outside }, LIVE_STATES);
     if (written !== null || (now === null && shared !== null)) {
       const keep = new Set([`sharedindex.${now?.oid}`, `sharedindex.${shared?.oid}`]);
       for (const name of await this.store.readdir(repo.gitdir)) {
