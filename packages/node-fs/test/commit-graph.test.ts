@@ -1,33 +1,9 @@
-import { COMMIT_GRAPH_PATH, CommitGraph, createMirror, MemoryDag, packRepository, Store, type DagNode, type Layout, type Storage } from '@entity-git/core';
+import { COMMIT_GRAPH_PATH, CommitGraph, createMirror, packRepository, Store, type Layout, type Storage } from '@entity-git/core';
 import { createNodeMirror, nativeRepack, nodeStorage } from '@entity-git/node-fs';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
-
-/** A DAG of `turns` turns (user, tool call, tool result, reply). */
-function conversation() {
-  const dag = new MemoryDag();
-  let seq = 0;
-  let prev: string | null = null;
-  return {
-    dag,
-    async turns(k: number): Promise<void> {
-      if (seq === 0) await dag.createSession({ id: 's', title: 'Graph', created_at: 1779500000 });
-      for (let t = 0; t < k; t++) {
-        for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
-          seq++;
-          const n: DagNode = {
-            id: `n${seq}`, session_id: 's', seq, role, content: `${role} ${seq}`, predecessor: prev,
-            caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
-          };
-          await dag.addNode(n);
-          prev = n.id;
-        }
-      }
-    },
-  };
-}
+import { git, growingSession, tempDir } from './helpers.js';
 
 /** node storage whose codec counts inflates: every object read from disk is one. */
 function counting(): { storage: Storage; inflates: () => number } {
@@ -44,7 +20,7 @@ const turnCommit = (dir: string, k: number, of: number) => git(dir, 'rev-parse',
 describe('the commit-graph of a session repository', () => {
   for (const layout of ['flat', 'sharded'] as Layout[]) {
     it(`${layout}: a backfill writes one native git verifies; a cold read of an early turn takes the chain from it, not from every commit`, async () => {
-      const c = conversation();
+      const c = growingSession('Graph');
       await c.turns(60);
       const root = tempDir();
       await createNodeMirror({ dag: c.dag, root, layout }).sync('s');
@@ -77,7 +53,7 @@ describe('the commit-graph of a session repository', () => {
 
   it('both packers bring the graph up to every commit; the mirror reads the one native git writes; a damaged graph is not used', async () => {
     for (const engine of ['js', 'native'] as const) {
-      const c = conversation();
+      const c = growingSession('Graph');
       await c.turns(40);
       const root = tempDir();
       const mirror = createNodeMirror({ dag: c.dag, root });

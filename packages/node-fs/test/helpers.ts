@@ -1,3 +1,4 @@
+import { MemoryDag, type DagNode } from '@entity-git/core';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,4 +54,31 @@ export const canMount = (): boolean => tmpfs('64k') !== null;
 export function noise(length: number): string {
   let x = 12345;
   return Array.from({ length }, () => String.fromCharCode(33 + ((x = (x * 1103515245 + 12345) >>> 0) % 90))).join('');
+}
+
+/**
+ * A session `s` in a MemoryDag that grows by turns of four nodes (a user message, a tool call,
+ * its result, the reply); node ids are `n<seq>`.
+ */
+export function growingSession(title: string): { dag: MemoryDag; turns(k: number): Promise<void> } {
+  const dag = new MemoryDag();
+  let seq = 0;
+  let prev: string | null = null;
+  return {
+    dag,
+    async turns(k) {
+      if (seq === 0) await dag.createSession({ id: 's', title, created_at: 1779500000 });
+      for (let t = 0; t < k; t++) {
+        for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
+          seq++;
+          const n: DagNode = {
+            id: `n${seq}`, session_id: 's', seq, role, content: `${role} ${seq}`, predecessor: prev,
+            caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
+          };
+          await dag.addNode(n);
+          prev = n.id;
+        }
+      }
+    },
+  };
 }

@@ -1,31 +1,14 @@
-import { EntityGitError, MemoryDag, parseIndex, readIndex, SPLIT_MIN, Store, type DagNode, type Layout } from '@entity-git/core';
+import { EntityGitError, parseIndex, readIndex, SPLIT_MIN, Store, type Layout } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, growingSession, tempDir } from './helpers.js';
 
-/** A session that grows a turn of 4 messages at a time. */
+/** A session that grows a turn of 4 messages at a time, and the layout it is mirrored in. */
 function growing(layout: Layout) {
-  const dag = new MemoryDag();
-  const root = tempDir();
-  let seq = 0;
-  let prev: string | null = null;
-  return {
-    dag, root, layout,
-    async turn(): Promise<void> {
-      if (seq === 0) await dag.createSession({ id: 's', title: 'Split', created_at: 1779500000 });
-      for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
-        seq++;
-        const n: DagNode = {
-          id: `n${seq}`, session_id: 's', seq, role, content: `${role} ${seq}`, predecessor: prev,
-          caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
-        };
-        await dag.addNode(n);
-        prev = n.id;
-      }
-    },
-  };
+  const s = growingSession('Split');
+  return { dag: s.dag, root: tempDir(), layout, turn: () => s.turns(1) };
 }
 
 const sharedIndexes = (dir: string) => readdirSync(join(dir, '.git')).filter((n) => n.startsWith('sharedindex.')).sort();
