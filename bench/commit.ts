@@ -1,7 +1,7 @@
 // Per-turn commit cost of a session repository (DESIGN.md §3 "Cost"): entity-git's mirror.sync
 // against the git CLI on the same files, and against the least any implementation must do.
 // The three run interleaved turn by turn, so machine noise lands on all of them alike.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -179,6 +179,9 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   const floor = new Floor(floorDir, metaBytes, layout);
   floor.commit(filesOf(prefill), `prefill: ${prefill.length} messages`, BASE_TIME);
 
+  // What the file system still has to do for earlier sizes (writeback, and the discards of the
+  // copies deleted after them, on a disk mounted with discard) is done before this size's clock runs.
+  execFileSync('sync');
   const samples = { entityGit: [] as number[], native: [] as number[], add: [] as number[], commit: [] as number[], floor: [] as number[], floorWrite: [] as number[] };
   let count = prefill.length;
   let messageBytes = filesOf(prefill).reduce((a, f) => a + f.bytes.length, 0);
@@ -313,23 +316,42 @@ function diskTable(results: SizeResult[]): string {
   return rows.map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
 }
 
-export async function run(): Promise<void> {
+/**
+ * One size, in this process: what a child runs (`--size=<layout>:<messages>`), printing its
+ * result as the last line of its output.
+ */
+async function runOne(spec: string): Promise<void> {
+  const [layout, messages] = spec.split(':');
   const keep = process.argv.includes('--keep');
   const dir = mkdtempSync(join(tmpdir(), 'entity-git-bench-'));
-  const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
-  console.log(`commit bench: ms per turn of ${TURN_FILES} files, ${TIMED_TURNS} turns (after ${WARMUP_TURNS} warm-up), interleaved entity-git / native / floor`);
-  console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${dir}`);
-  const results: SizeResult[] = [];
   try {
-    const sizes = process.argv.includes('--quick') ? ALL_SIZES.filter((x) => x.messages < 10_000) : ALL_SIZES;
-    for (const size of sizes) {
-      const r = await measure(dir, size.messages, size.layout);
-      results.push(r);
-      console.log(`  ${r.layout}, ${int(r.messagesStart)} → ${int(r.messagesEnd)} messages: backfill ${ms(r.backfillMs)} ms (untimed), native = add ${ms(r.native.addMedian)} + commit ${ms(r.native.commitMedian)} ms, floor's writeFileSync ${ms(r.floor.writeMedian)} ms; fsck/status/tree checks passed`);
-    }
+    const r = await measure(dir, Number(messages), layout as Layout);
+    console.log(`  ${r.layout}, ${int(r.messagesStart)} → ${int(r.messagesEnd)} messages: backfill ${ms(r.backfillMs)} ms (untimed), native = add ${ms(r.native.addMedian)} + commit ${ms(r.native.commitMedian)} ms, floor's writeFileSync ${ms(r.floor.writeMedian)} ms; fsck/status/tree checks passed${keep ? `; kept ${dir}` : ''}`);
+    console.log(`${RESULT}${JSON.stringify(r)}`);
   } finally {
-    if (keep) console.log(`kept ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const RESULT = 'RESULT ';
+
+export async function run(): Promise<void> {
+  const one = process.argv.find((a) => a.startsWith('--size='));
+  if (one !== undefined) return runOne(one.slice('--size='.length));
+  const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
+  console.log(`commit bench: ms per turn of ${TURN_FILES} files, ${TIMED_TURNS} turns (after ${WARMUP_TURNS} warm-up), interleaved entity-git / native / floor; each size in a process of its own`);
+  console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${tmpdir()}`);
+  const results: SizeResult[] = [];
+  const only = process.argv.find((a) => a.startsWith('--layout='))?.slice('--layout='.length);
+  const sizes = ALL_SIZES.filter((x) => (only === undefined || x.layout === only) && (!process.argv.includes('--quick') || x.messages < 10_000));
+  for (const size of sizes) {
+    // A process per size: one size's heap, caches and files never weigh on the next one's turns.
+    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, 'commit', `--size=${size.layout}:${size.messages}`, ...process.argv.filter((a) => a === '--keep')], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines = child.stdout.trim().split('\n');
+    const last = lines.at(-1) ?? '';
+    if (child.status !== 0 || !last.startsWith(RESULT)) fail(`the ${size.layout} ${size.messages}-message size failed (exit ${child.status}):\n${child.stdout}`);
+    for (const line of lines.slice(0, -1)) console.log(line);
+    results.push(JSON.parse(last.slice(RESULT.length)) as SizeResult);
   }
   console.log('');
   console.log(table(results));
