@@ -1,4 +1,4 @@
-import { EntityGitError, parseIndex, readIndex, SPLIT_MIN, Store, type Layout } from '@entity-git/core';
+import { buildSplitIndex, EntityGitError, parseIndex, readIndex, SPLIT_MIN, Store, type Layout } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -110,5 +110,18 @@ describe('the split index of a session repository', () => {
     expect(read.entries).toHaveLength(99);
     // Entries of the shared index were replaced and deleted: it is not one the mirror adds to.
     expect(read.shared).toBeNull();
+  });
+
+  it('refuses a link extension whose bitmap claims more bits than any index holds, at once and typed', async () => {
+    const codec = nodeStorage().codec;
+    const bytes = Buffer.from(buildSplitIndex([], 'ab'.repeat(20), codec));
+    const link = bytes.indexOf(Buffer.from('link'));
+    // The delete bitmap: 2^32 - 1 bits, its one marker word a run of ones over 2^32 - 1 words.
+    bytes.writeUInt32BE(0xffffffff, link + 8 + 20);
+    bytes.writeUInt32BE(0xffffffff, link + 8 + 20 + 8 + 4);
+    bytes.set(Buffer.from(codec.sha1(bytes.subarray(0, bytes.length - 20)), 'hex'), bytes.length - 20);
+    const gitdir = tempDir();
+    writeFileSync(join(gitdir, 'index'), bytes);
+    await expect(readIndex(new Store(nodeStorage()), gitdir)).rejects.toMatchObject({ code: 'REPO_CORRUPT', message: expect.stringContaining('bitmap') });
   });
 });

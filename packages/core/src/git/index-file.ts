@@ -257,6 +257,8 @@ function ewahBits(data: Uint8Array, at: number, into: number[], bad: (why: strin
   if (at + 8 > data.length) bad('truncated bitmap');
   const bitSize = view.getUint32(at);
   const words = view.getUint32(at + 4);
+  // A bit per entry of the shared index: an index of more entries than this is not one git wrote.
+  if (bitSize > 1 << 24) bad('a bitmap larger than any index');
   let p = at + 8;
   if (p + words * 8 + 4 > data.length) bad('truncated bitmap');
   let bit = 0;
