@@ -9,21 +9,16 @@ import { performance } from 'node:perf_hooks';
 import { MemoryDag, canonicalJson, messageFileName, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
-import { bytesUnder, fsckProblems, git, int, mb, ratio, stats, writeResults, type Stats } from './lib/measure.js';
+import { bytesUnder, git, int, mb, ratio, stats, writeResults, type Stats, align, failWith, fsckOr } from './lib/measure.js';
 
 const TURNS = 2000;
 const REPS = 3;
 const LAYOUTS: Layout[] = ['flat', 'sharded'];
 
-function fail(message: string): never {
-  throw new Error(`backfill bench: ${message}`);
-}
 
+const fail: (message: string) => never = failWith('backfill');
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
-function fsck(dir: string): void {
-  const problems = fsckProblems(dir);
-  if (problems !== null) fail(problems);
-}
+const fsck = (dir: string) => fsckOr(fail, dir);
 
 /** A commit as entity-git wrote it: its id, its author and committer lines verbatim, its message bytes. */
 interface RawCommit { sha: string; author: string; committer: string; message: Buffer }
@@ -54,7 +49,7 @@ function rawCommits(repo: string): RawCommit[] {
  * adding the turn's message files (inline data) to its parent's tree; meta.json in the first.
  * Built from the DAG and the commits' headers, before the clock starts.
  */
-function fastImportStream(layout: Layout, nodes: DagNode[], commits: RawCommit[], meta: Buffer): Buffer[] {
+function fastImportStream(layout: Layout, nodes: DagNode[], commits: RawCommit[], meta: Buffer): Buffer {
   const chunks: Buffer[] = [];
   const data = (bytes: Buffer) => { chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n')); };
   commits.forEach((c, i) => {
@@ -73,11 +68,11 @@ function fastImportStream(layout: Layout, nodes: DagNode[], commits: RawCommit[]
     chunks.push(Buffer.from('\n'));
   });
   chunks.push(Buffer.from('done\n'));
-  return chunks;
+  return Buffer.concat(chunks);
 }
 
 /** `git fast-import --quiet --done` in `repo`, the stream piped to it; resolves when it has exited. */
-function fastImport(repo: string, stream: Buffer[]): Promise<void> {
+function fastImport(repo: string, stream: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['fast-import', '--quiet', '--done'], { cwd: repo, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
@@ -85,7 +80,7 @@ function fastImport(repo: string, stream: Buffer[]): Promise<void> {
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`backfill bench: git fast-import exited ${code}: ${stderr}`))));
     // One write: the whole stream is in memory, the pipe's back-pressure paces it.
-    child.stdin.end(Buffer.concat(stream));
+    child.stdin.end(stream);
   });
 }
 
@@ -122,7 +117,7 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
   const messageBytes = nodes.reduce((a, n) => a + Buffer.byteLength(canonicalJson(n)), 0);
 
   const s = { entityGit: [] as number[], fastImport: [] as number[], checkout: [] as number[] };
-  let stream: Buffer[] = [];
+  let stream: Buffer = Buffer.alloc(0);
   let streamBuildMs = 0;
   let reference: { tree: string; tip: string; shas: string[] } | null = null;
   let disk: LayoutResult['disk'] | null = null;
@@ -183,7 +178,7 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
   const f = stats(s.fastImport);
   const c = stats(s.checkout);
   return {
-    layout, messages: nodes.length, commits: TURNS, messageBytes, streamBytes: stream.reduce((a, b) => a + b.length, 0), streamBuildMs,
+    layout, messages: nodes.length, commits: TURNS, messageBytes, streamBytes: stream.length, streamBuildMs,
     entityGit: e, fastImport: f, checkout: c,
     ratios: { entityGitOverFastImport: e.median / f.median, entityGitOverFastImportAndCheckout: e.median / (f.median + c.median) },
     disk: disk!, finalTree: reference!.tree, tip: reference!.tip,
@@ -192,10 +187,6 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
 
 const sec = (x: number) => `${(x / 1000).toFixed(2)} s`;
 
-function align(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
-}
 
 function table(results: LayoutResult[]): string {
   return align([

@@ -13,7 +13,7 @@ import { deflateSync } from 'node:zlib';
 import { MemoryDag, Store, canonicalJson, messageFileName, packRepository, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
 import { createNodeMirror, nativeRepack, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
-import { bytesUnder, fsckProblems, git, int, mb, ms, ratio, stats, writeResults, type Stats } from './lib/measure.js';
+import { bytesUnder, git, int, mb, ms, ratio, stats, writeResults, type Stats, align, failWith, fsckOr } from './lib/measure.js';
 
 const WARMUP_TURNS = 3;
 const TIMED_TURNS = 30;
@@ -101,15 +101,10 @@ class Floor {
 
 // ---------------------------------------------------------------------------------------------
 
+const fail: (message: string) => never = failWith('commit');
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
-function fsck(dir: string): void {
-  const problems = fsckProblems(dir);
-  if (problems !== null) fail(problems);
-}
+const fsck = (dir: string) => fsckOr(fail, dir);
 
-function fail(message: string): never {
-  throw new Error(`commit bench: ${message}`);
-}
 
 interface DiskResult {
   /** Canonical JSON of every message: the bytes the repository exists to keep. */
@@ -292,8 +287,7 @@ function table(results: SizeResult[]): string {
       ownSmall(results, r),
     ]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+  return align(rows);
 }
 
 /** This size's median over the same layout's median at 100 messages. */
@@ -312,8 +306,7 @@ function diskTable(results: SizeResult[]): string {
       `${(r.disk.packJsMs / 1000).toFixed(2)} s / ${(r.disk.packNativeMs / 1000).toFixed(2)} s`,
     ]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+  return align(rows);
 }
 
 /**

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeResults } from './lib/measure.js';
 
 const MB = 1 << 20;
 
@@ -28,5 +29,6 @@ export async function run(): Promise<void> {
   console.log(`  largest node ${out(size)} · RSS before ${out(base)} · peak ${out(peak)} · growth ${out(peak - base)} · sync ${ms.toFixed(0)} ms`);
   console.log(`  peak / node ${(peak / size).toFixed(2)}x · (peak − before) / node ${((peak - base) / size).toFixed(2)}x   (goal: peak ≤ 3x the node)`);
   rmSync(dir, { recursive: true, force: true });
+  writeResults('memory', { node: process.version, unit: 'bytes', largestNode: size, rssBefore: base, rssPeak: peak, syncMs: ms, peakOverNode: peak / size, growthOverNode: (peak - base) / size });
 }
 

@@ -13,22 +13,17 @@ import git from 'isomorphic-git';
 import { MemoryDag, canonicalJson, messageFileName, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
-import { fsckProblems, int, ms, ratio, stats, writeResults, type Stats } from './lib/measure.js';
+import { int, ms, ratio, stats, writeResults, type Stats, align, failWith, fsckOr } from './lib/measure.js';
 
 const TURNS = 2000;
 const OPEN_TURNS = [10, 1000, 2000];
 const REPS = 3;
 const LAYOUTS: Layout[] = ['flat', 'sharded'];
 
-function fail(message: string): never {
-  throw new Error(`replay bench: ${message}`);
-}
 
+const fail: (message: string) => never = failWith('replay');
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
-function fsck(dir: string): void {
-  const problems = fsckProblems(dir);
-  if (problems !== null) fail(problems);
-}
+const fsck = (dir: string) => fsckOr(fail, dir);
 
 /** The path of a message under `messages/` in a layout. */
 const messagePath = (layout: Layout, n: DagNode): string => (layout === 'sharded' ? `${shardOf(n.seq)}/${messageFileName(n)}` : messageFileName(n));
@@ -191,8 +186,7 @@ function table(results: LayoutResult[]): string {
       ratio(r.ratios.isoOverEntityCold), ratio(r.ratios.isoOverEntityWarm), ratio(r.ratios.nativeOverEntityCold),
     ])),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+  return align(rows);
 }
 
 export async function run(): Promise<void> {

@@ -10,6 +10,8 @@ import { BASE_TIME, Conversation, TURN_FILES } from '../lib/conversation.ts';
 
 const SID = 'bench';
 const AUTHOR = { name: 'entity-git', email: 'entity-git@localhost' };
+/** Turns after the timed ones whose file-system calls are counted (outside the comparison). */
+const COUNTED = 5;
 
 export interface BrowserBenchResult {
   messagesStart: number;
@@ -19,7 +21,7 @@ export interface BrowserBenchResult {
   entityGit: number[];
   isoAdd: number[];
   isoCommit: number[];
-  /** Per file-system operation over the timed turns: calls and milliseconds, divided by the turns. */
+  /** Per file-system operation over the counted turns after the timed ones: calls and milliseconds, divided by the turns. */
   opsPerTurn: Record<string, { calls: number; ms: number }>;
   /** Root tree ids of the last commit, entity-git's and isomorphic-git's: equal when both hold the same files. */
   trees: [string, string];
@@ -59,30 +61,17 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
   await git.commit({ fs, dir, message: 'history', author: sig(), committer: sig(), cache });
   const isoPrefillMs = performance.now() - t;
 
-  // What a turn's sync asks of the file system: calls and time per operation (for the notes).
-  const ops: Record<string, { calls: number; ms: number }> = {};
-  let counting = false;
-  const wrap = (target: Record<string, unknown>, name: string, label = name) => {
-    const inner = target[name] as (...a: unknown[]) => Promise<unknown>;
-    if (typeof inner !== 'function') return;
-    target[name] = async (...a: unknown[]) => {
-      if (!counting) return inner.apply(target, a);
-      const t0 = performance.now();
-      const g = globalThis as { timeline?: string[]; syncStart?: number };
-      if (g.timeline) g.timeline.push(`${(t0 - g.syncStart!).toFixed(2)} start ${label} ${String(a[0]).slice(-40)}`);
-      try {
-        return await inner.apply(target, a);
-      } finally {
-        const o = (ops[label] ??= { calls: 0, ms: 0 });
-        o.calls++;
-        o.ms += performance.now() - t0;
-        if (g.timeline) g.timeline.push(`${(performance.now() - g.syncStart!).toFixed(2)} end ${label} ${String(a[0]).slice(-40)}`);
-
-      }
-    };
+  const isoTurn = async (turn: DagNode[], k: number): Promise<[number, number]> => {
+    // isomorphic-git: the files are in the working tree (untimed), then add + commit.
+    const paths = turn.map((n) => `messages/${messageFileName(n)}`);
+    for (let i = 0; i < turn.length; i++) await pfs.writeFile(`${dir}/${paths[i]}`, canonicalJson(turn[i]!), 'utf8');
+    when = turn.at(-1)!.created_at;
+    const t0 = performance.now();
+    await git.add({ fs, dir, filepath: paths, cache });
+    const added = performance.now();
+    await git.commit({ fs, dir, message: `turn ${k}`, author: sig(), committer: sig(), cache });
+    return [added - t0, performance.now() - added];
   };
-  for (const name of ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'stat', 'lstat', 'rename']) wrap(mirror.storage.fs as never, name);
-  wrap(mirror.storage.lightningFs.promises as never, 'flush');
 
   const entityGit: number[] = [];
   const isoAdd: number[] = [];
@@ -94,33 +83,61 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
     last = turn;
     // entity-git: the nodes are in the DAG (untimed), then one sync.
     for (const n of turn) await dag.addNode(n);
-    counting = k >= o.warmup;
     t = performance.now();
-    const g = globalThis as { timeline?: string[]; syncStart?: number };
-    if (k === o.warmup + o.timed - 1) { g.timeline = []; g.syncStart = t; }
     await mirror.sync(SID);
     const eg = performance.now() - t;
-    if (g.timeline) { console.log('TL ' + g.timeline.join('\nTL ') + `\nTL ${eg.toFixed(2)} done`); g.timeline = undefined; }
-    counting = false;
     if (o.only === 'entity-git') {
       if (k >= o.warmup) entityGit.push(eg);
       continue;
     }
-    // isomorphic-git: the files are in the working tree (untimed), then add + commit.
-    const paths = turn.map((n) => `messages/${messageFileName(n)}`);
-    for (let i = 0; i < turn.length; i++) await pfs.writeFile(`${dir}/${paths[i]}`, canonicalJson(turn[i]!), 'utf8');
-    when = turn.at(-1)!.created_at;
-    t = performance.now();
-    await git.add({ fs, dir, filepath: paths, cache });
-    const added = performance.now();
-    await git.commit({ fs, dir, message: `turn ${k}`, author: sig(), committer: sig(), cache });
-    const committed = performance.now();
+    const [add, commit] = await isoTurn(turn, k);
     if (k >= o.warmup) {
       entityGit.push(eg);
-      isoAdd.push(added - t);
-      isoCommit.push(committed - added);
+      isoAdd.push(add);
+      isoCommit.push(commit);
     }
   }
+
+  // What a turn's sync asks of the file system, for the notes: calls and time per operation over
+  // a few more turns after the timed ones, the file system's calls wrapped only now. With
+  // `tracePaths` set, the last of them is printed as a timeline.
+  const ops: Record<string, { calls: number; ms: number }> = {};
+  const g = globalThis as { tracePaths?: boolean; timeline?: string[]; syncStart?: number };
+  const wrap = (target: Record<string, unknown>, name: string) => {
+    const inner = target[name] as (...a: unknown[]) => Promise<unknown>;
+    if (typeof inner !== 'function') return;
+    target[name] = async (...a: unknown[]) => {
+      const t0 = performance.now();
+      if (g.timeline) g.timeline.push(`${(t0 - g.syncStart!).toFixed(2)} start ${name} ${String(a[0]).slice(-40)}`);
+      try {
+        return await inner.apply(target, a);
+      } finally {
+        const op = (ops[name] ??= { calls: 0, ms: 0 });
+        op.calls++;
+        op.ms += performance.now() - t0;
+        if (g.timeline) g.timeline.push(`${(performance.now() - g.syncStart!).toFixed(2)} end ${name} ${String(a[0]).slice(-40)}`);
+      }
+    };
+  };
+  for (const name of ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'stat', 'lstat', 'rename']) wrap(mirror.storage.fs as never, name);
+  wrap(mirror.storage.lightningFs.promises as never, 'flush');
+  for (let k = 0; k < COUNTED; k++) {
+    const turn = conv.turn();
+    last = turn;
+    for (const n of turn) await dag.addNode(n);
+    t = performance.now();
+    if (g.tracePaths && k === COUNTED - 1) {
+      g.timeline = [];
+      g.syncStart = t;
+    }
+    await mirror.sync(SID);
+    if (g.timeline) {
+      console.log('TL ' + g.timeline.join('\nTL ') + `\nTL ${(performance.now() - t).toFixed(2)} done`);
+      g.timeline = undefined;
+    }
+    if (o.only !== 'entity-git') await isoTurn(turn, o.warmup + o.timed + k);
+  }
+
   // Both hold the same files at the end: the same root tree.
   const egTip = (await mirror.branches(SID)).find((b) => b.head)!.commit;
   const egView = await mirror.read(SID, egTip);
@@ -129,8 +146,8 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
   if (o.only === 'entity-git') return { messagesStart: history.length, messagesEnd: 0, backfillMs, isoPrefillMs, opsPerTurn: {}, entityGit, isoAdd, isoCommit, trees: [egTree, egTree], userAgent: '' };
   const isoTree = (await git.readCommit({ fs, dir, oid: await git.resolveRef({ fs, dir, ref: 'HEAD' }) })).commit.tree;
   return {
-    messagesStart: history.length, messagesEnd: history.length + (o.warmup + o.timed) * TURN_FILES,
-    backfillMs, isoPrefillMs, opsPerTurn: Object.fromEntries(Object.entries(ops).map(([k, v]) => [k, { calls: v.calls / o.timed, ms: v.ms / o.timed }])), entityGit, isoAdd, isoCommit, trees: [egTree, isoTree], userAgent: navigator.userAgent,
+    messagesStart: history.length, messagesEnd: history.length + (o.warmup + o.timed + COUNTED) * TURN_FILES,
+    backfillMs, isoPrefillMs, opsPerTurn: Object.fromEntries(Object.entries(ops).map(([k, v]) => [k, { calls: v.calls / COUNTED, ms: v.ms / COUNTED }])), entityGit, isoAdd, isoCommit, trees: [egTree, isoTree], userAgent: navigator.userAgent,
   };
 }
 

@@ -97,12 +97,21 @@ function toolCalls(content: JsonValue): string[] {
   return Array.isArray(calls) ? calls.map((c) => String((c as { name?: unknown })?.name ?? 'tool')) : [];
 }
 
+/** An error as the app shows it: `CODE: message`. */
+function errorText(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`;
+}
+
+/** The New Project form, closed and empty. */
+const blankProjectForm = (): State['newProject'] => ({ open: false, workdir: '', name: '', nameTouched: false, withSession: true, error: null, busy: false });
+
 export async function startApp(root: HTMLElement): Promise<void> {
   const state: State = {
     backend: null as unknown as Backend,
     notice: null, sessions: [], projects: [], saved: new Set(), route: parseRoute(location.hash),
     session: null, project: null, save: null,
-    newProject: { open: false, workdir: '', name: '', nameTouched: false, withSession: true, error: null, busy: false },
+    newProject: blankProjectForm(),
     projectTurns: new Map(), draft: '', sending: false, appCached: false, loading: false,
   };
 
@@ -132,8 +141,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
   const online = () => state.backend.mode === 'online';
 
   const fail = (err: unknown) => {
-    const e = err as { code?: string; message?: string };
-    state.notice = { kind: 'error', text: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}` };
+    state.notice = { kind: 'error', text: errorText(err) };
   };
 
   async function refreshLists(): Promise<void> {
@@ -239,8 +247,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
       });
       state.save = { sessionId: s.id, status: 'done', report };
     } catch (err) {
-      const e = err as { code?: string; message?: string };
-      state.save = { sessionId: s.id, status: 'failed', message: `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}` };
+      state.save = { sessionId: s.id, status: 'failed', message: errorText(err) };
     }
     await refreshLists();
   }
@@ -253,7 +260,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
     render();
     try {
       const p = await state.backend.call('create_project', { workdir: f.workdir.trim(), name: f.name.trim(), ...(sessionId ? { session_id: sessionId } : {}) });
-      state.newProject = { open: false, workdir: '', name: '', nameTouched: false, withSession: true, error: null, busy: false };
+      state.newProject = blankProjectForm();
       state.notice = { kind: 'info', text: `Project ${p.name} created (${p.repo === 'created' ? 'git init in' : p.repo === 'reused' ? 'reusing the git repository of' : 'no git available for'} ${p.workdir}).` };
       await refreshLists();
       if (!sessionId) location.hash = projectHref(p.id);

@@ -44,9 +44,6 @@ const NOTES: Row[] = [
   ['n-a2', 'assistant', 'n-u2', 'String literals do not decode \\u{…} escapes yet.'],
 ];
 
-/** Turns per branch of the demo session, as the mirror derives them. */
-export const DEMO_BRANCHES = { main: 5, 'retry-d-a3r': 3 } as const;
-
 async function write(w: DagWriter, sessionId: string, title: string, created: number, rows: Row[], head: string): Promise<void> {
   await w.createSession({ id: sessionId, title, agent_id: 'demo-agent', model: 'claude-sonnet-4.7', created_at: created });
   let t = created;

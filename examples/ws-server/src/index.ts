@@ -3,5 +3,5 @@ export {
   createServerActions, echoAgent, ECHO_NOTES_FILE, DEFAULT_EXPORT_LIMIT, MAX_EXPORT_LIMIT, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, MAX_MESSAGE_LENGTH,
   type Agent, type AgentInput, type AgentTools, type ServerActions, type ServerActionsOptions,
 } from './server-actions.js';
-export { seedDemo, DEMO_SESSION, NOTES_SESSION, DEMO_BRANCHES } from './demo-data.js';
+export { seedDemo, DEMO_SESSION, NOTES_SESSION } from './demo-data.js';
 export * from './protocol.js';

@@ -1,3 +1,4 @@
+import { isOid } from '@entity-git/core';
 // The project workdir's git repository, through the git binary: reuse or create it when a project
 // is created, and read its log for the project page. Read-only apart from `git init`, which
 // writes only `.git/` and never touches the user's files.
@@ -30,7 +31,7 @@ export async function ensureRepo(workdir: string): Promise<RepoSetup> {
 
 /** The newest `limit` commits of HEAD (or of `rev`); empty for an unborn branch. */
 export async function readLog(workdir: string, limit: number, rev?: string): Promise<ProjectCommit[]> {
-  if (rev !== undefined && !/^[0-9a-f]{40}$/.test(rev)) return [];
+  if (rev !== undefined && !isOid(rev)) return [];
   const r = await git(['log', `-n${limit}`, '--format=%H%x1f%an%x1f%cn%x1f%ct%x1f%s%x1e', ...(rev === undefined ? [] : [rev, '--'])], workdir);
   if (!r.ok) return [];
   return r.stdout.split('\x1e').map((rec) => rec.trim()).filter((rec) => rec !== '').map((rec) => {

@@ -1,6 +1,6 @@
 // The wire protocol: core's actions plus the ones only a server can offer. Type-only, with no
 // Node import, so the browser app type-checks its client against the very same map.
-import type { ActionMap, BranchSummary, DagNode, JsonValue, ProjectSummary, Session } from '@entity-git/core';
+import type { ActionMap, BranchSummary, DagNode, ProjectSummary, Session } from '@entity-git/core';
 
 export type {
   ActionRequest, ActionResponse, BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectSummary, SessionSummary, TimelineCommit,
@@ -145,9 +145,3 @@ export type ServerActionMap = Omit<ActionMap, 'create_project'> & {
 };
 
 export type ServerActionName = keyof ServerActionMap;
-
-/** Actions that write the DAG or the project store; the server syncs the session's mirror after each. */
-export const WRITE_ACTIONS: readonly ServerActionName[] = ['create_project', 'add_session_to_project', 'send_message', 'git_switch_branch'];
-
-/** The value any agent reply may be. */
-export type ReplyContent = JsonValue;

@@ -6,8 +6,8 @@
 // syncs the session and runs the project auto-commit (snapshot before the agent, the paths its
 // tools wrote after), and the outcome goes back to the client.
 import {
-  createActions, createMirrorService, EntityGitError, gitBlobId, idParam, invalidArgument, paramsObject,
-  type ActionRequest, type ActionResponse, type Actions, type AfterTurnResult, type DagNode, type DagSource, type DagWriter, type JsonValue,
+  createActions, createMirrorService, dispatch, EntityGitError, gitBlobId, idParam, intParam, invalidArgument, paramsObject, requireProject, requireSession,
+  type ActionRequest, type ActionResponse, type AfterTurnResult, type DagNode, type DagSource, type DagWriter, type JsonValue,
   type Mirror, type MirrorService, type Project, type ProjectGit, type ProjectStore, type ServiceEvents, type Session, type TurnReport,
 } from '@entity-git/core';
 import { randomUUID } from 'node:crypto';
@@ -91,18 +91,9 @@ type OwnName = 'create_project' | 'add_session_to_project' | 'export_session' | 
 export type ServerActions = Handlers<ServerActionName> & {
   /** Validate and run one request; never throws. */
   handle(request: ActionRequest): Promise<ActionResponse>;
-  /** Core's handlers, as the server runs them. */
-  readonly core: Actions;
   /** The mirror service that ends each `send_message` turn (sync, then the project auto-commit). */
   readonly service: MirrorService;
 };
-
-function intParam(p: Record<string, unknown>, key: string, fallback: number, min: number, max: number): number {
-  const v = p[key];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) invalidArgument(`${key} must be an integer from ${min} to ${max}`, { param: key });
-  return v as number;
-}
 
 /** The server's actions: core's handlers (writes followed by a sync) plus the server's own. */
 export function createServerActions(options: ServerActionsOptions): ServerActions {
@@ -111,12 +102,6 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   const core = createActions({ dag, mirror, writer, projects });
   const projectGit = options.projectGit ?? null;
   const service = createMirrorService({ mirror, dag, projects, ...(projectGit ? { projectGit } : {}) });
-
-  const requireSession = async (sessionId: string): Promise<Session> => {
-    const s = await dag.getSession(sessionId);
-    if (s === null) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)}`, { sessionId });
-    return s;
-  };
 
   /** The DAG is written already: a failing mirror is reported, never turned into a failed write. */
   const sync = async (sessionId: string): Promise<boolean> => {
@@ -241,7 +226,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       const sessionId = idParam(p, 'session_id');
       const after = intParam(p, 'after_seq', 0, 0, Number.MAX_SAFE_INTEGER);
       const limit = intParam(p, 'limit', DEFAULT_EXPORT_LIMIT, 1, MAX_EXPORT_LIMIT);
-      const session = await requireSession(sessionId);
+      const session = await requireSession(dag, sessionId);
       const nodes: DagNode[] = [];
       let more = false;
       for await (const n of dag.nodesAfter(sessionId, after, { batchSize: Math.min(limit + 1, 1000) })) {
@@ -259,11 +244,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       const content = p.content;
       if (typeof content !== 'string' || content.trim() === '') invalidArgument('content must be a non-empty string', { param: 'content' });
       if ((content as string).length > MAX_MESSAGE_LENGTH) invalidArgument(`content is longer than ${MAX_MESSAGE_LENGTH} characters`, { param: 'content' });
-      const session = await requireSession(sessionId);
-      const project = await projects.projectOfSession(sessionId);
-      // The turn begins: what the user has uncommitted in the project now is theirs.
-      const snapshot = project !== null && projectGit !== null ? await service.beforeTurn(sessionId) : null;
-      const before = await branchesOf(sessionId);
+      const session = await requireSession(dag, sessionId);
       let predecessor: string | null;
       if (p.continue_from === undefined || p.continue_from === null) {
         // No view given: continue the conversation where HEAD's branch ends.
@@ -274,6 +255,10 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
           throw new EntityGitError('NODE_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(predecessor)}`, { sessionId, nodeId: predecessor });
         }
       }
+      const project = await projects.projectOfSession(sessionId);
+      // The turn begins: what the user has uncommitted in the project now is theirs (null without a project).
+      const snapshot = await service.beforeTurn(sessionId);
+      const before = await branchesOf(sessionId);
       const node = await writer.appendNode({ id: `u-${randomUUID()}`, session_id: sessionId, role: 'user', content: content as string, predecessor, created_at: now() });
       let head = node.id;
       let reply: DagNode | null = null;
@@ -299,37 +284,17 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       const p = paramsObject(params);
       const projectId = idParam(p, 'project_id');
       const limit = intParam(p, 'limit', DEFAULT_LOG_LIMIT, 1, MAX_LOG_LIMIT);
-      const project = await projects.getProject(projectId);
-      if (project === null) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`, { projectId });
+      const project = await requireProject(projects, projectId);
       const repo = await isRepo(project.workdir);
       return { project_id: projectId, workdir: project.workdir, repo, commits: repo ? await readLog(project.workdir, limit) : [] };
     },
     async server_info() {
-      return { name: 'entity-git ws-server', actions: Object.keys(table).sort(), agent: Boolean(options.agent) };
+      return { name: 'entity-git ws-server', actions: Object.keys(handlers).sort(), agent: Boolean(options.agent) };
     },
   };
 
   const { handle: _coreHandle, ...coreHandlers } = core;
   const handlers: Handlers<ServerActionName> = { ...coreHandlers, ...own };
-  const table = handlers as unknown as Record<string, (p: unknown) => Promise<unknown>>;
 
-  return {
-    ...handlers,
-    service,
-    core,
-    async handle(request: ActionRequest): Promise<ActionResponse> {
-      // Core's own actions go through core's `handle`; the server's through the same envelope here.
-      const r = request as ActionRequest | null | undefined;
-      const name = r && typeof r === 'object' && typeof r.action === 'string' ? r.action : null;
-      if (name === null || !Object.prototype.hasOwnProperty.call(own, name)) return core.handle(request);
-      const id = typeof r!.id === 'string' || typeof r!.id === 'number' ? r!.id : undefined;
-      const envelope = <T extends ActionResponse>(res: T): T => (id === undefined ? res : { ...res, id });
-      try {
-        return envelope({ ok: true, result: await table[name]!(r!.params) });
-      } catch (err) {
-        const e = err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err), {}, { cause: err });
-        return envelope({ ok: false, error: { code: e.code, message: e.message } });
-      }
-    },
-  };
+  return { ...handlers, service, handle: (request: ActionRequest) => dispatch(handlers, request) };
 }

@@ -102,7 +102,6 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
   const projectGit = options.projectGit === undefined
     ? createNodeProjectGit(options.projectLocks === undefined ? {} : { dir: options.projectLocks })
     : options.projectGit;
-  let broadcast: (event: ServerEvent) => void = () => undefined;
   const actions = createServerActions({
     dag: store.dag, writer: store.writer, projects: store.projects, mirror, agent: options.agent ?? null, now: options.now, projectGit,
     onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
@@ -135,7 +134,8 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload ?? DEFAULT_MAX_PAYLOAD });
   let origins: string[] = options.origins ?? [];
-  broadcast = (event) => {
+  // Called only once the server runs, by the project auto-commit of a sent message.
+  const broadcast = (event: ServerEvent): void => {
     const frame = JSON.stringify(event);
     for (const ws of wss.clients) if (ws.readyState === ws.OPEN) ws.send(frame);
   };

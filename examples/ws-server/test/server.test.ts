@@ -377,11 +377,13 @@ describe('the typed errors', () => {
     expect(await code(client, 'send_message', { session_id: DEMO_SESSION, content: 'hi', continue_from: 'n-a1' })).toBe('NODE_NOT_FOUND');
   });
 
-  it('answers requests concurrently, each with its own id', async () => {
+  it('answers requests sent together, each reply carrying its own request\'s id and answer', async () => {
     const rs = await Promise.all([
       client.request('list_sessions'), client.request('git_branches', { session_id: NOTES_SESSION }), client.request('nope'), client.request('list_projects'),
     ]);
     expect(rs.map((r) => r.ok)).toEqual([true, true, false, true]);
-    expect(new Set(rs.map((r) => r.id)).size).toBe(4);
+    expect(rs[1]).toMatchObject({ ok: true, result: { session_id: NOTES_SESSION } });
+    expect(rs[2]).toMatchObject({ ok: false, error: { code: 'UNKNOWN_ACTION' } });
+    expect(rs[3]).toMatchObject({ ok: true, result: { projects: expect.any(Array) } });
   });
 });

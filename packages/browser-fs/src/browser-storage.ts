@@ -379,6 +379,18 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       else writing.set(path, n);
     }
   }
+  /** The bytes of the file at `path` (stat `st`) known without IndexedDB: held back, or remembered while its stat holds. */
+  const bytesAt = (path: string, st: { ino: number; size: number; mtimeMs: number; isFile(): boolean }): Uint8Array | undefined => {
+    if (!st.isFile()) return undefined;
+    const held = pending.get(st.ino);
+    if (held !== undefined) return held;
+    const hit = known.get(path);
+    if (hit === undefined || hit.key !== statKey(st)) return undefined;
+    // Most recently used last.
+    known.delete(path);
+    known.set(path, hit);
+    return hit.data;
+  };
   const asText = (o: Parameters<StorageFs['readFile']>[1]) => o === 'utf8' || (typeof o === 'object' && o?.encoding === 'utf8');
 
   const fs: StorageFs = {
@@ -388,15 +400,8 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
         if (err?.code === 'ENOENT' || err?.code === 'ENOTDIR') throw err;
         return null;
       });
-      const held = st !== null && st.isFile() ? pending.get(st.ino) : undefined;
-      if (held !== undefined) return asText(o) ? fromUtf8(held) : held.slice();
-      const hit = st !== null && st.isFile() ? known.get(path) : undefined;
-      if (hit !== undefined && hit.key === statKey(st!)) {
-        // Most recently used last.
-        known.delete(path);
-        known.set(path, hit);
-        return asText(o) ? fromUtf8(hit.data) : hit.data.slice();
-      }
+      const hit = st === null ? undefined : bytesAt(path, st);
+      if (hit !== undefined) return asText(o) ? fromUtf8(hit) : hit.slice();
       const data = (await p.readFile(path)) as Uint8Array | null | undefined;
       if (data === undefined || data === null) {
         // The tree lists the file but its data never reached IndexedDB (reload in between).
@@ -489,9 +494,7 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
         }
         await parentIsDir(path);
         const bytes = typeof data === 'string' ? utf8(data) : exact(data) as Uint8Array;
-        forget(path);
-        await deferWrite(path, bytes === data ? bytes.slice() : bytes);
-        if (!writing.has(path)) remember(path, statKey(await p.lstat(path)), bytes);
+        await writeKnown(path, bytes === data ? bytes.slice() : bytes, bytes);
         return true;
       }));
     },
@@ -502,13 +505,7 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       const add = typeof data === 'string' ? utf8(data) : data;
       const st = await p.lstat(path).catch(() => null);
       let old: Uint8Array = new Uint8Array(0);
-      if (st !== null) {
-        const held = pending.get(st.ino);
-        const hit = known.get(path);
-        if (held !== undefined) old = held;
-        else if (hit !== undefined && hit.key === statKey(st)) old = hit.data;
-        else old = ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
-      }
+      if (st !== null) old = bytesAt(path, st) ?? ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
       const next = new Uint8Array(old.byteLength + add.byteLength);
       next.set(old, 0);
       next.set(add, old.byteLength);

@@ -1,6 +1,13 @@
 // Help texts: what `--help` prints at each level. Kept beside each other so the wording of the
 // options stays the same everywhere.
 
+/** The options of the commands that talk to a git host (push, restore). */
+const REMOTE_OPTIONS = `Options:
+  --remote URL   the git host, e.g. https://git.example.com/sessions/{session}.git
+  --session ID   only this session
+  --json         print the report as JSON
+`;
+
 const GLOBAL = `Global options:
   --db PATH|URL       the DAG database: a SQLite file (must exist) or a postgres:// URL
                       (default ~/.openprogram/entity-git.db)
@@ -73,11 +80,7 @@ from ENTITY_GIT_REMOTE_TOKEN (and ENTITY_GIT_REMOTE_USER, default entity-git), n
 URL. Only refs whose value differs are sent; branches move by fast-forward only. Exit 1 if a
 session failed.
 
-Options:
-  --remote URL   the git host, e.g. https://git.example.com/sessions/{session}.git
-  --session ID   only this session
-  --json         print the report as JSON
-
+${REMOTE_OPTIONS}
 ${GLOBAL}`,
   restore: `Usage: entity-git restore --remote URL [--session ID] [--json]
        entity-git clone --remote URL [--session ID] [--json]     (the same command)
@@ -88,11 +91,7 @@ to do. A session that already has a repository is brought up to date; one the ho
 reported missing (sync backfills it from the DAG). URL and credentials as for push. Exit 1 if a
 session failed.
 
-Options:
-  --remote URL   the git host, e.g. https://git.example.com/sessions/{session}.git
-  --session ID   only this session
-  --json         print the report as JSON
-
+${REMOTE_OPTIONS}
 ${GLOBAL}`,
   log: `Usage: entity-git log SESSION [--branch B] [--json]
        entity-git log --project PROJECT [--json]

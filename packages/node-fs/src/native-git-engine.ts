@@ -4,8 +4,8 @@ import * as fsp from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  EntityGitError, createIsoGitEngine, operationsInProgress,
-  type ChangedPath, type CommitDone, type CommitRequest, type FileState, type ProjectGitEngine, type RepoOperation, type RepoState, type WorkdirState,
+  applicableUpdates, EntityGitError, createIsoGitEngine, operationsInProgress,
+  type ChangedPath, type CommitDone, type CommitRequest, type FileState, type IndexUpdate, type ProjectGitEngine, type RepoOperation, type RepoState, type WorkdirState,
 } from '@entity-git/core';
 import { nodeCodec, nodeStorage } from './node-storage.js';
 
@@ -16,7 +16,6 @@ const MIN_VERSION = [2, 29] as const;
 const ZERO = '0'.repeat(40);
 const NO_HOOKS = process.platform === 'win32' ? 'NUL' : '/dev/null';
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-type IndexUpdate = Parameters<ProjectGitEngine['updateIndex']>[1][number];
 
 export interface NativeGitEngineOptions {
   /** The git binary. Default `git` (found on PATH). */
@@ -279,7 +278,7 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
       if (sym.code !== 0 || sym.stdout.toString('utf8').trim() !== repo.branch) {
         throw new EntityGitError('REF_CONFLICT', `[${NATIVE_GIT_ENGINE}] HEAD no longer names ${repo.branch}`, { branch: repo.branch });
       }
-      if (req.beforeBranchMoves) await req.beforeBranchMoves({ commit: commitId, parent: repo.head, branch: repo.branch, paths: [...req.paths].sort() });
+      if (req.beforeBranchMoves) await req.beforeBranchMoves(commitId);
       const update = ['update-ref', '-m', req.reflogMessage, repo.branch, commitId, repo.head ?? ZERO];
       const moved = await run(repo.root, update, { env: who });
       if (moved.code !== 0) throw refError(repo.root, update, moved);
@@ -353,8 +352,7 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
       else stage0.set(path, { path, oid: oid!, mode: mode! });
     }
     const found = updates.map((u): FileState | null => (conflicted.has(u.path) ? null : stage0.get(u.path) ?? { path: u.path, oid: null, mode: null }));
-    const same = (a: FileState, b: FileState) => a.oid === b.oid && (a.oid === null || a.mode === b.mode);
-    const apply = updates.filter((u, i) => found[i] !== null && same(found[i]!, u.expect));
+    const apply = applicableUpdates(updates, found);
     if (apply.length > 0) await writeIndexInfo(repo, apply.map((u) => ({ ...u.entry, path: u.path })));
     return found;
   }

@@ -1,9 +1,9 @@
-import { createActions, EntityGitError, MemoryDag, type Mirror, type ProjectStore } from '@entity-git/core';
+import { createActions, EntityGitError, MemoryDag, type ProjectStore } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, patched, tempDir } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
 const TURN1 = '3d74359a58dd9fea39d137f57a923afed4ccf7bd';
@@ -15,19 +15,6 @@ async function golden() {
   const mirror = createNodeMirror({ dag, root: tempDir() });
   await mirror.sync(SID);
   return { dag, mirror, dir: mirror.repoPath(SID) };
-}
-
-/** The mirror with some methods replaced. */
-function patched(inner: Mirror, over: Partial<Mirror>): Mirror {
-  return {
-    sync: (id, o) => inner.sync(id, o),
-    log: (id, o) => inner.log(id, o),
-    branches: (id) => inner.branches(id),
-    read: (id, c, o) => inner.read(id, c, o),
-    verify: (id) => inner.verify(id),
-    repoPath: (id) => inner.repoPath(id),
-    ...over,
-  };
 }
 
 const headBranch = (dir: string) => git(dir, 'symbolic-ref', '--short', 'HEAD').trim();

@@ -1,4 +1,4 @@
-import { createMirrorService, MemoryDag, type ServiceEvents } from '@entity-git/core';
+import { createMirrorService, MemoryDag, type EntityGitError, type ServiceEvents } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { spawnSync } from 'node:child_process';
@@ -15,19 +15,24 @@ const mountable = canMount();
 // Mounting needs root: skipped where it is not allowed, except in CI (root), where it must work.
 const skipMount = !mountable && !process.env.CI;
 
+/** The golden session up to its placeholder, synced into a tmpfs of `size` of its own. */
+async function goldenOnTmpfs(size: string) {
+  const root = tmpfs(size)!;
+  const dag = new MemoryDag();
+  await writeGolden(dag);
+  await dag.setHead(SID, 'a6');
+  const mirror = createNodeMirror({ dag, root });
+  await mirror.sync(SID);
+  return { root, dag, mirror, dir: join(root, SID) };
+}
+
 describe('environment faults', () => {
   it.runIf(!!process.env.CI)('CI can mount the small filesystems these tests need', () => {
     expect(mountable).toBe(true);
   });
 
   it.skipIf(skipMount)('a read-only root: a typed error, retries, no damage, and a clean sync once writable', async () => {
-    const root = tmpfs('8m')!;
-    const dag = new MemoryDag();
-    await writeGolden(dag);
-    await dag.setHead(SID, 'a6');
-    const mirror = createNodeMirror({ dag, root });
-    await mirror.sync(SID);
-    const dir = join(root, SID);
+    const { root, dag, mirror, dir } = await goldenOnTmpfs('8m');
     const before = git(dir, 'for-each-ref');
     remount(root, 'ro');
     await dag.fillNode(SID, 'a6', 'Filled.', null);
@@ -50,32 +55,45 @@ describe('environment faults', () => {
   });
 
   it.skipIf(skipMount)('a disk that fills in the middle of a write: QUOTA_EXCEEDED, no damaged repository, and a clean sync after', async () => {
-    const root = tmpfs('1m')!;
-    const dag = new MemoryDag();
-    await writeGolden(dag);
-    await dag.setHead(SID, 'a6');
-    const mirror = createNodeMirror({ dag, root });
-    await mirror.sync(SID);
-    const dir = join(root, SID);
+    const { root, dag, mirror, dir } = await goldenOnTmpfs('1m');
     const before = git(dir, 'for-each-ref');
     // Incompressible content, larger than the space left.
     const big = noise(1_400_000);
     await dag.fillNode(SID, 'a6', big, null);
-    await expect(mirror.sync(SID)).rejects.toMatchObject({ code: 'QUOTA_EXCEEDED' });
-    // Whatever landed is whole: the ref names a complete commit (objects are written before it
-    // moves), or it did not move.
+    const err = await mirror.sync(SID).then(() => null, (e: unknown) => e as EntityGitError);
+    expect(err?.code).toBe('QUOTA_EXCEEDED');
+    // The node's object (over a megabyte, deflated) is what did not fit: written before the ref
+    // moves, so the ref did not move, and nothing damaged is left.
+    expect(String(err?.data.path)).toContain('/.git/objects/');
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
-    const main = git(dir, 'rev-parse', 'main').trim();
-    expect(main === GOLDEN_MAIN || git(dir, 'rev-parse', 'main~1').trim() === GOLDEN_MAIN).toBe(true);
+    expect(git(dir, 'rev-parse', 'main').trim()).toBe(GOLDEN_MAIN);
     expect(before).toContain(GOLDEN_MAIN);
-    // No part of the file that did not fit is left in the working tree to keep the disk full.
-    const partial = join(dir, 'messages', '000017-a-a6.json');
-    if (existsSync(partial)) expect(readFileSync(partial, 'utf8')).toBe(git(dir, 'show', 'main:messages/000017-a-a6.json'));
     remount(root, 'size=16m');
     await mirror.sync(SID);
     expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_MAIN);
     expect(JSON.parse(git(dir, 'show', 'main:messages/000017-a-a6.json')).content).toBe(big);
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect((await mirror.verify(SID)).ok).toBe(true);
+  });
+
+  it.skipIf(skipMount)('a disk too small for a working-tree file only: the commit lands, no part of the file is left, a clean sync after', async () => {
+    const { root, dag, mirror, dir } = await goldenOnTmpfs('1m');
+    // Deflates to about a kilobyte (the object fits), but is 1.4 MB in the working tree.
+    const big = 'x'.repeat(1_400_000);
+    await dag.fillNode(SID, 'a6', big, null);
+    const err = await mirror.sync(SID).then(() => null, (e: unknown) => e as EntityGitError);
+    expect(err?.code).toBe('QUOTA_EXCEEDED');
+    const file = join(dir, 'messages', '000017-a-a6.json');
+    expect(err?.data.path).toBe(file);
+    // Objects are written before the ref moves: the turn's commit is whole and in place.
+    expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_MAIN);
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    // No part of the file that did not fit is left in the working tree to keep the disk full.
+    expect(existsSync(file)).toBe(false);
+    remount(root, 'size=16m');
+    await mirror.sync(SID);
+    expect(readFileSync(file, 'utf8')).toBe(git(dir, 'show', 'main:messages/000017-a-a6.json'));
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect((await mirror.verify(SID)).ok).toBe(true);
   });

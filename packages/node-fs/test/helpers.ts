@@ -1,6 +1,6 @@
-import { MemoryDag, type DagNode } from '@entity-git/core';
+import { MemoryDag, type DagNode, type Mirror } from '@entity-git/core';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, lstatSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, lstatSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,15 +52,16 @@ export const canMount = (): boolean => tmpfs('64k') !== null;
 
 /** Incompressible printable text of `length` characters, the same every run. */
 export function noise(length: number): string {
+  // A 32-bit LCG in integer arithmetic, its high bits taken (the low ones of an LCG repeat soon).
   let x = 12345;
-  return Array.from({ length }, () => String.fromCharCode(33 + ((x = (x * 1103515245 + 12345) >>> 0) % 90))).join('');
+  return Array.from({ length }, () => String.fromCharCode(33 + (((x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 16) % 90))).join('');
 }
 
 /**
  * A session `s` in a MemoryDag that grows by turns of four nodes (a user message, a tool call,
- * its result, the reply); node ids are `n<seq>`.
+ * its result, the reply); node ids are `idOf(seq)`, `n<seq>` unless given.
  */
-export function growingSession(title: string): { dag: MemoryDag; turns(k: number): Promise<void> } {
+export function growingSession(title: string, idOf: (seq: number) => string = (seq) => `n${seq}`): { dag: MemoryDag; turns(k: number): Promise<void> } {
   const dag = new MemoryDag();
   let seq = 0;
   let prev: string | null = null;
@@ -72,7 +73,7 @@ export function growingSession(title: string): { dag: MemoryDag; turns(k: number
         for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
           seq++;
           const n: DagNode = {
-            id: `n${seq}`, session_id: 's', seq, role, content: `${role} ${seq}`, predecessor: prev,
+            id: idOf(seq), session_id: 's', seq, role, content: `${role} ${seq}`, predecessor: prev,
             caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
           };
           await dag.addNode(n);
@@ -80,5 +81,28 @@ export function growingSession(title: string): { dag: MemoryDag; turns(k: number
         }
       }
     },
+  };
+}
+
+/** A user's project: a git repository whose one commit, by `User`, holds `file`. */
+export function userRepo(file = 'README.md', content = '# user project\n'): string {
+  const workdir = tempDir('eg-proj-');
+  git(workdir, 'init', '-q', '-b', 'main');
+  writeFileSync(join(workdir, file), content);
+  git(workdir, 'add', file);
+  git(workdir, '-c', 'user.name=User', '-c', 'user.email=user@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+  return workdir;
+}
+
+/** `inner` with some of its methods replaced (the others call through). */
+export function patched(inner: Mirror, over: Partial<Mirror>): Mirror {
+  return {
+    sync: (id, o) => inner.sync(id, o),
+    log: (id, o) => inner.log(id, o),
+    branches: (id) => inner.branches(id),
+    read: (id, c, o) => inner.read(id, c, o),
+    verify: (id) => inner.verify(id),
+    repoPath: (id) => inner.repoPath(id),
+    ...over,
   };
 }

@@ -3,7 +3,7 @@ import { createNodeMirror, createNodeProjectGit, nodeStorage, workdirJournal, wo
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, patched, tempDir, userRepo } from './helpers.js';
 
 /**
  * Several turns of a project-bound session notified back to back, never drained in between:
@@ -18,15 +18,6 @@ const ENGINES: { name: string; projectGit: (dir: string) => ProjectGit }[] = [
   },
 ];
 const TURNS = 3;
-
-function userRepo(): string {
-  const workdir = tempDir('eg-projq-');
-  git(workdir, 'init', '-q', '-b', 'main');
-  writeFileSync(join(workdir, 'README.md'), '# user project\n');
-  git(workdir, 'add', 'README.md');
-  git(workdir, '-c', 'user.name=User', '-c', 'user.email=user@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
-  return workdir;
-}
 
 async function boundSession(workdir: string, projectGit: ProjectGit, wrap: (m: Mirror) => Mirror = (m) => m, beforeTurnWaitMs?: number) {
   const dag = new MemoryDag();
@@ -54,6 +45,17 @@ async function appendTurn(dag: MemoryDag, t: number, prev: string | null): Promi
   return `b${t}`;
 }
 
+/** What agentCommits should list: one commit per turn, labelled from the session's commit of it, holding `file(turn)`. */
+function oneCommitPerTurn(sessions: Map<number, string>, file: (turn: number) => string) {
+  return Array.from({ length: TURNS }, (_, i) => ({
+    subject: `[agent sess] turn ${i + 1}: Turn ${i + 1}: edit the file`,
+    committer: 'agent (claude-sonnet-4.7 via OpenProgram)',
+    turn: i + 1,
+    sessionCommit: sessions.get(i + 1),
+    files: [file(i + 1)],
+  }));
+}
+
 /** The session repository's commit of each turn, by its trailers: turn → sha (and the Node trailer agrees). */
 function sessionCommits(sessionRepo: string): Map<number, string> {
   const out = new Map<number, string>();
@@ -79,16 +81,11 @@ function agentCommits(workdir: string) {
 function heldSync() {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const held = (m: Mirror): Mirror => ({
+  const held = (m: Mirror): Mirror => patched(m, {
     sync: async (id, o) => {
       await gate;
       return m.sync(id, o);
     },
-    log: (id, o) => m.log(id, o),
-    branches: (id) => m.branches(id),
-    read: (id, c, o) => m.read(id, c, o),
-    verify: (id) => m.verify(id),
-    repoPath: (id) => m.repoPath(id),
   });
   return { held, release };
 }
@@ -119,15 +116,7 @@ describe.each(ENGINES)('the service with a project, turns queued without drain (
     );
     const sessions = sessionCommits(mirror.repoPath('sess'));
     expect(sessions.size).toBe(TURNS);
-    expect(agentCommits(workdir)).toEqual(
-      Array.from({ length: TURNS }, (_, i) => ({
-        subject: `[agent sess] turn ${i + 1}: Turn ${i + 1}: edit the file`,
-        committer: 'agent (claude-sonnet-4.7 via OpenProgram)',
-        turn: i + 1,
-        sessionCommit: sessions.get(i + 1),
-        files: [fileOf(i + 1)],
-      })),
-    );
+    expect(agentCommits(workdir)).toEqual(oneCommitPerTurn(sessions, fileOf));
     expect(git(workdir, 'show', `main:${fileOf(TURNS)}`)).toBe(`export const turn = ${TURNS};\n`);
     expect(git(workdir, 'status', '--porcelain')).toBe('');
   });
@@ -160,15 +149,7 @@ describe.each(ENGINES)('the service with a project, turns queued without drain (
     // is reported, and is then landed as a pending edit), every turn lands once, under its own label.
     const landed = events.flatMap((e) => [...e.result.deferred, ...(e.result.status === 'committed' ? [e.result] : [])]).map((c) => c.turn);
     expect(landed).toEqual([1, 2, 3]);
-    expect(agentCommits(workdir)).toEqual(
-      Array.from({ length: TURNS }, (_, i) => ({
-        subject: `[agent sess] turn ${i + 1}: Turn ${i + 1}: edit the file`,
-        committer: 'agent (claude-sonnet-4.7 via OpenProgram)',
-        turn: i + 1,
-        sessionCommit: sessions.get(i + 1),
-        files: [`f${i + 1}.ts`],
-      })),
-    );
+    expect(agentCommits(workdir)).toEqual(oneCommitPerTurn(sessions, (t) => `f${t}.ts`));
     expect(git(workdir, 'status', '--porcelain')).toBe('');
   });
 

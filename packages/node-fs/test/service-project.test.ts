@@ -4,17 +4,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir, userRepo } from './helpers.js';
 
 const hash = (file: string) => createHash('sha1').update(readFileSync(file)).digest('hex');
 
 describe('the service with a project', () => {
   it('auto-commits a clean turn, skips with the warning when the user has edits, and reports both', async () => {
-    const workdir = tempDir('eg-proj-');
-    git(workdir, 'init', '-q', '-b', 'main');
-    writeFileSync(join(workdir, 'README.md'), '# user project\n');
-    git(workdir, 'add', 'README.md');
-    git(workdir, '-c', 'user.name=User', '-c', 'user.email=user@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+    const workdir = userRepo();
 
     const dag = new MemoryDag();
     await dag.createSession({ id: 'sess', model: 'claude-sonnet-4.7', created_at: 1779500000 });
@@ -65,11 +61,7 @@ describe('the service with a project', () => {
   });
 
   it('passes writtenBlobs through: the user editing the agent’s very file during the turn blocks it, byte for byte', async () => {
-    const workdir = tempDir('eg-proj-');
-    git(workdir, 'init', '-q', '-b', 'main');
-    writeFileSync(join(workdir, 'notes.md'), '# notes\n');
-    git(workdir, 'add', 'notes.md');
-    git(workdir, '-c', 'user.name=User', '-c', 'user.email=user@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+    const workdir = userRepo('notes.md', '# notes\n');
     const dag = new MemoryDag();
     await dag.createSession({ id: 'sess', model: 'm', created_at: 1779500000 });
     const project = await dag.createProject({ name: 'Notes', workdir });

@@ -1,9 +1,9 @@
-import { createMirror, createMirrorService, MemoryDag, type DagSource, type Mirror, type ServiceEvents, type SessionStatus } from '@entity-git/core';
+import { createMirror, createMirrorService, MemoryDag, type DagSource, type ServiceEvents, type SessionStatus } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { faultyStorage, writeGolden } from '@entity-git/test-utils';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, patched, tempDir } from './helpers.js';
 
 const A = 'sess-a';
 const B = 'sess-b';
@@ -141,14 +141,9 @@ describe('retry delays', () => {
     const storage = faultyStorage(nodeStorage());
     const inner = createMirror({ dag, storage, root: tempDir('eg-status-') });
     const starts: number[] = [];
-    const mirror: Mirror = {
+    const mirror = patched(inner, {
       sync: (id, o) => (starts.push(performance.now()), inner.sync(id, o)),
-      log: (id, o) => inner.log(id, o),
-      branches: (id) => inner.branches(id),
-      read: (id, c, o) => inner.read(id, c, o),
-      verify: (id) => inner.verify(id),
-      repoPath: (id) => inner.repoPath(id),
-    };
+    });
     const service = createMirrorService({ mirror, attempts: 7, baseDelayMs: 10, maxDelayMs: 45 });
     const retrying: Array<ServiceEvents['retrying'] & { at: number }> = [];
     const failed: ServiceEvents['failed'][] = [];
@@ -188,7 +183,7 @@ describe('concurrency', () => {
     const spans: Span[] = [];
     const gateA = deferred();
     let syncsOfA = 0;
-    const mirror: Mirror = {
+    const mirror = patched(inner, {
       sync: async (id, o) => {
         const span = { id, start: performance.now(), end: Infinity };
         spans.push(span);
@@ -201,12 +196,7 @@ describe('concurrency', () => {
           span.end = performance.now();
         }
       },
-      log: (id, o) => inner.log(id, o),
-      branches: (id) => inner.branches(id),
-      read: (id, c, o) => inner.read(id, c, o),
-      verify: (id) => inner.verify(id),
-      repoPath: (id) => inner.repoPath(id),
-    };
+    });
     const service = createMirrorService({ mirror, concurrency: 2 });
     service.notify(A);
     service.notify(B);
@@ -236,7 +226,7 @@ describe('concurrency', () => {
     const inner = createNodeMirror({ dag: golden, root: tempDir('eg-status-') });
     let inFlight = 0;
     let maxInFlight = 0;
-    const mirror: Mirror = {
+    const mirror = patched(inner, {
       sync: async (id, o) => {
         maxInFlight = Math.max(maxInFlight, ++inFlight);
         try {
@@ -246,12 +236,7 @@ describe('concurrency', () => {
           inFlight--;
         }
       },
-      log: (id, o) => inner.log(id, o),
-      branches: (id) => inner.branches(id),
-      read: (id, c, o) => inner.read(id, c, o),
-      verify: (id) => inner.verify(id),
-      repoPath: (id) => inner.repoPath(id),
-    };
+    });
     const service = createMirrorService({ mirror, concurrency: 1 });
     service.notify(A);
     service.notify(B);

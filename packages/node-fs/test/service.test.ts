@@ -116,7 +116,7 @@ describe('the service, a live turn failing', () => {
     return { dag, mirror };
   }
 
-  it('the storage fails the first k writes of a turn, for every k of that turn: retried, ids equal an undisturbed run', async () => {
+  it('the storage fails the k-th write of a turn, for every k of that turn: retried, ids equal an undisturbed run', async () => {
     // How many writes the turn takes when nothing fails.
     const plain = faultyStorage(nodeStorage());
     const undisturbed = await liveTurn(plain, tempDir());
@@ -124,6 +124,7 @@ describe('the service, a live turn failing', () => {
     await undisturbed.mirror.sync(GOLDEN_SESSION.id);
     const writes = plain.stats.writes - before;
     expect(writes).toBeGreaterThan(3);
+    const failedPaths: string[] = [];
     for (let k = 1; k <= writes; k++) {
       const storage = faultyStorage(nodeStorage());
       const root = tempDir();
@@ -131,19 +132,31 @@ describe('the service, a live turn failing', () => {
       const service = createMirrorService({ mirror, baseDelayMs: 1, attempts: writes + 5 });
       const retries: ServiceEvents['retrying'][] = [];
       const committed: ServiceEvents['committed'][] = [];
+      const synced: ServiceEvents['synced'][] = [];
       service.on('retrying', (e) => retries.push(e));
       service.on('committed', (e) => committed.push(e));
-      storage.failNext(k);
+      service.on('synced', (e) => synced.push(e));
+      storage.failAt(k);
       service.notify(GOLDEN_SESSION.id);
       await service.drain();
-      expect(storage.stats.failed, `k=${k}`).toBe(k);
-      expect(retries.length, `k=${k}`).toBeGreaterThan(0);
-      expect(committed.length, `k=${k}`).toBe(1);
+      expect(storage.stats.failed, `k=${k}`).toBe(1);
+      const [failedPath] = storage.stats.failedPaths;
+      failedPaths.push(failedPath!);
+      expect(retries.length, `k=${k}`).toBe(1);
+      expect(synced.length, `k=${k}`).toBe(1);
+      // Only the last write failed, the state log's append: the turn's commit and ref were in place,
+      // so the retry finds nothing to write (\`synced\`, not \`committed\`).
+      expect(committed.length, `k=${k} (${failedPath})`).toBe(failedPath!.endsWith('/entity-git/state.jsonl') ? 0 : 1);
       const dir = join(root, GOLDEN_SESSION.id);
       expect(tipsOf(dir), `k=${k}`).toEqual(GOLDEN_TIPS);
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect((await mirror.verify(GOLDEN_SESSION.id)).ok).toBe(true);
+    }
+    // Every kind of write of a turn was failed once: objects, the ref and its reflog, the
+    // working tree and its index, the state log.
+    for (const part of ['/.git/objects/', '/.git/refs/heads/', '/.git/logs/', '/messages/', '/.git/index', '/.git/entity-git/state']) {
+      expect(failedPaths.some((p) => p.includes(part)), part).toBe(true);
     }
   });
 });

@@ -1,36 +1,27 @@
-import { MemoryDag, SEGMENT_BYTES, type DagNode } from '@entity-git/core';
+import { SEGMENT_BYTES } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { appendFileSync, existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, growingSession, tempDir } from './helpers.js';
+
+const nodeId = (seq: number) => `node-${String(seq).padStart(5, '0')}-${'x'.repeat(24)}`;
 
 /** `turns` turns of a user message, a tool call and its result, and a reply, synced one by one. */
 async function grownSession(turns: number) {
-  const dag = new MemoryDag();
-  await dag.createSession({ id: 's', title: 'Segments', created_at: 1779500000 });
+  const { dag, turns: grow } = growingSession('Segments', nodeId);
   const root = tempDir();
   const mirror = createNodeMirror({ dag, root });
-  let seq = 0;
-  let prev: string | null = null;
   for (let t = 0; t < turns; t++) {
-    for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
-      seq++;
-      const n: DagNode = {
-        id: `node-${String(seq).padStart(5, '0')}-${'x'.repeat(24)}`, session_id: 's', seq, role, content: `${role} ${seq}`,
-        predecessor: prev, caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
-      };
-      await dag.addNode(n);
-      prev = n.id;
-    }
+    await grow(1);
     await mirror.sync('s');
   }
-  return { dag, root, dir: mirror.repoPath('s'), nodes: seq };
+  return { dag, root, dir: mirror.repoPath('s'), nodes: 4 * turns, grow };
 }
 
 describe('the mirror\'s state log, in segments', () => {
   it('seals the live segment past SEGMENT_BYTES; a new process trusts the segments, and rebuilds from the DAG when one is lost', async () => {
-    const { dag, root, dir, nodes } = await grownSession(200);
+    const { dag, root, dir, nodes, grow } = await grownSession(200);
     const state = join(dir, '.git', 'entity-git');
     const header = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8')) as { sealed?: number[]; bytes: number };
     expect(header.sealed?.length).toBeGreaterThanOrEqual(2);
@@ -46,15 +37,13 @@ describe('the mirror\'s state log, in segments', () => {
     expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
     // One more turn through a new process: it appends to the live segment.
     const next = createNodeMirror({ dag, root });
-    for (const [i, role] of (['user', 'assistant'] as const).entries()) {
-      await dag.addNode({ id: `late-${i}`, session_id: 's', seq: nodes + i + 1, role, content: role, predecessor: i === 0 ? `node-${String(nodes).padStart(5, '0')}-${'x'.repeat(24)}` : 'late-0', caller: null, created_at: 1779600000 + i, metadata: null });
-    }
-    expect(await next.sync('s')).toMatchObject({ commitsWritten: 1, nodesRead: 2 });
+    await grow(1);
+    expect(await next.sync('s')).toMatchObject({ commitsWritten: 1, nodesRead: 4 });
     const tipsAfter = git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
 
     // A sealed segment lost: the log is not trusted, the whole DAG is read, the ids do not move.
     unlinkSync(join(state, 'state.0.jsonl'));
-    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ commitsWritten: 0, nodesRead: nodes + 2, branchesMoved: [] });
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ commitsWritten: 0, nodesRead: nodes + 4, branchesMoved: [] });
     expect(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(tipsAfter);
     expect(tipsAfter).not.toBe(tips);
     // Rewritten whole: one live segment, the old sealed ones gone.
@@ -67,7 +56,7 @@ describe('the mirror\'s state log, in segments', () => {
   });
 
   it('reads the log only up to its last whole summary: a crash that tore an append loses nothing, and a turn writes no other state file', async () => {
-    const { dag, root, dir, nodes } = await grownSession(3);
+    const { dag, root, dir, nodes, grow } = await grownSession(3);
     const state = join(dir, '.git', 'entity-git');
     const header = readFileSync(join(state, 'state.json'));
     const log = join(state, 'state.jsonl');
@@ -87,9 +76,7 @@ describe('the mirror\'s state log, in segments', () => {
     await mirror.sync('s');
     const headerAt = statSync(join(state, 'state.json'), { bigint: true });
     const before = statSync(log).size;
-    for (const [i, role] of (['user', 'assistant'] as const).entries()) {
-      await dag.addNode({ id: `late-${i}`, session_id: 's', seq: nodes + i + 1, role, content: role, predecessor: i === 0 ? `node-${String(nodes).padStart(5, '0')}-${'x'.repeat(24)}` : 'late-0', caller: null, created_at: 1779600000 + i, metadata: null });
-    }
+    await grow(1);
     expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 1 });
     const headerAfter = statSync(join(state, 'state.json'), { bigint: true });
     expect([headerAfter.ino, headerAfter.mtimeNs]).toEqual([headerAt.ino, headerAt.mtimeNs]);

@@ -6,25 +6,30 @@ export interface FaultyStorage extends Storage {
   failNext(count: number): void;
   /** Let `count` more writes through, then fail every later one (a crash at that write). */
   crashAfter(count: number): void;
-  /** Writes attempted so far, and how many were failed on purpose. */
-  readonly stats: { writes: number; failed: number };
+  /** Let `n - 1` more writes through, fail the n-th, and let every later one through. */
+  failAt(n: number): void;
+  /** Writes attempted so far, how many were failed on purpose, and the paths of those. */
+  readonly stats: { writes: number; failed: number; failedPaths: string[] };
 }
 
 export function faultyStorage(inner: Storage): FaultyStorage {
   let toFail = 0;
   let allowed = Infinity;
-  const stats = { writes: 0, failed: 0 };
-  const gate = () => {
+  let failing = -1;
+  const stats = { writes: 0, failed: 0, failedPaths: [] as string[] };
+  const fail = (path: string, what: string): never => {
+    stats.failed++;
+    stats.failedPaths.push(path);
+    throw Object.assign(new Error(`EIO: injected ${what}`), { code: 'EIO' });
+  };
+  const gate = (path: string) => {
     stats.writes++;
-    if (allowed <= 0) {
-      stats.failed++;
-      throw Object.assign(new Error('EIO: injected crash'), { code: 'EIO' });
-    }
+    if (allowed <= 0) fail(path, 'crash');
     allowed--;
+    if (stats.writes === failing) fail(path, 'write failure');
     if (toFail > 0) {
       toFail--;
-      stats.failed++;
-      throw Object.assign(new Error('EIO: injected write failure'), { code: 'EIO' });
+      fail(path, 'write failure');
     }
   };
   const fs: StorageFs = {
@@ -37,11 +42,11 @@ export function faultyStorage(inner: Storage): FaultyStorage {
     rmdir: inner.fs.rmdir.bind(inner.fs),
     unlink: inner.fs.unlink.bind(inner.fs),
     writeFile: async (p, d, o) => {
-      gate();
+      gate(p);
       return inner.fs.writeFile(p, d, o);
     },
     rename: async (a, b) => {
-      gate();
+      gate(b);
       return inner.fs.rename(a, b);
     },
   };
@@ -55,19 +60,22 @@ export function faultyStorage(inner: Storage): FaultyStorage {
     crashAfter(count: number) {
       allowed = count;
     },
+    failAt(n: number) {
+      failing = stats.writes + n;
+    },
     stats,
   };
   if (inner.createExclusive) {
     const create = inner.createExclusive.bind(inner);
     wrapped.createExclusive = async (p, d) => {
-      gate();
+      gate(p);
       return create(p, d);
     };
   }
   if (inner.appendFile) {
     const append = inner.appendFile.bind(inner);
     wrapped.appendFile = async (p, d) => {
-      gate();
+      gate(p);
       return append(p, d);
     };
   }

@@ -4,7 +4,7 @@ import { isAbsolutePath } from '../dag/memory-dag.js';
 import { EntityGitError } from '../errors.js';
 import type { Mirror } from '../mirror/mirror.js';
 import type { Project } from '../model/types.js';
-import { idParam, invalidArgument, optionalString, paramsObject, shaParam } from './params.js';
+import { idParam, invalidArgument, optionalString, paramsObject, requireProject, requireSession, shaParam } from './params.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse, ProjectSummary, SessionSummary, TimelineCommit } from './action-types.js';
 
 export interface ActionsOptions {
@@ -37,17 +37,12 @@ export function createActions(options: ActionsOptions): Actions {
   const { dag, mirror } = options;
   const needProjects = (): ProjectStore => options.projects ?? invalidArgument('this server has no project store');
 
-  const requireSession = async (sessionId: string) => {
-    const s = await dag.getSession(sessionId);
-    if (s === null) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)}`, { sessionId });
-    return s;
-  };
 
   const history = async (params: unknown) => {
     const p = paramsObject(params);
     const sessionId = idParam(p, 'session_id');
     const branch = optionalString(p, 'branch');
-    await requireSession(sessionId);
+    await requireSession(dag, sessionId);
     const branches = await mirror.branches(sessionId).catch(() => []);
     const name = branch ?? branches.find((b) => b.head)?.name ?? null;
     const log = name === null ? [] : await mirror.log(sessionId, { branch: name });
@@ -60,7 +55,7 @@ export function createActions(options: ActionsOptions): Actions {
     const sessionId = idParam(p, 'session_id');
     const sha = shaParam(p, 'commit_sha');
     const branch = optionalString(p, 'branch');
-    await requireSession(sessionId);
+    await requireSession(dag, sessionId);
     const view = await mirror.read(sessionId, sha, branch === undefined ? {} : { branch });
     const last = view.messages.at(-1);
     return {
@@ -85,14 +80,14 @@ export function createActions(options: ActionsOptions): Actions {
     git_session_checkout: checkout,
     async git_branches(params) {
       const sessionId = idParam(paramsObject(params), 'session_id');
-      await requireSession(sessionId);
+      await requireSession(dag, sessionId);
       return { session_id: sessionId, branches: await branchesOf(sessionId) };
     },
     async git_switch_branch(params) {
       const p = paramsObject(params);
       const sessionId = idParam(p, 'session_id');
       const branch = optionalString(p, 'branch') ?? invalidArgument('branch must be a non-empty string', { param: 'branch' });
-      await requireSession(sessionId);
+      await requireSession(dag, sessionId);
       const writer = options.writer ?? invalidArgument('this server cannot write the DAG (no writer)');
       const target = (await mirror.branches(sessionId)).find((b) => b.name === branch);
       if (!target) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`, { sessionId, branch });
@@ -115,8 +110,7 @@ export function createActions(options: ActionsOptions): Actions {
     },
     async project_detail(params) {
       const projectId = idParam(paramsObject(params), 'project_id');
-      const project = await needProjects().getProject(projectId);
-      if (project === null) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`, { projectId });
+      const project = await requireProject(needProjects(), projectId);
       const details: SessionSummary[] = [];
       for (const id of project.sessions) {
         const s = await sessionSummary(id);
@@ -133,7 +127,7 @@ export function createActions(options: ActionsOptions): Actions {
       }
       const description = optionalString(p, 'description');
       const sessionId = p.session_id === undefined || p.session_id === null ? undefined : idParam(p, 'session_id');
-      if (sessionId !== undefined) await requireSession(sessionId);
+      if (sessionId !== undefined) await requireSession(dag, sessionId);
       const store = needProjects();
       const project = await store.createProject({ name, workdir, description: description ?? null });
       if (sessionId !== undefined) await store.addSessionToProject(project.id, sessionId);
@@ -143,27 +137,32 @@ export function createActions(options: ActionsOptions): Actions {
       const p = paramsObject(params);
       const projectId = idParam(p, 'project_id');
       const sessionId = idParam(p, 'session_id');
-      await requireSession(sessionId);
+      await requireSession(dag, sessionId);
       const store = needProjects();
       await store.addSessionToProject(projectId, sessionId);
       return summary((await store.getProject(projectId))!);
     },
   };
 
-  return {
-    ...actions,
-    async handle(request: ActionRequest): Promise<ActionResponse> {
-      const id = request && typeof request === 'object' && (typeof request.id === 'string' || typeof request.id === 'number') ? request.id : undefined;
-      const envelope = <T extends ActionResponse>(r: T): T => (id === undefined ? r : { ...r, id });
-      try {
-        if (!request || typeof request !== 'object' || typeof request.action !== 'string') invalidArgument('a request needs an action name');
-        const fn = Object.prototype.hasOwnProperty.call(actions, request.action) ? (actions as Record<string, (p: unknown) => Promise<unknown>>)[request.action] : undefined;
-        if (!fn) throw new EntityGitError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(request.action)}`, { action: request.action });
-        return envelope({ ok: true, result: await fn(request.params) });
-      } catch (err) {
-        const e = err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err), {}, { cause: err });
-        return envelope({ ok: false, error: { code: e.code, message: e.message } });
-      }
-    },
-  };
+  return { ...actions, handle: (request: ActionRequest) => dispatch(actions, request) };
+}
+
+/**
+ * Validate `request` and run the handler of `table` it names; never throws: the result, or the
+ * error's code and message (`UNKNOWN_ACTION` for a name the table lacks, `STORAGE_ERROR` for an
+ * error without a code), as `{ ok }`, with the request's `id` when it had one. What `handle`
+ * does; a server adding actions of its own dispatches to its table through it.
+ */
+export async function dispatch(table: object, request: ActionRequest): Promise<ActionResponse> {
+  const id = request && typeof request === 'object' && (typeof request.id === 'string' || typeof request.id === 'number') ? request.id : undefined;
+  const envelope = <T extends ActionResponse>(r: T): T => (id === undefined ? r : { ...r, id });
+  try {
+    if (!request || typeof request !== 'object' || typeof request.action !== 'string') invalidArgument('a request needs an action name');
+    const fn = Object.prototype.hasOwnProperty.call(table, request.action) ? (table as Record<string, (p: unknown) => Promise<unknown>>)[request.action] : undefined;
+    if (typeof fn !== 'function') throw new EntityGitError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(request.action)}`, { action: request.action });
+    return envelope({ ok: true, result: await fn(request.params) });
+  } catch (err) {
+    const e = err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err), {}, { cause: err });
+    return envelope({ ok: false, error: { code: e.code, message: e.message } });
+  }
 }

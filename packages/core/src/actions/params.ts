@@ -1,5 +1,8 @@
+import type { DagSource } from '../dag/dag-source.js';
+import type { ProjectStore } from '../dag/project-store.js';
 import { EntityGitError } from '../errors.js';
 import { isOid } from '../git/objects.js';
+import type { Project, Session } from '../model/types.js';
 import { assertId, MAX_ID_BYTES } from '../model/names.js';
 
 /**
@@ -33,6 +36,28 @@ export function optionalString(p: Record<string, unknown>, key: string): string 
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' || v === '' || v.length > MAX_ID_BYTES) invalidArgument(`${key} must be a non-empty string`, { param: key });
   return v as string;
+}
+
+/** An optional integer from `min` to `max` (a limit, a seq); `fallback` when absent. */
+export function intParam(p: Record<string, unknown>, key: string, fallback: number, min: number, max: number): number {
+  const v = p[key];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) invalidArgument(`${key} must be an integer from ${min} to ${max}`, { param: key });
+  return v as number;
+}
+
+/** The session, or `SESSION_NOT_FOUND`. */
+export async function requireSession(dag: Pick<DagSource, 'getSession'>, sessionId: string): Promise<Session> {
+  const s = await dag.getSession(sessionId);
+  if (s === null) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)}`, { sessionId });
+  return s;
+}
+
+/** The project, or `PROJECT_NOT_FOUND`. */
+export async function requireProject(projects: Pick<ProjectStore, 'getProject'>, projectId: string): Promise<Project> {
+  const project = await projects.getProject(projectId);
+  if (project === null) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`, { projectId });
+  return project;
 }
 
 /** A commit id: 40 lowercase hex digits. */

@@ -43,9 +43,11 @@ export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec):
   }
   // Topological levels, parents first, without recursion (chains are thousands deep).
   const generation = new Uint32Array(sorted.length);
+  const onStack = new Uint8Array(sorted.length);
   for (let i = 0; i < sorted.length; i++) {
     if (generation[i] !== 0) continue;
     const stack = [i];
+    onStack[i] = 1;
     while (stack.length > 0) {
       const at = stack.at(-1)!;
       let level = 1;
@@ -53,13 +55,15 @@ export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec):
       for (const p of sorted[at]!.parents) {
         const q = pos.get(p)!;
         if (generation[q] === 0) {
-          if (stack.includes(q)) return null; // a cycle: no such history
+          if (onStack[q]) return null; // a cycle: no such history
           stack.push(q);
+          onStack[q] = 1;
           pending = true;
         } else level = Math.max(level, generation[q]! + 1);
       }
       if (pending) continue;
       generation[at] = Math.min(level, 0x3fffffff);
+      onStack[at] = 0;
       stack.pop();
     }
   }

@@ -35,8 +35,6 @@ export interface LiveState {
   unsettled?: Set<string>;
   /** Bytes of each sealed segment of the log, oldest first. */
   sealed?: number[];
-  /** The config the header on disk was written under. */
-  config?: string;
 }
 
 /** The records of a segment's lines; a line a crash tore does not parse and is left out. */
@@ -157,7 +155,7 @@ export class StateCache {
     }
     const h = (records[last] as { h: Summary }).h;
     if (known.size !== h.nodes || memo.size !== h.memo) return null;
-    return { lastSeq: h.lastSeq, tips: h.tips, head: h.head, known, memo, records: last + 1, sealed, config };
+    return { lastSeq: h.lastSeq, tips: h.tips, head: h.head, known, memo, records: last + 1, sealed };
   }
 
   /** Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew). */
@@ -170,7 +168,7 @@ export class StateCache {
       if (sealed.length > 0) header.sealed = sealed;
       await this.store.writeAtomic(joinPath(gitdir, HEADER), JSON.stringify(header));
     };
-    if (delta === null || state.records > 2 * live + 1000 || state.config !== config) {
+    if (delta === null || state.records > 2 * live + 1000) {
       const lines: string[] = [];
       for (const n of state.known.values()) lines.push(JSON.stringify({ n }));
       for (const c of state.memo) lines.push(JSON.stringify({ c }));
@@ -181,7 +179,6 @@ export class StateCache {
       await writeHeader([]);
       state.records = lines.length;
       state.sealed = [];
-      state.config = config;
       // Sealed segments are left behind only until the header no longer names them (also those
       // of a state that was not trusted, whose segments this one never knew).
       const dir = joinPath(gitdir, 'entity-git');

@@ -808,10 +808,13 @@ class SessionMirror implements Mirror {
     added.push(...next.slice(before));
     if (metaEntry !== meta || cached.added.includes(meta)) added.push(metaEntry);
     next.push(metaEntry);
-    // Message names begin with their seq: the new files mostly sort after every file there.
-    let sorted = true;
-    for (let i = Math.max(1, before); i < next.length - 1 && sorted; i++) sorted = next[i - 1]!.path < next[i]!.path;
-    if (!sorted || (next.length > 1 && !(next.at(-2)!.path < 'meta.json'))) next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // Message names begin with their seq: the new files mostly sort after every file there, and
+    // before meta.json. Only what was appended is checked.
+    for (let i = Math.max(1, before); i < next.length; i++) {
+      if (next[i - 1]!.path < next[i]!.path) continue;
+      next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      break;
+    }
     await this.writeIndex(repo, next, cached.shared, added);
     return true;
   }
@@ -835,16 +838,17 @@ class SessionMirror implements Mirror {
     if (entries.length < SPLIT_MIN) bytes = buildIndex(entries, codec);
     else {
       // `knownAdded`, from a caller that knows which entries are new, spares a pass over them all.
-      let added = shared === null ? null : knownAdded ?? entries.filter((e) => !shared.members.has(e));
-      if (shared !== null && added !== null && added.length + shared.members.size === entries.length && added.length <= shared.members.size / 8) now = shared;
-      else {
+      const added = shared && (knownAdded ?? entries.filter((e) => !shared.members.has(e)));
+      if (shared && added && added.length + shared.members.size === entries.length && added.length <= shared.members.size / 8) {
+        now = shared;
+        outside = added;
+      } else {
         const whole = buildIndex(entries, codec);
         written = toHex(whole.subarray(whole.length - 20));
         await this.store.writeAtomic(joinPath(repo.gitdir, `sharedindex.${written}`), whole);
         now = { oid: written, members: new Set(entries) };
-        added = [];
+        outside = [];
       }
-      outside = added!;
       bytes = buildSplitIndex(outside, now.oid, codec);
     }
     await acquireLockFile(this.store, lock, bytes, this.lock);

@@ -7,7 +7,7 @@ import { Store, joinPath, utf8 } from '../storage/store.js';
 import { configBool, configValue, parseGitConfig, type GitConfig } from './git-config.js';
 import { isIgnored, parseIgnore, type IgnoreStack } from './gitignore.js';
 import { operationsInProgress } from './operations.js';
-import type { ChangedPath, CommitDone, CommitRequest, FileState, IndexUpdate, ProjectGitEngine, RepoState, WorkdirState } from './project-git-engine.js';
+import { applicableUpdates, type ChangedPath, type CommitDone, type CommitRequest, type FileState, type IndexUpdate, type ProjectGitEngine, type RepoState, type WorkdirState } from './project-git-engine.js';
 import { normalizeAbsolute } from './paths.js';
 import { readWorkIndex, unsupportedIndex, writeWorkIndex, type WorkIndex, type WorkIndexEntry } from './work-index.js';
 
@@ -446,7 +446,7 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       if (tree === (headTree ?? EMPTY_TREE)) return null;
       const commitId = await objects.write('commit', buildCommit({ tree, parents: repo.head === null ? [] : [repo.head], author: req.author, committer: req.committer, message: req.message }));
       const who = { name: req.committer.name, email: req.committer.email };
-      if (req.beforeBranchMoves) await req.beforeBranchMoves({ commit: commitId, parent: repo.head, branch, paths: [...req.paths].sort() });
+      if (req.beforeBranchMoves) await req.beforeBranchMoves(commitId);
       await refs.update(branch, commitId, { old: repo.head, reflog: { who, message: req.reflogMessage, alsoHead: !repo.linkedWorktree } });
       if (repo.linkedWorktree) {
         const line = `${repo.head ?? ZERO_OID} ${commitId} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${req.reflogMessage.replace(/\n/g, ' ')}\n`;
@@ -496,8 +496,7 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
         const e = at[0];
         return e === undefined ? { path: u.path, oid: null, mode: null } : { path: u.path, oid: e.oid, mode: e.mode.toString(8) };
       });
-      const same = (a: FileState, b: FileState) => a.oid === b.oid && (a.oid === null || a.mode === b.mode);
-      const apply = updates.filter((u, i) => found[i] !== null && same(found[i]!, u.expect));
+      const apply = applicableUpdates(updates, found);
       if (apply.length === 0) return found;
       const set: Array<{ state: FileState; st: StorageStat | null }> = [];
       for (const u of apply) {

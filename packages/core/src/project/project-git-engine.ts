@@ -95,13 +95,14 @@ export interface CommitRequest {
   /** The reflog line for the branch and HEAD. */
   readonly reflogMessage: string;
   /**
-   * Called once the commit object exists and before the branch moves (core records the commit in
-   * its journal here, to finish the index update after a crash). If it throws, nothing moves.
+   * Called with the new commit's id once the commit object exists and before the branch moves
+   * (core records the commit in its journal here, to finish the index update after a crash). If
+   * it throws, nothing moves.
    */
-  readonly beforeBranchMoves?: (commit: InFlightCommit) => Promise<void>;
+  readonly beforeBranchMoves?: (commit: string) => Promise<void>;
 }
 
-/** A commit about to land: what core needs to finish its index update if the process dies after the branch moved. */
+/** A commit about to land, as core's journal records it: what it needs to finish the index update if the process dies after the branch moved. */
 export interface InFlightCommit {
   readonly commit: string;
   /** The commit it is made on (HEAD before it); null for the first commit of an unborn branch. */
@@ -119,6 +120,17 @@ export interface IndexUpdate {
   readonly expect: FileState;
   /** What to set there; null `oid`: remove the entry. */
   readonly entry: FileState;
+}
+
+/** Two index or tree entries alike: the same blob and mode, or both absent. */
+export const sameEntry = (a: FileState, b: FileState): boolean => a.oid === b.oid && (a.oid === null || a.mode === b.mode);
+
+/**
+ * The updates an engine's `updateIndex` applies, given what the index holds at each path
+ * (`found`, null for a conflicted path): those whose expected entry is still there.
+ */
+export function applicableUpdates(updates: readonly IndexUpdate[], found: readonly (FileState | null)[]): IndexUpdate[] {
+  return updates.filter((u, i) => found[i] !== null && found[i] !== undefined && sameEntry(found[i]!, u.expect));
 }
 
 /** A commit that landed. */

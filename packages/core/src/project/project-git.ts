@@ -3,7 +3,7 @@ import { assertIdentity, isOid, type Identity } from '../git/objects.js';
 import { assertId, encodeId } from '../model/names.js';
 import { foldLine } from '../model/text.js';
 import type { PendingEdit, ProjectJournal, ProjectLock } from './project-coordination.js';
-import type { ChangedPath, CommitDone, FileState, InFlightCommit, ProjectGitEngine, RepoOperation, RepoState, WorkdirState } from './project-git-engine.js';
+import { sameEntry, type ChangedPath, type CommitDone, type FileState, type InFlightCommit, type ProjectGitEngine, type RepoOperation, type RepoState, type WorkdirState } from './project-git-engine.js';
 import { isAbsolute, normalizeAbsolute, toRepoPath, within } from './paths.js';
 
 /** The warning of DESIGN.md §4, word for word. */
@@ -305,8 +305,11 @@ function lockKey(state: WorkdirState, workdir: string): string {
 }
 
 const sameFile = (a: FileState, b: FileState) => a.oid === b.oid;
-/** Two index or tree entries alike: the same blob and mode, or both absent. */
-const sameEntry = (a: FileState, b: FileState) => a.oid === b.oid && (a.oid === null || a.mode === b.mode);
+/** A project's journal within one locked section (see openJournal). */
+interface Journal {
+  readonly all: readonly PendingEdit[];
+  write(next: readonly PendingEdit[]): Promise<void>;
+}
 const isInFlight = (e: PendingEdit): boolean => e.inFlight !== undefined && e.inFlight !== null;
 /** A journal record of an in-flight commit as JSON brought it back: usable, or to be dropped. */
 const validFlight = (f: InFlightCommit): boolean =>
@@ -336,16 +339,28 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
   const journal = options.journal ?? memoryJournal();
   const initOptions = options.initialBranch === undefined ? {} : { initialBranch: options.initialBranch };
 
-  const freshPending = async (root: string): Promise<PendingEdit[]> => {
-    const all = await journal.read(root);
+  /**
+   * The journal of `root` for one locked section: read once, then kept as it is written (nothing
+   * else writes it while the lock is held).
+   */
+  const openJournal = async (root: string): Promise<Journal> => {
+    let all: readonly PendingEdit[] = await journal.read(root);
+    return {
+      get all() {
+        return all;
+      },
+      async write(next) {
+        await journal.write(root, next);
+        all = next;
+      },
+    };
+  };
+  const freshPending = (j: Journal): PendingEdit[] => {
     const cutoff = now() - ttl;
-    return all.filter((e) => !isInFlight(e) && e.at >= cutoff);
+    return j.all.filter((e) => !isInFlight(e) && e.at >= cutoff);
   };
   /** Replace the pending edits, keeping the in-flight commit records. */
-  const writePending = async (root: string, edits: readonly PendingEdit[]): Promise<void> => {
-    const flights = (await journal.read(root)).filter(isInFlight);
-    await journal.write(root, [...flights, ...edits]);
-  };
+  const writePending = (j: Journal, edits: readonly PendingEdit[]): Promise<void> => j.write([...j.all.filter(isInFlight), ...edits]);
 
   /**
    * Finish the index update of agent commits whose process died after the branch moved (the
@@ -355,8 +370,8 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
    * A record whose commit is not HEAD (it never landed, or the user has moved on) is dropped. While
    * a merge, rebase… is in progress nothing is done: the records wait. Under the lock of `repo.root`.
    */
-  const finishInFlight = async (repo: RepoState): Promise<RecoveredCommit[]> => {
-    const all = await journal.read(repo.root);
+  const finishInFlight = async (repo: RepoState, j: Journal): Promise<RecoveredCommit[]> => {
+    const all = j.all;
     const flights = all.filter(isInFlight);
     if (flights.length === 0 || repo.operations.length > 0) return [];
     const recovered: RecoveredCommit[] = [];
@@ -378,7 +393,7 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         : `an interrupted auto-commit (${f.commit.slice(0, 12)}) could not finish updating the index: you have staged changes of your own on ${left.join(', ')} since, left as they are — check \`git status\` before committing`;
       recovered.push(Object.freeze({ commit: f.commit, paths: Object.freeze(set), userPaths: Object.freeze(left), warning }));
     }
-    await journal.write(repo.root, all.filter((x) => !isInFlight(x)));
+    await j.write(all.filter((x) => !isInFlight(x)));
     return recovered;
   };
 
@@ -417,12 +432,13 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       if (repo.unsupported !== null) return snapshot(state.kind, repo.root, repo.head, []);
       // The one write beforeTurn may make: finishing an interrupted agent commit, so its paths are not taken for the user's.
       // A lock file someone's git holds (or a killed one left) stops only that: the record waits for afterTurn, the snapshot is taken as things are (the agent's paths then count as the user's: the safe side).
-      const recovered = await finishInFlight(repo).catch((err: unknown) => {
+      const j = await openJournal(repo.root);
+      const recovered = await finishInFlight(repo, j).catch((err: unknown) => {
         if (isEntityGitError(err, 'REF_LOCKED')) return [];
         throw err;
       });
       const dirty = (await engine.status(repo)).map((c) => c.path);
-      const pending = await freshPending(repo.root);
+      const pending = freshPending(j);
       const owners = ownersOf(pending, await currentOfPending(repo, dirty, pending));
       const taken = snapshot(state.kind, repo.root, repo.head, dirty.filter((p) => !owners.has(p)), dirty.filter((p) => owners.has(p)));
       return recovered.length === 0 ? taken : Object.freeze({ ...taken, recovered: Object.freeze(recovered) });
@@ -443,25 +459,23 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     return null;
   }
 
-  async function commitFiles(repo: RepoState, who: { sessionId: string; turn: number; subject: string; model: string; sessionCommit: string | null; at: number }, paths: string[], expect?: FileState[]): Promise<CommitDone | null> {
+  async function commitFiles(repo: RepoState, j: Journal, who: { sessionId: string; turn: number; subject: string; model: string; sessionCommit: string | null; at: number }, paths: string[], expect?: FileState[]): Promise<CommitDone | null> {
     const committer = { name: agentName(who.model, product), email, time: Math.floor(now() / 1000) };
     const authorSig = { ...(author ?? committer), time: Math.floor(who.at / 1000) };
     const message = projectCommitMessage(who.sessionId, who.turn, who.subject, who.sessionCommit);
     // The commit is recorded in the journal before the branch moves and forgotten once the index
     // holds it: a record left behind means the process died in between (see finishInFlight).
-    const beforeBranchMoves = async (inFlight: InFlightCommit): Promise<void> => {
+    const sorted = [...paths].sort();
+    const beforeBranchMoves = async (commit: string): Promise<void> => {
       const record: PendingEdit = {
         sessionId: who.sessionId, turn: who.turn, subject: who.subject, model: who.model, sessionCommit: who.sessionCommit, at: who.at, files: [],
-        inFlight: { commit: inFlight.commit, parent: inFlight.parent, branch: inFlight.branch, paths: [...inFlight.paths] },
+        inFlight: { commit, parent: repo.head, branch: repo.branch!, paths: sorted },
       };
-      await journal.write(repo.root, [...(await journal.read(repo.root)), record]);
+      await j.write([...j.all, record]);
     };
-    const request = { paths: [...paths].sort(), message, author: authorSig, committer, reflogMessage: `commit: ${message.slice(0, message.indexOf('\n'))}`, beforeBranchMoves };
+    const request = { paths: sorted, message, author: authorSig, committer, reflogMessage: `commit: ${message.slice(0, message.indexOf('\n'))}`, beforeBranchMoves };
     const done = await engine.commit(repo, expect ? { ...request, expect } : request);
-    if (done !== null) {
-      const all = await journal.read(repo.root);
-      if (all.some((e) => e.inFlight?.commit === done.commit)) await journal.write(repo.root, all.filter((e) => e.inFlight?.commit !== done.commit));
-    }
+    if (done !== null && j.all.some((e) => e.inFlight?.commit === done.commit)) await j.write(j.all.filter((e) => e.inFlight?.commit !== done.commit));
     return done;
   }
 
@@ -486,7 +500,8 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       let repo = state.repo;
       if (repo.unsupported !== null) return skip('unsupported-repository', `${engine.name} cannot commit safely into this repository (${repo.unsupported}), the agent's edits won't be auto-committed`);
       // Before anything is looked at: an earlier agent commit whose process died after its branch moved gets its index entries.
-      recovered.push(...(await finishInFlight(repo)));
+      const j = await openJournal(repo.root);
+      recovered.push(...(await finishInFlight(repo, j)));
       const op = OPERATION_ORDER.find((o) => repo.operations.includes(o));
       if (op) return skip(`${op}-in-progress`, `${OPERATION_NAMES[op]} is in progress, the agent's edits won't be auto-committed until it is finished`);
       if (repo.branch === null) return skip('detached-head', `HEAD is detached, the agent's edits won't be auto-committed until a branch is checked out`);
@@ -516,6 +531,8 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       // during the turn by someone else (the user), and is theirs.
       const editedDuring: string[] = [];
       let expectMine: FileState[] | undefined;
+      /** `mine` hashed, when the check below did it. */
+      let hashedMine: FileState[] | null = null;
       if (t.written.length > 0 && mine.length > 0) {
         const reported = new Map<string, string | null>();
         for (const [p, oid] of t.written) {
@@ -523,7 +540,8 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
           if (r !== null) reported.set(r, oid);
         }
         expectMine = [];
-        for (const f of await engine.hashPaths(repo, mine)) {
+        hashedMine = await engine.hashPaths(repo, mine);
+        for (const f of hashedMine) {
           if (!reported.has(f.path)) continue;
           if (f.oid === reported.get(f.path)) expectMine.push(f);
           else editedDuring.push(f.path);
@@ -536,16 +554,16 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
 
       // A change the agent did not make this turn is still an agent's if it holds the exact bytes
       // of a pending edit (another session whose turn ended first, or an earlier blocked turn).
-      const pending = await freshPending(repo.root);
+      const pending = freshPending(j);
       const current = await currentOfPending(repo, others.filter((c) => !c.conflicted && !c.submodule).map((c) => c.path), pending);
       const owners = ownersOf(pending, current);
       const userPaths = [...others.filter((c) => c.conflicted || c.submodule || !owners.has(c.path)).map((c) => c.path), ...editedDuring].sort();
 
       if (userPaths.length > 0) {
         if (mine.length > 0 && (before !== null || withoutSnapshot === 'trust-touched')) {
-          const files = await engine.hashPaths(repo, mine);
+          const files = hashedMine?.filter((f) => mine.includes(f.path)) ?? (await engine.hashPaths(repo, mine));
           const kept = pending.map((e) => ({ ...e, files: e.files.filter((f) => !mine.includes(f.path)) })).filter((e) => e.files.length > 0);
-          await writePending(repo.root, [...kept, { sessionId: t.sessionId, turn: t.turn, subject: t.subject, model: t.model, sessionCommit: t.sessionCommit, at: now(), files }]);
+          await writePending(j, [...kept, { sessionId: t.sessionId, turn: t.turn, subject: t.subject, model: t.model, sessionCommit: t.sessionCommit, at: now(), files }]);
         }
         return skip('uncommitted-changes', UNCOMMITTED_CHANGES_WARNING, { userPaths, agentPaths: mine, ignoredPaths });
       }
@@ -559,15 +577,15 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         const e = pending[i]!;
         const files = e.files.filter((f) => owners.get(f.path) === i);
         if (files.length === 0) continue;
-        const done = await commitFiles(repo, e, files.map((f) => f.path), files);
+        const done = await commitFiles(repo, j, e, files.map((f) => f.path), files);
         if (done === null) continue;
         repo = { ...repo, head: done.commit };
         deferred.push(Object.freeze({ commit: done.commit, branch: done.branch, sessionId: e.sessionId, turn: e.turn, paths: done.entries.map((f) => f.path) }));
-        await writePending(repo.root, pending.slice(i + 1));
+        await writePending(j, pending.slice(i + 1));
       }
-      if (pending.length > 0) await writePending(repo.root, []);
+      if (pending.length > 0) await writePending(j, []);
 
-      const done = mine.length === 0 ? null : await commitFiles(repo, { ...t, at: now() }, mine, expectMine);
+      const done = mine.length === 0 ? null : await commitFiles(repo, j, { ...t, at: now() }, mine, expectMine);
       if (done === null) return Object.freeze({ status: 'skipped' as const, reason: 'nothing-to-commit' as const, warning: null, deferred, ignoredPaths });
       return Object.freeze({
         status: 'committed' as const, commit: done.commit, branch: done.branch, sessionId: t.sessionId, turn: t.turn,

@@ -149,8 +149,7 @@ interface Slot {
   status: SessionStatus;
   timer: unknown;
   turns: Queued[];
-  /** Reports ever queued, and ever done with (run, or dropped): `beforeTurn` waits on these. */
-  reported: number;
+  /** Reports ever done with: with those still queued, every report made (`beforeTurn` waits on it). */
   handled: number;
   /** Woken whenever a report is done or the session's state changes. */
   waiters: Set<() => void>;
@@ -194,7 +193,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     if (!slot) {
       slot = {
         status: { sessionId, state: 'idle', again: false, attempts: 0, lastError: null, lastResult: null }, timer: null, turns: [],
-        reported: 0, handled: 0, waiters: new Set(), seen: null,
+        handled: 0, waiters: new Set(), seen: null,
       };
       slots.set(sessionId, slot);
     }
@@ -405,7 +404,6 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
           const node = typeof turn.node === 'string' ? turn.node : null;
           const writtenBlobs = turn.writtenBlobs && typeof turn.writtenBlobs === 'object' ? { ...turn.writtenBlobs } : undefined;
           slot.turns.push({ touchedPaths: [...turn.touchedPaths], writtenBlobs, snapshot: turn.snapshot ?? null, node, mark: capture(sessionId, slot) });
-          slot.reported++;
         }
         if (slot.status.state === 'running') slot.status.again = true;
         else if (slot.status.state === 'idle') enqueue(slot);
@@ -421,7 +419,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
         if (project === null) return null;
         // The turns already reported are committed (or skipped) first: their edits are the agent's.
         const slot = slots.get(sessionId);
-        if (slot) await reportsDone(slot, slot.reported);
+        if (slot) await reportsDone(slot, slot.handled + slot.turns.length);
         return await options.projectGit.beforeTurn(project.workdir);
       } catch {
         return null;

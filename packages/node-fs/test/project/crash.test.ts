@@ -37,10 +37,12 @@ describe('a process killed in the middle of a project auto-commit', () => {
       await judge.write(`${dir}/agent.txt`, 'written by the agent\n');
       p.stdin.end('go\n');
       const exited = new Promise((r) => p.once('exit', r));
+      let killed = false;
       if (delay !== null) {
         await new Promise((r) => setTimeout(r, delay));
         try {
           process.kill(-p.pid!, 'SIGKILL');
+          killed = true;
         } catch (err) {
           // The turn had finished already: nothing left to kill.
           if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
@@ -55,11 +57,11 @@ describe('a process killed in the middle of a project auto-commit', () => {
       expect(await judge.git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
       const head = (await judge.git(dir, 'rev-parse', 'HEAD')).trim();
       if (head === head0) {
-        outcomes.add('untouched');
+        outcomes.add(killed ? 'untouched, killed' : 'untouched');
         expect(readFileSync(join(dir, '.git/index')).equals(index0)).toBe(true);
       } else {
         // A whole agent commit: on top of the user's, holding exactly the agent's file.
-        outcomes.add('committed');
+        outcomes.add(killed ? 'committed, killed' : 'committed');
         expect((await judge.git(dir, 'rev-parse', 'HEAD~1')).trim()).toBe(head0);
         expect((await judge.git(dir, 'diff', '--name-only', head0, head)).trim()).toBe('agent.txt');
         expect((await judge.git(dir, 'show', 'HEAD:agent.txt'))).toBe('written by the agent\n');
@@ -76,9 +78,11 @@ describe('a process killed in the middle of a project auto-commit', () => {
       expect((await judge.git(dir, 'show', 'HEAD:agent.txt'))).toBe('written by the agent\n');
       expect(await judge.git(dir, 'status', '--porcelain')).toBe('');
     }
-    // The range of delays reaches both sides of the commit (the check above holds for each): an
-    // immediate kill comes before the commit, no kill lets it land.
-    console.log([...outcomes].join(','));
-    expect(outcomes).toEqual(new Set(['untouched', 'committed']));
+    // An early kill comes before the commit, the run not killed commits (the checks above hold
+    // for every run); where a late kill lands relative to the commit depends on the machine.
+    // crash-every-step.test.ts kills the commit after each of its steps.
+    console.log([...outcomes].join('; '));
+    expect(outcomes.has('untouched, killed')).toBe(true);
+    expect(outcomes.has('committed')).toBe(true);
   });
 });
