@@ -177,8 +177,9 @@ for (const engine of ['native', 'iso'] as const) {
       const total = full.out!.steps!;
       expect(total).toBeGreaterThan(engine === 'native' ? 8 : 4);
 
-      // Until a run has fewer steps than k (a step count varies by a few: a new object's fan-out
-      // directory may exist already, its name depending on the commit time).
+      // Until a run has fewer steps than k. Every run takes the same steps: the user's commit has
+      // fixed dates and the child a fixed clock, so the agent commit's objects, and which fan-out
+      // directories they need (each new one a step), are the same each time.
       for (let k = 1; ; k++) {
         const t = await prepare(engine, String(k));
         const run = await afterTurn(engine, t, k, join(t.lockDir, 'steps'));

@@ -52,7 +52,9 @@ const engine = engineName === 'iso'
   // A short wait for a lock file someone else holds: a lock left by the killed run is reported, not waited for 10 s.
   ? createIsoGitEngine({ storage: countingStorage(nodeStorage()), codec: nodeCodec, lockTimeoutMs: 300 })
   : nativeGitEngine({ gitPath: process.env.EG_GIT_WRAPPER!, indexLockTimeoutMs: 300 });
-const pg = createNodeProjectGit({ engine, dir: lockDir });
+// A fixed clock: the agent commit's id, so which fan-out directories its objects need (each one a
+// step of the isomorphic-git engine when it is new), is the same in every run.
+const pg = createNodeProjectGit({ engine, dir: lockDir, now: () => 1779500000000 });
 const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as ProjectSnapshot;
 try {
   const result = await pg.afterTurn({
