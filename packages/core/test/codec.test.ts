@@ -1,4 +1,7 @@
 import { portableCodec, storedZlib } from '@entity-git/core';
+import { sha1OfParts } from '../src/git/codec.js';
+import { objectId } from '../src/git/objects.js';
+import { radixSort } from '../src/git/pack-reader.js';
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -64,5 +67,33 @@ describe('the portable SHA-1', () => {
   it('gives git\'s object ids', () => {
     // `printf 'hello\n' | git hash-object --stdin`
     expect(portableCodec.sha1(new TextEncoder().encode('blob 6\0hello\n'))).toBe('ce013625030ba8dba906f756967f9e9ca394464a');
+  });
+});
+
+describe('hashing parts and sorting offsets', () => {
+  it('sha1OfParts equals the SHA-1 of the parts joined, for a codec without sha1Parts', () => {
+    const a = bytes(70, 3);
+    const b = bytes(1000, 4);
+    const joined = new Uint8Array([...a, ...b]);
+    expect(portableCodec.sha1Parts).toBeUndefined();
+    expect(sha1OfParts(portableCodec, [a, b])).toBe(createHash('sha1').update(joined).digest('hex'));
+    expect(sha1OfParts(portableCodec, [])).toBe(createHash('sha1').digest('hex'));
+    // An object's id from its type and content is git's (`git hash-object` of "hello\n").
+    expect(objectId(portableCodec, 'blob', new TextEncoder().encode('hello\n'))).toBe('ce013625030ba8dba906f756967f9e9ca394464a');
+  });
+
+  it('radixSort orders 32-bit offsets as the built-in numeric sort does, at the ends of the range too', () => {
+    for (const n of [0, 1, 2, 1000, 70_000]) {
+      const values = new Uint32Array(n);
+      let x = n + 1;
+      for (let i = 0; i < n; i++) values[i] = x = (x * 1103515245 + 12345) >>> 0;
+      if (n > 2) {
+        values[0] = 0xffffffff;
+        values[1] = 0;
+        values[2] = 0x7ff; // one full bucket of the first pass
+      }
+      const expected = Uint32Array.from(values).sort();
+      expect(Array.from(radixSort(values))).toEqual(Array.from(expected));
+    }
   });
 });

@@ -26,12 +26,22 @@ export function defaultRoot(): string {
   return join(homedir(), '.openprogram', 'sessions');
 }
 
+/** A size hint above this is not trusted for a buffer (a corrupt entry could claim gigabytes). */
+const INFLATE_HINT_MAX = 64 << 20;
+
 export const nodeCodec: Codec = Object.freeze({
   sha1: (data: Uint8Array) => createHash('sha1').update(data).digest('hex'),
   // Level 1: loose objects are short-lived (packing recompresses them); measured ~3x cheaper than
   // the default level on message trees for a few percent more bytes.
   deflate: (data: Uint8Array) => deflateSync(data, { level: 1 }),
-  inflate: (data: Uint8Array) => inflateSync(data),
+  // With the size known (a pack entry's), the output buffer is that size: by default zlib's is
+  // 16 KB, which a small blob's result keeps alive (measured: most of a replay's garbage).
+  inflate: (data: Uint8Array, size?: number) => inflateSync(data, size !== undefined && size < INFLATE_HINT_MAX ? { chunkSize: Math.max(64, size + 1) } : undefined),
+  sha1Parts: (parts: readonly Uint8Array[]) => {
+    const h = createHash('sha1');
+    for (const p of parts) h.update(p);
+    return h.digest('hex');
+  },
 });
 
 class NodeStat implements StorageStat {

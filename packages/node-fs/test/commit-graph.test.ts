@@ -51,6 +51,30 @@ describe('the commit-graph of a session repository', () => {
     });
   }
 
+  it('a graph whose generations do not count the turns (a merge made with git) is walked commit by commit instead', async () => {
+    const c = growingSession('Graph');
+    await c.turns(40);
+    const root = tempDir();
+    await createNodeMirror({ dag: c.dag, root }).sync('s');
+    const dir = join(root, 's');
+    const t = (k: number) => turnCommit(dir, k, 40);
+    // Branch x: a merge whose first parent is turn 3 and second the tip, so its generation is 41.
+    const tree = git(dir, 'rev-parse', `${t(3)}^{tree}`).trim();
+    const merge = git(dir, '-c', 'user.name=Hand', '-c', 'user.email=hand@localhost', 'commit-tree', tree, '-p', t(3), '-p', t(40), '-m', 'merged by hand').trim();
+    git(dir, 'update-ref', 'refs/heads/x', merge);
+    git(dir, 'commit-graph', 'write', '--reachable', '--no-progress');
+    const graph = graphOf(dir)!;
+    expect(graph.generation(graph.positionOf(merge))).toBe(41);
+    const onX = await createNodeMirror({ dag: c.dag, root }).read('s', t(3), { branch: 'x' });
+    // Turn 3 of a four-commit chain: from the trailers and the walk, not generation 3 of 41.
+    expect(onX).toMatchObject({ branch: 'x', turn: 3, turns: 4, prev: t(2), next: merge });
+    rmSync(join(dir, '.git', COMMIT_GRAPH_PATH));
+    expect(await createNodeMirror({ dag: c.dag, root }).read('s', t(3), { branch: 'x' })).toEqual(onX);
+    // On main, the same commit is turn 3 of 40 with or without the graph.
+    git(dir, 'commit-graph', 'write', '--reachable', '--no-progress');
+    expect(await createNodeMirror({ dag: c.dag, root }).read('s', t(3), { branch: 'main' })).toMatchObject({ turn: 3, turns: 40, prev: t(2), next: t(4) });
+  });
+
   it('both packers bring the graph up to every commit; the mirror reads the one native git writes; a damaged graph is not used', async () => {
     for (const engine of ['js', 'native'] as const) {
       const c = growingSession('Graph');

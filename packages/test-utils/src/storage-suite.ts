@@ -42,6 +42,25 @@ export function testStorage(options: { name: string; create(): Promise<StorageFi
       expect((await store.fs.lstat(`${root}/a`)).isDirectory()).toBe(true);
     });
 
+    withFixture('its codec: inflate returns the data whatever the size hint says; sha1Parts, where it has one, is the SHA-1 of the parts joined', async (_f, store) => {
+      const codec = store.codec;
+      const data = new Uint8Array(20_000);
+      for (let i = 0, x = 7; i < data.length; i++) data[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+      const z = codec.deflate(data);
+      // The right size, too small, too large, absurd (a corrupt pack entry's claim), none.
+      for (const hint of [data.length, 0, 100, data.length + 1, 2 ** 40, undefined]) {
+        const out = codec.inflate(z, hint);
+        expect(out.length, `hint ${hint}`).toBe(data.length);
+        expect(out.every((b, i) => b === data[i]), `hint ${hint}`).toBe(true);
+      }
+      if (codec.sha1Parts) {
+        const [a, b] = [data.subarray(0, 17), data.subarray(17)];
+        expect(codec.sha1Parts([a, b])).toBe(codec.sha1(data));
+        expect(codec.sha1Parts([data])).toBe(codec.sha1(data));
+        expect(codec.sha1Parts([])).toBe(codec.sha1(new Uint8Array(0)));
+      }
+    });
+
     withFixture('renames over an existing file', async ({ root }, store) => {
       await store.writeAtomic(`${root}/x`, 'old');
       await store.writeAtomic(`${root}/x`, 'new');

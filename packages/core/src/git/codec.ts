@@ -11,8 +11,30 @@ export interface Codec {
   sha1(data: Uint8Array): string;
   /** zlib (RFC 1950) compression, as git stores loose objects. */
   deflate(data: Uint8Array): Uint8Array;
-  /** The inverse of `deflate`. */
-  inflate(data: Uint8Array): Uint8Array;
+  /**
+   * The inverse of `deflate`. `size`, when given, is the length the result should have (a pack
+   * entry records it): a hint for the output buffer only — the caller checks the length.
+   */
+  inflate(data: Uint8Array, size?: number): Uint8Array;
+  /**
+   * Optional: SHA-1 of the concatenation of `parts`, as {@link sha1} of it would give, without
+   * making it — an object's id from its header and content. Without it they are joined first.
+   */
+  sha1Parts?(parts: readonly Uint8Array[]): string;
+}
+
+/** SHA-1 of `parts` joined, through the codec's {@link Codec.sha1Parts} where it has one. */
+export function sha1OfParts(codec: Codec, parts: readonly Uint8Array[]): string {
+  if (codec.sha1Parts) return codec.sha1Parts(parts);
+  let size = 0;
+  for (const p of parts) size += p.length;
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return codec.sha1(all);
 }
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

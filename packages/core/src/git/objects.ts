@@ -1,7 +1,7 @@
 import { readObject } from 'isomorphic-git';
 import { EntityGitError, fsErrorCode } from '../errors.js';
 import { fromUtf8, joinPath, uniqueSuffix, utf8, type Store } from '../storage/store.js';
-import { fromHex, sha1Hex, storedZlib, toHex } from './codec.js';
+import { fromHex, sha1Hex, sha1OfParts, storedZlib, toHex, type Codec } from './codec.js';
 import { PackCache, UnsupportedPack } from './pack-reader.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
@@ -71,6 +71,11 @@ export function unframe(raw: Uint8Array): Uint8Array {
  */
 export function gitBlobId(content: Uint8Array | string): string {
   return sha1Hex(frame('blob', typeof content === 'string' ? utf8(content) : content));
+}
+
+/** An object's id from its type and content: the SHA-1 of its frame, made without copying the content. */
+export function objectId(codec: Codec, type: ObjectType, content: Uint8Array): string {
+  return sha1OfParts(codec, [utf8(`${type} ${content.length}\0`), content]);
 }
 
 /** `<type> <size>\0<content>`, the bytes git hashes. */
@@ -268,7 +273,7 @@ export class ObjectStore {
   }
 
   hash(type: ObjectType, content: Uint8Array): string {
-    return this.store.codec.sha1(frame(type, content));
+    return objectId(this.store.codec, type, content);
   }
 
   /** The id of an already framed object. */
@@ -383,7 +388,7 @@ export class ObjectStore {
   }
 
   private checked(oid: string, o: { type: ObjectType; content: Uint8Array }): { type: ObjectType; content: Uint8Array } {
-    if (this.store.codec.sha1(frame(o.type, o.content)) !== oid) throw new EntityGitError('OBJECT_CORRUPT', `packed object ${oid} does not match its id`, { oid });
+    if (objectId(this.store.codec, o.type, o.content) !== oid) throw new EntityGitError('OBJECT_CORRUPT', `packed object ${oid} does not match its id`, { oid });
     return o;
   }
 

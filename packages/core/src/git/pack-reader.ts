@@ -71,7 +71,7 @@ class LoadedPack {
   private readonly bases = new Map<number, { type: ObjectType; content: Uint8Array }>();
   private baseBytes = 0;
   /** Every entry's offset, ascending (built on first use): an entry ends where the next begins. */
-  private offsets: Float64Array | null = null;
+  private offsets: Uint32Array | null = null;
 
   constructor(readonly path: string, private readonly idx: Uint8Array, private readonly pack: PackBytes, head: Uint8Array, private readonly store: Store) {
     if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) throw new UnsupportedPack(`${path}: not a version-2 index`);
@@ -116,10 +116,11 @@ class LoadedPack {
    */
   private endOf(offset: number): number {
     if (this.offsets === null) {
-      const all = new Float64Array(this.count);
+      // 32 bits: a pack over 2 GiB (64-bit offsets) is refused by offsetOf before this is used.
+      const all = new Uint32Array(this.count);
       const base = this.names + this.count * 24;
       for (let i = 0; i < this.count; i++) all[i] = this.view.getUint32(base + i * 4);
-      this.offsets = all.sort();
+      this.offsets = radixSort(all);
     }
     const all = this.offsets;
     let lo = 0;
@@ -167,7 +168,7 @@ class LoadedPack {
     }
     let data: Uint8Array;
     try {
-      data = this.store.codec.inflate(b.subarray(p));
+      data = this.store.codec.inflate(b.subarray(p), size);
     } catch (err) {
       throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} does not inflate`, {}, { cause: err });
     }
@@ -185,6 +186,28 @@ class LoadedPack {
     }
     return out;
   }
+}
+
+/**
+ * 32-bit integers in ascending order, by three passes of 11 bits: a fresh reader sorts a pack's
+ * offsets once, and for tens of thousands of entries this costs a fifth of the built-in sort.
+ */
+export function radixSort(values: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  let from = values;
+  let to = new Uint32Array(values.length);
+  const counts = new Uint32Array(2048);
+  for (let shift = 0; shift < 32; shift += 11) {
+    counts.fill(0);
+    for (let i = 0; i < from.length; i++) counts[(from[i]! >>> shift) & 2047]!++;
+    for (let b = 0, sum = 0; b < 2048; b++) {
+      const c = counts[b]!;
+      counts[b] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < from.length; i++) to[counts[(from[i]! >>> shift) & 2047]!++] = from[i]!;
+    [from, to] = [to, from];
+  }
+  return from;
 }
 
 /** git's delta format: the target rebuilt from copies of the base and inserted bytes. */

@@ -187,6 +187,34 @@ export function createMirror(options: MirrorOptions): Mirror {
   return new SessionMirror(options);
 }
 
+/**
+ * Turn N of M for `commit` on the first-parent chain from `tip`, both in the commit-graph: the
+ * chain walked by graph position (no object read, no id made but the neighbours'), a commit's turn
+ * its generation. Null when either is not in the graph, when the commit is not on the chain, or
+ * when the chain's generations do not count its turns one by one (the caller then walks it).
+ */
+function onChain(graph: CommitGraph, tip: string, commit: string): { turn: number; turns: number; prev: string | null; next: string | null } | null {
+  const top = graph.positionOf(tip);
+  const at = top < 0 ? -1 : graph.positionOf(commit);
+  if (at < 0) return null;
+  const turns = graph.generation(top);
+  const turn = graph.generation(at);
+  // A generation drops by one at least per step down: past turns - turn steps, it is not there.
+  let p = top;
+  let child = -1;
+  let steps = 0;
+  for (; p !== at; steps++) {
+    const q = graph.firstParent(p);
+    if (steps >= turns - turn || q === null || q < 0) return null;
+    child = p;
+    p = q;
+  }
+  const parent = graph.firstParent(at);
+  // By exactly one at every step, down to a root at 1: a linear history, its turns counted.
+  if (steps !== turns - turn || parent === null || (parent < 0) !== (turn === 1)) return null;
+  return { turn, turns, prev: parent >= 0 ? graph.oidAt(parent) : null, next: child >= 0 ? graph.oidAt(child) : null };
+}
+
 /** A file's identity for "is it still the one I wrote": inode, size and modification time. */
 function fileId(st: StorageStat): string {
   return `${st.ino}:${st.size}:${st.mtimeNs ?? st.mtimeMs}:${st.ctimeNs ?? st.ctimeMs ?? ''}`;
@@ -952,6 +980,8 @@ class SessionMirror implements Mirror {
     remember(this.chains, key, walked, LIVE_STATES);
     const { links, index } = walked;
     const graph = walked.done || index.has(commit) ? null : await this.commitGraph(repo);
+    const direct = graph === null ? null : onChain(graph, tip, commit);
+    if (direct !== null) return direct;
     while (!index.has(commit) && !walked.done) {
       const sha = links.length === 0 ? tip : links.at(-1)!.parent;
       if (sha === null || index.has(sha)) {
