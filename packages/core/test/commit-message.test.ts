@@ -1,4 +1,4 @@
-import { commitMessage, nodeFacts, parseTrailers, type DagNode } from '@entity-git/core';
+import { commitMessage, foldLine, nodeFacts, parseTrailers, type DagNode } from '@entity-git/core';
 import { describe, expect, it } from 'vitest';
 
 const node = (id: string, seq: number, role: DagNode['role'], content: DagNode['content'], metadata: DagNode['metadata'] = null, t = 100): DagNode =>
@@ -25,6 +25,16 @@ describe('commitMessage', () => {
     expect(msg.split('\n')[0]).toBe(`turn 1: ${'👍'.repeat(60)}`);
     expect(commitMessage('s', 2, [nodeFacts(node('u', 1, 'user', ' a\u0000\u0007b \t c \ud800 '))]).split('\n')[0]).toBe('turn 2: a b c \ufffd');
     expect(commitMessage('s', 3, [nodeFacts(node('x', 1, 'system', 'sys'))])).toBe('turn 3\n\n[meta: turn took 0.0s]\n\nSession: s\nTurn: 3\nNode: x\nSeq: 1\n');
+  });
+
+  it('foldLine cuts after the max-th code point, keeps a line of exactly max whole, and trims the cut', () => {
+    expect(foldLine('👍'.repeat(5), 5)).toBe('👍'.repeat(5));
+    expect(foldLine('👍'.repeat(6), 5)).toBe('👍'.repeat(5));
+    expect(foldLine(`a${'👍'.repeat(4)}b`, 5)).toBe(`a${'👍'.repeat(4)}`);
+    expect(foldLine('abcd efgh', 5)).toBe('abcd');
+    expect(foldLine('abcde', 5)).toBe('abcde');
+    expect(foldLine('  ab\n\n  cd  ', 80)).toBe('ab cd');
+    expect(foldLine('', 5)).toBe('');
   });
 
   it('cannot be fooled by text that looks like a trailer', () => {

@@ -24,6 +24,14 @@ export function foldLine(text: string, max: number): string {
   // Only the head of a long text can reach the line: fold a bounded prefix, not 100 MB.
   if (text.length > max * 8 + 1024) text = text.slice(0, max * 8 + 1024);
   const folded = text.replace(CONTROL, ' ').replace(LONE_SURROGATE, '\ufffd').replace(/\s+/gu, ' ').trim();
-  const points = Array.from(folded);
-  return points.length <= max ? folded : points.slice(0, max).join('').trimEnd();
+  // No longer than max UTF-16 units: no more code points either. Else cut after the max-th one.
+  if (folded.length <= max) return folded;
+  let end = 0;
+  let points = 0;
+  for (const point of folded) {
+    if (points === max) return folded.slice(0, end).trimEnd();
+    end += point.length;
+    points++;
+  }
+  return folded;
 }
