@@ -19,11 +19,11 @@ export { packRepository, prefixSuffixDelta, type PackReport } from './git/pack-w
 export { buildIndex, buildSplitIndex, parseIndex, readIndex, entryFromStat, type IndexEntry, type SharedIndex } from './git/index-file.js';
 export type { Mirror, SyncResult, CommitInfo, BranchInfo, TurnView, VerifyReport, Difference, DifferenceKind } from './mirror/mirror.js';
 export { CommitGraph, COMMIT_GRAPH_PATH } from './git/commit-graph.js';
-export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, SPLIT_MIN, type MirrorOptions, type Layout } from './mirror/session-mirror.js';
+export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, SPLIT_MIN, TURN_PACKS_MAX, type MirrorOptions, type Layout } from './mirror/session-mirror.js';
 export { SEGMENT_BYTES } from './mirror/repo-state.js';
 export type { SyncOptions } from './mirror/mirror.js';
 export { createMirrorService, type MirrorService, type MirrorServiceOptions, type TurnReport, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
-export { createPacker, countLooseObjects, type Packer, type PackerOptions } from './service/packer.js';
+export { createPacker, countLooseObjects, countPacks, type Packer, type PackerOptions } from './service/packer.js';
 export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';
 export { createActions, dispatch, type Actions, type ActionsOptions } from './actions/actions.js';
 export { invalidArgument, paramsObject, idParam, intParam, optionalString, shaParam, requireSession, requireProject } from './actions/params.js';

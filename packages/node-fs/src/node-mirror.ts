@@ -7,12 +7,16 @@ export interface NodeMirrorOptions extends Omit<MirrorOptions, 'storage' | 'root
   root?: string;
 }
 
-/** The mirror on Node's file system: `createMirror` with {@link nodeStorage}. */
+/**
+ * The mirror on Node's file system: `createMirror` with {@link nodeStorage}, each turn's objects
+ * written as a pack of their own (`packTurns`, unless set to false) — give the mirror service a
+ * packer (`createNodePacker`) to merge them in the background.
+ */
 export function createNodeMirror(options: NodeMirrorOptions): Mirror {
   const { fsync, syncLockTimeoutMs, staleMs, root, ...rest } = options;
   const storageOptions: NodeStorageOptions = {};
   if (fsync !== undefined) storageOptions.fsync = fsync;
   if (syncLockTimeoutMs !== undefined) storageOptions.syncLockTimeoutMs = syncLockTimeoutMs;
   if (staleMs !== undefined) storageOptions.staleMs = staleMs;
-  return createMirror({ ...rest, root: resolve(root ?? defaultRoot()), storage: nodeStorage(storageOptions) });
+  return createMirror({ ...rest, packTurns: rest.packTurns ?? true, root: resolve(root ?? defaultRoot()), storage: nodeStorage(storageOptions) });
 }

@@ -8,7 +8,7 @@ import { nodeStorage } from './node-storage.js';
 export interface NativeRepackOptions {
   /** The git binary. Default `git` on PATH. */
   gitPath?: string;
-  /** Above this many packs, all of them are repacked into one (`git repack -a -d`). Default 16. */
+  /** From this many packs on, small packs are merged too (`git repack -d --geometric=2`). Default 16. */
   maxPacks?: number;
 }
 
@@ -44,9 +44,13 @@ const packObjects = (pack: string): number => {
 
 /**
  * Pack with native git: `git repack -d` (the loose objects into a new pack, deltas computed by
- * git, the loose copies then removed), and `git repack -a -d` once there are more than
- * `maxPacks` packs. Like git's own background maintenance, it runs beside writers: objects
- * written meanwhile stay loose. No hook runs, no reflog is expired, nothing unreachable is pruned.
+ * git, the loose copies then removed), and `git repack -d --geometric=2` once there are
+ * `maxPacks` packs: the small packs (a mirror's turn packs) and the loose objects merged into one,
+ * each pack left at least twice the size of all smaller ones together. A geometric repack takes
+ * every object of the packs it merges, reachable or not, so the pack of a sync that has not yet
+ * moved its ref loses nothing. Like git's own background maintenance, it runs beside writers:
+ * objects written meanwhile stay where they are. No hook runs, no reflog is expired, nothing
+ * unreachable is pruned.
  */
 export function nativeRepack(options: NativeRepackOptions = {}): (gitdir: string) => Promise<PackReport> {
   const gitPath = options.gitPath ?? 'git';
@@ -60,18 +64,20 @@ export function nativeRepack(options: NativeRepackOptions = {}): (gitdir: string
         else resolve();
       });
     });
-    await git(['repack', ...(before.size >= maxPacks ? ['-a'] : []), '-d', '-q', '--no-write-bitmap-index']);
+    await git(['repack', ...(before.size >= maxPacks ? ['--geometric=2'] : []), '-d', '-q', '--no-write-bitmap-index']);
     // The commit-graph too (git gc writes one; repack does not): native git's log and
     // reachability use it, and so does the mirror's replay to place a commit on its branch.
     await git(['commit-graph', 'write', '--reachable', '--no-progress']);
     const made = packs(gitdir).filter((p) => !before.has(p));
     const pack = made.length > 0 ? join(gitdir, 'objects', 'pack', made.at(-1)!) : null;
+    const after = new Set(packs(gitdir));
     return {
       pack,
       objects: pack ? packObjects(pack) : 0,
       deltas: null,
       looseRemoved: Math.max(0, looseBefore - looseCount(gitdir)),
       bytes: pack ? statSync(pack).size : 0,
+      packsRemoved: [...before].filter((p) => !after.has(p)).length,
     };
   };
 }

@@ -1,6 +1,6 @@
 import { createNodeMirror } from '@entity-git/node-fs';
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileDag, fileDagSession, turnNodes } from './file-dag.js';
@@ -25,6 +25,8 @@ describe('concurrent writers with native git maintenance running', () => {
       p.stdout.on('data', (d) => (out += d));
       return new Promise<{ syncs: number; errors: string[] }>((resolve) => p.on('exit', () => resolve(JSON.parse(out || '{"syncs":0,"errors":["no output"]}'))));
     });
+    // The turns begin once every syncer has synced once, so all three overlap the writer and gc.
+    while (readdirSync(base).filter((n) => n.startsWith('stop.ready-')).length < 3) await new Promise((r) => setTimeout(r, 20));
     const TURNS = 40;
     let gcRuns = 0;
     for (let t = 2; t <= TURNS; t++) {

@@ -1,6 +1,8 @@
-// A process that keeps syncing one session of a shared FileDag until the stop file appears.
+// A process that keeps syncing one session of a shared FileDag until the stop file appears;
+// after its first sync it creates `<stop>.ready-<pid>`, so a test can start its turns once every
+// syncer runs (a process starts slowly on a loaded machine).
 import { createNodeMirror } from '@entity-git/node-fs';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { FileDag, fileDagSession } from './file-dag.js';
 
 const [file, root, stop] = process.argv.slice(2) as [string, string, string];
@@ -11,7 +13,7 @@ const errors: string[] = [];
 while (!existsSync(stop)) {
   try {
     await mirror.sync('shared');
-    syncs++;
+    if (syncs++ === 0) writeFileSync(`${stop}.ready-${process.pid}`, '');
   } catch (err) {
     errors.push(`${(err as { code?: string }).code}: ${(err as Error).message}`);
   }

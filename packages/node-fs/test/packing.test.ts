@@ -1,4 +1,4 @@
-import { countLooseObjects, createMirror, createMirrorService, reconcile, MemoryDag, messageFileName, packRepository, prefixSuffixDelta, Store, type DagNode, type Layout } from '@entity-git/core';
+import { countLooseObjects, countPacks, TURN_PACKS_MAX, createMirror, createMirrorService, reconcile, MemoryDag, messageFileName, packRepository, prefixSuffixDelta, Store, type DagNode, type Layout } from '@entity-git/core';
 import { createNodeMirror, createNodePacker, nativeRepack, nodeStorage } from '@entity-git/node-fs';
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -53,10 +53,11 @@ describe('the pack delta', () => {
 describe('packing session repositories', () => {
   for (const engine of ['js', 'native'] as const) {
     for (const layout of ['flat', 'sharded'] as Layout[]) {
-      it(`${engine} packer, ${layout}: every object still there for git and for replay, loose files gone, far smaller`, async () => {
+      it(`${engine} packer, ${layout}: every object still there for git and for replay, turn packs merged, loose files gone, far smaller`, async () => {
         const dag = new MemoryDag();
         await dag.createSession({ id: 's', title: 'Packed', created_at: 1779500000 });
-        // Turn by turn, as a live session is synced: every object loose (a backfill writes a pack).
+        // Turn by turn, as a live session is synced: a pack per turn up to TURN_PACKS_MAX, then
+        // every object loose (a backfill writes a pack).
         const mirror = createNodeMirror({ dag, root: tempDir(), layout });
         for (let t = 0; t < 60; t++) {
           await grow(dag, 's', t, 1);
@@ -68,13 +69,21 @@ describe('packing session repositories', () => {
         const turn10 = git(dir, 'rev-list', '--reverse', 'main').trim().split('\n')[9]!;
         const before = await mirror.read('s', turn10);
         const store = new Store(nodeStorage());
-        expect(await countLooseObjects(store, gitdir)).toBe(Number(/count: (\d+)/.exec(git(dir, 'count-objects', '-v'))![1]));
-        const loose = looseBytes(gitdir);
+        const looseBefore = await countLooseObjects(store, gitdir);
+        expect(looseBefore).toBe(Number(/count: (\d+)/.exec(git(dir, 'count-objects', '-v'))![1]));
+        // Turns 1–32 each wrote a pack of their 9 or 10 objects (no more packs than that), turns 33–60 loose files.
+        expect(await countPacks(store, gitdir)).toBe(TURN_PACKS_MAX);
+        expect(looseBefore).toBeGreaterThanOrEqual((60 - TURN_PACKS_MAX) * 7);
+        const packDir = join(gitdir, 'objects', 'pack');
+        const turnPacks = readdirSync(packDir).filter((n) => n.endsWith('.pack'));
+        const loose = looseBytes(gitdir) + turnPacks.reduce((sum, n) => sum + statSync(join(packDir, n)).size, 0);
         const report = engine === 'js' ? await packRepository(store, gitdir) : await nativeRepack()(gitdir);
         expect(report.pack).not.toBeNull();
         if (engine === 'js') expect(report.deltas).toBeGreaterThan(50);
         expect(await countLooseObjects(store, gitdir)).toBe(0);
-        expect(report.looseRemoved).toBe(report.objects);
+        expect(report.looseRemoved).toBe(looseBefore);
+        expect(report.packsRemoved).toBe(TURN_PACKS_MAX);
+        expect(readdirSync(packDir).filter((n) => n.endsWith('.pack'))).toEqual([report.pack!.split('/').at(-1)]);
         expect(spawnSync('git', ['verify-pack', report.pack!.replace(/\.pack$/, '.idx')], { cwd: dir }).status).toBe(0);
         expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
         expect(git(dir, 'status', '--porcelain')).toBe('');
@@ -84,11 +93,19 @@ describe('packing session repositories', () => {
         expect(await mirror.read('s', turn10)).toEqual(before);
         expect(await createNodeMirror({ dag, root: join(dir, '..'), layout }).read('s', turn10)).toEqual(before);
         expect(await mirror.verify('s')).toMatchObject({ ok: true });
-        // Turns go on; packing again packs only what is new.
-        await grow(dag, 's', 60, 5);
-        expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 5 });
-        const again = engine === 'js' ? await packRepository(store, gitdir) : await nativeRepack()(gitdir);
+        // Turns go on, a pack each again; packing again merges only what is new (native git from
+        // its maxPacks on: here, with a low one), and leaves the big pack as it is.
+        for (let t = 60; t < 65; t++) {
+          await grow(dag, 's', t, 1);
+          expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 1 });
+        }
+        expect(await countPacks(store, gitdir)).toBe(6);
+        expect(await countLooseObjects(store, gitdir)).toBe(0);
+        const again = engine === 'js' ? await packRepository(store, gitdir) : await nativeRepack({ maxPacks: 4 })(gitdir);
+        expect(again.objects).toBeGreaterThanOrEqual(5 * 7);
         expect(again.objects).toBeLessThan(report.objects / 4);
+        expect(again.packsRemoved).toBe(5);
+        expect(readdirSync(packDir).filter((n) => n.endsWith('.pack')).sort()).toEqual([report.pack!.split('/').at(-1), again.pack!.split('/').at(-1)].sort());
         expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
         expect(git(dir, 'rev-list', '--count', 'main').trim()).toBe('65');
       });

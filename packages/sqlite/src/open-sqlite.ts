@@ -45,8 +45,18 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
     throw new EntityGitError('DB_ERROR', `[sqlite] cannot open ${JSON.stringify(file)}: ${(err as Error).message}`, { file }, { cause: err });
   }
   try {
-    // Switching to WAL takes the write lock briefly; better-sqlite3's timeout is in force already.
-    database.pragma('journal_mode = WAL');
+    // Switching to WAL takes the write lock briefly. SQLite may answer SQLITE_BUSY at once there,
+    // without waiting out the busy timeout (several processes opening a new file together do
+    // that): the switch is tried again until the timeout has passed.
+    for (const deadline = Date.now() + busyTimeoutMs; ;) {
+      try {
+        database.pragma('journal_mode = WAL');
+        break;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+        await new Promise((r) => setTimeout(r, 10 + Math.random() * 40));
+      }
+    }
     database.pragma('foreign_keys = ON');
   } catch (err) {
     database.close();

@@ -23,9 +23,8 @@ export interface Codec {
   sha1Parts?(parts: readonly Uint8Array[]): string;
 }
 
-/** SHA-1 of `parts` joined, through the codec's {@link Codec.sha1Parts} where it has one. */
-export function sha1OfParts(codec: Codec, parts: readonly Uint8Array[]): string {
-  if (codec.sha1Parts) return codec.sha1Parts(parts);
+/** `parts` joined into one array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   let size = 0;
   for (const p of parts) size += p.length;
   const all = new Uint8Array(size);
@@ -34,7 +33,12 @@ export function sha1OfParts(codec: Codec, parts: readonly Uint8Array[]): string 
     all.set(p, at);
     at += p.length;
   }
-  return codec.sha1(all);
+  return all;
+}
+
+/** SHA-1 of `parts` joined, through the codec's {@link Codec.sha1Parts} where it has one. */
+export function sha1OfParts(codec: Codec, parts: readonly Uint8Array[]): string {
+  return codec.sha1Parts ? codec.sha1Parts(parts) : codec.sha1(concatBytes(parts));
 }
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

@@ -1,7 +1,7 @@
 import { readObject } from 'isomorphic-git';
 import { EntityGitError, fsErrorCode } from '../errors.js';
 import { fromUtf8, joinPath, uniqueSuffix, utf8, type Store } from '../storage/store.js';
-import { fromHex, sha1Hex, sha1OfParts, storedZlib, toHex, type Codec } from './codec.js';
+import { concatBytes, fromHex, sha1Hex, sha1OfParts, storedZlib, toHex, type Codec } from './codec.js';
 import { PackCache, UnsupportedPack } from './pack-reader.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
@@ -144,16 +144,7 @@ export function buildTree(entries: readonly TreeEntry[]): Uint8Array {
   } else {
     sorted = entries.map((e) => ({ e, key: utf8(sortKey(e)) })).sort((a, b) => compareBytes(a.key, b.key)).map((k) => k.e);
   }
-  const parts = sorted.map(entryBytes);
-  let size = 0;
-  for (const p of parts) size += p.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(sorted.map(entryBytes));
 }
 
 /**
@@ -167,17 +158,7 @@ export function extendTree(tree: Uint8Array, entries: readonly TreeEntry[], coun
     if (!ASCII.test(entries[i]!.name) || !(sortKey(entries[i - 1]!) < sortKey(entries[i]!))) return null;
   }
   if (count > 0 && count < entries.length && !ASCII.test(entries[count - 1]!.name)) return null;
-  const parts = entries.slice(count).map(entryBytes);
-  let size = tree.length;
-  for (const p of parts) size += p.length;
-  const out = new Uint8Array(size);
-  out.set(tree, 0);
-  let at = tree.length;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes([tree, ...entries.slice(count).map(entryBytes)]);
 }
 
 export function parseTree(content: Uint8Array): TreeEntry[] {

@@ -265,7 +265,9 @@ export class PackCache {
   /** Per objects/pack directory: the index files it held when last listed. */
   private readonly lists = new Map<string, string[]>();
 
-  constructor(private readonly store: Store, private readonly maxPacks = 16) {}
+  // Room for every pack a repository holds between two runs of a packer (up to TURN_PACKS_MAX
+  // small ones of its turns, and its big ones): a lookup that misses walks them all.
+  constructor(private readonly store: Store, private readonly maxPacks = 64) {}
 
   private async load(path: string): Promise<LoadedPack | null> {
     // A pack is named by its checksum and never rewritten in place: once loaded, it is known

@@ -1,6 +1,6 @@
 import { EntityGitError } from '../errors.js';
 import { joinPath, utf8, type Store } from '../storage/store.js';
-import { fromHex } from './codec.js';
+import { fromHex, storedZlib, toHex } from './codec.js';
 import { writeCommitGraph, type GraphCommit } from './commit-graph.js';
 import { isOid, ObjectStore, parseCommit, parseTree, type ObjectType } from './objects.js';
 import { RefStore } from './refs.js';
@@ -14,6 +14,8 @@ export interface PackReport {
   deltas: number | null;
   /** Loose object files removed because the pack holds them. */
   looseRemoved: number;
+  /** Small packs merged into the new one and removed (a mirror's turn packs). */
+  packsRemoved?: number;
   /** Bytes of the pack file. */
   bytes: number;
 }
@@ -97,21 +99,69 @@ interface Entry {
   crc: number;
 }
 
+/** The object ids a version-2 pack index lists; null when it is not one. */
+function idxOids(idx: Uint8Array): string[] | null {
+  if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) return null;
+  const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
+  if (view.getUint32(4) !== 2) return null;
+  const n = view.getUint32(8 + 255 * 4);
+  if (idx.length < 8 + 1024 + n * 28 + 40) return null;
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(toHex(idx.subarray(8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20)));
+  return out;
+}
+
+/**
+ * The packs to merge, as git's `repack --geometric=2` picks them (by object count): every pack
+ * left is at least twice the size of all smaller ones together, so a pack is rewritten a number
+ * of times that grows with the logarithm of the history, not with it. Fewer than two: none. A
+ * pack with a `.keep` file is never merged (git's convention).
+ */
+async function packsToMerge(store: Store, gitdir: string): Promise<{ base: string; oids: string[] }[]> {
+  const dir = joinPath(gitdir, 'objects', 'pack');
+  const names = await store.readdir(dir);
+  const packs: { base: string; oids: string[] }[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.idx') || names.includes(name.replace(/\.idx$/, '.keep')) || !names.includes(name.replace(/\.idx$/, '.pack'))) continue;
+    const idx = await store.read(joinPath(dir, name));
+    const oids = idx === null ? null : idxOids(idx);
+    if (oids !== null) packs.push({ base: joinPath(dir, name.slice(0, -'.idx'.length)), oids });
+  }
+  if (packs.length < 2) return [];
+  packs.sort((a, b) => a.oids.length - b.oids.length || (a.base < b.base ? -1 : 1));
+  const size = (i: number) => packs[i]!.oids.length;
+  // From the largest down, the first pack less than twice the next smaller: it and all below roll up…
+  let split = packs.length - 1;
+  while (split > 0 && size(split) >= 2 * size(split - 1)) split--;
+  let sum = 0;
+  for (let i = 0; i < split; i++) sum += size(i);
+  // …and so does each larger one that is less than twice all that rolls up before it.
+  while (split < packs.length && size(split) < 2 * sum) sum += size(split++);
+  return split >= 2 ? packs.slice(0, split) : [];
+}
+
 /**
  * Pack the loose objects reachable from a repository's branches and HEAD into one new pack
- * (`objects/pack/pack-<id>.pack` and its version-2 `.idx`), then remove the loose files the
- * pack holds. Trees are stored as deltas against the same path's tree one turn earlier.
+ * (`objects/pack/pack-<id>.pack` and its version-2 `.idx`), with the objects of the small packs
+ * {@link packsToMerge} picks (a mirror's turn packs); then remove the loose files the pack holds
+ * and the merged packs. Trees are stored as deltas against the same path's tree one turn earlier.
  *
  * Safe beside a sync and a reader: the pack is complete before its index appears (an index
  * written last, by rename, is what makes a pack visible), only loose objects the new pack holds
- * are removed, and an object written meanwhile stays loose. Unreachable loose objects are left.
+ * are removed, and an object written meanwhile stays loose. An object of a merged pack that the
+ * new pack does not hold (not reachable: a sync that has written its pack and not yet moved its
+ * ref, or one that failed) is written loose before its pack goes. Unreachable loose objects are left.
  */
 export async function packRepository(store: Store, gitdir: string): Promise<PackReport> {
   const objects = new ObjectStore(store, gitdir);
   const refs = new RefStore(store, gitdir, { lockTimeoutMs: 0, staleLockMs: Infinity });
   const loosePath = (oid: string) => joinPath(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+  const merging = await packsToMerge(store, gitdir);
+  const inMerged = new Set(merging.flatMap((p) => p.oids));
   const packed = new Set<string>();
+  // Whether the new pack takes the object: loose, or in a pack being merged.
   const isLoose = async (oid: string) => {
+    if (inMerged.has(oid)) return true;
     if (packed.has(oid)) return false;
     const loose = (await store.lstat(loosePath(oid))) !== null;
     if (!loose) packed.add(oid);
@@ -166,17 +216,33 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
     if (parent) treesOf.delete(parent);
   }
   const written = await builder.write(gitdir);
-  if (written === null) return { pack: null, objects: 0, deltas: 0, looseRemoved: 0, bytes: 0 };
+  if (written === null) return { pack: null, objects: 0, deltas: 0, looseRemoved: 0, bytes: 0, packsRemoved: 0 };
   // The packed commits join the commit-graph (before their loose copies go: it names only
   // commits the repository holds either way).
   await writeCommitGraph(store, gitdir, graph);
 
   let looseRemoved = 0;
   for (const oid of written.oids) {
+    if ((await store.lstat(loosePath(oid))) === null) continue;
     await store.remove(loosePath(oid));
     looseRemoved++;
   }
-  return { pack: written.pack, objects: written.oids.length, deltas: written.deltas, looseRemoved, bytes: written.bytes };
+  // The merged packs go, the index first (it is what makes a pack visible); what the new pack
+  // does not hold is written loose before.
+  const holds = new Set(written.oids);
+  for (const pack of merging) {
+    // The same objects in the same order make the same pack, under the same name: it stays.
+    if (`${pack.base}.pack` === written.pack) continue;
+    for (const oid of pack.oids) {
+      if (holds.has(oid)) continue;
+      const o = await objects.read(oid);
+      await objects.write(o.type, o.content);
+    }
+    await store.remove(`${pack.base}.idx`);
+    await store.remove(`${pack.base}.pack`);
+    await store.remove(`${pack.base}.rev`);
+  }
+  return { pack: written.pack, objects: written.oids.length, deltas: written.deltas, looseRemoved, bytes: written.bytes, packsRemoved: merging.length };
 }
 
 /** Stored whole every this many deltas, so no reader follows a long chain (git's default depth). */
@@ -195,7 +261,8 @@ export class PackBuilder {
   private readonly lastTree = new Map<string, { oid: string; content: Uint8Array }>();
   deltas = 0;
 
-  constructor(private readonly store: Store) {}
+  /** `storeTrees`: a tree that is not a delta is stored uncompressed (a turn's pack: the packer compresses it). */
+  constructor(private readonly store: Store, private readonly options: { storeTrees?: boolean } = {}) {}
 
   get count(): number {
     return this.entries.length;
@@ -246,7 +313,7 @@ export class PackBuilder {
     }
     head.push(first);
     const header = Uint8Array.from([...head, ...extra]);
-    const data = this.store.codec.deflate(body);
+    const data = this.options.storeTrees && code === TYPE_CODE.tree ? storedZlib(body) : this.store.codec.deflate(body);
     this.parts.push(header, data);
     this.size += header.length + data.length;
     this.offsets.set(oid, { offset: at, depth });

@@ -13,6 +13,8 @@ export interface PackerOptions {
   pack?: (gitdir: string) => Promise<PackReport | void>;
   /** Pack a repository once it has at least this many loose objects. Default 256. */
   looseObjects?: number;
+  /** …or at least this many packs (a mirror writes one per turn, see `packTurns`). Default 16. */
+  packs?: number;
   /** Wait this long after the last request for a repository before looking at it. Default 500 ms. */
   delayMs?: number;
   /** A pack lock older than this was left by a killed packer and is taken over. Default 10 min. */
@@ -38,6 +40,11 @@ export interface Packer {
   packNow(gitdir: string): Promise<PackReport | void | null>;
 }
 
+/** Packs of a repository: the `.idx` files in `objects/pack`. */
+export async function countPacks(store: Store, gitdir: string): Promise<number> {
+  return (await store.readdir(joinPath(gitdir, 'objects', 'pack'))).filter((n) => n.endsWith('.idx')).length;
+}
+
 /** Loose objects of a repository: every file in its 256 fan-out directories. */
 export async function countLooseObjects(store: Store, gitdir: string): Promise<number> {
   let n = 0;
@@ -51,6 +58,7 @@ export async function countLooseObjects(store: Store, gitdir: string): Promise<n
 export function createPacker(options: PackerOptions): Packer {
   const store = new Store(options.storage);
   const threshold = options.looseObjects ?? 256;
+  const packsThreshold = options.packs ?? 16;
   const delayMs = options.delayMs ?? 500;
   const staleMs = options.staleLockMs ?? 10 * 60_000;
   const pack = options.pack ?? ((gitdir: string) => packRepository(store, gitdir));
@@ -62,7 +70,7 @@ export function createPacker(options: PackerOptions): Packer {
   const asError = (err: unknown): EntityGitError => (err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', `packing failed: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err }));
 
   async function packNow(gitdir: string): Promise<PackReport | void | null> {
-    if ((await countLooseObjects(store, gitdir)) < threshold) return null;
+    if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold) return null;
     const lock = joinPath(gitdir, 'entity-git', 'pack.lock');
     await store.mkdirp(joinPath(gitdir, 'entity-git'));
     if (!(await store.createExclusive(lock, `${Date.now()}\n`))) {
