@@ -125,6 +125,8 @@ interface SizeResult {
   timedTurns: number;
   backfillMs: number;
   entityGit: Stats;
+  /** The same mirror with `packTurns: false`: a turn's objects as loose files (core's default). */
+  entityGitLoose: Stats;
   native: Stats & { addMedian: number; commitMedian: number };
   floor: Stats & { writeMedian: number };
   ratios: { nativeOverEntityGit: number; entityGitOverFloor: number };
@@ -140,12 +142,14 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   const dag = new MemoryDag();
   await dag.createSession({ id: sessionId, title: `Bench session, ${messages} messages`, created_at: BASE_TIME });
   const mirror = createNodeMirror({ dag, root: join(dir, 'sessions'), layout });
+  const looseMirror = createNodeMirror({ dag, root: join(dir, 'sessions-loose'), layout, packTurns: false });
   const prefill: DagNode[] = [];
   for (let i = 0; i < prefillTurns; i++) prefill.push(...conv.turn());
   for (const n of prefill) await dag.addNode(n);
   const b0 = performance.now();
   await mirror.sync(sessionId);
   const backfillMs = performance.now() - b0;
+  await looseMirror.sync(sessionId);
   const repo = mirror.repoPath(sessionId);
   const metaBytes = readFileSync(join(repo, 'meta.json'));
 
@@ -177,7 +181,7 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   // What the file system still has to do for earlier sizes (writeback, and the discards of the
   // copies deleted after them, on a disk mounted with discard) is done before this size's clock runs.
   execFileSync('sync');
-  const samples = { entityGit: [] as number[], native: [] as number[], add: [] as number[], commit: [] as number[], floor: [] as number[], floorWrite: [] as number[] };
+  const samples = { entityGit: [] as number[], entityGitLoose: [] as number[], native: [] as number[], add: [] as number[], commit: [] as number[], floor: [] as number[], floorWrite: [] as number[] };
   let count = prefill.length;
   let messageBytes = filesOf(prefill).reduce((a, f) => a + f.bytes.length, 0);
   for (let k = 0; k < WARMUP_TURNS + TIMED_TURNS; k++) {
@@ -193,6 +197,10 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
     const res = await mirror.sync(sessionId);
     const a1 = performance.now();
     if (res.commitsWritten !== 1) fail(`entity-git sync of turn ${turn} wrote ${res.commitsWritten} commits, expected 1`);
+    const l0 = performance.now();
+    const resLoose = await looseMirror.sync(sessionId);
+    const l1 = performance.now();
+    if (resLoose.commitsWritten !== 1) fail(`entity-git (loose) sync of turn ${turn} wrote ${resLoose.commitsWritten} commits, expected 1`);
 
     writeNative(files);
     const n0 = performance.now();
@@ -208,6 +216,7 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
 
     if (keep) {
       samples.entityGit.push(a1 - a0);
+      samples.entityGitLoose.push(l1 - l0);
       samples.native.push(n2 - n0);
       samples.add.push(n1 - n0);
       samples.commit.push(n2 - n1);
@@ -230,6 +239,9 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   fsck(floorDir);
   // Same bytes in, same tree out: proves the three did the same work, not merely similar work.
   const entityTree = git(repo, 'rev-parse', 'HEAD^{tree}').trim();
+  const looseRepo = looseMirror.repoPath(sessionId);
+  fsck(looseRepo);
+  if (git(looseRepo, 'rev-parse', 'HEAD').trim() !== git(repo, 'rev-parse', 'HEAD').trim()) fail('the loose-object mirror ended at another commit');
   const nativeTree = git(native, 'rev-parse', 'HEAD^{tree}').trim();
   if (entityTree !== nativeTree || entityTree !== floor.lastTree) {
     fail(`final trees differ: entity-git ${entityTree}, native ${nativeTree}, floor ${floor.lastTree}`);
@@ -264,6 +276,7 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
     layout, disk,
     messagesStart: prefill.length, messagesEnd: count, warmupTurns: WARMUP_TURNS, timedTurns: TIMED_TURNS, backfillMs,
     entityGit: e,
+    entityGitLoose: stats(samples.entityGitLoose),
     native: { ...n, addMedian: stats(samples.add).median, commitMedian: stats(samples.commit).median },
     floor: { ...f, writeMedian: stats(samples.floorWrite).median },
     ratios: { nativeOverEntityGit: n.median / e.median, entityGitOverFloor: e.median / f.median },
@@ -274,8 +287,8 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
 
 function table(results: SizeResult[]): string {
   const rows = [
-    ['layout', 'messages', 'entity-git sync', 'native add+commit', 'floor', 'native/entity-git', 'entity-git/floor', 'vs own 100'],
-    ['', '', 'median / p90', 'median / p90', 'median / p90', '(medians)', '(medians)', '(medians)'],
+    ['layout', 'messages', 'entity-git sync', 'native add+commit', 'floor', 'native/entity-git', 'entity-git/floor', 'vs own 100', 'loose turns', 'loose/pack'],
+    ['', '', 'median / p90', 'median / p90', 'median / p90', '(medians)', '(medians)', '(medians)', 'median / p90', '(medians)'],
     ...results.map((r) => [
       r.layout,
       `${int(r.messagesStart)} → ${int(r.messagesEnd)}`,
@@ -285,6 +298,8 @@ function table(results: SizeResult[]): string {
       ratio(r.ratios.nativeOverEntityGit),
       ratio(r.ratios.entityGitOverFloor),
       ownSmall(results, r),
+      `${ms(r.entityGitLoose.median)} / ${ms(r.entityGitLoose.p90)}`,
+      ratio(r.entityGitLoose.median / r.entityGit.median),
     ]),
   ];
   return align(rows);
@@ -350,7 +365,8 @@ export async function run(): Promise<void> {
   console.log(table(results));
   console.log('');
   console.log('native/entity-git > 1: entity-git is faster than the git CLI; entity-git/floor: what the mirror costs over bare hashing+deflate+write;');
-  console.log('vs own 100: the per-turn cost at this size over the same layout\'s at 100 messages');
+  console.log('vs own 100: the per-turn cost at this size over the same layout\'s at 100 messages;');
+  console.log('loose turns: the same mirror with packTurns: false (each object a loose file), interleaved too; loose/pack > 1: the turn\'s pack is cheaper');
   console.log('');
   console.log('disk (objects/ only, after the timed turns; packed copies made after the run):');
   console.log(diskTable(results));

@@ -57,7 +57,7 @@ describe('a pack per turn (createNodeMirror)', () => {
     });
   }
 
-  it(`past ${TURN_PACKS_MAX} packs a turn goes loose; an output of 4 MB or more is loose, the rest of its turn packed`, async () => {
+  it(`past ${TURN_PACKS_MAX} packs a turn goes loose; an object of 64 KB or more (a large output) is loose, the rest of its turn packed`, async () => {
     const c = growingSession('Many packs');
     await c.turns(1);
     const root = tempDir();
@@ -104,6 +104,24 @@ describe('a pack per turn (createNodeMirror)', () => {
     expect(readdirSync(join(dir2, '.git', 'objects', blob.slice(0, 2)))).toContain(blob.slice(2));
     expect(packsIn(join(dir2, '.git'))).toHaveLength(1);
     expect(git(dir2, 'fsck', '--strict', '--no-dangling')).toBe('');
+  });
+
+  it('a flat messages/ tree of 64 KB or more is written loose, the rest of its turn packed', async () => {
+    const c = growingSession('Big tree');
+    await c.turns(400);
+    const root = tempDir();
+    const mirror = createNodeMirror({ dag: c.dag, root });
+    await mirror.sync('s');
+    const dir = mirror.repoPath('s');
+    const [loose0, packs0] = [looseOf(dir), packsIn(join(dir, '.git')).length];
+    await c.turns(1);
+    await mirror.sync('s');
+    const tree = git(dir, 'rev-parse', 'HEAD:messages').trim();
+    expect(Number(git(dir, 'cat-file', '-s', tree))).toBeGreaterThanOrEqual(64 << 10);
+    expect(looseOf(dir)).toBe(loose0 + 1);
+    expect(readdirSync(join(dir, '.git', 'objects', tree.slice(0, 2)))).toContain(tree.slice(2));
+    expect(packsIn(join(dir, '.git'))).toHaveLength(packs0 + 1);
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
   });
 
   it('core createMirror writes loose objects unless packTurns is set', async () => {

@@ -47,7 +47,7 @@ export interface MirrorOptions {
   /**
    * Write a turn's objects as one small pack (`.pack` + `.idx`) instead of a loose file each: two
    * files created instead of about ten, most of a turn's cost on a disk where creating a file is
-   * slow. Objects of 4 MB or more stay loose (a pack is built in memory). At most
+   * slow. Objects of 64 KB or more stay loose (a pack is built in memory and hashed whole). At most
    * {@link TURN_PACKS_MAX} packs: past that a turn goes loose again, so a repository without a
    * background packer never holds an unbounded number of packs. Default `false`;
    * `createNodeMirror` turns it on (the Node packer merges the small packs in the background).
@@ -138,16 +138,25 @@ function looseSink(objects: ObjectStore): ObjectSink {
 const QUEUED_BYTES = 4 << 20;
 
 /**
+ * Objects of a turn this large or larger are written loose, not into its pack: the pack is built
+ * in memory and hashed whole for its checksum, so a large object (a flat messages/ tree of
+ * thousands of entries, a big tool output) would be hashed twice for the one file it saves
+ * (measured by the commit bench: at 10,000 flat messages, a turn with its tree in the pack cost
+ * more than one with every object loose).
+ */
+const TURN_PACK_OBJECT_MAX = 64 << 10;
+
+/**
  * A turn's objects as one pack, written at `finish()` before any ref moves; an object of
- * {@link QUEUED_BYTES} or more is written loose at once instead (the pack is built in memory).
- * Trees are stored, not compressed, as loose trees are (the packer compresses them).
+ * {@link TURN_PACK_OBJECT_MAX} or more is written loose at once instead. Trees are stored, not
+ * compressed, as loose trees are (the packer compresses them).
  */
 function turnPackSink(store: Store, repo: Repo): ObjectSink {
   const builder = new PackBuilder(store, { storeTrees: true });
   const start = repo.objects.written;
   return {
     async write(type, content) {
-      if (content.length >= QUEUED_BYTES) {
+      if (content.length >= TURN_PACK_OBJECT_MAX) {
         const raw = frame(type, content);
         return repo.objects.writeRaw(raw, repo.objects.hashFramed(raw));
       }
@@ -156,7 +165,7 @@ function turnPackSink(store: Store, repo: Repo): ObjectSink {
       return oid;
     },
     async writeRaw(raw, oid) {
-      if (raw.length >= QUEUED_BYTES) await repo.objects.writeRaw(raw, oid);
+      if (raw.length >= TURN_PACK_OBJECT_MAX) await repo.objects.writeRaw(raw, oid);
       else builder.add(oid, 'blob', unframe(raw), null);
     },
     get count() {
