@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, growingSession, tempDir } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
 const GOLDEN_TIPS = {
@@ -44,6 +44,40 @@ describe('a crash at every write of a sync', () => {
       await expect(createMirror({ dag, storage, root }).sync(SID)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
       // After the crash: a new process (a fresh mirror, no memory of the old one) starts up.
       await expectGolden(dag, root);
+    }
+  });
+
+  it('also when a live turn writes its objects as a pack: every k leaves what a later sync completes to the uninterrupted ids', async () => {
+    // Two turns synced, then a third, live (the extended path, which writes the turn's pack).
+    const start = async (root: string, storage = nodeStorage()) => {
+      const g = growingSession('Crash in a turn pack');
+      await g.turns(2);
+      const m = createMirror({ dag: g.dag, storage, root, packTurns: true });
+      await m.sync('s');
+      await g.turns(1);
+      return { g, m };
+    };
+    const root0 = tempDir();
+    const probe = faultyStorage(nodeStorage());
+    const ref = await start(root0, probe);
+    const at = probe.stats.writes;
+    expect(await ref.m.sync('s')).toMatchObject({ commitsWritten: 1, derivation: 'extended' });
+    const writes = probe.stats.writes - at;
+    expect(readdirSync(join(root0, 's', '.git', 'objects', 'pack')).filter((n) => n.endsWith('.pack'))).toHaveLength(1);
+    const tip = git(join(root0, 's'), 'rev-parse', 'main').trim();
+    expect(writes).toBeGreaterThan(8);
+    for (let k = 0; k < writes; k++) {
+      const root = tempDir();
+      const storage = faultyStorage(nodeStorage());
+      const { g, m } = await start(root, storage);
+      storage.crashAfter(k);
+      await expect(m.sync('s')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
+      const fresh = createNodeMirror({ dag: g.dag, root, staleLockMs: 200 });
+      expect((await reconcile({ dag: g.dag, mirror: fresh })).ok).toBe(true);
+      const dir = join(root, 's');
+      expect(git(dir, 'rev-parse', 'main').trim()).toBe(tip);
+      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
     }
   });
 
