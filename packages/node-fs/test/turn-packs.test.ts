@@ -9,6 +9,16 @@ import { git, growingSession, noise, tempDir } from './helpers.js';
 const store = new Store(nodeStorage());
 const packsIn = (gitdir: string) => readdirSync(join(gitdir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).sort();
 const looseOf = (dir: string) => Number(/count: (\d+)/.exec(git(dir, 'count-objects', '-v'))![1]);
+/** A session of `turns` turns synced by createNodeMirror, and where its repository is. */
+async function mirrored(title: string, turns: number) {
+  const c = growingSession(title);
+  await c.turns(turns);
+  const root = tempDir();
+  const mirror = createNodeMirror({ dag: c.dag, root });
+  await mirror.sync('s');
+  const dir = mirror.repoPath('s');
+  return { c, root, mirror, dir, gitdir: join(dir, '.git') };
+}
 /** A blob of `content` put in a pack of its own by git (its loose copy pruned); returns the blob id and the pack's name. */
 function packBlob(dir: string, content: string): { blob: string; pack: string } {
   const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: content }).toString().trim();
@@ -58,13 +68,7 @@ describe('a pack per turn (createNodeMirror)', () => {
   }
 
   it(`past ${TURN_PACKS_MAX} packs a turn goes loose; an object of 64 KB or more (a large output) is loose, the rest of its turn packed`, async () => {
-    const c = growingSession('Many packs');
-    await c.turns(1);
-    const root = tempDir();
-    const mirror = createNodeMirror({ dag: c.dag, root });
-    await mirror.sync('s');
-    const dir = mirror.repoPath('s');
-    const gitdir = join(dir, '.git');
+    const { c, mirror, dir, gitdir } = await mirrored('Many packs', 1);
     // Packs a repository already has count: TURN_PACKS_MAX - 1 of them, made by git.
     for (let i = 0; i < TURN_PACKS_MAX - 1; i++) {
       packBlob(dir, `pad ${i}`);
@@ -107,12 +111,7 @@ describe('a pack per turn (createNodeMirror)', () => {
   });
 
   it('a flat messages/ tree of 64 KB or more is written loose, the rest of its turn packed', async () => {
-    const c = growingSession('Big tree');
-    await c.turns(400);
-    const root = tempDir();
-    const mirror = createNodeMirror({ dag: c.dag, root });
-    await mirror.sync('s');
-    const dir = mirror.repoPath('s');
+    const { c, mirror, dir } = await mirrored('Big tree', 400);
     const [loose0, packs0] = [looseOf(dir), packsIn(join(dir, '.git')).length];
     await c.turns(1);
     await mirror.sync('s');
@@ -138,13 +137,7 @@ describe('a pack per turn (createNodeMirror)', () => {
 
 describe('merging turn packs', () => {
   it('the packer is due at its pack count; the js packer keeps a pack with .keep, and writes loose what no ref reaches before a merged pack goes', async () => {
-    const c = growingSession('Merge');
-    await c.turns(1);
-    const root = tempDir();
-    const mirror = createNodeMirror({ dag: c.dag, root });
-    await mirror.sync('s');
-    const dir = mirror.repoPath('s');
-    const gitdir = join(dir, '.git');
+    const { c, mirror, dir, gitdir } = await mirrored('Merge', 1);
     for (let t = 0; t < 3; t++) {
       await c.turns(1);
       await mirror.sync('s');

@@ -149,7 +149,10 @@ const TURN_PACK_OBJECT_MAX = 64 << 10;
 /**
  * A turn's objects as one pack, written at `finish()` before any ref moves; an object of
  * {@link TURN_PACK_OBJECT_MAX} or more is written loose at once instead. Trees are stored, not
- * compressed, as loose trees are (the packer compresses them).
+ * compressed, as loose trees are (the packer compresses them). A large tree is therefore on disk
+ * before the pack holding the blobs it names: neither is reachable until the ref moves, git's fsck
+ * does not follow an unreachable tree, and a sync after a crash finds the tree intact and writes
+ * the rest again.
  */
 function turnPackSink(store: Store, repo: Repo): ObjectSink {
   const builder = new PackBuilder(store, { storeTrees: true });

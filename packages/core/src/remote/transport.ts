@@ -1,5 +1,6 @@
 import type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth, HttpClient, PromiseFsClient } from 'isomorphic-git';
 import { EntityGitError, fsErrorCode, type ErrorCode } from '../errors.js';
+import { concatBytes } from '../git/codec.js';
 import { ObjectStore } from '../git/objects.js';
 import { RefStore } from '../git/refs.js';
 import { assertId, sessionDirName } from '../model/names.js';
@@ -251,20 +252,8 @@ const decoder = new TextDecoder();
 
 async function collect(body: AsyncIterable<Uint8Array> | undefined): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
-  let size = 0;
-  if (body) {
-    for await (const chunk of body) {
-      parts.push(chunk);
-      size += chunk.length;
-    }
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  if (body) for await (const chunk of body) parts.push(chunk);
+  return concatBytes(parts);
 }
 
 /** The v1 upload-pack advertisement `bytes` with `symref=HEAD:<target>` added when it has no HEAD. */
