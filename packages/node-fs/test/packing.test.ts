@@ -1,6 +1,7 @@
-import { countLooseObjects, countPacks, TURN_PACKS_MAX, createMirror, createMirrorService, reconcile, MemoryDag, messageFileName, packRepository, prefixSuffixDelta, Store, type DagNode, type Layout } from '@entity-git/core';
+import { countLooseObjects, countPacks, TURN_PACKS_MAX, ObjectStore, createMirror, createMirrorService, reconcile, MemoryDag, messageFileName, packRepository, prefixSuffixDelta, Store, type DagNode, type Layout } from '@entity-git/core';
 import { createNodeMirror, createNodePacker, nativeRepack, nodeStorage } from '@entity-git/node-fs';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,6 +48,32 @@ describe('the pack delta', () => {
     // sizes, copy 1000 from 0, insert 11, copy 4 from 1000
     expect([...delta]).toEqual([0xec, 0x07, 0xf7, 0x07, 0x90 | 0x20, 0xe8, 0x03, 11, ...new TextEncoder().encode('new entries'), 0x93, 0xe8, 0x03, 4]);
     expect(prefixSuffixDelta(new TextEncoder().encode('xyz'), new TextEncoder().encode('abcdefgh'))).toBeNull();
+  });
+});
+
+describe('reading packs', () => {
+  it('a pack whose index has a large-offset entry (as a pack over 2 GiB has) is read by entity-git's reader, every object whole, as native git reads it', async () => {
+    const dir = tempDir();
+    git(dir, 'init', '-q');
+    const blob = (text: string) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: text }).toString().trim();
+    const [a, b] = [blob('first blob\n'), blob('second blob\n')];
+    const name = spawnSync('git', ['pack-objects', '-q', join(dir, '.git', 'objects', 'pack', 'pack')], { cwd: dir, input: `${a}\n${b}\n` }).stdout.toString().trim();
+    execFileSync('git', ['prune-packed'], { cwd: dir });
+    // The second entry's offset moved to the 64-bit table, as git writes offsets past 2 GiB.
+    const idxPath = join(dir, '.git', 'objects', 'pack', `pack-${name}.idx`);
+    const idx = readFileSync(idxPath);
+    const n = idx.readUInt32BE(8 + 255 * 4);
+    const offsets = 8 + 1024 + n * 24;
+    const large = Buffer.alloc(8);
+    large.writeBigUInt64BE(BigInt(idx.readUInt32BE(offsets + 4)));
+    const body = Buffer.concat([idx.subarray(0, offsets + n * 4), large, idx.subarray(offsets + n * 4, idx.length - 20)]);
+    body.writeUInt32BE(0x80000000, offsets + 4);
+    writeFileSync(idxPath, Buffer.concat([body, createHash('sha1').update(body).digest()]));
+    expect(git(dir, 'cat-file', '-p', a)).toBe('first blob\n');
+    const objects = new ObjectStore(new Store(nodeStorage()), join(dir, '.git'));
+    for (const [oid, text] of [[a, 'first blob\n'], [b, 'second blob\n']] as const) {
+      expect(Buffer.from((await objects.read(oid)).content).toString()).toBe(text);
+    }
   });
 });
 

@@ -331,7 +331,7 @@ export class ObjectStore {
       if (now) return now;
       throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid });
     }
-    // A pack this reader does not take (an old index version, over 2 GiB): isomorphic-git's.
+    // A pack this reader does not take (an index of another version than 2): isomorphic-git's.
     for (let attempt = 0; ; attempt++) {
       try {
         const r = await readObject({ fs: this.isoFs as never, gitdir: this.gitdir, oid, format: 'content', cache: this.isoCache });

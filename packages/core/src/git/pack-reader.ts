@@ -71,7 +71,7 @@ class LoadedPack {
   private readonly bases = new Map<number, { type: ObjectType; content: Uint8Array }>();
   private baseBytes = 0;
   /** Every entry's offset, ascending (built on first use): an entry ends where the next begins. */
-  private offsets: Uint32Array | null = null;
+  private offsets: Uint32Array | Float64Array | null = null;
 
   constructor(readonly path: string, private readonly idx: Uint8Array, private readonly pack: PackBytes, head: Uint8Array, private readonly store: Store) {
     if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) throw new UnsupportedPack(`${path}: not a version-2 index`);
@@ -95,14 +95,24 @@ class LoadedPack {
       let cmp = 0;
       for (let i = 0; i < 20 && cmp === 0; i++) cmp = this.idx[at + i]! - want[i]!;
       if (cmp === 0) {
-        const off = this.view.getUint32(this.names + this.count * 24 + mid * 4);
-        if (off & 0x80000000) throw new UnsupportedPack(`${this.path}: a pack over 2 GiB`);
-        return off;
+        return this.offsetAt(mid);
       }
       if (cmp < 0) lo = mid + 1;
       else hi = mid;
     }
     return -1;
+  }
+
+  /**
+   * The pack offset of the index's entry `i`: a 31-bit one, or — its top bit set, as git writes
+   * offsets past 2 GiB — an index into the table of 64-bit offsets that follows.
+   */
+  private offsetAt(i: number): number {
+    const off = this.view.getUint32(this.names + this.count * 24 + i * 4);
+    if (!(off & 0x80000000)) return off;
+    const at = this.names + this.count * 28 + 8 * (off & 0x7fffffff);
+    if (at + 8 > this.idx.length - 40) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a large offset past the end of the index`);
+    return this.view.getUint32(at) * 2 ** 32 + this.view.getUint32(at + 4);
   }
 
   has(oid: string): boolean {
@@ -116,11 +126,16 @@ class LoadedPack {
    */
   private endOf(offset: number): number {
     if (this.offsets === null) {
-      // 32 bits: a pack over 2 GiB (64-bit offsets) is refused by offsetOf before this is used.
-      const all = new Uint32Array(this.count);
+      const small = new Uint32Array(this.count);
       const base = this.names + this.count * 24;
-      for (let i = 0; i < this.count; i++) all[i] = this.view.getUint32(base + i * 4);
-      this.offsets = radixSort(all);
+      let large = false;
+      for (let i = 0; i < this.count; i++) large ||= ((small[i] = this.view.getUint32(base + i * 4)) & 0x80000000) !== 0;
+      if (large) {
+        // A pack over 2 GiB: offsets of up to 53 bits, sorted as numbers.
+        const all = new Float64Array(this.count);
+        for (let i = 0; i < this.count; i++) all[i] = this.offsetAt(i);
+        this.offsets = all.sort();
+      } else this.offsets = radixSort(small);
     }
     const all = this.offsets;
     let lo = 0;
