@@ -52,7 +52,7 @@ describe('the pack delta', () => {
 });
 
 describe('reading packs', () => {
-  it('a pack whose index has a large-offset entry (as a pack over 2 GiB has) is read by entity-git's reader, every object whole, as native git reads it', async () => {
+  it(`a pack whose index has a large-offset entry (as a pack over 2 GiB has) is read by core's own pack reader, every object whole, as native git reads it`, async () => {
     const dir = tempDir();
     git(dir, 'init', '-q');
     const blob = (text: string) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: text }).toString().trim();
