@@ -1,13 +1,16 @@
 // Backfill (issue 8): a 10,000-message session mirrored from nothing — `mirror.sync` on an empty
 // root — against `git fast-import` writing the very same commits (same trees, author, committer,
-// times and messages, so the same commit ids). The two are interleaved rep by rep.
+// times and messages, so the same commit ids). The two are interleaved rep by rep, with a third
+// contender for information: entity-git with its working tree written file by file on the
+// calling thread (node-fs storage without its `writeFiles`), as before the tree's files were
+// written on a thread beside the pack.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MemoryDag, canonicalJson, messageFileName, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
-import { createNodeMirror } from '../packages/node-fs/src/index.js';
+import { MemoryDag, canonicalJson, createMirror, messageFileName, shardOf, type DagNode, type Layout, type Storage } from '../packages/core/src/index.js';
+import { createNodeMirror, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
 import { bytesUnder, git, int, mb, ratio, stats, writeResults, type Stats, align, failWith, fsckOr } from './lib/measure.js';
 
@@ -98,9 +101,10 @@ interface LayoutResult {
   streamBytes: number;
   streamBuildMs: number;
   entityGit: Stats;
+  sameThread: Stats;
   fastImport: Stats;
   checkout: Stats;
-  ratios: { entityGitOverFastImport: number; entityGitOverFastImportAndCheckout: number };
+  ratios: { entityGitOverFastImport: number; entityGitOverFastImportAndCheckout: number; sameThreadOverEntityGit: number };
   disk: { entityGit: Disk; fastImport: Disk };
   finalTree: string;
   tip: string;
@@ -116,7 +120,7 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
   for (const n of nodes) await dag.addNode(n);
   const messageBytes = nodes.reduce((a, n) => a + Buffer.byteLength(canonicalJson(n)), 0);
 
-  const s = { entityGit: [] as number[], fastImport: [] as number[], checkout: [] as number[] };
+  const s = { entityGit: [] as number[], sameThread: [] as number[], fastImport: [] as number[], checkout: [] as number[] };
   let stream: Buffer = Buffer.alloc(0);
   let streamBuildMs = 0;
   let reference: { tree: string; tip: string; shas: string[] } | null = null;
@@ -147,6 +151,17 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
       fail(`${layout} rep ${rep}: entity-git's tip differs from rep 0's`);
     }
 
+    // The same, its working tree written on the calling thread.
+    const { writeFiles: _thread, ...oneThread } = nodeStorage();
+    const sameRoot = join(dir, `${layout}-same-thread-${rep}`);
+    const same = createMirror({ dag, root: sameRoot, layout, packTurns: true, storage: oneThread satisfies Storage });
+    const t0 = performance.now();
+    await same.sync(sessionId);
+    s.sameThread.push(performance.now() - t0);
+    if (git(same.repoPath(sessionId), 'rev-parse', 'HEAD').trim() !== reference!.tip) fail(`${layout} rep ${rep}: the same-thread tip differs`);
+    if (git(same.repoPath(sessionId), 'status', '--porcelain') !== '') fail(`${layout} rep ${rep}: git status after the same-thread backfill is not empty`);
+    rmSync(sameRoot, { recursive: true, force: true });
+
     // fast-import: a new repository (git init untimed), the stream piped in, its pack written.
     const fi = join(dir, `${layout}-fast-import-${rep}`);
     git(dir, 'init', '-q', '-b', 'main', fi);
@@ -175,12 +190,13 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
     }
   }
   const e = stats(s.entityGit);
+  const t = stats(s.sameThread);
   const f = stats(s.fastImport);
   const c = stats(s.checkout);
   return {
     layout, messages: nodes.length, commits: TURNS, messageBytes, streamBytes: stream.length, streamBuildMs,
-    entityGit: e, fastImport: f, checkout: c,
-    ratios: { entityGitOverFastImport: e.median / f.median, entityGitOverFastImportAndCheckout: e.median / (f.median + c.median) },
+    entityGit: e, sameThread: t, fastImport: f, checkout: c,
+    ratios: { entityGitOverFastImport: e.median / f.median, entityGitOverFastImportAndCheckout: e.median / (f.median + c.median), sameThreadOverEntityGit: t.median / e.median },
     disk: disk!, finalTree: reference!.tree, tip: reference!.tip,
   };
 }
@@ -190,12 +206,13 @@ const sec = (x: number) => `${(x / 1000).toFixed(2)} s`;
 
 function table(results: LayoutResult[]): string {
   return align([
-    ['layout', 'messages', 'entity-git sync', 'fast-import', '+ checkout', 'entity-git/fast-import', 'entity-git/(fast-import+checkout)'],
-    ['', '', 'median / max', 'median / max', 'median', '(medians)', '(medians)'],
+    ['layout', 'messages', 'entity-git sync', 'fast-import', '+ checkout', 'entity-git/fast-import', 'entity-git/(fast-import+checkout)', 'same-thread tree', 'same-thread/entity-git'],
+    ['', '', 'median / max', 'median / max', 'median', '(medians)', '(medians)', 'median', '(medians)'],
     ...results.map((r) => [
       r.layout, `${int(r.messages)} (${int(r.commits)} commits)`,
       `${sec(r.entityGit.median)} / ${sec(r.entityGit.max)}`, `${sec(r.fastImport.median)} / ${sec(r.fastImport.max)}`, sec(r.checkout.median),
       ratio(r.ratios.entityGitOverFastImport), ratio(r.ratios.entityGitOverFastImportAndCheckout),
+      sec(r.sameThread.median), ratio(r.ratios.sameThreadOverEntityGit),
     ]),
   ]);
 }
@@ -231,6 +248,7 @@ export async function run(): Promise<void> {
   console.log(table(results));
   console.log('');
   console.log('entity-git/fast-import < 2: the goal (within 2x); entity-git also writes the working tree and index, which "+ checkout" (git reset --hard) adds to fast-import');
+  console.log('same-thread tree: entity-git with its working-tree files written one by one on the calling thread, not beside the pack (for information)');
   console.log('');
   console.log('disk right after the backfill (rep 0):');
   console.log(diskTable(results));

@@ -10,7 +10,7 @@ export { textOf, foldLine } from './model/text.js';
 export type { DagSource, DagWriter } from './dag/dag-source.js';
 export type { ProjectStore } from './dag/project-store.js';
 export { MemoryDag, isAbsolutePath } from './dag/memory-dag.js';
-export type { Storage, StorageFs, StorageStat } from './storage/storage.js';
+export type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage/storage.js';
 export { Store } from './storage/store.js';
 export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from './git/codec.js';
 export { ObjectStore, buildTree, parseTree, buildCommit, parseCommit, frame, gitBlobId, isOid, type TreeEntry, type Identity, type ObjectType, type ParsedCommit } from './git/objects.js';

@@ -2,7 +2,7 @@ import { createMirrorService, MemoryDag, type EntityGitError, type ServiceEvents
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from './helpers.js';
@@ -96,6 +96,45 @@ describe('environment faults', () => {
     expect(readFileSync(file, 'utf8')).toBe(git(dir, 'show', 'main:messages/000017-a-a6.json'));
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect((await mirror.verify(SID)).ok).toBe(true);
+  });
+
+  it.skipIf(skipMount)('a backfill on a disk too small for it: QUOTA_EXCEEDED, no part of a file left, the commits of a roomy disk after', async () => {
+    // 320 messages of 3 KB that deflate to almost nothing: the pack alone would fit in 1 MB, the
+    // working tree (a page a file) does not. Its files are written on a thread beside the pack,
+    // so which of the two meets the full disk first is the race's: either way the sync fails
+    // whole, and nothing half-written stays.
+    const dag = new MemoryDag();
+    await dag.createSession({ id: 's', title: 'Backfill on a full disk', created_at: 1779500000 });
+    let prev: string | null = null;
+    for (let seq = 1; seq <= 320; seq++) {
+      const role = (['user', 'assistant', 'tool', 'assistant'] as const)[(seq - 1) % 4]!;
+      await dag.addNode({ id: `n${seq}`, session_id: 's', seq, role, content: `${seq} ${'x'.repeat(3000)}`, predecessor: prev, caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: null });
+      prev = `n${seq}`;
+    }
+    const root = tmpfs('1m')!;
+    const mirror = createNodeMirror({ dag, root });
+    const err = await mirror.sync('s').then(() => null, (e: unknown) => e as EntityGitError);
+    expect(err?.code).toBe('QUOTA_EXCEEDED');
+    const dir = join(root, 's');
+    // Every file left is whole: one the disk cut short is gone, and so is the pack's temp file.
+    const messages = join(dir, 'messages');
+    const left = existsSync(messages) ? readdirSync(messages) : [];
+    expect(left.length).toBeGreaterThan(0);
+    for (const name of left) {
+      const seq = Number(name.split('-')[0]);
+      expect(JSON.parse(readFileSync(join(messages, name), 'utf8')).content, name).toBe(`${seq} ${'x'.repeat(3000)}`);
+    }
+    expect(readdirSync(join(dir, '.git', 'objects', 'pack')).filter((n) => n.startsWith('tmp_'))).toEqual([]);
+    remount(root, 'size=16m');
+    expect(await mirror.sync('s')).toMatchObject({ head: 'main' });
+    const roomy = createNodeMirror({ dag, root: tempDir() });
+    await roomy.sync('s');
+    expect(git(dir, 'rev-parse', 'main')).toBe(git(roomy.repoPath('s'), 'rev-parse', 'main'));
+    expect(git(dir, 'ls-files', '-s')).toBe(git(roomy.repoPath('s'), 'ls-files', '-s'));
+    expect(readdirSync(messages)).toHaveLength(320);
+    expect(git(dir, 'diff-files', '--name-only')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
   });
 
   it('too many open files: a typed error, then a clean sync once descriptors are free', () => {

@@ -50,8 +50,11 @@ export function faultyStorage(inner: Storage): FaultyStorage {
       return inner.fs.rename(a, b);
     },
   };
+  // Without the adapter's own writeFiles: core then writes file by file through `fs`, each write
+  // gated here (node-fs would write them on a thread this wrapper cannot see into).
+  const { writeFiles: _unseen, ...rest } = inner;
   const wrapped: FaultyStorage = {
-    ...inner,
+    ...rest,
     name: `${inner.name}+faults`,
     fs,
     failNext(count: number) {

@@ -114,6 +114,45 @@ export function testStorage(options: { name: string; create(): Promise<StorageFi
       expect((await store.readdir(`${root}/.git/objects/ce`)).filter((n) => n.startsWith('tmp_'))).toEqual([]);
     });
 
+    for (const count of [3, 300]) {
+      // 300: past the batch node-fs writes on a thread of its own; 3: written where it is called.
+      withFixture(`writes a batch of ${count} working-tree files: their bytes, new parent directories, each one's stat as lstat gives it, in order`, async ({ root }, store) => {
+        const files = Array.from({ length: count }, (_, i) => ({
+          path: `${root}/w/${String(i % 7).padStart(3, '0')}/${i % 2 ? 'deep/' : ''}${String(i).padStart(6, '0')}-f.json`,
+          // Empty, short, multi-byte UTF-8 and 9 KB files.
+          data: new TextEncoder().encode(i % 5 === 0 ? '' : i % 5 === 1 ? `{"i":${i}}` : i % 5 === 2 ? `"✓ ${i} 🙂"` : String(i).repeat(i % 5 === 3 ? 3 : 2000)),
+        }));
+        const stats = await store.writeFiles(files);
+        expect(stats).toHaveLength(count);
+        for (const [i, f] of files.entries()) {
+          expect(text(await store.read(f.path)), f.path).toBe(text(f.data));
+          const now = await store.fs.lstat(f.path);
+          expect(stats[i]!.isFile(), f.path).toBe(true);
+          expect([stats[i]!.size, stats[i]!.ino, stats[i]!.mtimeMs, stats[i]!.mtimeNs], f.path).toEqual([f.data.length, now.ino, now.mtimeMs, now.mtimeNs]);
+        }
+        // Written again in place, over what is there.
+        const again = await store.writeFiles(files.slice(0, 2).map((f) => ({ path: f.path, data: new TextEncoder().encode('replaced') })));
+        expect(text(await store.read(files[1]!.path))).toBe('replaced');
+        expect(again.map((st) => st.size)).toEqual([8, 8]);
+      });
+    }
+
+    withFixture('a batch of working-tree files with one that cannot be written: typed, naming that file, the files before it written', async ({ root }, store) => {
+      await store.writeAtomic(`${root}/blocker`, 'a file, not a directory');
+      const ok = (i: number) => ({ path: `${root}/w/${String(i).padStart(4, '0')}.json`, data: new TextEncoder().encode(`{"i":${i}}`) });
+      for (const count of [3, 300]) {
+        const files = Array.from({ length: count }, (_, i) => ok(i + count));
+        const at = count - 2;
+        files[at] = { path: `${root}/blocker/x.json`, data: new TextEncoder().encode('{}') };
+        const err = await store.writeFiles(files).then(() => null, (e: unknown) => e);
+        expect(err, `${count} files`).toBeInstanceOf(EntityGitError);
+        expect(err, `${count} files`).toMatchObject({ code: 'STORAGE_ERROR', data: { path: `${root}/blocker/x.json` } });
+        expect(text(await store.read(files[at - 1]!.path))).toBe(text(files[at - 1]!.data));
+        expect(await store.read(files[at + 1]!.path)).toBeNull();
+        expect(text(await store.read(`${root}/blocker`))).toBe('a file, not a directory');
+      }
+    });
+
     withFixture('moves refs under their lock, checks the old value, appends the reflog', async ({ root }, store) => {
       const refs = new RefStore(store, `${root}/.git`, { lockTimeoutMs: 100, staleLockMs: 60_000 });
       const a = 'a'.repeat(40);

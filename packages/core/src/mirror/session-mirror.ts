@@ -87,6 +87,12 @@ interface ObjectSink {
   finish(): Promise<void>;
 }
 
+/** A backfill's message files, already in the working tree: their blob and stat, by path. */
+type Prewritten = Map<string, { oid: string; stat: StorageStat }>;
+/** What a backfill hands its working-tree writer, at most: each file, and in all. */
+const PREWRITE_FILE_MAX = 1 << 20;
+const PREWRITE_BYTES_MAX = 64 << 20;
+
 /** A sync this long or longer writes its objects as one pack: a backfill, or a repair. */
 const PACKED_BACKFILL_TURNS = 32;
 const PACKED_BACKFILL_BYTES = 256 << 20;
@@ -373,7 +379,16 @@ class SessionMirror implements Mirror {
   async sync(sessionId: string, options: SyncOptions = {}): Promise<SyncResult> {
     const repo = this.repo(sessionId);
     // The key is a path: adapters with files lock that file, others use it as a lock name.
-    return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () => this.syncLocked(sessionId, repo, options.full === true));
+    return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), async () => {
+      // Work a sync started beside its own (a backfill's working-tree files) ends before the lock
+      // is let go, also when the sync fails.
+      const beside: Promise<unknown>[] = [];
+      try {
+        return await this.syncLocked(sessionId, repo, options.full === true, beside);
+      } finally {
+        await Promise.allSettled(beside);
+      }
+    });
   }
 
   /** `full`: also put back a config git could not read (repair). */
@@ -446,7 +461,7 @@ class SessionMirror implements Mirror {
     return out;
   }
 
-  private async syncLocked(sessionId: string, repo: Repo, full: boolean): Promise<SyncResult> {
+  private async syncLocked(sessionId: string, repo: Repo, full: boolean, beside: Promise<unknown>[]): Promise<SyncResult> {
     const session = await this.session(sessionId);
     await this.init(repo, full);
     const layout = await this.repoLayout(repo);
@@ -505,6 +520,8 @@ class SessionMirror implements Mirror {
     let commitsWritten: number;
     // Set when only the head branch gained whole turns on top of its tip: these nodes.
     let appended: Known[] | null = null;
+    // A backfill's message files, written beside its objects.
+    let prewritten: Promise<Prewritten | Error> | null = null;
     const extension = plan !== undefined && added !== null
       ? (added.length === 0 && session.head === plan.sessionHead ? 'same' : extendDerivation(plan.derivation, added, known, session.head, plan.sessionHead))
       : null;
@@ -542,7 +559,12 @@ class SessionMirror implements Mirror {
       let freshBytes = 0;
       for (const raw of fresh.values()) freshBytes += raw.length;
       // The pack is built in memory: a history of huge outputs goes loose instead.
-      const sink = loaded === null && turns >= PACKED_BACKFILL_TURNS && freshBytes < PACKED_BACKFILL_BYTES ? packSink(this.store, repo) : looseSink(repo.objects);
+      const onePack = loaded === null && turns >= PACKED_BACKFILL_TURNS && freshBytes < PACKED_BACKFILL_BYTES;
+      const sink = onePack ? packSink(this.store, repo) : looseSink(repo.objects);
+      if (onePack && this.store.workTree) {
+        prewritten = this.prewrite(repo, layout, derivation, fresh);
+        beside.push(prewritten);
+      }
       commitsWritten = await this.commitBranches(sessionId, repo, layout, derivation.branches.map((b) => [b, builds.get(b.name)!]), state.memo, metaBytes, fresh, delta.memo, sink);
       await sink.finish();
       packed = sink.count;
@@ -587,7 +609,9 @@ class SessionMirror implements Mirror {
       // Only the head branch's new turns to add, HEAD where it was: the index needs only those.
       const hint = appended !== null && !headMoved && headBefore === derivation.head && (appended.length === 0 || branchesMoved.includes(derivation.head ?? '')) ? appended : null;
       const metaOid = headTip && created.has(headTip.oid) ? repo.objects.hash('blob', metaBytes) : null;
-      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint, metaOid);
+      const pre = prewritten === null ? null : await prewritten;
+      if (pre instanceof Error) throw pre;
+      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint, metaOid, pre);
     }
 
     const stillUnsettled = new Set<string>();
@@ -797,11 +821,42 @@ class SessionMirror implements Mirror {
   }
 
   /**
+   * Start writing the message files of a backfill's head branch, to run beside the writing of its
+   * objects (the storage's {@link Store.writeFiles}); {@link checkout} then takes their stats for
+   * the index instead of writing them. Only into a repository without an index (a checkout would
+   * write every file anyway), and only files of at most {@link PREWRITE_FILE_MAX} bytes, up to
+   * {@link PREWRITE_BYTES_MAX} in all: what the writer is handed is a copy. Never rejects: a
+   * failure is the answer, thrown where the checkout would have met it.
+   */
+  private async prewrite(repo: Repo, layout: Layout, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>): Promise<Prewritten | Error> {
+    try {
+      const branch = derivation.branches.find((b) => b.name === derivation.head);
+      if (branch === undefined || (await this.store.lstat(joinPath(repo.gitdir, 'index'))) !== null) return new Map();
+      const files: { path: string; oid: string; data: Uint8Array }[] = [];
+      let bytes = 0;
+      for (let k = 0; k < branch.complete; k++) {
+        for (const n of branch.turns[k]!.nodes) {
+          const raw = fresh.get(n.blob);
+          if (raw === undefined) continue;
+          const data = unframe(raw);
+          if (data.length > PREWRITE_FILE_MAX || bytes + data.length > PREWRITE_BYTES_MAX) continue;
+          bytes += data.length;
+          files.push({ path: `messages/${messagePath(layout, n)}`, oid: n.blob, data });
+        }
+      }
+      const stats = await this.store.writeFiles(files.map((f) => ({ path: joinPath(repo.dir, f.path), data: f.data })));
+      return new Map(files.map((f, i) => [f.path, { oid: f.oid, stat: stats[i]! }]));
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  /**
    * Make the working tree and index equal HEAD's tree; true when anything changed. `appended`:
    * HEAD's branch only gained these nodes' files since the index this mirror last wrote (and the
    * meta.json of its new tip), so only they are written — when that index is still the file.
    */
-  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>, appended: Known[] | null = null, metaOid: string | null = null): Promise<boolean> {
+  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>, appended: Known[] | null = null, metaOid: string | null = null, prewritten: Prewritten | null = null): Promise<boolean> {
     if (appended !== null && tip !== null && (await this.appendToIndex(repo, layout, tip, appended, fresh, metaOid))) return appended.length > 0;
     const target = new Map<string, string>();
     if (tip !== null) {
@@ -844,11 +899,16 @@ class SessionMirror implements Mirror {
         next.push(cur);
         continue;
       }
+      changed = true;
+      const pre = prewritten?.get(path);
+      if (pre !== undefined && pre.oid === oid) {
+        next.push(entryFromStat(path, oid, pre.stat));
+        continue;
+      }
       const file = joinPath(repo.dir, path);
       const raw = fresh.get(oid);
       await this.store.writeCreatingParent(file, raw ? unframe(raw) : await repo.objects.readTyped(oid, 'blob'));
       next.push(entryFromStat(path, oid, await this.store.fs.lstat(file)));
-      changed = true;
     }
     for (const e of current) {
       if (!target.has(e.path)) {

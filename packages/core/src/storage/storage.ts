@@ -18,6 +18,12 @@ export interface StorageStat {
   isSymbolicLink(): boolean;
 }
 
+/** A file {@link Storage.writeFiles} writes: an absolute path and its bytes. */
+export interface WorkTreeFile {
+  path: string;
+  data: Uint8Array;
+}
+
 /**
  * The promise-based file system subset core and isomorphic-git use — Node's `fs/promises` and
  * LightningFS's `promises` both fit. Paths are absolute, `/`-separated. Errors carry Node's
@@ -61,6 +67,14 @@ export interface Storage {
    * is read by the parts a read needs. Default: none, and packs are read whole.
    */
   readRange?(path: string, start: number, end: number): Promise<Uint8Array | null>;
+  /**
+   * Write many working-tree files in place, creating their parent directories, and resolve with
+   * each file's `lstat` after its write, in order. Runs beside the caller's own work where the
+   * platform can (node-fs: a worker thread, so a backfill's thousands of file creations overlap
+   * its object writing). A failure rejects with the first failing file's error (its `code`), the
+   * files before it written. Default: one `writeFile` and `lstat` after another.
+   */
+  writeFiles?(files: readonly WorkTreeFile[]): Promise<StorageStat[]>;
   /** Append to a file, creating it (reflogs). Default: read, concatenate, write. */
   appendFile?(path: string, data: Uint8Array | string): Promise<void>;
   /**

@@ -1,6 +1,6 @@
 import { EntityGitError, fsErrorCode } from '../errors.js';
 import { portableCodec, type Codec } from '../git/codec.js';
-import type { Storage, StorageFs, StorageStat } from './storage.js';
+import type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -132,6 +132,29 @@ export class Store {
         await this.mkdirp(dirname(path));
       }
     }
+  }
+
+  /**
+   * Write working-tree files in place, creating parents, and return each one's `lstat` after its
+   * write ({@link Storage.writeFiles}, run beside the caller where the adapter can).
+   */
+  async writeFiles(files: readonly WorkTreeFile[]): Promise<StorageStat[]> {
+    if (this.storage.writeFiles !== undefined) {
+      try {
+        return await this.storage.writeFiles(files);
+      } catch (err) {
+        const path = (err as { path?: unknown })?.path;
+        throw this.wrap(err, 'write', typeof path === 'string' ? path : files[0]?.path ?? '');
+      }
+    }
+    const out: StorageStat[] = [];
+    for (const f of files) {
+      await this.writeCreatingParent(f.path, f.data);
+      const st = await this.lstat(f.path);
+      if (st === null) throw new EntityGitError('STORAGE_ERROR', `[${this.name}] ${f.path} is gone right after its write`, { op: 'write', path: f.path });
+      out.push(st);
+    }
+    return out;
   }
 
   /** Create `path` with `data` unless it exists; false when it exists. */
