@@ -13,7 +13,7 @@ function counting(): { storage: Storage; inflates: () => number } {
   return { storage: { ...base, codec }, inflates: () => n };
 }
 
-const graphOf = (dir: string) => CommitGraph.parse(readFileSync(join(dir, '.git', COMMIT_GRAPH_PATH)), nodeStorage().codec);
+const graphOf = (dir: string) => CommitGraph.parse(readFileSync(join(dir, '.git', COMMIT_GRAPH_PATH)), nodeStorage().codec!);
 /** Commit of turn k on main (1 = the first). */
 const turnCommit = (dir: string, k: number, of: number) => git(dir, 'rev-parse', `main~${of - k}`).trim();
 
@@ -102,7 +102,7 @@ describe('the commit-graph of a session repository', () => {
       const bytes = readFileSync(path);
       bytes[bytes.length - 100]! ^= 0xff;
       writeFileSync(path, bytes);
-      expect(CommitGraph.parse(bytes, nodeStorage().codec)).toBeNull();
+      expect(CommitGraph.parse(bytes, nodeStorage().codec!)).toBeNull();
       expect(await createNodeMirror({ dag: c.dag, root }).read('s', turnCommit(dir, 41, 46))).toEqual(view);
       expect(existsSync(path)).toBe(true);
     }

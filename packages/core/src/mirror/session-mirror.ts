@@ -1,10 +1,10 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError, isEntityGitError } from '../errors.js';
 import { buildIndex, buildSplitIndex, entryFromStat, readIndex, type IndexEntry, type SharedIndex } from '../git/index-file.js';
-import { assertIdentity, buildCommit, buildTree, extendTree, frame, frameText, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
+import { assertIdentity, buildCommit, buildTree, extendTree, frame, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
 import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
-import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys, type NodeFacts } from '../model/commit-message.js';
+import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys } from '../model/commit-message.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
 import { PackBuilder } from '../git/pack-writer.js';
