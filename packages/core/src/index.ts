@@ -23,7 +23,8 @@ export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, SPLIT_MIN, TURN_PACKS
 export { SEGMENT_BYTES } from './mirror/repo-state.js';
 export type { SyncOptions } from './mirror/mirror.js';
 export { createMirrorService, type MirrorService, type MirrorServiceOptions, type TurnReport, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
-export { createPacker, countLooseObjects, countPacks, type Packer, type PackerOptions } from './service/packer.js';
+export { createPacker, countLooseObjects, type Packer, type PackerOptions } from './service/packer.js';
+export { countPacks } from './git/pack-reader.js';
 export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';
 export { createActions, dispatch, type Actions, type ActionsOptions } from './actions/actions.js';
 export { invalidArgument, paramsObject, idParam, intParam, optionalString, shaParam, requireSession, requireProject } from './actions/params.js';

@@ -128,13 +128,11 @@ const answer = run(workerData);
 parentPort.postMessage(answer, answer.stats ? [answer.stats.buffer] : []);
 `;
 
-/** From this many files on, {@link Storage.writeFiles} runs on a thread of its own. */
-const OFF_THREAD_FILES = 256;
-
 /**
- * Write the files on a worker thread: the bytes copied once into a buffer handed over whole, the
- * stats handed back the same way. The caller's thread goes on meanwhile (a backfill builds its
- * pack); file creation is the kernel's work, so the two overlap even on two cores.
+ * {@link Storage.writeFiles}: the files written on a worker thread, their bytes copied once into a
+ * buffer handed over whole, the stats handed back the same way. The caller's thread goes on
+ * meanwhile (a backfill builds its pack); file creation is the kernel's work, so the two overlap
+ * even on two cores. A thread is worth starting for many files: the mirror asks from 256.
  */
 function writeFilesOffThread(files: readonly WorkTreeFile[], fsync: boolean): Promise<StorageStat[]> {
   let total = 0;
@@ -269,28 +267,7 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
         throw err;
       }
     },
-    async writeFiles(files: readonly WorkTreeFile[]): Promise<StorageStat[]> {
-      if (files.length >= OFF_THREAD_FILES) return writeFilesOffThread(files, opts.fsync);
-      // Fewer files than a thread is worth: here, as the writer thread would.
-      const out: StorageStat[] = [];
-      for (const f of files) {
-        try {
-          try {
-            await fs.writeFile(f.path, f.data);
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-            fss.mkdirSync(dirname(f.path), { recursive: true });
-            await fs.writeFile(f.path, f.data);
-          }
-          out.push(new NodeStat(fss.lstatSync(f.path, { bigint: true })));
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'ENOSPC' || code === 'EDQUOT') fss.rmSync(f.path, { force: true });
-          throw Object.assign(err as Error, { path: f.path });
-        }
-      }
-      return out;
-    },
+    writeFiles: (files: readonly WorkTreeFile[]) => writeFilesOffThread(files, opts.fsync),
     appendFile: async (path: string, data: Uint8Array | string) => fss.appendFileSync(path, data),
     async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
       const fd = fss.openSync(path, 'r');

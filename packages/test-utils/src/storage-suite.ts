@@ -115,7 +115,7 @@ export function testStorage(options: { name: string; create(): Promise<StorageFi
     });
 
     for (const count of [3, 300]) {
-      // 300: past the batch node-fs writes on a thread of its own; 3: written where it is called.
+      // A few files and many: a batch as small as a turn's, and one of a backfill's size.
       withFixture(`writes a batch of ${count} working-tree files: their bytes, new parent directories, each one's stat as lstat gives it, in order`, async ({ root }, store) => {
         const files = Array.from({ length: count }, (_, i) => ({
           path: `${root}/w/${String(i % 7).padStart(3, '0')}/${i % 2 ? 'deep/' : ''}${String(i).padStart(6, '0')}-f.json`,

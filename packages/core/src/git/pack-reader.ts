@@ -62,6 +62,27 @@ class PackBytes {
   }
 }
 
+/** The version of a pack index (`\xfftOc` and a version), or null when it is not one. */
+function idxVersion(idx: Uint8Array): number | null {
+  if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) return null;
+  return new DataView(idx.buffer, idx.byteOffset, idx.byteLength).getUint32(4);
+}
+
+/** The object ids a version-2 pack index lists; null when it is not a whole one. */
+export function idxOids(idx: Uint8Array): string[] | null {
+  if (idxVersion(idx) !== 2) return null;
+  const n = new DataView(idx.buffer, idx.byteOffset, idx.byteLength).getUint32(8 + 255 * 4);
+  if (idx.length < 8 + 1024 + n * 28 + 40) return null;
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(toHex(idx.subarray(8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20)));
+  return out;
+}
+
+/** Packs of a repository: the `.idx` files in `objects/pack` (an index is what makes a pack visible). */
+export async function countPacks(store: Store, gitdir: string): Promise<number> {
+  return (await store.readdir(joinPath(gitdir, 'objects', 'pack'))).filter((n) => n.endsWith('.idx')).length;
+}
+
 /** A pack and its version-2 index (in memory), and the pack's bytes. */
 class LoadedPack {
   private readonly count: number;
@@ -74,9 +95,10 @@ class LoadedPack {
   private offsets: Uint32Array | Float64Array | null = null;
 
   constructor(readonly path: string, private readonly idx: Uint8Array, private readonly pack: PackBytes, head: Uint8Array, private readonly store: Store) {
-    if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) throw new UnsupportedPack(`${path}: not a version-2 index`);
+    const version = idxVersion(idx);
+    if (version === null) throw new UnsupportedPack(`${path}: not a version-2 index`);
+    if (version !== 2) throw new UnsupportedPack(`${path}: index version ${version}`);
     this.view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
-    if (this.view.getUint32(4) !== 2) throw new UnsupportedPack(`${path}: index version ${this.view.getUint32(4)}`);
     this.count = this.view.getUint32(8 + 255 * 4);
     this.names = 8 + 1024;
     if (idx.length < this.names + this.count * 28 + 40) throw new EntityGitError('OBJECT_CORRUPT', `${path}: the index is truncated`);

@@ -1,8 +1,9 @@
 import { EntityGitError } from '../errors.js';
 import { joinPath, utf8, type Store } from '../storage/store.js';
-import { fromHex, storedZlib, toHex } from './codec.js';
+import { fromHex, storedZlib } from './codec.js';
 import { writeCommitGraph, type GraphCommit } from './commit-graph.js';
 import { isOid, ObjectStore, parseCommit, parseTree, type ObjectType } from './objects.js';
+import { idxOids } from './pack-reader.js';
 import { RefStore } from './refs.js';
 
 /** What packing a repository did. */
@@ -97,18 +98,6 @@ interface Entry {
   oid: string;
   offset: number;
   crc: number;
-}
-
-/** The object ids a version-2 pack index lists; null when it is not one. */
-function idxOids(idx: Uint8Array): string[] | null {
-  if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) return null;
-  const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
-  if (view.getUint32(4) !== 2) return null;
-  const n = view.getUint32(8 + 255 * 4);
-  if (idx.length < 8 + 1024 + n * 28 + 40) return null;
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(toHex(idx.subarray(8 + 1024 + i * 20, 8 + 1024 + i * 20 + 20)));
-  return out;
 }
 
 /**
@@ -222,11 +211,7 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
   await writeCommitGraph(store, gitdir, graph);
 
   let looseRemoved = 0;
-  for (const oid of written.oids) {
-    if ((await store.lstat(loosePath(oid))) === null) continue;
-    await store.remove(loosePath(oid));
-    looseRemoved++;
-  }
+  for (const oid of written.oids) if (await store.remove(loosePath(oid))) looseRemoved++;
   // The merged packs go, the index first (it is what makes a pack visible); what the new pack
   // does not hold is written loose before.
   const holds = new Set(written.oids);

@@ -8,6 +8,7 @@ import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime,
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
 import { PackBuilder } from '../git/pack-writer.js';
+import { countPacks } from '../git/pack-reader.js';
 import { CommitGraph, COMMIT_GRAPH_PATH, writeCommitGraph, type GraphCommit } from '../git/commit-graph.js';
 import { toHex } from '../git/codec.js';
 import { assertId, messageFileName, sessionDirName } from '../model/names.js';
@@ -89,7 +90,9 @@ interface ObjectSink {
 
 /** A backfill's message files, already in the working tree: their blob and stat, by path. */
 type Prewritten = Map<string, { oid: string; stat: StorageStat }>;
-/** What a backfill hands its working-tree writer, at most: each file, and in all. */
+/** A backfill hands its working-tree files to the storage's writer from this many on… */
+const PREWRITE_MIN_FILES = 256;
+/** …each of at most this size, up to this many bytes in all (the writer is handed a copy). */
 const PREWRITE_FILE_MAX = 1 << 20;
 const PREWRITE_BYTES_MAX = 64 << 20;
 
@@ -276,6 +279,14 @@ function onChain(graph: CommitGraph, tip: string, commit: string): { turn: numbe
   return { turn, turns, prev: parent >= 0 ? graph.oidAt(parent) : null, next: child >= 0 ? graph.oidAt(child) : null };
 }
 
+/** The message files of the head branch at its last complete turn: each one's path and node. */
+function headFiles(derivation: Derivation<Known>, layout: Layout): Map<string, Known> {
+  const out = new Map<string, Known>();
+  const branch = derivation.branches.find((b) => b.name === derivation.head);
+  if (branch) for (const t of branch.turns.slice(0, branch.complete)) for (const n of t.nodes) out.set(`messages/${messagePath(layout, n)}`, n);
+  return out;
+}
+
 /** A file's identity for "is it still the one I wrote": inode, size and modification time. */
 function fileId(st: StorageStat): string {
   return `${st.ino}:${st.size}:${st.mtimeNs ?? st.mtimeMs}:${st.ctimeNs ?? st.ctimeMs ?? ''}`;
@@ -353,8 +364,7 @@ class SessionMirror implements Mirror {
   /** Where a live turn's objects go: a pack of its own while the repository has room for one. */
   private async turnSink(repo: Repo): Promise<ObjectSink> {
     if (!this.packTurns) return looseSink(repo.objects);
-    const packs = (await this.store.readdir(joinPath(repo.gitdir, 'objects', 'pack'))).filter((n) => n.endsWith('.pack')).length;
-    return packs < TURN_PACKS_MAX ? turnPackSink(this.store, repo) : looseSink(repo.objects);
+    return (await countPacks(this.store, repo.gitdir)) < TURN_PACKS_MAX ? turnPackSink(this.store, repo) : looseSink(repo.objects);
   }
 
   repoPath(sessionId: string): string {
@@ -521,7 +531,7 @@ class SessionMirror implements Mirror {
     // Set when only the head branch gained whole turns on top of its tip: these nodes.
     let appended: Known[] | null = null;
     // A backfill's message files, written beside its objects.
-    let prewritten: Promise<Prewritten | Error> | null = null;
+    let prewritten: Promise<Prewritten> | null = null;
     const extension = plan !== undefined && added !== null
       ? (added.length === 0 && session.head === plan.sessionHead ? 'same' : extendDerivation(plan.derivation, added, known, session.head, plan.sessionHead))
       : null;
@@ -563,6 +573,8 @@ class SessionMirror implements Mirror {
       const sink = onePack ? packSink(this.store, repo) : looseSink(repo.objects);
       if (onePack && this.store.workTree) {
         prewritten = this.prewrite(repo, layout, derivation, fresh);
+        // Its failure is met where the checkout awaits it (or the sync failed before that).
+        prewritten.catch(() => undefined);
         beside.push(prewritten);
       }
       commitsWritten = await this.commitBranches(sessionId, repo, layout, derivation.branches.map((b) => [b, builds.get(b.name)!]), state.memo, metaBytes, fresh, delta.memo, sink);
@@ -609,9 +621,7 @@ class SessionMirror implements Mirror {
       // Only the head branch's new turns to add, HEAD where it was: the index needs only those.
       const hint = appended !== null && !headMoved && headBefore === derivation.head && (appended.length === 0 || branchesMoved.includes(derivation.head ?? '')) ? appended : null;
       const metaOid = headTip && created.has(headTip.oid) ? repo.objects.hash('blob', metaBytes) : null;
-      const pre = prewritten === null ? null : await prewritten;
-      if (pre instanceof Error) throw pre;
-      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint, metaOid, pre);
+      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint, metaOid, prewritten === null ? null : await prewritten);
     }
 
     const stillUnsettled = new Set<string>();
@@ -824,31 +834,23 @@ class SessionMirror implements Mirror {
    * Start writing the message files of a backfill's head branch, to run beside the writing of its
    * objects (the storage's {@link Store.writeFiles}); {@link checkout} then takes their stats for
    * the index instead of writing them. Only into a repository without an index (a checkout would
-   * write every file anyway), and only files of at most {@link PREWRITE_FILE_MAX} bytes, up to
-   * {@link PREWRITE_BYTES_MAX} in all: what the writer is handed is a copy. Never rejects: a
-   * failure is the answer, thrown where the checkout would have met it.
+   * write every file anyway), from {@link PREWRITE_MIN_FILES} files, each of at most
+   * {@link PREWRITE_FILE_MAX} bytes, up to {@link PREWRITE_BYTES_MAX} in all.
    */
-  private async prewrite(repo: Repo, layout: Layout, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>): Promise<Prewritten | Error> {
-    try {
-      const branch = derivation.branches.find((b) => b.name === derivation.head);
-      if (branch === undefined || (await this.store.lstat(joinPath(repo.gitdir, 'index'))) !== null) return new Map();
-      const files: { path: string; oid: string; data: Uint8Array }[] = [];
-      let bytes = 0;
-      for (let k = 0; k < branch.complete; k++) {
-        for (const n of branch.turns[k]!.nodes) {
-          const raw = fresh.get(n.blob);
-          if (raw === undefined) continue;
-          const data = unframe(raw);
-          if (data.length > PREWRITE_FILE_MAX || bytes + data.length > PREWRITE_BYTES_MAX) continue;
-          bytes += data.length;
-          files.push({ path: `messages/${messagePath(layout, n)}`, oid: n.blob, data });
-        }
-      }
-      const stats = await this.store.writeFiles(files.map((f) => ({ path: joinPath(repo.dir, f.path), data: f.data })));
-      return new Map(files.map((f, i) => [f.path, { oid: f.oid, stat: stats[i]! }]));
-    } catch (err) {
-      return err instanceof Error ? err : new Error(String(err));
+  private async prewrite(repo: Repo, layout: Layout, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>): Promise<Prewritten> {
+    if ((await this.store.lstat(joinPath(repo.gitdir, 'index'))) !== null) return new Map();
+    const files: { path: string; oid: string; data: Uint8Array }[] = [];
+    let bytes = 0;
+    for (const [path, n] of headFiles(derivation, layout)) {
+      const raw = fresh.get(n.blob);
+      const data = raw === undefined ? null : unframe(raw);
+      if (data === null || data.length > PREWRITE_FILE_MAX || bytes + data.length > PREWRITE_BYTES_MAX) continue;
+      bytes += data.length;
+      files.push({ path, oid: n.blob, data });
     }
+    if (files.length < PREWRITE_MIN_FILES) return new Map();
+    const stats = await this.store.writeFiles(files.map((f) => ({ path: joinPath(repo.dir, f.path), data: f.data })));
+    return new Map(files.map((f, i) => [f.path, { oid: f.oid, stat: stats[i]! }]));
   }
 
   /**
@@ -863,8 +865,7 @@ class SessionMirror implements Mirror {
       const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
       const meta = root.find((e) => e.name === 'meta.json');
       if (meta) target.set('meta.json', meta.oid);
-      const branch = derivation.branches.find((b) => b.name === derivation.head)!;
-      for (let k = 0; k < branch.complete; k++) for (const n of branch.turns[k]!.nodes) target.set(`messages/${messagePath(layout, n)}`, n.blob);
+      for (const [path, n] of headFiles(derivation, layout)) target.set(path, n.blob);
     }
     const indexPath = joinPath(repo.gitdir, 'index');
     let current: IndexEntry[] = [];
@@ -1214,9 +1215,7 @@ class SessionMirror implements Mirror {
       differences.push({ kind: 'corrupt', detail: (err as Error).message });
     }
     if (this.store.workTree && head !== null && head === derivation.head) {
-      const branch = derivation.branches.find((b) => b.name === head);
-      const expected = new Map<string, string>();
-      if (branch) for (const t of branch.turns.slice(0, branch.complete)) for (const n of t.nodes) expected.set(`messages/${messagePath(layout, n)}`, n.blob);
+      const expected = new Map([...headFiles(derivation, layout)].map(([path, n]) => [path, n.blob]));
       let entries: IndexEntry[] = [];
       try {
         entries = (await readIndex(this.store, repo.gitdir))?.entries ?? [];

@@ -1,4 +1,5 @@
 import { EntityGitError } from '../errors.js';
+import { countPacks } from '../git/pack-reader.js';
 import { packRepository, type PackReport } from '../git/pack-writer.js';
 import type { Storage } from '../storage/storage.js';
 import { joinPath, Store } from '../storage/store.js';
@@ -38,11 +39,6 @@ export interface Packer {
   idle(): Promise<void>;
   /** Look at one repository now; resolves with what was done (null: not due, or locked). */
   packNow(gitdir: string): Promise<PackReport | void | null>;
-}
-
-/** Packs of a repository: the `.idx` files in `objects/pack`. */
-export async function countPacks(store: Store, gitdir: string): Promise<number> {
-  return (await store.readdir(joinPath(gitdir, 'objects', 'pack'))).filter((n) => n.endsWith('.idx')).length;
 }
 
 /** Loose objects of a repository: every file in its 256 fan-out directories. */

@@ -193,13 +193,15 @@ export class Store {
     }
   }
 
-  /** Remove a file; a missing file is not an error. */
-  async remove(path: string): Promise<void> {
+  /** Remove a file; a missing file is not an error (false: there was none). */
+  async remove(path: string): Promise<boolean> {
     try {
       await this.fs.unlink(path);
+      return true;
     } catch (err) {
       const code = fsErrorCode(err);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw this.wrap(err, 'unlink', path);
+      return false;
     }
   }
 
