@@ -15,7 +15,7 @@ export { Store } from './storage/store.js';
 export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from './git/codec.js';
 export { ObjectStore, buildTree, parseTree, buildCommit, parseCommit, frame, gitBlobId, isOid, type TreeEntry, type Identity, type ObjectType, type ParsedCommit } from './git/objects.js';
 export { RefStore, acquireLockFile, ZERO_OID } from './git/refs.js';
-export { packRepository, prefixSuffixDelta, type PackReport } from './git/pack-writer.js';
+export { packRepository, prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from './git/pack-writer.js';
 export { buildIndex, buildSplitIndex, parseIndex, readIndex, entryFromStat, type IndexEntry, type SharedIndex } from './git/index-file.js';
 export type { Mirror, SyncResult, CommitInfo, BranchInfo, TurnView, VerifyReport, Difference, DifferenceKind } from './mirror/mirror.js';
 export { CommitGraph, COMMIT_GRAPH_PATH } from './git/commit-graph.js';

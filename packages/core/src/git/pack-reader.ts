@@ -33,6 +33,19 @@ class PackBytes {
     return new PackBytes(store, path, size, null);
   }
 
+  /** Bytes `start` to `end` when no read is needed for them (a block in memory), else null. */
+  cached(start: number, end: number): Uint8Array | null {
+    end = Math.min(end, this.size);
+    if (this.whole !== null) return this.whole.subarray(start, end);
+    const first = Math.floor(start / BLOCK);
+    if (first !== Math.floor((end - 1) / BLOCK)) return null;
+    const b = this.blocks.get(first);
+    if (b === undefined) return null;
+    this.blocks.delete(first);
+    this.blocks.set(first, b);
+    return b.subarray(start - first * BLOCK, end - first * BLOCK);
+  }
+
   /** Bytes `start` to `end` (fewer past the end of the pack). */
   async range(start: number, end: number): Promise<Uint8Array> {
     end = Math.min(end, this.size);
@@ -170,6 +183,35 @@ class LoadedPack {
     return lo < all.length ? all[lo]! : this.pack.size - 20;
   }
 
+  /** The zlib stream of the entry at `offset` inflated, `size` bytes (checked). */
+  private inflateAt(offset: number, stream: Uint8Array, size: number): Uint8Array {
+    const stored = storedBlock(stream, size);
+    if (stored !== null) return stored;
+    let data: Uint8Array;
+    try {
+      data = this.store.codec.inflate(stream, size);
+    } catch (err) {
+      throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} does not inflate`, {}, { cause: err });
+    }
+    if (data.length !== size) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} is ${data.length} bytes, not ${size}`);
+    return data;
+  }
+
+  /**
+   * The object at `offset` when it takes no read and no wait: its bytes are in memory and it is
+   * no delta (or one rebuilt lately); else null, and {@link readAt} reads it.
+   */
+  readNow(offset: number): { type: ObjectType; content: Uint8Array } | null {
+    const cached = this.bases.get(offset);
+    if (cached) return cached;
+    if (offset >= this.pack.size - 20) return null;
+    const b = this.pack.cached(offset, this.endOf(offset));
+    if (b === null) return null;
+    const head = entryHead(b);
+    const type = TYPES[head.code];
+    return type === undefined ? null : { type, content: this.inflateAt(offset, b.subarray(head.at), head.size) };
+  }
+
   /** The object at `offset`, deltas applied. `outside` reads a REF_DELTA base from elsewhere. */
   async readAt(offset: number, outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, depth = 0): Promise<{ type: ObjectType; content: Uint8Array }> {
     const cached = this.bases.get(offset);
@@ -177,18 +219,14 @@ class LoadedPack {
     if (depth > 10_000) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a delta chain that does not end`);
     if (offset >= this.pack.size - 20) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: offset ${offset} is past the end`);
     // The entry's own bytes: its header, then its zlib stream up to where the next entry begins.
-    const b = await this.pack.range(offset, this.endOf(offset));
-    let p = 0;
-    let c = b[p++]!;
-    const code = (c >> 4) & 7;
-    let size = c & 15;
-    for (let shift = 16; c & 0x80; shift *= 128) {
-      c = b[p++]!;
-      size += (c & 0x7f) * shift;
-    }
+    const end = this.endOf(offset);
+    const b = this.pack.cached(offset, end) ?? (await this.pack.range(offset, end));
+    const head = entryHead(b);
+    const { code, size } = head;
+    let p = head.at;
     let base: { type: ObjectType; content: Uint8Array } | null = null;
     if (code === OFS_DELTA) {
-      c = b[p++]!;
+      let c = b[p++]!;
       let ofs = c & 0x7f;
       while (c & 0x80) {
         c = b[p++]!;
@@ -203,13 +241,7 @@ class LoadedPack {
     } else if (TYPES[code] === undefined) {
       throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: object type ${code} at offset ${offset}`);
     }
-    let data: Uint8Array;
-    try {
-      data = this.store.codec.inflate(b.subarray(p), size);
-    } catch (err) {
-      throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} does not inflate`, {}, { cause: err });
-    }
-    if (data.length !== size) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} is ${data.length} bytes, not ${size}`);
+    const data = this.inflateAt(offset, b.subarray(p), size);
     const out = base === null ? { type: TYPES[code]!, content: data } : { type: base.type, content: applyDelta(base.content, data, this.path) };
     // Keep what delta chains are built on (trees mostly), within a budget.
     if ((depth > 0 || base !== null) && out.content.length < 4 << 20) {
@@ -223,6 +255,37 @@ class LoadedPack {
     }
     return out;
   }
+}
+
+/**
+ * The `size` bytes of a zlib stream made of one stored block (how entity-git packs a small blob),
+ * copied; null for any other stream, which the codec inflates. Its Adler-32 is not checked: every
+ * object read from a pack is checked against its id before it is used (ObjectStore), and a delta
+ * built on a damaged base fails that check too.
+ */
+export function storedBlock(stream: Uint8Array, size: number): Uint8Array | null {
+  if (size > 0xffff || stream.length < size + 11) return null;
+  const cmf = stream[0]!;
+  const flg = stream[1]!;
+  // Deflate, no preset dictionary, a valid header check; then BFINAL set and BTYPE 00 (stored).
+  if ((cmf & 0x0f) !== 8 || ((cmf << 8) | flg) % 31 !== 0 || (flg & 0x20) !== 0 || (stream[2]! & 0x07) !== 0x01) return null;
+  const len = stream[3]! | (stream[4]! << 8);
+  const nlen = stream[5]! | (stream[6]! << 8);
+  if (len !== size || (len ^ 0xffff) !== nlen) return null;
+  return stream.slice(7, 7 + size);
+}
+
+/** A pack entry's header: its type code, its size (inflated), and where what follows it begins. */
+function entryHead(b: Uint8Array): { code: number; size: number; at: number } {
+  let p = 0;
+  let c = b[p++]!;
+  const code = (c >> 4) & 7;
+  let size = c & 15;
+  for (let shift = 16; c & 0x80; shift *= 128) {
+    c = b[p++]!;
+    size += (c & 0x7f) * shift;
+  }
+  return { code, size, at: p };
 }
 
 /**
@@ -346,6 +409,47 @@ export class PackCache {
       while (this.lists.size > 256) this.lists.delete(this.lists.keys().next().value as string);
     }
     return names;
+  }
+
+  /**
+   * Objects of the packs of `gitdir` already listed, in the order of `oids`, with a wait per
+   * block of a pack rather than several per object (entries are read in pack order). Null for an
+   * id no such pack holds, or whose copy could not be read: the caller reads those one by one,
+   * with {@link read}'s fallbacks and errors, as for a null in `oids` (not an object id). The
+   * contents are not checked against their ids here.
+   */
+  async readMany(gitdir: string, oids: readonly (string | null)[], outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>): Promise<({ type: ObjectType; content: Uint8Array } | null)[]> {
+    const out: ({ type: ObjectType; content: Uint8Array } | null)[] = new Array(oids.length).fill(null);
+    const packs: LoadedPack[] = [];
+    try {
+      for (const path of await this.list(gitdir, false)) {
+        const pack = await this.load(path);
+        if (pack !== null) packs.push(pack);
+      }
+    } catch {
+      return out; // a pack this reader does not take, or one gone: each id is read alone
+    }
+    const found: { i: number; pack: number; at: number }[] = [];
+    for (let i = 0; i < oids.length; i++) {
+      const oid = oids[i];
+      if (oid === null || oid === undefined) continue;
+      for (let k = 0; k < packs.length; k++) {
+        const at = packs[k]!.offsetOf(oid);
+        if (at < 0) continue;
+        found.push({ i, pack: k, at });
+        break;
+      }
+    }
+    found.sort((x, y) => x.pack - y.pack || x.at - y.at);
+    for (const f of found) {
+      const pack = packs[f.pack]!;
+      try {
+        out[f.i] = pack.readNow(f.at) ?? (await pack.readAt(f.at, outside));
+      } catch {
+        // left null: read alone, where a copy elsewhere is looked for and the error reported
+      }
+    }
+    return out;
   }
 
   /**

@@ -234,6 +234,14 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
 const MAX_DEPTH = 50;
 
 /**
+ * A blob up to this size goes into a pack stored, not compressed (a zlib stream of one stored
+ * block, which any git reads). Opening a turn reads thousands of small message blobs, and setting
+ * up an inflate for each cost more than reading the bytes it saves (see README, "Packing"); larger
+ * blobs — tool outputs — are compressed.
+ */
+export const STORED_BLOB_MAX = 16 << 10;
+
+/**
  * A pack built in memory, object by object, then written as `pack-<id>.pack` + `.idx`. A tree
  * given a `base` (or, with {@link addTree}, the last tree added under the same path key) is
  * stored as a delta of it when that is much smaller.
@@ -246,7 +254,10 @@ export class PackBuilder {
   private readonly lastTree = new Map<string, { oid: string; content: Uint8Array }>();
   deltas = 0;
 
-  /** `storeTrees`: a tree that is not a delta is stored uncompressed (a turn's pack: the packer compresses it). */
+  /**
+   * `storeTrees`: a tree that is not a delta is stored uncompressed (a turn's pack: the packer
+   * compresses it). A blob of up to {@link STORED_BLOB_MAX} is stored uncompressed in every pack.
+   */
   constructor(private readonly store: Store, private readonly options: { storeTrees?: boolean } = {}) {}
 
   get count(): number {
@@ -298,7 +309,8 @@ export class PackBuilder {
     }
     head.push(first);
     const header = Uint8Array.from([...head, ...extra]);
-    const data = this.options.storeTrees && code === TYPE_CODE.tree ? storedZlib(body) : this.store.codec.deflate(body);
+    const stored = code === TYPE_CODE.blob ? body.length <= STORED_BLOB_MAX : code === TYPE_CODE.tree && this.options.storeTrees === true;
+    const data = stored ? storedZlib(body) : this.store.codec.deflate(body);
     this.parts.push(header, data);
     this.size += header.length + data.length;
     this.offsets.set(oid, { offset: at, depth });
