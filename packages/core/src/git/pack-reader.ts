@@ -263,7 +263,7 @@ class LoadedPack {
  * object read from a pack is checked against its id before it is used (ObjectStore), and a delta
  * built on a damaged base fails that check too.
  */
-export function storedBlock(stream: Uint8Array, size: number): Uint8Array | null {
+function storedBlock(stream: Uint8Array, size: number): Uint8Array | null {
   if (size > 0xffff || stream.length < size + 11) return null;
   const cmf = stream[0]!;
   const flg = stream[1]!;
