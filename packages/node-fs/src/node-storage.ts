@@ -41,6 +41,22 @@ function deflateOptions(length: number): { level: number; windowBits: number; me
   return { level: 1, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)), chunkSize: Math.max(64, Math.min(length + 64, 64 * 1024)) };
 }
 
+/** Bytes of the file at `path` from `start` into `target`, up to its length; the count read. */
+function readInto(path: string, start: number, target: Uint8Array): number {
+  const fd = fss.openSync(path, 'r');
+  try {
+    let got = 0;
+    while (got < target.length) {
+      const n = fss.readSync(fd, target, got, target.length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got;
+  } finally {
+    fss.closeSync(fd);
+  }
+}
+
 export const nodeCodec: Codec = Object.freeze({
   sha1: (data: Uint8Array) => createHash('sha1').update(data).digest('hex'),
   // Level 1: loose objects are short-lived (packing recompresses them); measured ~3x cheaper than
@@ -270,19 +286,12 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
     writeFiles: (files: readonly WorkTreeFile[]) => writeFilesOffThread(files, opts.fsync),
     appendFile: async (path: string, data: Uint8Array | string) => fss.appendFileSync(path, data),
     async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
-      const fd = fss.openSync(path, 'r');
-      try {
-        const out = Buffer.allocUnsafe(Math.max(0, end - start));
-        let got = 0;
-        while (got < out.length) {
-          const n = fss.readSync(fd, out, got, out.length - got, start + got);
-          if (n === 0) break;
-          got += n;
-        }
-        return got === out.length ? out : out.subarray(0, got);
-      } finally {
-        fss.closeSync(fd);
-      }
+      const out = Buffer.allocUnsafe(Math.max(0, end - start));
+      const got = readInto(path, start, out);
+      return got === out.length ? out : out.subarray(0, got);
+    },
+    async readRangeInto(path: string, start: number, target: Uint8Array): Promise<number> {
+      return readInto(path, start, target);
     },
     async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
       const deadline = Date.now() + opts.syncLockTimeoutMs;

@@ -176,4 +176,20 @@ describe('packed blobs', () => {
     }
     expect(await fresh().readManyTyped([], 'blob')).toEqual([]);
   });
+
+  it('bulk reads running at once (each through a scratch buffer of its own), and over a storage that reads packs whole, give the same bytes', async () => {
+    const { dir, gitdir } = await backfilled(40);
+    const ids = packedBlobs(gitdir).map((b) => b.oid);
+    const expected = ids.map((id) => git(dir, 'cat-file', 'blob', id));
+    const asText = (all: Uint8Array[]) => all.map((b) => Buffer.from(b).toString('utf8'));
+    // Eight at once on one store, in different orders: no read sees another's buffer.
+    const objects = new ObjectStore(new Store(nodeStorage()), gitdir);
+    const orders = Array.from({ length: 8 }, (_, k) => ids.map((_, i) => (i * (2 * k + 1)) % ids.length));
+    const results = await Promise.all(orders.map((order) => objects.readManyTyped(order.map((i) => ids[i]!), 'blob')));
+    results.forEach((got, k) => expect(asText(got)).toEqual(orders[k]!.map((i) => expected[i])));
+    // A storage without readRange reads the pack whole; without readRangeInto, through readRange.
+    const { readRange: _r, readRangeInto: _ri, ...whole } = nodeStorage();
+    const { readRangeInto: _i, ...ranges } = nodeStorage();
+    for (const storage of [whole, ranges]) expect(asText(await new ObjectStore(new Store(storage), gitdir).readManyTyped(ids, 'blob'))).toEqual(expected);
+  });
 });

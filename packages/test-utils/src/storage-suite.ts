@@ -10,6 +10,7 @@ export interface StorageFixture {
 
 const text = (b: Uint8Array | null) => (b === null ? null : new TextDecoder().decode(b));
 const who = { name: 'suite', email: 'suite@localhost' };
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
  * The storage conformance suite (STYLE.md §7): what core relies on from any adapter — fs
@@ -40,6 +41,20 @@ export function testStorage(options: { name: string; create(): Promise<StorageFi
       expect(st.isFile()).toBe(true);
       expect(st.size).toBe(9);
       expect((await store.fs.lstat(`${root}/a`)).isDirectory()).toBe(true);
+    });
+
+    withFixture('reads a part of a file into a buffer (readRangeInto, or readRange and a copy): the count, the bytes, fewer at the end, null for no file', async ({ root }, store) => {
+      const data = new Uint8Array(300_000);
+      for (let i = 0; i < data.length; i++) data[i] = (i * 7 + (i >> 8)) & 0xff;
+      await store.writeAtomic(`${root}/p/blob`, data);
+      const target = new Uint8Array(70_000).fill(0xee);
+      expect(await store.readRangeInto(`${root}/p/blob`, 100_000, target.subarray(0, 65_536))).toBe(65_536);
+      expect(sameBytes(target.subarray(0, 65_536), data.subarray(100_000, 165_536))).toBe(true);
+      expect(target[65_536]).toBe(0xee); // nothing written past the view it was given
+      expect(await store.readRangeInto(`${root}/p/blob`, 290_000, target)).toBe(10_000);
+      expect(sameBytes(target.subarray(0, 10_000), data.subarray(290_000))).toBe(true);
+      expect(await store.readRangeInto(`${root}/p/blob`, 300_000, target)).toBe(0);
+      expect(await store.readRangeInto(`${root}/p/none`, 0, target)).toBeNull();
     });
 
     withFixture('its codec: inflate returns the data whatever the size hint says; sha1Parts, where it has one, is the SHA-1 of the parts joined', async (_f, store) => {

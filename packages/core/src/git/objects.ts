@@ -374,22 +374,30 @@ export class ObjectStore {
   }
 
   /**
-   * The contents of `oids`, in order, each read and checked as {@link readTyped} reads it; those
-   * in the packs already listed are read together, in pack order, with a wait per block of a pack
-   * instead of several per object (opening a turn reads thousands of small blobs).
+   * Each object of `oids` handed to `fn` with its index, read and checked as {@link readTyped}
+   * reads it, in no set order: those in the packs already listed are read together, in pack
+   * order, a read per span of a pack rather than several per object (opening a turn reads
+   * thousands of small blobs), the rest one by one. `content` may be a view into a buffer that is
+   * reused once `fn` returns: copy what is kept.
    */
+  async forEachTyped(oids: readonly string[], type: ObjectType, fn: (i: number, content: Uint8Array) => void): Promise<void> {
+    const taken = await packsOf(this.store).forEach(this.gitdir, oids.map((oid) => (isOid(oid) ? oid : null)), (base) => this.read(base), (i, t, content) => {
+      // A copy that does not match its id is not taken: read alone, where another copy (loose,
+      // a pack written since) is looked for, and the error reported when there is none.
+      if (objectId(this.store.codec, t, content) !== oids[i]) return false;
+      if (t !== type) throw new EntityGitError('OBJECT_CORRUPT', `object ${oids[i]} is a ${t}, not a ${type}`, { oid: oids[i] });
+      fn(i, content);
+      return true;
+    });
+    for (let i = 0; i < oids.length; i++) if (!taken[i]) fn(i, await this.readTyped(oids[i]!, type));
+  }
+
+  /** The contents of `oids`, in order, as {@link readTyped} reads each; read together as {@link forEachTyped} does. */
   async readManyTyped(oids: readonly string[], type: ObjectType): Promise<Uint8Array[]> {
-    const packed = await packsOf(this.store).readMany(this.gitdir, oids.map((oid) => (isOid(oid) ? oid : null)), (base) => this.read(base));
-    const out: Uint8Array[] = [];
-    for (let i = 0; i < oids.length; i++) {
-      const oid = oids[i]!;
-      const p = packed[i];
-      // Not in a listed pack, or its copy there damaged: read alone (loose, a pack written since,
-      // another copy), which reports the error when there is none.
-      const o = p && objectId(this.store.codec, p.type, p.content) === oid ? p : await this.read(oid);
-      if (o.type !== type) throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} is a ${o.type}, not a ${type}`, { oid });
-      out.push(o.content);
-    }
+    const out: Uint8Array[] = new Array(oids.length);
+    await this.forEachTyped(oids, type, (i, content) => {
+      out[i] = content.slice();
+    });
     return out;
   }
 

@@ -11,10 +11,24 @@ const REF_DELTA = 7;
 /** Thrown for a pack this reader does not take (the caller falls back to another reader). */
 export class UnsupportedPack extends Error {}
 
-/** Bytes of a pack read in blocks of this size, where the storage reads ranges. */
-const BLOCK = 256 << 10;
+/**
+ * Bytes of a pack read in blocks of this size, where the storage reads ranges: small enough to be
+ * a reused allocation rather than fresh pages (a delta chain reads a block per link), large enough
+ * that neighbouring objects share one read.
+ */
+const BLOCK = 64 << 10;
 /** Blocks a pack keeps (the most recently used). */
-const BLOCKS = 128;
+const BLOCKS = 512;
+/**
+ * Many objects read at once stream through buffers of this size, each span of the pack read into
+ * one with a single read, instead of filling the block cache: a cold open of a long session reads
+ * tens of megabytes, and fresh pages cost more to fault in than the copy from the page cache.
+ */
+const SCRATCH = 1 << 20;
+/** A gap between wanted entries up to this size is read through rather than split into two reads. */
+const SCRATCH_GAP = 64 << 10;
+/** Scratch buffers not in use, kept for the next bulk read (one each for a few concurrent ones). */
+const scratchPool: Uint8Array[] = [];
 
 /**
  * The bytes of a pack file: read whole, or — where the storage reads ranges — by the blocks a
@@ -44,6 +58,18 @@ class PackBytes {
     this.blocks.delete(first);
     this.blocks.set(first, b);
     return b.subarray(start - first * BLOCK, end - first * BLOCK);
+  }
+
+  /** Whether the pack is read by parts (the storage reads ranges): a bulk read then streams it through a buffer of its own ({@link into}). */
+  get streams(): boolean {
+    return this.whole === null;
+  }
+
+  /** Bytes from `start` into `target` (fewer at the end of the pack); the count read. */
+  async into(start: number, target: Uint8Array): Promise<number> {
+    const n = await this.store.readRangeInto(this.path, start, target.subarray(0, Math.max(0, Math.min(target.length, this.size - start))));
+    if (n === null) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the pack is gone`);
+    return n;
   }
 
   /** Bytes `start` to `end` (fewer past the end of the pack). */
@@ -186,7 +212,7 @@ class LoadedPack {
   /** The zlib stream of the entry at `offset` inflated, `size` bytes (checked). */
   private inflateAt(offset: number, stream: Uint8Array, size: number): Uint8Array {
     const stored = storedBlock(stream, size);
-    if (stored !== null) return stored;
+    if (stored !== null) return stored.slice();
     let data: Uint8Array;
     try {
       data = this.store.codec.inflate(stream, size);
@@ -210,6 +236,76 @@ class LoadedPack {
     const head = entryHead(b);
     const type = TYPES[head.code];
     return type === undefined ? null : { type, content: this.inflateAt(offset, b.subarray(head.at), head.size) };
+  }
+
+  /**
+   * The objects at `items`' offsets, each handed to `emit` with its index, in pack order. Where
+   * the storage reads ranges, spans of entries are read into a scratch buffer, a read a span, and a
+   * stored block is handed as a view into it — valid during `emit` only; a delta, an entry larger
+   * than the scratch, or one this cannot take goes through {@link readAt}. An entry that fails to
+   * read is not emitted (the caller reads it alone). `emit` says whether it took the object.
+   */
+  async scan(items: readonly { i: number; at: number }[], outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, emit: Emit): Promise<void> {
+    const one = async (i: number, at: number): Promise<void> => {
+      let o: { type: ObjectType; content: Uint8Array };
+      try {
+        o = this.readNow(at) ?? (await this.readAt(at, outside));
+      } catch {
+        return;
+      }
+      emit(i, o.type, o.content);
+    };
+    if (!this.pack.streams) {
+      for (const { i, at } of items) await one(i, at);
+      return;
+    }
+    const scratch = scratchPool.pop() ?? new Uint8Array(SCRATCH);
+    try {
+      for (let k = 0; k < items.length; ) {
+        const start = items[k]!.at;
+        if (start >= this.pack.size - 20 || this.endOf(start) - start > SCRATCH) {
+          await one(items[k]!.i, start);
+          k++;
+          continue;
+        }
+        // A span: entries that fit in the scratch together, with no wide gap between them.
+        let last = k;
+        let end = this.endOf(start);
+        while (last + 1 < items.length) {
+          const next = items[last + 1]!.at;
+          const nextEnd = next < this.pack.size - 20 ? this.endOf(next) : Infinity;
+          if (next - end > SCRATCH_GAP || nextEnd - start > SCRATCH) break;
+          last++;
+          end = Math.max(end, nextEnd);
+        }
+        let got: number;
+        try {
+          got = await this.pack.into(start, scratch.subarray(0, end - start));
+        } catch {
+          return; // the pack gone (a packer merged it away) or unreadable: the rest are read alone
+        }
+        for (; k <= last; k++) {
+          const { i, at } = items[k]!;
+          const entryEnd = this.endOf(at);
+          const cached = this.bases.get(at);
+          if (cached !== undefined || entryEnd - start > got) {
+            await one(i, at);
+            continue;
+          }
+          const b = scratch.subarray(at - start, entryEnd - start);
+          const head = entryHead(b);
+          const type = TYPES[head.code];
+          const view = type === undefined ? null : storedBlock(b.subarray(head.at), head.size);
+          if (type === undefined || view === null) {
+            await one(i, at); // a delta, or compressed: read as one object
+            continue;
+          }
+          emit(i, type, view);
+        }
+      }
+    } finally {
+      if (scratchPool.length < 4) scratchPool.push(scratch);
+    }
   }
 
   /** The object at `offset`, deltas applied. `outside` reads a REF_DELTA base from elsewhere. */
@@ -259,9 +355,9 @@ class LoadedPack {
 
 /**
  * The `size` bytes of a zlib stream made of one stored block (how entity-git packs a small blob),
- * copied; null for any other stream, which the codec inflates. Its Adler-32 is not checked: every
- * object read from a pack is checked against its id before it is used (ObjectStore), and a delta
- * built on a damaged base fails that check too.
+ * a view into `stream`; null for any other stream, which the codec inflates. Its Adler-32 is not
+ * checked: every object read from a pack is checked against its id before it is used
+ * (ObjectStore), and a delta built on a damaged base fails that check too.
  */
 function storedBlock(stream: Uint8Array, size: number): Uint8Array | null {
   if (size > 0xffff || stream.length < size + 11) return null;
@@ -272,8 +368,11 @@ function storedBlock(stream: Uint8Array, size: number): Uint8Array | null {
   const len = stream[3]! | (stream[4]! << 8);
   const nlen = stream[5]! | (stream[6]! << 8);
   if (len !== size || (len ^ 0xffff) !== nlen) return null;
-  return stream.slice(7, 7 + size);
+  return stream.subarray(7, 7 + size);
 }
+
+/** Takes an object read by a bulk read: its index among the ids asked for, its type and content. */
+type Emit = (i: number, type: ObjectType, content: Uint8Array) => void;
 
 /** A pack entry's header: its type code, its size (inflated), and where what follows it begins. */
 function entryHead(b: Uint8Array): { code: number; size: number; at: number } {
@@ -412,14 +511,15 @@ export class PackCache {
   }
 
   /**
-   * Objects of the packs of `gitdir` already listed, in the order of `oids`, with a wait per
-   * block of a pack rather than several per object (entries are read in pack order). Null for an
-   * id no such pack holds, or whose copy could not be read: the caller reads those one by one,
-   * with {@link read}'s fallbacks and errors, as for a null in `oids` (not an object id). The
-   * contents are not checked against their ids here.
+   * The objects of `oids` that the packs of `gitdir` already listed hold, each handed to `emit`
+   * (its content possibly a view valid during the call only, see {@link LoadedPack.scan}), pack by
+   * pack in pack order: a read per span of a pack rather than several per object. Resolves with
+   * which indexes were taken by `emit`; the caller reads the others one by one, with
+   * {@link read}'s fallbacks and errors — an id no listed pack holds, a copy that failed to read,
+   * a null in `oids` (not an object id). The contents are not checked against their ids here.
    */
-  async readMany(gitdir: string, oids: readonly (string | null)[], outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>): Promise<({ type: ObjectType; content: Uint8Array } | null)[]> {
-    const out: ({ type: ObjectType; content: Uint8Array } | null)[] = new Array(oids.length).fill(null);
+  async forEach(gitdir: string, oids: readonly (string | null)[], outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, emit: (i: number, type: ObjectType, content: Uint8Array) => boolean): Promise<boolean[]> {
+    const taken: boolean[] = new Array(oids.length).fill(false);
     const packs: LoadedPack[] = [];
     try {
       for (const path of await this.list(gitdir, false)) {
@@ -427,29 +527,24 @@ export class PackCache {
         if (pack !== null) packs.push(pack);
       }
     } catch {
-      return out; // a pack this reader does not take, or one gone: each id is read alone
+      return taken; // a pack this reader does not take, or one gone: each id is read alone
     }
-    const found: { i: number; pack: number; at: number }[] = [];
+    const byPack: { i: number; at: number }[][] = packs.map(() => []);
     for (let i = 0; i < oids.length; i++) {
       const oid = oids[i];
       if (oid === null || oid === undefined) continue;
       for (let k = 0; k < packs.length; k++) {
         const at = packs[k]!.offsetOf(oid);
         if (at < 0) continue;
-        found.push({ i, pack: k, at });
+        byPack[k]!.push({ i, at });
         break;
       }
     }
-    found.sort((x, y) => x.pack - y.pack || x.at - y.at);
-    for (const f of found) {
-      const pack = packs[f.pack]!;
-      try {
-        out[f.i] = pack.readNow(f.at) ?? (await pack.readAt(f.at, outside));
-      } catch {
-        // left null: read alone, where a copy elsewhere is looked for and the error reported
-      }
+    for (let k = 0; k < packs.length; k++) {
+      const items = byPack[k]!.sort((x, y) => x.at - y.at);
+      if (items.length > 0) await packs[k]!.scan(items, outside, (i, type, content) => void (taken[i] = emit(i, type, content)));
     }
-    return out;
+    return taken;
   }
 
   /**

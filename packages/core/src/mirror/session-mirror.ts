@@ -95,11 +95,6 @@ const PREWRITE_MIN_FILES = 256;
 /** …each of at most this size, up to this many bytes in all (the writer is handed a copy). */
 const PREWRITE_FILE_MAX = 1 << 20;
 const PREWRITE_BYTES_MAX = 64 << 20;
-/**
- * Blobs read together when a turn is opened or checked (one wait per block of a pack rather than
- * several per blob); a bound on the bytes held besides the parsed messages.
- */
-const READ_BATCH = 512;
 
 /** A sync this long or longer writes its objects as one pack: a backfill, or a repair. */
 const PACKED_BACKFILL_TURNS = 32;
@@ -709,7 +704,7 @@ class SessionMirror implements Mirror {
         const messages = root.find((e) => e.name === 'messages');
         const actual = messages ? await this.messageEntries(repo, messages.oid) : [];
         if (actual.length !== expected.size || !actual.every((e) => expected.get(e.name) === e.oid)) continue;
-        for (let i = 0; i < actual.length; i += READ_BATCH) await repo.objects.readManyTyped(actual.slice(i, i + READ_BATCH).map((e) => e.oid), 'blob');
+        await repo.objects.forEachTyped(actual.map((e) => e.oid), 'blob', () => {});
       } catch (err) {
         if (isEntityGitError(err, 'OBJECT_NOT_FOUND') || isEntityGitError(err, 'OBJECT_CORRUPT')) continue;
         throw err;
@@ -1082,13 +1077,14 @@ class SessionMirror implements Mirror {
       const found = await this.position(repo, b.commit, commit);
       if (found === null) continue;
       const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(commit, 'commit')).tree, 'tree'));
-      const messages: DagNode[] = [];
+      let messages: DagNode[] = [];
       const messagesTree = root.find((e) => e.name === 'messages');
       if (messagesTree) {
         const entries = await this.messageEntries(repo, messagesTree.oid);
-        for (let i = 0; i < entries.length; i += READ_BATCH) {
-          for (const bytes of await repo.objects.readManyTyped(entries.slice(i, i + READ_BATCH).map((e) => e.oid), 'blob')) messages.push(JSON.parse(fromUtf8(bytes)) as DagNode);
-        }
+        messages = new Array<DagNode>(entries.length);
+        await repo.objects.forEachTyped(entries.map((e) => e.oid), 'blob', (i, bytes) => {
+          messages[i] = JSON.parse(fromUtf8(bytes)) as DagNode;
+        });
       }
       messages.sort((x, y) => x.seq - y.seq);
       const metaEntry = root.find((e) => e.name === 'meta.json');

@@ -68,6 +68,13 @@ export interface Storage {
    */
   readRange?(path: string, start: number, end: number): Promise<Uint8Array | null>;
   /**
+   * Bytes of a file from `start` into `target` (as many as it holds, fewer at the file's end);
+   * resolves with the count read, or null when the file does not exist. Lets a reader stream a
+   * pack through one buffer of its own instead of a fresh one per read. Default: {@link readRange}
+   * and a copy.
+   */
+  readRangeInto?(path: string, start: number, target: Uint8Array): Promise<number | null>;
+  /**
    * Write many working-tree files in place, creating their parent directories, and resolve with
    * each file's `lstat` after its write, in order. Runs beside the caller's own work where the
    * platform can (node-fs: a worker thread, so a backfill's thousands of file creations overlap

@@ -71,6 +71,22 @@ export class Store {
     }
   }
 
+  /** Bytes of the file from `start` into `target` (see {@link Storage.readRangeInto}); null when it does not exist. */
+  async readRangeInto(path: string, start: number, target: Uint8Array): Promise<number | null> {
+    if (this.storage.readRangeInto === undefined) {
+      const bytes = await this.readRange(path, start, start + target.length);
+      if (bytes === null) return null;
+      target.set(bytes);
+      return bytes.length;
+    }
+    try {
+      return await this.storage.readRangeInto(path, start, target);
+    } catch (err) {
+      if (fsErrorCode(err) === 'ENOENT' || fsErrorCode(err) === 'ENOTDIR') return null;
+      throw this.wrap(err, 'read', path);
+    }
+  }
+
   async readText(path: string): Promise<string | null> {
     const b = await this.read(path);
     return b === null ? null : fromUtf8(b);
