@@ -151,16 +151,19 @@ describe('packing session repositories', () => {
       const stop = join(root, 'stop');
       const ready = join(root, 'ready');
       const packing = run(tsx, ['--conditions=source', child, join(dir, '.git'), stop, engine, ready], { cwd: process.cwd() });
-      // The turns start once the packer has packed once, so the two surely overlap.
-      while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
-      for (let t = 5; t < 45; t++) {
-        await grow(dag, 'busy', t, 1);
-        expect(await mirror.sync('busy')).toMatchObject({ commitsWritten: 1 });
-        // A fresh reader each turn, so nothing is served from a cache.
-        const tip = git(dir, 'rev-parse', 'main').trim();
-        expect((await createNodeMirror({ dag, root }).read('busy', tip)).messages).toHaveLength(4 * (t + 1));
+      try {
+        // The turns start once the packer has packed once, so the two surely overlap.
+        while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
+        for (let t = 5; t < 45; t++) {
+          await grow(dag, 'busy', t, 1);
+          expect(await mirror.sync('busy')).toMatchObject({ commitsWritten: 1 });
+          // A fresh reader each turn, so nothing is served from a cache.
+          const tip = git(dir, 'rev-parse', 'main').trim();
+          expect((await createNodeMirror({ dag, root }).read('busy', tip)).messages).toHaveLength(4 * (t + 1));
+        }
+      } finally {
+        writeFileSync(stop, ''); // also when an expectation failed: the packing process ends
       }
-      writeFileSync(stop, '');
       const { packs } = JSON.parse((await packing).stdout) as { packs: number };
       expect(packs).toBeGreaterThan(1);
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');

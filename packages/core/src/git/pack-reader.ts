@@ -12,13 +12,15 @@ const REF_DELTA = 7;
 export class UnsupportedPack extends Error {}
 
 /**
- * Bytes of a pack read in blocks of this size, where the storage reads ranges: small enough to be
- * a reused allocation rather than fresh pages (a delta chain reads a block per link), large enough
- * that neighbouring objects share one read.
+ * Bytes of a pack read in blocks of this size, where the storage reads ranges, for objects read
+ * one at a time: a page, as small as the small objects read so (commits, the deltas of a tree's
+ * chain — a sharded turn's shard trees are as many chains, each link in another part of the
+ * pack), so a chain of fifty links reads fifty pages, not fifty large blocks. Many objects at
+ * once are read by spans instead ({@link LoadedPack.scan}).
  */
-const BLOCK = 64 << 10;
+const BLOCK = 4 << 10;
 /** Blocks a pack keeps (the most recently used). */
-const BLOCKS = 512;
+const BLOCKS = 4096;
 /**
  * Many objects read at once stream through buffers of this size, each span of the pack read into
  * one with a single read, instead of filling the block cache: a cold open of a long session reads
