@@ -321,8 +321,10 @@ export class ObjectStore {
     // Loose next, also when a pack's copy is damaged (a loose copy written since repairs it).
     const loose = await this.readLoose(oid);
     if (loose) return loose;
-    // A pack written since the directory was listed (a packer moved the object there).
-    const later = await fromPacks(true);
+    // A pack written since the directory was listed (a packer moved the object there), listed
+    // again a few times while a read finds its packs gone under it (a packer merging meanwhile).
+    let later = await fromPacks(true);
+    for (let again = 0; later === null && packError !== null && again < 3; again++) later = await fromPacks(true);
     if (later) return later;
     if (packError !== null) throw packError;
     if (!unsupported) {

@@ -486,7 +486,15 @@ export class PackCache {
     const idx = await this.store.read(path);
     const pack = idx === null ? null : await PackBytes.open(this.store, packPath, st.size);
     if (idx === null || pack === null) return null;
-    const loaded = new LoadedPack(packPath, idx, pack, await pack.range(0, 12), this.store);
+    let head: Uint8Array;
+    try {
+      head = await pack.range(0, 12);
+    } catch (err) {
+      // Removed since its lstat (a packer merged it away): not there, as if not listed.
+      if ((await this.store.lstat(packPath)) === null) return null;
+      throw err;
+    }
+    const loaded = new LoadedPack(packPath, idx, pack, head, this.store);
     this.packs.set(path, { id, pack: loaded });
     while (this.packs.size > this.maxPacks) this.packs.delete(this.packs.keys().next().value as string);
     return loaded;
