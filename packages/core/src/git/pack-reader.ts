@@ -226,21 +226,6 @@ class LoadedPack {
   }
 
   /**
-   * The object at `offset` when it takes no read and no wait: its bytes are in memory and it is
-   * no delta (or one rebuilt lately); else null, and {@link readAt} reads it.
-   */
-  readNow(offset: number): { type: ObjectType; content: Uint8Array } | null {
-    const cached = this.bases.get(offset);
-    if (cached) return cached;
-    if (offset >= this.pack.size - 20) return null;
-    const b = this.pack.cached(offset, this.endOf(offset));
-    if (b === null) return null;
-    const head = entryHead(b);
-    const type = TYPES[head.code];
-    return type === undefined ? null : { type, content: this.inflateAt(offset, b.subarray(head.at), head.size) };
-  }
-
-  /**
    * The objects at `items`' offsets, each handed to `emit` with its index, in pack order. Where
    * the storage reads ranges, spans of entries are read into a scratch buffer, a read a span, and a
    * stored block is handed as a view into it — valid during `emit` only; a delta, an entry larger
@@ -251,7 +236,7 @@ class LoadedPack {
     const one = async (i: number, at: number): Promise<void> => {
       let o: { type: ObjectType; content: Uint8Array };
       try {
-        o = this.readNow(at) ?? (await this.readAt(at, outside));
+        o = await this.readAt(at, outside); // takes the bytes in memory, if they are, without a read
       } catch {
         return;
       }
