@@ -1,6 +1,7 @@
 import { canonicalJson, gitBlobId, MemoryDag, ObjectStore, packRepository, Store, STORED_BLOB_MAX, type DagNode } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -74,6 +75,55 @@ async function expectReads(dag: MemoryDag, root: string, nodes: DagNode[], turns
     expect(view.messages.map((m) => canonicalJson(m))).toEqual(nodes.slice(0, 4 * turn).map((n) => canonicalJson(n)));
   }
 }
+
+/** `git verify-pack -v`'s chain of each deltified object: oid → its depth. */
+function chainDepths(gitdir: string): Map<string, number> {
+  const dir = join(gitdir, 'objects', 'pack');
+  const out = new Map<string, number>();
+  for (const idx of readdirSync(dir).filter((n) => n.endsWith('.idx'))) {
+    for (const f of git(dir, 'verify-pack', '-v', idx).split('\n').map((l) => l.split(/\s+/))) if (f.length > 6 && /^[0-9a-f]{40}$/.test(f[0]!)) out.set(f[0]!, Number(f[5]));
+  }
+  return out;
+}
+
+describe('delta chains in packs native git wrote', () => {
+  it('a file edited over 120 commits, repacked to chains up to 50 deep: every version read as git reads it, in any order', async () => {
+    const dir = tempDir();
+    git(dir, 'init', '-q');
+    // Lines inserted, removed and replaced all over the file, a commit each (one fast-import).
+    let lines = Array.from({ length: 400 }, (_, i) => `line ${i} ${noise(30 + (i % 50))}`);
+    const texts: string[] = [];
+    let stream = '';
+    for (let c = 0; c < 120; c++) {
+      const at = (c * 37) % lines.length;
+      if (c % 3 !== 1) lines.splice(at, 0, `inserted ${c} ${noise(40)}`);
+      else if (c % 2 === 0) lines.splice(at, 1);
+      else lines[at] = `changed ${c} ${noise(60)}`;
+      const text = lines.join('\n');
+      texts.push(text);
+      stream += `commit refs/heads/main\ncommitter t <t@t> ${BASE + c} +0000\ndata ${`c${c}`.length}\nc${c}\nM 100644 inline f.txt\ndata ${Buffer.byteLength(text)}\n${text}\n`;
+    }
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: dir, input: stream });
+    git(dir, 'repack', '-a', '-d', '-f', '-q', '--depth=50', '--window=100');
+    expect(git(dir, 'fsck', '--strict')).toBe('');
+    const gitdir = join(dir, '.git');
+    // Each commit's blob of f.txt, oldest first, as git names it.
+    const versions = git(dir, 'log', '--reverse', '--raw', '--no-abbrev', '--format=', 'main').trim().split('\n').map((l) => l.split(/\s+/)[3]!);
+    expect(versions.length).toBe(120);
+    const depths = chainDepths(gitdir);
+    expect(Math.max(...versions.map((v) => depths.get(v) ?? 0))).toBeGreaterThan(30);
+    const expected = new Map(versions.map((v, c) => [v, texts[c]!]));
+    const fresh = () => new ObjectStore(new Store(nodeStorage()), gitdir);
+    // Oldest first, newest first, and a stride through them: each order reuses other links.
+    for (const order of [versions, [...versions].reverse(), versions.map((_, i) => versions[(i * 7) % versions.length]!)]) {
+      const objects = fresh();
+      for (const v of order) expect(Buffer.from(await objects.readTyped(v, 'blob')).toString()).toBe(expected.get(v));
+    }
+    // Each alone on a fresh store (no link read before), and all at once in a bulk read.
+    for (const v of versions.filter((_, i) => i % 9 === 0)) expect(Buffer.from(await fresh().readTyped(v, 'blob')).toString()).toBe(expected.get(v));
+    expect((await fresh().readManyTyped(versions, 'blob')).map((b) => Buffer.from(b).toString())).toEqual(versions.map((v) => expected.get(v)));
+  });
+});
 
 describe('packed blobs', () => {
   it(`a blob of up to ${STORED_BLOB_MAX} bytes is stored in a pack, a larger one compressed — backfill, turn packs, both packers; git verifies them and the mirror reads every turn`, async () => {

@@ -295,39 +295,53 @@ class LoadedPack {
     }
   }
 
-  /** The object at `offset`, deltas applied. `outside` reads a REF_DELTA base from elsewhere. */
-  async readAt(offset: number, outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, depth = 0): Promise<{ type: ObjectType; content: Uint8Array }> {
+  /**
+   * The object at `offset`, deltas applied. `outside` reads a REF_DELTA base from elsewhere. A
+   * chain is walked down to its base (or to a link read before), its deltas composed into one and
+   * applied once: a shard tree fifty links down is built once, not fifty times over.
+   */
+  async readAt(offset: number, outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>): Promise<{ type: ObjectType; content: Uint8Array }> {
     const cached = this.bases.get(offset);
     if (cached) return cached;
-    if (depth > 10_000) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a delta chain that does not end`);
-    if (offset >= this.pack.size - 20) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: offset ${offset} is past the end`);
-    // The entry's own bytes: its header, then its zlib stream up to where the next entry begins.
-    const end = this.endOf(offset);
-    const b = this.pack.cached(offset, end) ?? (await this.pack.range(offset, end));
-    const head = entryHead(b);
-    const { code, size } = head;
-    let p = head.at;
-    let base: { type: ObjectType; content: Uint8Array } | null = null;
-    if (code === OFS_DELTA) {
-      let c = b[p++]!;
-      let ofs = c & 0x7f;
-      while (c & 0x80) {
-        c = b[p++]!;
-        ofs = (ofs + 1) * 128 + (c & 0x7f);
+    const deltas: Uint8Array[] = [];
+    let at = offset;
+    let base: { type: ObjectType; content: Uint8Array } | undefined;
+    while (base === undefined) {
+      if (deltas.length > 10_000) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a delta chain that does not end`);
+      if (at >= this.pack.size - 20) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: offset ${at} is past the end`);
+      if (deltas.length > 0 && (base = this.bases.get(at)) !== undefined) break;
+      // The entry's own bytes: its header, then its zlib stream up to where the next entry begins.
+      const end = this.endOf(at);
+      const b = this.pack.cached(at, end) ?? (await this.pack.range(at, end));
+      const head = entryHead(b);
+      const { code, size } = head;
+      let p = head.at;
+      if (code === OFS_DELTA) {
+        let c = b[p++]!;
+        let ofs = c & 0x7f;
+        while (c & 0x80) {
+          c = b[p++]!;
+          ofs = (ofs + 1) * 128 + (c & 0x7f);
+        }
+        if (ofs === 0 || ofs > at) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the delta at offset ${at} has its base outside the pack`);
+        deltas.push(this.inflateAt(at, b.subarray(p), size));
+        at -= ofs;
+      } else if (code === REF_DELTA) {
+        const ref = toHex(b.subarray(p, p + 20));
+        deltas.push(this.inflateAt(at, b.subarray(p + 20), size));
+        const inPack = this.offsetOf(ref);
+        if (inPack >= 0) at = inPack;
+        else base = await outside(ref);
+      } else if (TYPES[code] === undefined) {
+        throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: object type ${code} at offset ${at}`);
+      } else {
+        base = { type: TYPES[code], content: this.inflateAt(at, b.subarray(p), size) };
       }
-      base = await this.readAt(offset - ofs, outside, depth + 1);
-    } else if (code === REF_DELTA) {
-      const ref = toHex(b.subarray(p, p + 20));
-      p += 20;
-      const at = this.offsetOf(ref);
-      base = at >= 0 ? await this.readAt(at, outside, depth + 1) : await outside(ref);
-    } else if (TYPES[code] === undefined) {
-      throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: object type ${code} at offset ${offset}`);
     }
-    const data = this.inflateAt(offset, b.subarray(p), size);
-    const out = base === null ? { type: TYPES[code]!, content: data } : { type: base.type, content: applyDelta(base.content, data, this.path) };
-    // Keep what delta chains are built on (trees mostly), within a budget.
-    if ((depth > 0 || base !== null) && out.content.length < 4 << 20) {
+    if (deltas.length === 0) return base;
+    const out = { type: base.type, content: applyDeltas(base.content, deltas, this.path) };
+    // Keep objects built from deltas (trees mostly: the next version's chain ends on this one), within a budget.
+    if (out.content.length < 4 << 20) {
       this.bases.set(offset, out);
       this.baseBytes += out.content.length;
       for (const [k, v] of this.bases) {
@@ -396,8 +410,21 @@ export function radixSort(values: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBu
   return from;
 }
 
-/** git's delta format: the target rebuilt from copies of the base and inserted bytes. */
-export function applyDelta(base: Uint8Array, delta: Uint8Array, where = 'delta'): Uint8Array {
+/**
+ * A delta as a list of runs making its target: a copy of `len` bytes at `off` in the base (`src`
+ * null), or bytes of `src` (an inserted run, a view into a delta).
+ */
+interface Runs {
+  src: (Uint8Array | null)[];
+  off: number[];
+  len: number[];
+  /** The base's size the delta was made for, and its target's. */
+  baseSize: number;
+  size: number;
+}
+
+/** git's delta format read into runs, every copy and insert checked against the sizes it states. */
+function deltaRuns(delta: Uint8Array, where: string): Runs {
   let i = 0;
   const varint = (): number => {
     let n = 0;
@@ -410,33 +437,107 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, where = 'delta')
       if (!(c & 0x80)) return n;
     }
   };
-  const srcSize = varint();
-  const size = varint();
-  if (srcSize !== base.length) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta's base is ${srcSize} bytes, not ${base.length}`);
-  const out = new Uint8Array(size);
+  const runs: Runs = { src: [], off: [], len: [], baseSize: varint(), size: varint() };
   let at = 0;
   while (i < delta.length) {
     const op = delta[i++]!;
     if (op & 0x80) {
       let offset = 0;
       let n = 0;
-      for (let k = 0; k < 4; k++) if (op & (1 << k)) offset += delta[i++]! * 2 ** (8 * k);
-      for (let k = 0; k < 3; k++) if (op & (1 << (4 + k))) n += delta[i++]! * 2 ** (8 * k);
+      for (let k = 0; k < 4; k++) if (op & (1 << k)) offset += (delta[i++] ?? 0) * 2 ** (8 * k);
+      for (let k = 0; k < 3; k++) if (op & (1 << (4 + k))) n += (delta[i++] ?? 0) * 2 ** (8 * k);
+      if (i > delta.length) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta is truncated`);
       if (n === 0) n = 0x10000;
-      if (offset + n > base.length || at + n > size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta copy out of range`);
-      out.set(base.subarray(offset, offset + n), at);
+      if (offset + n > runs.baseSize || at + n > runs.size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta copy out of range`);
+      push(runs, null, offset, n);
       at += n;
     } else if (op > 0) {
-      if (i + op > delta.length || at + op > size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta insert out of range`);
-      out.set(delta.subarray(i, i + op), at);
+      if (i + op > delta.length || at + op > runs.size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta insert out of range`);
+      push(runs, delta, i, op);
       i += op;
       at += op;
     } else {
       throw new EntityGitError('OBJECT_CORRUPT', `${where}: delta opcode 0`);
     }
   }
-  if (at !== size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta made ${at} bytes, not ${size}`);
+  if (at !== runs.size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta made ${at} bytes, not ${runs.size}`);
+  return runs;
+}
+
+/** A run appended, joined to the last one where it continues it. */
+function push(runs: Runs, src: Uint8Array | null, off: number, len: number): void {
+  const last = runs.len.length - 1;
+  if (last >= 0 && runs.src[last] === src && runs.off[last]! + runs.len[last]! === off) runs.len[last]! += len;
+  else {
+    runs.src.push(src);
+    runs.off.push(off);
+    runs.len.push(len);
+  }
+}
+
+/**
+ * `upper` (a delta over `lower`'s target) rewritten over `lower`'s base: each copy of `upper`
+ * becomes the runs of `lower` that made those bytes. As long as the two together, at most.
+ */
+function compose(upper: Runs, lower: Runs): Runs {
+  const out: Runs = { src: [], off: [], len: [], baseSize: lower.baseSize, size: upper.size };
+  const starts = new Float64Array(lower.len.length);
+  for (let j = 0, at = 0; j < lower.len.length; j++) {
+    starts[j] = at;
+    at += lower.len[j]!;
+  }
+  for (let k = 0; k < upper.len.length; k++) {
+    const src = upper.src[k]!;
+    if (src !== null) {
+      push(out, src, upper.off[k]!, upper.len[k]!);
+      continue;
+    }
+    let from = upper.off[k]!;
+    let left = upper.len[k]!;
+    // The run of `lower` that made byte `from`: the last one starting at or before it.
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid]! <= from) lo = mid;
+      else hi = mid - 1;
+    }
+    for (let j = lo; left > 0; j++) {
+      const skip = from - starts[j]!;
+      const n = Math.min(left, lower.len[j]! - skip);
+      push(out, lower.src[j]!, lower.off[j]! + skip, n);
+      from += n;
+      left -= n;
+    }
+  }
   return out;
+}
+
+/**
+ * The object at the top of a delta chain: `deltas[0]` made over the target of `deltas[1]`, and so
+ * on down to the last, made over `base`. The deltas are composed into one and applied once.
+ */
+export function applyDeltas(base: Uint8Array, deltas: readonly Uint8Array[], where = 'delta'): Uint8Array {
+  let runs = deltaRuns(deltas[0]!, where);
+  for (let k = 1; k < deltas.length; k++) {
+    const lower = deltaRuns(deltas[k]!, where);
+    if (runs.baseSize !== lower.size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta's base is ${runs.baseSize} bytes, not ${lower.size}`);
+    runs = compose(runs, lower);
+  }
+  if (runs.baseSize !== base.length) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta's base is ${runs.baseSize} bytes, not ${base.length}`);
+  const out = new Uint8Array(runs.size);
+  for (let k = 0, at = 0; k < runs.len.length; k++) {
+    const src = runs.src[k] ?? base;
+    const off = runs.off[k]!;
+    out.set(src.subarray(off, off + runs.len[k]!), at);
+    at += runs.len[k]!;
+  }
+  return out;
+}
+
+/** git's delta format: the target rebuilt from copies of the base and inserted bytes. */
+export function applyDelta(base: Uint8Array, delta: Uint8Array, where = 'delta'): Uint8Array {
+  return applyDeltas(base, [delta], where);
 }
 
 const packId = (st: StorageStat) => `${st.ino}:${st.size}:${st.mtimeMs}`;
