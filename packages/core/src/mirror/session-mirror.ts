@@ -463,11 +463,15 @@ class SessionMirror implements Mirror {
 
   /** The message files of a `messages/` tree, by path under it, in either layout. */
   private async messageEntries(repo: Repo, messagesTree: string): Promise<TreeEntry[]> {
+    // Shard trees read all at once: each is a chain of deltas read link by link, a read a link.
+    const top = parseTree(await repo.objects.readTyped(messagesTree, 'tree'));
+    const shards = await Promise.all(top.map((e) => (e.mode === '40000' ? repo.objects.readTyped(e.oid, 'tree') : null)));
     const out: TreeEntry[] = [];
-    for (const e of parseTree(await repo.objects.readTyped(messagesTree, 'tree'))) {
-      if (e.mode !== '40000') out.push(e);
-      else for (const f of parseTree(await repo.objects.readTyped(e.oid, 'tree'))) out.push({ ...f, name: `${e.name}/${f.name}` });
-    }
+    top.forEach((e, k) => {
+      const shard = shards[k];
+      if (!shard) out.push(e);
+      else for (const f of parseTree(shard)) out.push({ ...f, name: `${e.name}/${f.name}` });
+    });
     return out;
   }
 
