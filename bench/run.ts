@@ -1,5 +1,8 @@
 // `npm run bench [-- name…]`: runs the named benches, or all of them. Each bench lives in its own
-// module and is loaded only when asked for, so one bench's setup never slows another's.
+// module, and when several are asked for each runs in a process of its own, so one bench's setup
+// never slows another's.
+import { spawnSync } from 'node:child_process';
+
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   commit: () => import('./commit.js'),
   'project-status': () => import('./project-status.js'),
@@ -15,7 +18,19 @@ if (unknown.length > 0) {
   console.error(`unknown bench: ${unknown.join(', ')} (known: ${Object.keys(BENCHES).join(', ')})`);
   process.exit(2);
 }
-for (const name of asked.length > 0 ? asked : Object.keys(BENCHES)) {
-  const bench = await BENCHES[name]!();
+const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
+const names = asked.length > 0 ? asked : Object.keys(BENCHES);
+if (names.length === 1) {
+  const bench = await BENCHES[names[0]!]!();
   await bench.run();
+} else {
+  // Several: each in a process of its own (this file, asked for that one), so no bench runs on a
+  // heap, JIT state or GC history another left behind. The first to fail ends the run.
+  for (const name of names) {
+    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, name, ...flags], { stdio: 'inherit' });
+    if (child.status !== 0) {
+      console.error(`bench ${name} failed (${child.signal ?? `exit ${child.status}`})`);
+      process.exit(child.status || 1);
+    }
+  }
 }
