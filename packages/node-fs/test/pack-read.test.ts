@@ -91,7 +91,7 @@ describe('delta chains in packs native git wrote', () => {
     const dir = tempDir();
     git(dir, 'init', '-q');
     // Lines inserted, removed and replaced all over the file, a commit each (one fast-import).
-    let lines = Array.from({ length: 400 }, (_, i) => `line ${i} ${noise(30 + (i % 50))}`);
+    const lines = Array.from({ length: 400 }, (_, i) => `line ${i} ${noise(30 + (i % 50))}`);
     const texts: string[] = [];
     let stream = '';
     for (let c = 0; c < 120; c++) {

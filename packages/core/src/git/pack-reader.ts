@@ -477,7 +477,7 @@ function push(runs: Runs, src: Uint8Array | null, off: number, len: number): voi
 
 /**
  * `upper` (a delta over `lower`'s target) rewritten over `lower`'s base: each copy of `upper`
- * becomes the runs of `lower` that made those bytes. As long as the two together, at most.
+ * becomes the runs of `lower` that made those bytes — copies of `lower`'s base, or its inserts.
  */
 function compose(upper: Runs, lower: Runs): Runs {
   const out: Runs = { src: [], off: [], len: [], baseSize: lower.baseSize, size: upper.size };
