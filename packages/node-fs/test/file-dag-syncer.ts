@@ -15,7 +15,9 @@ while (!existsSync(stop)) {
     await mirror.sync('shared');
     if (syncs++ === 0) writeFileSync(`${stop}.ready-${process.pid}`, '');
   } catch (err) {
-    errors.push(`${(err as { code?: string }).code}: ${(err as Error).message}`);
+    // The frames go with the error: a rare race under load is diagnosed from the one failing run.
+    const frames = ((err as Error).stack ?? '').split('\n').slice(1, 8).map((l) => l.trim()).join(' | ');
+    errors.push(`${(err as { code?: string }).code}: ${(err as Error).message} at ${frames}`);
   }
   await new Promise((r) => setTimeout(r, 5));
 }

@@ -62,7 +62,7 @@ describe('several processes writing one SQLite file', () => {
     for (const id of sessions) await setup.writer.createSession({ id });
     await setup.close();
 
-    const reports = await runAll({ mode: 'append', file, sessions, durationMs: 2000 });
+    const reports = await runAll({ mode: 'append', file, sessions, durationMs: 2000, minWrites: 60 });
 
     expect(reports.flatMap((r) => r.errors)).toEqual([]);
     const store = await openSqlite({ file });
@@ -126,7 +126,7 @@ describe('several processes writing one SQLite file', () => {
     await setup.writer.createSession({ id: 's1' });
     await setup.close();
 
-    const reports = await runAll({ mode: 'deferred', file, sessions: ['s1'], durationMs: 800 });
+    const reports = await runAll({ mode: 'deferred', file, sessions: ['s1'], durationMs: 800, minWrites: 40 });
 
     // What the writer avoids, shown to happen: without BEGIN IMMEDIATE the read-then-write
     // transaction fails at once when another process committed since it read.
