@@ -1,0 +1,88 @@
+import { EntityGitError, type Mirror, type SyncResult } from '@entity-git/core';
+import { TranscriptDag } from '../transcript-dag.js';
+import type { TranscriptFile } from './transcript-file.js';
+
+/** What one session's import did. */
+export interface ImportEntry {
+  sessionId: string;
+  /** The transcript the session was read from. */
+  path: string;
+  nodes: number;
+  result: SyncResult;
+}
+
+export interface ImportOptions {
+  files: readonly TranscriptFile[];
+  /** A mirror over `dag` (e.g. `createNodeMirror({ dag, root })`). */
+  mirror: Mirror;
+  dag: TranscriptDag;
+  /** Called after each session is synced. */
+  onSession?: (entry: ImportEntry, done: number, total: number) => void;
+}
+
+/**
+ * Reads what each file gained since the last call and mirrors the sessions that changed. A
+ * session's commits are a pure function of its transcript's complete bytes, so importing again
+ * is a no-op and a transcript that grew only adds commits. Two files naming one session id are
+ * `TRANSCRIPT_INVALID`.
+ */
+export async function importTranscripts(options: ImportOptions): Promise<ImportEntry[]> {
+  const changed: { file: TranscriptFile; sessionId: string }[] = [];
+  const owner = new Map<string, string>();
+  for (const file of options.files) {
+    const grew = await file.poll();
+    for (const p of file.parsed) {
+      const other = owner.get(p.session.id);
+      if (other !== undefined && other !== file.path) {
+        throw new EntityGitError('TRANSCRIPT_INVALID', `${file.path} and ${other} are both session ${JSON.stringify(p.session.id)}`, { sessionId: p.session.id });
+      }
+      owner.set(p.session.id, file.path);
+      if (grew || options.dag.get(p.session.id) === undefined) {
+        options.dag.set(p);
+        if (p.nodes.length > 0) changed.push({ file, sessionId: p.session.id });
+      }
+    }
+  }
+  const entries: ImportEntry[] = [];
+  for (const { file, sessionId } of changed) {
+    const result = await options.mirror.sync(sessionId);
+    const entry = { sessionId, path: file.path, nodes: options.dag.get(sessionId)!.nodes.length, result };
+    entries.push(entry);
+    options.onSession?.(entry, entries.length, changed.length);
+  }
+  return entries;
+}
+
+export interface WatchOptions extends Omit<ImportOptions, 'files'> {
+  /** The files to follow; called each round, so new transcripts join (default: the same list). */
+  files: () => Promise<readonly TranscriptFile[]>;
+  /** Milliseconds between two polls of the files' sizes (default 500). */
+  intervalMs?: number;
+  signal: AbortSignal;
+  /** Every round that synced something. */
+  onRound?: (entries: ImportEntry[]) => void;
+  /** A round that failed (a bad line, a git error); watching goes on. */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Follows growing transcripts until `signal` aborts: polls each file's size and time, reads the
+ * appended complete lines and commits each turn once a later record closes it. Polling rather
+ * than `fs.watch`, whose events are not delivered on every file system (network mounts, some
+ * containers); a stat per file per round is cheap.
+ */
+export async function watchTranscripts(options: WatchOptions): Promise<void> {
+  const interval = options.intervalMs ?? 500;
+  while (!options.signal.aborted) {
+    try {
+      const entries = await importTranscripts({ ...options, files: await options.files() });
+      if (entries.length > 0) options.onRound?.(entries);
+    } catch (err) {
+      options.onError?.(err);
+    }
+    await new Promise<void>((done) => {
+      const t = setTimeout(done, interval);
+      options.signal.addEventListener('abort', () => { clearTimeout(t); done(); }, { once: true });
+    });
+  }
+}
