@@ -88,8 +88,9 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
   const toolUses = new Map<string, { node: string; name: string | null }>();
   const roleOf = new Map<string, DagNode['role']>();
   let lastTime = 0;
-  let lastConversationAt = -1;
-  let endedAt = -1;
+  /** Node id → index of the last record that made it; indexes of the turn-end records. */
+  const lastIndex = new Map<string, number>();
+  const endedAt: number[] = [];
   let first: Rec | null = null;
 
   const resolve = (uuid: JsonValue | undefined): string | null => {
@@ -105,14 +106,17 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
     const node: DagNode = { ...n, session_id: sessionId, seq: nodes.length + 1 };
     nodes.push(node);
     roleOf.set(node.id, node.role);
+    lastIndex.set(node.id, at);
     return node;
   };
 
+  let at = -1;
   for (const i of indexes) {
+    at = i;
     const r = recs[i]!;
     const type = asString(r.type) ?? '';
     const uuid = asString(r.uuid);
-    if (type === 'system' && TURN_END_SUBTYPES.has(asString(r.subtype) ?? '')) endedAt = i;
+    if (type === 'system' && TURN_END_SUBTYPES.has(asString(r.subtype) ?? '')) endedAt.push(i);
     if (uuid === null) continue;
     // Claude Code never logs a uuid twice; a copy (a resumed session) is the same record.
     if (continues.has(uuid)) continue;
@@ -122,7 +126,6 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
       continue;
     }
     first ??= r;
-    lastConversationAt = i;
     const created_at = timeOf(r);
     const message = asObject(r.message);
 
@@ -144,6 +147,7 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
         (response.node.content as JsonValue[]).push(...blocks);
         response.records.push(uuid);
         response.node.created_at = Math.max(response.node.created_at, created_at);
+        lastIndex.set(response.node.id, i);
       } else {
         const node = add({ id: uuid, role: 'assistant', content: [...blocks], predecessor: resolve(r.parentUuid), caller: null, created_at, metadata: null });
         response = { node, records: [uuid], lastStop: null };
@@ -188,12 +192,28 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
   }
 
   if (first === null) return null;
-  const lastNode = nodes.at(-1)!;
-  const response = responseOfNode.get(lastNode.id);
-  const final = endedAt > lastConversationAt || (response !== undefined && FINAL_STOPS.has(response.lastStop ?? ''))
-    || (parentSession !== null && indexes.at(-1)! < recs.length - 1 && recs.slice(lastConversationAt + 1).some((r) => r.isSidechain !== true && typeof r.uuid === 'string'));
-  // The agent is still writing this turn: the mirror commits it once a later record closes it.
-  if (!final) lastNode.metadata = { ...(asObject(lastNode.metadata) ?? {}), pending: true };
+  // A step nothing continues from yet is open — the agent may still be writing its turn —
+  // unless the transcript closed it: a final stop reason, a turn-end record after it, or (for a
+  // sidechain) the main conversation going on after it. Open nodes are `pending`, so the mirror
+  // commits their turn once it closes and a commit never has to be made again: only a path's
+  // last step can be open (a tool result belongs to its caller's step), never an earlier turn.
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const rides = (n: DagNode) => n.role === 'tool' && n.caller !== null;
+  const continued = new Set<string>();
+  for (const n of nodes) {
+    if (rides(n)) continue;
+    let p = n.predecessor === null ? undefined : byId.get(n.predecessor);
+    while (p !== undefined && rides(p)) p = byId.get(p.caller!);
+    if (p !== undefined) continued.add(p.id);
+  }
+  const mainAfter = (i: number) => parentSession !== null && recs.slice(i + 1).some((r) => r.isSidechain !== true && typeof r.uuid === 'string');
+  for (const n of nodes) {
+    if (continued.has(rides(n) ? n.caller! : n.id)) continue;
+    const at = lastIndex.get(n.id)!;
+    const response = responseOfNode.get(n.id);
+    const closed = (response !== undefined && FINAL_STOPS.has(response.lastStop ?? '')) || endedAt.some((e) => e > at) || mainAfter(at);
+    if (!closed) n.metadata = { ...(asObject(n.metadata) ?? {}), pending: true };
+  }
 
   const session: Session = {
     id: sessionId, title: null, agent_id: CLAUDE_CODE_AGENT, model: null, project_id: null, head: null,
