@@ -40,11 +40,11 @@ describe('incremental import of a growing transcript', () => {
     const full = join(dir, `${t.sessionId}.jsonl`);
     writeFileSync(full, bytes);
     const whole = await importInto(tempRoot(), full);
-    const [entry] = await whole.run();
+    const { entries: [entry] } = await whole.run();
     const expected = refs(entry!.result.sessionId === t.sessionId ? whole.mirror.repoPath(t.sessionId) : '');
     expect(Object.keys(expected).length).toBe(3);
     // Importing again is a no-op.
-    expect(await whole.run()).toEqual([]);
+    expect(await whole.run()).toEqual({ entries: [], failures: [] });
 
     const growing = join(tempRoot(), `${t.sessionId}.jsonl`);
     writeFileSync(growing, '');
@@ -53,7 +53,7 @@ describe('incremental import of a growing transcript', () => {
     // Pieces that cut lines anywhere, torn UTF-8 included.
     for (let at = 0; at < bytes.length; at += 997) {
       appendFileSync(growing, bytes.subarray(at, Math.min(at + 997, bytes.length)));
-      await inc.run();
+      expect((await inc.run()).failures).toEqual([]);
       const repo = inc.mirror.repoPath(t.sessionId);
       try {
         for (const [name, oid] of Object.entries(refs(repo))) seen.push([name, oid]);
