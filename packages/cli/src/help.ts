@@ -34,7 +34,8 @@ Commands:
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
   branches SESSION                    the branches of a session, HEAD marked
   projects list|create|add-session    the projects sessions belong to
-  import claude-code [DIR] | messages FILE…  mirror transcripts agents wrote (--watch follows them)
+  import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
+  import messages FILE…               mirror OpenAI-style message logs
 
 Every command takes --json: stable output for scripts (see the README).
 

@@ -37,13 +37,14 @@ const restore: Command = {
   run: async (ctx, io, v) => (await import('./commands/remote.js')).runRestore(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
 };
 
-const importCommand = (format: 'claude-code' | 'messages', args: string[], required: number): Command => ({
+const importCommand = (format: 'claude-code' | 'codex' | 'messages', args: string[], required: number): Command => ({
   name: `import ${format}`, options: ['json', 'watch'], args, required, variadic: format === 'messages',
   alone: async (io, values, paths) => (await import('./commands/import.js')).runImport(io, { format, paths, values }),
 });
 
 const COMMANDS: Command[] = [
   importCommand('claude-code', ['DIR'], 0),
+  importCommand('codex', ['DIR'], 0),
   importCommand('messages', ['FILE…'], 1),
   {
     name: 'sync', options: ['session', 'json'], args: [], required: 0,

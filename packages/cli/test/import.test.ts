@@ -68,6 +68,26 @@ describe('entity-git import', () => {
     expect(gitRaw(join(root, 'chat-a'), 'log', '--format=%s %at', 'main')).toBe('turn 1: hi 1767312001\n');
   });
 
+  it('codex: the rollouts of a sessions directory by date', async () => {
+    const dir = tempDir('entity-git-codex-');
+    mkdirSync(join(dir, '2026', '02', '03'), { recursive: true });
+    const at = (s: number) => new Date(Date.UTC(2026, 1, 3, 4, 5, s)).toISOString();
+    const lines = [
+      { timestamp: at(0), type: 'session_meta', payload: { id: 'x', cwd: '/home/dev' } },
+      { timestamp: at(1), type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }] } },
+      { timestamp: at(2), type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{}', call_id: 'c1' } },
+      { timestamp: at(3), type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output: 'ok' } },
+      { timestamp: at(4), type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hi' }] } },
+      { timestamp: at(5), type: 'event_msg', payload: { type: 'task_complete' } },
+    ];
+    const name = 'rollout-2026-02-03T04-05-00-0199aaaa-0000-7000-8000-000000000001';
+    writeFileSync(join(dir, '2026', '02', '03', `${name}.jsonl`), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const root = tempDir();
+    const out = json(await run(['import', 'codex', dir, '--root', root, '--json']));
+    expect(out.sessions.map((s: { session: string; nodes: number; commitsWritten: number }) => [s.session, s.nodes, s.commitsWritten])).toEqual([[name, 4, 1]]);
+    expect(gitRaw(join(root, name), 'log', '--format=%s|%b', 'main')).toContain('turn 1: hello|assistant: hi\ntools: shell');
+  });
+
   it('usage errors', async () => {
     const missing = await run(['import', 'messages']);
     expect(missing.code).toBe(2);

@@ -17,12 +17,15 @@ written is left for later), so two machines importing the same file get the same
 
 export const IMPORT_HELP: Record<string, string> = {
   import: `Usage: entity-git import claude-code [DIR] [--watch] [--json]
+       entity-git import codex [DIR] [--watch] [--json]
        entity-git import messages FILE… [--watch] [--json]
 
 Mirror transcripts that agents already write, one repository per session, without a database.
 
   claude-code   Claude Code sessions: DIR is ~/.claude/projects (the default), one project's
                 directory or one .jsonl file
+  codex         Codex CLI rollouts: DIR is ~/.codex/sessions (the default; $CODEX_HOME/sessions)
+                or one rollout .jsonl file
   messages      OpenAI-style message logs (a JSON array of {role, content, tool_calls, …}, an
                 object with "messages", or JSONL); the session id is the file name
 
@@ -35,6 +38,15 @@ Mirror the Claude Code sessions under DIR (default ~/.claude/projects; a project
 one .jsonl file also do). Session id: the file name without .jsonl; a sidechain logged inline
 is its own session <session>.agent-<uuid>. One branch per real fork (an edited prompt, a
 regenerated reply); parallel tool calls stay on their turn.
+
+${COMMON}
+
+${OPTIONS}`,
+  'import codex': `Usage: entity-git import codex [DIR] [--watch] [--json]
+
+Mirror the Codex CLI rollouts under DIR (default ~/.codex/sessions, or $CODEX_HOME/sessions;
+one rollout file also does). Session id: the file name without .jsonl. One linear path; a
+turn is committed once its task_complete event is logged.
 
 ${COMMON}
 

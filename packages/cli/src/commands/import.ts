@@ -4,7 +4,7 @@ import { DEFAULT_IDENTITY, LAYOUTS, type Layout } from '@entity-git/core';
 import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
 import { TranscriptDag, type TranscriptFormat } from '@entity-git/transcripts';
 import {
-  defaultClaudeProjectsDir, findClaudeTranscripts, importTranscripts, TranscriptFile, watchTranscripts,
+  defaultClaudeProjectsDir, defaultCodexSessionsDir, findClaudeTranscripts, findCodexRollouts, importTranscripts, TranscriptFile, watchTranscripts,
   type ImportEntry, type ImportFailure, type ImportReport,
 } from '@entity-git/transcripts/node';
 import type { ParsedArgs } from '../args.js';
@@ -108,9 +108,10 @@ async function fileSource(args: ImportArgs, cwd: string): Promise<() => Promise<
     for (const p of paths) if (!existsSync(p) && args.values.watch !== true) throw new CliError(`no file ${p}`);
     return async () => paths.filter((p) => existsSync(p)).map(keep);
   }
-  const dir = resolve(cwd, args.paths[0] ?? defaultClaudeProjectsDir());
+  const codex = args.format === 'codex';
+  const dir = resolve(cwd, args.paths[0] ?? (codex ? defaultCodexSessionsDir() : defaultClaudeProjectsDir()));
   if (!existsSync(dir)) throw new CliError(`no directory ${dir}${args.paths[0] === undefined ? ' (the default; pass DIR)' : ''}`);
-  return async () => (await findClaudeTranscripts(dir)).map(keep);
+  return async () => (await (codex ? findCodexRollouts(dir) : findClaudeTranscripts(dir))).map(keep);
 }
 
 function describe(e: ImportEntry): string {

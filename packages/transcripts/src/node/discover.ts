@@ -7,6 +7,11 @@ export function defaultClaudeProjectsDir(): string {
   return join(homedir(), '.claude', 'projects');
 }
 
+/** `~/.codex/sessions` (or `$CODEX_HOME/sessions`), where Codex CLI keeps its rollouts by date. */
+export function defaultCodexSessionsDir(): string {
+  return join(process.env.CODEX_HOME ?? join(homedir(), '.codex'), 'sessions');
+}
+
 /**
  * The Claude Code transcripts under `dir`, sorted by path: `dir` may be the projects directory
  * (`<project-key>/<session>.jsonl`, and sub-agents under `<project-key>/<session>/subagents/`),
@@ -14,6 +19,15 @@ export function defaultClaudeProjectsDir(): string {
  * cannot walk forever.
  */
 export async function findClaudeTranscripts(dir: string): Promise<string[]> {
+  return findJsonl(dir);
+}
+
+/** The Codex CLI rollouts under `dir` (`YYYY/MM/DD/rollout-….jsonl`), or one file; sorted. */
+export async function findCodexRollouts(dir: string): Promise<string[]> {
+  return findJsonl(dir);
+}
+
+async function findJsonl(dir: string): Promise<string[]> {
   const st = await stat(dir);
   if (st.isFile()) return [dir];
   const out: string[] = [];

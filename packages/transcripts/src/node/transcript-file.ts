@@ -2,6 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { assertId, EntityGitError, isEntityGitError, type JsonValue } from '@entity-git/core';
 import { parseClaudeCode } from '../claude-code.js';
+import { parseCodex } from '../codex.js';
 import { completeLines, parseRecords } from '../jsonl.js';
 import { parseMessages, readMessages } from '../messages.js';
 import type { ParsedSession } from '../parsed-session.js';
@@ -69,7 +70,9 @@ export class TranscriptFile {
     this.records.push(...records);
     this.sessions = this.format === 'claude-code'
       ? parseClaudeCode(this.records, { sessionId: this.sessionId })
-      : [parseMessages(this.records, { sessionId: this.sessionId })];
+      : this.format === 'codex'
+        ? [parseCodex(this.records, { sessionId: this.sessionId })]
+        : [parseMessages(this.records, { sessionId: this.sessionId })];
     return true;
   }
 
