@@ -1,4 +1,4 @@
-import type { DagNode, DagSource, Session } from '@entity-git/core';
+import { EntityGitError, type DagNode, type DagSource, type Session } from '@entity-git/core';
 import type { ParsedSession } from './parsed-session.js';
 
 const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -11,8 +11,16 @@ const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 export class TranscriptDag implements DagSource {
   private readonly sessions = new Map<string, ParsedSession>();
 
-  /** Adds or replaces a session. The nodes must be in seq order 1, 2, 3… (as the parsers give them). */
+  /**
+   * Adds or replaces a session. The nodes must be the session's, in seq order 1, 2, 3… (as the
+   * parsers give them); otherwise `INVALID_NODE`, and the session keeps its previous parse.
+   */
   set(parsed: ParsedSession): void {
+    parsed.nodes.forEach((n, i) => {
+      if (n.seq !== i + 1 || n.session_id !== parsed.session.id) {
+        throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(n.id)} is not seq ${i + 1} of session ${JSON.stringify(parsed.session.id)}`, { nodeId: n.id });
+      }
+    });
     this.sessions.set(parsed.session.id, parsed);
   }
 
