@@ -5,7 +5,7 @@ import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
 import { TranscriptDag, type TranscriptFormat } from '@entity-git/transcripts';
 import {
   defaultClaudeProjectsDir, defaultCodexSessionsDir, findClaudeTranscripts, findCodexRollouts, importTranscripts, TranscriptFile, watchTranscripts,
-  type ImportEntry, type ImportFailure, type ImportReport,
+  type ImportEntry, type ImportFailure, type ImportOptions, type ImportReport,
 } from '@entity-git/transcripts/node';
 import type { ParsedArgs } from '../args.js';
 import { CliError, exitCodeOf, messageOf } from '../cli-error.js';
@@ -95,11 +95,15 @@ function finish(io: CliIo, report: ImportReport, root: string, json: boolean): E
 }
 
 /** The transcripts to read, listed again each `--watch` round so new sessions join. */
-async function fileSource(args: ImportArgs, cwd: string): Promise<() => Promise<TranscriptFile[]>> {
+async function fileSource(args: ImportArgs, cwd: string): Promise<() => Promise<ImportOptions['files']>> {
   const known = new Map<string, TranscriptFile>();
   const keep = (path: string) => {
     let f = known.get(path);
-    if (!f) known.set(path, (f = new TranscriptFile(path, args.format)));
+    try {
+      if (!f) known.set(path, (f = new TranscriptFile(path, args.format)));
+    } catch (error) {
+      return { path, error };
+    }
     return f;
   };
   if (args.format === 'messages') {

@@ -1,6 +1,6 @@
 import { EntityGitError, type Mirror, type SyncResult } from '@entity-git/core';
 import type { TranscriptDag } from '../transcript-dag.js';
-import type { TranscriptFile } from './transcript-file.js';
+import { TranscriptFile } from './transcript-file.js';
 
 /** What one session's import did. */
 export interface ImportEntry {
@@ -25,7 +25,8 @@ export interface ImportReport {
 }
 
 export interface ImportOptions {
-  files: readonly TranscriptFile[];
+  /** The transcripts; a path given instead of a file failed to open as one (e.g. a name too long for a session id) and is reported. */
+  files: readonly (TranscriptFile | { path: string; error: unknown })[];
   /** A mirror over `dag` (e.g. `createNodeMirror({ dag, root })`). */
   mirror: Mirror;
   dag: TranscriptDag;
@@ -44,6 +45,10 @@ export async function importTranscripts(options: ImportOptions): Promise<ImportR
   const failures: ImportFailure[] = [];
   const owner = new Map<string, string>();
   for (const file of options.files) {
+    if (!(file instanceof TranscriptFile)) {
+      failures.push({ path: file.path, error: file.error });
+      continue;
+    }
     try {
       const grew = await file.poll();
       for (const p of file.parsed) {
@@ -78,7 +83,7 @@ export async function importTranscripts(options: ImportOptions): Promise<ImportR
 
 export interface WatchOptions extends Omit<ImportOptions, 'files'> {
   /** The files to follow; called each round, so new transcripts join. */
-  files: () => Promise<readonly TranscriptFile[]>;
+  files: () => Promise<ImportOptions['files']>;
   /** Milliseconds between two polls of the files' sizes (default 500). */
   intervalMs?: number;
   signal: AbortSignal;
