@@ -139,6 +139,17 @@ describe('Claude Code transcripts', () => {
     expect(git(repo(sessions[1]!.session.id), 'log', '-1', '--format=%B', 'main')).toContain('tools: Read');
   });
 
+  it('a file of sidechain records alone (agent-*.jsonl) is itself the session', () => {
+    const t = new ClaudeTranscript('agent-3f2a');
+    const su = t.user('look around', null, { isSidechain: true, agentId: '3f2a' });
+    t.response(su, [{ text: 'Looked.' }], { sidechain: true, stop: 'end_turn' });
+    const sessions = parse(t);
+    expect(sessions.map((s) => [s.session.id, s.nodes.map((n) => n.role[0]).join(''), s.session.metadata])).toEqual([
+      ['agent-3f2a', 'ua', { source: 'claude-code', cwd: '/home/dev/project' }],
+    ]);
+    expect(branchesOf(sessions[0]!)).toEqual([['main', 1, 1]]);
+  });
+
   it('a torn last line is left for later; a complete line that is not JSON is TRANSCRIPT_INVALID', async () => {
     const t = new ClaudeTranscript();
     const u1 = t.user('hello 😀', null);
