@@ -23,7 +23,7 @@ export interface ImportArgs {
   signal?: AbortSignal;
 }
 
-/** `entity-git import claude-code|messages`: transcripts on disk → session repositories. */
+/** `entity-git import claude-code|codex|messages`: transcripts on disk → session repositories. */
 export async function runImport(io: CliIo, args: ImportArgs): Promise<ExitCode> {
   const { values } = args;
   if (values.db !== undefined) throw new CliError('import reads transcripts, not a database: it takes no --db');
