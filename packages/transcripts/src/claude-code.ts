@@ -87,6 +87,7 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
   const responseOfNode = new Map<string, Response>();
   const toolUses = new Map<string, { node: string; name: string | null }>();
   const roleOf = new Map<string, DagNode['role']>();
+  const nodeById = new Map<string, DagNode>();
   let lastTime = 0;
   /** Node id → index of the last record that made it; indexes of the turn-end records. */
   const lastIndex = new Map<string, number>();
@@ -106,6 +107,7 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
     const node: DagNode = { ...n, session_id: sessionId, seq: nodes.length + 1 };
     nodes.push(node);
     roleOf.set(node.id, node.role);
+    nodeById.set(node.id, node);
     lastIndex.set(node.id, at);
     return node;
   };
@@ -143,6 +145,11 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
       const blocks = Array.isArray(message?.content) ? message.content : message?.content === undefined ? [] : [message.content];
       const messageId = asString(message?.id) ?? uuid;
       let response = responses.get(messageId);
+      // A record continues a response only from that response (or a result riding on it): an id
+      // met again elsewhere (synthetic error messages) is another response.
+      const from = resolve(r.parentUuid);
+      const fromNode = from === null ? undefined : nodeById.get(from);
+      if (response && from !== response.node.id && fromNode?.caller !== response.node.id) response = undefined;
       if (response) {
         (response.node.content as JsonValue[]).push(...blocks);
         response.records.push(uuid);

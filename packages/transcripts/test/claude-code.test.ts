@@ -139,6 +139,22 @@ describe('Claude Code transcripts', () => {
     expect(git(repo(sessions[1]!.session.id), 'log', '-1', '--format=%B', 'main')).toContain('tools: Read');
   });
 
+  it('a message id met again away from its response is another response', () => {
+    const t = new ClaudeTranscript();
+    const u1 = t.user('first', null);
+    const a = t.response(u1, [{ text: 'one' }], { stop: 'end_turn' });
+    const u2 = t.user('second', a.last);
+    const b = t.response(u2, [{ text: 'two' }], { stop: 'end_turn' });
+    // Both responses carry one id, as synthetic error messages may.
+    for (const r of t.records) {
+      const m = (r as { message?: { id?: string } }).message;
+      if (m?.id) m.id = 'msg_synthetic';
+    }
+    const p = only(parse(t));
+    expect(p.nodes.map((n) => [n.id, n.role])).toEqual([[u1, 'user'], [a.records[0], 'assistant'], [u2, 'user'], [b.records[0], 'assistant']]);
+    expect(branchesOf(p)).toEqual([['main', 2, 2]]);
+  });
+
   it('a file of sidechain records alone (agent-*.jsonl) is itself the session', () => {
     const t = new ClaudeTranscript('agent-3f2a');
     const su = t.user('look around', null, { isSidechain: true, agentId: '3f2a' });
