@@ -116,40 +116,45 @@ describe('entity-git import', () => {
     watcher.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     watcher.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     const exited = new Promise<number | null>((done) => watcher.on('close', (code) => done(code)));
-    // The writer appends each record in two pieces, so the watcher meets torn lines.
-    const writer = spawn(process.execPath, ['-e', `
-      const fs = require('node:fs');
-      const lines = fs.readFileSync(process.argv[1], 'utf8').split(/(?<=\\n)/);
-      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-      (async () => {
-        for (const line of lines) {
-          const cut = Math.floor(line.length / 2);
-          fs.appendFileSync(process.argv[2], line.slice(0, cut));
-          await sleep(40);
-          fs.appendFileSync(process.argv[2], line.slice(cut));
-          await sleep(40);
-        }
-      })();
-    `, source, target], { stdio: 'inherit' });
-    await new Promise((done) => writer.on('close', done));
+    let expected: Record<string, string>;
+    try {
+      // The writer appends each record in two pieces, so the watcher meets torn lines.
+      const writer = spawn(process.execPath, ['-e', `
+        const fs = require('node:fs');
+        const lines = fs.readFileSync(process.argv[1], 'utf8').split(/(?<=\\n)/);
+        const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+        (async () => {
+          for (const line of lines) {
+            const cut = Math.floor(line.length / 2);
+            fs.appendFileSync(process.argv[2], line.slice(0, cut));
+            await sleep(40);
+            fs.appendFileSync(process.argv[2], line.slice(cut));
+            await sleep(40);
+          }
+        })();
+      `, source, target], { stdio: 'inherit' });
+      await new Promise((done) => writer.on('close', done));
 
-    const reference = tempDir();
-    writeFileSync(join(reference, `${id}.jsonl`), t.text());
-    const refRoot = tempDir();
-    json(await run(['import', 'claude-code', join(reference, `${id}.jsonl`), '--root', refRoot, '--json']));
-    const expected = revParseAll(join(refRoot, id));
-    // Generous: the watcher polls every 500 ms on a shared machine.
-    for (let i = 0; i < 240; i++) {
-      let now: Record<string, string> | null = null;
-      try {
-        now = revParseAll(join(root, id));
-      } catch {
-        // No repository yet.
+      const reference = tempDir();
+      writeFileSync(join(reference, `${id}.jsonl`), t.text());
+      const refRoot = tempDir();
+      json(await run(['import', 'claude-code', join(reference, `${id}.jsonl`), '--root', refRoot, '--json']));
+      expected = revParseAll(join(refRoot, id));
+      // Generous: the watcher polls every 500 ms on a shared machine.
+      for (let i = 0; i < 240; i++) {
+        let now: Record<string, string> | null = null;
+        try {
+          now = revParseAll(join(root, id));
+        } catch {
+          // No repository yet.
+        }
+        if (now && JSON.stringify(now) === JSON.stringify(expected)) break;
+        await new Promise((r) => setTimeout(r, 250));
       }
-      if (now && JSON.stringify(now) === JSON.stringify(expected)) break;
-      await new Promise((r) => setTimeout(r, 250));
+    } finally {
+      // Whatever happened above, the watcher does not outlive the test.
+      watcher.kill('SIGTERM');
     }
-    watcher.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr).toBe('');
     expect(revParseAll(join(root, id))).toEqual(expected);
