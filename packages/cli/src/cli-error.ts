@@ -23,6 +23,7 @@ function isEntityGitError(err: unknown): err is EntityGitError {
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'INVALID_ID', 'INVALID_OPTION', 'INVALID_PROJECT', 'INVALID_WORKDIR', 'DUPLICATE_PROJECT',
   'SESSION_NOT_FOUND', 'NODE_NOT_FOUND', 'PROJECT_NOT_FOUND', 'COMMIT_NOT_FOUND', 'BRANCH_NOT_FOUND',
+  'TRANSCRIPT_INVALID',
 ]);
 
 /** The exit code for any thrown value. */

@@ -1,3 +1,4 @@
+import { IMPORT_HELP } from './commands/import-help.js';
 // Help texts: what `--help` prints at each level. Kept beside each other so the wording of the
 // options stays the same everywhere.
 
@@ -33,6 +34,8 @@ Commands:
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
   branches SESSION                    the branches of a session, HEAD marked
   projects list|create|add-session    the projects sessions belong to
+  import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
+  import messages FILE…               mirror OpenAI-style message logs
 
 Every command takes --json: stable output for scripts (see the README).
 
@@ -170,3 +173,4 @@ Options:
   --json         print the project as JSON, with its sessions
 
 ${GLOBAL}`;
+Object.assign(COMMAND_HELP, IMPORT_HELP);

@@ -20,7 +20,11 @@ interface Command {
   unless?: OptionName;
   /** Another name of the command named here: its help is that command's (`clone` is `restore`). */
   aliasOf?: string;
-  run(ctx: Context, io: CliIo, values: ParsedArgs['values'], args: string[]): Promise<ExitCode>;
+  /** Takes any number of positional arguments past `args` (`import messages FILE…`). */
+  variadic?: boolean;
+  /** A command that reads no database (`import`): runs without a context. */
+  alone?(io: CliIo, values: ParsedArgs['values'], args: string[]): Promise<ExitCode>;
+  run?(ctx: Context, io: CliIo, values: ParsedArgs['values'], args: string[]): Promise<ExitCode>;
 }
 
 // Command modules load on demand: `--help`, `--version` and usage errors then answer without
@@ -33,7 +37,15 @@ const restore: Command = {
   run: async (ctx, io, v) => (await import('./commands/remote.js')).runRestore(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
 };
 
+const importCommand = (format: 'claude-code' | 'codex' | 'messages', args: string[], required: number): Command => ({
+  name: `import ${format}`, options: ['json', 'watch'], args, required, variadic: format === 'messages',
+  alone: async (io, values, paths) => (await import('./commands/import.js')).runImport(io, { format, paths, values }),
+});
+
 const COMMANDS: Command[] = [
+  importCommand('claude-code', ['DIR'], 0),
+  importCommand('codex', ['DIR'], 0),
+  importCommand('messages', ['FILE…'], 1),
   {
     name: 'sync', options: ['session', 'json'], args: [], required: 0,
     run: async (ctx, io, v) => (await import('./commands/sync.js')).runSync(ctx, io, { session: v.session, json: v.json === true }),
@@ -82,7 +94,7 @@ const COMMANDS: Command[] = [
   },
 ];
 
-const GROUPS = new Set(['projects']);
+const GROUPS = new Set(['projects', 'import']);
 
 function requireRemote(remote: string | undefined): string {
   if (remote === undefined || remote === '') throw new CliError('--remote URL is required, e.g. --remote https://git.example.com/sessions/{session}.git');
@@ -155,15 +167,16 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   }
   const stoodIn = command.unless !== undefined && values[command.unless] !== undefined;
   if (rest.length < command.required && !stoodIn) throw new CliError(`${command.name}: missing ${command.args.slice(rest.length, command.required).join(' ')} ${hint}`);
-  if (rest.length > command.args.length) throw new CliError(`${command.name}: unexpected argument ${JSON.stringify(rest[command.args.length])} ${hint}`);
+  if (rest.length > command.args.length && !command.variadic) throw new CliError(`${command.name}: unexpected argument ${JSON.stringify(rest[command.args.length])} ${hint}`);
   for (const key of ['session', 'branch', 'project'] as const) {
     if (values[key] === '') throw new CliError(`--${key} needs a non-empty value`);
   }
 
+  if (command.alone) return command.alone(io, values, rest);
   const { openContext } = await import('./context.js');
   const ctx = await openContext({ db: values.db, root: values.root, identity: values.identity, layout: values.layout, cwd: io.cwd ?? process.cwd() });
   try {
-    return await command.run(ctx, io, values, rest);
+    return await command.run!(ctx, io, values, rest);
   } finally {
     await ctx.close().catch(() => undefined);
   }

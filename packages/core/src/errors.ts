@@ -42,6 +42,8 @@ export type ErrorCode =
   | 'WORKTREE_CHANGED'
   | 'GIT_NOT_FOUND'
   | 'INVALID_ARGUMENT'
+  /** A transcript file (Claude Code JSONL, an OpenAI-style message log) that cannot be read as one. */
+  | 'TRANSCRIPT_INVALID'
   | 'UNKNOWN_ACTION';
 
 export class EntityGitError<C extends ErrorCode = ErrorCode> extends Error {

@@ -1,0 +1,50 @@
+import { EntityGitError, type DagNode, type DagSource, type Session } from '@entity-git/core';
+import type { ParsedSession } from './parsed-session.js';
+
+const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+/**
+ * A {@link DagSource} over parsed transcripts. `set` replaces a session with its newest parse
+ * (a transcript that grew); the mirror then commits what became complete. Sessions are listed
+ * in the order they were first set; a session with no node yet is not listed.
+ */
+export class TranscriptDag implements DagSource {
+  private readonly sessions = new Map<string, ParsedSession>();
+
+  /**
+   * Adds or replaces a session. The nodes must be the session's, in seq order 1, 2, 3… (as the
+   * parsers give them); otherwise `INVALID_NODE`, and the session keeps its previous parse.
+   */
+  set(parsed: ParsedSession): void {
+    parsed.nodes.forEach((n, i) => {
+      if (n.seq !== i + 1 || n.session_id !== parsed.session.id) {
+        throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(n.id)} is not seq ${i + 1} of session ${JSON.stringify(parsed.session.id)}`, { nodeId: n.id });
+      }
+    });
+    this.sessions.set(parsed.session.id, parsed);
+  }
+
+  /** The parse last set for a session, or undefined. */
+  get(sessionId: string): ParsedSession | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  async listSessions(): Promise<string[]> {
+    return [...this.sessions.values()].filter((p) => p.nodes.length > 0).map((p) => p.session.id);
+  }
+
+  async getSession(sessionId: string): Promise<Session | null> {
+    const p = this.sessions.get(sessionId);
+    return p ? copy(p.session) : null;
+  }
+
+  async *nodesAfter(sessionId: string, afterSeq = 0): AsyncIterable<DagNode> {
+    const nodes = this.sessions.get(sessionId)?.nodes ?? [];
+    // Seqs are 1..n in order, so the node after `afterSeq` sits at index `afterSeq`.
+    for (let i = Math.max(0, Math.floor(afterSeq)); i < nodes.length; i++) yield copy(nodes[i]!);
+  }
+
+  async getHead(sessionId: string): Promise<string | null> {
+    return this.sessions.get(sessionId)?.session.head ?? null;
+  }
+}
