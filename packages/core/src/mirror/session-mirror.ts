@@ -5,8 +5,12 @@ import { assertIdentity, buildCommit, buildTree, extendTree, frame, isOid, unfra
 import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
 import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys } from '../model/commit-message.js';
+import { immutableMeta, REPO_FORMAT } from '../model/session-meta.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
+import { syncMetaRef } from './meta-ref.js';
+import { verifyFormatAndMeta } from './verify-meta.js';
+import { backUpFormat1, configuredFormat, formatFromTrees, withFormat } from './repo-format.js';
 import { PackBuilder } from '../git/pack-writer.js';
 import { countPacks } from '../git/pack-reader.js';
 import { CommitGraph, COMMIT_GRAPH_PATH, writeCommitGraph, type GraphCommit } from '../git/commit-graph.js';
@@ -295,7 +299,7 @@ const sameFile = (id: string, st: StorageStat): boolean => id === fileId(st);
 
 const CORE_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
 const layoutSection = (layout: Layout) => `[entitygit]\n\tlayout = ${layout}\n`;
-const repoConfig = (layout: Layout) => CORE_CONFIG + layoutSection(layout);
+const repoConfig = (layout: Layout) => withFormat(CORE_CONFIG + layoutSection(layout));
 
 /** The layout a config records (`[entitygit] layout = …`), or null. */
 function configuredLayout(text: string | null): Layout | null {
@@ -317,9 +321,8 @@ function configReadable(text: string | null): boolean {
   return text !== null && !text.includes('\0') && /^\s*\[core\]/m.test(text);
 }
 
-function metaOf(s: Session): JsonValue {
-  return { id: s.id, title: s.title, agent_id: s.agent_id, model: s.model, project_id: s.project_id, created_at: s.created_at, metadata: s.metadata };
-}
+// meta.json holds the immutable fields only: a commit id never depends on when the row changed.
+const metaOf = immutableMeta;
 
 class SessionMirror implements Mirror {
   private readonly dag: DagSource;
@@ -338,6 +341,8 @@ class SessionMirror implements Mirror {
   private readonly graphs = new Map<string, { id: string; graph: CommitGraph | null }>();
   /** Per repository: the plan of the last sync, valid while its state object is the one loaded. */
   private readonly plans = new Map<string, Plan>();
+  /** Repositories whose config records today's format. */
+  private readonly formats = new Map<string, true>();
   /** Per repository: the layout its config records. */
   private readonly layouts = new Map<string, Layout>();
   /** Per tip: the first-parent chain below it as far as a replay has walked it (tip first). */
@@ -425,6 +430,37 @@ class SessionMirror implements Mirror {
   }
 
   /**
+   * The repository's format (see `repo-format.ts`). A config without one is given it when the
+   * trees show format 2. A format-1 history is refused (`REPO_FORMAT_OLD`) unless `full`: then
+   * its tips are backed up and true is returned — the caller rebuilds every branch and records
+   * the format last.
+   */
+  private async checkFormat(repo: Repo, metaOid: string, full: boolean): Promise<boolean> {
+    if (!full && this.formats.has(repo.gitdir)) return false;
+    const path = joinPath(repo.gitdir, 'config');
+    const text = await this.store.readText(path);
+    const recorded = configuredFormat(text);
+    if (recorded === REPO_FORMAT) {
+      // Read once per repository while this mirror lives: a recorded format never changes.
+      remember(this.formats, repo.gitdir, true, LIVE_STATES);
+      return false;
+    }
+    if (recorded !== null && recorded > REPO_FORMAT) {
+      throw new EntityGitError('REPO_CORRUPT', `${repo.gitdir} is in format ${recorded}, written by a newer entity-git (this one writes ${REPO_FORMAT})`, { format: recorded });
+    }
+    const { format, tips } = await formatFromTrees(repo.objects, repo.refs, metaOid);
+    if (format === 2) {
+      if (text !== null) await this.store.writeAtomic(path, withFormat(text));
+      return false;
+    }
+    if (!full) {
+      throw new EntityGitError('REPO_FORMAT_OLD', `${repo.dir} was written in format 1 (meta.json held the mutable session row, so its commit ids depend on when the row changed); run a full sync (\`entity-git sync --full\`) to rebuild it: the old tips are kept under refs/entity-git/format-1/`, { format: 1 });
+    }
+    await backUpFormat1(repo.refs, tips, this.identity);
+    return true;
+  }
+
+  /**
    * The layout of an existing repository: what its config records, else what its trees show
    * (a config damaged or not carried over by a clone), else this mirror's option.
    */
@@ -479,6 +515,9 @@ class SessionMirror implements Mirror {
     const session = await this.session(sessionId);
     await this.init(repo, full);
     const layout = await this.repoLayout(repo);
+    const metaBytes = utf8(canonicalJson(metaOf(session)));
+    // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
+    const converting = await this.checkFormat(repo, repo.objects.hash('blob', metaBytes), full);
     const config = `${layout}|${this.identity.name}|${this.identity.email}`;
     if (full) this.states.forget(repo.gitdir);
     const loaded = full ? null : await this.states.load(repo.gitdir, repo.refs, config);
@@ -526,9 +565,8 @@ class SessionMirror implements Mirror {
 
     const writtenBefore = repo.objects.written;
     let packed = 0;
-    // Commits this sync made: their meta.json is this session row's.
+    // Commits this sync made.
     const created = new Set<string>();
-    const metaBytes = utf8(canonicalJson(metaOf(session)));
     let derivation: Derivation<Known>;
     let builds: Map<string, BranchBuild>;
     let commitsWritten: number;
@@ -566,7 +604,7 @@ class SessionMirror implements Mirror {
       this.markStored([extension.after], Math.min(kept, extension.keep), delta);
     } else {
       derivation = derive([...known.values()], session.head);
-      if (loaded === null) await this.seedFromRepository(repo, layout, derivation, state.memo, delta.memo);
+      if (loaded === null && !converting) await this.seedFromRepository(repo, layout, derivation, state.memo, delta.memo);
       builds = new Map(derivation.branches.map((b) => [b.name, newBuild()]));
       // A backfill writes one pack, not a file per object; the pack is whole before any ref moves.
       const turns = derivation.branches.reduce((sum, b) => sum + b.complete, 0);
@@ -619,6 +657,7 @@ class SessionMirror implements Mirror {
       await repo.refs.setHead(derivation.head, this.identity, { branch: headBefore, oid: headBefore ? await repo.refs.resolve(`refs/heads/${headBefore}`).catch(() => null) : null }, tips.get(derivation.head)?.oid ?? null);
       headMoved = true;
     }
+    const metaMoved = await syncMetaRef(repo.objects, repo.refs, session, this.identity);
     let worktreeChanged = false;
     if (this.store.workTree) {
       const headTip = derivation.head === null ? undefined : tips.get(derivation.head);
@@ -634,10 +673,12 @@ class SessionMirror implements Mirror {
       if (n && (n.pending || !n.stored)) stillUnsettled.add(id);
     }
     state.unsettled = stillUnsettled;
+    // Last: until every ref holds the new history, the repository still reads as format 1.
+    if (converting) await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), withFormat((await this.store.readText(joinPath(repo.gitdir, 'config'))) ?? repoConfig(layout)));
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
     state.head = derivation.head ?? (await repo.refs.headBranch());
     const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0;
-    const noop = repo.objects.written === writtenBefore && packed === 0 && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
+    const noop = repo.objects.written === writtenBefore && packed === 0 && branchesMoved.length === 0 && !headMoved && !worktreeChanged && !metaMoved && !converting;
     if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state, config);
     else await this.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
     if (derivation.unknownHead === undefined) remember(this.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
@@ -1176,7 +1217,7 @@ class SessionMirror implements Mirror {
 
   private async verifyLocked(sessionId: string, session: Session, repo: Repo): Promise<VerifyReport> {
     const differences: Difference[] = [];
-    const report = (): VerifyReport => ({ sessionId, ok: differences.every((d) => d.kind === 'meta-stale' || d.kind === 'extra-branch'), differences });
+    const report = (): VerifyReport => ({ sessionId, ok: differences.every((d) => d.kind === 'extra-branch'), differences });
     const known: Known[] = [];
     try {
       const seen = new Set<string>();
@@ -1235,17 +1276,7 @@ class SessionMirror implements Mirror {
     if (derivation.head !== null && head !== derivation.head && expectedNames.has(derivation.head)) {
       differences.push({ kind: 'head-differs', expected: derivation.head, actual: head, detail: `HEAD names ${head ?? 'nothing'}, the DAG head is on ${derivation.head}` });
     }
-    if (head !== null && expectedNames.has(head)) {
-      try {
-        const tip = (await repo.refs.resolve(`refs/heads/${head}`))!;
-        const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
-        const meta = root.find((e) => e.name === 'meta.json')?.oid;
-        const expected = repo.objects.hash('blob', utf8(canonicalJson(metaOf(session))));
-        if (meta !== expected) differences.push({ kind: 'meta-stale', branch: head, expected, actual: meta ?? null, detail: 'meta.json at HEAD predates the session row; the next turn carries the new one' });
-      } catch {
-        // a damaged tip is reported by verifyBranch already
-      }
-    }
+    await verifyFormatAndMeta(this.store, repo, session, this.identity, repo.objects.hash('blob', utf8(canonicalJson(metaOf(session)))), differences);
     return report();
   }
 
