@@ -7,7 +7,7 @@ import { freshDag, GOLDEN_TIPS, GOLDEN_TURN1, SHARDED_TIPS, unique } from './hel
 
 const SID = GOLDEN_SESSION.id;
 // node-fs, same DAG after `setHead('a6')` and filling the placeholder: main's third turn.
-const FILLED_MAIN = 'ebbe05758d26608f46a585afd787be2a44ffa603';
+const FILLED_MAIN = '9283c4f2c088bb5a57b8195c890b61f523eb684b';
 
 const tips = async (mirror: ReturnType<typeof createBrowserMirror>) =>
   Object.fromEntries((await mirror.branches(SID)).map((b) => [b.name, b.commit]));
