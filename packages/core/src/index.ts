@@ -44,3 +44,4 @@ export { HEAD_RECORD_REF } from './remote/transport.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
+export { memoryStorage, MEMORY_STORAGE } from './storage/memory-storage.js';

@@ -1,5 +1,6 @@
-import { MemoryDag, META_REF, type DagNode, type Session } from '@entity-git/core';
+import { MemoryDag, META_REF, reconcile, type DagNode, type Session } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
+import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
 
@@ -101,4 +102,23 @@ describe('commit ids are a pure function of the DAG when the session row changes
     // The generator made every kind of change at least once across the seeds.
     expect([...seen].sort()).toEqual(['fork', 'head', 'metadata', 'model', 'project', 'retry', 'title', 'turn', 'unproject']);
   }, 240_000);
+
+  it('verify reports commit ids that differ from a fresh backfill of the same DAG, and reconcile rewrites them', async () => {
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    const root = tempDir();
+    // The same messages, trailers and turns under other ids: written by a mirror of another config.
+    await createNodeMirror({ dag, root, identity: { name: 'someone else', email: 'else@example.com' } }).sync(GOLDEN_SESSION.id);
+    const mirror = createNodeMirror({ dag, root });
+    const reference = createNodeMirror({ dag, root: tempDir() });
+    await reference.sync(GOLDEN_SESSION.id);
+    const report = await mirror.verify(GOLDEN_SESSION.id);
+    expect(report.ok).toBe(false);
+    expect(report.differences.filter((d) => d.kind === 'ids-differ').map((d) => [d.branch, d.expected])).toEqual(
+      git(reference.repoPath(GOLDEN_SESSION.id), 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')),
+    );
+    expect((await reconcile({ dag, mirror })).entries.map((e) => e.action)).toEqual(['repaired']);
+    expect(refsOf(mirror.repoPath(GOLDEN_SESSION.id))).toBe(refsOf(reference.repoPath(GOLDEN_SESSION.id)));
+    expect(await mirror.verify(GOLDEN_SESSION.id)).toMatchObject({ ok: true, differences: [] });
+  });
 });

@@ -19,6 +19,7 @@ import { assertId, messageFileName, sessionDirName } from '../model/names.js';
 import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
 import type { Storage, StorageStat } from '../storage/storage.js';
+import { memoryStorage } from '../storage/memory-storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
 import { LIVE_STATES, remember, StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
 import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyReport } from './mirror.js';
@@ -454,7 +455,7 @@ class SessionMirror implements Mirror {
       return false;
     }
     if (!full) {
-      throw new EntityGitError('REPO_FORMAT_OLD', `${repo.dir} was written in format 1 (meta.json held the mutable session row, so its commit ids depend on when the row changed); run a full sync (\`entity-git sync --full\`) to rebuild it: the old tips are kept under refs/entity-git/format-1/`, { format: 1 });
+      throw new EntityGitError('REPO_FORMAT_OLD', `${repo.dir} was written in format 1 (meta.json held the mutable session row, so its commit ids depend on when the row changed); reconcile (\`entity-git sync\`) or a full sync rebuilds it: the old tips are kept under refs/entity-git/format-1/`, { format: 1 });
     }
     await backUpFormat1(repo.refs, tips, this.identity);
     return true;
@@ -604,7 +605,7 @@ class SessionMirror implements Mirror {
       this.markStored([extension.after], Math.min(kept, extension.keep), delta);
     } else {
       derivation = derive([...known.values()], session.head);
-      if (loaded === null && !converting) await this.seedFromRepository(repo, layout, derivation, state.memo, delta.memo);
+      if (loaded === null && !converting) await this.seedFromRepository(sessionId, repo, layout, derivation, state.memo, delta.memo, repo.objects.hash('blob', metaBytes));
       builds = new Map(derivation.branches.map((b) => [b.name, newBuild()]));
       // A backfill writes one pack, not a file per object; the pack is whole before any ref moves.
       const turns = derivation.branches.reduce((sum, b) => sum + b.complete, 0);
@@ -714,7 +715,7 @@ class SessionMirror implements Mirror {
    * match commit k to turn k by trailers and parents, and accept the matched prefix only if the
    * messages at its last commit are exactly the DAG's.
    */
-  private async seedFromRepository(repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, added: string[]): Promise<void> {
+  private async seedFromRepository(sessionId: string, repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, added: string[], metaOid: string): Promise<void> {
     for (const b of derivation.branches) {
       let tip: string | null = null;
       try {
@@ -740,12 +741,18 @@ class SessionMirror implements Mirror {
         const last = t.nodes.reduce((x, y) => (y.seq > x.seq ? y : x));
         const parentOk = matched === 0 ? c.parents.length === 0 : c.parents[0] === chain[matched - 1]!.sha;
         if (!parentOk || c.turn !== t.index || c.node !== last.id || c.seq !== last.seq) break;
+        // Kept only as this mirror would write it (message and time; identity and meta.json at the tip, below).
+        if (c.time !== turnTime(t.nodes) || c.message !== commitMessage(sessionId, t.index, t.nodes)) break;
       }
       if (matched === 0) continue;
       const expected = new Map<string, string>();
       for (const t of b.turns.slice(0, matched)) for (const n of t.nodes) expected.set(messagePath(layout, n), n.blob);
       try {
-        const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(chain[matched - 1]!.sha, 'commit')).tree, 'tree'));
+        const tipCommit = parseCommit(await repo.objects.readTyped(chain[matched - 1]!.sha, 'commit'));
+        const who = `${this.identity.name} <${this.identity.email}> ${tipCommit.time} +0000`;
+        if (tipCommit.author !== who || tipCommit.committer !== who) continue;
+        const root = parseTree(await repo.objects.readTyped(tipCommit.tree, 'tree'));
+        if (root.find((e) => e.name === 'meta.json')?.oid !== metaOid) continue;
         const messages = root.find((e) => e.name === 'messages');
         const actual = messages ? await this.messageEntries(repo, messages.oid) : [];
         if (actual.length !== expected.size || !actual.every((e) => expected.get(e.name) === e.oid)) continue;
@@ -1276,8 +1283,29 @@ class SessionMirror implements Mirror {
     if (derivation.head !== null && head !== derivation.head && expectedNames.has(derivation.head)) {
       differences.push({ kind: 'head-differs', expected: derivation.head, actual: head, detail: `HEAD names ${head ?? 'nothing'}, the DAG head is on ${derivation.head}` });
     }
+    // The ids themselves, once all else agrees: those a fresh backfill of this DAG writes.
+    if (differences.every((d) => d.kind === 'extra-branch')) await this.verifyIds(sessionId, layout, expectedNames, repo, differences);
     await verifyFormatAndMeta(this.store, repo, session, this.identity, repo.objects.hash('blob', utf8(canonicalJson(metaOf(session)))), differences);
     return report();
+  }
+
+  /**
+   * Compare each branch's tip with the commit a fresh backfill of the DAG writes, built in memory
+   * by a mirror of this one's config: a repository can hold the right messages under other ids
+   * (written by another config, or a format-1 history) and would then diverge from every other
+   * mirror of the DAG.
+   */
+  private async verifyIds(sessionId: string, layout: Layout, names: Set<string>, repo: Repo, differences: Difference[]): Promise<void> {
+    const fresh = new SessionMirror({ dag: this.dag, storage: memoryStorage(), root: '/expected', identity: this.identity, metadataKeys: this.keys, layout, batchSize: this.batchSize });
+    await fresh.sync(sessionId);
+    const expected = new Map((await fresh.branches(sessionId)).map((b) => [b.name, b.commit]));
+    for (const name of [...names].sort()) {
+      const want = expected.get(name);
+      const actual = await repo.refs.resolve(`refs/heads/${name}`).catch(() => null);
+      if (want !== undefined && actual !== want) {
+        differences.push({ kind: 'ids-differ', branch: name, expected: want, actual, detail: `branch ${name} holds the DAG's turns under other commit ids than a fresh backfill writes (${want.slice(0, 10)})` });
+      }
+    }
   }
 
   /** Compare one derived branch with the repository by trailers and message blobs. */
