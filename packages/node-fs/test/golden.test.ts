@@ -1,4 +1,4 @@
-import { canonicalJson, MemoryDag, type DagNode } from '@entity-git/core';
+import { canonicalJson, MemoryDag, META_REF, type DagNode } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity-git/test-utils';
 import { appendFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,9 @@ const GOLDEN_TIPS = {
   'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
 const GOLDEN_TURN1 = '4b1cc3d267e0d1e614cf1f5670401133cff1ac7f';
+// After the fixed scenario of row edits below: main's third turn, and the meta ref (both as in Chromium).
+const FILLED_MAIN = '9283c4f2c088bb5a57b8195c890b61f523eb684b';
+const RENAMED_META = 'a865109a8f74d2e0f84ad9b6527732b99c576abc';
 
 async function goldenRepo() {
   const dag = new MemoryDag();
@@ -222,5 +225,20 @@ describe('golden session on node-fs', () => {
     expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_TIPS.main);
     expect(await third.sync(SID)).toMatchObject({ noop: true });
     expect(git(dir, 'fsck', '--strict')).toBe('');
+  });
+
+  it('a fixed scenario of row edits between turns: the same ids as without them, and the meta ref\'s (equal in Chromium)', async () => {
+    const { dag, mirror, dir } = await goldenRepo();
+    await dag.updateSession(SID, { title: 'Renamed', metadata: { pinned: true }, model: 'another-model' });
+    await dag.setHead(SID, 'a6');
+    await dag.fillNode(SID, 'a6', 'Fixed all three.', { tokens: 7 });
+    await mirror.sync(SID);
+    expect(tipsOf(dir)).toEqual({ ...GOLDEN_TIPS, main: FILLED_MAIN });
+    expect(git(dir, 'rev-parse', META_REF).trim()).toBe(RENAMED_META);
+    expect(git(dir, 'cat-file', '-p', META_REF)).toBe(
+      `tree ${git(dir, 'rev-parse', `${META_REF}^{tree}`).trim()}\nauthor entity-git <entity-git@localhost> 1779500000 +0000\ncommitter entity-git <entity-git@localhost> 1779500000 +0000\n\nsession: Renamed\n\nSession: golden-1\n`,
+    );
+    expect(JSON.parse(git(dir, 'show', `${META_REF}:session.json`))).toEqual({ ...GOLDEN_SESSION, head: undefined, title: 'Renamed', metadata: { pinned: true }, model: 'another-model' });
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
   });
 });
