@@ -39,9 +39,9 @@ export function metaCommitId(objects: ObjectStore, session: Session, identity: I
 
 /**
  * Point {@link META_REF} at the row's commit, writing its three objects first. A no-op (false)
- * when it already does. A damaged ref is rewritten.
+ * when it already does. A damaged ref is rewritten; with `checkObjects`, a missing commit too.
  */
-export async function syncMetaRef(objects: ObjectStore, refs: RefStore, session: Session, identity: Identity): Promise<boolean> {
+export async function syncMetaRef(objects: ObjectStore, refs: RefStore, session: Session, identity: Identity, checkObjects = false): Promise<boolean> {
   const meta = buildMetaCommit(session, identity, (t, c) => objects.hash(t, c));
   const oid = objects.hash('commit', meta.commit);
   let current: string | null | undefined;
@@ -52,7 +52,8 @@ export async function syncMetaRef(objects: ObjectStore, refs: RefStore, session:
     if (!isEntityGitError(err, 'REF_CORRUPT')) throw err;
     current = undefined;
   }
-  if (current === oid && (await objects.has(oid))) return false;
+  // A turn trusts the ref; a repair (`checkObjects`) also checks the commit is there.
+  if (current === oid && (!checkObjects || (await objects.has(oid)))) return false;
   await objects.write('blob', meta.blob);
   await objects.write('tree', meta.tree);
   await objects.write('commit', meta.commit);

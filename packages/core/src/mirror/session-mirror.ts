@@ -658,7 +658,7 @@ class SessionMirror implements Mirror {
       await repo.refs.setHead(derivation.head, this.identity, { branch: headBefore, oid: headBefore ? await repo.refs.resolve(`refs/heads/${headBefore}`).catch(() => null) : null }, tips.get(derivation.head)?.oid ?? null);
       headMoved = true;
     }
-    const metaMoved = await syncMetaRef(repo.objects, repo.refs, session, this.identity);
+    const metaMoved = await syncMetaRef(repo.objects, repo.refs, session, this.identity, full);
     let worktreeChanged = false;
     if (this.store.workTree) {
       const headTip = derivation.head === null ? undefined : tips.get(derivation.head);
