@@ -710,10 +710,11 @@ class SessionMirror implements Mirror {
 
   /**
    * Without a cache, find the commits already in the repository that match the DAG, so they are
-   * kept rather than recomputed (a commit's meta.json may predate the session row): walk each
-   * branch from its ref (or, when the ref is damaged, from the last value its reflog records),
-   * match commit k to turn k by trailers and parents, and accept the matched prefix only if the
-   * messages at its last commit are exactly the DAG's.
+   * kept rather than recomputed (nothing is written for them again): walk each branch from its
+   * ref (or, when the ref is damaged, from the last value its reflog records), match commit k to
+   * turn k by trailers, parents, message and time, and accept the matched prefix only if its last
+   * commit has this mirror's identity and meta.json and its messages are exactly the DAG's — so a
+   * kept commit is the one this mirror would write, and ids stay a pure function of the DAG.
    */
   private async seedFromRepository(sessionId: string, repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, added: string[], metaOid: string): Promise<void> {
     for (const b of derivation.branches) {
