@@ -253,13 +253,15 @@ describe('the actions', () => {
     const detail = await client.call('project_detail', { project_id: b.id });
     expect(detail.session_details.map((s) => [s.id, s.project_id, s.turns])).toEqual([[NOTES_SESSION, b.id, 2]]);
     expect((await client.call('project_detail', { project_id: a.id })).sessions_count).toBe(0);
-    // The server synced after the write. Commits already made keep the meta.json they were made
-    // with (core never rewrites history), so the repository reports it stale until the next turn.
+    // The server synced after the write. meta.json holds the immutable fields only, so no commit
+    // changed; the project is on the meta ref, which the sync moved.
     expect((await store.dag.getSession(NOTES_SESSION))!.project_id).toBe(b.id);
-    const meta = JSON.parse(readFileSync(join(server.mirror.repoPath(NOTES_SESSION), 'meta.json'), 'utf8')) as { project_id: string | null };
-    expect(meta.project_id).toBe(null);
+    const meta = JSON.parse(readFileSync(join(server.mirror.repoPath(NOTES_SESSION), 'meta.json'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(meta)).toEqual(['created_at', 'id']);
+    const row = JSON.parse(execFileSync('git', ['show', 'refs/entity-git/meta:session.json'], { cwd: server.mirror.repoPath(NOTES_SESSION), encoding: 'utf8' })) as { project_id: string | null };
+    expect(row.project_id).toBe(b.id);
     const report = await server.mirror.verify(NOTES_SESSION);
-    expect([report.ok, report.differences.map((d) => d.kind)]).toEqual([true, ['meta-stale']]);
+    expect([report.ok, report.differences.map((d) => d.kind)]).toEqual([true, []]);
 
     const log = await client.call('project_log', { project_id: b.id });
     expect(log).toMatchObject({ project_id: b.id, workdir: existing, repo: true });

@@ -1,5 +1,5 @@
 import { createBrowserMirror, importRows, importSession } from '@entity-git/browser-fs';
-import { MemoryDag, type DagNode } from '@entity-git/core';
+import { MemoryDag, META_REF, type DagNode } from '@entity-git/core';
 import { GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity-git/test-utils';
 import git from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,9 @@ import { freshDag, GOLDEN_TIPS, GOLDEN_TURN1, SHARDED_TIPS, unique } from './hel
 
 const SID = GOLDEN_SESSION.id;
 // node-fs, same DAG after `setHead('a6')` and filling the placeholder: main's third turn.
-const FILLED_MAIN = 'ebbe05758d26608f46a585afd787be2a44ffa603';
+const FILLED_MAIN = '9283c4f2c088bb5a57b8195c890b61f523eb684b';
+// node-fs, the same DAG with the row edited (golden.test.ts): the meta ref.
+const RENAMED_META = 'a865109a8f74d2e0f84ad9b6527732b99c576abc';
 
 const tips = async (mirror: ReturnType<typeof createBrowserMirror>) =>
   Object.fromEntries((await mirror.branches(SID)).map((b) => [b.name, b.commit]));
@@ -24,6 +26,22 @@ describe('golden session in Chromium', () => {
     expect((await mirror.branches(SID)).find((b) => b.head)!.name).toBe('fork-u4');
     expect(await mirror.verify(SID)).toEqual({ sessionId: SID, ok: true, differences: [] });
     expect(await mirror.sync(SID)).toMatchObject({ noop: true, commitsWritten: 0, branchesMoved: [] });
+    await mirror.storage.close();
+  });
+
+  it('a fixed scenario of row edits between turns gives node-fs\'s ids, and its meta ref', async () => {
+    const dag = await freshDag();
+    await writeGolden(dag);
+    const mirror = createBrowserMirror({ dag, fsName: unique('fs') });
+    await mirror.sync(SID);
+    await dag.updateSession(SID, { title: 'Renamed', metadata: { pinned: true }, model: 'another-model' });
+    await dag.setHead(SID, 'a6');
+    await dag.fillNode(SID, 'a6', 'Fixed all three.', { tokens: 7 });
+    await mirror.sync(SID);
+    expect(await tips(mirror)).toEqual({ ...GOLDEN_TIPS, main: FILLED_MAIN });
+    const fs = mirror.storage.lightningFs;
+    expect(await git.resolveRef({ fs, dir: mirror.repoPath(SID), ref: META_REF })).toBe(RENAMED_META);
+    expect(await mirror.verify(SID)).toEqual({ sessionId: SID, ok: true, differences: [] });
     await mirror.storage.close();
   });
 

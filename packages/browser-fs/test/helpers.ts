@@ -24,16 +24,16 @@ export function dropDatabase(name: string): void {
 
 // Fixed by the golden DAG, the default identity and the flat layout: the ids node-fs asserts.
 export const GOLDEN_TIPS = {
-  main: '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a',
-  'retry-a4r': 'de0817b81e932a4d392ac0896ba36429b1074a58',
-  'fork-u2e': 'b2dca18d5f402c26feb464e0d55f787e1d02a336',
-  'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
+  main: '2d6739e6531c79338d437bcd12e6a1911db229f3',
+  'retry-a4r': 'd080c326d39a5951408d85b37d2ad5734ef66218',
+  'fork-u2e': '91b1853f7d112a2d1c527c327cbb1fe5c82401c6',
+  'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
-export const GOLDEN_TURN1 = '3d74359a58dd9fea39d137f57a923afed4ccf7bd';
+export const GOLDEN_TURN1 = '4b1cc3d267e0d1e614cf1f5670401133cff1ac7f';
 /** The same DAG in the sharded layout (node-fs asserts the same literals). */
 export const SHARDED_TIPS = {
-  main: 'b697b93f88e81f3a8938432835ab01bfbbe93119',
-  'retry-a4r': '36c1c60d1a84fb2ba1a31107269d9a6a8ffc7385',
-  'fork-u2e': '9f2e2706dca9f203bc78703644bc05d3bce8807a',
-  'fork-u4': '530fd08ebe15c09fcbcf0b0fff332dd4f2b6eb61',
+  main: 'd40c1628d1614b314609b730db3c86d7c91a5afe',
+  'retry-a4r': '1351fc5cfda3c78894e4fe7b9f24bf039e679c3c',
+  'fork-u2e': '713197294cf6b78b2aacc4b901d27a5161f053de',
+  'fork-u4': '84641703ebed612c69c87ff666a0e9dc41a3cc03',
 };

@@ -52,8 +52,9 @@ export const COMMAND_HELP: Record<string, string> = {
 
 Reconcile every session of the database (or one) with its repository: a session without a
 repository is backfilled whole; one that differs (damaged ref, missing objects, missing commits)
-is repaired, keeping every commit that still matches the DAG. Idempotent; safe while the
-application mirrors live.
+is repaired, keeping every commit that still matches the DAG; one written in format 1 (before
+commit ids were a pure function of the DAG) is rebuilt, its old tips kept under
+refs/entity-git/format-1/. Idempotent; safe while the application mirrors live.
 
 On a terminal a progress bar is redrawn in place; otherwise one line per session:
   12/40 SESSION unchanged|backfilled|repaired (kinds)|failed (CODE: message)
@@ -68,7 +69,7 @@ ${GLOBAL}`,
 
 Compare every session's repository (or one) with its DAG by node ids and trailers. Writes
 nothing. Prints each session and what differs; exit 0 when all are equal, 1 on any difference.
-(meta-stale and extra-branch are reported but do not fail verification.)
+(extra-branch is reported but does not fail verification.)
 
 Options:
   --session ID   only this session

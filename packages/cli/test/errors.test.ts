@@ -22,7 +22,7 @@ describe('bad input: one line on stderr, exit 2', () => {
     const results = await Promise.all([
       eg('log', 'nope'), eg('show', 'nope'), eg('branches', 'nope', '--json'), eg('verify', '--session', 'nope'), eg('sync', '--session', 'nope', '--json'),
       eg('show', SID, 'zz'), eg('show', SID, 'abc'), eg('show', SID, 'abcd'), eg('show', SID, 'f'.repeat(40)), eg('show', SID, '3'), eg('show', SID, '0'),
-      eg('show', SID, '12345'), eg('show', SID, '899927', '--json'), eg('show', SID, '3d74', '--branch', 'main', '--json'),
+      eg('show', SID, '12345'), eg('show', SID, '17a4c6', '--json'), eg('show', SID, '4b1c', '--branch', 'main', '--json'),
       eg('log', SID, '--branch', 'nope'), eg('show', SID, '1', '--branch', 'nope'), eg('log', PLAIN_ID),
     ]);
     expect(results).toEqual([
@@ -34,9 +34,9 @@ describe('bad input: one line on stderr, exit 2', () => {
       usage(`branch fork-u4 of session "${SID}" has turns 1..2, not 3`),
       usage(`branch fork-u4 of session "${SID}" has turns 1..2, not 0`),
       usage(`branch fork-u4 of session "${SID}" has turns 1..2, and no commit starts with 12345`),
-      // fork-u4's tip is 899927d1…: a number that is no turn of the branch is tried as a prefix
-      { code: 0, stdout: expect.stringContaining('"commit": "899927d124c8ca17e4c1d49a2105c3a1685bfdb0",\n  "turn": 2,'), stderr: '' },
-      { code: 0, stdout: expect.stringMatching(/^\{\n {2}"sessionId": "golden-1",\n {2}"branch": "main",\n {2}"commit": "3d74359a58dd9fea39d137f57a923afed4ccf7bd",\n {2}"turn": 1,/), stderr: '' },
+      // fork-u4's tip is 17a4c695…: what is no turn number is tried as a prefix (a number too: 12345 above)
+      { code: 0, stdout: expect.stringContaining('"commit": "17a4c695c75333ca3ac7710e31cd26d953bab6d6",\n  "turn": 2,'), stderr: '' },
+      { code: 0, stdout: expect.stringMatching(/^\{\n {2}"sessionId": "golden-1",\n {2}"branch": "main",\n {2}"commit": "4b1cc3d267e0d1e614cf1f5670401133cff1ac7f",\n {2}"turn": 1,/), stderr: '' },
       usage(`session "${SID}" has no branch "nope" (branches: main, fork-u2e, fork-u4, retry-a4r)`),
       usage(`session "${SID}" has no branch "nope" (branches: main, fork-u2e, fork-u4, retry-a4r)`),
       usage(`session "${PLAIN_ID}" has no repository under ${root} yet (run: entity-git sync --session ${PLAIN_ID})`),

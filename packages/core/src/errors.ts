@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'COMMIT_NOT_FOUND'
   | 'BRANCH_NOT_FOUND'
   | 'REPO_CORRUPT'
+  /** The session's repository was written in an older format; `sync({ full: true })` rebuilds it. */
+  | 'REPO_FORMAT_OLD'
   | 'STORAGE_ERROR'
   | 'QUOTA_EXCEEDED'
   | 'DB_ERROR'

@@ -41,3 +41,7 @@ export { fetchSession, restoreSessions, type FetchOptions, type FetchResult, typ
 export { createPushScheduler, type PushScheduler, type PushSchedulerOptions, type PushSchedulerEvents, type PushSchedulerEventName, type PushSessionStatus } from './remote/push-scheduler.js';
 export { buildHeadRecord, parseHeadRecord } from './remote/head-record.js';
 export { HEAD_RECORD_REF } from './remote/transport.js';
+export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
+export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
+export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
+export { memoryStorage, MEMORY_STORAGE } from './storage/memory-storage.js';

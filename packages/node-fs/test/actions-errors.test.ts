@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { git, patched, tempDir } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
-const TURN1 = '3d74359a58dd9fea39d137f57a923afed4ccf7bd';
-const FORK_U4 = '899927d124c8ca17e4c1d49a2105c3a1685bfdb0';
+const TURN1 = '4b1cc3d267e0d1e614cf1f5670401133cff1ac7f';
+const FORK_U4 = '17a4c695c75333ca3ac7710e31cd26d953bab6d6';
 
 async function golden() {
   const dag = new MemoryDag({ now: () => 1779600000 });

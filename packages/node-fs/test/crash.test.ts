@@ -9,10 +9,10 @@ import { git, growingSession, tempDir } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
 const GOLDEN_TIPS = {
-  main: '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a',
-  'retry-a4r': 'de0817b81e932a4d392ac0896ba36429b1074a58',
-  'fork-u2e': 'b2dca18d5f402c26feb464e0d55f787e1d02a336',
-  'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
+  main: '2d6739e6531c79338d437bcd12e6a1911db229f3',
+  'retry-a4r': 'd080c326d39a5951408d85b37d2ad5734ef66218',
+  'fork-u2e': '91b1853f7d112a2d1c527c327cbb1fe5c82401c6',
+  'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
 const tipsOf = (dir: string) =>
   Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').filter(Boolean).map((l) => l.split(' ')));
@@ -172,7 +172,7 @@ describe('planted damage', () => {
     const fresh = Object.fromEntries(['r1', 'r2', 'r3', 'r4', 'ok'].map((s) => [s, tipsOf(join(root, s))]));
     const okFiles = readdirSync(join(root, 'ok', '.git', 'objects'));
     writeFileSync(join(root, 'r1', '.git/refs/heads/main'), '');
-    writeFileSync(join(root, 'r2', '.git/refs/heads/fork-u4'), '899927d124c8ca17e4c1');
+    writeFileSync(join(root, 'r2', '.git/refs/heads/fork-u4'), '17a4c695c75333ca3ac7');
     writeFileSync(join(root, 'r3', '.git/HEAD'), 'ref: refs/\u0000\u0000heads/main\n');
     writeFileSync(join(root, 'r4', '.git/config'), '[core]\n\u0000\u0000\u0000\n');
     const after = createNodeMirror({ dag, root });

@@ -11,7 +11,7 @@ const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
 const child = join(import.meta.dirname, 'default-root-child.ts');
 const SID = GOLDEN_SESSION.id;
 // The golden session's HEAD branch tip (see golden.test.ts): the same ids wherever the repo lives.
-const GOLDEN_HEAD_TIP = '899927d124c8ca17e4c1d49a2105c3a1685bfdb0';
+const GOLDEN_HEAD_TIP = '17a4c695c75333ca3ac7710e31cd26d953bab6d6';
 
 async function mirrorIn(home: string, ...args: string[]): Promise<{ repoPath: string; head: string; commitsWritten: number }> {
   const { stdout } = await run(tsx, ['--conditions=source', child, ...args], {

@@ -12,7 +12,7 @@ import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from './hel
 
 const A = GOLDEN_SESSION.id;
 const B = 'other-session';
-const GOLDEN_MAIN = '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a';
+const GOLDEN_MAIN = '2d6739e6531c79338d437bcd12e6a1911db229f3';
 afterAll(unmountAll);
 // Mounting needs root: skipped where it is not allowed, except in CI (root), where it must work.
 const mountable = canMount();

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
-const GOLDEN_MAIN = '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a';
+const GOLDEN_MAIN = '2d6739e6531c79338d437bcd12e6a1911db229f3';
 afterAll(unmountAll);
 const mountable = canMount();
 

@@ -1,4 +1,4 @@
-import { canonicalJson, MemoryDag, type DagNode } from '@entity-git/core';
+import { canonicalJson, MemoryDag, META_REF, type DagNode } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity-git/test-utils';
 import { appendFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -7,14 +7,18 @@ import { describe, expect, it } from 'vitest';
 import { git, gitBytes, tempDir } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
-// Fixed by the golden DAG, the default identity and the flat layout; equal in the browser.
+// Fixed by the golden DAG, the default identity and the flat layout; equal in the browser. They
+// changed once, in issue 19, when meta.json lost the session's mutable fields.
 const GOLDEN_TIPS = {
-  main: '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a',
-  'retry-a4r': 'de0817b81e932a4d392ac0896ba36429b1074a58',
-  'fork-u2e': 'b2dca18d5f402c26feb464e0d55f787e1d02a336',
-  'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
+  main: '2d6739e6531c79338d437bcd12e6a1911db229f3',
+  'retry-a4r': 'd080c326d39a5951408d85b37d2ad5734ef66218',
+  'fork-u2e': '91b1853f7d112a2d1c527c327cbb1fe5c82401c6',
+  'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
-const GOLDEN_TURN1 = '3d74359a58dd9fea39d137f57a923afed4ccf7bd';
+const GOLDEN_TURN1 = '4b1cc3d267e0d1e614cf1f5670401133cff1ac7f';
+// After the fixed scenario of row edits below: main's third turn, and the meta ref (both as in Chromium).
+const FILLED_MAIN = '9283c4f2c088bb5a57b8195c890b61f523eb684b';
+const RENAMED_META = 'a865109a8f74d2e0f84ad9b6527732b99c576abc';
 
 async function goldenRepo() {
   const dag = new MemoryDag();
@@ -78,9 +82,8 @@ describe('golden session on node-fs', () => {
       expect(bytes).toBe(canonicalJson(nodes.get(id)));
       expect(gitBytes(dir, 'cat-file', '-p', `HEAD:messages/${name}`).toString('utf8')).toBe(bytes);
     }
-    expect(JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'))).toEqual({
-      id: 'golden-1', title: 'Golden session', agent_id: 'agent-1', model: 'claude-sonnet-4.7', project_id: null, created_at: 1779500000, metadata: { lang: 'zh' },
-    });
+    // The immutable fields only: the title, model, project and metadata are on the meta ref.
+    expect(readFileSync(join(dir, 'meta.json'), 'utf8')).toBe('{\n  "created_at": 1779500000,\n  "id": "golden-1"\n}\n');
     // The tree of main holds main's files, not the fork's.
     expect(git(dir, 'ls-tree', '--name-only', 'main', 'messages/').trim().split('\n').map((p) => p.slice(9))).toEqual([
       '000001-s-s1.json', '000002-u-u1.json', '000003-a-a1.json', '000004-t-t1.json', '000005-t-t2.json', '000006-a-a2.json',
@@ -222,5 +225,20 @@ describe('golden session on node-fs', () => {
     expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_TIPS.main);
     expect(await third.sync(SID)).toMatchObject({ noop: true });
     expect(git(dir, 'fsck', '--strict')).toBe('');
+  });
+
+  it('a fixed scenario of row edits between turns: the same ids as without them, and the meta ref\'s (equal in Chromium)', async () => {
+    const { dag, mirror, dir } = await goldenRepo();
+    await dag.updateSession(SID, { title: 'Renamed', metadata: { pinned: true }, model: 'another-model' });
+    await dag.setHead(SID, 'a6');
+    await dag.fillNode(SID, 'a6', 'Fixed all three.', { tokens: 7 });
+    await mirror.sync(SID);
+    expect(tipsOf(dir)).toEqual({ ...GOLDEN_TIPS, main: FILLED_MAIN });
+    expect(git(dir, 'rev-parse', META_REF).trim()).toBe(RENAMED_META);
+    expect(git(dir, 'cat-file', '-p', META_REF)).toBe(
+      `tree ${git(dir, 'rev-parse', `${META_REF}^{tree}`).trim()}\nauthor entity-git <entity-git@localhost> 1779500000 +0000\ncommitter entity-git <entity-git@localhost> 1779500000 +0000\n\nsession: Renamed\n\nSession: golden-1\n`,
+    );
+    expect(JSON.parse(git(dir, 'show', `${META_REF}:session.json`))).toEqual({ ...GOLDEN_SESSION, head: undefined, title: 'Renamed', metadata: { pinned: true }, model: 'another-model' });
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
   });
 });

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
-const GOLDEN_MAIN = '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a';
+const GOLDEN_MAIN = '2d6739e6531c79338d437bcd12e6a1911db229f3';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A synced golden session whose head placeholder (a6) is then filled: the next sync moves main by one commit. */

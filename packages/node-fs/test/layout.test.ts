@@ -9,10 +9,10 @@ import { git, tempDir } from './helpers.js';
 const SID = GOLDEN_SESSION.id;
 // Fixed by the golden DAG, the default identity and the sharded layout; equal in the browser.
 const SHARDED_TIPS = {
-  main: 'b697b93f88e81f3a8938432835ab01bfbbe93119',
-  'retry-a4r': '36c1c60d1a84fb2ba1a31107269d9a6a8ffc7385',
-  'fork-u2e': '9f2e2706dca9f203bc78703644bc05d3bce8807a',
-  'fork-u4': '530fd08ebe15c09fcbcf0b0fff332dd4f2b6eb61',
+  main: 'd40c1628d1614b314609b730db3c86d7c91a5afe',
+  'retry-a4r': '1351fc5cfda3c78894e4fe7b9f24bf039e679c3c',
+  'fork-u2e': '713197294cf6b78b2aacc4b901d27a5161f053de',
+  'fork-u4': '84641703ebed612c69c87ff666a0e9dc41a3cc03',
 };
 
 const tipsOf = (dir: string) =>

@@ -191,7 +191,10 @@ describe('packing session repositories', () => {
       const idx = readdirSync(packsDir).filter((f) => f.endsWith('.idx'));
       expect(idx).toHaveLength(1);
       expect(spawnSync('git', ['verify-pack', join(packsDir, idx[0]!)], { cwd: dir }).status).toBe(0);
-      expect(await countLooseObjects(new Store(nodeStorage()), gitdir)).toBe(0);
+      // Loose: only the meta ref's commit, tree and session.json, written after the pack.
+      expect(await countLooseObjects(new Store(nodeStorage()), gitdir)).toBe(3);
+      const meta = git(dir, 'rev-parse', 'refs/entity-git/meta', 'refs/entity-git/meta^{tree}', 'refs/entity-git/meta:session.json').trim().split('\n');
+      for (const oid of meta) expect(existsSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)))).toBe(true);
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect(Number(/in-pack: (\d+)/.exec(git(dir, 'count-objects', '-v'))![1])).toBeGreaterThan(40 * 4);

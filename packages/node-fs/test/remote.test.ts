@@ -1,5 +1,5 @@
 import {
-  createMirrorService, createPushScheduler, defineRemote, fetchSession, HEAD_RECORD_REF, isEntityGitError, MemoryDag, pushSession, restoreSessions,
+  createMirrorService, createPushScheduler, defineRemote, fetchSession, HEAD_RECORD_REF, isEntityGitError, MemoryDag, META_REF, pushSession, restoreSessions,
   type EntityGitError, type PushSchedulerEvents, type RemoteOptions,
 } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
@@ -16,10 +16,10 @@ import { git, tempDir } from './helpers.js';
 
 const SID = GOLDEN_SESSION.id;
 const GOLDEN_TIPS = {
-  main: '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a',
-  'retry-a4r': 'de0817b81e932a4d392ac0896ba36429b1074a58',
-  'fork-u2e': 'b2dca18d5f402c26feb464e0d55f787e1d02a336',
-  'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
+  main: '2d6739e6531c79338d437bcd12e6a1911db229f3',
+  'retry-a4r': 'd080c326d39a5951408d85b37d2ad5734ef66218',
+  'fork-u2e': '91b1853f7d112a2d1c527c327cbb1fe5c82401c6',
+  'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
 const TOKEN = 's3cret-token';
 const run = promisify(execFile);
@@ -78,19 +78,22 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     const { root, dir } = await goldenMachine();
     server.createRepo(`sessions/${SID}.git`);
     const result = await pushSession({ remote: remoteOf(), storage, root, sessionId: SID });
-    expect(result.pushed.map((p) => p.ref).sort()).toEqual([...Object.keys(GOLDEN_TIPS).map((b) => `refs/heads/${b}`), HEAD_RECORD_REF].sort());
+    expect(result.pushed.map((p) => p.ref).sort()).toEqual([...Object.keys(GOLDEN_TIPS).map((b) => `refs/heads/${b}`), HEAD_RECORD_REF, META_REF].sort());
     expect(result.pushed.every((p) => p.from === null)).toBe(true);
     expect(result.head).toBe('fork-u4');
     const refs = await lsRemote(SID);
     expect(headsOf(refs)).toEqual(GOLDEN_TIPS);
-    expect(Object.keys(refs).sort()).toEqual([...Object.keys(GOLDEN_TIPS).map((b) => `refs/heads/${b}`), HEAD_RECORD_REF, `${HEAD_RECORD_REF}^{}`].sort());
-    expect(refs[`${HEAD_RECORD_REF}^{}`]).toBe('3d74359a58dd9fea39d137f57a923afed4ccf7bd'); // turn 1, shared by every branch
+    expect(Object.keys(refs).sort()).toEqual([...Object.keys(GOLDEN_TIPS).map((b) => `refs/heads/${b}`), HEAD_RECORD_REF, `${HEAD_RECORD_REF}^{}`, META_REF].sort());
+    expect(refs[`${HEAD_RECORD_REF}^{}`]).toBe('4b1cc3d267e0d1e614cf1f5670401133cff1ac7f'); // turn 1, shared by every branch
     const bare = join(server.root, 'sessions', `${SID}.git`);
     // The HEAD record: a tag on the branch's first commit, naming the branch.
     expect(git(bare, 'cat-file', '-t', HEAD_RECORD_REF).trim()).toBe('tag');
     expect(git(bare, 'cat-file', '-p', HEAD_RECORD_REF)).toBe(
-      'object 3d74359a58dd9fea39d137f57a923afed4ccf7bd\ntype commit\ntag entity-git/HEAD\ntagger entity-git <entity-git@localhost> 1779500009 +0000\n\nref: refs/heads/fork-u4\n',
+      'object 4b1cc3d267e0d1e614cf1f5670401133cff1ac7f\ntype commit\ntag entity-git/HEAD\ntagger entity-git <entity-git@localhost> 1779500009 +0000\n\nref: refs/heads/fork-u4\n',
     );
+    // The session row travels with the repository: plain git reads it on the host.
+    expect(JSON.parse(git(bare, 'show', `${META_REF}:session.json`))).toEqual({ ...GOLDEN_SESSION, head: undefined });
+    expect(refs[META_REF]).toBe(git(dir, 'rev-parse', META_REF).trim());
     expect(git(bare, 'fsck', '--strict', '--no-dangling')).toBe('');
     // Locally: the remote is configured, remote-tracking refs match, nothing else moved.
     expect(git(dir, 'config', 'remote.origin.url').trim()).toBe(`${server.origin}/sessions/${SID}.git`);
@@ -99,15 +102,16 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/remotes').trim().split('\n').sort()).toEqual([
       ...Object.entries(GOLDEN_TIPS).map(([b, o]) => `refs/remotes/origin/${b} ${o}`),
       `refs/remotes/origin/${HEAD_RECORD_REF} ${refs[HEAD_RECORD_REF]}`,
+      `refs/remotes/origin/${META_REF} ${refs[META_REF]}`,
     ].sort());
-    expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/entity-git').trim()).toBe(''); // the record is not a local ref
+    expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/entity-git').trim()).toBe(META_REF); // the HEAD record is not a local ref
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
 
     const before = server.requests;
     const again = await pushSession({ remote: remoteOf(), storage, root, sessionId: SID });
     expect(again.pushed).toEqual([]);
-    expect(again.upToDate).toHaveLength(5);
+    expect(again.upToDate).toHaveLength(6);
     expect(server.requests - before).toBeLessThanOrEqual(2); // one ref discovery (+ one 401 for onAuth)
   });
 
@@ -124,7 +128,7 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(synced.branchesMoved.sort()).toEqual(['fork-u4', 'main']);
     const result = await pushSession({ remote: remoteOf(), storage, root, sessionId: sid });
     expect(result.pushed.map((p) => p.ref).sort()).toEqual(['refs/heads/fork-u4', 'refs/heads/main']);
-    expect(result.upToDate.sort()).toEqual([HEAD_RECORD_REF, 'refs/heads/fork-u2e', 'refs/heads/retry-a4r']);
+    expect(result.upToDate.sort()).toEqual([HEAD_RECORD_REF, META_REF, 'refs/heads/fork-u2e', 'refs/heads/retry-a4r']);
     const now = await lsRemote(sid);
     expect(headsOf(now)).toEqual(localTips(dir));
     const bare = join(server.root, 'sessions', `${sid}.git`);
@@ -277,7 +281,7 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(isEntityGitError(err, 'REMOTE_REJECTED')).toBe(true);
     const result = (err as EntityGitError).data.result as { rejected: Array<{ ref: string }>; upToDate: string[] };
     expect(result.rejected.map((r) => r.ref)).toEqual(['refs/heads/fork-u4']);
-    expect(result.upToDate.sort()).toEqual([HEAD_RECORD_REF, 'refs/heads/fork-u2e', 'refs/heads/main', 'refs/heads/retry-a4r']);
+    expect(result.upToDate.sort()).toEqual([HEAD_RECORD_REF, META_REF, 'refs/heads/fork-u2e', 'refs/heads/main', 'refs/heads/retry-a4r']);
     expect((await lsRemote(sid))['refs/heads/fork-u4']).toBe(git(a.dir, 'rev-parse', 'fork-u4').trim());
 
     const bTip = git(b.dir, 'rev-parse', 'fork-u4').trim();
@@ -293,36 +297,43 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(git(b.dir, 'status', '--porcelain')).toBe('');
   });
 
-  it('one shared DAG, two mirrors: a title change between their syncs diverges a commit; fetch with force, then sync, and both agree', async () => {
+  it('one shared DAG, two roots: one live with row edits between turns, one backfilled at the end: identical refs, and the second push is a no-op', async () => {
     const sid = 'shared-1';
     const dag = new MemoryDag();
     await writeGolden(dag, { sessionId: sid });
-    const a = createNodeMirror({ dag, root: tempDir() });
-    const b = createNodeMirror({ dag, root: tempDir() });
+    const live = createNodeMirror({ dag, root: tempDir() });
     server.createRepo(`sessions/${sid}.git`);
-    await a.sync(sid);
-    await b.sync(sid);
-    const leaf = await addTurn(dag, sid, 1, 'a7');
-    await dag.setHead(sid, leaf);
-    await a.sync(sid);
-    await dag.updateSession(sid, { title: 'Renamed' });
-    await b.sync(sid); // the same turn, committed with the new meta.json: another commit id
-    const tipA = git(a.repoPath(sid), 'rev-parse', 'fork-u4').trim();
-    const tipB = git(b.repoPath(sid), 'rev-parse', 'fork-u4').trim();
-    expect(tipA).not.toBe(tipB);
-    await pushSession({ remote: remoteOf(), storage, root: join(a.repoPath(sid), '..'), sessionId: sid });
-    const err = await failure(pushSession({ remote: remoteOf(), storage, root: join(b.repoPath(sid), '..'), sessionId: sid }));
-    expect(err.code).toBe('REMOTE_REJECTED');
+    await live.sync(sid);
+    // The application renames the session, joins a project, edits the metadata and switches model
+    // between turns, with syncs in between.
+    let prev = 'a7';
+    for (let t = 1; t <= 3; t++) {
+      prev = await addTurn(dag, sid, t, prev);
+      await dag.setHead(sid, prev);
+      await dag.updateSession(sid, t === 1 ? { title: 'Renamed' } : t === 2 ? { project_id: null, metadata: { tags: ['x'] } } : { model: 'another-model' });
+      await live.sync(sid);
+    }
+    await dag.updateSession(sid, { title: 'Renamed again' });
+    await live.sync(sid);
+    const backfilled = createNodeMirror({ dag, root: tempDir() });
+    await backfilled.sync(sid);
+    const refsOf = (dir: string) => git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/entity-git');
+    expect(refsOf(backfilled.repoPath(sid))).toBe(refsOf(live.repoPath(sid)));
+    expect(JSON.parse(git(live.repoPath(sid), 'show', `${META_REF}:session.json`))).toMatchObject({ title: 'Renamed again', model: 'another-model', metadata: { tags: ['x'] } });
+    // The live root's reflog keeps each version of the row it saw.
+    expect(git(live.repoPath(sid), 'reflog', 'show', '--format=%gs', META_REF).trim().split('\n')).toHaveLength(5);
 
-    // Recovery: take the host's version; the mirror keeps its commits (they match the DAG by trailers).
-    const fetched = await fetchSession({ remote: remoteOf(), storage, root: join(b.repoPath(sid), '..'), sessionId: sid, force: true });
-    expect(fetched.forced).toEqual(['fork-u4']);
-    expect(await b.sync(sid)).toMatchObject({ commitsWritten: 0, branchesMoved: [] });
-    expect(git(b.repoPath(sid), 'rev-parse', 'fork-u4').trim()).toBe(tipA);
-    expect((await b.verify(sid)).ok).toBe(true);
-    const again = await pushSession({ remote: remoteOf(), storage, root: join(b.repoPath(sid), '..'), sessionId: sid });
-    expect(again.pushed).toEqual([]);
-    expect(git(b.repoPath(sid), 'status', '--porcelain')).toBe('');
+    const first = await pushSession({ remote: remoteOf(), storage, root: join(live.repoPath(sid), '..'), sessionId: sid });
+    expect(first.pushed.map((p) => p.ref)).toContain(META_REF);
+    const second = await pushSession({ remote: remoteOf(), storage, root: join(backfilled.repoPath(sid), '..'), sessionId: sid });
+    expect(second.pushed).toEqual([]);
+    expect(second.rejected).toEqual([]);
+    expect((await live.verify(sid)).differences).toEqual([]);
+    expect((await backfilled.verify(sid)).differences).toEqual([]);
+    for (const m of [live, backfilled]) {
+      expect(git(m.repoPath(sid), 'status', '--porcelain')).toBe('');
+      expect(git(m.repoPath(sid), 'fsck', '--strict', '--no-dangling')).toBe('');
+    }
   });
 
   it('escapes a hostile session id into the URL and the directory alike', async () => {
@@ -432,7 +443,7 @@ describe('the push scheduler', () => {
     await scheduler.drain();
     expect(events.slice(0, 3)).toEqual(['retrying:REMOTE_ERROR:1', 'retrying:REMOTE_ERROR:2', 'retrying:REMOTE_ERROR:3']);
     expect(events.every((e) => e.startsWith('retrying:REMOTE_ERROR'))).toBe(true);
-    expect(done.result.pushed).toHaveLength(5);
+    expect(done.result.pushed).toHaveLength(6); // four branches, the HEAD record, the meta ref
     expect(scheduler.status()).toEqual([]);
     await (back as GitHttpServer | null)?.close();
   });

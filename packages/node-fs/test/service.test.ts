@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
 
 const GOLDEN_TIPS = {
-  main: '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a',
-  'retry-a4r': 'de0817b81e932a4d392ac0896ba36429b1074a58',
-  'fork-u2e': 'b2dca18d5f402c26feb464e0d55f787e1d02a336',
-  'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
+  main: '2d6739e6531c79338d437bcd12e6a1911db229f3',
+  'retry-a4r': 'd080c326d39a5951408d85b37d2ad5734ef66218',
+  'fork-u2e': '91b1853f7d112a2d1c527c327cbb1fe5c82401c6',
+  'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
 const tipsOf = (dir: string) =>
   Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')));
@@ -179,7 +179,7 @@ describe('reconcile', () => {
 
     rmSync(mirror.repoPath('golden-1'), { recursive: true });
     truncateSync(join(mirror.repoPath('g2'), '.git/refs/heads/main'), 0);
-    writeFileSync(join(mirror.repoPath('g3'), '.git/refs/heads/retry-a4r'), 'de0817b81e932a4d392a');
+    writeFileSync(join(mirror.repoPath('g3'), '.git/refs/heads/retry-a4r'), 'd080c326d39a5951408d');
     const g4 = mirror.repoPath('g4');
     const tip = git(g4, 'rev-parse', 'fork-u4').trim();
     const tree = git(g4, 'rev-parse', 'fork-u4^{tree}').trim();
@@ -200,24 +200,25 @@ describe('reconcile', () => {
     expect(again.entries.every((e) => e.action === 'unchanged')).toBe(true);
   });
 
-  it('keeps commits whose meta.json predates the session row when the cache is lost', async () => {
+  it('keeps every commit id when the row changes and the cache is lost; the meta ref shows the row', async () => {
     const dag = new MemoryDag();
     await writeGolden(dag);
     const mirror = createNodeMirror({ dag, root: tempDir() });
     await mirror.sync(GOLDEN_SESSION.id);
     const dir = mirror.repoPath(GOLDEN_SESSION.id);
     await dag.updateSession(GOLDEN_SESSION.id, { title: 'Renamed later' });
+    expect((await mirror.verify(GOLDEN_SESSION.id)).differences.map((d) => d.kind)).toEqual(['meta-differs']);
     unlinkSync(join(dir, '.git/entity-git/state.json'));
-    await mirror.sync(GOLDEN_SESSION.id);
+    const report = await reconcile({ dag, mirror });
+    expect(report.entries.map((e) => e.action)).toEqual(['repaired']);
     expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
-    const report = await mirror.verify(GOLDEN_SESSION.id);
-    expect(report.ok).toBe(true);
-    expect(report.differences.map((d) => d.kind)).toEqual(['meta-stale']);
+    expect((await mirror.verify(GOLDEN_SESSION.id)).differences).toEqual([]);
+    expect(JSON.parse(git(dir, 'show', 'refs/entity-git/meta:session.json')).title).toBe('Renamed later');
     await dag.setHead(GOLDEN_SESSION.id, 'a6');
     await dag.fillNode(GOLDEN_SESSION.id, 'a6', 'Fixed.', null);
     await mirror.sync(GOLDEN_SESSION.id);
     expect(git(dir, 'rev-parse', 'main~1').trim()).toBe(GOLDEN_TIPS.main);
-    expect(JSON.parse(git(dir, 'show', 'main:meta.json')).title).toBe('Renamed later');
+    expect(git(dir, 'show', 'main:meta.json')).toBe('{\n  "created_at": 1779500000,\n  "id": "golden-1"\n}\n');
     expect((await mirror.verify(GOLDEN_SESSION.id)).differences).toEqual([]);
   });
 

@@ -7,10 +7,10 @@ import { git, tempDir } from './helpers.js';
 const SID = GOLDEN_SESSION.id;
 // Fixed by the golden DAG (golden.test.ts). Every branch has 2 turns; HEAD is fork-u4.
 const GOLDEN_TIPS: Record<string, string> = {
-  main: '9a7f4a180ae6d1b1e2260d527ed1c75b2947f99a',
-  'retry-a4r': 'de0817b81e932a4d392ac0896ba36429b1074a58',
-  'fork-u2e': 'b2dca18d5f402c26feb464e0d55f787e1d02a336',
-  'fork-u4': '899927d124c8ca17e4c1d49a2105c3a1685bfdb0',
+  main: '2d6739e6531c79338d437bcd12e6a1911db229f3',
+  'retry-a4r': 'd080c326d39a5951408d85b37d2ad5734ef66218',
+  'fork-u2e': '91b1853f7d112a2d1c527c327cbb1fe5c82401c6',
+  'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
 // The last node of each branch's turn 2.
 const TURN2_NODE: Record<string, string> = { main: 'a4', 'retry-a4r': 'a4r', 'fork-u2e': 'a5', 'fork-u4': 'a7' };

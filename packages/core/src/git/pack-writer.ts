@@ -5,6 +5,7 @@ import { writeCommitGraph, type GraphCommit } from './commit-graph.js';
 import { isOid, ObjectStore, parseCommit, parseTree, type ObjectType } from './objects.js';
 import { idxOids } from './pack-reader.js';
 import { RefStore } from './refs.js';
+import { META_REF } from '../model/session-meta.js';
 
 /** What packing a repository did. */
 export interface PackReport {
@@ -130,7 +131,7 @@ async function packsToMerge(store: Store, gitdir: string): Promise<{ base: strin
 }
 
 /**
- * Pack the loose objects reachable from a repository's branches and HEAD into one new pack
+ * Pack the loose objects reachable from a repository's branches, HEAD and meta ref into one new pack
  * (`objects/pack/pack-<id>.pack` and its version-2 `.idx`), with the objects of the small packs
  * {@link packsToMerge} picks (a mirror's turn packs); then remove the loose files the pack holds
  * and the merged packs. Trees are stored as deltas against the same path's tree one turn earlier.
@@ -162,6 +163,9 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
     const oid = await refs.resolve(`refs/heads/${name}`).catch(() => null);
     if (oid) tips.add(oid);
   }
+  // The meta ref's commit too: the session row's objects are as reachable as a branch's.
+  const meta = await refs.resolve(META_REF).catch(() => null);
+  if (meta) tips.add(meta);
   // Commits oldest first, so a tree's base (its path one turn earlier) is in the pack before it.
   const commits: { oid: string; parent: string | null }[] = [];
   const seen = new Set<string>();

@@ -82,7 +82,12 @@ export type DifferenceKind =
   | 'missing-object'
   | 'corrupt'
   | 'worktree-differs'
-  | 'meta-stale';
+  /** The meta ref (`refs/entity-git/meta`) does not show the session row as it is now. */
+  | 'meta-differs'
+  /** The repository is in format 1 (meta.json held the mutable row): a full sync rebuilds it. */
+  | 'format-old'
+  /** A branch's commit ids differ from those a fresh backfill of the same DAG writes. */
+  | 'ids-differ';
 
 export interface Difference {
   kind: DifferenceKind;
@@ -94,7 +99,7 @@ export interface Difference {
 
 export interface VerifyReport {
   sessionId: string;
-  /** True when the repository equals the DAG (`meta-stale` and `extra-branch` alone keep it true). */
+  /** True when the repository equals the DAG (`extra-branch` alone keeps it true). */
   ok: boolean;
   differences: Difference[];
 }
@@ -107,7 +112,7 @@ export interface Mirror {
   /**
    * Make the session's repository equal to the DAG: commit every complete turn not yet mirrored,
    * one commit per turn; create and move branches (forks become branches); point HEAD at the
-   * branch of the DAG head; keep meta.json current; on storages with a working tree, check the
+   * branch of the DAG head; point the meta ref (`refs/entity-git/meta`) at the session row; on storages with a working tree, check the
    * HEAD branch out so `git status` is clean. Incremental (reads only nodes after the last
    * mirrored seq, and from the first still-pending node) and idempotent (a second sync writes
    * nothing). Serialized per session across callers, processes and tabs.

@@ -5,8 +5,12 @@ import { assertIdentity, buildCommit, buildTree, extendTree, frame, isOid, unfra
 import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
 import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys } from '../model/commit-message.js';
+import { immutableMeta, REPO_FORMAT } from '../model/session-meta.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
+import { syncMetaRef } from './meta-ref.js';
+import { verifyFormatAndMeta } from './verify-meta.js';
+import { backUpFormat1, configuredFormat, formatFromTrees, withFormat } from './repo-format.js';
 import { PackBuilder } from '../git/pack-writer.js';
 import { countPacks } from '../git/pack-reader.js';
 import { CommitGraph, COMMIT_GRAPH_PATH, writeCommitGraph, type GraphCommit } from '../git/commit-graph.js';
@@ -15,6 +19,7 @@ import { assertId, messageFileName, sessionDirName } from '../model/names.js';
 import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
 import type { Storage, StorageStat } from '../storage/storage.js';
+import { memoryStorage } from '../storage/memory-storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
 import { LIVE_STATES, remember, StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
 import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyReport } from './mirror.js';
@@ -295,7 +300,7 @@ const sameFile = (id: string, st: StorageStat): boolean => id === fileId(st);
 
 const CORE_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
 const layoutSection = (layout: Layout) => `[entitygit]\n\tlayout = ${layout}\n`;
-const repoConfig = (layout: Layout) => CORE_CONFIG + layoutSection(layout);
+const repoConfig = (layout: Layout) => withFormat(CORE_CONFIG + layoutSection(layout));
 
 /** The layout a config records (`[entitygit] layout = …`), or null. */
 function configuredLayout(text: string | null): Layout | null {
@@ -317,9 +322,8 @@ function configReadable(text: string | null): boolean {
   return text !== null && !text.includes('\0') && /^\s*\[core\]/m.test(text);
 }
 
-function metaOf(s: Session): JsonValue {
-  return { id: s.id, title: s.title, agent_id: s.agent_id, model: s.model, project_id: s.project_id, created_at: s.created_at, metadata: s.metadata };
-}
+// meta.json holds the immutable fields only: a commit id never depends on when the row changed.
+const metaOf = immutableMeta;
 
 class SessionMirror implements Mirror {
   private readonly dag: DagSource;
@@ -338,6 +342,8 @@ class SessionMirror implements Mirror {
   private readonly graphs = new Map<string, { id: string; graph: CommitGraph | null }>();
   /** Per repository: the plan of the last sync, valid while its state object is the one loaded. */
   private readonly plans = new Map<string, Plan>();
+  /** Repositories whose config records today's format. */
+  private readonly formats = new Map<string, true>();
   /** Per repository: the layout its config records. */
   private readonly layouts = new Map<string, Layout>();
   /** Per tip: the first-parent chain below it as far as a replay has walked it (tip first). */
@@ -425,6 +431,37 @@ class SessionMirror implements Mirror {
   }
 
   /**
+   * The repository's format (see `repo-format.ts`). A config without one is given it when the
+   * trees show format 2. A format-1 history is refused (`REPO_FORMAT_OLD`) unless `full`: then
+   * its tips are backed up and true is returned — the caller rebuilds every branch and records
+   * the format last.
+   */
+  private async checkFormat(repo: Repo, metaOid: string, full: boolean): Promise<boolean> {
+    if (!full && this.formats.has(repo.gitdir)) return false;
+    const path = joinPath(repo.gitdir, 'config');
+    const text = await this.store.readText(path);
+    const recorded = configuredFormat(text);
+    if (recorded === REPO_FORMAT) {
+      // Read once per repository while this mirror lives: a recorded format never changes.
+      remember(this.formats, repo.gitdir, true, LIVE_STATES);
+      return false;
+    }
+    if (recorded !== null && recorded > REPO_FORMAT) {
+      throw new EntityGitError('REPO_CORRUPT', `${repo.gitdir} is in format ${recorded}, written by a newer entity-git (this one writes ${REPO_FORMAT})`, { format: recorded });
+    }
+    const { format, tips } = await formatFromTrees(repo.objects, repo.refs, metaOid);
+    if (format === 2) {
+      if (text !== null) await this.store.writeAtomic(path, withFormat(text));
+      return false;
+    }
+    if (!full) {
+      throw new EntityGitError('REPO_FORMAT_OLD', `${repo.dir} was written in format 1 (meta.json held the mutable session row, so its commit ids depend on when the row changed); reconcile (\`entity-git sync\`) or a full sync rebuilds it: the old tips are kept under refs/entity-git/format-1/`, { format: 1 });
+    }
+    await backUpFormat1(repo.refs, tips, this.identity);
+    return true;
+  }
+
+  /**
    * The layout of an existing repository: what its config records, else what its trees show
    * (a config damaged or not carried over by a clone), else this mirror's option.
    */
@@ -479,6 +516,9 @@ class SessionMirror implements Mirror {
     const session = await this.session(sessionId);
     await this.init(repo, full);
     const layout = await this.repoLayout(repo);
+    const metaBytes = utf8(canonicalJson(metaOf(session)));
+    // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
+    const converting = await this.checkFormat(repo, repo.objects.hash('blob', metaBytes), full);
     const config = `${layout}|${this.identity.name}|${this.identity.email}`;
     if (full) this.states.forget(repo.gitdir);
     const loaded = full ? null : await this.states.load(repo.gitdir, repo.refs, config);
@@ -526,9 +566,8 @@ class SessionMirror implements Mirror {
 
     const writtenBefore = repo.objects.written;
     let packed = 0;
-    // Commits this sync made: their meta.json is this session row's.
+    // Commits this sync made.
     const created = new Set<string>();
-    const metaBytes = utf8(canonicalJson(metaOf(session)));
     let derivation: Derivation<Known>;
     let builds: Map<string, BranchBuild>;
     let commitsWritten: number;
@@ -566,7 +605,7 @@ class SessionMirror implements Mirror {
       this.markStored([extension.after], Math.min(kept, extension.keep), delta);
     } else {
       derivation = derive([...known.values()], session.head);
-      if (loaded === null) await this.seedFromRepository(repo, layout, derivation, state.memo, delta.memo);
+      if (loaded === null && !converting) await this.seedFromRepository(sessionId, repo, layout, derivation, state.memo, delta.memo, repo.objects.hash('blob', metaBytes));
       builds = new Map(derivation.branches.map((b) => [b.name, newBuild()]));
       // A backfill writes one pack, not a file per object; the pack is whole before any ref moves.
       const turns = derivation.branches.reduce((sum, b) => sum + b.complete, 0);
@@ -619,6 +658,7 @@ class SessionMirror implements Mirror {
       await repo.refs.setHead(derivation.head, this.identity, { branch: headBefore, oid: headBefore ? await repo.refs.resolve(`refs/heads/${headBefore}`).catch(() => null) : null }, tips.get(derivation.head)?.oid ?? null);
       headMoved = true;
     }
+    const metaMoved = await syncMetaRef(repo.objects, repo.refs, session, this.identity, full);
     let worktreeChanged = false;
     if (this.store.workTree) {
       const headTip = derivation.head === null ? undefined : tips.get(derivation.head);
@@ -634,10 +674,12 @@ class SessionMirror implements Mirror {
       if (n && (n.pending || !n.stored)) stillUnsettled.add(id);
     }
     state.unsettled = stillUnsettled;
+    // Last: until every ref holds the new history, the repository still reads as format 1.
+    if (converting) await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), withFormat((await this.store.readText(joinPath(repo.gitdir, 'config'))) ?? repoConfig(layout)));
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
     state.head = derivation.head ?? (await repo.refs.headBranch());
     const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0;
-    const noop = repo.objects.written === writtenBefore && packed === 0 && branchesMoved.length === 0 && !headMoved && !worktreeChanged;
+    const noop = repo.objects.written === writtenBefore && packed === 0 && branchesMoved.length === 0 && !headMoved && !worktreeChanged && !metaMoved && !converting;
     if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state, config);
     else await this.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
     if (derivation.unknownHead === undefined) remember(this.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
@@ -668,12 +710,13 @@ class SessionMirror implements Mirror {
 
   /**
    * Without a cache, find the commits already in the repository that match the DAG, so they are
-   * kept rather than recomputed (a commit's meta.json may predate the session row): walk each
-   * branch from its ref (or, when the ref is damaged, from the last value its reflog records),
-   * match commit k to turn k by trailers and parents, and accept the matched prefix only if the
-   * messages at its last commit are exactly the DAG's.
+   * kept rather than recomputed (nothing is written for them again): walk each branch from its
+   * ref (or, when the ref is damaged, from the last value its reflog records), match commit k to
+   * turn k by trailers, parents, message and time, and accept the matched prefix only if its last
+   * commit has this mirror's identity and meta.json and its messages are exactly the DAG's — so a
+   * kept commit is the one this mirror would write, and ids stay a pure function of the DAG.
    */
-  private async seedFromRepository(repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, added: string[]): Promise<void> {
+  private async seedFromRepository(sessionId: string, repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, added: string[], metaOid: string): Promise<void> {
     for (const b of derivation.branches) {
       let tip: string | null = null;
       try {
@@ -699,12 +742,18 @@ class SessionMirror implements Mirror {
         const last = t.nodes.reduce((x, y) => (y.seq > x.seq ? y : x));
         const parentOk = matched === 0 ? c.parents.length === 0 : c.parents[0] === chain[matched - 1]!.sha;
         if (!parentOk || c.turn !== t.index || c.node !== last.id || c.seq !== last.seq) break;
+        // Kept only as this mirror would write it (message and time; identity and meta.json at the tip, below).
+        if (c.time !== turnTime(t.nodes) || c.message !== commitMessage(sessionId, t.index, t.nodes)) break;
       }
       if (matched === 0) continue;
       const expected = new Map<string, string>();
       for (const t of b.turns.slice(0, matched)) for (const n of t.nodes) expected.set(messagePath(layout, n), n.blob);
       try {
-        const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(chain[matched - 1]!.sha, 'commit')).tree, 'tree'));
+        const tipCommit = parseCommit(await repo.objects.readTyped(chain[matched - 1]!.sha, 'commit'));
+        const who = `${this.identity.name} <${this.identity.email}> ${tipCommit.time} +0000`;
+        if (tipCommit.author !== who || tipCommit.committer !== who) continue;
+        const root = parseTree(await repo.objects.readTyped(tipCommit.tree, 'tree'));
+        if (root.find((e) => e.name === 'meta.json')?.oid !== metaOid) continue;
         const messages = root.find((e) => e.name === 'messages');
         const actual = messages ? await this.messageEntries(repo, messages.oid) : [];
         if (actual.length !== expected.size || !actual.every((e) => expected.get(e.name) === e.oid)) continue;
@@ -1176,7 +1225,7 @@ class SessionMirror implements Mirror {
 
   private async verifyLocked(sessionId: string, session: Session, repo: Repo): Promise<VerifyReport> {
     const differences: Difference[] = [];
-    const report = (): VerifyReport => ({ sessionId, ok: differences.every((d) => d.kind === 'meta-stale' || d.kind === 'extra-branch'), differences });
+    const report = (): VerifyReport => ({ sessionId, ok: differences.every((d) => d.kind === 'extra-branch'), differences });
     const known: Known[] = [];
     try {
       const seen = new Set<string>();
@@ -1235,18 +1284,29 @@ class SessionMirror implements Mirror {
     if (derivation.head !== null && head !== derivation.head && expectedNames.has(derivation.head)) {
       differences.push({ kind: 'head-differs', expected: derivation.head, actual: head, detail: `HEAD names ${head ?? 'nothing'}, the DAG head is on ${derivation.head}` });
     }
-    if (head !== null && expectedNames.has(head)) {
-      try {
-        const tip = (await repo.refs.resolve(`refs/heads/${head}`))!;
-        const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
-        const meta = root.find((e) => e.name === 'meta.json')?.oid;
-        const expected = repo.objects.hash('blob', utf8(canonicalJson(metaOf(session))));
-        if (meta !== expected) differences.push({ kind: 'meta-stale', branch: head, expected, actual: meta ?? null, detail: 'meta.json at HEAD predates the session row; the next turn carries the new one' });
-      } catch {
-        // a damaged tip is reported by verifyBranch already
+    // The ids themselves, once all else agrees: those a fresh backfill of this DAG writes.
+    if (differences.every((d) => d.kind === 'extra-branch')) await this.verifyIds(sessionId, layout, expectedNames, repo, differences);
+    await verifyFormatAndMeta(this.store, repo, session, this.identity, repo.objects.hash('blob', utf8(canonicalJson(metaOf(session)))), differences);
+    return report();
+  }
+
+  /**
+   * Compare each branch's tip with the commit a fresh backfill of the DAG writes, built in memory
+   * by a mirror of this one's config: a repository can hold the right messages under other ids
+   * (written by another config, or a format-1 history) and would then diverge from every other
+   * mirror of the DAG.
+   */
+  private async verifyIds(sessionId: string, layout: Layout, names: Set<string>, repo: Repo, differences: Difference[]): Promise<void> {
+    const fresh = new SessionMirror({ dag: this.dag, storage: memoryStorage(), root: '/expected', identity: this.identity, metadataKeys: this.keys, layout, batchSize: this.batchSize });
+    await fresh.sync(sessionId);
+    const expected = new Map((await fresh.branches(sessionId)).map((b) => [b.name, b.commit]));
+    for (const name of [...names].sort()) {
+      const want = expected.get(name);
+      const actual = await repo.refs.resolve(`refs/heads/${name}`).catch(() => null);
+      if (want !== undefined && actual !== want) {
+        differences.push({ kind: 'ids-differ', branch: name, expected: want, actual, detail: `branch ${name} holds the DAG's turns under other commit ids than a fresh backfill writes (${want.slice(0, 10)})` });
       }
     }
-    return report();
   }
 
   /** Compare one derived branch with the repository by trailers and message blobs. */

@@ -6,6 +6,7 @@ import { checkoutHead } from './checkout.js';
 import { isAncestor, readHeadRecord } from './head-record.js';
 import { localBranches, type RemoteTarget } from './push.js';
 import { defineRemote } from './remote.js';
+import { META_REF } from '../model/session-meta.js';
 import { Connection, ensureRemoteConfig, HEAD_RECORD_REF, initRepo, remoteError, remoteLockKey, repoExists, repoOf, storeFor, syncLockKey, transportFs } from './transport.js';
 
 export interface FetchOptions extends RemoteTarget {
@@ -143,6 +144,20 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
         throw new EntityGitError('REMOTE_ERROR', `fetch of session ${JSON.stringify(sessionId)} (${conn.safeUrl}): ${ref} ${oid} did not arrive`, { sessionId, url: conn.safeUrl, ref, oid, retryable: true });
       }
     }
+    // The host's meta ref is taken where this repository has none (a restore), or with force;
+    // else the local one stays: the next sync writes it from the session row either way.
+    // isomorphic-git fetches one ref beside the branches, so it comes in a fetch of its own.
+    const theirMeta = advertised.get(META_REF);
+    const ourMeta = await repo.refs.resolve(META_REF).catch(() => undefined);
+    let takeMeta = theirMeta !== undefined && ourMeta !== theirMeta && (ourMeta === null || options.force === true);
+    if (takeMeta && !(await repo.objects.has(theirMeta!))) {
+      try {
+        await isoFetch({ ...conn.args(), fs: transportFs(store, repo), gitdir: repo.gitdir, remote: remote.name, ref: META_REF, remoteRef: META_REF, singleBranch: true, tags: false, prune: false });
+      } catch (err) {
+        throw remoteError(err, 'fetch', url, sessionId);
+      }
+      takeMeta = await repo.objects.has(theirMeta!);
+    }
     const record = tips.get(HEAD_RECORD_REF);
     result.remoteHead = record === undefined ? null : await readHeadRecord(repo.objects, record);
 
@@ -171,6 +186,7 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
           result.diverged.push(name);
         }
       }
+      if (takeMeta) await repo.refs.update(META_REF, theirMeta!, { old: ourMeta, reflog: { who: identity, message: `fetch: session row from ${conn.safeUrl}` } });
       const remoteNames = new Set(heads.map((r) => r.slice(11)));
       result.localOnly = [...local.keys()].filter((n) => !remoteNames.has(n));
 

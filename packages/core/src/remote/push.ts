@@ -1,6 +1,7 @@
 import { getRemoteInfo2, push as isoPush } from 'isomorphic-git';
 import { EntityGitError } from '../errors.js';
 import type { Storage } from '../storage/storage.js';
+import { META_REF } from '../model/session-meta.js';
 import { buildHeadRecord, readHeadRecord, rootCommit } from './head-record.js';
 import { defineRemote, type Remote, type RemoteOptions } from './remote.js';
 import { Connection, ensureRemoteConfig, HEAD_RECORD_REF, remoteError, remoteLockKey, repoExists, repoOf, storeFor, transportFs, type Repo } from './transport.js';
@@ -37,7 +38,7 @@ export interface PushResult {
   sessionId: string;
   /** The repository's URL, without credentials. */
   url: string;
-  /** Refs the host created or moved (branches, then the HEAD record). */
+  /** Refs the host created or moved (branches, then the HEAD record and the meta ref). */
   pushed: RefUpdate[];
   /** Refs the host already had at the local value. */
   upToDate: string[];
@@ -61,7 +62,7 @@ export async function localBranches(repo: Repo): Promise<Map<string, string>> {
 
 /**
  * Push a session's repository: every branch (`refs/heads/*`), then the HEAD record
- * (`refs/entity-git/HEAD`, see {@link buildHeadRecord}). Only refs whose value on the host differs
+ * (`refs/entity-git/HEAD`, see {@link buildHeadRecord}) and the meta ref (`refs/entity-git/meta`). Only refs whose value on the host differs
  * are sent, each as a fast-forward unless `force`. Local refs are read, never written; the only
  * local writes are the HEAD record object and isomorphic-git's remote-tracking refs
  * (`refs/remotes/<name>/*`), so a push never waits for, or holds up, the mirror's sync.
@@ -128,6 +129,10 @@ export async function pushSession(options: PushOptions): Promise<PushResult> {
     } else if (advertised.has(HEAD_RECORD_REF)) {
       result.head = await readHeadRecord(repo.objects, advertised.get(HEAD_RECORD_REF)!);
     }
+    // The meta ref is a pure function of the session row, this library's own ref: the local value
+    // wins, as for the HEAD record (the DAG is the source of truth; the next sync writes it).
+    const meta = await repo.refs.resolve(META_REF).catch(() => null);
+    if (meta !== null) await send(meta, META_REF, true);
     if (result.rejected.length > 0) {
       throw new EntityGitError(
         'REMOTE_REJECTED',

@@ -119,7 +119,7 @@ export interface MirrorService {
 /** Errors that another attempt cannot fix: the DAG or the input is wrong, not the storage. */
 const PERMANENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'INVALID_ID', 'INVALID_NODE', 'INVALID_SESSION', 'NON_JSON_VALUE', 'DAG_DUPLICATE_ID', 'DAG_DUPLICATE_SEQ',
-  'DAG_MISSING_PREDECESSOR', 'DAG_CYCLE', 'SESSION_NOT_FOUND', 'INVALID_OPTION',
+  'DAG_MISSING_PREDECESSOR', 'DAG_CYCLE', 'SESSION_NOT_FOUND', 'INVALID_OPTION', 'REPO_FORMAT_OLD',
 ]);
 
 /** A session node as `notify` saw it: the turn a report is about. */

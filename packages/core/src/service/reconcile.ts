@@ -50,11 +50,13 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         entry = { sessionId, action: 'unchanged', differences: before.differences };
       } else {
         const missing = before.differences.some((d) => d.kind === 'missing-repo');
+        // A row that changed since the last sync needs only a sync, not a repair.
+        const light = missing || before.differences.every((d) => d.kind === 'meta-differs' || d.kind === 'extra-branch');
         // While a dispatcher writes, the DAG may gain a turn between the repair and the check:
         // try again a few times before calling the session failed.
         let after = before;
         for (let attempt = 0; attempt < 3 && !after.ok; attempt++) {
-          await options.mirror.sync(sessionId, { full: attempt > 0 || !missing });
+          await options.mirror.sync(sessionId, { full: attempt > 0 || !light });
           after = await options.mirror.verify(sessionId);
         }
         entry = after.ok

@@ -1,0 +1,64 @@
+import { isEntityGitError } from '../errors.js';
+import { buildCommit, buildTree, type Identity, type ObjectStore } from '../git/objects.js';
+import type { RefStore } from '../git/refs.js';
+import { canonicalJsonBytes } from '../model/canonical-json.js';
+import { encodeId } from '../model/names.js';
+import { META_REF, sessionRecord } from '../model/session-meta.js';
+import { foldLine } from '../model/text.js';
+import type { Session } from '../model/types.js';
+
+/** The objects of the meta ref's commit for a session row: a pure function of the row and the identity. */
+export interface MetaCommit {
+  blob: Uint8Array;
+  tree: Uint8Array;
+  commit: Uint8Array;
+}
+
+/**
+ * The meta ref's commit: a tree holding `session.json` (the row as canonical JSON, without
+ * `head`), no parent, author and committer the mirror's identity at the session's `created_at`
+ * (whole seconds, never before 1970). No parent, so that the commit depends on the row as it is
+ * now and not on which earlier versions of it a mirror happened to see: two mirrors of one DAG
+ * hold the same meta ref, and a push from the second is a no-op. Earlier values stay in the ref's
+ * reflog on the machine that saw them.
+ */
+export function buildMetaCommit(session: Session, identity: Identity, hash: (type: 'blob' | 'tree', content: Uint8Array) => string): MetaCommit {
+  const blob = canonicalJsonBytes(sessionRecord(session));
+  const tree = buildTree([{ mode: '100644', name: 'session.json', oid: hash('blob', blob) }]);
+  const time = Math.max(0, Math.floor(session.created_at));
+  const title = session.title === null ? '' : foldLine(session.title, 60);
+  const message = `session: ${title === '' ? '(untitled)' : title}\n\nSession: ${encodeId(session.id)}\n`;
+  const commit = buildCommit({ tree: hash('tree', tree), parents: [], author: { ...identity, time }, committer: { ...identity, time }, message });
+  return { blob, tree, commit };
+}
+
+/** The commit id the meta ref of this row has. */
+export function metaCommitId(objects: ObjectStore, session: Session, identity: Identity): string {
+  return objects.hash('commit', buildMetaCommit(session, identity, (t, c) => objects.hash(t, c)).commit);
+}
+
+/**
+ * Point {@link META_REF} at the row's commit, writing its three objects first. A no-op (false)
+ * when it already does. A damaged ref is rewritten; with `checkObjects`, a missing commit too.
+ */
+export async function syncMetaRef(objects: ObjectStore, refs: RefStore, session: Session, identity: Identity, checkObjects = false): Promise<boolean> {
+  const meta = buildMetaCommit(session, identity, (t, c) => objects.hash(t, c));
+  const oid = objects.hash('commit', meta.commit);
+  let current: string | null | undefined;
+  try {
+    const raw = await refs.readRaw(META_REF);
+    current = raw !== null && 'oid' in raw ? raw.oid : null;
+  } catch (err) {
+    if (!isEntityGitError(err, 'REF_CORRUPT')) throw err;
+    current = undefined;
+  }
+  // A turn trusts the ref; a repair (`checkObjects`) also checks the commit is there.
+  if (current === oid && (!checkObjects || (await objects.has(oid)))) return false;
+  await objects.write('blob', meta.blob);
+  await objects.write('tree', meta.tree);
+  await objects.write('commit', meta.commit);
+  if (current !== oid) await refs.update(META_REF, oid, { old: current, reflog: { who: identity, message: current === null ? 'entity-git: session row' : 'entity-git: session row changed' } });
+  return true;
+}
+
+export { META_REF };

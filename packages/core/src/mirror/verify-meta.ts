@@ -1,0 +1,38 @@
+import { isEntityGitError } from '../errors.js';
+import type { Identity, ObjectStore } from '../git/objects.js';
+import type { RefStore } from '../git/refs.js';
+import { META_REF, REPO_FORMAT } from '../model/session-meta.js';
+import type { Session } from '../model/types.js';
+import { joinPath, type Store } from '../storage/store.js';
+import { metaCommitId } from './meta-ref.js';
+import type { Difference } from './mirror.js';
+import { configuredFormat, formatFromTrees } from './repo-format.js';
+
+/**
+ * verify's checks of what lies beside the branches: the repository's format (`format-old` for a
+ * format-1 history, which no sync adds to) and the meta ref (`meta-differs` when it does not show
+ * the row as it is now: the next sync moves it).
+ */
+export async function verifyFormatAndMeta(store: Store, repo: { gitdir: string; objects: ObjectStore; refs: RefStore }, session: Session, identity: Identity, metaOid: string, differences: Difference[]): Promise<void> {
+  if (configuredFormat(await store.readText(joinPath(repo.gitdir, 'config'))) !== REPO_FORMAT) {
+    try {
+      if ((await formatFromTrees(repo.objects, repo.refs, metaOid)).format === 1) {
+        differences.push({ kind: 'format-old', detail: `${repo.gitdir} is in format 1 (meta.json holds the mutable session row); a full sync rebuilds it in format ${REPO_FORMAT}` });
+      }
+    } catch (err) {
+      if (!(err instanceof Error)) throw err;
+      // a damaged ref or object is reported by the branch checks
+    }
+  }
+  const expected = metaCommitId(repo.objects, session, identity);
+  let actual: string | null = null;
+  try {
+    actual = await repo.refs.resolve(META_REF);
+  } catch (err) {
+    if (!isEntityGitError(err, 'REF_CORRUPT')) throw err;
+  }
+  const present = actual === expected && (await repo.objects.has(expected));
+  if (!present) {
+    differences.push({ kind: 'meta-differs', expected, actual, detail: `${META_REF} does not show the session row as it is now; the next sync moves it` });
+  }
+}
