@@ -41,3 +41,5 @@ export { fetchSession, restoreSessions, type FetchOptions, type FetchResult, typ
 export { createPushScheduler, type PushScheduler, type PushSchedulerOptions, type PushSchedulerEvents, type PushSchedulerEventName, type PushSessionStatus } from './remote/push-scheduler.js';
 export { buildHeadRecord, parseHeadRecord } from './remote/head-record.js';
 export { HEAD_RECORD_REF } from './remote/transport.js';
+export type { Logger, LogFields, LogLevel } from './observe/logger.js';
+export { consoleLogger, type ConsoleLoggerOptions } from './observe/loggers.js';
