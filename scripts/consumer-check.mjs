@@ -9,7 +9,7 @@
 //
 //   node scripts/consumer-check.mjs [--keep]     (--keep: leave the temp project for a look)
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -90,9 +90,16 @@ try {
   if (pakoCopies !== 1) failures.push(`pako is installed ${pakoCopies} times, not once`);
 
   step('Node ESM: mirror a small DAG from SQLite, git fsck --strict');
-  for (const f of ['mirror.mjs', 'types.ts', 'browser.js', 'build.mjs']) copyFileSync(join(root, 'scripts/consumer', f), join(app, f));
+  for (const f of ['mirror.mjs', 'without-sqlite.mjs', 'types.ts', 'browser.js', 'build.mjs']) copyFileSync(join(root, 'scripts/consumer', f), join(app, f));
   run('node', ['mirror.mjs', join(work, 'run')], { cwd: app, soft: true });
   run('npx', ['--no-install', 'entity-git', '--help'], { cwd: app, capture: true, soft: true });
+  // better-sqlite3 is an optional peer: without it, only openSqlite fails, with a typed error.
+  renameSync(join(app, 'node_modules/better-sqlite3'), join(work, 'better-sqlite3.aside'));
+  try {
+    run('node', ['without-sqlite.mjs', join(work, 'none.db')], { cwd: app, soft: true });
+  } finally {
+    renameSync(join(work, 'better-sqlite3.aside'), join(app, 'node_modules/better-sqlite3'));
+  }
 
   step('TypeScript: nodenext and bundler');
   for (const resolution of ['nodenext', 'bundler']) {
