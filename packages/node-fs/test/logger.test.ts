@@ -1,8 +1,10 @@
-import { consoleLogger, createMirror, createMirrorService, createPacker, MemoryDag, type LogFields, type Logger, type LogLevel } from '@entity-git/core';
+import { consoleLogger, createMirror, createMirrorService, createPacker, createPushScheduler, MemoryDag, type LogFields, type Logger, type LogLevel } from '@entity-git/core';
 import { createNodeProjectGit, nodeStorage } from '@entity-git/node-fs';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import http from 'isomorphic-git/http/node';
 import { describe, expect, it } from 'vitest';
+import { startGitHttpServer } from './git-http-server.js';
 import { git, tempDir } from './helpers.js';
 
 type Entry = { level: LogLevel; event: string; fields: LogFields };
@@ -88,6 +90,27 @@ describe('the logger option', () => {
     const logged = entries.find((e) => e.event === 'project.commit')!;
     expect(logged).toMatchObject({ level: 'info', fields: { workdir: work, status: 'committed', sessionId: 's1', turn: 1, paths: 1 } });
     expect(logged.fields.commit).toBe(git(work, 'rev-parse', 'HEAD').trim());
+  });
+
+  it('reports each push with what the host took', async () => {
+    const { logger, entries } = recorder();
+    const server = await startGitHttpServer();
+    try {
+      const bare = server.createRepo('sessions/s1.git');
+      const storage = nodeStorage();
+      const root = tempDir();
+      await createMirror({ dag: await twoTurns(), storage, root }).sync('s1');
+      const scheduler = createPushScheduler({ remote: { url: server.template, http }, storage, root, delayMs: 0, logger });
+      scheduler.schedule('s1');
+      await scheduler.drain();
+      await scheduler.close();
+      const refs = git(bare, 'for-each-ref', '--format=%(refname)').trim().split('\n');
+      expect(entries.map((e) => [e.level, e.event])).toEqual([['info', 'push.pushed']]);
+      expect(entries[0]!.fields).toMatchObject({ sessionId: 's1', url: `${server.origin}/sessions/s1.git`, pushed: refs.length, upToDate: 0, rejected: 0 });
+      expect(git(bare, 'rev-parse', 'refs/heads/main').trim()).toBe(git(join(root, 's1'), 'rev-parse', 'HEAD').trim());
+    } finally {
+      await server.close();
+    }
   });
 
   it('consoleLogger prints one line per event from its level up', () => {
