@@ -35,6 +35,9 @@ export function loadMigrator(): Promise<MigratorClass> {
     const sub = (await import(entry)) as { Migrator?: unknown };
     if (typeof sub.Migrator === 'function') return sub.Migrator as MigratorClass;
     throw new Error('the installed kysely has no Migrator');
-  })();
+  })().catch((err: unknown) => {
+    loading = null;
+    throw err;
+  });
   return loading;
 }
