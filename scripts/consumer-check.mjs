@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -88,6 +88,21 @@ try {
   const pakoCopies = run('npm', ['ls', 'pako', '--all', '--parseable'], { cwd: app, capture: true }).split('\n').filter(Boolean).length;
   console.log(`  kysely ${kysely}; pako installed ${pakoCopies} time(s)`);
   if (pakoCopies !== 1) failures.push(`pako is installed ${pakoCopies} times, not once`);
+
+  step('source maps point at shipped files');
+  for (const name of Object.keys(files)) {
+    const dir = join(app, 'node_modules', name);
+    let maps = 0;
+    for (const f of readdirSync(join(dir, 'dist'), { recursive: true })) {
+      if (!String(f).endsWith('.map')) continue;
+      maps++;
+      const map = join(dir, 'dist', String(f));
+      for (const source of JSON.parse(readFileSync(map, 'utf8')).sources) {
+        if (!existsSync(join(dirname(map), source))) failures.push(`${name}: ${relative(dir, map)} points at ${source}, which does not ship`);
+      }
+    }
+    console.log(`  ${name}: ${maps} maps`);
+  }
 
   step('Node ESM: mirror a small DAG from SQLite, git fsck --strict');
   for (const f of ['mirror.mjs', 'without-sqlite.mjs', 'types.ts', 'browser.js', 'build.mjs']) copyFileSync(join(root, 'scripts/consumer', f), join(app, f));
