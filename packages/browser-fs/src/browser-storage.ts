@@ -1,5 +1,4 @@
 import { EntityGitError, type Storage, type StorageFs, type StorageStat } from '@entity-git/core';
-import { ensureBuffer } from './buffer-polyfill.js';
 import { codeError, fsError, PREFIX, quotaError, isQuotaError } from './errors.js';
 import { newLightningFS, type LightningFS, type LightningPromises } from './lightning-fs.js';
 
@@ -170,7 +169,6 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
   });
   if (typeof opts.fsName !== 'string' || opts.fsName === '') throw new EntityGitError('INVALID_OPTION', `${PREFIX} fsName must be a non-empty string`);
   if (typeof opts.syncLockTimeoutMs !== 'number' || Number.isNaN(opts.syncLockTimeoutMs) || opts.syncLockTimeoutMs < 0) throw new EntityGitError('INVALID_OPTION', `${PREFIX} syncLockTimeoutMs must be a number of milliseconds`);
-  ensureBuffer();
   const manager = locks();
 
   const owner = ownerTag();

@@ -1,9 +1,14 @@
 import { createBrowserMirror, importRows, importSession } from '@entity-git/browser-fs';
 import { MemoryDag, META_REF, type DagNode } from '@entity-git/core';
 import { GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity-git/test-utils';
+import { Buffer } from 'buffer';
 import git from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
 import { freshDag, GOLDEN_TIPS, GOLDEN_TURN1, SHARDED_TIPS, unique } from './helpers.js';
+
+// isomorphic-git, called here directly, needs Node's Buffer: core installs it only before its own
+// remote calls (push, fetch), so a page that calls isomorphic-git itself installs it first.
+(globalThis as { Buffer?: unknown }).Buffer ??= Buffer;
 
 const SID = GOLDEN_SESSION.id;
 // node-fs, same DAG after `setHead('a6')` and filling the placeholder: main's third turn.

@@ -12,7 +12,6 @@ describe('browserStorage', () => {
     expect(Object.isFrozen(storage)).toBe(true);
     expect(Object.isFrozen(storage.options)).toBe(true);
     expect(storage.options).toEqual({ fsName: storage.options.fsName, syncLockTimeoutMs: 1234 });
-    expect(typeof (globalThis as { Buffer?: unknown }).Buffer).toBe('function');
     await storage.close();
     await expect(storage.fs.readdir('/')).rejects.toMatchObject({ code: 'INVALID_OPTION' });
     expect(() => browserStorage({ fsName: '' })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));

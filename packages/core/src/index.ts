@@ -45,3 +45,5 @@ export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
 export { memoryStorage, MEMORY_STORAGE } from './storage/memory-storage.js';
+export type { Logger, LogFields, LogLevel } from './observe/logger.js';
+export { consoleLogger, type ConsoleLoggerOptions } from './observe/loggers.js';

@@ -1,5 +1,6 @@
 import { EntityGitError } from '@entity-git/core';
-import { Migrator, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { CreateTableBuilder, Kysely } from 'kysely';
+import { loadMigrator, type Migration, type MigratorLike } from './kysely-migrator.js';
 import { resolveEngine, writeTransaction, type SqlEngine } from './engine.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
 
@@ -92,10 +93,11 @@ export async function migrateToLatest(db: Kysely<any>, options: { engine?: SqlEn
 
 /** Runs the given migrations up to the last one; the mechanism behind {@link migrateToLatest}. */
 export async function applyMigrations(db: Kysely<any>, engine: SqlEngine, migrations: Record<string, Migration>): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const Migrator = await loadMigrator();
+  const provider = { getMigrations: async () => migrations };
   const migrator = (on: Kysely<any>) =>
     new Migrator({ db: on, provider, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE });
-  const run = async (m: Migrator): Promise<string[]> => {
+  const run = async (m: MigratorLike): Promise<string[]> => {
     const { error, results = [] } = await m.migrateToLatest();
     if (error !== undefined) {
       const failed = results.find((r) => r.status === 'Error')?.migrationName;

@@ -37,7 +37,12 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
     throw new EntityGitError('INVALID_OPTION', '[sqlite] busyTimeoutMs must be a non-negative integer', { busyTimeoutMs });
   }
   // Loaded on demand: a user of openPostgres alone never needs the native module.
-  const Database = ((await import('better-sqlite3')) as unknown as { default: BetterSqlite3 }).default;
+  let Database: BetterSqlite3;
+  try {
+    Database = ((await import('better-sqlite3')) as unknown as { default: BetterSqlite3 }).default;
+  } catch (err) {
+    throw new EntityGitError('INVALID_OPTION', '[sqlite] openSqlite needs the `better-sqlite3` package installed (an optional peer dependency)', { file }, { cause: err });
+  }
   let database: BetterSqlite3Database;
   try {
     database = new Database(file, { timeout: busyTimeoutMs });

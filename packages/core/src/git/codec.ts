@@ -1,5 +1,6 @@
 import { sha1 } from './sha1.js';
-import { deflate as pakoDeflate, inflate as pakoInflate } from 'pako';
+// pako 1, the version isomorphic-git uses: a browser bundle holds one copy (two measured ~46 KB gzip).
+import pako from 'pako';
 
 /**
  * Hashing and compression, swappable so Node can use node:crypto and node:zlib (measured ~30x
@@ -145,13 +146,25 @@ export const portableCodec: Codec = {
   // Small objects are stored (no compression: cheaper than pako's setup); larger ones at level 1,
   // as on Node: loose objects are short-lived (packing recompresses them), and pako's default
   // level costs several times more on message trees.
-  deflate: (data) => (data.length <= STORED_MAX ? storedZlib(data) : pakoDeflate(data, { level: 1 })),
+  deflate: (data) => (data.length <= STORED_MAX ? storedZlib(data) : pako.deflate(data, { level: 1 })),
   inflate: (data) => {
     const stored = unstored(data);
     if (stored !== null) return stored;
-    const out = pakoInflate(data) as Uint8Array | undefined;
+    let out: Uint8Array | undefined;
+    try {
+      out = pako.inflate(data) as Uint8Array | undefined;
+    } catch (err) {
+      // pako 1 throws zlib's message as a string.
+      throw err instanceof Error ? err : new Error(`the zlib stream does not inflate: ${String(err)}`);
+    }
     // pako returns undefined, not an error, for an empty or truncated stream (a torn object file).
     if (!(out instanceof Uint8Array)) throw new Error('the zlib stream is empty or truncated');
+    // pako 1 also returns what it inflated from a stream cut inside its trailer. Every caller hands
+    // a whole stream (a loose file, a pack entry to the next one), so its last 4 bytes are the
+    // checksum of what it holds.
+    const n = data.length;
+    const sum = n < 6 ? -1 : ((data[n - 4]! << 24) | (data[n - 3]! << 16) | (data[n - 2]! << 8) | data[n - 1]!) >>> 0;
+    if (adler32(out) !== sum) throw new Error('the zlib stream is truncated or fails its checksum');
     return out;
   },
 };

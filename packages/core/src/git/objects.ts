@@ -1,5 +1,5 @@
-import { readObject } from 'isomorphic-git';
 import { EntityGitError, fsErrorCode } from '../errors.js';
+import { loadIsoGit } from './iso-git.js';
 import { fromUtf8, joinPath, uniqueSuffix, utf8, type Store } from '../storage/store.js';
 import { concatBytes, fromHex, sha1Hex, sha1OfParts, storedZlib, toHex, type Codec } from './codec.js';
 import { PackCache, UnsupportedPack } from './pack-reader.js';
@@ -336,6 +336,7 @@ export class ObjectStore {
     // A pack this reader does not take (an index of another version than 2): isomorphic-git's.
     for (let attempt = 0; ; attempt++) {
       try {
+        const { readObject } = await loadIsoGit();
         const r = await readObject({ fs: this.isoFs as never, gitdir: this.gitdir, oid, format: 'content', cache: this.isoCache });
         return { type: r.type as ObjectType, content: r.object as Uint8Array };
       } catch (err) {

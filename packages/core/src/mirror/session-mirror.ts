@@ -23,6 +23,8 @@ import { memoryStorage } from '../storage/memory-storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
 import { LIVE_STATES, remember, StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
 import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyReport } from './mirror.js';
+import type { Logger } from '../observe/logger.js';
+import { observeMirror } from '../observe/observed.js';
 
 export interface MirrorOptions {
   /** The DAG to follow. */
@@ -59,6 +61,8 @@ export interface MirrorOptions {
    * `createNodeMirror` turns it on (the Node packer merges the small packs in the background).
    */
   packTurns?: boolean;
+  /** Where each sync is reported (`mirror.sync`, timed; packages/core/README.md, "Observability"). Default: none. */
+  logger?: Logger;
 }
 
 /** A turn writes its objects as a pack while the repository holds fewer packs than this. */
@@ -253,7 +257,7 @@ interface Plan {
 }
 
 export function createMirror(options: MirrorOptions): Mirror {
-  return new SessionMirror(options);
+  return observeMirror(new SessionMirror(options), options.logger);
 }
 
 /**

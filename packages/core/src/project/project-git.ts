@@ -3,6 +3,8 @@ import { assertIdentity, isOid, type Identity } from '../git/objects.js';
 import { assertId, encodeId } from '../model/names.js';
 import { foldLine } from '../model/text.js';
 import type { PendingEdit, ProjectJournal, ProjectLock } from './project-coordination.js';
+import type { Logger } from '../observe/logger.js';
+import { observeAfterTurn } from '../observe/observed.js';
 import { sameEntry, type ChangedPath, type CommitDone, type FileState, type InFlightCommit, type ProjectGitEngine, type RepoOperation, type RepoState, type WorkdirState } from './project-git-engine.js';
 import { isAbsolute, normalizeAbsolute, toRepoPath, within } from './paths.js';
 
@@ -154,6 +156,8 @@ export interface ProjectGit {
 
 export interface ProjectGitOptions {
   engine: ProjectGitEngine;
+  /** Where each turn's outcome is reported (`project.commit`, timed). Default: none. */
+  logger?: Logger;
   /** The cross-process lock per repository. Default: an in-process mutex only (one process, or tests). */
   lock?: ProjectLock;
   /** Where pending edits live between turns. Default: process memory. */
@@ -613,5 +617,5 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     }
   }
 
-  return Object.freeze({ engine: engine.name, beforeTurn, afterTurn });
+  return Object.freeze({ engine: engine.name, beforeTurn, afterTurn: observeAfterTurn(options.logger, afterTurn) });
 }

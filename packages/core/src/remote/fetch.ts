@@ -1,5 +1,5 @@
-import { fetch as isoFetch, getRemoteInfo2 } from 'isomorphic-git';
 import { EntityGitError, isEntityGitError } from '../errors.js';
+import { loadIsoGit } from '../git/iso-git.js';
 import type { Identity } from '../git/objects.js';
 import { DEFAULT_IDENTITY } from '../mirror/session-mirror.js';
 import { checkoutHead } from './checkout.js';
@@ -96,6 +96,7 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
   return store.lock(remoteLockKey(repo), async () => {
     let advertised: Map<string, string>;
     try {
+      const { getRemoteInfo2 } = await loadIsoGit();
       const info = await getRemoteInfo2({ ...conn.args(), protocolVersion: 1 });
       advertised = new Map((info.refs ?? []).map((r) => [r.ref, r.oid]));
     } catch (err) {
@@ -124,6 +125,7 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
       const recorded = advertised.has(HEAD_RECORD_REF) ? await readHeadRecord(repo.objects, advertised.get(HEAD_RECORD_REF)!) : null;
       conn.assumeHead(recorded !== null && heads.includes(`refs/heads/${recorded}`) ? `refs/heads/${recorded}` : heads[0]!);
       try {
+        const { fetch: isoFetch } = await loadIsoGit();
         await isoFetch({
           ...conn.args(), fs: transportFs(store, repo), gitdir: repo.gitdir,
           remote: remote.name, ref: want, remoteRef: want, singleBranch: false, tags: false, prune: false,
@@ -152,6 +154,7 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
     let takeMeta = theirMeta !== undefined && ourMeta !== theirMeta && (ourMeta === null || options.force === true);
     if (takeMeta && !(await repo.objects.has(theirMeta!))) {
       try {
+        const { fetch: isoFetch } = await loadIsoGit();
         await isoFetch({ ...conn.args(), fs: transportFs(store, repo), gitdir: repo.gitdir, remote: remote.name, ref: META_REF, remoteRef: META_REF, singleBranch: true, tags: false, prune: false });
       } catch (err) {
         throw remoteError(err, 'fetch', url, sessionId);

@@ -3,8 +3,12 @@ import type { SyncResult } from '../mirror/mirror.js';
 import { pushSession, type PushResult, type RemoteTarget } from './push.js';
 import { defineRemote } from './remote.js';
 import { isRetryable } from './transport.js';
+import type { Logger } from '../observe/logger.js';
+import { logPushEvent } from '../observe/observed.js';
 
 export interface PushSchedulerOptions extends RemoteTarget {
+  /** Where each push event is reported (`push.<event>`; failures at error). Default: none. */
+  logger?: Logger;
   /**
    * How long a session waits after its first push request before it is pushed; requests
    * meanwhile join it, so a busy session is pushed at most once per delay. Default 2000 ms.
@@ -92,6 +96,7 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
   let idleWaiters: Array<() => void> = [];
 
   const emit = <E extends PushSchedulerEventName>(event: E, payload: PushSchedulerEvents[E]) => {
+    logPushEvent(options.logger, event, payload);
     for (const l of listeners[event]) {
       try {
         (l as (p: PushSchedulerEvents[E]) => void)(payload);

@@ -1,5 +1,5 @@
-import { getRemoteInfo2, push as isoPush } from 'isomorphic-git';
 import { EntityGitError } from '../errors.js';
+import { loadIsoGit } from '../git/iso-git.js';
 import type { Storage } from '../storage/storage.js';
 import { META_REF } from '../model/session-meta.js';
 import { buildHeadRecord, readHeadRecord, rootCommit } from './head-record.js';
@@ -92,6 +92,7 @@ export async function pushSession(options: PushOptions): Promise<PushResult> {
     const fs = transportFs(store, repo);
     let advertised: Map<string, string>;
     try {
+      const { getRemoteInfo2 } = await loadIsoGit();
       const info = await getRemoteInfo2({ ...conn.args(), forPush: true, protocolVersion: 1 });
       advertised = new Map((info.refs ?? []).map((r) => [r.ref, r.oid]));
     } catch (err) {
@@ -106,6 +107,7 @@ export async function pushSession(options: PushOptions): Promise<PushResult> {
       try {
         // By object id, not by ref name: what is sent is the snapshot read above, even if a
         // sync moves the branch meanwhile (the next push sends that).
+        const { push: isoPush } = await loadIsoGit();
         await isoPush({ ...conn.args(), fs, gitdir: repo.gitdir, ref: local, remoteRef: ref, remote: remote.name, force });
         result.pushed.push({ ref, from: before, to: local });
       } catch (err) {

@@ -2,6 +2,8 @@ import type { DagSource } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import { EntityGitError, type ErrorCode } from '../errors.js';
 import type { CommitInfo, Mirror, SyncResult } from '../mirror/mirror.js';
+import type { Logger } from '../observe/logger.js';
+import { logServiceEvent } from '../observe/observed.js';
 import type { AfterTurnResult, ProjectGit, ProjectSnapshot } from '../project/project-git.js';
 import type { Packer } from './packer.js';
 
@@ -81,6 +83,8 @@ export interface MirrorServiceOptions {
    * sync that wrote objects, never awaited by a turn; `drain()` waits for it too.
    */
   packer?: Packer;
+  /** Where each service event is reported (`service.<event>`; failures at error). Default: none. */
+  logger?: Logger;
   /**
    * The longest `beforeTurn` waits for the project auto-commits of the session's turns already
    * reported (so the previous turn's edits are committed, not taken for the user's). Default 30 s;
@@ -179,6 +183,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
   let idleWaiters: (() => void)[] = [];
 
   const emit = <E extends ServiceEventName>(event: E, payload: ServiceEvents[E]) => {
+    logServiceEvent(options.logger, event, payload);
     for (const l of listeners.get(event) ?? []) {
       try {
         (l as (p: ServiceEvents[E]) => void)(payload);

@@ -1,0 +1,23 @@
+// The consumer's type-check (scripts/consumer-check.mjs runs tsc on it with `nodenext` and with
+// `bundler`): every package's types resolve, and a Kysely of the application's own is accepted.
+import { createMirror, EntityGitError, MemoryDag, type Mirror, type SyncResult } from '@entity-git/core';
+import { browserStorage, createBrowserMirror } from '@entity-git/browser-fs';
+import * as cli from '@entity-git/cli';
+import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
+import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sqlite';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+
+export async function check(): Promise<SyncResult> {
+  const dag = new MemoryDag();
+  const mirror: Mirror = createMirror({ dag, storage: nodeStorage(), root: '/tmp/x' });
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
+  const store: SqlStore = await createSqlStore({ db });
+  const file: SqlStore = await openSqlite({ file: ':memory:' });
+  void createNodeMirror({ dag: store.dag, root: '/tmp/y' });
+  void [createBrowserMirror, browserStorage, file, cli];
+  const e = new EntityGitError('INVALID_OPTION', 'x');
+  const code: 'INVALID_OPTION' = e.code;
+  void code;
+  return mirror.sync('s1');
+}
