@@ -10,7 +10,7 @@ export interface SyncArgs {
   json: boolean;
 }
 
-const ACTIONS: readonly ReconcileAction[] = ['unchanged', 'backfilled', 'repaired', 'failed'];
+const ACTIONS: readonly ReconcileAction[] = ['unchanged', 'backfilled', 'repaired', 'busy', 'failed'];
 
 /** `entity-git sync`: reconcile every session (or one) with its repository. */
 export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<ExitCode> {
@@ -51,6 +51,7 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
 
 function describe(e: ReconcileEntry): string {
   if (e.action === 'failed') return `failed (${e.error?.code ?? 'ERROR'}: ${untagged(e.error?.message ?? 'unknown error')})`;
+  if (e.action === 'busy') return `busy (${untagged(e.error?.message ?? 'another process is syncing it')})`;
   if (e.action === 'repaired') return `repaired (${[...new Set(e.differences.map((d) => d.kind))].join(', ')})`;
   return e.action;
 }
