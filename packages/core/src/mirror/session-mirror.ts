@@ -7,6 +7,7 @@ import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
 import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys } from '../model/commit-message.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
+import { damageDifferences, inspectRepository, scrubRepository } from './repo-scrub.js';
 import { PackBuilder } from '../git/pack-writer.js';
 import { countPacks } from '../git/pack-reader.js';
 import { CommitGraph, COMMIT_GRAPH_PATH, writeCommitGraph, type GraphCommit } from '../git/commit-graph.js';
@@ -478,6 +479,8 @@ class SessionMirror implements Mirror {
   private async syncLocked(sessionId: string, repo: Repo, full: boolean, beside: Promise<unknown>[]): Promise<SyncResult> {
     const session = await this.session(sessionId);
     await this.init(repo, full);
+    // A repair first removes what native git would trip over; what goes missing is written again below.
+    if (full) await scrubRepository(this.store, repo.objects, repo.gitdir);
     const layout = await this.repoLayout(repo);
     const config = `${layout}|${this.identity.name}|${this.identity.email}`;
     if (full) this.states.forget(repo.gitdir);
@@ -1214,6 +1217,7 @@ class SessionMirror implements Mirror {
     if (!configReadable(await this.store.readText(joinPath(repo.gitdir, 'config')))) {
       differences.push({ kind: 'corrupt', detail: `${repo.gitdir}/config is missing or unreadable by git` });
     }
+    differences.push(...damageDifferences(await inspectRepository(this.store, repo.gitdir)));
     let head: string | null = null;
     try {
       head = await repo.refs.headBranch();
