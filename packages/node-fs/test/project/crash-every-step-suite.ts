@@ -267,7 +267,7 @@ export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
       for (const r of runs[engine]) {
         if (r.left.length === 0) expect(r.firstError, `step ${r.k}: the first rerun`).toBeNull();
         else {
-          expect(r.left, `step ${r.k}: locks left`).toEqual(['index.lock']);
+          expect(r.left, `step ${r.k}: locks left`).toContain('index.lock');
           expect(r.firstError, `step ${r.k}: the first rerun`).toBe('repository-locked');
         }
         expect(r.status, `step ${r.k}: status once the lock was removed and the turn rerun`).toBe('');
