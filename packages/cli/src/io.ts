@@ -1,3 +1,5 @@
+import { printableLines } from './printable.js';
+
 /** Where a command writes; injected so tests and embedders can run `main` in-process. */
 export interface CliIo {
   stdout: { write(chunk: string): unknown };
@@ -15,5 +17,5 @@ export function printJson(io: CliIo, value: unknown): void {
 }
 
 export function println(io: CliIo, line = ''): void {
-  io.stdout.write(`${line}\n`);
+  io.stdout.write(`${printableLines(line)}\n`);
 }

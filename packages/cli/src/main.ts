@@ -5,6 +5,7 @@ import type { Context } from './context.js';
 import { EXIT_OK, type ExitCode } from './exit-codes.js';
 import { COMMAND_HELP, TOP_HELP } from './help.js';
 import { println, type CliIo } from './io.js';
+import { printableLines } from './printable.js';
 
 export const COMMAND_NAME = 'entity-git';
 
@@ -124,7 +125,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
   try {
     return await dispatch(argv, io);
   } catch (err) {
-    io.stderr.write(`${COMMAND_NAME}: ${messageOf(err)}\n`);
+    io.stderr.write(`${COMMAND_NAME}: ${printableLines(messageOf(err))}\n`);
     // The one-line message is the contract; the stack is there when a bug is being chased.
     if (process.env.ENTITY_GIT_DEBUG && err instanceof Error && err.stack) io.stderr.write(`${err.stack}\n`);
     return exitCodeOf(err);

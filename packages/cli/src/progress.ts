@@ -1,4 +1,5 @@
 import type { CliIo } from './io.js';
+import { printableLines } from './printable.js';
 
 const BAR_WIDTH = 20;
 const CLEAR_LINE = '\x1b[K';
@@ -35,7 +36,7 @@ export class Progress {
   /** A line that stays: above the bar on a terminal, a plain line elsewhere. */
   line(text: string): void {
     if (this.drawn) this.io.stdout.write(`\r${CLEAR_LINE}`);
-    this.io.stdout.write(`${text}\n`);
+    this.io.stdout.write(`${printableLines(text)}\n`);
     this.drawn = false;
   }
 

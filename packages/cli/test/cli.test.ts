@@ -37,7 +37,7 @@ describe('entity-git sync, then the read commands', () => {
     expect(again).toEqual({ code: 0, stdout: `1/3 ${SID} unchanged\n2/3 ${PLAIN_ID} unchanged\n3/3 ${SHORT_ID} unchanged\nsynced 3 sessions: 3 unchanged, 0 failed\n`, stderr: '' });
     expect(one).toEqual({ code: 0, stdout: `1/1 ${PLAIN_ID} unchanged\nsynced 1 session: 1 unchanged, 0 failed\n`, stderr: '' });
     expect(json(asJson)).toEqual({
-      ok: true, total: 3, counts: { unchanged: 3, backfilled: 0, repaired: 0, failed: 0 },
+      ok: true, total: 3, counts: { unchanged: 3, backfilled: 0, repaired: 0, busy: 0, failed: 0 },
       sessions: [SID, PLAIN_ID, SHORT_ID].map((sessionId) => ({ sessionId, action: 'unchanged', differences: [], error: null })),
     });
   });

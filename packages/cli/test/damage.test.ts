@@ -96,7 +96,7 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
     }
     const [after, again] = await Promise.all([eg(damaged, 'verify'), eg(damaged, 'sync', '--json')]);
     expect(after).toEqual({ code: 0, stdout: `ok      ${SID}\nok      ${PLAIN_ID}\nok      ${SHORT_ID}\nverified 3 sessions: 3 ok, 0 differ\n`, stderr: '' });
-    expect(json(again).counts).toEqual({ unchanged: 3, backfilled: 0, repaired: 0, failed: 0 });
+    expect(json(again).counts).toEqual({ unchanged: 3, backfilled: 0, repaired: 0, busy: 0, failed: 0 });
   });
 
   it('a session that cannot be repaired fails the sync with exit 1 and says why', async () => {
@@ -112,7 +112,7 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
     expect(lines.slice(3)).toEqual(['synced 3 sessions: 2 backfilled, 1 failed', '']);
     expect(plain.stderr).toBe(`entity-git: 1 session failed to sync: ${SHORT_ID}\n`);
     expect(json(asJson)).toEqual({
-      ok: true, total: 1, counts: { unchanged: 0, backfilled: 1, repaired: 0, failed: 0 },
+      ok: true, total: 1, counts: { unchanged: 0, backfilled: 1, repaired: 0, busy: 0, failed: 0 },
       sessions: [{ sessionId: PLAIN_ID, action: 'backfilled', differences: [{ kind: 'missing-repo', branch: null, expected: null, actual: null, detail: `no repository at ${join(dir, 'blocked-json', PLAIN_ID)}` }], error: null }],
     });
   });

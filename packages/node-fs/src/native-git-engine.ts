@@ -253,6 +253,12 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
 
   async function commit(repo: RepoState, req: CommitRequest): Promise<CommitDone | null> {
     if (repo.branch === null) throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] no branch to commit on (HEAD is detached)`);
+    const branch = repo.branch;
+    // git's own index lock, held from the first look to the last write, as `git commit` holds it: a
+    // user's git that holds it (an amend whose editor is open, or a lock a killed git left) makes us
+    // move nothing; and while we hold it no git of the user's can commit on the branch we move.
+    const lock = await takeIndexLock(repo);
+    let held = true;
     const dir = await fsp.mkdtemp(join(tmpdir(), 'entity-git-index-'));
     try {
       const env = { GIT_INDEX_FILE: join(dir, 'index') };
@@ -275,28 +281,68 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
       const commitId = (await git(repo.root, args, { env: who, input: req.message })).trim();
       // A checkout meanwhile would otherwise put the commit on a branch the user has left.
       const sym = await run(repo.root, ['symbolic-ref', '-q', 'HEAD']);
-      if (sym.code !== 0 || sym.stdout.toString('utf8').trim() !== repo.branch) {
-        throw new EntityGitError('REF_CONFLICT', `[${NATIVE_GIT_ENGINE}] HEAD no longer names ${repo.branch}`, { branch: repo.branch });
+      if (sym.code !== 0 || sym.stdout.toString('utf8').trim() !== branch) {
+        throw new EntityGitError('REF_CONFLICT', `[${NATIVE_GIT_ENGINE}] HEAD no longer names ${branch}`, { branch });
       }
+      // The real index as it will be, built in a copy while the lock keeps the original still, and
+      // written into the lock before the branch moves: after the move only a rename is left.
+      const next = await nextIndex(repo, dir, entries);
+      await fsp.writeFile(lock, next);
       if (req.beforeBranchMoves) await req.beforeBranchMoves(commitId);
-      const update = ['update-ref', '-m', req.reflogMessage, repo.branch, commitId, repo.head ?? ZERO];
+      const update = ['update-ref', '-m', req.reflogMessage, branch, commitId, repo.head ?? ZERO];
       const moved = await run(repo.root, update, { env: who });
       if (moved.code !== 0) throw refError(repo.root, update, moved);
-      await setIndex(repo, entries);
-      return { commit: commitId, tree, parent: repo.head, branch: repo.branch, entries };
+      try {
+        await fsp.rename(lock, join(repo.gitdir, 'index'));
+        held = false;
+      } catch (err) {
+        throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] cannot rename ${lock} into place: ${(err as Error).message}`, { committed: true, lock }, { cause: err });
+      }
+      return { commit: commitId, tree, parent: repo.head, branch, entries };
     } finally {
+      if (held) await fsp.rm(lock, { force: true });
       await fsp.rm(dir, { recursive: true, force: true });
     }
   }
 
-  /** The real index: the committed paths, and nothing else, set to what was committed. */
-  async function setIndex(repo: RepoState, entries: readonly FileState[]): Promise<void> {
-    try {
-      await writeIndexInfo(repo, entries);
-    } catch (err) {
-      if (err instanceof EntityGitError) err.data.committed = true;
-      throw err;
+  /**
+   * Create `index.lock` exclusively (git's protocol), waiting up to `indexLockTimeoutMs` for
+   * someone else's; never taken over, however old (a lock in the user's repository is git's to
+   * judge). `REF_LOCKED` when it stays held.
+   */
+  async function takeIndexLock(repo: RepoState): Promise<string> {
+    const lock = join(repo.gitdir, 'index.lock');
+    const deadline = Date.now() + opts.indexLockTimeoutMs;
+    for (let wait = 10; ; wait = Math.min(wait * 2, 250)) {
+      try {
+        await (await fsp.open(lock, 'wx')).close();
+        return lock;
+      } catch (err) {
+        if (fsErrorCode(err) !== 'EEXIST') throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] cannot create ${lock}: ${(err as Error).message}`, { lock }, { cause: err });
+      }
+      if (Date.now() > deadline) {
+        throw new EntityGitError('REF_LOCKED', `[${NATIVE_GIT_ENGINE}] the index is locked by another git (${lock} exists; if no git is running, remove it)`, { lock, committed: false });
+      }
+      await sleep(wait);
     }
+  }
+
+  /** The bytes of the real index with exactly `entries` set (and their stat data refreshed), made from a copy. */
+  async function nextIndex(repo: RepoState, dir: string, entries: readonly FileState[]): Promise<Buffer> {
+    const copy = join(dir, 'next-index');
+    const current = await fsp.readFile(join(repo.gitdir, 'index')).catch((err: unknown) => {
+      if (fsErrorCode(err) === 'ENOENT') return null;
+      throw err;
+    });
+    if (current !== null) await fsp.writeFile(copy, current);
+    const env = { GIT_INDEX_FILE: copy };
+    const lines = [
+      ...entries.filter((e) => e.oid === null).map((e) => `0 ${ZERO}\t${e.path}\0`),
+      ...entries.filter((e) => e.oid !== null).map((e) => `${e.mode} ${e.oid}\t${e.path}\0`),
+    ].join('');
+    await git(repo.root, ['update-index', '-z', '--index-info'], { env, input: lines });
+    await run(repo.root, ['update-index', '-q', '--refresh'], { env });
+    return fsp.readFile(copy);
   }
 
   /** `update-index --index-info` of exactly `entries` (null oid: removed) into the real index, waiting for someone else's `index.lock`; then a stat refresh. */

@@ -1,6 +1,6 @@
 import {
-  EntityGitError, PROJECT_STATUSES, validateNode, validateSession,
-  type DagNode, type JsonValue, type Project, type ProjectStatus, type Session,
+  EntityGitError, PROJECT_STATUSES, isEntityGitError, validateNode, validateSession,
+  type DagNode, type ErrorCode, type JsonValue, type Project, type ProjectStatus, type Session,
 } from '@entity-git/core';
 import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
 
@@ -54,7 +54,19 @@ function num(raw: unknown): number {
 
 type Row = Record<string, unknown>;
 
-/** A nodes row as a model node; a row the model would refuse is a `DB_ERROR` naming it. */
+/**
+ * The error for a stored row the model refuses: `INVALID_ID` for an empty or over-long id, as the
+ * writer and the model say it (one code for one cause, whichever side found it, and one the
+ * service knows no retry can fix); anything else about the row stays `DB_ERROR` naming it.
+ */
+function invalidRow(err: unknown, message: string, data: Record<string, unknown>): EntityGitError {
+  const code = isEntityGitError(err) && MODEL_CODES.has(err.code) ? err.code : 'DB_ERROR';
+  return new EntityGitError(code, `${message}: ${(err as Error)?.message ?? String(err)}`, data, { cause: err });
+}
+
+const MODEL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_ID']);
+
+/** A nodes row as a model node; a row the model would refuse gets the model's code (see invalidRow), naming the row. */
 export function decodeNode(row: Row): DagNode {
   const node = {
     id: text(row.id),
@@ -70,7 +82,7 @@ export function decodeNode(row: Row): DagNode {
   try {
     validateNode(node);
   } catch (err) {
-    throw new EntityGitError('DB_ERROR', `[sqlite] the row of node ${JSON.stringify(node.id)} is not a valid node`, { nodeId: node.id }, { cause: err });
+    throw invalidRow(err, `[sqlite] the row of node ${JSON.stringify(node.id)} is not a valid node`, { nodeId: node.id });
   }
   return node;
 }
@@ -90,7 +102,7 @@ export function decodeSession(row: Row): Session {
   try {
     validateSession(session);
   } catch (err) {
-    throw new EntityGitError('DB_ERROR', `[sqlite] the row of session ${JSON.stringify(session.id)} is not a valid session`, { sessionId: session.id }, { cause: err });
+    throw invalidRow(err, `[sqlite] the row of session ${JSON.stringify(session.id)} is not a valid session`, { sessionId: session.id });
   }
   return session;
 }

@@ -1,4 +1,4 @@
-import { EntityGitError, type DagNode, type DagSource, type Session } from '@entity-git/core';
+import { EntityGitError, assertId, type DagNode, type DagSource, type Session } from '@entity-git/core';
 import type { Kysely } from 'kysely';
 import { dbError, isStorableText } from './engine.js';
 import { NODE_COLUMNS, SESSION_COLUMNS, col, decodeNode, decodeSession, selection } from './rows.js';
@@ -44,7 +44,7 @@ export class SqlDagSource implements DagSource {
   }
 
   async getSession(sessionId: string): Promise<Session | null> {
-    if (typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    storableSessionId(sessionId);
     const { db, names } = this.options;
     const S = names.sessions;
     let row: Record<string, unknown> | undefined;
@@ -61,7 +61,7 @@ export class SqlDagSource implements DagSource {
     if (typeof afterSeq !== 'number' || Number.isNaN(afterSeq)) {
       throw new EntityGitError('INVALID_OPTION', '[sqlite] afterSeq must be a number', { afterSeq });
     }
-    if (typeof sessionId !== 'string' || !isStorableText(sessionId)) return;
+    storableSessionId(sessionId);
     const { db, names } = this.options;
     const N = names.nodes;
     let cursor = afterSeq;
@@ -104,4 +104,16 @@ function checkBatchSize(size: unknown): number {
     throw new EntityGitError('INVALID_OPTION', `[sqlite] batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}`, { batchSize: size });
   }
   return size;
+}
+
+/**
+ * A session id this store can hold, else `INVALID_ID` before any query: empty or over 1,024 bytes
+ * (the model's rule), or with NUL or a lone surrogate, which SQL text cannot hold — a row listed
+ * with such an id (written by another program) is refused by name, never "not found".
+ */
+function storableSessionId(sessionId: unknown): asserts sessionId is string {
+  assertId(sessionId, '[sqlite] session id');
+  if (!isStorableText(sessionId)) {
+    throw new EntityGitError('INVALID_ID', `[sqlite] session id ${JSON.stringify(sessionId)} holds NUL or a lone surrogate, which SQL text cannot hold`, { sessionId });
+  }
 }

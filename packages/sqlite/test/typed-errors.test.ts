@@ -77,9 +77,9 @@ describe.each(engines)('typed errors on %s', (_name, open) => {
     await expect(store.writer.appendNode({ id: 'n\u0000', session_id: 's', role: 'user', content: 'x' })).rejects.toThrow(code('INVALID_ID'));
     await expect(store.writer.appendNode({ id: 'n', session_id: 's', role: 'user', content: 'x', predecessor: '\ud800' })).rejects.toThrow(code('INVALID_ID'));
     await expect(store.projects.createProject({ name: 'p\ud800', workdir: '/' })).rejects.toThrow(code('INVALID_PROJECT'));
-    // Looking such ids up is simply not finding them.
-    expect(await store.dag.getSession('lone\ud800')).toBeNull();
-    expect(await drain(store.dag.nodesAfter('s\u0000'))).toBe(0);
+    // Looking such session ids up is refused by the same code (never "not found": a row another program stored may hold one).
+    await expect(store.dag.getSession('lone\ud800')).rejects.toThrow(code('INVALID_ID'));
+    await expect(drain(store.dag.nodesAfter('s\u0000'))).rejects.toThrow(code('INVALID_ID'));
     await expect(store.writer.fillNode('s', 'n\u0000', 'x')).rejects.toThrow(code('NODE_NOT_FOUND'));
     // Inside JSON they are fine: JSON text escapes them.
     const n = await store.writer.appendNode({ id: 'n', session_id: 's', role: 'user', content: 'lone \ud800 and \u0000' });
@@ -135,6 +135,29 @@ describe.each(engines)('typed errors on %s', (_name, open) => {
     await sql`insert into nodes (id, session_id, seq, role, content, created_at) values ('j', 's', 1, 'user', '{oops', 1)`.execute(store.db);
     await expect(drain(store.dag.nodesAfter('s'))).rejects.toThrow(code('DB_ERROR'));
     await expect(store.writer.fillNode('s', 'j', 'repaired')).rejects.toThrow(code('DB_ERROR'));
+  });
+
+  // One code for one cause (issue #26, item 8): an id the model refuses is INVALID_ID whichever
+  // side finds it — the writer, or the reader of a row another program stored.
+  it('a stored node with an empty or over-1,024-byte id is INVALID_ID, as the writer says', async () => {
+    const store = await open();
+    await store.writer.createSession({ id: 's' });
+    await expect(store.writer.appendNode({ id: '', session_id: 's', role: 'user', content: 'x' })).rejects.toThrow(code('INVALID_ID'));
+    await sql`insert into nodes (id, session_id, seq, role, content, created_at) values ('', 's', 1, 'user', '"x"', 1)`.execute(store.db);
+    await expect(drain(store.dag.nodesAfter('s'))).rejects.toThrow(code('INVALID_ID'));
+    await store.writer.createSession({ id: 't' });
+    const long = 'n'.repeat(1025);
+    await expect(store.writer.appendNode({ id: long, session_id: 't', role: 'user', content: 'x' })).rejects.toThrow(code('INVALID_ID'));
+    await sql`insert into nodes (id, session_id, seq, role, content, created_at) values (${long}, 't', 1, 'user', '"x"', 1)`.execute(store.db);
+    await expect(drain(store.dag.nodesAfter('t'))).rejects.toThrow(code('INVALID_ID'));
+  });
+
+  it('a session id SQL text cannot hold (NUL) or an empty one is INVALID_ID before any query, never "not found"', async () => {
+    const store = await open();
+    await expect(store.dag.getSession('a\0b')).rejects.toThrow(code('INVALID_ID'));
+    await expect(drain(store.dag.nodesAfter('a\0b'))).rejects.toThrow(code('INVALID_ID'));
+    await expect(store.dag.getSession('')).rejects.toThrow(code('INVALID_ID'));
+    expect(await store.dag.getSession('nope')).toBeNull();
   });
 });
 

@@ -3,6 +3,7 @@ import { requireSession, type Context } from '../context.js';
 import { EXIT_DIFFERS, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
 import { syncEntryJson, untagged, type SyncJson } from '../json-shapes.js';
+import { printable } from '../printable.js';
 import { Progress } from '../progress.js';
 
 export interface SyncArgs {
@@ -10,7 +11,7 @@ export interface SyncArgs {
   json: boolean;
 }
 
-const ACTIONS: readonly ReconcileAction[] = ['unchanged', 'backfilled', 'repaired', 'failed'];
+const ACTIONS: readonly ReconcileAction[] = ['unchanged', 'backfilled', 'repaired', 'busy', 'failed'];
 
 /** `entity-git sync`: reconcile every session (or one) with its repository. */
 export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<ExitCode> {
@@ -24,10 +25,10 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
     sessions,
     onProgress: (p) => {
       if (args.json) return;
-      if (!progress.tty) progress.line(`${p.done}/${p.total} ${p.sessionId} ${describe(p)}`);
+      if (!progress.tty) progress.line(`${p.done}/${p.total} ${printable(p.sessionId)} ${describe(p)}`);
       else {
-        if (p.action === 'failed') progress.line(`${p.sessionId} ${describe(p)}`);
-        progress.bar(p.done, p.total, p.sessionId);
+        if (p.action === 'failed') progress.line(`${printable(p.sessionId)} ${describe(p)}`);
+        progress.bar(p.done, p.total, printable(p.sessionId));
       }
     },
   });
@@ -43,7 +44,7 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
   }
   if (!report.ok) {
     const failed = report.entries.filter((e) => e.action === 'failed').map((e) => e.sessionId);
-    io.stderr.write(`entity-git: ${failed.length} session${failed.length === 1 ? '' : 's'} failed to sync: ${failed.join(', ')}\n`);
+    io.stderr.write(`entity-git: ${failed.length} session${failed.length === 1 ? '' : 's'} failed to sync: ${failed.map(printable).join(', ')}\n`);
     return EXIT_DIFFERS;
   }
   return EXIT_OK;
@@ -51,6 +52,7 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
 
 function describe(e: ReconcileEntry): string {
   if (e.action === 'failed') return `failed (${e.error?.code ?? 'ERROR'}: ${untagged(e.error?.message ?? 'unknown error')})`;
+  if (e.action === 'busy') return `busy (${untagged(e.error?.message ?? 'another process is syncing it')})`;
   if (e.action === 'repaired') return `repaired (${[...new Set(e.differences.map((d) => d.kind))].join(', ')})`;
   return e.action;
 }

@@ -3,6 +3,7 @@ import { messageOf } from '../cli-error.js';
 import { requireSession, type Context } from '../context.js';
 import { EXIT_DIFFERS, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
+import { printable } from '../printable.js';
 import { differenceJson, type VerifyJson } from '../json-shapes.js';
 
 export interface VerifyArgs {
@@ -30,7 +31,7 @@ export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Prom
     printJson(io, { ok, sessions } satisfies VerifyJson);
   } else {
     for (const s of sessions) {
-      println(io, `${s.ok ? 'ok     ' : 'DIFFERS'} ${s.sessionId}`);
+      println(io, `${s.ok ? 'ok     ' : 'DIFFERS'} ${printable(s.sessionId)}`);
       if (s.error) println(io, `  error ${s.error.code}: ${s.error.message}`);
       for (const d of s.differences) println(io, `  ${describeDifference(d)}`);
     }
@@ -38,7 +39,7 @@ export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Prom
     println(io, `verified ${sessions.length} session${sessions.length === 1 ? '' : 's'}: ${sessions.length - bad} ok, ${bad} differ${bad === 1 ? 's' : ''}`);
   }
   if (!ok) {
-    const bad = sessions.filter((s) => !s.ok).map((s) => s.sessionId);
+    const bad = sessions.filter((s) => !s.ok).map((s) => printable(s.sessionId));
     io.stderr.write(`entity-git: ${bad.length} of ${sessions.length} session${sessions.length === 1 ? '' : 's'} differ${bad.length === 1 ? 's' : ''} from the DAG: ${bad.join(', ')} (entity-git sync repairs them)\n`);
     return EXIT_DIFFERS;
   }

@@ -11,6 +11,8 @@ import { extendDerivation } from './extend.js';
 import { syncMetaRef } from './meta-ref.js';
 import { verifyFormatAndMeta } from './verify-meta.js';
 import { backUpFormat1, configuredFormat, formatFromTrees, withFormat } from './repo-format.js';
+import { damageDifferences, inspectRepository, scrubRepository } from './repo-scrub.js';
+import { mirrorFiles, worktreeDamage, worktreeDamaged, worktreeDifferences } from './worktree-check.js';
 import { PackBuilder } from '../git/pack-writer.js';
 import { countPacks } from '../git/pack-reader.js';
 import { CommitGraph, COMMIT_GRAPH_PATH, writeCommitGraph, type GraphCommit } from '../git/commit-graph.js';
@@ -519,6 +521,8 @@ class SessionMirror implements Mirror {
   private async syncLocked(sessionId: string, repo: Repo, full: boolean, beside: Promise<unknown>[]): Promise<SyncResult> {
     const session = await this.session(sessionId);
     await this.init(repo, full);
+    // A repair first removes what native git would trip over; what goes missing is written again below.
+    if (full) await scrubRepository(this.store, repo.objects, repo.gitdir);
     const layout = await this.repoLayout(repo);
     const metaBytes = utf8(canonicalJson(metaOf(session)));
     // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
@@ -669,7 +673,7 @@ class SessionMirror implements Mirror {
       // Only the head branch's new turns to add, HEAD where it was: the index needs only those.
       const hint = appended !== null && !headMoved && headBefore === derivation.head && (appended.length === 0 || branchesMoved.includes(derivation.head ?? '')) ? appended : null;
       const metaOid = headTip && created.has(headTip.oid) ? repo.objects.hash('blob', metaBytes) : null;
-      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, hint, metaOid, prewritten === null ? null : await prewritten);
+      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, full ? null : hint, metaOid, prewritten === null ? null : await prewritten, full);
     }
 
     const stillUnsettled = new Set<string>();
@@ -915,7 +919,7 @@ class SessionMirror implements Mirror {
    * HEAD's branch only gained these nodes' files since the index this mirror last wrote (and the
    * meta.json of its new tip), so only they are written — when that index is still the file.
    */
-  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>, appended: Known[] | null = null, metaOid: string | null = null, prewritten: Prewritten | null = null): Promise<boolean> {
+  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>, appended: Known[] | null = null, metaOid: string | null = null, prewritten: Prewritten | null = null, checkFiles = false): Promise<boolean> {
     if (appended !== null && tip !== null && (await this.appendToIndex(repo, layout, tip, appended, fresh, metaOid))) return appended.length > 0;
     const target = new Map<string, string>();
     if (tip !== null) {
@@ -947,6 +951,8 @@ class SessionMirror implements Mirror {
       }
     }
     this.indexes.delete(repo.gitdir);
+    // A repair compares the files themselves (the index trusts them): any damage, every file written again.
+    if (checkFiles && worktreeDamaged(await worktreeDamage(this.store, repo.dir, target))) rewriteAll = true;
     const present = st !== null;
     const byPath = new Map(current.map((e) => [e.path, e]));
     let changed = rewriteAll || (!present && target.size > 0);
@@ -972,6 +978,16 @@ class SessionMirror implements Mirror {
       if (!target.has(e.path)) {
         await this.store.remove(joinPath(repo.dir, e.path));
         changed = true;
+      }
+    }
+    // Without an index to say what the previous HEAD put there (lost, unreadable, or distrusted),
+    // the mirror's files HEAD's tree does not have are found in the working tree itself.
+    if (!present || rewriteAll) {
+      for (const path of await mirrorFiles(this.store, repo.dir, target)) {
+        if (!target.has(path)) {
+          await this.store.remove(joinPath(repo.dir, path));
+          changed = true;
+        }
       }
     }
     if (!changed) {
@@ -1267,6 +1283,7 @@ class SessionMirror implements Mirror {
     if (!configReadable(await this.store.readText(joinPath(repo.gitdir, 'config')))) {
       differences.push({ kind: 'corrupt', detail: `${repo.gitdir}/config is missing or unreadable by git` });
     }
+    differences.push(...damageDifferences(await inspectRepository(this.store, repo.gitdir)));
     let head: string | null = null;
     try {
       head = await repo.refs.headBranch();
@@ -1284,6 +1301,16 @@ class SessionMirror implements Mirror {
       const indexed = entries.filter((e) => e.path !== 'meta.json');
       const same = indexed.length === expected.size && indexed.every((e) => expected.get(e.path) === e.oid) && (expected.size === 0 || entries.some((e) => e.path === 'meta.json'));
       if (!same) differences.push({ kind: 'worktree-differs', branch: head, detail: `the index of ${repo.dir} does not hold the files of ${head}` });
+      // The files themselves: `git status` clean is the promise, not only the index.
+      try {
+        const tip = await repo.refs.resolve(`refs/heads/${head}`);
+        const meta = tip === null ? undefined : parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree')).find((e) => e.name === 'meta.json');
+        const target = new Map(expected);
+        if (meta) target.set('meta.json', meta.oid);
+        differences.push(...worktreeDifferences(await worktreeDamage(this.store, repo.dir, target), head, repo.dir));
+      } catch {
+        // a damaged tip is reported by verifyBranch already
+      }
     }
     if (derivation.head !== null && head !== derivation.head && expectedNames.has(derivation.head)) {
       differences.push({ kind: 'head-differs', expected: derivation.head, actual: head, detail: `HEAD names ${head ?? 'nothing'}, the DAG head is on ${derivation.head}` });

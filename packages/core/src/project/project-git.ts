@@ -27,6 +27,7 @@ export type SkipReason =
   | 'submodule-changes'
   | 'uncommitted-changes'
   | 'no-snapshot'
+  | 'repository-locked'
   | 'nothing-to-commit';
 
 /** A commit the agent made in the project repository. */
@@ -483,7 +484,7 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     return done;
   }
 
-  async function attempt(t: Turn, recovered: RecoveredCommit[]): Promise<AfterTurnResult> {
+  async function attempt(t: Turn, recovered: RecoveredCommit[], seen: { mine: readonly string[]; ignored: readonly string[] }): Promise<AfterTurnResult> {
     const first = await engine.inspect(t.workdir);
     if (first.kind === 'missing') return skip('workdir-missing', `the project directory ${t.workdir} does not exist, the agent's edits won't be auto-committed`);
     if (first.kind === 'not-a-directory') return skip('workdir-not-a-directory', `the project path ${t.workdir} is not a directory, the agent's edits won't be auto-committed`);
@@ -524,6 +525,8 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       const wasUsers = (p: string) => staged.has(p) || (before !== null && !before.agent.has(p) && before.user.some((e) => within(p, e)));
 
       const mine: string[] = [];
+      seen.mine = mine;
+      seen.ignored = ignoredPaths;
       const others: ChangedPath[] = [];
       const inSubmodules: string[] = [];
       for (const c of changes) {
@@ -602,10 +605,18 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     const t = validTurn(input);
     const recovered: RecoveredCommit[] = [];
     for (let n = 1; ; n++) {
+      const seen: { mine: readonly string[]; ignored: readonly string[] } = { mine: [], ignored: [] };
       try {
-        const result = await attempt(t, recovered);
+        const result = await attempt(t, recovered, seen);
         return recovered.length === 0 ? result : Object.freeze({ ...result, recovered: Object.freeze([...recovered]) });
       } catch (err) {
+        // Someone's git holds `index.lock` or the branch's lock (an amend whose editor is open, or a
+        // lock a killed git left): the engines move nothing then, so this is a skip, not a failure.
+        if (isEntityGitError(err, 'REF_LOCKED') && err.data.committed !== true) {
+          const what = typeof err.data.lock === 'string' ? err.data.lock : 'a lock file';
+          const result = skip('repository-locked', `another git is using the repository (${what} exists), the agent's edits won't be auto-committed for now`, { agentPaths: [...seen.mine], ignoredPaths: [...seen.ignored] });
+          return recovered.length === 0 ? result : Object.freeze({ ...result, recovered: Object.freeze([...recovered]) });
+        }
         // The branch, a file or the repository itself moved between looking and committing: look again.
         const moved = err instanceof Retry || isEntityGitError(err, 'REF_CONFLICT') || isEntityGitError(err, 'WORKTREE_CHANGED');
         if (!moved) throw err;

@@ -1,15 +1,22 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError } from '../errors.js';
 import type { Difference, Mirror } from '../mirror/mirror.js';
+import { dagFingerprint } from './dag-fingerprint.js';
 
-export type ReconcileAction = 'unchanged' | 'backfilled' | 'repaired' | 'failed';
+/**
+ * `busy`: the session could not be judged now, and nothing says it is damaged — another process
+ * held its sync lock past the wait (`LOCK_TIMEOUT`), or its DAG was written to while the repair
+ * was checked (the repository is then behind rows that arrived after the repair read them). The
+ * next sync continues it; a busy session does not make the report fail.
+ */
+export type ReconcileAction = 'unchanged' | 'backfilled' | 'repaired' | 'busy' | 'failed';
 
 export interface ReconcileEntry {
   sessionId: string;
   action: ReconcileAction;
   /** What verify found before the repair (empty for `unchanged`). */
   differences: Difference[];
-  /** For `failed`: why. */
+  /** For `failed`: why. For `busy`: what kept it from being judged. */
   error?: { code: string; message: string };
 }
 
@@ -29,7 +36,7 @@ export interface ReconcileOptions {
 export interface ReconcileReport {
   total: number;
   entries: ReconcileEntry[];
-  /** True when every session ends equal to its DAG. */
+  /** True when no session failed: every one ends equal to its DAG, or is `busy`. */
   ok: boolean;
 }
 
@@ -55,17 +62,27 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         // While a dispatcher writes, the DAG may gain a turn between the repair and the check:
         // try again a few times before calling the session failed.
         let after = before;
+        // Whether the DAG changed between reading it for a repair and checking that repair: the
+        // check (under the sync lock, as the sync) then judges rows the repair never saw.
+        let written = false;
         for (let attempt = 0; attempt < 3 && !after.ok; attempt++) {
+          const seen = await dagFingerprint(options.dag, sessionId);
           await options.mirror.sync(sessionId, { full: attempt > 0 || !light });
           after = await options.mirror.verify(sessionId);
+          written = !after.ok && (await dagFingerprint(options.dag, sessionId)) !== seen;
         }
         entry = after.ok
           ? { sessionId, action: missing ? 'backfilled' : 'repaired', differences: before.differences }
-          : { sessionId, action: 'failed', differences: after.differences, error: { code: 'REPO_CORRUPT', message: after.differences.map((d) => d.detail).join('; ') } };
+          : written
+            ? { sessionId, action: 'busy', differences: after.differences, error: { code: 'DAG_CHANGED', message: `the DAG of ${sessionId} was written to while its repair was checked; the next sync continues it` } }
+            : { sessionId, action: 'failed', differences: after.differences, error: { code: 'REPO_CORRUPT', message: after.differences.map((d) => d.detail).join('; ') } };
       }
     } catch (err) {
       const e = err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err));
-      entry = { sessionId, action: 'failed', differences: [], error: { code: e.code, message: e.message } };
+      // Another process holds the session's sync lock (a long sync): busy, not broken.
+      entry = e.code === 'LOCK_TIMEOUT'
+        ? { sessionId, action: 'busy', differences: [], error: { code: e.code, message: e.message } }
+        : { sessionId, action: 'failed', differences: [], error: { code: e.code, message: e.message } };
     }
     entries.push(entry);
     try {

@@ -80,7 +80,7 @@ describe('a process killed in the middle of a project auto-commit', () => {
     }
     // An early kill comes before the commit, the run not killed commits (the checks above hold
     // for every run); where a late kill lands relative to the commit depends on the machine.
-    // crash-every-step.test.ts kills the commit after each of its steps.
+    // crash-every-step-suite.ts kills the commit after each of its steps.
     console.log([...outcomes].join('; '));
     expect(outcomes.has('untouched, killed')).toBe(true);
     expect(outcomes.has('committed')).toBe(true);
