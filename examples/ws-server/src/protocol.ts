@@ -118,6 +118,23 @@ export interface ProjectLogResult {
   commits: ProjectCommit[];
 }
 
+/** `project_status`: the workdir read without committing (DESIGN.md §4's warning, before any turn is skipped). */
+export interface ProjectStatusResult {
+  project_id: string;
+  workdir: string;
+  /** The project's own status (`active`, `paused`, `done`). */
+  status: ProjectSummary['status'];
+  /** The workdir's state: `repository`, `not-a-repository`, `missing`, … (`unknown` when the server runs no project commits). */
+  state: string;
+  /** True when the user has uncommitted changes: the next turn's agent edits would not be auto-committed. */
+  dirty: boolean;
+  /** The user's changed paths (repository-relative), at most 50; `user_paths_count` is the whole count. */
+  user_paths: string[];
+  user_paths_count: number;
+  /** The design's sentence when dirty, else null. */
+  warning: string | null;
+}
+
 export interface ServerInfo {
   name: string;
   actions: string[];
@@ -142,6 +159,8 @@ export type ServerActionMap = Omit<ActionMap, 'create_project'> & {
   /** The project's own git history (read-only `git log` in its workdir). Default `limit` 50, at most 500. */
   project_log: { params: { project_id: string; limit?: number }; result: ProjectLogResult };
   server_info: { params: Record<string, never>; result: ServerInfo };
+  /** Whether the project's workdir has uncommitted changes of the user's; read-only (nothing is committed or written). */
+  project_status: { params: { project_id: string }; result: ProjectStatusResult };
 };
 
 export type ServerActionName = keyof ServerActionMap;

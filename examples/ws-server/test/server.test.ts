@@ -120,7 +120,7 @@ describe('the actions', () => {
     expect(info.actions).toEqual([
       'add_session_to_project', 'create_project', 'export_session', 'git_branches', 'git_checkout', 'git_history',
       'git_session_checkout', 'git_session_log', 'git_switch_branch', 'list_projects', 'list_sessions', 'project_detail',
-      'project_log', 'send_message', 'server_info',
+      'project_log', 'project_status', 'send_message', 'server_info', 'set_project_status',
     ]);
   });
 
@@ -287,12 +287,17 @@ describe('the actions', () => {
       expect(r.project!.status === 'committed' && r.project!.commit).toMatchObject({ sha: git('rev-parse', 'HEAD').trim(), subject: `[agent ${NOTES_SESSION}] turn 3: Write down the lexer tokens`, agent: true });
       expect(git('show', '--name-only', '--format=', 'HEAD').trim()).toBe(ECHO_NOTES_FILE);
       expect(git('status', '--porcelain')).toBe('');
+      expect(await client.call('project_status', { project_id: docs.id })).toMatchObject({ dirty: false, user_paths: [], user_paths_count: 0, warning: null });
       const log = await client.call('project_log', { project_id: docs.id });
       expect(log.commits.map((c) => [c.subject, c.agent])).toEqual([[`[agent ${NOTES_SESSION}] turn 3: Write down the lexer tokens`, true], ['first commit', false]]);
 
       // (b) the user edits a file: the turn is not committed, the warning comes back, and nothing of theirs moved.
       writeFileSync(join(workdir, 'TODO.md'), 'my own notes, not the agent\'s\n');
       const before = { head: git('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), todo: sha1(join(workdir, 'TODO.md')) };
+      // project_status reads it before any turn (and writes nothing: `before` is checked below).
+      expect(await client.call('project_status', { project_id: docs.id })).toEqual({
+        project_id: docs.id, workdir, status: 'active', state: 'repository', dirty: true, user_paths: ['TODO.md'], user_paths_count: 1, warning: UNCOMMITTED_CHANGES_WARNING,
+      });
       const pushed = watcher.next();
       const s2 = await client.call('send_message', { session_id: NOTES_SESSION, content: 'And the unicode TODO' });
       expect(s2.project).toEqual({

@@ -32,7 +32,7 @@ Commands:
   clone --remote URL [--session ID]   another name for restore
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
   branches SESSION                    the branches of a session, HEAD marked
-  projects list|create|add-session    the projects sessions belong to
+  projects list|create|add-session|status  the projects sessions belong to
 
 Every command takes --json: stable output for scripts (see the README).
 
@@ -132,6 +132,7 @@ ${GLOBAL}`,
   projects: `Usage: entity-git projects list [--json]
        entity-git projects create NAME WORKDIR [--description TEXT] [--json]
        entity-git projects add-session PROJECT SESSION [--json]
+       entity-git projects status PROJECT [active|paused|done] [--json]
 
 A project is a user's working directory whose files the agent edits; a session may belong to one.
 
@@ -140,6 +141,7 @@ A project is a user's working directory whose files the agent edits; a session m
                 given as an absolute path
   add-session   bind SESSION to PROJECT (an id or a name); a session belongs to at most one
                 project, so this moves it from another
+  status        show a project's status, or set it (paused and done get no agent auto-commit)
 
 ${GLOBAL}`,
 };
@@ -159,6 +161,15 @@ path (the agent's process resolves it, not this shell); NAME must be unused.
 Options:
   --description TEXT   a description
   --json               print the new project as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects status'] = `Usage: entity-git projects status PROJECT [active|paused|done] [--json]
+
+Show PROJECT's status (a project id, or else its name), or set it. The agent auto-commits in
+an active project only: paused and done projects keep their sessions, with no commit made.
+
+Options:
+  --json         print the project as JSON
 
 ${GLOBAL}`;
 COMMAND_HELP['projects add-session'] = `Usage: entity-git projects add-session PROJECT SESSION [--json]

@@ -67,6 +67,16 @@ describe('actions, in process', () => {
     expect((await actions.list_projects({})).projects.map((x) => [x.name, x.sessions_count])).toEqual([['Wiki Agent Refactor', 0], ['DAG Visualization', 1]]);
   });
 
+  it('set_project_status changes a project\'s status, and refuses an unknown status with nothing changed', async () => {
+    const { actions, dag } = await setup();
+    const p = await actions.create_project({ name: 'Status', workdir: tempDir() });
+    expect(await actions.set_project_status({ project_id: p.id, status: 'paused' })).toMatchObject({ id: p.id, status: 'paused' });
+    expect((await dag.getProject(p.id))?.status).toBe('paused');
+    expect(await actions.handle({ action: 'set_project_status', params: { project_id: p.id, status: 'finished' } })).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } });
+    expect(await actions.handle({ action: 'set_project_status', params: { project_id: 'ghost', status: 'done' } })).toMatchObject({ ok: false, error: { code: 'PROJECT_NOT_FOUND' } });
+    expect((await actions.list_projects({})).projects.map((x) => x.status)).toEqual(['paused']);
+  });
+
   it('answers every bad request with a typed error through handle, never a throw', async () => {
     const { actions } = await setup();
     const workdir = tempDir();

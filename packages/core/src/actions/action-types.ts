@@ -92,6 +92,8 @@ export interface ActionMap {
   project_detail: { params: { project_id: string }; result: ProjectDetail };
   create_project: { params: { name: string; workdir: string; description?: string; session_id?: string }; result: ProjectSummary };
   add_session_to_project: { params: { project_id: string; session_id: string }; result: ProjectSummary };
+  /** Set a project's status (`active`, `paused`, `done`); a paused or done project gets no agent auto-commit. */
+  set_project_status: { params: { project_id: string; status: ProjectStatus }; result: ProjectSummary };
 }
 
 export type ActionName = keyof ActionMap;

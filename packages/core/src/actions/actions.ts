@@ -3,7 +3,7 @@ import type { ProjectStore } from '../dag/project-store.js';
 import { isAbsolutePath } from '../dag/memory-dag.js';
 import { EntityGitError } from '../errors.js';
 import type { Mirror } from '../mirror/mirror.js';
-import type { Project } from '../model/types.js';
+import { PROJECT_STATUSES, type Project, type ProjectStatus } from '../model/types.js';
 import { idParam, invalidArgument, optionalString, paramsObject, requireProject, requireSession, shaParam } from './params.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse, ProjectSummary, SessionSummary, TimelineCommit } from './action-types.js';
 
@@ -141,6 +141,17 @@ export function createActions(options: ActionsOptions): Actions {
       const store = needProjects();
       await store.addSessionToProject(projectId, sessionId);
       return summary((await store.getProject(projectId))!);
+    },
+    async set_project_status(params) {
+      const p = paramsObject(params);
+      const projectId = idParam(p, 'project_id');
+      const status = p.status;
+      if (typeof status !== 'string' || !(PROJECT_STATUSES as readonly string[]).includes(status)) {
+        invalidArgument(`status must be one of ${PROJECT_STATUSES.join(', ')}, got ${JSON.stringify(status)}`, { param: 'status' });
+      }
+      const store = needProjects();
+      await requireProject(store, projectId);
+      return summary(await store.setProjectStatus(projectId, status as ProjectStatus));
     },
   };
 
