@@ -3,7 +3,7 @@
 import type { ActionMap, BranchSummary, DagNode, ProjectSummary, Session } from '@entity-git/core';
 
 export type {
-  ActionRequest, ActionResponse, BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectSummary, SessionSummary, TimelineCommit,
+  ActionRequest, ActionResponse, BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectStatus, ProjectSummary, SessionSummary, TimelineCommit,
 } from '@entity-git/core';
 
 /** The path the WebSocket upgrade is accepted on. */
