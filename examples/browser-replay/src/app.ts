@@ -344,9 +344,11 @@ export async function startApp(root: HTMLElement): Promise<void> {
 
   // ---- rendering ----
 
+  // Made once and reused: a re-render (the service worker getting ready, say) must not empty the field under the user's typing.
+  let tokenFormEl: HTMLElement | null = null;
   function tokenForm(): HTMLElement | null {
     if (!state.tokenRefused) return null;
-    return h('form', { class: 'token-form', 'data-testid': 'token-form', onsubmit: (e: Event) => {
+    return tokenFormEl ??= h('form', { class: 'token-form', 'data-testid': 'token-form', onsubmit: (e: Event) => {
       e.preventDefault();
       const value = ((e.target as HTMLFormElement).elements.namedItem('token') as HTMLInputElement).value.trim();
       if (value === '') return;
