@@ -135,6 +135,20 @@ export interface ProjectStatusResult {
   warning: string | null;
 }
 
+/** `import_projects`: the git repositories found under `dir`, each as a planned (or, applied, created) project. */
+export interface ImportProjectsResult {
+  dir: string;
+  /** False for the dry run (nothing created), true when the `new` ones were created. */
+  applied: boolean;
+  candidates: Array<{
+    workdir: string;
+    name: string;
+    /** `new`: would be created; `created`: was; `exists`: a project has this workdir already. */
+    status: 'new' | 'created' | 'exists';
+    project_id: string | null;
+  }>;
+}
+
 export interface ServerInfo {
   name: string;
   actions: string[];
@@ -161,6 +175,12 @@ export type ServerActionMap = Omit<ActionMap, 'create_project'> & {
   server_info: { params: Record<string, never>; result: ServerInfo };
   /** Whether the project's workdir has uncommitted changes of the user's; read-only (nothing is committed or written). */
   project_status: { params: { project_id: string }; result: ProjectStatusResult };
+  /**
+   * The design's migration step: every git repository under `dir` (an absolute directory of the
+   * server's machine, 3 levels deep) that is no project yet, planned as one. A dry run unless
+   * `apply: true`; nothing is ever written in the repositories.
+   */
+  import_projects: { params: { dir: string; apply?: boolean }; result: ImportProjectsResult };
 };
 
 export type ServerActionName = keyof ServerActionMap;

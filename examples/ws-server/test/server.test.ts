@@ -6,7 +6,7 @@ import { createNodeMirror } from '@entity-git/node-fs';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,7 +119,7 @@ describe('the actions', () => {
     expect(info.agent).toBe(true);
     expect(info.actions).toEqual([
       'add_session_to_project', 'create_project', 'export_session', 'git_branches', 'git_checkout', 'git_history',
-      'git_session_checkout', 'git_session_log', 'git_switch_branch', 'list_projects', 'list_sessions', 'project_detail',
+      'git_session_checkout', 'git_session_log', 'git_switch_branch', 'import_projects', 'list_projects', 'list_sessions', 'project_detail',
       'project_log', 'project_status', 'send_message', 'server_info', 'set_project_status',
     ]);
   });
@@ -312,6 +312,32 @@ describe('the actions', () => {
     } finally {
       await watcher.close();
     }
+  });
+
+  it('import_projects: a dry run writes nothing, apply creates a project per repository (none written in); set_project_status', async () => {
+    const base = join(dir, 'imports');
+    for (const r of ['alpha', 'nested/beta']) execFileSync('git', ['init', '-q', join(base, r)]);
+    const headOf = (r: string) => readdirSync(join(base, r, '.git')).sort();
+    const before = [headOf('alpha'), headOf('nested/beta')];
+    const names = async () => (await client.call('list_projects', {})).projects.map((p) => p.name);
+    const had = await names();
+    const dry = await client.call('import_projects', { dir: base });
+    expect(dry).toEqual({ dir: base, applied: false, candidates: [
+      { workdir: join(base, 'alpha'), name: 'alpha', status: 'new', project_id: null },
+      { workdir: join(base, 'nested/beta'), name: 'beta', status: 'new', project_id: null },
+    ] });
+    expect(await names()).toEqual(had);
+    const done = await client.call('import_projects', { dir: base, apply: true });
+    expect(done.candidates.map((c) => [c.name, c.status])).toEqual([['alpha', 'created'], ['beta', 'created']]);
+    expect(await names()).toEqual([...had, 'alpha', 'beta']);
+    expect([headOf('alpha'), headOf('nested/beta')]).toEqual(before);
+    expect((await client.call('import_projects', { dir: base })).candidates.map((c) => c.status)).toEqual(['exists', 'exists']);
+    expect(await code(client, 'import_projects', { dir: 'relative' })).toBe('INVALID_WORKDIR');
+
+    const alpha = done.candidates[0]!.project_id!;
+    expect(await client.call('set_project_status', { project_id: alpha, status: 'done' })).toMatchObject({ id: alpha, status: 'done' });
+    expect(await code(client, 'set_project_status', { project_id: alpha, status: 'archived' })).toBe('INVALID_ARGUMENT');
+    expect((await store.projects.getProject(alpha))?.status).toBe('done');
   });
 });
 

@@ -32,7 +32,7 @@ Commands:
   clone --remote URL [--session ID]   another name for restore
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
   branches SESSION                    the branches of a session, HEAD marked
-  projects list|create|add-session|status  the projects sessions belong to
+  projects list|create|add-session|status|import  the projects sessions belong to
 
 Every command takes --json: stable output for scripts (see the README).
 
@@ -133,6 +133,7 @@ ${GLOBAL}`,
        entity-git projects create NAME WORKDIR [--description TEXT] [--json]
        entity-git projects add-session PROJECT SESSION [--json]
        entity-git projects status PROJECT [active|paused|done] [--json]
+       entity-git projects import DIR [--apply] [--json]
 
 A project is a user's working directory whose files the agent edits; a session may belong to one.
 
@@ -142,6 +143,8 @@ A project is a user's working directory whose files the agent edits; a session m
   add-session   bind SESSION to PROJECT (an id or a name); a session belongs to at most one
                 project, so this moves it from another
   status        show a project's status, or set it (paused and done get no agent auto-commit)
+  import        a project for each git repository under DIR that is none yet (a dry run
+                unless --apply)
 
 ${GLOBAL}`,
 };
@@ -170,6 +173,18 @@ an active project only: paused and done projects keep their sessions, with no co
 
 Options:
   --json         print the project as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects import'] = `Usage: entity-git projects import DIR [--apply] [--json]
+
+Existing git projects imported as Projects: every git working tree at or under DIR (an absolute
+path; 3 levels deep; hidden and dependency folders skipped) whose directory is no project yet
+gets one, named after its directory. Without --apply this is a dry run: it prints the plan and
+writes nothing. Nothing is ever written in the repositories.
+
+Options:
+  --apply        create the planned projects
+  --json         print the plan (or what was created) as JSON
 
 ${GLOBAL}`;
 COMMAND_HELP['projects add-session'] = `Usage: entity-git projects add-session PROJECT SESSION [--json]

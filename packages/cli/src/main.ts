@@ -84,6 +84,10 @@ const COMMANDS: Command[] = [
     name: 'projects status', options: ['json'], args: ['PROJECT', 'STATUS'], required: 1,
     run: async (ctx, io, v, [project, status]) => (await import('./commands/projects-status.js')).runProjectsStatus(ctx, io, { project: project!, status, json: v.json === true }),
   },
+  {
+    name: 'projects import', options: ['apply', 'json'], args: ['DIR'], required: 1,
+    run: async (ctx, io, v, [dir]) => (await import('./commands/projects-import.js')).runProjectsImport(ctx, io, { dir: dir!, apply: v.apply === true, json: v.json === true }),
+  },
 ];
 
 const GROUPS = new Set(['projects']);
