@@ -14,6 +14,7 @@ import { forkOf, type BranchFork } from './branch-labels.js';
 import { labelOf, placeTurn, renderSession, type SessionPage } from './session-view.js';
 import { blankProjectForm, renderSidebar, type NewProjectForm } from './sidebar-view.js';
 import { renderSave, type SaveState } from './save-view.js';
+import { blankImportForm, renderImport, type ImportForm } from './import-view.js';
 
 export { abbreviate } from './format.js';
 
@@ -39,6 +40,7 @@ interface State {
   project: ProjectPage | null;
   save: SaveState | null;
   newProject: NewProjectForm;
+  importForm: ImportForm;
   /** The project auto-commit of the last turn, per session (sent from here or pushed by the server). */
   projectTurns: Map<string, ProjectTurnResult>;
   /** Each project's workdir as last read with `project_status`. */
@@ -84,7 +86,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
     backend: null as unknown as Backend,
     notice: null, tokenRefused: false, sessions: [], projects: [], saved: new Set(), route: parseRoute(location.hash),
     session: null, project: null, save: null,
-    newProject: blankProjectForm(),
+    newProject: blankProjectForm(), importForm: blankImportForm(),
     projectTurns: new Map(), projectStatus: new Map(), draft: '', sending: false, appCached: false, loading: false, drawerOpen: false,
   };
 
@@ -334,6 +336,27 @@ export async function startApp(root: HTMLElement): Promise<void> {
     }
   }
 
+  /** The dry run (apply false) or the import itself. */
+  async function importProjects(apply: boolean): Promise<void> {
+    const f = state.importForm;
+    f.busy = true;
+    f.error = null;
+    render();
+    try {
+      f.plan = await state.backend.call('import_projects', { dir: f.dir.trim(), apply });
+      if (apply) {
+        const n = f.plan.candidates.filter((c) => c.status === 'created').length;
+        state.notice = { kind: 'info', text: `Imported ${n === 1 ? '1 project' : `${n} projects`} from ${f.plan.dir}.`, at: location.hash };
+        await refreshLists();
+      }
+    } catch (err) {
+      const e = shownError(err);
+      f.error = { text: e.text, detail: `${e.code}: ${e.detail}` };
+    }
+    f.busy = false;
+    render();
+  }
+
   const step = (dir: 'prev' | 'next') => {
     const v = state.route.page === 'session' ? state.session?.view : null;
     const sha = v?.[dir];
@@ -369,7 +392,8 @@ export async function startApp(root: HTMLElement): Promise<void> {
       currentSession: current,
       currentProject: r.page === 'project' ? r.id : state.sessions.find((s) => s.id === current)?.project_id ?? null,
       onProjectPage: r.page === 'project',
-      form: state.newProject, appCached: state.appCached, projectTools: null,
+      form: state.newProject, appCached: state.appCached,
+      projectTools: renderImport(state.importForm, online(), { rerender: render, find: () => void importProjects(false), apply: () => void importProjects(true) }),
       on: { rerender: render, createProject: () => void createProject() },
     }));
     root.classList.toggle('drawer-open', state.drawerOpen);

@@ -5,7 +5,7 @@
 // warning on open), plain-language errors, 390 px, axe-core, a refused token, and the app served
 // by the service worker with the server down. Screenshots in test-output/replay-ux/.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -249,6 +249,30 @@ describe('project flows', () => {
     await page.click('[data-testid=move-yes]');
     await waitText(page, 'project-sessions', 'Fix the parser TODOs');
     expect((await hx.store.projects.projectOfSession(DEMO_SESSION))?.id).toBe(other.id);
+  });
+
+  it('imports existing git repositories as projects: the plan first, nothing created until confirmed, nothing written in them', async () => {
+    const code = join(hx.tmp, 'code');
+    for (const r of ['site', 'libs/tokenizer']) execFileSync('git', ['init', '-q', join(code, r)]);
+    const gitFiles = () => ['site', 'libs/tokenizer'].map((r) => readdirSync(join(code, r, '.git')).sort());
+    const before = gitFiles();
+    const count = (await hx.store.projects.listProjects()).length;
+    await page.click('[data-testid=import-projects]');
+    await page.fill('[data-testid=import-dir]', code);
+    await page.click('[data-testid=import-find]');
+    await page.waitForSelector('[data-testid=import-row]');
+    expect(await page.$$eval('[data-testid=import-row]', (els) => els.map((e) => [(e as HTMLElement).dataset.status, e.textContent]))).toEqual([
+      ['new', 'tokenizer will be created'], ['new', 'site will be created'],
+    ]);
+    expect((await hx.store.projects.listProjects()).length).toBe(count);
+    await screenshot(page, 'import-plan');
+    await page.click('[data-testid=import-apply]');
+    await waitText(page, 'notice', 'Imported 2 projects');
+    expect(await page.$$eval('[data-testid=import-row]', (els) => els.map((e) => (e as HTMLElement).dataset.status))).toEqual(['created', 'created']);
+    const projects = await hx.store.projects.listProjects();
+    expect(projects.slice(count).map((p) => [p.name, p.workdir])).toEqual([['tokenizer', join(code, 'libs/tokenizer')], ['site', join(code, 'site')]]);
+    expect(await page.$$eval('[data-testid=project] .title', (els) => els.map((e) => e.textContent))).toEqual(projects.map((p) => p.name));
+    expect(gitFiles()).toEqual(before);
   });
 
   it('errors read as sentences with the code on a details line, and do not follow the user to the next page', async () => {
