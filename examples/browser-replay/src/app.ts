@@ -162,7 +162,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
     const b = state.backend;
     const forks = new Map<string, BranchFork | null>();
     const main = branches.find((x) => x.name === 'main');
-    if (!main) return forks;
+    if (!main || branches.length === 1) return forks;
     const mainLog = (await b.call('git_history', { session_id: sessionId, branch: 'main' })).commits;
     for (const br of branches.filter((x) => x.name !== 'main').slice(0, LABELLED_BRANCHES)) {
       if (known.has(br.name)) {
@@ -442,6 +442,8 @@ export async function startApp(root: HTMLElement): Promise<void> {
       placeTurn(main, turnKey !== scrolledTo);
       scrolledTo = turnKey;
     }
+    // For the replay-app bench and tests: the page is drawn (and laid out, by placeTurn) for this state.
+    if (!state.loading) root.dispatchEvent(new CustomEvent('replay:rendered', { detail: { turn: turnKey } }));
   }
 
   window.addEventListener('hashchange', () => void navigate());
