@@ -21,6 +21,8 @@ export interface SessionPage {
   collapsed: Set<number>;
   /** All earlier turns rendered, not only the last {@link EARLIER_SHOWN}. */
   showAll: boolean;
+  /** The timeline drawn for this history, reused while it is the same (a step only moves its mark). */
+  timeline?: { key: string; el: HTMLElement; rows: Map<string, HTMLElement> };
 }
 
 /** Earlier turns rendered by default: the rest wait behind a button (a long session stays fast). */
@@ -96,16 +98,38 @@ function renderConversation(s: SessionPage, v: CheckoutResult, rerender: () => v
       current.messages.map(renderMessage)));
 }
 
+function markCurrent(row: HTMLElement, current: boolean): void {
+  row.classList.toggle('current', current);
+  const link = row.firstElementChild as HTMLElement;
+  if (current) link.setAttribute('aria-current', 'step');
+  else link.removeAttribute('aria-current');
+}
+
+/**
+ * The timeline panel. One row per commit (2,000 in a long session): built once per history and
+ * reused while the history is the same, so a step moves the mark between two rows instead of
+ * drawing every row again.
+ */
 function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch: string | null): HTMLElement {
   const label = branch === null ? '—' : labelOf(s, branch);
-  return h('nav', { class: 'timeline', 'aria-label': 'Timeline' },
-    h('h3', {}, `Timeline · ${label} · ${plural(s.history.commits.length, 'commit')}`),
-    h('ol', { 'data-testid': 'timeline' }, [...s.history.commits].reverse().map((c: TimelineCommit) => {
-      const current = c.sha === v?.commit;
-      return h('li', { class: current ? 'current' : '' },
-        h('a', { href: sessionHref(s.id, c.sha, s.history.branch ?? undefined), 'data-testid': 'commit', 'data-sha': c.sha, 'aria-current': current ? 'step' : null },
+  const key = `${s.history.branch}|${s.history.commits.length}|${s.history.commits[0]?.sha ?? ''}|${label}`;
+  if (s.timeline?.key !== key) {
+    const rows = new Map<string, HTMLElement>();
+    const list = h('ol', { 'data-testid': 'timeline' }, [...s.history.commits].reverse().map((c: TimelineCommit) => {
+      const row = h('li', {},
+        h('a', { href: sessionHref(s.id, c.sha, s.history.branch ?? undefined), 'data-testid': 'commit', 'data-sha': c.sha },
           h('span', { class: 'sha' }, short(c.sha)), ' ', h('span', { class: 'subject' }, c.subject), ' ', h('time', {}, when(c.time))));
-    })));
+      rows.set(c.sha, row);
+      return row;
+    }));
+    const el = h('nav', { class: 'timeline', 'aria-label': 'Timeline' }, h('h3', {}, `Timeline · ${label} · ${plural(s.history.commits.length, 'commit')}`), list);
+    s.timeline = { key, el, rows };
+  }
+  const t = s.timeline;
+  for (const row of t.el.querySelectorAll<HTMLElement>('li.current')) markCurrent(row, false);
+  const row = v ? t.rows.get(v.commit) : undefined;
+  if (row) markCurrent(row, true);
+  return t.el;
 }
 
 /** Above the chat: the agent's commit of the last turn, or the design's warning while the user's tree is dirty. */
