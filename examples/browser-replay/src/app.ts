@@ -11,7 +11,7 @@ import { bindReplayKeys } from './keyboard.js';
 import { saveForOffline } from './offline.js';
 import { renderProject, type ProjectPage } from './project-view.js';
 import { forkOf, type BranchFork } from './branch-labels.js';
-import { labelOf, placeTurn, renderSession, type SessionPage } from './session-view.js';
+import { EARLIER_SHOWN, labelOf, placeTurn, renderSession, type SessionPage } from './session-view.js';
 import { blankProjectForm, renderSidebar, type NewProjectForm } from './sidebar-view.js';
 import { renderSave, type SaveState } from './save-view.js';
 import { blankImportForm, renderImport, type ImportForm } from './import-view.js';
@@ -178,21 +178,50 @@ export async function startApp(root: HTMLElement): Promise<void> {
   async function loadSession(r: Extract<Route, { page: 'session' }>): Promise<void> {
     const b = state.backend;
     const prev = state.session?.id === r.id ? state.session : null;
-    // A step within the branch on screen reads one turn: its history and branches are on screen already.
-    if (prev && r.sha && prev.history.commits.some((c) => c.sha === r.sha) && (r.branch ?? prev.history.branch) === prev.history.branch && prev.history.branch !== null) {
-      prev.view = await b.call('git_checkout', { session_id: r.id, commit_sha: r.sha, branch: prev.history.branch });
-      return;
+    // A step within the branch on screen reads a window of turns from the DAG (the current one and
+    // the earlier ones drawn), not the whole conversation: history and branches are on screen already.
+    if (prev && r.sha && (r.branch ?? prev.history.branch) === prev.history.branch && prev.history.branch !== null && prev.view) {
+      const commits = prev.history.commits;
+      const i = commits.findIndex((c) => c.sha === r.sha);
+      const c = commits[i];
+      if (c && c.node !== null && c.seq !== null && c.turn !== null && !prev.showAll) {
+        const older = commits[i + 1 + EARLIER_SHOWN];
+        const { messages } = await b.call('turn_messages', { session_id: r.id, to_node: c.node, to_seq: c.seq, from_seq: older?.seq ?? 0 });
+        prev.view = {
+          session_id: r.id, commit: c.sha, branch: prev.history.branch, turn: c.turn, turns: commits.length,
+          prev: commits[i + 1]?.sha ?? null, next: commits[i - 1]?.sha ?? null, messages, meta: prev.view.meta, continue_from: c.node,
+        };
+        prev.notLoaded = older?.turn ?? 0;
+        return;
+      }
+      if (c) {
+        prev.view = await b.call('git_checkout', { session_id: r.id, commit_sha: c.sha, branch: prev.history.branch });
+        prev.notLoaded = 0;
+        return;
+      }
     }
     let history = await b.call('git_history', r.branch ? { session_id: r.id, branch: r.branch } : { session_id: r.id });
     const sha = r.sha ?? history.commits[0]?.sha;
-    let view = null;
-    if (sha) {
+    let view: SessionPage['view'] = null;
+    let notLoaded = 0;
+    const i = history.commits.findIndex((c) => c.sha === sha);
+    const c = history.commits[i];
+    if (c && c.node !== null && c.seq !== null && c.turn !== null && history.branch !== null && !prev?.showAll) {
+      // On the branch read: a window of turns from the DAG, as a step does.
+      const older = history.commits[i + 1 + EARLIER_SHOWN];
+      const { messages } = await b.call('turn_messages', { session_id: r.id, to_node: c.node, to_seq: c.seq, from_seq: older?.seq ?? 0 });
+      view = {
+        session_id: r.id, commit: c.sha, branch: history.branch, turn: c.turn, turns: history.commits.length,
+        prev: history.commits[i + 1]?.sha ?? null, next: history.commits[i - 1]?.sha ?? null, messages, meta: null, continue_from: c.node,
+      };
+      notLoaded = older?.turn ?? 0;
+    } else if (sha) {
       view = await b.call('git_checkout', history.branch ? { session_id: r.id, commit_sha: sha, branch: history.branch } : { session_id: r.id, commit_sha: sha });
       if (view.branch !== history.branch) history = await b.call('git_history', { session_id: r.id, branch: view.branch });
     }
     const { branches } = await b.call('git_branches', { session_id: r.id });
     const forks = await loadForks(r.id, branches, prev?.forks ?? new Map()).catch(() => new Map<string, BranchFork | null>());
-    state.session = { id: r.id, history, view, branches, forks, collapsed: prev?.collapsed ?? new Set(), showAll: prev?.showAll ?? false };
+    state.session = { id: r.id, history, view, branches, forks, collapsed: prev?.collapsed ?? new Set(), showAll: prev?.showAll ?? false, notLoaded };
   }
 
   async function loadProject(id: string): Promise<void> {
@@ -417,7 +446,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
         projectStatus: project && online() ? state.projectStatus.get(project.id) : undefined,
         saveReport: state.save?.sessionId === s.id ? renderSave(state.save) : null,
         on: {
-          rerender: render, makeHead: (b) => void makeHead(b), save: () => void save(), send: () => void send(),
+          rerender: render, showAll: () => void navigate(), makeHead: (b) => void makeHead(b), save: () => void save(), send: () => void send(),
           draft: (t) => { state.draft = t; },
         },
       });

@@ -21,6 +21,8 @@ export interface SessionPage {
   collapsed: Set<number>;
   /** All earlier turns rendered, not only the last {@link EARLIER_SHOWN}. */
   showAll: boolean;
+  /** Earlier turns whose messages were not read (a step reads a window of turns, see app.ts). */
+  notLoaded: number;
   /** The timeline drawn for this history, reused while it is the same (a step only moves its mark). */
   timeline?: { key: string; el: HTMLElement; rows: Map<string, HTMLElement> };
 }
@@ -44,6 +46,8 @@ export interface SessionViewInput {
   saveReport: HTMLElement | null;
   on: {
     rerender(): void;
+    /** Read and show every earlier turn. */
+    showAll(): void;
     makeHead(branch: string): void;
     save(): void;
     send(): void;
@@ -76,23 +80,24 @@ function renderEarlier(s: SessionPage, g: TurnGroup, rerender: () => void): HTML
     folded ? null : g.messages.map(renderMessage));
 }
 
-function renderConversation(s: SessionPage, v: CheckoutResult, rerender: () => void): HTMLElement {
+function renderConversation(s: SessionPage, v: CheckoutResult, rerender: () => void, showAll: () => void): HTMLElement {
   const groups = groupTurns(v.messages, s.history.commits, v.turn);
   const current = groups.at(-1)!;
   const earlier = groups.slice(0, -1);
-  const hidden = s.showAll ? 0 : Math.max(0, earlier.length - EARLIER_SHOWN);
+  const drawnFrom = s.showAll ? 0 : Math.max(0, earlier.length - EARLIER_SHOWN);
+  const hidden = drawnFrom + s.notLoaded;
   const allFolded = earlier.length > 0 && earlier.every((g) => s.collapsed.has(g.turn));
   return h('section', { class: 'messages', 'data-testid': 'messages', 'aria-label': 'Conversation' },
     earlier.length > 0
       ? h('div', { class: 'row earlier-tools' },
-        hidden > 0 ? h('button', { class: 'link', 'data-testid': 'show-earlier', onclick: () => { s.showAll = true; rerender(); } }, `Show ${plural(hidden, 'earlier turn')}`) : null,
+        hidden > 0 ? h('button', { class: 'link', 'data-testid': 'show-earlier', onclick: () => { s.showAll = true; if (s.notLoaded > 0) showAll(); else rerender(); } }, `Show ${plural(hidden, 'earlier turn')}`) : null,
         h('button', { class: 'link', 'data-testid': 'fold-earlier', onclick: () => {
           if (allFolded) s.collapsed.clear();
           else for (const g of earlier) s.collapsed.add(g.turn);
           rerender();
         } }, allFolded ? 'Expand earlier turns' : 'Collapse earlier turns'))
       : null,
-    earlier.slice(hidden).map((g) => renderEarlier(s, g, rerender)),
+    earlier.slice(drawnFrom).map((g) => renderEarlier(s, g, rerender)),
     h('section', { class: 'turn-group current', 'data-testid': 'current-turn', 'data-turn': current.turn, 'aria-current': 'step', 'aria-labelledby': 'current-turn-heading' },
       h('h2', { class: 'turn-heading', id: 'current-turn-heading' }, `Turn ${current.turn} of ${v.turns}`, h('span', { class: 'gist' }, turnGist(current))),
       current.messages.map(renderMessage)));
@@ -217,7 +222,7 @@ export function renderSession(input: SessionViewInput): HTMLElement[] {
     replayHead,
     branch !== null && branch !== 'main' ? renderBranchDiff(s, branch) : null,
     input.saveReport,
-    h('div', { class: 'columns', 'data-testid': 'columns' }, v ? renderConversation(s, v, on.rerender) : h('p', { class: 'empty' }, 'This session has no complete turn yet.'), renderTimeline(s, v, branch)),
+    h('div', { class: 'columns', 'data-testid': 'columns' }, v ? renderConversation(s, v, on.rerender, on.showAll) : h('p', { class: 'empty' }, 'This session has no complete turn yet.'), renderTimeline(s, v, branch)),
     composer,
   ].filter((x): x is HTMLElement => x !== null);
 }

@@ -120,7 +120,7 @@ describe('the actions', () => {
     expect(info.actions).toEqual([
       'add_session_to_project', 'create_project', 'export_session', 'git_branches', 'git_checkout', 'git_history',
       'git_session_checkout', 'git_session_log', 'git_switch_branch', 'import_projects', 'list_projects', 'list_sessions', 'project_detail',
-      'project_log', 'project_status', 'send_message', 'server_info', 'set_project_status',
+      'project_log', 'project_status', 'send_message', 'server_info', 'set_project_status', 'turn_messages',
     ]);
   });
 
