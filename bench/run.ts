@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   backfill: () => import('./backfill.js'),
   browser: () => import('./browser.js'),
   import: () => import('./import.js'),
+  'replay-app': () => import('./replay-app.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -1,50 +1,55 @@
-// The app: a sidebar (sessions, Projects, + New Project), a project indicator above the chat,
-// the conversation as it stood at one commit, ← prev turn / Turn N / M / next turn →, a branch
-// switcher, the timeline (one line per commit), a composer that forks from an old turn, and
-// "Save for offline", and the project auto-commit of the last turn sent: the design's warning
-// banner above the chat when it was skipped for the user's uncommitted changes, the agent's
-// commit when it landed. State lives here; every change re-renders (the app is small).
-import { textOf, type DagNode, type JsonValue } from '@entity-git/core';
-import type {
-  BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectLogResult, ProjectSummary, ProjectTurnResult, SessionSummary,
-} from 'ws-server/protocol';
-import { ActionError, connect, localStore, type Backend } from './backend.js';
+// The app: state, navigation and the actions behind the controls; the views draw it
+// (sidebar-view.ts, session-view.ts, project-view.ts). Every change re-renders the page, then
+// puts focus back on the control that had it (a re-render replaces the elements), announces the
+// turn in a live region, and — when the turn changed — scrolls it into view.
+import type { ProjectStatus, ProjectStatusResult, ProjectSummary, ProjectTurnResult, SessionSummary } from 'ws-server/protocol';
+import { connect, localStore, type Backend } from './backend.js';
 import { h, replace } from './dom.js';
-import { saveForOffline, type SaveReport } from './offline.js';
+import { shownError } from './errors.js';
+import { projectHref, sessionHref } from './format.js';
+import { bindReplayKeys } from './keyboard.js';
+import { saveForOffline } from './offline.js';
+import { renderProject, type ProjectPage } from './project-view.js';
+import { forkOf, type BranchFork } from './branch-labels.js';
+import { EARLIER_SHOWN, labelOf, placeTurn, renderSession, type SessionPage } from './session-view.js';
+import { blankProjectForm, renderSidebar, type NewProjectForm } from './sidebar-view.js';
+import { renderSave, type SaveState } from './save-view.js';
+import { blankImportForm, renderImport, type ImportForm } from './import-view.js';
+
+export { abbreviate } from './format.js';
 
 type Route =
   | { page: 'home' }
   | { page: 'session'; id: string; sha?: string; branch?: string }
   | { page: 'project'; id: string };
 
-type Part = HTMLElement | string | null;
-
-interface SessionPage {
-  id: string;
-  history: HistoryResult;
-  view: CheckoutResult | null;
-  branches: BranchSummary[];
-}
+/** A banner. `at` is the page (hash) it belongs to: it goes when the user leaves that page; none for the app's own state (offline). */
+interface Notice { kind: 'info' | 'warn' | 'error'; text: string; detail?: string; at?: string }
 
 interface State {
   backend: Backend;
-  /** Why we are offline, or what just failed. */
-  notice: { kind: 'info' | 'warn' | 'error'; text: string } | null;
+  notice: Notice | null;
+  /** The server refused our token: a field to give another. */
+  tokenRefused: boolean;
   sessions: SessionSummary[];
   projects: ProjectSummary[];
   /** Sessions with a copy in this browser. */
   saved: Set<string>;
   route: Route;
   session: SessionPage | null;
-  project: { detail: ProjectDetail; log: ProjectLogResult | null } | null;
-  save: { sessionId: string; status: 'running'; nodes: number } | { sessionId: string; status: 'done'; report: SaveReport } | { sessionId: string; status: 'failed'; message: string } | null;
-  newProject: { open: boolean; workdir: string; name: string; nameTouched: boolean; withSession: boolean; error: string | null; busy: boolean };
-  /** The project auto-commit of the last message sent from this page, per session. */
+  project: ProjectPage | null;
+  save: SaveState | null;
+  newProject: NewProjectForm;
+  importForm: ImportForm;
+  /** The project auto-commit of the last turn, per session (sent from here or pushed by the server). */
   projectTurns: Map<string, ProjectTurnResult>;
+  /** Each project's workdir as last read with `project_status`. */
+  projectStatus: Map<string, ProjectStatusResult>;
   draft: string;
   sending: boolean;
   appCached: boolean;
   loading: boolean;
+  drawerOpen: boolean;
 }
 
 const TOKEN_KEY = 'entity-git-replay-token';
@@ -73,55 +78,40 @@ function parseRoute(hash: string): Route {
   return { page: 'home' };
 }
 
-const enc = encodeURIComponent;
-const sessionHref = (id: string, sha?: string, branch?: string) => `#/s/${enc(id)}${sha ? `/c/${sha}${branch ? `/${enc(branch)}` : ''}` : ''}`;
-const projectHref = (id: string) => `#/p/${enc(id)}`;
-const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : '—');
-const when = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ');
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : /(?:s|sh|ch|x)$/.test(one) ? 'es' : 's'}`;
-
-/** `/home/ada/code/wiki-agent` → `…/code/wiki-agent`. */
-export function abbreviate(workdir: string): string {
-  const parts = workdir.split(/[\\/]/).filter((p) => p !== '');
-  return parts.length <= 2 ? workdir : `…/${parts.slice(-2).join('/')}`;
-}
-
-function contentText(content: JsonValue): string {
-  const text = textOf(content);
-  return text !== '' ? text : JSON.stringify(content, null, 2);
-}
-
-function toolCalls(content: JsonValue): string[] {
-  if (content === null || typeof content !== 'object' || Array.isArray(content)) return [];
-  const calls = (content as { tool_calls?: unknown }).tool_calls;
-  return Array.isArray(calls) ? calls.map((c) => String((c as { name?: unknown })?.name ?? 'tool')) : [];
-}
-
-/** An error as the app shows it: `CODE: message`. */
-function errorText(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  return `${e.code ?? 'ERROR'}: ${e.message ?? String(err)}`;
-}
-
-/** The New Project form, closed and empty. */
-const blankProjectForm = (): State['newProject'] => ({ open: false, workdir: '', name: '', nameTouched: false, withSession: true, error: null, busy: false });
+/** Branches whose fork point is read (one history each): past this many, the rest keep their names. */
+const LABELLED_BRANCHES = 12;
 
 export async function startApp(root: HTMLElement): Promise<void> {
   const state: State = {
     backend: null as unknown as Backend,
-    notice: null, sessions: [], projects: [], saved: new Set(), route: parseRoute(location.hash),
+    notice: null, tokenRefused: false, sessions: [], projects: [], saved: new Set(), route: parseRoute(location.hash),
     session: null, project: null, save: null,
-    newProject: blankProjectForm(),
-    projectTurns: new Map(), draft: '', sending: false, appCached: false, loading: false,
+    newProject: blankProjectForm(), importForm: blankImportForm(),
+    projectTurns: new Map(), projectStatus: new Map(), draft: '', sending: false, appCached: false, loading: false, drawerOpen: false,
   };
 
-  const sidebar = h('aside', { class: 'sidebar', 'data-testid': 'sidebar' });
+  const menu = h('button', { class: 'menu', 'data-testid': 'menu', 'aria-controls': 'sidebar', 'aria-expanded': 'false', onclick: () => { state.drawerOpen = !state.drawerOpen; render(); } }, '☰ Menu');
+  const topbar = h('header', { class: 'topbar' }, menu, h('span', { class: 'brand' }, 'entity-git replay'));
+  const sidebar = h('aside', { class: 'sidebar', id: 'sidebar', 'data-testid': 'sidebar', 'aria-label': 'Sessions and projects' });
+  const scrim = h('div', { class: 'scrim', 'aria-hidden': 'true', onclick: () => { state.drawerOpen = false; render(); } });
   const main = h('main', { class: 'main', 'data-testid': 'main' });
-  replace(root, sidebar, main);
+  // Outside `main`, so a re-render never replaces it: screen readers hear each new turn once.
+  const live = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'data-testid': 'live' });
+  replace(root, topbar, sidebar, scrim, main, live);
+  let scrolledTo: string | null = null;
+
+  const online = () => state.backend.mode === 'online';
+
+  const listen = (b: Backend) => b.onEvent?.((e) => {
+    if (e.event !== 'project_turn') return;
+    state.projectTurns.set(e.session_id, e.result);
+    void readProjectStatus(e.result.project_id).then(render);
+  });
 
   const goOffline = async (text: string) => {
     state.backend = (await localStore()).backend;
     state.notice = { kind: 'warn', text };
+    state.projectStatus.clear();
     await refreshLists();
     await navigate();
   };
@@ -130,18 +120,19 @@ export async function startApp(root: HTMLElement): Promise<void> {
   const conn = await connect(token);
   if (conn.ok) {
     state.backend = conn.backend;
+    listen(conn.backend);
     void conn.closed.then(() => goOffline('The server connection closed. Showing the sessions saved in this browser (read-only).'));
   } else {
     state.backend = (await localStore()).backend;
+    state.tokenRefused = conn.reason === 'refused';
     state.notice = conn.reason === 'refused'
-      ? { kind: 'error', text: 'The server refused this page: the token is missing or wrong (open the link the server printed). Showing the sessions saved in this browser.' }
+      ? { kind: 'error', text: 'The server refused this page: the token is missing or wrong. Enter the token the server printed, or open its link. Meanwhile: the sessions saved in this browser.' }
       : { kind: 'warn', text: 'Offline: the server is unreachable. Showing the sessions saved in this browser (read-only).' };
   }
 
-  const online = () => state.backend.mode === 'online';
-
   const fail = (err: unknown) => {
-    state.notice = { kind: 'error', text: errorText(err) };
+    const e = shownError(err);
+    state.notice = { kind: 'error', text: e.text, detail: `${e.code}: ${e.detail}`, at: location.hash };
   };
 
   async function refreshLists(): Promise<void> {
@@ -157,34 +148,102 @@ export async function startApp(root: HTMLElement): Promise<void> {
     render();
   }
 
+  /** The workdir read without committing (online only); kept until it reads clean. */
+  async function readProjectStatus(projectId: string | null | undefined): Promise<void> {
+    if (!projectId || !online()) return;
+    try {
+      state.projectStatus.set(projectId, await state.backend.call('project_status', { project_id: projectId }));
+    } catch {
+      state.projectStatus.delete(projectId);
+    }
+  }
+
+  async function loadForks(sessionId: string, branches: SessionPage['branches'], known: Map<string, BranchFork | null>): Promise<Map<string, BranchFork | null>> {
+    const b = state.backend;
+    const forks = new Map<string, BranchFork | null>();
+    const main = branches.find((x) => x.name === 'main');
+    if (!main || branches.length === 1) return forks;
+    const mainLog = (await b.call('git_history', { session_id: sessionId, branch: 'main' })).commits;
+    for (const br of branches.filter((x) => x.name !== 'main').slice(0, LABELLED_BRANCHES)) {
+      if (known.has(br.name)) {
+        forks.set(br.name, known.get(br.name)!);
+        continue;
+      }
+      const log = (await b.call('git_history', { session_id: sessionId, branch: br.name })).commits;
+      forks.set(br.name, forkOf(log, mainLog));
+    }
+    return forks;
+  }
+
   async function loadSession(r: Extract<Route, { page: 'session' }>): Promise<void> {
     const b = state.backend;
+    const prev = state.session?.id === r.id ? state.session : null;
+    // A step within the branch on screen reads a window of turns from the DAG (the current one and
+    // the earlier ones drawn), not the whole conversation: history and branches are on screen already.
+    if (prev && r.sha && (r.branch ?? prev.history.branch) === prev.history.branch && prev.history.branch !== null && prev.view) {
+      const commits = prev.history.commits;
+      const i = commits.findIndex((c) => c.sha === r.sha);
+      const c = commits[i];
+      if (c && c.node !== null && c.seq !== null && c.turn !== null && !prev.showAll) {
+        const older = commits[i + 1 + EARLIER_SHOWN];
+        const { messages } = await b.call('turn_messages', { session_id: r.id, to_node: c.node, to_seq: c.seq, from_seq: older?.seq ?? 0 });
+        prev.view = {
+          session_id: r.id, commit: c.sha, branch: prev.history.branch, turn: c.turn, turns: commits.length,
+          prev: commits[i + 1]?.sha ?? null, next: commits[i - 1]?.sha ?? null, messages, meta: prev.view.meta, continue_from: c.node,
+        };
+        prev.notLoaded = older?.turn ?? 0;
+        return;
+      }
+      if (c) {
+        prev.view = await b.call('git_checkout', { session_id: r.id, commit_sha: c.sha, branch: prev.history.branch });
+        prev.notLoaded = 0;
+        return;
+      }
+    }
     let history = await b.call('git_history', r.branch ? { session_id: r.id, branch: r.branch } : { session_id: r.id });
     const sha = r.sha ?? history.commits[0]?.sha;
-    let view: CheckoutResult | null = null;
-    if (sha) {
+    let view: SessionPage['view'] = null;
+    let notLoaded = 0;
+    const i = history.commits.findIndex((c) => c.sha === sha);
+    const c = history.commits[i];
+    if (c && c.node !== null && c.seq !== null && c.turn !== null && history.branch !== null && !prev?.showAll) {
+      // On the branch read: a window of turns from the DAG, as a step does.
+      const older = history.commits[i + 1 + EARLIER_SHOWN];
+      const { messages } = await b.call('turn_messages', { session_id: r.id, to_node: c.node, to_seq: c.seq, from_seq: older?.seq ?? 0 });
+      view = {
+        session_id: r.id, commit: c.sha, branch: history.branch, turn: c.turn, turns: history.commits.length,
+        prev: history.commits[i + 1]?.sha ?? null, next: history.commits[i - 1]?.sha ?? null, messages, meta: null, continue_from: c.node,
+      };
+      notLoaded = older?.turn ?? 0;
+    } else if (sha) {
       view = await b.call('git_checkout', history.branch ? { session_id: r.id, commit_sha: sha, branch: history.branch } : { session_id: r.id, commit_sha: sha });
       if (view.branch !== history.branch) history = await b.call('git_history', { session_id: r.id, branch: view.branch });
     }
     const { branches } = await b.call('git_branches', { session_id: r.id });
-    state.session = { id: r.id, history, view, branches };
+    const forks = await loadForks(r.id, branches, prev?.forks ?? new Map()).catch(() => new Map<string, BranchFork | null>());
+    state.session = { id: r.id, history, view, branches, forks, collapsed: prev?.collapsed ?? new Set(), showAll: prev?.showAll ?? false, notLoaded };
   }
 
   async function loadProject(id: string): Promise<void> {
     const detail = await state.backend.call('project_detail', { project_id: id });
     const log = online() ? await state.backend.call('project_log', { project_id: id }).catch(() => null) : null;
-    state.project = { detail, log };
+    state.project = { detail, log, pendingMove: state.project?.detail.id === id ? state.project.pendingMove : null, busy: false };
   }
 
   async function navigate(): Promise<void> {
     state.route = parseRoute(location.hash);
+    state.drawerOpen = false;
+    // A banner of another page is stale here.
+    if (state.notice?.at !== undefined && state.notice.at !== location.hash) state.notice = null;
     state.loading = true;
-    render();
+    main.dataset.loading = 'true';
     try {
       if (state.route.page === 'session') {
         if (state.session?.id !== state.route.id) state.draft = '';
         if (state.save && state.save.sessionId !== state.route.id) state.save = null;
+        const id = state.route.id;
         await loadSession(state.route);
+        await readProjectStatus(state.sessions.find((s) => s.id === id)?.project_id);
       } else {
         state.session = null;
       }
@@ -200,14 +259,16 @@ export async function startApp(root: HTMLElement): Promise<void> {
 
   // ---- actions ----
 
-  async function switchBranch(name: string): Promise<void> {
+  /** Make a branch HEAD: an explicit action (viewing a branch moves nothing). */
+  async function makeHead(name: string): Promise<void> {
     const s = state.session;
     if (!s) return;
     try {
       const r = await state.backend.call('git_switch_branch', { session_id: s.id, branch: name });
-      const tip = r.branches.find((b) => b.name === name);
+      state.notice = { kind: 'info', text: `HEAD is now ${labelOf(s, name)}: new messages continue it.`, at: location.hash };
+      s.branches = r.branches;
       await refreshLists();
-      location.hash = sessionHref(s.id, tip?.commit, name);
+      await navigate();
     } catch (err) {
       fail(err);
       render();
@@ -217,7 +278,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
   async function send(): Promise<void> {
     const s = state.session;
     const text = state.draft.trim();
-    if (!s || text === '' || state.sending) return;
+    if (!s || text === '' || state.sending || !online()) return;
     state.sending = true;
     render();
     try {
@@ -225,14 +286,17 @@ export async function startApp(root: HTMLElement): Promise<void> {
       state.draft = '';
       if (r.project) state.projectTurns.set(s.id, r.project);
       else state.projectTurns.delete(s.id);
-      state.notice = r.branch_created ? { kind: 'info', text: `Your message started branch ${r.branch}.` } : null;
+      const target = sessionHref(s.id, r.commit ?? undefined, r.branch ?? undefined);
+      state.notice = r.branch_created ? { kind: 'info', text: `Your message started branch ${r.branch}.`, at: target } : null;
       await refreshLists();
-      location.hash = sessionHref(s.id, r.commit ?? undefined, r.branch ?? undefined);
+      state.sending = false;
+      if (location.hash === target) await navigate();
+      else location.hash = target;
     } catch (err) {
       fail(err);
+      state.sending = false;
+      render();
     }
-    state.sending = false;
-    render();
   }
 
   async function save(): Promise<void> {
@@ -247,7 +311,8 @@ export async function startApp(root: HTMLElement): Promise<void> {
       });
       state.save = { sessionId: s.id, status: 'done', report };
     } catch (err) {
-      state.save = { sessionId: s.id, status: 'failed', message: errorText(err) };
+      const e = shownError(err);
+      state.save = { sessionId: s.id, status: 'failed', message: `${e.text} (${e.code}: ${e.detail})` };
     }
     await refreshLists();
   }
@@ -261,13 +326,15 @@ export async function startApp(root: HTMLElement): Promise<void> {
     try {
       const p = await state.backend.call('create_project', { workdir: f.workdir.trim(), name: f.name.trim(), ...(sessionId ? { session_id: sessionId } : {}) });
       state.newProject = blankProjectForm();
-      state.notice = { kind: 'info', text: `Project ${p.name} created (${p.repo === 'created' ? 'git init in' : p.repo === 'reused' ? 'reusing the git repository of' : 'no git available for'} ${p.workdir}).` };
+      const target = sessionId ? location.hash : projectHref(p.id);
+      state.notice = { kind: 'info', text: `Project ${p.name} created (${p.repo === 'created' ? 'git init in' : p.repo === 'reused' ? 'reusing the git repository of' : 'no git available for'} ${p.workdir}).`, at: target };
       await refreshLists();
-      if (!sessionId) location.hash = projectHref(p.id);
+      if (!sessionId) location.hash = target;
       else await navigate();
     } catch (err) {
       f.busy = false;
-      f.error = err instanceof ActionError ? `${err.code}: ${err.message.replace(/^\[entity-git\] (\[\w+\] )?/, '')}` : String(err);
+      const e = shownError(err);
+      f.error = { text: e.text, detail: `${e.code}: ${e.detail}` };
       render();
     }
   }
@@ -283,192 +350,129 @@ export async function startApp(root: HTMLElement): Promise<void> {
     }
   }
 
+  async function setStatus(projectId: string, status: ProjectStatus): Promise<void> {
+    if (state.project) state.project.busy = true;
+    render();
+    try {
+      const p = await state.backend.call('set_project_status', { project_id: projectId, status });
+      state.notice = { kind: 'info', text: `${p.name} is now ${p.status}${p.status === 'active' ? ': the agent’s edits are auto-committed again.' : ': the agent’s edits are not auto-committed.'}`, at: location.hash };
+      await refreshLists();
+      await navigate();
+    } catch (err) {
+      fail(err);
+      if (state.project) state.project.busy = false;
+      render();
+    }
+  }
+
+  /** The dry run (apply false) or the import itself. */
+  async function importProjects(apply: boolean): Promise<void> {
+    const f = state.importForm;
+    f.busy = true;
+    f.error = null;
+    render();
+    try {
+      f.plan = await state.backend.call('import_projects', { dir: f.dir.trim(), apply });
+      if (apply) {
+        const n = f.plan.candidates.filter((c) => c.status === 'created').length;
+        state.notice = { kind: 'info', text: `Imported ${n === 1 ? '1 project' : `${n} projects`} from ${f.plan.dir}.`, at: location.hash };
+        await refreshLists();
+      }
+    } catch (err) {
+      const e = shownError(err);
+      f.error = { text: e.text, detail: `${e.code}: ${e.detail}` };
+    }
+    f.busy = false;
+    render();
+  }
+
+  const step = (dir: 'prev' | 'next') => {
+    const v = state.route.page === 'session' ? state.session?.view : null;
+    const sha = v?.[dir];
+    if (!v || !sha || state.loading) return;
+    location.hash = sessionHref(state.session!.id, sha, v.branch);
+  };
+  bindReplayKeys(document, { prev: () => step('prev'), next: () => step('next'), send: () => void send() });
+
   // ---- rendering ----
 
-  function renderSidebar(): void {
-    const current = state.route.page === 'session' ? state.route.id : null;
-    const currentProject = state.route.page === 'project' ? state.route.id : state.sessions.find((s) => s.id === current)?.project_id ?? null;
-    const f = state.newProject;
-    const currentTitle = state.sessions.find((s) => s.id === current)?.title ?? current;
-    replace(sidebar,
-      h('header', { class: 'brand' }, h('a', { href: '#/' }, 'entity-git'), ' replay'),
-      h('div', { class: `mode ${online() ? 'online' : 'offline'}`, 'data-testid': 'mode' }, online() ? '● online' : '○ offline — saved in this browser'),
-      h('h2', {}, 'Sessions'),
-      state.sessions.length === 0
-        ? h('p', { class: 'empty', 'data-testid': 'sessions-empty' }, online() ? 'No sessions yet.' : 'No session saved in this browser yet.')
-        : h('ul', { class: 'sessions', 'data-testid': 'sessions' }, state.sessions.map((s) =>
-          h('li', {},
-            h('a', { href: sessionHref(s.id), class: s.id === current ? 'session current' : 'session', 'data-testid': 'session', 'data-id': s.id },
-              h('span', { class: 'title' }, s.title ?? s.id),
-              h('small', {}, `${s.branch ?? 'no commit yet'} · ${plural(s.turns, 'turn')}`),
-              online() && state.saved.has(s.id) ? h('span', { class: 'badge', title: 'a copy is in this browser' }, 'saved') : null)))),
-      h('h2', {}, 'Projects'),
-      state.projects.length === 0
-        ? h('p', { class: 'empty', 'data-testid': 'projects-empty' }, 'No projects yet.')
-        : h('ul', { class: 'projects', 'data-testid': 'projects' }, state.projects.map((p) =>
-          h('li', {},
-            h('a', { href: projectHref(p.id), class: p.id === currentProject ? 'project current' : 'project', 'data-testid': 'project', 'data-id': p.id },
-              h('span', { class: `dot status-${p.status}`, title: p.status, 'data-testid': 'status-dot' }, '●'),
-              h('span', { class: 'title' }, p.name),
-              h('small', { 'data-testid': 'sessions-count' }, plural(p.sessions_count, 'session')),
-              h('small', { class: `status status-${p.status}` }, p.status))))),
-      !f.open
-        ? h('button', { class: 'link', 'data-testid': 'new-project', disabled: !online(), title: online() ? null : 'projects are created on the server', onclick: () => { f.open = true; render(); } }, '+ New Project')
-        : h('form', { class: 'new-project', 'data-testid': 'new-project-form', onsubmit: (e: Event) => { e.preventDefault(); void createProject(); } },
-          h('h3', {}, 'New project'),
-          h('label', {}, '1. Directory (absolute path on the server’s machine)',
-            h('input', { name: 'workdir', required: true, placeholder: '/home/you/code/project', value: f.workdir, oninput: (e: Event) => {
-              f.workdir = (e.target as HTMLInputElement).value;
-              if (!f.nameTouched) {
-                f.name = f.workdir.split(/[\\/]/).filter((x) => x !== '').at(-1) ?? '';
-                (sidebar.querySelector('input[name=name]') as HTMLInputElement).value = f.name;
-              }
-            } })),
-          h('label', {}, '2. Name',
-            h('input', { name: 'name', required: true, value: f.name, oninput: (e: Event) => { f.name = (e.target as HTMLInputElement).value; f.nameTouched = true; } })),
-          h('p', { class: 'hint' }, '3. Its git repository is reused, or created with git init.'),
-          current
-            ? h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'with-session', checked: f.withSession, onchange: (e: Event) => { f.withSession = (e.target as HTMLInputElement).checked; } }), `4. Add the current session (${currentTitle})`)
-            : h('p', { class: 'hint' }, '4. Open a session first to add it (optional).'),
-          f.error ? h('p', { class: 'error', 'data-testid': 'new-project-error' }, f.error) : null,
-          h('div', { class: 'row' },
-            h('button', { type: 'submit', disabled: f.busy, 'data-testid': 'create-project' }, f.busy ? 'Creating…' : 'Create'),
-            h('button', { type: 'button', class: 'link', onclick: () => { f.open = false; f.error = null; render(); } }, 'Cancel'))),
-      h('footer', { 'data-testid': 'app-cache' }, state.appCached ? 'app cached for offline use' : 'app not cached yet'),
-    );
-  }
-
-  function renderMessages(messages: DagNode[]): HTMLElement {
-    return h('section', { class: 'messages', 'data-testid': 'messages' }, messages.map((m) => {
-      const tool = m.role === 'tool' ? String((m.metadata as { tool?: unknown } | null)?.tool ?? 'tool') : null;
-      const calls = toolCalls(m.content);
-      return h('article', { class: `message role-${m.role}`, 'data-testid': 'message', 'data-role': m.role, 'data-id': m.id },
-        h('header', {}, h('span', { class: 'role' }, tool ? `tool · ${tool}` : m.role), h('span', { class: 'seq' }, `#${m.seq}`)),
-        h('div', { class: 'content' }, contentText(m.content)),
-        calls.length > 0 ? h('div', { class: 'calls' }, `calls: ${calls.join(', ')}`) : null);
-    }));
-  }
-
-  function renderSave(): HTMLElement | null {
-    const s = state.save;
-    if (!s || s.sessionId !== state.session?.id) return null;
-    if (s.status === 'running') return h('div', { class: 'save running', 'data-testid': 'save-report' }, `Saving… ${plural(s.nodes, 'node')} copied`);
-    if (s.status === 'failed') return h('div', { class: 'save failed', 'data-testid': 'save-report' }, `Save for offline failed: ${s.message}`);
-    const r = s.report;
-    return h('div', { class: `save ${r.equal ? 'equal' : 'differs'}`, 'data-testid': 'save-report' },
-      h('p', { 'data-testid': 'save-summary' }, r.equal
-        ? `Saved for offline: ${plural(r.nodes, 'node')}, ${plural(r.branches.length, 'branch')} — the commit ids rebuilt in this browser equal the server's ✓`
-        : `Saved for offline: ${plural(r.nodes, 'node')} — the commit ids rebuilt in this browser differ from the server's ✗`),
-      r.metaChanged ? h('p', { class: 'hint' }, 'The session row changed after those commits (title, model or project): the server keeps its commits as they were made, a rebuild from today’s rows commits today’s meta.json.') : null,
-      h('table', { 'data-testid': 'save-table' },
-        h('thead', {}, h('tr', {}, h('th', {}, 'branch'), h('th', {}, 'server'), h('th', {}, 'browser'), h('th', {}, ''))),
-        h('tbody', {}, r.branches.map((b) => h('tr', { 'data-testid': 'save-row', 'data-branch': b.name, 'data-server': b.server ?? '', 'data-browser': b.browser ?? '' },
-          h('td', {}, b.name), h('td', { class: 'sha' }, short(b.server)), h('td', { class: 'sha' }, short(b.browser)), h('td', {}, b.equal ? '✓ equal' : '✗ differs'))))));
-  }
-
-  /** Above the chat: what the project auto-commit did with the last turn sent (nothing when it had nothing to do). */
-  function renderProjectTurn(sessionId: string): HTMLElement | null {
-    const t = state.projectTurns.get(sessionId);
-    if (!t) return null;
-    const project = state.projects.find((p) => p.id === t.project_id);
-    if (t.status === 'committed') {
-      return h('div', { class: 'project-turn committed', 'data-testid': 'project-commit', 'data-sha': t.commit.sha },
-        h('span', {}, 'Agent commit '), h('span', { class: 'sha' }, short(t.commit.sha)), ` in ${project?.name ?? 'the project'}: `,
-        h('span', { class: 'subject', 'data-testid': 'project-commit-subject' }, t.commit.subject),
-        ' ', h('a', { href: projectHref(t.project_id), class: 'link' }, 'project history →'));
-    }
-    if (t.status === 'failed') return h('div', { class: 'project-turn failed', 'data-testid': 'project-turn-failed' }, `The project auto-commit failed: ${t.code}: ${t.message}`);
-    if (t.warning === null) return null;
-    // The design's sentence, word for word (the ⚠ is drawn by CSS, outside the text).
-    return h('div', { class: 'project-warning', role: 'alert', 'data-testid': 'project-warning', 'data-reason': t.reason, title: t.user_paths.length > 0 ? `your uncommitted changes: ${t.user_paths.join(', ')}` : null }, t.warning);
-  }
-
-  function renderSession(s: SessionPage): Part[] {
-    const summary = state.sessions.find((x) => x.id === s.id);
-    const project = summary?.project_id ? state.projects.find((p) => p.id === summary.project_id) : undefined;
-    const v = s.view;
-    const branch = v?.branch ?? s.history.branch;
-    const indicator = project
-      ? h('a', { class: 'project-indicator', href: projectHref(project.id), 'data-testid': 'project-indicator', title: project.workdir },
-        h('span', { class: `dot status-${project.status}` }, '●'), h('strong', {}, project.name), h('span', { class: 'workdir' }, abbreviate(project.workdir)))
-      : h('div', { class: 'project-indicator none', 'data-testid': 'project-indicator-none' }, 'No project');
-    const old = v !== null && v.next !== null;
-    const bar = h('div', { class: 'replay-bar' },
-      h('button', { 'data-testid': 'prev', disabled: !v?.prev, onclick: () => { if (v?.prev) location.hash = sessionHref(s.id, v.prev, v.branch); } }, '← prev turn'),
-      h('span', { class: 'turn', 'data-testid': 'turn' }, v ? `Turn ${v.turn} / ${v.turns}` : 'No turn yet'),
-      h('button', { 'data-testid': 'next', disabled: !v?.next, onclick: () => { if (v?.next) location.hash = sessionHref(s.id, v.next, v.branch); } }, 'next turn →'),
-      h('label', { class: 'branch' }, 'branch ',
-        h('select', { 'data-testid': 'branch', onchange: (e: Event) => void switchBranch((e.target as HTMLSelectElement).value) },
-          s.branches.map((b) => h('option', { value: b.name, selected: b.name === branch }, `${b.name} · ${plural(b.turns, 'turn')}${b.head ? ' (HEAD)' : ''}`)))),
-      h('span', { class: 'spacer' }),
-      online() ? h('button', { 'data-testid': 'save-offline', disabled: state.save?.status === 'running', onclick: () => void save() }, state.saved.has(s.id) ? 'Save for offline again' : 'Save for offline') : null);
-    const timeline = h('aside', { class: 'timeline' },
-      h('h3', {}, `Timeline · ${branch ?? '—'} · ${plural(s.history.commits.length, 'commit')}`),
-      h('ol', { 'data-testid': 'timeline' }, [...s.history.commits].reverse().map((c) =>
-        h('li', { class: c.sha === v?.commit ? 'current' : '' },
-          h('a', { href: sessionHref(s.id, c.sha, s.history.branch ?? undefined), 'data-testid': 'commit', 'data-sha': c.sha },
-            h('span', { class: 'sha' }, short(c.sha)), ' ', h('span', { class: 'subject' }, c.subject), ' ', h('time', {}, when(c.time)))))));
-    const composer = online()
-      ? h('form', { class: 'composer', 'data-testid': 'composer', onsubmit: (e: Event) => { e.preventDefault(); void send(); } },
-        h('textarea', { name: 'message', rows: 2, placeholder: old ? 'A message from this turn starts a new branch' : 'Continue the conversation', 'data-testid': 'message-input', oninput: (e: Event) => { state.draft = (e.target as HTMLTextAreaElement).value; } }, state.draft),
-        h('button', { type: 'submit', 'data-testid': 'send', disabled: state.sending }, state.sending ? 'Sending…' : old ? `Send (fork from turn ${v!.turn})` : 'Send'),
-        old ? h('p', { class: 'hint', 'data-testid': 'fork-hint' }, `You are at turn ${v!.turn} of ${v!.turns}: sending forks the conversation here; the turns after it stay on ${v!.branch}.`) : null)
-      : h('p', { class: 'hint composer', 'data-testid': 'composer-offline' }, 'Offline copy: replay only. Messages are sent through the server.');
-    return [
-      indicator,
-      h('h1', { 'data-testid': 'session-title' }, summary?.title ?? s.id),
-      bar,
-      renderSave(),
-      renderProjectTurn(s.id),
-      h('div', { class: 'columns' }, v ? renderMessages(v.messages) : h('p', { class: 'empty' }, 'This session has no complete turn yet.'), timeline),
-      composer,
-    ];
-  }
-
-  function renderProject(p: { detail: ProjectDetail; log: ProjectLogResult | null }): Part[] {
-    const d = p.detail;
-    const others = state.sessions.filter((s) => s.project_id !== d.id);
-    return [
-      h('h1', { 'data-testid': 'project-name' }, h('span', { class: `dot status-${d.status}` }, '●'), ' ', d.name),
-      h('dl', { class: 'facts' },
-        h('dt', {}, 'status'), h('dd', { 'data-testid': 'project-status' }, d.status),
-        h('dt', {}, 'workdir'), h('dd', { 'data-testid': 'project-workdir', class: 'workdir' }, d.workdir),
-        d.description ? [h('dt', {}, 'description'), h('dd', {}, d.description)] : null,
-        h('dt', {}, 'created'), h('dd', {}, when(d.created_at))),
-      h('h3', {}, `Sessions (${d.session_details.length})`),
-      h('ul', { class: 'project-sessions', 'data-testid': 'project-sessions' }, d.session_details.map((s) =>
-        h('li', {}, h('a', { href: sessionHref(s.id) }, s.title ?? s.id), h('small', {}, ` ${s.branch ?? '—'} · ${plural(s.turns, 'turn')}`)))),
-      online() && others.length > 0
-        ? h('form', { class: 'row', 'data-testid': 'add-session', onsubmit: (e: Event) => {
-          e.preventDefault();
-          void addToProject(d.id, ((e.target as HTMLFormElement).elements.namedItem('session') as HTMLSelectElement).value);
-        } }, h('select', { name: 'session' }, others.map((s: SessionSummary) => h('option', { value: s.id }, s.title ?? s.id))), h('button', { type: 'submit' }, 'Add session'))
-        : null,
-      h('h3', {}, 'Commit history'),
-      p.log === null
-        ? h('p', { class: 'hint' }, online() ? 'Could not read the repository.' : 'The project’s git history is read on the server.')
-        : !p.log.repo
-          ? h('p', { class: 'hint', 'data-testid': 'project-log' }, 'Not a git repository yet: the agent’s first auto-commit runs git init.')
-          : p.log.commits.length === 0
-            ? h('p', { class: 'hint', 'data-testid': 'project-log' }, 'A git repository with no commit yet.')
-            : h('ol', { class: 'project-log', 'data-testid': 'project-log' }, p.log.commits.map((c) =>
-              h('li', { 'data-testid': 'project-log-commit', 'data-sha': c.sha, 'data-agent': String(c.agent) },
-                h('span', { class: 'sha' }, short(c.sha)), ' ', c.agent ? h('span', { class: 'badge' }, 'agent') : null, ' ',
-                h('span', { class: 'subject' }, c.subject), ' ', h('small', {}, `${c.agent ? c.committer : c.author} · ${when(c.time)}`)))),
-      h('p', { class: 'hint' }, 'Abstract memory (journal, wiki) builds on these sessions; it is not part of this example.'),
-    ];
+  // Made once and reused: a re-render (the service worker getting ready, say) must not empty the field under the user's typing.
+  let tokenFormEl: HTMLElement | null = null;
+  function tokenForm(): HTMLElement | null {
+    if (!state.tokenRefused) return null;
+    return tokenFormEl ??= h('form', { class: 'token-form', 'data-testid': 'token-form', onsubmit: (e: Event) => {
+      e.preventDefault();
+      const value = ((e.target as HTMLFormElement).elements.namedItem('token') as HTMLInputElement).value.trim();
+      if (value === '') return;
+      localStorage.setItem(TOKEN_KEY, value);
+      location.reload();
+    } },
+    h('label', { for: 'token-input' }, 'Access token'),
+    h('input', { id: 'token-input', name: 'token', type: 'password', autocomplete: 'off', required: true, 'data-testid': 'token-input' }),
+    h('button', { type: 'submit', 'data-testid': 'token-submit' }, 'Connect'));
   }
 
   function render(): void {
-    renderSidebar();
-    const banner = state.notice ? h('div', { class: `notice ${state.notice.kind}`, 'data-testid': 'notice' }, state.notice.text, h('button', { class: 'link', onclick: () => { state.notice = null; render(); } }, '×')) : null;
-    let body: Part[];
-    if (state.route.page === 'session' && state.session?.id === state.route.id) body = renderSession(state.session);
-    else if (state.route.page === 'project' && state.project?.detail.id === state.route.id) body = renderProject(state.project);
-    else if (state.loading) body = [h('p', { class: 'empty' }, 'Loading…')];
+    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.testid ?? null : null;
+    const r = state.route;
+    const current = r.page === 'session' ? r.id : null;
+    replace(sidebar, ...renderSidebar(sidebar, {
+      online: online(), sessions: state.sessions, projects: state.projects, saved: state.saved,
+      currentSession: current,
+      currentProject: r.page === 'project' ? r.id : state.sessions.find((s) => s.id === current)?.project_id ?? null,
+      onProjectPage: r.page === 'project',
+      form: state.newProject, appCached: state.appCached,
+      projectTools: renderImport(state.importForm, online(), { rerender: render, find: () => void importProjects(false), apply: () => void importProjects(true) }),
+      on: { rerender: render, createProject: () => void createProject() },
+    }));
+    root.classList.toggle('drawer-open', state.drawerOpen);
+    menu.setAttribute('aria-expanded', String(state.drawerOpen));
+    const n = state.notice;
+    const banner = n
+      ? h('div', { class: `notice ${n.kind}`, 'data-testid': 'notice', role: n.kind === 'error' ? 'alert' : 'status' },
+        h('div', {}, h('span', {}, n.text), n.detail ? h('small', { class: 'details', 'data-testid': 'notice-details' }, n.detail) : null),
+        h('button', { class: 'link', 'aria-label': 'Dismiss', onclick: () => { state.notice = null; render(); } }, '×'))
+      : null;
+    let body: HTMLElement[];
+    let turnKey: string | null = null;
+    if (r.page === 'session' && state.session?.id === r.id) {
+      const s = state.session;
+      const summary = state.sessions.find((x) => x.id === s.id);
+      const project = summary?.project_id ? state.projects.find((p) => p.id === summary.project_id) : undefined;
+      body = renderSession({
+        s, summary, project, online: online(), saved: state.saved.has(s.id), saving: state.save?.status === 'running',
+        draft: state.draft, sending: state.sending,
+        projectTurn: state.projectTurns.get(s.id),
+        projectStatus: project && online() ? state.projectStatus.get(project.id) : undefined,
+        saveReport: state.save?.sessionId === s.id ? renderSave(state.save) : null,
+        on: {
+          rerender: render, showAll: () => void navigate(), makeHead: (b) => void makeHead(b), save: () => void save(), send: () => void send(),
+          draft: (t) => { state.draft = t; },
+        },
+      });
+      if (s.view) {
+        turnKey = `${s.id}/${s.view.branch}/${s.view.commit}`;
+        live.textContent = `Turn ${s.view.turn} / ${s.view.turns} · ${labelOf(s, s.view.branch)}`;
+      }
+    } else if (r.page === 'project' && state.project?.detail.id === r.id) {
+      const p = state.project;
+      body = renderProject({
+        p, sessions: state.sessions, projects: state.projects, online: online(),
+        on: { rerender: render, setStatus: (st) => void setStatus(p.detail.id, st), addSession: (id) => void addToProject(p.detail.id, id) },
+      });
+    } else if (state.loading) body = [h('p', { class: 'empty' }, 'Loading…')];
     else body = [h('p', { class: 'empty', 'data-testid': 'home' }, state.sessions.length > 0 ? 'Pick a session to replay it turn by turn.' : online() ? 'No sessions on the server.' : 'Nothing saved in this browser yet.')];
     main.dataset.loading = String(state.loading);
-    replace(main, banner, ...body);
+    replace(main, banner, tokenForm(), ...body);
+    const again = focused ? root.querySelector<HTMLElement>(`[data-testid="${focused}"]`) : null;
+    if (again && !(again as HTMLButtonElement).disabled) again.focus({ preventScroll: true });
+    else if (focused === 'prev' || focused === 'next') main.querySelector<HTMLElement>('[data-testid=turn]')?.focus({ preventScroll: true });
+    if (turnKey !== null) {
+      placeTurn(main, turnKey !== scrolledTo);
+      scrolledTo = turnKey;
+    }
+    // For the replay-app bench and tests: the page is drawn (and laid out, by placeTurn) for this state.
+    if (!state.loading) root.dispatchEvent(new CustomEvent('replay:rendered', { detail: { turn: turnKey } }));
   }
 
   window.addEventListener('hashchange', () => void navigate());

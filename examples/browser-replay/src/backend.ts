@@ -5,7 +5,7 @@ import type { ActionResponse } from '@entity-git/core';
 import { createActions } from '@entity-git/core';
 import { createBrowserMirror, openIdbDag, type IdbDag } from '@entity-git/browser-fs';
 import type { Mirror } from '@entity-git/core';
-import { TOKEN_PARAM, WS_PATH, type ServerActionMap, type ServerActionName } from 'ws-server/protocol';
+import { TOKEN_PARAM, WS_PATH, type ServerActionMap, type ServerActionName, type ServerEvent } from 'ws-server/protocol';
 
 export class ActionError extends Error {
   constructor(readonly code: string, message: string) {
@@ -16,6 +16,8 @@ export class ActionError extends Error {
 export interface Backend {
   readonly mode: 'online' | 'offline';
   call<K extends ServerActionName>(action: K, params: ServerActionMap[K]['params']): Promise<ServerActionMap[K]['result']>;
+  /** The server's unsolicited frames (`project_turn`); offline there are none. */
+  onEvent?(listener: (event: ServerEvent) => void): void;
 }
 
 /** The browser's own copy: the DAG in IndexedDB, session repositories in LightningFS. */
@@ -87,14 +89,20 @@ export async function connect(token: string | null): Promise<Connection> {
       resolve();
     };
   });
+  const listeners: Array<(event: ServerEvent) => void> = [];
   ws.onmessage = (event) => {
-    const r = JSON.parse(String(event.data)) as ActionResponse;
+    const r = JSON.parse(String(event.data)) as ActionResponse | ServerEvent;
+    if ('event' in r) {
+      for (const l of listeners) l(r);
+      return;
+    }
     if (typeof r.id !== 'number') return;
     pending.get(r.id)?.(r);
     pending.delete(r.id);
   };
   const backend: Backend = {
     mode: 'online',
+    onEvent: (listener) => { listeners.push(listener); },
     async call(action, params) {
       if (gone) throw new ActionError('DISCONNECTED', 'the server connection closed');
       const id = ++next;

@@ -158,17 +158,27 @@ describe('browser-replay in Chromium', () => {
     await screenshot('timeline-turn-4');
   });
 
-  it('switches to the retry branch with the branch switcher', async () => {
-    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns (HEAD)', 'retry-d-a3r · 3 turns']);
+  it('views the retry branch with the branch switcher (read-only), and makes it HEAD only when asked', async () => {
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns (HEAD)', 'retry of turn 3 · 3 turns']);
     await page.selectOption('[data-testid=branch]', 'retry-d-a3r');
     await waitTurn('Turn 3 / 3');
     expect((await messages()).at(-1)).toEqual({ role: 'assistant', text: 'parse("") now throws a clear EmptyInput error instead.' });
     expect(await count('commit')).toBe(3);
-    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns', 'retry-d-a3r · 3 turns (HEAD)']);
-    expect(await store.dag.getHead(DEMO_SESSION)).toBe('d-a3r');
+    // Viewing moved nothing: HEAD is main in the DAG and in the session repository.
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns (HEAD)', 'retry of turn 3 · 3 turns']);
+    expect(await store.dag.getHead(DEMO_SESSION)).toBe('d-a5');
+    expect((await server.mirror.branches(DEMO_SESSION)).find((b) => b.head)?.name).toBe('main');
+    expect(await textOf('viewing-branch')).toBe('Viewing retry of turn 3, read-only: HEAD stays on main.');
     await screenshot('retry-branch');
+    await page.click('[data-testid=make-head]');
+    await waitText('notice', 'HEAD is now retry of turn 3');
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns', 'retry of turn 3 · 3 turns (HEAD)']);
+    expect(await store.dag.getHead(DEMO_SESSION)).toBe('d-a3r');
     await page.selectOption('[data-testid=branch]', 'main');
     await waitTurn('Turn 5 / 5');
+    await page.click('[data-testid=make-head]');
+    await waitText('notice', 'HEAD is now main');
+    expect(await store.dag.getHead(DEMO_SESSION)).toBe('d-a5');
   });
 
   it('sends a message from an old turn: a fork, and its branch appears', async () => {
@@ -284,7 +294,9 @@ describe('browser-replay in Chromium', () => {
     expect(await count('project-commit')).toBe(0);
     // Above the chat: after the replay bar, before the messages.
     expect(await page.$$eval('main > *', (els) => els.map((e) => (e as HTMLElement).dataset.testid ?? e.className))).toEqual(
-      ['project-indicator', 'session-title', 'replay-bar', 'project-warning', 'columns', 'composer']);
+      ['project-indicator', 'session-title', 'replay-head', 'columns', 'composer']);
+    expect(await page.$$eval('[data-testid=replay-head] > *, [data-testid=project-outcome] > *', (els) => els.map((e) => (e as HTMLElement).dataset.testid ?? e.className))).toEqual(
+      ['replay-bar', 'project-outcome', 'project-warning']);
 
     // Byte for byte what it was: the user's HEAD, their index, their file; no new commit.
     expect({ head: nativeGit('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), user: sha1(userFile), log: nativeGit('log', '--format=%H') }).toEqual(before);

@@ -3,7 +3,7 @@
 import type { ActionMap, BranchSummary, DagNode, ProjectSummary, Session } from '@entity-git/core';
 
 export type {
-  ActionRequest, ActionResponse, BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectSummary, SessionSummary, TimelineCommit,
+  ActionRequest, ActionResponse, BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectStatus, ProjectSummary, SessionSummary, TimelineCommit,
 } from '@entity-git/core';
 
 /** The path the WebSocket upgrade is accepted on. */
@@ -118,6 +118,37 @@ export interface ProjectLogResult {
   commits: ProjectCommit[];
 }
 
+/** `project_status`: the workdir read without committing (DESIGN.md §4's warning, before any turn is skipped). */
+export interface ProjectStatusResult {
+  project_id: string;
+  workdir: string;
+  /** The project's own status (`active`, `paused`, `done`). */
+  status: ProjectSummary['status'];
+  /** The workdir's state: `repository`, `not-a-repository`, `missing`, … (`unknown` when the server runs no project commits). */
+  state: string;
+  /** True when the user has uncommitted changes: the next turn's agent edits would not be auto-committed. */
+  dirty: boolean;
+  /** The user's changed paths (repository-relative), at most 50; `user_paths_count` is the whole count. */
+  user_paths: string[];
+  user_paths_count: number;
+  /** The design's sentence when dirty, else null. */
+  warning: string | null;
+}
+
+/** `import_projects`: the git repositories found under `dir`, each as a planned (or, applied, created) project. */
+export interface ImportProjectsResult {
+  dir: string;
+  /** False for the dry run (nothing created), true when the `new` ones were created. */
+  applied: boolean;
+  candidates: Array<{
+    workdir: string;
+    name: string;
+    /** `new`: would be created; `created`: was; `exists`: a project has this workdir already. */
+    status: 'new' | 'created' | 'exists';
+    project_id: string | null;
+  }>;
+}
+
 export interface ServerInfo {
   name: string;
   actions: string[];
@@ -142,6 +173,14 @@ export type ServerActionMap = Omit<ActionMap, 'create_project'> & {
   /** The project's own git history (read-only `git log` in its workdir). Default `limit` 50, at most 500. */
   project_log: { params: { project_id: string; limit?: number }; result: ProjectLogResult };
   server_info: { params: Record<string, never>; result: ServerInfo };
+  /** Whether the project's workdir has uncommitted changes of the user's; read-only (nothing is committed or written). */
+  project_status: { params: { project_id: string }; result: ProjectStatusResult };
+  /**
+   * The design's migration step: every git repository under `dir` (an absolute directory of the
+   * server's machine, 3 levels deep) that is no project yet, planned as one. A dry run unless
+   * `apply: true`; nothing is ever written in the repositories.
+   */
+  import_projects: { params: { dir: string; apply?: boolean }; result: ImportProjectsResult };
 };
 
 export type ServerActionName = keyof ServerActionMap;

@@ -14,6 +14,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { ensureRepo, isRepo, readLog } from './project-repo.js';
+import { projectStatusAction } from './project-status.js';
+import { importProjectsAction } from './import-projects.js';
 import type { ProjectTurnResult, ServerActionMap, ServerActionName } from './protocol.js';
 
 /**
@@ -86,7 +88,7 @@ export interface ServerActionsOptions {
 
 type Handlers<N extends ServerActionName> = { [K in N]: (params: ServerActionMap[K]['params']) => Promise<ServerActionMap[K]['result']> };
 /** The actions the server answers itself (two of them wrap core's to add a step). */
-type OwnName = 'create_project' | 'add_session_to_project' | 'export_session' | 'send_message' | 'project_log' | 'server_info';
+type OwnName = 'create_project' | 'add_session_to_project' | 'export_session' | 'send_message' | 'project_log' | 'server_info' | 'project_status' | 'import_projects';
 
 export type ServerActions = Handlers<ServerActionName> & {
   /** Validate and run one request; never throws. */
@@ -288,6 +290,8 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       const repo = await isRepo(project.workdir);
       return { project_id: projectId, workdir: project.workdir, repo, commits: repo ? await readLog(project.workdir, limit) : [] };
     },
+    project_status: projectStatusAction(projects, projectGit),
+    import_projects: importProjectsAction(projects),
     async server_info() {
       return { name: 'entity-git ws-server', actions: Object.keys(handlers).sort(), agent: Boolean(options.agent) };
     },

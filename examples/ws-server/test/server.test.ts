@@ -6,7 +6,7 @@ import { createNodeMirror } from '@entity-git/node-fs';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,8 +119,8 @@ describe('the actions', () => {
     expect(info.agent).toBe(true);
     expect(info.actions).toEqual([
       'add_session_to_project', 'create_project', 'export_session', 'git_branches', 'git_checkout', 'git_history',
-      'git_session_checkout', 'git_session_log', 'git_switch_branch', 'list_projects', 'list_sessions', 'project_detail',
-      'project_log', 'send_message', 'server_info',
+      'git_session_checkout', 'git_session_log', 'git_switch_branch', 'import_projects', 'list_projects', 'list_sessions', 'project_detail',
+      'project_log', 'project_status', 'send_message', 'server_info', 'set_project_status', 'turn_messages',
     ]);
   });
 
@@ -289,12 +289,17 @@ describe('the actions', () => {
       expect(r.project!.status === 'committed' && r.project!.commit).toMatchObject({ sha: git('rev-parse', 'HEAD').trim(), subject: `[agent ${NOTES_SESSION}] turn 3: Write down the lexer tokens`, agent: true });
       expect(git('show', '--name-only', '--format=', 'HEAD').trim()).toBe(ECHO_NOTES_FILE);
       expect(git('status', '--porcelain')).toBe('');
+      expect(await client.call('project_status', { project_id: docs.id })).toMatchObject({ dirty: false, user_paths: [], user_paths_count: 0, warning: null });
       const log = await client.call('project_log', { project_id: docs.id });
       expect(log.commits.map((c) => [c.subject, c.agent])).toEqual([[`[agent ${NOTES_SESSION}] turn 3: Write down the lexer tokens`, true], ['first commit', false]]);
 
       // (b) the user edits a file: the turn is not committed, the warning comes back, and nothing of theirs moved.
       writeFileSync(join(workdir, 'TODO.md'), 'my own notes, not the agent\'s\n');
       const before = { head: git('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), todo: sha1(join(workdir, 'TODO.md')) };
+      // project_status reads it before any turn (and writes nothing: `before` is checked below).
+      expect(await client.call('project_status', { project_id: docs.id })).toEqual({
+        project_id: docs.id, workdir, status: 'active', state: 'repository', dirty: true, user_paths: ['TODO.md'], user_paths_count: 1, warning: UNCOMMITTED_CHANGES_WARNING,
+      });
       const pushed = watcher.next();
       const s2 = await client.call('send_message', { session_id: NOTES_SESSION, content: 'And the unicode TODO' });
       expect(s2.project).toEqual({
@@ -309,6 +314,32 @@ describe('the actions', () => {
     } finally {
       await watcher.close();
     }
+  });
+
+  it('import_projects: a dry run writes nothing, apply creates a project per repository (none written in); set_project_status', async () => {
+    const base = join(dir, 'imports');
+    for (const r of ['alpha', 'nested/beta']) execFileSync('git', ['init', '-q', join(base, r)]);
+    const headOf = (r: string) => readdirSync(join(base, r, '.git')).sort();
+    const before = [headOf('alpha'), headOf('nested/beta')];
+    const names = async () => (await client.call('list_projects', {})).projects.map((p) => p.name);
+    const had = await names();
+    const dry = await client.call('import_projects', { dir: base });
+    expect(dry).toEqual({ dir: base, applied: false, candidates: [
+      { workdir: join(base, 'alpha'), name: 'alpha', status: 'new', project_id: null },
+      { workdir: join(base, 'nested/beta'), name: 'beta', status: 'new', project_id: null },
+    ] });
+    expect(await names()).toEqual(had);
+    const done = await client.call('import_projects', { dir: base, apply: true });
+    expect(done.candidates.map((c) => [c.name, c.status])).toEqual([['alpha', 'created'], ['beta', 'created']]);
+    expect(await names()).toEqual([...had, 'alpha', 'beta']);
+    expect([headOf('alpha'), headOf('nested/beta')]).toEqual(before);
+    expect((await client.call('import_projects', { dir: base })).candidates.map((c) => c.status)).toEqual(['exists', 'exists']);
+    expect(await code(client, 'import_projects', { dir: 'relative' })).toBe('INVALID_WORKDIR');
+
+    const alpha = done.candidates[0]!.project_id!;
+    expect(await client.call('set_project_status', { project_id: alpha, status: 'done' })).toMatchObject({ id: alpha, status: 'done' });
+    expect(await code(client, 'set_project_status', { project_id: alpha, status: 'archived' })).toBe('INVALID_ARGUMENT');
+    expect((await store.projects.getProject(alpha))?.status).toBe('done');
   });
 });
 

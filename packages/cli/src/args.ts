@@ -16,6 +16,7 @@ export const OPTIONS = {
   remote: { type: 'string' },
   json: { type: 'boolean' },
   watch: { type: 'boolean' },
+  apply: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

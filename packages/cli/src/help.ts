@@ -33,7 +33,7 @@ Commands:
   clone --remote URL [--session ID]   another name for restore
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
   branches SESSION                    the branches of a session, HEAD marked
-  projects list|create|add-session    the projects sessions belong to
+  projects list|create|add-session|status|import  the projects sessions belong to
   import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
   import messages FILE…               mirror OpenAI-style message logs
 
@@ -136,6 +136,8 @@ ${GLOBAL}`,
   projects: `Usage: entity-git projects list [--json]
        entity-git projects create NAME WORKDIR [--description TEXT] [--json]
        entity-git projects add-session PROJECT SESSION [--json]
+       entity-git projects status PROJECT [active|paused|done] [--json]
+       entity-git projects import DIR [--apply] [--json]
 
 A project is a user's working directory whose files the agent edits; a session may belong to one.
 
@@ -144,6 +146,9 @@ A project is a user's working directory whose files the agent edits; a session m
                 given as an absolute path
   add-session   bind SESSION to PROJECT (an id or a name); a session belongs to at most one
                 project, so this moves it from another
+  status        show a project's status, or set it (paused and done get no agent auto-commit)
+  import        a project for each git repository under DIR that is none yet (a dry run
+                unless --apply)
 
 ${GLOBAL}`,
 };
@@ -163,6 +168,27 @@ path (the agent's process resolves it, not this shell); NAME must be unused.
 Options:
   --description TEXT   a description
   --json               print the new project as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects status'] = `Usage: entity-git projects status PROJECT [active|paused|done] [--json]
+
+Show PROJECT's status (a project id, or else its name), or set it. The agent auto-commits in
+an active project only: paused and done projects keep their sessions, with no commit made.
+
+Options:
+  --json         print the project as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects import'] = `Usage: entity-git projects import DIR [--apply] [--json]
+
+Existing git projects imported as Projects: every git working tree at or under DIR (an absolute
+path; 3 levels deep; hidden and dependency folders skipped) whose directory is no project yet
+gets one, named after its directory. Without --apply this is a dry run: it prints the plan and
+writes nothing. Nothing is ever written in the repositories.
+
+Options:
+  --apply        create the planned projects
+  --json         print the plan (or what was created) as JSON
 
 ${GLOBAL}`;
 COMMAND_HELP['projects add-session'] = `Usage: entity-git projects add-session PROJECT SESSION [--json]

@@ -93,6 +93,14 @@ const COMMANDS: Command[] = [
     name: 'projects add-session', options: ['json'], args: ['PROJECT', 'SESSION'], required: 2,
     run: async (ctx, io, v, [project, session]) => (await projects()).runProjectsAddSession(ctx, io, { project: project!, session: session!, json: v.json === true }),
   },
+  {
+    name: 'projects status', options: ['json'], args: ['PROJECT', 'STATUS'], required: 1,
+    run: async (ctx, io, v, [project, status]) => (await import('./commands/projects-status.js')).runProjectsStatus(ctx, io, { project: project!, status, json: v.json === true }),
+  },
+  {
+    name: 'projects import', options: ['apply', 'json'], args: ['DIR'], required: 1,
+    run: async (ctx, io, v, [dir]) => (await import('./commands/projects-import.js')).runProjectsImport(ctx, io, { dir: dir!, apply: v.apply === true, json: v.json === true }),
+  },
 ];
 
 const GROUPS = new Set(['projects', 'import']);

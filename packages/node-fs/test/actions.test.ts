@@ -67,6 +67,30 @@ describe('actions, in process', () => {
     expect((await actions.list_projects({})).projects.map((x) => [x.name, x.sessions_count])).toEqual([['Wiki Agent Refactor', 0], ['DAG Visualization', 1]]);
   });
 
+  it('set_project_status changes a project\'s status, and refuses an unknown status with nothing changed', async () => {
+    const { actions, dag } = await setup();
+    const p = await actions.create_project({ name: 'Status', workdir: tempDir() });
+    expect(await actions.set_project_status({ project_id: p.id, status: 'paused' })).toMatchObject({ id: p.id, status: 'paused' });
+    expect((await dag.getProject(p.id))?.status).toBe('paused');
+    expect(await actions.handle({ action: 'set_project_status', params: { project_id: p.id, status: 'finished' } })).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } });
+    expect(await actions.handle({ action: 'set_project_status', params: { project_id: 'ghost', status: 'done' } })).toMatchObject({ ok: false, error: { code: 'PROJECT_NOT_FOUND' } });
+    expect((await actions.list_projects({})).projects.map((x) => x.status)).toEqual(['paused']);
+  });
+
+  it('turn_messages reads a window of turns from the DAG, message for message what git_checkout reads from the repository', async () => {
+    const { actions } = await setup();
+    for (const branch of ['fork-u4', 'retry-a4r', 'main']) {
+      const { commits } = await actions.git_history({ session_id: SID, branch });
+      const [tip, before] = commits;
+      const full = await actions.git_checkout({ session_id: SID, commit_sha: tip!.sha, branch });
+      expect((await actions.turn_messages({ session_id: SID, to_node: tip!.node!, to_seq: tip!.seq!, from_seq: 0 })).messages).toEqual(full.messages);
+      const last = await actions.turn_messages({ session_id: SID, to_node: tip!.node!, to_seq: tip!.seq!, from_seq: before!.seq! });
+      expect(last.messages).toEqual(full.messages.slice(full.messages.findIndex((m) => m.id === before!.node) + 1));
+    }
+    expect(await actions.handle({ action: 'turn_messages', params: { session_id: SID, to_node: 'ghost', to_seq: 6, from_seq: 0 } })).toMatchObject({ ok: false, error: { code: 'NODE_NOT_FOUND' } });
+    expect(await actions.handle({ action: 'turn_messages', params: { session_id: SID, to_node: 'a2' } })).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } });
+  });
+
   it('answers every bad request with a typed error through handle, never a throw', async () => {
     const { actions } = await setup();
     const workdir = tempDir();

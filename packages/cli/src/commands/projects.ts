@@ -40,7 +40,7 @@ export async function runProjectsAddSession(ctx: Context, io: CliIo, args: { pro
 }
 
 /** PROJECT is an id, or else a name (names are unique). */
-async function findProject(ctx: Context, key: string): Promise<Project> {
+export async function findProject(ctx: Context, key: string): Promise<Project> {
   const byId = await ctx.store.projects.getProject(key);
   if (byId) return byId;
   const byName = (await ctx.store.projects.listProjects()).find((p) => p.name === key);

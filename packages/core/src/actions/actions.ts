@@ -3,8 +3,8 @@ import type { ProjectStore } from '../dag/project-store.js';
 import { isAbsolutePath } from '../dag/memory-dag.js';
 import { EntityGitError } from '../errors.js';
 import type { Mirror } from '../mirror/mirror.js';
-import type { Project } from '../model/types.js';
-import { idParam, invalidArgument, optionalString, paramsObject, requireProject, requireSession, shaParam } from './params.js';
+import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus } from '../model/types.js';
+import { idParam, intParam, invalidArgument, optionalString, paramsObject, requireProject, requireSession, shaParam } from './params.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse, ProjectSummary, SessionSummary, TimelineCommit } from './action-types.js';
 
 export interface ActionsOptions {
@@ -141,6 +141,39 @@ export function createActions(options: ActionsOptions): Actions {
       const store = needProjects();
       await store.addSessionToProject(projectId, sessionId);
       return summary((await store.getProject(projectId))!);
+    },
+    async turn_messages(params) {
+      const p = paramsObject(params);
+      const sessionId = idParam(p, 'session_id');
+      const toNode = idParam(p, 'to_node');
+      const toSeq = intParam(p, 'to_seq', -1, 1, Number.MAX_SAFE_INTEGER);
+      const fromSeq = intParam(p, 'from_seq', 0, 0, Number.MAX_SAFE_INTEGER);
+      if (toSeq < 0) invalidArgument('to_seq must be given', { param: 'to_seq' });
+      await requireSession(dag, sessionId);
+      // Nodes of other branches may share the seq range: keep the range, then walk the path back.
+      const range = new Map<string, DagNode>();
+      for await (const n of dag.nodesAfter(sessionId, fromSeq)) {
+        if (n.seq > toSeq) break;
+        range.set(n.id, n);
+      }
+      if (!range.has(toNode)) throw new EntityGitError('NODE_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(toNode)} at seq ${toSeq}`, { sessionId, nodeId: toNode });
+      // The path as the mirror derives it (model/derive.ts, `rides`): the predecessor chain, plus the tool
+      // results riding on a node of it (their caller), in seq order.
+      const chain = new Set<string>();
+      for (let n = range.get(toNode); n !== undefined; n = n.predecessor === null ? undefined : range.get(n.predecessor)) chain.add(n.id);
+      const messages = [...range.values()].filter((n) => chain.has(n.id) || (n.role === 'tool' && n.caller !== null && chain.has(n.caller)));
+      return { session_id: sessionId, messages: messages.sort((a, b) => a.seq - b.seq) };
+    },
+    async set_project_status(params) {
+      const p = paramsObject(params);
+      const projectId = idParam(p, 'project_id');
+      const status = p.status;
+      if (typeof status !== 'string' || !(PROJECT_STATUSES as readonly string[]).includes(status)) {
+        invalidArgument(`status must be one of ${PROJECT_STATUSES.join(', ')}, got ${JSON.stringify(status)}`, { param: 'status' });
+      }
+      const store = needProjects();
+      await requireProject(store, projectId);
+      return summary(await store.setProjectStatus(projectId, status as ProjectStatus));
     },
   };
 

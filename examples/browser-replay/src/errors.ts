@@ -1,0 +1,30 @@
+// Errors as a person reads them: a sentence first, the code and the library's message on a
+// details line beneath (what a bug report needs). Unknown codes get a generic sentence.
+export interface ShownError {
+  text: string;
+  code: string;
+  detail: string;
+}
+
+const SENTENCES: Record<string, string> = {
+  INVALID_WORKDIR: 'The directory must be an absolute path on the server’s machine, like /home/you/code/project.',
+  DUPLICATE_PROJECT: 'A project with that name or directory exists already.',
+  PROJECT_NOT_FOUND: 'That project no longer exists.',
+  SESSION_NOT_FOUND: 'That session no longer exists.',
+  COMMIT_NOT_FOUND: 'That turn is not in this session’s history (the link may be from another copy).',
+  BRANCH_NOT_FOUND: 'That branch does not exist in this session.',
+  INVALID_ARGUMENT: 'The request was not valid.',
+  INVALID_ID: 'That id is not valid.',
+  DISCONNECTED: 'The connection to the server closed.',
+  OFFLINE: 'This needs the server: the offline copy can only replay.',
+  UNAUTHORIZED: 'The server refused the token.',
+  LOCK_TIMEOUT: 'The repository is busy; try again in a moment.',
+};
+
+export function shownError(err: unknown): ShownError {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : 'ERROR';
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const detail = message.replace(/^\[entity-git\] (\[\w+\] )?/, '');
+  return { text: SENTENCES[code] ?? 'Something went wrong.', code, detail };
+}
