@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   replay: () => import('./replay.js'),
   backfill: () => import('./backfill.js'),
   browser: () => import('./browser.js'),
+  'many-sessions': () => import('./many-sessions.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

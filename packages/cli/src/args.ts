@@ -15,6 +15,7 @@ export const OPTIONS = {
   project: { type: 'string' },
   remote: { type: 'string' },
   json: { type: 'boolean' },
+  full: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

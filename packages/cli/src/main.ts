@@ -35,12 +35,12 @@ const restore: Command = {
 
 const COMMANDS: Command[] = [
   {
-    name: 'sync', options: ['session', 'json'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/sync.js')).runSync(ctx, io, { session: v.session, json: v.json === true }),
+    name: 'sync', options: ['session', 'json', 'full'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/sync.js')).runSync(ctx, io, { session: v.session, json: v.json === true, full: v.full === true }),
   },
   {
-    name: 'verify', options: ['session', 'json'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/verify.js')).runVerify(ctx, io, { session: v.session, json: v.json === true }),
+    name: 'verify', options: ['session', 'json', 'full'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/verify.js')).runVerify(ctx, io, { session: v.session, json: v.json === true, full: v.full === true }),
   },
   {
     name: 'log', options: ['branch', 'project', 'json'], args: ['SESSION'], required: 1, unless: 'project',

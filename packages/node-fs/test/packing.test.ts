@@ -208,7 +208,8 @@ describe('packing session repositories', () => {
   it('runs behind the service: asked after commits, never awaited by a turn, done by drain()', async () => {
     const dag = new MemoryDag();
     await dag.createSession({ id: 'svc', title: 'Service', created_at: 1779500000 });
-    const mirror = createNodeMirror({ dag, root: tempDir() });
+    // Loose turns: the packer has loose objects to pack (a Node mirror's turns are small packs).
+    const mirror = createNodeMirror({ dag, root: tempDir(), packTurns: false });
     const packed: string[] = [];
     const packer = createNodePacker({ looseObjects: 40, delayMs: 50, onPacked: (gitdir) => packed.push(gitdir) });
     const service = createMirrorService({ mirror, packer });

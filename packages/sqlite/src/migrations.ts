@@ -1,5 +1,6 @@
 import { EntityGitError } from '@entity-git/core';
 import { Migrator, type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { createChangeMarks } from './change-marks.js';
 import { resolveEngine, writeTransaction, type SqlEngine } from './engine.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
 
@@ -19,6 +20,7 @@ export const MIGRATION_LOCK_TABLE = 'entity_git_migration_lock';
 export function schemaMigrations(engine: SqlEngine, names: SchemaNames): Record<string, Migration> {
   return {
     '0001_initial': { up: (db) => createInitialSchema(db, engine, names) },
+    '0002_change_marks': { up: (db) => createChangeMarks(db, engine, names) },
   };
 }
 
