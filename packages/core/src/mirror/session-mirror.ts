@@ -1172,7 +1172,10 @@ class SessionMirror implements Mirror {
 
   async verify(sessionId: string, options: VerifyOptions = {}): Promise<VerifyReport> {
     const repo = this.repo(sessionId);
-    if (options.quick === true && (await unchangedSinceSync(this.dag, this.states, repo, sessionId))) return { sessionId, ok: true, differences: [], unchanged: true };
+    // A config git cannot read is a difference the refs do not show: checked on the fast path too.
+    if (options.quick === true && configReadable(await this.store.readText(joinPath(repo.gitdir, 'config'))) && (await unchangedSinceSync(this.dag, this.states, repo, sessionId, this.store.workTree === true ? this.store : null))) {
+      return { sessionId, ok: true, differences: [], unchanged: true };
+    }
     const session = await this.session(sessionId);
     if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) === null) {
       return { sessionId, ok: false, differences: [{ kind: 'missing-repo', detail: `no repository at ${repo.dir}` }] };
