@@ -86,14 +86,16 @@ end $entity_git$`);
 }
 
 /**
- * The marker of a session: its `rev` as text, null when the session has no row. `'absent'` when
- * the database has no markers table (or it cannot be read): the caller then has no marker at all.
+ * The marker of a session: its `rev` as text; null when the session has no row or the read failed
+ * (a busy or unreachable database: no marker this time, the full check). `'absent'` when the
+ * database has no markers table (SQLite "no such table", PostgreSQL 42P01): none to ask for again.
  */
 export async function readChangeMarker(db: Kysely<any>, names: SchemaNames, sessionId: string): Promise<string | null | 'absent'> {
   try {
     const row = await db.selectFrom(marksTableOf(names)).select(sql<unknown>`rev`.as('rev')).where(sql.id('session_id'), '=', sessionId).executeTakeFirst();
     return row === undefined || row.rev === null ? null : String(row.rev);
-  } catch {
-    return 'absent';
+  } catch (err) {
+    const code = (err as { code?: unknown })?.code;
+    return code === '42P01' || /no such table/i.test(String((err as Error)?.message)) ? 'absent' : null;
   }
 }

@@ -579,7 +579,8 @@ class SessionMirror implements Mirror {
       const onePack = loaded === null && turns >= PACKED_BACKFILL_TURNS && freshBytes < PACKED_BACKFILL_BYTES;
       // A short backfill goes where a turn goes (a small pack on Node): two files, not a file
       // and a fan-out directory per object (a 3-turn session's 17 objects were 136 KB of blocks).
-      const sink = onePack ? packSink(this.store, repo) : await this.turnSink(repo);
+      // A repair (full) writes loose, so a damaged loose file is rewritten, not left beside a pack.
+      const sink = onePack ? packSink(this.store, repo) : loaded === null && !full ? await this.turnSink(repo) : looseSink(repo.objects);
       if (onePack && this.store.workTree) {
         prewritten = this.prewrite(repo, layout, derivation, fresh);
         // Its failure is met where the checkout awaits it (or the sync failed before that).
