@@ -178,6 +178,13 @@ export async function run(): Promise<void> {
       if (r.commitsWritten !== 1) fail(`turn ${t} of ${id}: ${r.commitsWritten} commits`);
     }
   }
+  // 8. The start-up check alone, in a fresh process (its peak RSS is its own, not the setup's),
+  // with every session of the root synced (the lone root's session gained turns there only).
+  await busy.sync(b);
+  const childRun = spawnSync(process.execPath, [...process.execArgv, new URL('./many-sessions-child.ts', import.meta.url).pathname, join(dir, 'dag.db'), root], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (childRun.status !== 0) fail(`the fresh-process check failed: ${childRun.stderr}`);
+  const fresh = JSON.parse(childRun.stdout) as { ms: number; base: number; peak: number; unchanged: number; total: number };
+  if (fresh.unchanged !== SESSIONS) fail(`fresh-process check: ${fresh.unchanged} of ${fresh.total} unchanged`);
   await store.close();
 
   const perSession = (ms: number, n: number) => `${(ms / n).toFixed(2)} ms`;
@@ -193,6 +200,7 @@ export async function run(): Promise<void> {
     ['the same, --full (today\'s check)', `${perSession(full.ms, fullIds.length)} a session (${int(fullIds.length)} checked)`, '—'],
     [`1% changed (${changed.length} sessions repaired)`, `${(onePercent.ms / 1000).toFixed(2)} s (${ratio(onePercent.ms / quick.ms)} the nothing-changed time)`, '—'],
     ['peak RSS: backfill / check / 1% changed', `${mbOf(backfill.peak)} / ${mbOf(quick.peak)} / ${mbOf(onePercent.peak)} (before the check ${mbOf(quick.before)})`, '—'],
+    ['the check in a fresh process: time, peak RSS', `${(fresh.ms / 1000).toFixed(2)} s, ${mbOf(fresh.peak)} (${mbOf(fresh.base)} once the database is open)`, '—'],
     [`one session's turn beside ${int(SESSIONS - 1)} others / alone`, `${busyTurn.toFixed(2)} / ${aloneTurn.toFixed(2)} ms (${ratio(busyTurn / aloneTurn)})`, '—'],
   ];
   const w0 = Math.max(...rows.map((r) => r[0].length));
@@ -204,7 +212,7 @@ export async function run(): Promise<void> {
     node: process.version, git: gitVersion, sessions: SESSIONS, turns: TURNS, nativeSessions: NATIVE, messageBytesPerSession: messageBytes,
     disk, backfillMs: backfill.ms, nativeMs, quickMs: quick.ms, quickPerSessionAfter100Ms: quickAfter, fullPerSessionMs: full.ms / fullIds.length,
     onePercentMs: onePercent.ms, onePercentRepaired: repaired, rss: { backfill: backfill.peak, quick: quick.peak, quickBefore: quick.before, onePercent: onePercent.peak },
-    turnBusy: stats(turnMs.busy), turnAlone: stats(turnMs.alone),
+    turnBusy: stats(turnMs.busy), turnAlone: stats(turnMs.alone), freshCheck: fresh,
   });
 }
 
