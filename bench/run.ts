@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   browser: () => import('./browser.js'),
   import: () => import('./import.js'),
   'replay-app': () => import('./replay-app.js'),
+  'many-sessions': () => import('./many-sessions.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

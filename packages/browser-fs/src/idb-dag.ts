@@ -26,6 +26,12 @@ interface SessionRow {
   metadata: string;
   /** Creation order: `listSessions` and a project's sessions are given in it. */
   ord: number;
+  /**
+   * The change marker (issue 22): set at creation to a random 48-bit start, bumped in the same
+   * transaction as every write to the session or its nodes. Absent on rows written before markers
+   * (no marker: the mirror's full check) until the session's next write.
+   */
+  rev?: number;
 }
 
 interface NodeRow {
@@ -90,6 +96,18 @@ const encode = (v: JsonValue): string => JSON.stringify(v);
 const decode = (text: string): JsonValue => JSON.parse(text) as JsonValue;
 /** After the largest number: arrays sort after every number in IndexedDB's key order. */
 const AFTER_NUMBERS: [] = [];
+
+/** A first revision no other database's session is likely to share (one of 2^48). */
+const firstRev = (): number => Math.floor(Math.random() * 2 ** 48);
+const nextRev = (row: SessionRow): number => (row.rev === undefined ? firstRev() : row.rev + 1);
+
+/** Bump the marker of each session in `ids` (inside the write that changed them). */
+async function bumpRevs(sessions: { get(id: string): Promise<SessionRow | undefined>; put(row: SessionRow): Promise<unknown> }, ids: Iterable<string>): Promise<void> {
+  for (const id of ids) {
+    const row = await sessions.get(id);
+    if (row) await sessions.put({ ...row, rev: nextRev(row) });
+  }
+}
 
 function sessionOf(r: SessionRow): Session {
   return { id: r.id, title: r.title, agent_id: r.agent_id, model: r.model, project_id: r.project_id, head: r.head, created_at: r.created_at, metadata: decode(r.metadata) };
@@ -259,6 +277,13 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
     return (await this.getSession(sessionId))?.head ?? null;
   }
 
+  /** The session row's `rev` (see {@link SessionRow.rev}); null for a row written before markers. */
+  async changeMarker(sessionId: string): Promise<string | null> {
+    if (typeof sessionId !== 'string') return null;
+    const row = await this.read(['sessions'], `reading the marker of session ${JSON.stringify(sessionId)}`, (tx) => tx.objectStore('sessions').get(sessionId));
+    return row?.rev === undefined ? null : String(row.rev);
+  }
+
   /**
    * Pages by key range on `[session_id, seq]`: each page is one read of the next `batchSize`
    * keys after the last seq seen, so memory is one page, and nodes appended while a reader pages
@@ -289,7 +314,7 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
         throw new EntityGitError('INVALID_SESSION', `${PREFIX} session ${JSON.stringify(session.id)} exists already`, { sessionId: session.id });
       }
       const last = await store.index('by_ord').openCursor(null, 'prev');
-      await store.add({ ...session, metadata, ord: (last?.value.ord ?? 0) + 1 });
+      await store.add({ ...session, metadata, ord: (last?.value.ord ?? 0) + 1, rev: firstRev() });
     });
     return { ...session, metadata: decode(metadata) };
   }
@@ -304,7 +329,7 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       const next: Session = { ...sessionOf(row), ...patch, id: row.id };
       validateSession(next);
       const metadata = encode(next.metadata);
-      await store.put({ ...next, metadata, ord: row.ord });
+      await store.put({ ...next, metadata, ord: row.ord, rev: nextRev(row) });
       return { ...next, metadata: decode(metadata) };
     });
   }
@@ -353,6 +378,7 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
         next.set(d.session_id, seq + 1);
         out.push(nodeOf(row));
       }
+      await bumpRevs(tx.objectStore('sessions'), next.keys());
       return out;
     });
   }
@@ -391,6 +417,7 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
         seqs.add(seqKey);
         await nodes.add(row);
       }
+      await bumpRevs(tx.objectStore('sessions'), sessions);
       return rows.map(nodeOf);
     });
   }
@@ -434,13 +461,14 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
           counts.unchanged++;
         }
       }
+      if (counts.added + counts.updated > 0) await bumpRevs(tx.objectStore('sessions'), sessions);
     });
     return counts;
   }
 
   async fillNode(sessionId: string, nodeId: string, content: DagNode['content'], metadata?: DagNode['metadata']): Promise<DagNode> {
     if (typeof sessionId !== 'string' || typeof nodeId !== 'string') throw nodeNotFound(sessionId, nodeId);
-    return this.write(['nodes'], `filling node ${JSON.stringify(nodeId)}`, async (tx) => {
+    return this.write(['sessions', 'nodes'], `filling node ${JSON.stringify(nodeId)}`, async (tx) => {
       const nodes = tx.objectStore('nodes');
       const row = await nodes.index('by_id').get([sessionId, nodeId]);
       if (!row) throw nodeNotFound(sessionId, nodeId);
@@ -449,6 +477,7 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       validateNode(next);
       const nextRow = rowOf(next);
       await nodes.put(nextRow);
+      await bumpRevs(tx.objectStore('sessions'), [sessionId]);
       return nodeOf(nextRow);
     });
   }
@@ -463,7 +492,7 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
         assertId(nodeId, 'head');
         if ((await tx.objectStore('nodes').index('by_id').getKey([sessionId, nodeId])) === undefined) throw nodeNotFound(sessionId, nodeId);
       }
-      await sessions.put({ ...row, head: nodeId });
+      await sessions.put({ ...row, head: nodeId, rev: nextRev(row) });
     });
   }
 
@@ -555,7 +584,7 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       const sessions = tx.objectStore('sessions');
       const row = typeof sessionId === 'string' ? await sessions.get(sessionId) : undefined;
       if (!row) throw sessionNotFound(sessionId);
-      if (row.project_id !== projectId) await sessions.put({ ...row, project_id: projectId });
+      if (row.project_id !== projectId) await sessions.put({ ...row, project_id: projectId, rev: nextRev(row) });
     });
   }
 

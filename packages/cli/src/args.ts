@@ -17,6 +17,7 @@ export const OPTIONS = {
   json: { type: 'boolean' },
   watch: { type: 'boolean' },
   apply: { type: 'boolean' },
+  full: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -48,13 +48,16 @@ Exit codes: 0 ok, 1 verify found differences or sync failed, 2 bad arguments or 
 Run "entity-git COMMAND --help" for a command's options.`;
 
 export const COMMAND_HELP: Record<string, string> = {
-  sync: `Usage: entity-git sync [--session ID] [--json]
+  sync: `Usage: entity-git sync [--session ID] [--full] [--json]
 
 Reconcile every session of the database (or one) with its repository: a session without a
 repository is backfilled whole; one that differs (damaged ref, missing objects, missing commits)
 is repaired, keeping every commit that still matches the DAG; one written in format 1 (before
 commit ids were a pure function of the DAG) is rebuilt, its old tips kept under
-refs/entity-git/format-1/. Idempotent; safe while the application mirrors live.
+refs/entity-git/format-1/. Idempotent; safe while the application mirrors live. A session whose
+change marker (kept by the database's triggers) and refs equal what its last sync recorded is
+unchanged without reading its DAG; --full compares every session in full, and also finds objects
+damaged below intact refs.
 
 On a terminal a progress bar is redrawn in place; otherwise one line per session:
   12/40 SESSION unchanged|backfilled|repaired (kinds)|failed (CODE: message)
@@ -62,17 +65,21 @@ then a summary. Exit 1 if any session failed.
 
 Options:
   --session ID   only this session
+  --full         compare every session in full (objects too), not only those that changed
   --json         no progress; print the report as JSON at the end
 
 ${GLOBAL}`,
-  verify: `Usage: entity-git verify [--session ID] [--json]
+  verify: `Usage: entity-git verify [--session ID] [--full] [--json]
 
 Compare every session's repository (or one) with its DAG by node ids and trailers. Writes
 nothing. Prints each session and what differs; exit 0 when all are equal, 1 on any difference.
-(extra-branch is reported but does not fail verification.)
+(extra-branch is reported but does not fail verification.) A session whose change
+marker and refs equal what its last sync recorded is reported ok without reading its DAG or its
+objects; --full compares every session in full.
 
 Options:
   --session ID   only this session
+  --full         compare every session in full (objects too), not only those that changed
   --json         print the report as JSON
 
 ${GLOBAL}`,

@@ -48,12 +48,12 @@ const COMMANDS: Command[] = [
   importCommand('codex', ['DIR'], 0),
   importCommand('messages', ['FILE…'], 1),
   {
-    name: 'sync', options: ['session', 'json'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/sync.js')).runSync(ctx, io, { session: v.session, json: v.json === true }),
+    name: 'sync', options: ['session', 'json', 'full'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/sync.js')).runSync(ctx, io, { session: v.session, json: v.json === true, full: v.full === true }),
   },
   {
-    name: 'verify', options: ['session', 'json'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/verify.js')).runVerify(ctx, io, { session: v.session, json: v.json === true }),
+    name: 'verify', options: ['session', 'json', 'full'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/verify.js')).runVerify(ctx, io, { session: v.session, json: v.json === true, full: v.full === true }),
   },
   {
     name: 'log', options: ['branch', 'project', 'json'], args: ['SESSION'], required: 1, unless: 'project',

@@ -59,8 +59,8 @@ describe('--help at every level, --version', () => {
     expect(await call(['-h'])).toEqual(top);
     expect(await call(['frob', '--help'])).toEqual(top);
     const firstLines: [string[], string][] = [
-      [['sync', '--help'], 'Usage: entity-git sync [--session ID] [--json]'],
-      [['verify', '-h'], 'Usage: entity-git verify [--session ID] [--json]'],
+      [['sync', '--help'], 'Usage: entity-git sync [--session ID] [--full] [--json]'],
+      [['verify', '-h'], 'Usage: entity-git verify [--session ID] [--full] [--json]'],
       [['log', '--help'], 'Usage: entity-git log SESSION [--branch B] [--json]'],
       [['--db', '/nonexistent', 'show', 'x', '-h', '--bogus'], 'Usage: entity-git show SESSION [TURN|SHA] [--branch B] [--json]'],
       [['branches', '--help'], 'Usage: entity-git branches SESSION [--json]'],

@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GOLDEN_SESSION } from '@entity-git/test-utils';
@@ -26,6 +27,14 @@ beforeAll(async () => {
   await buildDb(db);
   const [a, b] = await Promise.all([eg(fresh, 'sync'), eg(damaged, 'sync')]);
   expect([a.code, b.code]).toEqual([0, 0]);
+  // A short backfill is one pack (issue 22): unpacked, so the last commit's objects are files to remove.
+  const repo = join(damaged, PLAIN_ID);
+  const packs = join(repo, '.git', 'objects', 'pack');
+  for (const name of readdirSync(packs).filter((n) => n.endsWith('.pack'))) {
+    const bytes = readFileSync(join(packs, name));
+    for (const ext of ['.pack', '.idx']) rmSync(join(packs, name.replace(/\.pack$/, ext)));
+    execFileSync('git', ['unpack-objects', '-q'], { cwd: repo, input: bytes });
+  }
   reference = Object.fromEntries(sessions.map((s) => [s, revParseAll(join(fresh, s))]));
 });
 
@@ -44,7 +53,7 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
     for (const file of removed) rmSync(file);
     const tip = reference[PLAIN_ID]!.main!;
 
-    const [before, beforeText, log] = await Promise.all([eg(damaged, 'verify', '--json'), eg(damaged, 'verify'), eg(damaged, 'log', PLAIN_ID)]);
+    const [before, beforeText, log] = await Promise.all([eg(damaged, 'verify', '--full', '--json'), eg(damaged, 'verify', '--full'), eg(damaged, 'log', PLAIN_ID)]);
     expect(before.code).toBe(1);
     expect(before.stderr).toBe(`entity-git: 3 of 3 sessions differ from the DAG: ${SID}, ${PLAIN_ID}, ${SHORT_ID} (entity-git sync repairs them)\n`);
     expect(JSON.parse(before.stdout)).toEqual({
@@ -83,7 +92,8 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
       stderr: `entity-git: object ${tip} is not in the repository (OBJECT_NOT_FOUND; entity-git sync repairs the repository)\n`,
     });
 
-    const repair = await eg(damaged, 'sync');
+    // --full: objects removed below intact refs are found by the full check only.
+    const repair = await eg(damaged, 'sync', '--full');
     expect(repair).toEqual({
       code: 0,
       stdout: `1/3 ${SID} repaired (corrupt)\n2/3 ${PLAIN_ID} repaired (missing-object)\n3/3 ${SHORT_ID} backfilled\nsynced 3 sessions: 1 backfilled, 2 repaired, 0 failed\n`,

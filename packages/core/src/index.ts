@@ -21,7 +21,7 @@ export type { Mirror, SyncResult, CommitInfo, BranchInfo, TurnView, VerifyReport
 export { CommitGraph, COMMIT_GRAPH_PATH } from './git/commit-graph.js';
 export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, SPLIT_MIN, TURN_PACKS_MAX, type MirrorOptions, type Layout } from './mirror/session-mirror.js';
 export { SEGMENT_BYTES } from './mirror/repo-state.js';
-export type { SyncOptions } from './mirror/mirror.js';
+export type { SyncOptions, VerifyOptions } from './mirror/mirror.js';
 export { createMirrorService, type MirrorService, type MirrorServiceOptions, type TurnReport, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
 export { createPacker, countLooseObjects, type Packer, type PackerOptions } from './service/packer.js';
 export { countPacks } from './git/pack-reader.js';

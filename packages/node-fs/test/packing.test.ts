@@ -146,7 +146,9 @@ describe('packing session repositories', () => {
       await grow(dag, 'busy', 0, 5);
       const root = tempDir();
       const mirror = createNodeMirror({ dag, root });
-      await mirror.sync('busy');
+      // Backfilled loose: the packer's first pack (which the turns wait for) has loose objects to
+      // take (a short backfill on its own is one pack, and one pack is not due).
+      await createNodeMirror({ dag, root, packTurns: false }).sync('busy');
       const dir = mirror.repoPath('busy');
       const stop = join(root, 'stop');
       const ready = join(root, 'ready');
@@ -211,7 +213,8 @@ describe('packing session repositories', () => {
   it('runs behind the service: asked after commits, never awaited by a turn, done by drain()', async () => {
     const dag = new MemoryDag();
     await dag.createSession({ id: 'svc', title: 'Service', created_at: 1779500000 });
-    const mirror = createNodeMirror({ dag, root: tempDir() });
+    // Loose turns: the packer has loose objects to pack (a Node mirror's turns are small packs).
+    const mirror = createNodeMirror({ dag, root: tempDir(), packTurns: false });
     const packed: string[] = [];
     const packer = createNodePacker({ looseObjects: 40, delayMs: 50, onPacked: (gitdir) => packed.push(gitdir) });
     const service = createMirrorService({ mirror, packer });
@@ -249,7 +252,8 @@ describe('reading packs', () => {
     const report = await fresh.verify('d');
     expect(report.ok).toBe(false);
     expect(report.differences.some((d) => d.kind === 'missing-object' || d.kind === 'corrupt' || d.kind === 'branch-differs')).toBe(true);
-    const repaired = await reconcile({ dag, mirror: createNodeMirror({ dag, root }) });
+    // full: the pack is damaged below intact refs, which only the full check reads.
+    const repaired = await reconcile({ dag, mirror: createNodeMirror({ dag, root }), full: true });
     expect(repaired.entries[0]).toMatchObject({ sessionId: 'd', action: 'repaired' });
     expect(tipsOf(dir)).toBe(tips);
     expect(await createNodeMirror({ dag, root }).verify('d')).toMatchObject({ ok: true });

@@ -169,7 +169,8 @@ describe('reconcile', () => {
     await writeGolden(dag, { sessionId: 'g3' });
     await writeGolden(dag, { sessionId: 'g4' });
     const root = tempDir();
-    const mirror = createNodeMirror({ dag, root });
+    // Loose objects, to remove below (a short backfill is one pack by default).
+    const mirror = createNodeMirror({ dag, root, packTurns: false });
     const progress: string[] = [];
     const first = await reconcile({ dag, mirror, onProgress: (p) => progress.push(`${p.done}/${p.total} ${p.sessionId} ${p.action}`) });
     expect(progress).toEqual(['1/4 golden-1 backfilled', '2/4 g2 backfilled', '3/4 g3 backfilled', '4/4 g4 backfilled']);
@@ -186,7 +187,8 @@ describe('reconcile', () => {
     const messages = git(g4, 'rev-parse', 'fork-u4:messages').trim();
     for (const oid of [tip, tree, messages]) unlinkSync(join(g4, '.git/objects', oid.slice(0, 2), oid.slice(2)));
 
-    const report = await reconcile({ dag, mirror });
+    // full: g4's objects are gone below intact refs, which only the full check reads.
+    const report = await reconcile({ dag, mirror, full: true });
     expect(report.entries.map((e) => [e.sessionId, e.action])).toEqual([['golden-1', 'backfilled'], ['g2', 'repaired'], ['g3', 'repaired'], ['g4', 'repaired']]);
     expect(report.entries[1]!.differences.map((d) => d.kind)).toContain('corrupt');
     expect(report.entries[3]!.differences.map((d) => d.kind)).toContain('missing-object');

@@ -15,6 +15,9 @@ async function mirrored(title: string, turns: number) {
   await c.turns(turns);
   const root = tempDir();
   const mirror = createNodeMirror({ dag: c.dag, root });
+  // Backfilled loose, so the packs counted below are the turns' (a short backfill is a pack too);
+  // then a sync with nothing new, so the mirror's next turns continue its plan (a pack each).
+  await createNodeMirror({ dag: c.dag, root, packTurns: false }).sync('s');
   await mirror.sync('s');
   const dir = mirror.repoPath('s');
   return { c, root, mirror, dir, gitdir: join(dir, '.git') };
@@ -36,6 +39,9 @@ describe('a pack per turn (createNodeMirror)', () => {
       const looseRoot = tempDir();
       const mirror = createNodeMirror({ dag: c.dag, root, layout });
       const loose = createNodeMirror({ dag: c.dag, root: looseRoot, layout, packTurns: false });
+      // Backfilled loose, so the packs counted below are the turns' (a short backfill is a pack too);
+      // then a sync with nothing new, so the mirror's next turns continue its plan (a pack each).
+      await createNodeMirror({ dag: c.dag, root, layout, packTurns: false }).sync('s');
       await mirror.sync('s');
       await loose.sync('s');
       const dir = mirror.repoPath('s');
@@ -89,6 +95,7 @@ describe('a pack per turn (createNodeMirror)', () => {
     await big.turns(1);
     const root2 = tempDir();
     const m2 = createNodeMirror({ dag: big.dag, root: root2 });
+    await createNodeMirror({ dag: big.dag, root: root2, packTurns: false }).sync('s');
     await m2.sync('s');
     const dir2 = m2.repoPath('s');
     const before = looseOf(dir2);

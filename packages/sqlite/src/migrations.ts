@@ -1,6 +1,7 @@
 import { EntityGitError } from '@entity-git/core';
 import type { CreateTableBuilder, Kysely } from 'kysely';
 import { loadMigrator, type Migration, type MigratorLike } from './kysely-migrator.js';
+import { createChangeMarks } from './change-marks.js';
 import { resolveEngine, writeTransaction, type SqlEngine } from './engine.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
 
@@ -20,6 +21,7 @@ export const MIGRATION_LOCK_TABLE = 'entity_git_migration_lock';
 export function schemaMigrations(engine: SqlEngine, names: SchemaNames): Record<string, Migration> {
   return {
     '0001_initial': { up: (db) => createInitialSchema(db, engine, names) },
+    '0002_change_marks': { up: (db) => createChangeMarks(db, engine, names) },
   };
 }
 

@@ -1,5 +1,6 @@
 import { EntityGitError, assertId, type DagNode, type DagSource, type Session } from '@entity-git/core';
 import type { Kysely } from 'kysely';
+import { readChangeMarker } from './change-marks.js';
 import { dbError, isStorableText } from './engine.js';
 import { NODE_COLUMNS, SESSION_COLUMNS, col, decodeNode, decodeSession, selection } from './rows.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
@@ -26,6 +27,8 @@ export interface SqlDagSourceOptions {
  */
 export class SqlDagSource implements DagSource {
   readonly options: Readonly<{ db: Kysely<any>; names: SchemaNames; batchSize: number }>;
+  /** Set once the markers table was found missing: a database without markers is not asked again. */
+  private marksAbsent = false;
 
   constructor(options: SqlDagSourceOptions) {
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
@@ -84,6 +87,19 @@ export class SqlDagSource implements DagSource {
       }
       if (rows.length < batchSize) return;
     }
+  }
+
+  /**
+   * The session's `rev` in the markers table migration 0002 creates (see `change-marks.ts`), kept
+   * by triggers, so writes by any program count. Null — the mirror's full check — for a session
+   * without a row and for a database without the table (one written by another program).
+   */
+  async changeMarker(sessionId: string): Promise<string | null> {
+    if (this.marksAbsent || typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    const marker = await readChangeMarker(this.options.db, this.options.names, sessionId);
+    if (marker !== 'absent') return marker;
+    this.marksAbsent = true;
+    return null;
   }
 
   async getHead(sessionId: string): Promise<string | null> {

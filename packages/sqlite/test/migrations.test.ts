@@ -28,7 +28,7 @@ describe('migrations on SQLite', () => {
 
     const again = await openSqlite({ file });
     cleanups.push(() => again.close());
-    expect((await again.db.selectFrom(MIGRATION_TABLE).select('name').execute()).map((r) => r.name)).toEqual(['0001_initial']);
+    expect((await again.db.selectFrom(MIGRATION_TABLE).select('name').execute()).map((r) => r.name)).toEqual(['0001_initial', '0002_change_marks']);
     const nodes = [];
     for await (const n of again.dag.nodesAfter('s')) nodes.push(n.content);
     expect(nodes).toEqual(['kept']);
@@ -64,7 +64,7 @@ describe('migrations on SQLite', () => {
     const v1 = schemaMigrations('sqlite', names);
     const store = await openSqlite({ file, migrate: false });
     cleanups.push(() => store.close());
-    expect(await applyMigrations(store.db, 'sqlite', v1)).toEqual(['0001_initial']);
+    expect(await applyMigrations(store.db, 'sqlite', v1)).toEqual(['0001_initial', '0002_change_marks']);
     await store.writer.createSession({ id: 's' });
     await store.writer.appendNode({ id: 'n', session_id: 's', role: 'user', content: 'from v1' });
 
@@ -77,7 +77,7 @@ describe('migrations on SQLite', () => {
     const row = await store.db.selectFrom('nodes').select(['id', 'tokens', 'content']).executeTakeFirstOrThrow();
     expect(row).toEqual({ id: 'n', tokens: null, content: '"from v1"' });
     expect((await store.db.selectFrom(MIGRATION_TABLE).select('name').orderBy('name').execute()).map((r) => r.name))
-      .toEqual(['0001_initial', '0002_node_tokens']);
+      .toEqual(['0001_initial', '0002_change_marks', '0002_node_tokens']);
   });
 
   it('a failing migration leaves no half-applied step and says which one failed', async () => {
@@ -105,7 +105,7 @@ describe('migrations on PostgreSQL', () => {
     const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgres({ connectionString: database.url })));
     cleanups.push(async () => { for (const s of stores) await s.close(); });
     const rows = await stores[0]!.db.selectFrom(MIGRATION_TABLE).select('name').execute();
-    expect(rows.map((r) => r.name)).toEqual(['0001_initial']);
+    expect(rows.map((r) => r.name)).toEqual(['0001_initial', '0002_change_marks']);
     expect(await migrateToLatest(stores[1]!.db)).toEqual([]);
     const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes where schemaname = 'public' order by indexname`.execute(stores[0]!.db);
     expect(indexes.rows.map((r) => r.indexname)).toEqual(expect.arrayContaining([

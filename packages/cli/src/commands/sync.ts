@@ -9,6 +9,8 @@ import { Progress } from '../progress.js';
 export interface SyncArgs {
   session?: string | undefined;
   json: boolean;
+  /** Compare every session in full, not only those whose change marker moved (issue 22). */
+  full?: boolean;
 }
 
 const ACTIONS: readonly ReconcileAction[] = ['unchanged', 'backfilled', 'repaired', 'busy', 'failed'];
@@ -23,6 +25,7 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
     dag: ctx.store.dag,
     mirror: ctx.mirror,
     sessions,
+    full: args.full === true,
     onProgress: (p) => {
       if (args.json) return;
       if (!progress.tty) progress.line(`${p.done}/${p.total} ${printable(p.sessionId)} ${describe(p)}`);

@@ -9,6 +9,8 @@ import { differenceJson, type VerifyJson } from '../json-shapes.js';
 export interface VerifyArgs {
   session?: string | undefined;
   json: boolean;
+  /** Compare every session in full, not only those whose change marker moved (issue 22). */
+  full?: boolean;
 }
 
 /** `entity-git verify`: does every repository equal its DAG? Writes nothing. */
@@ -18,7 +20,7 @@ export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Prom
   const sessions: VerifyJson['sessions'] = [];
   for (const sessionId of ids) {
     try {
-      const r = await ctx.mirror.verify(sessionId);
+      const r = await ctx.mirror.verify(sessionId, { quick: args.full !== true });
       sessions.push({ sessionId, ok: r.ok, differences: r.differences.map(differenceJson), error: null });
     } catch (err) {
       // A repository too damaged to read is a failed verification, not a crash of the command.

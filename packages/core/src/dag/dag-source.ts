@@ -32,6 +32,22 @@ export interface DagSource {
    * highest seq". Equal to `getSession(id).head`; separate so a source can answer it cheaply.
    */
   getHead(sessionId: string): Promise<string | null>;
+
+  /**
+   * Optional: the session's change marker, an opaque revision the writers keep that changes with
+   * every write to the session — a node appended, filled, edited or deleted, the head moved, the
+   * session row edited — and never takes a value it had before for other contents. The mirror
+   * records it with each sync; a start-up check (`reconcile`, `entity-git verify`) skips a session
+   * whose marker and branch tips equal the recorded ones instead of reading its whole DAG
+   * (issue 22). The mirror reads it before the rows, so a write racing a sync leaves a marker
+   * older than the rows it read: the next check reads the session again, never the reverse.
+   *
+   * Resolves `null` when the source keeps no marker for the session (a database written by
+   * another program, a session older than the marker): the mirror then does the full check.
+   * Absent (the default): always the full check. A marker that stays the same across a write is
+   * the one wrong answer: a source that cannot promise it must return `null`.
+   */
+  changeMarker?(sessionId: string): Promise<string | null>;
 }
 
 /** What a dispatcher writes; the mirror never calls these. */

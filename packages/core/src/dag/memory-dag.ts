@@ -20,6 +20,10 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
   private readonly nodes = new Map<string, DagNode[]>();
   private readonly projects = new Map<string, Project>();
   private clock: () => number;
+  /** Per session: writes so far (the change marker). */
+  private readonly revs = new Map<string, number>();
+  /** Makes this instance's markers its own: another MemoryDag's session with as many writes differs. */
+  private readonly instance = Math.random().toString(36).slice(2, 12);
 
   constructor(options: { now?: () => number } = {}) {
     this.clock = options.now ?? (() => Date.now() / 1000);
@@ -50,6 +54,16 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     return this.sessions.get(sessionId)?.head ?? null;
   }
 
+  /** Bumped by every write method of this class; rows are copied in and out, so none escapes it. */
+  async changeMarker(sessionId: string): Promise<string | null> {
+    const rev = this.revs.get(sessionId);
+    return rev === undefined ? null : `${this.instance}.${rev}`;
+  }
+
+  private touch(sessionId: string): void {
+    this.revs.set(sessionId, (this.revs.get(sessionId) ?? 0) + 1);
+  }
+
   async createSession(input: Partial<Session> & { id: string }): Promise<Session> {
     const session = sessionRow(input, this.clock);
     if (this.sessions.has(session.id)) {
@@ -57,6 +71,7 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     }
     this.sessions.set(session.id, clone(session));
     this.nodes.set(session.id, []);
+    this.touch(session.id);
     return clone(session);
   }
 
@@ -66,6 +81,7 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     const next = { ...s, ...clone(patch), id: s.id };
     validateSession(next);
     this.sessions.set(sessionId, next);
+    this.touch(sessionId);
     return clone(next);
   }
 
@@ -82,6 +98,7 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     }
     list.push(clone(node));
     list.sort((a, b) => a.seq - b.seq);
+    this.touch(node.session_id);
     return clone(node);
   }
 
@@ -111,6 +128,7 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     next.content = clone(content);
     next.metadata = clone(next.metadata);
     list[i] = next;
+    this.touch(sessionId);
     return clone(next);
   }
 
@@ -123,6 +141,7 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
       }
     }
     s.head = nodeId;
+    this.touch(sessionId);
   }
 
   async createProject(input: { name: string; workdir: string; description?: string | null; id?: string }): Promise<Project> {
@@ -164,6 +183,7 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
   async addSessionToProject(projectId: string, sessionId: string): Promise<void> {
     if (!this.projects.has(projectId)) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`);
     this.requireSession(sessionId).project_id = projectId;
+    this.touch(sessionId);
   }
 
   async sessionsOfProject(projectId: string): Promise<string[]> {

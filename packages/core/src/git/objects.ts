@@ -1,4 +1,4 @@
-import { EntityGitError, fsErrorCode } from '../errors.js';
+import { EntityGitError, fsErrorCode, isEntityGitError } from '../errors.js';
 import { loadIsoGit } from './iso-git.js';
 import { fromUtf8, joinPath, uniqueSuffix, utf8, type Store } from '../storage/store.js';
 import { concatBytes, fromHex, sha1Hex, sha1OfParts, storedZlib, toHex, type Codec } from './codec.js';
@@ -319,13 +319,20 @@ export class ObjectStore {
     const packed = await fromPacks(false);
     if (packed) return packed;
     // Loose next, also when a pack's copy is damaged (a loose copy written since repairs it).
-    const loose = await this.readLoose(oid);
+    // A damaged loose file does not hide a packed copy written since (a turn's pack over it).
+    let looseError: unknown = null;
+    const loose = await this.readLoose(oid).catch((err: unknown) => {
+      if (!isEntityGitError(err, 'OBJECT_CORRUPT')) throw err;
+      looseError = err;
+      return null;
+    });
     if (loose) return loose;
     // A pack written since the directory was listed (a packer moved the object there), listed
     // again a few times while a read finds its packs gone under it (a packer merging meanwhile).
     let later = await fromPacks(true);
     for (let again = 0; later === null && packError !== null && again < 3; again++) later = await fromPacks(true);
     if (later) return later;
+    if (looseError !== null) throw looseError;
     if (packError !== null) throw packError;
     if (!unsupported) {
       // Written loose meanwhile, or nowhere.

@@ -97,8 +97,20 @@ export interface Difference {
   detail: string;
 }
 
+export interface VerifyOptions {
+  /**
+   * Skip a session the DAG's change marker proves unchanged since the last sync and whose refs
+   * are where that sync left them (`DagSource.changeMarker`; issue 22): refs and a few small
+   * files are read, not the DAG nor the objects. A source without markers, or a session without
+   * one recorded, gets the full check. Default false: the full check.
+   */
+  quick?: boolean;
+}
+
 export interface VerifyReport {
   sessionId: string;
+  /** Set when `quick` skipped the comparison: the marker and the refs equal what the last sync recorded. */
+  unchanged?: true;
   /** True when the repository equals the DAG (`extra-branch` alone keeps it true). */
   ok: boolean;
   differences: Difference[];
@@ -134,7 +146,7 @@ export interface Mirror {
    */
   read(sessionId: string, commit: string, options?: { branch?: string }): Promise<TurnView>;
   /** Whether the repository equals the DAG, and where it differs. Writes nothing. */
-  verify(sessionId: string): Promise<VerifyReport>;
+  verify(sessionId: string, options?: VerifyOptions): Promise<VerifyReport>;
   /** The directory of a session's repository (the working tree on Node). */
   repoPath(sessionId: string): string;
 }

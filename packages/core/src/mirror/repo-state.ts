@@ -35,6 +35,8 @@ export interface LiveState {
   unsettled?: Set<string>;
   /** Bytes of each sealed segment of the log, oldest first. */
   sealed?: number[];
+  /** The DAG's change marker read before the last sync's rows (null: the source keeps none). */
+  marker?: string | null;
 }
 
 /** The records of a segment's lines; a line a crash tore does not parse and is left out. */
@@ -71,6 +73,8 @@ interface Summary {
   head: string | null;
   nodes: number;
   memo: number;
+  /** The change marker the sync read before the DAG's rows (absent: none). */
+  m?: string;
 }
 
 type Record_ = { n: Known } | { d: string } | { c: [string, string] } | { h: Summary };
@@ -155,14 +159,18 @@ export class StateCache {
     }
     const h = (records[last] as { h: Summary }).h;
     if (known.size !== h.nodes || memo.size !== h.memo) return null;
-    return { lastSeq: h.lastSeq, tips: h.tips, head: h.head, known, memo, records: last + 1, sealed };
+    return { lastSeq: h.lastSeq, tips: h.tips, head: h.head, known, memo, records: last + 1, sealed, marker: typeof h.m === 'string' ? h.m : null };
   }
 
   /** Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew). */
   async save(gitdir: string, state: LiveState, delta: StateDelta | null, config: string): Promise<void> {
     const logPath = joinPath(gitdir, LOG);
     const live = state.known.size + state.memo.size;
-    const summary = (): string => JSON.stringify({ h: { lastSeq: state.lastSeq, tips: state.tips, head: state.head, nodes: state.known.size, memo: state.memo.size } satisfies Summary });
+    const summary = (): string => {
+      const h: Summary = { lastSeq: state.lastSeq, tips: state.tips, head: state.head, nodes: state.known.size, memo: state.memo.size };
+      if (typeof state.marker === 'string') h.m = state.marker;
+      return JSON.stringify({ h });
+    };
     const writeHeader = async (sealed: number[]) => {
       const header: Header = { v: 3, config };
       if (sealed.length > 0) header.sealed = sealed;
@@ -221,5 +229,47 @@ export class StateCache {
 
   forget(gitdir: string): void {
     this.live.delete(gitdir);
+  }
+
+  /**
+   * What the last sync recorded (its tips, HEAD's branch, the change marker), read from the end of
+   * the log alone: the last summary record, in time that does not grow with the session. Null when
+   * there is no whole summary to read (no state, or a state written before markers).
+   */
+  async recorded(gitdir: string): Promise<{ tips: Record<string, string>; head: string | null; marker: string } | null> {
+    let path = joinPath(gitdir, LOG);
+    let size = (await this.store.lstat(path))?.size ?? 0;
+    if (size === 0) {
+      // Just sealed: the summary ends the last sealed segment.
+      const text = await this.store.readText(joinPath(gitdir, HEADER));
+      let sealed: unknown;
+      try {
+        sealed = text === null ? undefined : (JSON.parse(text) as Header).sealed;
+      } catch {
+        return null;
+      }
+      if (!Array.isArray(sealed) || sealed.length === 0) return null;
+      path = joinPath(gitdir, sealedLog(sealed.length - 1));
+      size = (await this.store.lstat(path))?.size ?? 0;
+    }
+    // A summary is one line: its tips are most of it, ~60 bytes a branch.
+    for (let window = 4096; ; window *= 4) {
+      const start = Math.max(0, size - window);
+      const bytes = await this.store.readRange(path, start, size);
+      if (bytes === null) return null;
+      const lines = new TextDecoder().decode(bytes).split('\n');
+      // The first line of a window that does not start the file may be cut: not trusted.
+      for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
+        if (!lines[i]!.startsWith('{"h":')) continue;
+        let h: Summary;
+        try {
+          h = (JSON.parse(lines[i]!) as { h: Summary }).h;
+        } catch {
+          continue; // torn by a crash: the one before it holds
+        }
+        return typeof h.m === 'string' ? { tips: h.tips, head: h.head, marker: h.m } : null;
+      }
+      if (start === 0) return null;
+    }
   }
 }

@@ -24,9 +24,10 @@ import type { Storage, StorageStat } from '../storage/storage.js';
 import { memoryStorage } from '../storage/memory-storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
 import { LIVE_STATES, remember, StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
-import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyReport } from './mirror.js';
+import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyOptions, VerifyReport } from './mirror.js';
 import type { Logger } from '../observe/logger.js';
 import { observeMirror } from '../observe/observed.js';
+import { unchangedSinceSync } from './unchanged.js';
 
 export interface MirrorOptions {
   /** The DAG to follow. */
@@ -426,12 +427,12 @@ class SessionMirror implements Mirror {
       }
       return;
     }
-    for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await this.store.mkdirp(joinPath(repo.gitdir, d));
-    // On a disk, all 256 object directories now, so no object write of a turn first fails to
-    // find its own (a failed create, a mkdir and a retry each).
-    if (this.store.workTree) for (let i = 0; i < 256; i++) await this.store.mkdirp(joinPath(repo.gitdir, 'objects', i.toString(16).padStart(2, '0')));
+    // What git needs to call the directory a repository (HEAD, objects/, refs/) and objects/pack,
+    // where readers list packs: every other directory (objects/xx, objects/info, refs/heads, logs)
+    // is made on first use, as git does. A directory is a 4 KB block: the 256 fan-out directories
+    // made up front were 1 MB of a 3-turn session's 1.2 MB (issue 22).
+    for (const d of ['objects/pack', 'refs']) await this.store.mkdirp(joinPath(repo.gitdir, d));
     await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), repoConfig(this.layout));
-    await this.store.writeAtomic(joinPath(repo.gitdir, 'description'), 'entity-git session repository\n');
     // HEAD last: its presence is what makes the directory a repository.
     await this.store.writeAtomic(joinPath(repo.gitdir, 'HEAD'), 'ref: refs/heads/main\n');
   }
@@ -519,6 +520,8 @@ class SessionMirror implements Mirror {
   }
 
   private async syncLocked(sessionId: string, repo: Repo, full: boolean, beside: Promise<unknown>[]): Promise<SyncResult> {
+    // Before any row: a write after this read leaves the marker behind the rows (checked again).
+    const marker = (await this.dag.changeMarker?.(sessionId)) ?? null;
     const session = await this.session(sessionId);
     await this.init(repo, full);
     // A repair first removes what native git would trip over; what goes missing is written again below.
@@ -621,7 +624,10 @@ class SessionMirror implements Mirror {
       for (const raw of fresh.values()) freshBytes += raw.length;
       // The pack is built in memory: a history of huge outputs goes loose instead.
       const onePack = loaded === null && turns >= PACKED_BACKFILL_TURNS && freshBytes < PACKED_BACKFILL_BYTES;
-      const sink = onePack ? packSink(this.store, repo) : looseSink(repo.objects);
+      // A short backfill goes where a turn goes (a small pack on Node): two files, not a file
+      // and a fan-out directory per object (a 3-turn session's 17 objects were 136 KB of blocks).
+      // A repair (full) writes loose, so a damaged loose file is rewritten, not left beside a pack.
+      const sink = onePack ? packSink(this.store, repo) : loaded === null && !full ? await this.turnSink(repo) : looseSink(repo.objects);
       if (onePack && this.store.workTree) {
         prewritten = this.prewrite(repo, layout, derivation, fresh);
         // Its failure is met where the checkout awaits it (or the sync failed before that).
@@ -686,7 +692,8 @@ class SessionMirror implements Mirror {
     if (converting) await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), withFormat((await this.store.readText(joinPath(repo.gitdir, 'config'))) ?? repoConfig(layout)));
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
     state.head = derivation.head ?? (await repo.refs.headBranch());
-    const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0;
+    const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0 || (state.marker ?? null) !== marker;
+    state.marker = marker;
     const noop = repo.objects.written === writtenBefore && packed === 0 && branchesMoved.length === 0 && !headMoved && !worktreeChanged && !metaMoved && !converting;
     if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state, config);
     else await this.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
@@ -1233,9 +1240,13 @@ class SessionMirror implements Mirror {
     return graph;
   }
 
-  async verify(sessionId: string): Promise<VerifyReport> {
-    const session = await this.session(sessionId);
+  async verify(sessionId: string, options: VerifyOptions = {}): Promise<VerifyReport> {
     const repo = this.repo(sessionId);
+    // A config git cannot read is a difference the refs do not show: checked on the fast path too.
+    if (options.quick === true && configReadable(await this.store.readText(joinPath(repo.gitdir, 'config'))) && (await unchangedSinceSync(this.dag, this.states, repo, sessionId, this.store.workTree === true ? this.store : null))) {
+      return { sessionId, ok: true, differences: [], unchanged: true };
+    }
+    const session = await this.session(sessionId);
     if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) === null) {
       return { sessionId, ok: false, differences: [{ kind: 'missing-repo', detail: `no repository at ${repo.dir}` }] };
     }

@@ -30,6 +30,13 @@ export interface ReconcileOptions {
   mirror: Mirror;
   /** Only these sessions (default: every session of the DagSource). */
   sessions?: string[];
+  /**
+   * Compare every session in full. Default false: a session whose DAG change marker and refs
+   * equal what its last sync recorded is `unchanged` without reading its DAG (see
+   * `VerifyOptions.quick`); the others, and every session of a source without markers, are
+   * compared in full.
+   */
+  full?: boolean;
   onProgress?: (p: ReconcileProgress) => void;
 }
 
@@ -52,7 +59,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
   for (const sessionId of ids) {
     let entry: ReconcileEntry;
     try {
-      const before = await options.mirror.verify(sessionId);
+      const before = await options.mirror.verify(sessionId, { quick: options.full !== true });
       if (before.ok) {
         entry = { sessionId, action: 'unchanged', differences: before.differences };
       } else {
