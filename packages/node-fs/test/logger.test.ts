@@ -42,6 +42,49 @@ describe('the logger option', () => {
     expect(git(join(root, 's1'), 'rev-list', '--count', 'HEAD').trim()).toBe('2');
   });
 
+  it.each([false, true])('counts the objects and bytes a sync wrote as native git finds them on disk (packTurns %s)', async (packTurns) => {
+    const { logger, entries } = recorder();
+    const root = tempDir();
+    const dag = await twoTurns();
+    // What git count-objects lists (loose and packed) is what the first sync wrote.
+    const mirror = createMirror({ dag, storage: nodeStorage(), root, logger, packTurns });
+    await mirror.sync('s1');
+    const dir = join(root, 's1');
+    const counted = (): Record<string, number> => Object.fromEntries(git(dir, 'count-objects', '-v').trim().split('\n').map((l) => {
+      const [k, v] = l.split(': ');
+      return [k!, Number(v)];
+    }));
+    const looseFiles = (): { count: number; bytes: number } => {
+      let count = 0;
+      let bytes = 0;
+      for (const fan of readdirSync(join(dir, '.git/objects')).filter((n) => /^[0-9a-f]{2}$/.test(n))) {
+        for (const f of readdirSync(join(dir, '.git/objects', fan))) {
+          count++;
+          bytes += statSync(join(dir, '.git/objects', fan, f)).size;
+        }
+      }
+      return { count, bytes };
+    };
+    const first = counted();
+    const loose = looseFiles();
+    const firstPacks = packBytes(dir);
+    expect(entries[0]!.fields).toMatchObject({ objectsWritten: first.count! + first['in-pack']!, bytesWritten: loose.bytes + firstPacks });
+    expect(loose.count).toBe(first.count);
+    // Each way is taken: loose objects alone, and a pack.
+    expect(first['in-pack']! > 0).toBe(packTurns);
+    // A turn more: only its own objects; nothing at all when the DAG did not change.
+    await dag.appendNode({ id: 'u3', session_id: 's1', created_at: 1779500005, role: 'user', content: 'three', predecessor: 'a2' });
+    await dag.appendNode({ id: 'a3', session_id: 's1', created_at: 1779500006, role: 'assistant', content: 'third', predecessor: 'u3' });
+    await mirror.sync('s1');
+    await mirror.sync('s1');
+    const second = counted();
+    expect(entries[1]!.fields).toMatchObject({ objectsWritten: second.count! + second['in-pack']! - first.count! - first['in-pack']!, bytesWritten: looseFiles().bytes + packBytes(dir) - loose.bytes - firstPacks });
+    // u3's blob, a3's blob, the messages/ tree, the root tree, the commit; a turn's pack also
+    // holds meta.json's blob again (it is not looked up first), which git counts too.
+    expect(entries[1]!.fields.objectsWritten).toBe(packTurns ? 6 : 5);
+    expect(entries[2]!.fields).toMatchObject({ objectsWritten: 0, bytesWritten: 0, noop: true });
+  });
+
   it('never lets a logger that throws break or change a sync', async () => {
     const boom = (): never => {
       throw new Error('logger bug');
@@ -126,3 +169,15 @@ describe('the logger option', () => {
     ]);
   });
 });
+
+/** Bytes of the repository's pack files, whole. */
+function packBytes(dir: string): number {
+  const packs = join(dir, '.git/objects/pack');
+  let bytes = 0;
+  try {
+    for (const f of readdirSync(packs)) if (f.endsWith('.pack')) bytes += statSync(join(packs, f)).size;
+  } catch {
+    // no pack directory: no packs
+  }
+  return bytes;
+}

@@ -248,6 +248,8 @@ export class ObjectStore {
   private isoCache: object = {};
   /** Objects actually written (not found intact) since this store was made. */
   written = 0;
+  /** Bytes of the loose object files counted in {@link written}, as stored (deflated). */
+  writtenBytes = 0;
 
   constructor(private readonly store: Store, readonly gitdir: string) {
     this.isoFs = { promises: store.fs };
@@ -284,6 +286,7 @@ export class ObjectStore {
     const deflated = isTree(raw) ? storedZlib(raw) : this.store.codec.deflate(raw);
     await this.store.writeAtomic(path, deflated, joinPath(dir, `tmp_obj_${uniqueSuffix()}`));
     this.written++;
+    this.writtenBytes += deflated.length;
     return oid;
   }
 

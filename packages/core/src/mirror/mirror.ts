@@ -16,6 +16,13 @@ export interface SyncResult {
   head: string | null;
   /** Nodes read from the DAG by this sync. */
   nodesRead: number;
+  /**
+   * Objects this sync wrote, loose or into its packs (blobs, trees, commits; the meta ref's
+   * commit too). 0 when every object it needed was already there.
+   */
+  objectsWritten: number;
+  /** Bytes those objects took on the storage: loose object files as stored, plus each pack file whole. */
+  bytesWritten: number;
   /** True when the repository did not change: no object, ref, HEAD or working-tree file written. */
   noop: boolean;
   /**

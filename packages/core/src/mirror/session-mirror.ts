@@ -97,6 +97,8 @@ interface ObjectSink {
   writeRaw(raw: Uint8Array, oid: string): Promise<void>;
   /** Objects written so far. */
   readonly count: number;
+  /** What `finish()` wrote as a pack (objects in it, the pack file's bytes); none for loose objects. */
+  readonly packed: { objects: number; bytes: number };
   finish(): Promise<void>;
 }
 
@@ -152,6 +154,7 @@ function looseSink(objects: ObjectStore): ObjectSink {
     get count() {
       return objects.written - start;
     },
+    packed: { objects: 0, bytes: 0 },
     finish: drain,
   };
 }
@@ -178,7 +181,9 @@ const TURN_PACK_OBJECT_MAX = 64 << 10;
 function turnPackSink(store: Store, repo: Repo): ObjectSink {
   const builder = new PackBuilder(store, { storeTrees: true });
   const start = repo.objects.written;
+  const packed = { objects: 0, bytes: 0 };
   return {
+    packed,
     async write(type, content) {
       if (content.length >= TURN_PACK_OBJECT_MAX) {
         const raw = frame(type, content);
@@ -196,7 +201,8 @@ function turnPackSink(store: Store, repo: Repo): ObjectSink {
       return builder.count + repo.objects.written - start;
     },
     async finish() {
-      await builder.write(repo.gitdir);
+      const w = await builder.write(repo.gitdir);
+      if (w !== null) Object.assign(packed, { objects: w.oids.length, bytes: w.bytes });
     },
   };
 }
@@ -206,7 +212,9 @@ export const SPLIT_MIN = 256;
 function packSink(store: Store, repo: Repo): ObjectSink {
   const builder = new PackBuilder(store);
   const commits: GraphCommit[] = [];
+  const packed = { objects: 0, bytes: 0 };
   return {
+    packed,
     async write(type, content, path) {
       const oid = repo.objects.hash(type, content);
       if (type === 'tree' && path !== undefined) builder.addTree(oid, content, path);
@@ -224,7 +232,8 @@ function packSink(store: Store, repo: Repo): ObjectSink {
       return builder.count;
     },
     async finish() {
-      await builder.write(repo.gitdir);
+      const w = await builder.write(repo.gitdir);
+      if (w !== null) Object.assign(packed, { objects: w.oids.length, bytes: w.bytes });
       // The pack is in place: its commits go into the commit-graph (replay places a commit on
       // its branch from it). A history that began before this pack has no graph to join: none.
       await writeCommitGraph(store, repo.gitdir, commits);
@@ -576,6 +585,9 @@ class SessionMirror implements Mirror {
     }
 
     const writtenBefore = repo.objects.written;
+    const bytesBefore = repo.objects.writtenBytes;
+    // Objects and bytes the sync's packs took (its loose objects are counted by the object store).
+    const inPacks = { objects: 0, bytes: 0 };
     let packed = 0;
     // Commits this sync made.
     const created = new Set<string>();
@@ -604,6 +616,8 @@ class SessionMirror implements Mirror {
       const sink = await this.turnSink(repo);
       commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo, sink, created);
       await sink.finish();
+      inPacks.objects += sink.packed.objects;
+      inPacks.bytes += sink.packed.bytes;
       // The index gains the new nodes of whole turns, unless the branch gave up a turn it had.
       if (build.commits.length >= kept) {
         if (extension.after.name !== derivation.head) appended = [];
@@ -636,6 +650,8 @@ class SessionMirror implements Mirror {
       }
       commitsWritten = await this.commitBranches(sessionId, repo, layout, derivation.branches.map((b) => [b, builds.get(b.name)!]), state.memo, metaBytes, fresh, delta.memo, sink);
       await sink.finish();
+      inPacks.objects += sink.packed.objects;
+      inPacks.bytes += sink.packed.bytes;
       packed = sink.count;
       this.markStored(derivation.branches, 0, delta);
     }
@@ -698,7 +714,10 @@ class SessionMirror implements Mirror {
     if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state, config);
     else await this.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
     if (derivation.unknownHead === undefined) remember(this.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
-    const result: SyncResult = { sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop, derivation: extension !== null ? 'extended' : 'full' };
+    const result: SyncResult = {
+      sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop, derivation: extension !== null ? 'extended' : 'full',
+      objectsWritten: repo.objects.written - writtenBefore + inPacks.objects, bytesWritten: repo.objects.writtenBytes - bytesBefore + inPacks.bytes,
+    };
     if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
     return result;
   }

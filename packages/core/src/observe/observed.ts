@@ -33,7 +33,7 @@ export function observeMirror(mirror: Mirror, logger: Logger | undefined): Mirro
 
 function syncFields(r: SyncResult, durationMs: number): LogFields {
   return {
-    sessionId: r.sessionId, durationMs, commitsWritten: r.commitsWritten, nodesRead: r.nodesRead,
+    sessionId: r.sessionId, durationMs, commitsWritten: r.commitsWritten, objectsWritten: r.objectsWritten, bytesWritten: r.bytesWritten, nodesRead: r.nodesRead,
     branchesMoved: r.branchesMoved, head: r.head, noop: r.noop, derivation: r.derivation,
   };
 }
