@@ -11,6 +11,8 @@ const REMOTE_OPTIONS = `Options:
 const GLOBAL = `Global options:
   --db PATH|URL       the DAG database: a SQLite file (must exist) or a postgres:// URL
                       (default ~/.openprogram/entity-git.db)
+  --config FILE       table/column names and value formats of the database, as JSON
+                      (default: <db>.entity-git.json beside a SQLite file, when it exists)
   --root DIR          the session repositories (default ~/.openprogram/sessions)
   --identity "N <E>"  author and committer of session commits; must match the application's,
                       since it is part of every commit id (default "entity-git <entity-git@localhost>")

@@ -18,6 +18,8 @@ interface Command {
   required: number;
   /** An option that, given, stands in for the required arguments (`log --project`). */
   unless?: OptionName;
+  /** It writes rows (projects): it may create entity-git's missing tables; the others never run DDL. */
+  writes?: boolean;
   /** Another name of the command named here: its help is that command's (`clone` is `restore`). */
   aliasOf?: string;
   run(ctx: Context, io: CliIo, values: ParsedArgs['values'], args: string[]): Promise<ExitCode>;
@@ -73,11 +75,11 @@ const COMMANDS: Command[] = [
     run: async (ctx, io, v) => (await projects()).runProjectsList(ctx, io, { json: v.json === true }),
   },
   {
-    name: 'projects create', options: ['description', 'json'], args: ['NAME', 'WORKDIR'], required: 2,
+    name: 'projects create', options: ['description', 'json'], args: ['NAME', 'WORKDIR'], required: 2, writes: true,
     run: async (ctx, io, v, [name, workdir]) => (await projects()).runProjectsCreate(ctx, io, { name: name!, workdir: workdir!, description: v.description, json: v.json === true }),
   },
   {
-    name: 'projects add-session', options: ['json'], args: ['PROJECT', 'SESSION'], required: 2,
+    name: 'projects add-session', options: ['json'], args: ['PROJECT', 'SESSION'], required: 2, writes: true,
     run: async (ctx, io, v, [project, session]) => (await projects()).runProjectsAddSession(ctx, io, { project: project!, session: session!, json: v.json === true }),
   },
 ];
@@ -161,7 +163,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   }
 
   const { openContext } = await import('./context.js');
-  const ctx = await openContext({ db: values.db, root: values.root, identity: values.identity, layout: values.layout, cwd: io.cwd ?? process.cwd() });
+  const ctx = await openContext({ db: values.db, config: values.config, writes: command.writes === true, root: values.root, identity: values.identity, layout: values.layout, cwd: io.cwd ?? process.cwd() });
   try {
     return await command.run(ctx, io, values, rest);
   } finally {
