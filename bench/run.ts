@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   replay: () => import('./replay.js'),
   backfill: () => import('./backfill.js'),
   browser: () => import('./browser.js'),
+  'event-loop': () => import('./event-loop.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

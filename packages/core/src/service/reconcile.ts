@@ -1,5 +1,6 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError } from '../errors.js';
+import { DEFAULT_YIELD_EVERY_MS, HostYield } from '../mirror/host-yield.js';
 import type { Difference, Mirror } from '../mirror/mirror.js';
 
 export type ReconcileAction = 'unchanged' | 'backfilled' | 'repaired' | 'failed';
@@ -24,6 +25,8 @@ export interface ReconcileOptions {
   /** Only these sessions (default: every session of the DagSource). */
   sessions?: string[];
   onProgress?: (p: ReconcileProgress) => void;
+  /** Give the event loop a turn after this many ms of work (default 4; 0: never). */
+  yieldEveryMs?: number;
 }
 
 export interface ReconcileReport {
@@ -42,7 +45,9 @@ export interface ReconcileReport {
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
   const ids = options.sessions ?? (await options.dag.listSessions());
   const entries: ReconcileEntry[] = [];
+  const host = new HostYield(options.yieldEveryMs ?? DEFAULT_YIELD_EVERY_MS);
   for (const sessionId of ids) {
+    await host.due();
     let entry: ReconcileEntry;
     try {
       const before = await options.mirror.verify(sessionId);
