@@ -75,7 +75,7 @@ export async function run(): Promise<void> {
         tips.set('long', tip);
         rmSync(root, { recursive: true, force: true });
       }
-      for (const mode of Object.keys(MODES) as Mode[]) {
+      for (const mode of SESSIONS > 0 ? (Object.keys(MODES) as Mode[]) : []) {
         const yieldEveryMs = MODES[mode];
         const root = join(dir, `reconcile-${rep}-${mode.replace(' ', '-')}`);
         const mirror = createNodeMirror({ dag: many, root, ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }) });
@@ -92,7 +92,7 @@ export async function run(): Promise<void> {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
     const worst = (xs: number[]) => Math.max(...xs);
     const rows = [['work', 'mode', 'total (median)', 'event-loop p99 (worst rep)', 'max (worst rep)', 'total vs no yield']];
-    for (const work of ['backfill', 'reconcile'] as const) {
+    for (const work of SESSIONS > 0 ? (['backfill', 'reconcile'] as const) : (['backfill'] as const)) {
       for (const mode of Object.keys(MODES) as Mode[]) {
         const s = samples[work][mode];
         const total = median(s.map((x) => x.totalMs));
