@@ -16,6 +16,8 @@ export const OPTIONS = {
   project: { type: 'string' },
   remote: { type: 'string' },
   json: { type: 'boolean' },
+  interval: { type: 'string' },
+  channel: { type: 'string' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -26,6 +26,7 @@ Usage: entity-git [global options] COMMAND [options]
 
 Commands:
   sync [--session ID]                 backfill and repair the session repositories (progress bar on a terminal)
+  watch [--interval MS] [--channel C] mirror every change another program writes, until Ctrl-C
   verify [--session ID]               check that every repository equals its DAG (exit 1 if not)
   log SESSION [--branch B]            the commits of a branch, newest first
   log --project PROJECT               the agent's commits in a project's repository
@@ -170,5 +171,20 @@ project: adding it to another moves it.
 
 Options:
   --json         print the project as JSON, with its sessions
+
+${GLOBAL}`;
+COMMAND_HELP.watch = `Usage: entity-git watch [--interval MS] [--channel NAME] [--json]
+
+Mirror the database continuously, for an application in any language that writes it: every
+session at start, then each session the database shows changed, one sync per session at a time
+(with retries). SQLite is watched with PRAGMA data_version (no table scan while nothing changes);
+PostgreSQL with LISTEN when a channel is given (the writer runs NOTIFY <channel>, '<session id>'
+after its commit), by polling otherwise. SIGINT or SIGTERM: a last look, every queued sync
+finishes, exit 0. Nothing is written to the database.
+
+Options:
+  --interval MS    how often to look (default 100; with --channel, the longest wait)
+  --channel NAME   PostgreSQL: the LISTEN channel (default: notifyChannel of --config)
+  --json           one JSON object per line: watching, committed, stopped
 
 ${GLOBAL}`;

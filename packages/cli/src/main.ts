@@ -63,6 +63,10 @@ const COMMANDS: Command[] = [
     name: 'branches', options: ['json'], args: ['SESSION'], required: 1,
     run: async (ctx, io, v, [session]) => (await history()).runBranches(ctx, io, { session: session!, json: v.json === true }),
   },
+  {
+    name: 'watch', options: ['interval', 'channel', 'json'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/watch.js')).runWatch(ctx, io, { interval: v.interval, channel: v.channel, db: v.db, json: v.json === true }),
+  },
   restore,
   // `clone` is what a git user reaches for on a fresh machine; it is `restore`, word for word.
   { ...restore, name: 'clone', aliasOf: 'restore' },

@@ -10,3 +10,4 @@ export { detectEngine, writeTransaction, SQL_ENGINES, type SqlEngine } from './e
 export { inspectSchema, type SchemaInspection, type ContractTable } from './schema-inspect.js';
 export { DEFAULT_VALUE_FORMATS, VALUE_FORMATS, resolveValueFormats, type ValueFormat, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
 export { defaultConfigPath, loadStoreConfig, parseStoreConfig, type StoreConfig } from './store-config.js';
+export { watchDagChanges, type DagChanges, type DagChangesOptions } from './dag-changes.js';

@@ -58,7 +58,7 @@ async function mirrored(dag: DagSource): Promise<Record<string, string[]>> {
   const mirror = createMirror({ dag, storage: nodeStorage(), root: tmp.dir });
   await mirror.sync(SHAPE_SESSION.id);
   const out: Record<string, string[]> = {};
-  for (const b of await mirror.branches(SHAPE_SESSION.id)) out[b.name] = (await mirror.log(SHAPE_SESSION.id, { branch: b.name })).map((c) => c.oid);
+  for (const b of await mirror.branches(SHAPE_SESSION.id)) out[b.name] = (await mirror.log(SHAPE_SESSION.id, { branch: b.name })).map((c) => c.sha);
   execFileSync('git', ['fsck', '--strict'], { cwd: mirror.repoPath(SHAPE_SESSION.id), stdio: 'pipe' });
   return out;
 }
@@ -97,6 +97,10 @@ for (const engine of ['sqlite', 'postgres'] as ShapeEngine[]) {
       const own = await ownStore((await open(null)).store);
       const expected = await mirrored(own.dag);
       expect(Object.keys(expected).sort()).toEqual(['main', 'retry-a2r']);
+      for (const ids of Object.values(expected)) {
+        expect(ids.length).toBeGreaterThanOrEqual(2);
+        for (const id of ids) expect(id).toMatch(/^[0-9a-f]{40}$/);
+      }
 
       // Opened as the CLI's read commands open it: nothing is written at all.
       const docRead = await open(documentedShapeSql(engine), { migrate: false, checkSchema: true });
