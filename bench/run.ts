@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   backfill: () => import('./backfill.js'),
   browser: () => import('./browser.js'),
   'event-loop': () => import('./event-loop.js'),
+  'watch-latency': () => import('./watch-latency.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
