@@ -33,7 +33,7 @@ const NULLABLE_DEFAULTED = new Set(['description', 'title', 'agent_id', 'model',
 
 /**
  * Reads the columns of the contract's tables (SQLite `pragma_table_info`, PostgreSQL
- * `information_schema.columns`) and checks them against the names and formats: a table that
+ * `pg_attribute` of the table the search_path resolves) and checks them against the names and formats: a table that
  * exists must have every mapped column, with a type that can hold what the contract puts there.
  * Only reads; a mismatch is `SCHEMA_MISMATCH` naming the table, the column and what was expected.
  * `requireTables` lists the tables that must exist (the others may be absent, to be created).
@@ -102,7 +102,7 @@ function typeProblem(engine: SqlEngine, kind: Kind, type: string, format: ValueF
     return null;
   }
   const numeric = ['smallint', 'integer', 'bigint', 'real', 'double precision', 'numeric'];
-  const textual = ['text', 'character varying', 'character'];
+  const textual = ['text', 'character varying', 'character', 'bpchar'];
   if (kind === 'number') return numeric.includes(t) ? null : `a number column (${numeric.join(', ')}): the contract keeps seq and times as numbers`;
   if (kind === 'value') {
     if (format === 'jsonb') return t === 'json' || t === 'jsonb' ? null : 'a json or jsonb column for the format "jsonb"';
@@ -132,8 +132,10 @@ async function columnsOf(db: Kysely<any>, engine: SqlEngine, table: string): Pro
     if (engine === 'sqlite') {
       rows = (await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${name}, ${schema ?? 'main'})`.execute(db)).rows;
     } else {
-      rows = (await sql<{ name: string; type: string }>`select column_name as name, data_type as type from information_schema.columns
-        where table_schema = coalesce(${schema}::text, current_schema()) and table_name = ${name}`.execute(db)).rows;
+      // Resolved through the search_path, as the queries that read the table resolve it.
+      rows = (await sql<{ name: string; type: string }>`select a.attname as name, format_type(a.atttypid, null) as type from pg_attribute a
+        where a.attrelid = to_regclass(case when ${schema}::text is null then quote_ident(${name}::text) else quote_ident(${schema}::text) || '.' || quote_ident(${name}::text) end)
+          and a.attnum > 0 and not a.attisdropped`.execute(db)).rows;
     }
   } catch (err) {
     throw new EntityGitError('DB_ERROR', `[sqlite] reading the columns of ${JSON.stringify(table)}: ${(err as Error).message}`, { table }, { cause: err });
