@@ -82,7 +82,8 @@ describe('entity-git watch, a Python sqlite3 writer in another process', () => {
     }), 'the watch to mirror the last turn');
     watch.child.kill('SIGTERM');
     expect(await watch.exit).toBe(0);
-    expect(watch.err.join('')).toBe('');
+    // A busy database is waited for or retried; no session may end failed.
+    expect(watch.err.join('')).not.toMatch(/failed to sync/);
     for (const id of Object.keys(expected)) {
       const repo = join(root, id);
       expect(revParseAll(repo)).toEqual(expected[id]);
