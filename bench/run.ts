@@ -13,6 +13,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   import: () => import('./import.js'),
   'replay-app': () => import('./replay-app.js'),
   'many-sessions': () => import('./many-sessions.js'),
+  'event-loop': () => import('./event-loop.js'),
+  'watch-latency': () => import('./watch-latency.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

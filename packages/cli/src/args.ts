@@ -4,6 +4,7 @@ import { CliError } from './cli-error.js';
 /** Every option any command takes; each command says which of them it accepts. */
 export const OPTIONS = {
   db: { type: 'string' },
+  config: { type: 'string' },
   root: { type: 'string' },
   identity: { type: 'string' },
   layout: { type: 'string' },
@@ -18,10 +19,12 @@ export const OPTIONS = {
   watch: { type: 'boolean' },
   apply: { type: 'boolean' },
   full: { type: 'boolean' },
+  interval: { type: 'string' },
+  channel: { type: 'string' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;
-export const GLOBAL_OPTIONS: readonly OptionName[] = ['db', 'root', 'identity', 'layout', 'help'];
+export const GLOBAL_OPTIONS: readonly OptionName[] = ['db', 'config', 'root', 'identity', 'layout', 'help'];
 
 export interface ParsedArgs {
   values: { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };

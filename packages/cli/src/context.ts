@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_IDENTITY, LAYOUTS, type Identity, type Layout, type Mirror, type Session } from '@entity-git/core';
 import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
-import { openPostgres, openSqlite, type SqlStore } from '@entity-git/sqlite';
+import { defaultConfigPath, loadStoreConfig, openPostgres, openSqlite, type SqlStore, type StoreConfig } from '@entity-git/sqlite';
 import { CliError } from './cli-error.js';
 import { EXIT_USAGE } from './exit-codes.js';
 
@@ -14,6 +14,10 @@ export function defaultDb(): string {
 
 export interface ContextOptions {
   db?: string | undefined;
+  /** `--config FILE`; default: `<db file>.entity-git.json` when it exists. */
+  config?: string | undefined;
+  /** The command writes rows: it may create entity-git's missing tables (read commands never run DDL). */
+  writes?: boolean;
   root?: string | undefined;
   identity?: string | undefined;
   layout?: string | undefined;
@@ -23,6 +27,8 @@ export interface ContextOptions {
 /** The database and the mirror one command works on. */
 export interface Context {
   store: SqlStore;
+  /** The names/formats configuration in use (`{}` when none). */
+  config: StoreConfig;
   mirror: Mirror;
   /** Absolute session root. */
   root: string;
@@ -47,8 +53,16 @@ export async function openContext(options: ContextOptions): Promise<Context> {
   const layout = options.layout as Layout | undefined;
   const db = options.db ?? defaultDb();
   let store: SqlStore;
+  const explicit = options.config === undefined ? undefined : resolve(options.cwd, options.config);
+  const load = (file: string | undefined, fallback?: string): StoreConfig =>
+    file !== undefined ? loadStoreConfig(file) : fallback !== undefined ? loadStoreConfig(fallback, { required: false }) : {};
+  // Read commands check the tables and write nothing (no DDL, no journal mode); only the
+  // commands that write rows may create what is missing (see the README).
+  const schema = { migrate: options.writes === true, checkSchema: true };
+  let config: StoreConfig;
   if (POSTGRES_URL.test(db)) {
-    store = await openPostgres({ connectionString: db });
+    config = load(explicit);
+    store = await openPostgres({ connectionString: db, names: config.names, formats: config.formats, ...schema });
   } else {
     const file = resolve(options.cwd, db);
     // better-sqlite3 creates a missing file; for a command that reads a DAG that would only hide
@@ -57,10 +71,11 @@ export async function openContext(options: ContextOptions): Promise<Context> {
       throw new CliError(`no database at ${file}${options.db === undefined ? ' (the default; pass --db PATH or --db postgres://URL)' : ''}`, EXIT_USAGE);
     }
     if (!statSync(file).isFile()) throw new CliError(`--db ${file} is not a file`, EXIT_USAGE);
-    store = await openSqlite({ file });
+    config = load(explicit, defaultConfigPath(file));
+    store = await openSqlite({ file, names: config.names, formats: config.formats, ...schema });
   }
   const mirror = createNodeMirror({ dag: store.dag, root, identity, ...(layout ? { layout } : {}) });
-  return { store, mirror, root, close: () => store.close() };
+  return { store, config, mirror, root, close: () => store.close() };
 }
 
 /** The session row, or a usage error naming the database. */

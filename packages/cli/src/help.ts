@@ -12,6 +12,8 @@ const REMOTE_OPTIONS = `Options:
 const GLOBAL = `Global options:
   --db PATH|URL       the DAG database: a SQLite file (must exist) or a postgres:// URL
                       (default ~/.openprogram/entity-git.db)
+  --config FILE       table/column names and value formats of the database, as JSON
+                      (default: <db>.entity-git.json beside a SQLite file, when it exists)
   --root DIR          the session repositories (default ~/.openprogram/sessions)
   --identity "N <E>"  author and committer of session commits; must match the application's,
                       since it is part of every commit id (default "entity-git <entity-git@localhost>")
@@ -25,6 +27,7 @@ Usage: entity-git [global options] COMMAND [options]
 
 Commands:
   sync [--session ID]                 backfill and repair the session repositories (progress bar on a terminal)
+  watch [--interval MS] [--channel C] mirror every change another program writes, until Ctrl-C
   verify [--session ID]               check that every repository equals its DAG (exit 1 if not)
   log SESSION [--branch B]            the commits of a branch, newest first
   log --project PROJECT               the agent's commits in a project's repository
@@ -208,3 +211,18 @@ Options:
 
 ${GLOBAL}`;
 Object.assign(COMMAND_HELP, IMPORT_HELP);
+COMMAND_HELP.watch = `Usage: entity-git watch [--interval MS] [--channel NAME] [--json]
+
+Mirror the database continuously, for an application in any language that writes it: every
+session at start, then each session the database shows changed, one sync per session at a time
+(with retries). SQLite is watched with PRAGMA data_version (no table scan while nothing changes);
+PostgreSQL with LISTEN when a channel is given (the writer runs NOTIFY <channel>, '<session id>'
+after its commit), by polling otherwise. SIGINT or SIGTERM: a last look, every queued sync
+finishes, exit 0. Nothing is written to the database.
+
+Options:
+  --interval MS    how often to look (default 100; with --channel, the longest wait)
+  --channel NAME   PostgreSQL: the LISTEN channel (default: notifyChannel of --config)
+  --json           one JSON object per line: watching, committed, stopped
+
+${GLOBAL}`;

@@ -19,6 +19,8 @@ interface Command {
   required: number;
   /** An option that, given, stands in for the required arguments (`log --project`). */
   unless?: OptionName;
+  /** It writes rows (projects): it may create entity-git's missing tables; the others never run DDL. */
+  writes?: boolean;
   /** Another name of the command named here: its help is that command's (`clone` is `restore`). */
   aliasOf?: string;
   /** Takes any number of positional arguments past `args` (`import messages FILE…`). */
@@ -74,6 +76,10 @@ const COMMANDS: Command[] = [
     name: 'branches', options: ['json'], args: ['SESSION'], required: 1,
     run: async (ctx, io, v, [session]) => (await history()).runBranches(ctx, io, { session: session!, json: v.json === true }),
   },
+  {
+    name: 'watch', options: ['interval', 'channel', 'json'], args: [], required: 0,
+    run: async (ctx, io, v) => (await import('./commands/watch.js')).runWatch(ctx, io, { interval: v.interval, channel: v.channel, db: v.db, json: v.json === true }),
+  },
   restore,
   // `clone` is what a git user reaches for on a fresh machine; it is `restore`, word for word.
   { ...restore, name: 'clone', aliasOf: 'restore' },
@@ -86,11 +92,11 @@ const COMMANDS: Command[] = [
     run: async (ctx, io, v) => (await projects()).runProjectsList(ctx, io, { json: v.json === true }),
   },
   {
-    name: 'projects create', options: ['description', 'json'], args: ['NAME', 'WORKDIR'], required: 2,
+    name: 'projects create', options: ['description', 'json'], args: ['NAME', 'WORKDIR'], required: 2, writes: true,
     run: async (ctx, io, v, [name, workdir]) => (await projects()).runProjectsCreate(ctx, io, { name: name!, workdir: workdir!, description: v.description, json: v.json === true }),
   },
   {
-    name: 'projects add-session', options: ['json'], args: ['PROJECT', 'SESSION'], required: 2,
+    name: 'projects add-session', options: ['json'], args: ['PROJECT', 'SESSION'], required: 2, writes: true,
     run: async (ctx, io, v, [project, session]) => (await projects()).runProjectsAddSession(ctx, io, { project: project!, session: session!, json: v.json === true }),
   },
   {
@@ -183,7 +189,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
 
   if (command.alone) return command.alone(io, values, rest);
   const { openContext } = await import('./context.js');
-  const ctx = await openContext({ db: values.db, root: values.root, identity: values.identity, layout: values.layout, cwd: io.cwd ?? process.cwd() });
+  const ctx = await openContext({ db: values.db, config: values.config, writes: command.writes === true, root: values.root, identity: values.identity, layout: values.layout, cwd: io.cwd ?? process.cwd() });
   try {
     return await command.run!(ctx, io, values, rest);
   } finally {

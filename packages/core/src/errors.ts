@@ -32,6 +32,8 @@ export type ErrorCode =
   | 'STORAGE_ERROR'
   | 'QUOTA_EXCEEDED'
   | 'DB_ERROR'
+  /** An existing table lacks a column the contract (or the configured names) needs, or has the wrong type. */
+  | 'SCHEMA_MISMATCH'
   /** The git host refused the credentials (HTTP 401/403, or `onAuth` cancelled). */
   | 'REMOTE_AUTH'
   /** The session's repository does not exist on the git host (HTTP 404). */

@@ -7,3 +7,7 @@ export { SqlProjectStore, type SqlProjectStoreOptions } from './sql-project-stor
 export { migrateToLatest, schemaMigrations, MIGRATION_TABLE, MIGRATION_LOCK_TABLE } from './migrations.js';
 export { DEFAULT_SCHEMA_NAMES, resolveSchemaNames, type SchemaNames, type SchemaNamesInput, type ProjectsNames, type SessionsNames, type NodesNames } from './schema-names.js';
 export { detectEngine, writeTransaction, SQL_ENGINES, type SqlEngine } from './engine.js';
+export { inspectSchema, type SchemaInspection, type ContractTable } from './schema-inspect.js';
+export { DEFAULT_VALUE_FORMATS, VALUE_FORMATS, resolveValueFormats, type ValueFormat, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
+export { defaultConfigPath, loadStoreConfig, parseStoreConfig, type StoreConfig } from './store-config.js';
+export { watchDagChanges, type DagChanges, type DagChangesOptions } from './dag-changes.js';

@@ -21,6 +21,7 @@ export interface OpenSqliteOptions extends SqlStoreCommonOptions {
 // The slice of better-sqlite3 we use, so our types do not need @types/better-sqlite3.
 interface BetterSqlite3Database extends SqliteDatabase {
   pragma(source: string, options?: { simple?: boolean }): unknown;
+  prepare(sql: string): { get(...params: unknown[]): unknown } & ReturnType<SqliteDatabase['prepare']>;
 }
 type BetterSqlite3 = new (filename: string, options?: { timeout?: number }) => BetterSqlite3Database;
 
@@ -50,10 +51,14 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
     throw new EntityGitError('DB_ERROR', `[sqlite] cannot open ${JSON.stringify(file)}: ${(err as Error).message}`, { file }, { cause: err });
   }
   try {
+    // The journal mode is the file's own, kept by SQLite: it is set once, on a file that holds no
+    // table yet and that we are about to create the schema in. A database another program made
+    // keeps its mode (switching writes to the file, and a read-only command writes nothing).
+    const fresh = (frozen.migrate ?? frozen.names === undefined) && database.prepare('select count(*) as n from sqlite_master').get() as { n: number };
     // Switching to WAL takes the write lock briefly. SQLite may answer SQLITE_BUSY at once there,
     // without waiting out the busy timeout (several processes opening a new file together do
     // that): the switch is tried again until the timeout has passed.
-    for (const deadline = Date.now() + busyTimeoutMs; ;) {
+    for (const deadline = Date.now() + busyTimeoutMs; fresh !== false && fresh.n === 0;) {
       try {
         database.pragma('journal_mode = WAL');
         break;

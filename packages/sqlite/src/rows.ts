@@ -3,6 +3,7 @@ import {
   type DagNode, type ErrorCode, type JsonValue, type Project, type ProjectStatus, type Session,
 } from '@entity-git/core';
 import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
+import { DEFAULT_VALUE_FORMATS, decodeValue, type ValueFormats } from './value-formats.js';
 
 // Queries are built from runtime names (a user's own tables), so they go through `sql.id`, which
 // quotes one identifier and never parses dots or `as` out of it.
@@ -25,17 +26,6 @@ export const PROJECT_COLUMNS = ['id', 'name', 'workdir', 'status', 'description'
 /** JSON null is SQL NULL; anything else is its JSON text (which escapes lone surrogates and NUL). */
 export function encodeJson(value: JsonValue): string | null {
   return value === null ? null : JSON.stringify(value);
-}
-
-function decodeJson(raw: unknown, where: string): JsonValue {
-  if (raw === null || raw === undefined) return null;
-  // A driver that parses json columns itself (pg with a json column) hands back the value.
-  if (typeof raw !== 'string') return raw as JsonValue;
-  try {
-    return JSON.parse(raw) as JsonValue;
-  } catch (err) {
-    throw new EntityGitError('DB_ERROR', `[sqlite] ${where} does not hold JSON text`, { where }, { cause: err });
-  }
 }
 
 function text(raw: unknown): string {
@@ -67,17 +57,17 @@ function invalidRow(err: unknown, message: string, data: Record<string, unknown>
 const MODEL_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_ID']);
 
 /** A nodes row as a model node; a row the model would refuse gets the model's code (see invalidRow), naming the row. */
-export function decodeNode(row: Row): DagNode {
+export function decodeNode(row: Row, formats: ValueFormats = DEFAULT_VALUE_FORMATS): DagNode {
   const node = {
     id: text(row.id),
     session_id: text(row.session_id),
     seq: num(row.seq),
     role: row.role as DagNode['role'],
-    content: decodeJson(row.content, `content of node ${JSON.stringify(row.id)}`),
+    content: decodeValue(row.content, formats.nodes.content, `content of node ${JSON.stringify(row.id)}`),
     predecessor: nullableText(row.predecessor),
     caller: nullableText(row.caller),
     created_at: num(row.created_at),
-    metadata: decodeJson(row.metadata, `metadata of node ${JSON.stringify(row.id)}`),
+    metadata: decodeValue(row.metadata, formats.nodes.metadata, `metadata of node ${JSON.stringify(row.id)}`),
   };
   try {
     validateNode(node);
@@ -88,7 +78,7 @@ export function decodeNode(row: Row): DagNode {
 }
 
 /** A sessions row as a model session. */
-export function decodeSession(row: Row): Session {
+export function decodeSession(row: Row, formats: ValueFormats = DEFAULT_VALUE_FORMATS): Session {
   const session = {
     id: text(row.id),
     title: nullableText(row.title),
@@ -97,7 +87,7 @@ export function decodeSession(row: Row): Session {
     project_id: nullableText(row.project_id),
     head: nullableText(row.head),
     created_at: num(row.created_at),
-    metadata: decodeJson(row.metadata, `metadata of session ${JSON.stringify(row.id)}`),
+    metadata: decodeValue(row.metadata, formats.sessions.metadata, `metadata of session ${JSON.stringify(row.id)}`),
   };
   try {
     validateSession(session);

@@ -4,6 +4,7 @@ import { readChangeMarker } from './change-marks.js';
 import { dbError, isStorableText } from './engine.js';
 import { NODE_COLUMNS, SESSION_COLUMNS, col, decodeNode, decodeSession, selection } from './rows.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
+import { resolveValueFormats, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
 
 /** Rows per page of {@link SqlDagSource.nodesAfter} when the caller gives no `batchSize`. */
 export const DEFAULT_BATCH_SIZE = 500;
@@ -15,6 +16,8 @@ export interface SqlDagSourceOptions {
   db: Kysely<any>;
   /** Table and column names, when the database is not laid out as DESIGN.md §2 says. */
   names?: SchemaNamesInput;
+  /** How `content` and `metadata` are stored (default: JSON text). */
+  formats?: ValueFormatsInput;
   /** Default page size of `nodesAfter` (default {@link DEFAULT_BATCH_SIZE}). */
   batchSize?: number;
 }
@@ -26,13 +29,13 @@ export interface SqlDagSourceOptions {
  * rather than skipped or repeated (an OFFSET pager would do both).
  */
 export class SqlDagSource implements DagSource {
-  readonly options: Readonly<{ db: Kysely<any>; names: SchemaNames; batchSize: number }>;
+  readonly options: Readonly<{ db: Kysely<any>; names: SchemaNames; formats: ValueFormats; batchSize: number }>;
   /** Set once the markers table was found missing: a database without markers is not asked again. */
   private marksAbsent = false;
 
   constructor(options: SqlDagSourceOptions) {
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
-    this.options = Object.freeze({ db: options.db, names: resolveSchemaNames(options.names), batchSize });
+    this.options = Object.freeze({ db: options.db, names: resolveSchemaNames(options.names), formats: resolveValueFormats(options.formats), batchSize });
   }
 
   async listSessions(): Promise<string[]> {
@@ -56,7 +59,7 @@ export class SqlDagSource implements DagSource {
     } catch (err) {
       throw dbError(err, `reading session ${JSON.stringify(sessionId)}`);
     }
-    return row ? decodeSession(row) : null;
+    return row ? decodeSession(row, this.options.formats) : null;
   }
 
   async *nodesAfter(sessionId: string, afterSeq = 0, options: { batchSize?: number } = {}): AsyncIterable<DagNode> {
@@ -81,7 +84,7 @@ export class SqlDagSource implements DagSource {
         throw dbError(err, `reading nodes of session ${JSON.stringify(sessionId)} after seq ${cursor}`);
       }
       for (const row of rows) {
-        const node = decodeNode(row);
+        const node = decodeNode(row, this.options.formats);
         cursor = node.seq;
         yield node;
       }

@@ -5,8 +5,9 @@ import {
 import type { Kysely } from 'kysely';
 import { strictlyIncreasing } from './clock.js';
 import { assertStorableText, dbError, isStorableText, resolveEngine, writeTransaction, type SqlEngine } from './engine.js';
-import { NODE_COLUMNS, col, decodeNode, encodeJson, selection } from './rows.js';
+import { NODE_COLUMNS, col, decodeNode, selection } from './rows.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
+import { encodeValue, resolveValueFormats, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
 
 /** What {@link SqlDagWriter.appendNode} takes: a node without its seq, which the writer assigns. */
 export type AppendNodeInput = Parameters<DagWriter['appendNode']>[0];
@@ -16,6 +17,8 @@ export interface SqlDagWriterOptions {
   db: Kysely<any>;
   /** Table and column names, when the database is not laid out as DESIGN.md §2 says. */
   names?: SchemaNamesInput;
+  /** How `content` and `metadata` are stored (default: JSON text). */
+  formats?: ValueFormatsInput;
   /** The engine, when it cannot be told from the dialect (default: detected). */
   engine?: SqlEngine;
   /** The clock for default `created_at`s, in seconds since the epoch (default: `Date.now() / 1000`). */
@@ -34,13 +37,14 @@ const ID_LOOKUP_CHUNK = 500;
  * across connections and processes, and `max(seq) + 1` is never computed twice for one seq.
  */
 export class SqlDagWriter implements DagWriter {
-  readonly options: Readonly<{ db: Kysely<any>; names: SchemaNames; engine: SqlEngine; now: () => number }>;
+  readonly options: Readonly<{ db: Kysely<any>; names: SchemaNames; formats: ValueFormats; engine: SqlEngine; now: () => number }>;
   private readonly sessionClock: () => number;
 
   constructor(options: SqlDagWriterOptions) {
     this.options = Object.freeze({
       db: options.db,
       names: resolveSchemaNames(options.names),
+      formats: resolveValueFormats(options.formats),
       engine: resolveEngine(options.db, options.engine),
       now: options.now ?? (() => Date.now() / 1000),
     });
@@ -58,7 +62,7 @@ export class SqlDagWriter implements DagWriter {
     const S = names.sessions;
     const values: Record<string, unknown> = { [S.id]: session.id, [S.created_at]: session.created_at };
     for (const key of ['title', 'agent_id', 'model', 'project_id', 'head', 'metadata'] as const) {
-      const value = key === 'metadata' ? encodeJson(session.metadata) : session[key];
+      const value = key === 'metadata' ? encodeValue(session.metadata, this.options.formats.sessions.metadata, 'session metadata') : session[key];
       const column = S[key];
       if (column !== null) values[column] = value;
       else if (value !== null) throw absentColumn('sessions', key);
@@ -147,11 +151,11 @@ export class SqlDagWriter implements DagWriter {
       const row = await trx.selectFrom(N.table).select(selection(N, NODE_COLUMNS))
         .where(col(N.session_id), '=', sessionId).where(col(N.id), '=', nodeId).executeTakeFirst();
       if (!row) throw notFound();
-      const stored = decodeNode(row);
+      const stored = decodeNode(row, this.options.formats);
       const next: DagNode = { ...stored, content: roundTrip(content), metadata: metadata === undefined ? stored.metadata : roundTrip(metadata) };
       validateNode(next);
-      const set: Record<string, unknown> = { [N.content]: encodeJson(next.content) };
-      if (N.metadata !== null) set[N.metadata] = encodeJson(next.metadata);
+      const set: Record<string, unknown> = { [N.content]: encodeValue(next.content, this.options.formats.nodes.content, 'content') };
+      if (N.metadata !== null) set[N.metadata] = encodeValue(next.metadata, this.options.formats.nodes.metadata, 'node metadata');
       await trx.updateTable(N.table).set(set).where(col(N.session_id), '=', sessionId).where(col(N.id), '=', nodeId).execute();
       return next;
     });
@@ -209,10 +213,10 @@ export class SqlDagWriter implements DagWriter {
     const N = this.options.names.nodes;
     const values: Record<string, unknown> = {
       [N.id]: n.id, [N.session_id]: n.session_id, [N.seq]: n.seq, [N.role]: n.role,
-      [N.content]: encodeJson(n.content), [N.predecessor]: n.predecessor, [N.created_at]: n.created_at,
+      [N.content]: encodeValue(n.content, this.options.formats.nodes.content, 'content'), [N.predecessor]: n.predecessor, [N.created_at]: n.created_at,
     };
     if (N.caller !== null) values[N.caller] = n.caller;
-    if (N.metadata !== null) values[N.metadata] = encodeJson(n.metadata);
+    if (N.metadata !== null) values[N.metadata] = encodeValue(n.metadata, this.options.formats.nodes.metadata, 'node metadata');
     return values;
   }
 

@@ -5,3 +5,4 @@ export * from './project-store-suite.js';
 export * from './hostile-ids.js';
 export * from './faulty-storage.js';
 export * from './project-git-suite.js';
+export * from './database-shapes.js';

@@ -28,6 +28,7 @@ import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResul
 import type { Logger } from '../observe/logger.js';
 import { observeMirror } from '../observe/observed.js';
 import { unchangedSinceSync } from './unchanged.js';
+import { DEFAULT_YIELD_EVERY_MS, HostYield } from './host-yield.js';
 
 export interface MirrorOptions {
   /** The DAG to follow. */
@@ -66,6 +67,11 @@ export interface MirrorOptions {
   packTurns?: boolean;
   /** Where each sync is reported (`mirror.sync`, timed; packages/core/README.md, "Observability"). Default: none. */
   logger?: Logger;
+  /**
+   * Give the event loop a macrotask turn after this many ms of work in a sync's loops, so a long
+   * backfill never stalls the host (default {@link DEFAULT_YIELD_EVERY_MS}; 0: never).
+   */
+  yieldEveryMs?: number;
 }
 
 /** A turn writes its objects as a pack while the repository holds fewer packs than this. */
@@ -365,6 +371,8 @@ class SessionMirror implements Mirror {
   /** Per tip: the first-parent chain below it as far as a replay has walked it (tip first). */
   private readonly chains = new Map<string, { links: { sha: string; parent: string | null; turn: number | null }[]; index: Map<string, number>; done: boolean }>();
 
+  private readonly yieldEveryMs: number;
+
   constructor(o: MirrorOptions) {
     if (typeof o.root !== 'string' || !o.root.startsWith('/')) {
       throw new EntityGitError('INVALID_OPTION', `root must be an absolute path: ${JSON.stringify(o.root)}`);
@@ -381,6 +389,8 @@ class SessionMirror implements Mirror {
     if (!LAYOUTS.includes(this.layout)) throw new EntityGitError('INVALID_OPTION', `layout must be one of ${LAYOUTS.join(', ')}: ${JSON.stringify(o.layout)}`);
     this.states = new StateCache(this.store);
     this.packTurns = o.packTurns ?? false;
+    this.yieldEveryMs = o.yieldEveryMs ?? DEFAULT_YIELD_EVERY_MS;
+    if (!(this.yieldEveryMs >= 0)) throw new EntityGitError('INVALID_OPTION', `yieldEveryMs must be a number >= 0: ${JSON.stringify(o.yieldEveryMs)}`);
   }
 
   /** Where a live turn's objects go: a pack of its own while the repository has room for one. */
@@ -562,8 +572,10 @@ class SessionMirror implements Mirror {
     // New nodes in seq order, while every change is a new node newer than all known ones.
     let added: Known[] | null = plan !== undefined && plan.state === loaded ? [] : null;
     let nodesRead = 0;
+    const host = new HostYield(this.yieldEveryMs);
     for await (const node of this.dag.nodesAfter(sessionId, from, { batchSize: this.batchSize })) {
       nodesRead++;
+      await host.due();
       const { known: k, bytes, changed } = this.ingest(sessionId, node, seen, known, from);
       state.lastSeq = Math.max(state.lastSeq, node.seq);
       if (bytes) fresh.set(k.blob, bytes);
@@ -870,9 +882,11 @@ class SessionMirror implements Mirror {
       }
       return sink.write('tree', buildTree(dirs), 'messages');
     };
+    const host = new HostYield(this.yieldEveryMs);
     for (const [b, build] of work) {
       let parent: string | null = build.commits.at(-1) ?? null;
       for (let k = build.commits.length; k < b.complete; k++) {
+        await host.due();
         const turn = b.turns[k]!;
         for (const n of turn.nodes) {
           const e: TreeEntry = { mode: '100644', name: n.name, oid: n.blob };

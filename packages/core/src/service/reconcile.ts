@@ -1,5 +1,6 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError } from '../errors.js';
+import { DEFAULT_YIELD_EVERY_MS, HostYield } from '../mirror/host-yield.js';
 import type { Difference, Mirror } from '../mirror/mirror.js';
 import { dagFingerprint } from './dag-fingerprint.js';
 
@@ -38,6 +39,8 @@ export interface ReconcileOptions {
    */
   full?: boolean;
   onProgress?: (p: ReconcileProgress) => void;
+  /** Give the event loop a turn after this many ms of work (default 4; 0: never). */
+  yieldEveryMs?: number;
 }
 
 export interface ReconcileReport {
@@ -56,7 +59,9 @@ export interface ReconcileReport {
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
   const ids = options.sessions ?? (await options.dag.listSessions());
   const entries: ReconcileEntry[] = [];
+  const host = new HostYield(options.yieldEveryMs ?? DEFAULT_YIELD_EVERY_MS);
   for (const sessionId of ids) {
+    await host.due();
     let entry: ReconcileEntry;
     try {
       const before = await options.mirror.verify(sessionId, { quick: options.full !== true });

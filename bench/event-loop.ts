@@ -1,0 +1,110 @@
+// Event loop (issue 20): how long a sync in the caller's process keeps the host's event loop from
+// running, measured with `perf_hooks.monitorEventLoopDelay` (1 ms resolution) during a 2,000-turn
+// backfill and during a start-up reconcile of 1,000 one-turn sessions, each from an in-memory DAG
+// (the worst case: no I/O in the DAG reads to give the loop a turn by accident). Two contenders,
+// interleaved rep by rep: `yielding` (the default, a macrotask turn every `yieldEveryMs` = 4 ms of
+// work) and `no yield` (`yieldEveryMs: 0`, the code as it was), so the cost of yielding is the
+// ratio of their totals in the same run.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { MemoryDag, reconcile, type DagNode } from '../packages/core/src/index.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
+import { BASE_TIME, Conversation } from './lib/conversation.js';
+import { align, failWith, fsckOr, ms, ratio, writeResults } from './lib/measure.js';
+
+const quick = process.argv.includes('--quick');
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const TURNS = Number(flag('turns') ?? (quick ? 300 : 2000));
+const SESSIONS = Number(flag('sessions') ?? (quick ? 100 : 1000));
+const REPS = 2;
+const fail = failWith('event-loop');
+
+interface Sample { totalMs: number; p99Ms: number; maxMs: number }
+const MODES = { yielding: undefined, 'no yield': 0 } as const;
+type Mode = keyof typeof MODES;
+
+async function measured(work: () => Promise<unknown>): Promise<Sample> {
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  h.enable();
+  const t0 = performance.now();
+  await work();
+  const totalMs = performance.now() - t0;
+  h.disable();
+  return { totalMs, p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6 };
+}
+
+function tipOf(repo: string): string {
+  return execFileSync('git', ['rev-parse', 'refs/heads/main'], { cwd: repo, encoding: 'utf8' }).trim();
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'entity-git-event-loop-'));
+  try {
+    const long = new MemoryDag();
+    await long.createSession({ id: 'long', title: `${TURNS} turns`, created_at: BASE_TIME });
+    const conv = new Conversation('long', 0xe9717);
+    for (let i = 0; i < TURNS; i++) for (const n of conv.turn()) await long.addNode(n);
+
+    const many = new MemoryDag();
+    for (let s = 0; s < SESSIONS; s++) {
+      const id = `s${String(s).padStart(4, '0')}`;
+      await many.createSession({ id, title: 'one turn', created_at: BASE_TIME + s });
+      const c = new Conversation(id, s + 1);
+      const nodes: DagNode[] = c.turn();
+      for (const n of nodes) await many.addNode(n);
+    }
+
+    const samples: Record<'backfill' | 'reconcile', Record<Mode, Sample[]>> = {
+      backfill: { yielding: [], 'no yield': [] },
+      reconcile: { yielding: [], 'no yield': [] },
+    };
+    const tips = new Map<string, string>();
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const mode of Object.keys(MODES) as Mode[]) {
+        const yieldEveryMs = MODES[mode];
+        const root = join(dir, `backfill-${rep}-${mode.replace(' ', '-')}`);
+        const mirror = createNodeMirror({ dag: long, root, ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }) });
+        samples.backfill[mode].push(await measured(() => mirror.sync('long')));
+        const repo = mirror.repoPath('long');
+        fsckOr(fail, repo);
+        const tip = tipOf(repo);
+        if ((tips.get('long') ?? tip) !== tip) fail(`backfill ${mode}: tip ${tip} differs from another run's ${tips.get('long')}`);
+        tips.set('long', tip);
+        rmSync(root, { recursive: true, force: true });
+      }
+      for (const mode of SESSIONS > 0 ? (Object.keys(MODES) as Mode[]) : []) {
+        const yieldEveryMs = MODES[mode];
+        const root = join(dir, `reconcile-${rep}-${mode.replace(' ', '-')}`);
+        const mirror = createNodeMirror({ dag: many, root, ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }) });
+        let report: Awaited<ReturnType<typeof reconcile>> | undefined;
+        samples.reconcile[mode].push(await measured(async () => {
+          report = await reconcile({ dag: many, mirror, ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }) });
+        }));
+        if (!report?.ok || report.entries.some((e) => e.action !== 'backfilled')) fail(`reconcile ${mode}: not every session backfilled`);
+        fsckOr(fail, mirror.repoPath('s0000'));
+        rmSync(root, { recursive: true, force: true });
+      }
+    }
+
+    // The fastest rep: on a loaded machine the slower reps measure the neighbours.
+    const best = (xs: number[]) => Math.min(...xs);
+    const worst = (xs: number[]) => Math.max(...xs);
+    const rows = [['work', 'mode', 'total (best rep)', 'event-loop p99 (worst rep)', 'max (worst rep)', 'total vs no yield']];
+    for (const work of SESSIONS > 0 ? (['backfill', 'reconcile'] as const) : (['backfill'] as const)) {
+      for (const mode of Object.keys(MODES) as Mode[]) {
+        const s = samples[work][mode];
+        const total = best(s.map((x) => x.totalMs));
+        const base = best(samples[work]['no yield'].map((x) => x.totalMs));
+        rows.push([work === 'backfill' ? `backfill ${TURNS} turns` : `reconcile ${SESSIONS} sessions`, mode, `${ms(total)} ms`,
+          `${ms(worst(s.map((x) => x.p99Ms)))} ms`, `${ms(worst(s.map((x) => x.maxMs)))} ms`, ratio(total / base)]);
+      }
+    }
+    console.log(align(rows));
+    writeResults('event-loop', { turns: TURNS, sessions: SESSIONS, reps: REPS, samples });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
