@@ -150,7 +150,10 @@ describe('the sharded layout', () => {
     for (const n of nodes.slice(8)) await dag.addNode(n);
     // A new mirror (no memory of the repository) whose own option is flat.
     const later = createNodeMirror({ dag, root });
-    expect((await later.verify('cloned')).differences.map((d) => d.kind)).toEqual(['branch-differs', 'worktree-differs']);
+    // The index lacks the new turns' files, and so does the working tree (each reported).
+    const found = (await later.verify('cloned')).differences;
+    expect(found.map((d) => d.kind)).toEqual(['branch-differs', 'worktree-differs', 'worktree-differs']);
+    expect(found[2]!.detail).toMatch(/^the working tree of .* lacks /);
     expect(await later.sync('cloned')).toMatchObject({ commitsWritten: 2 });
     expect(git(dir, 'config', '--get', 'entitygit.layout').trim()).toBe('sharded');
     expect(git(dir, 'rev-list', '--count', 'HEAD').trim()).toBe('6');

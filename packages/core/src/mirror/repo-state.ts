@@ -236,18 +236,22 @@ export class StateCache {
    * the log alone: the last summary record, in time that does not grow with the session. Null when
    * there is no whole summary to read (no state, or a state written before markers).
    */
-  async recorded(gitdir: string): Promise<{ tips: Record<string, string>; head: string | null; marker: string } | null> {
+  async recorded(gitdir: string, config: string): Promise<{ tips: Record<string, string>; head: string | null; marker: string } | null> {
     let path = joinPath(gitdir, LOG);
     let size = (await this.store.lstat(path))?.size ?? 0;
+    // The header names the config the state was computed under: another config's state is not this one's.
+    const text = await this.store.readText(joinPath(gitdir, HEADER));
+    let header: Header;
+    try {
+      if (text === null) return null;
+      header = JSON.parse(text) as Header;
+    } catch {
+      return null;
+    }
+    if (header.v !== 3 || header.config !== config) return null;
     if (size === 0) {
       // Just sealed: the summary ends the last sealed segment.
-      const text = await this.store.readText(joinPath(gitdir, HEADER));
-      let sealed: unknown;
-      try {
-        sealed = text === null ? undefined : (JSON.parse(text) as Header).sealed;
-      } catch {
-        return null;
-      }
+      const sealed: unknown = header.sealed;
       if (!Array.isArray(sealed) || sealed.length === 0) return null;
       path = joinPath(gitdir, sealedLog(sealed.length - 1));
       size = (await this.store.lstat(path))?.size ?? 0;

@@ -1276,7 +1276,10 @@ class SessionMirror implements Mirror {
   async verify(sessionId: string, options: VerifyOptions = {}): Promise<VerifyReport> {
     const repo = this.repo(sessionId);
     // A config git cannot read is a difference the refs do not show: checked on the fast path too.
-    if (options.quick === true && configReadable(await this.store.readText(joinPath(repo.gitdir, 'config'))) && (await unchangedSinceSync(this.dag, this.states, repo, sessionId, this.store.workTree === true ? this.store : null))) {
+    const gitConfig = options.quick === true ? await this.store.readText(joinPath(repo.gitdir, 'config')) : null;
+    // The state must have been recorded under this mirror's config (layout, identity): another's ids differ.
+    const stateConfig = () => `${configuredLayout(gitConfig) ?? this.layout}|${this.identity.name}|${this.identity.email}`;
+    if (options.quick === true && configReadable(gitConfig) && (await unchangedSinceSync(this.dag, this.states, repo, sessionId, this.store.workTree === true ? this.store : null, stateConfig()))) {
       return { sessionId, ok: true, differences: [], unchanged: true };
     }
     const session = await this.session(sessionId);

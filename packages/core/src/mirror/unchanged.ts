@@ -7,7 +7,8 @@ import type { StateCache } from './repo-state.js';
  * The fast path of a start-up check (issue 22): true when the session's DAG provably did not
  * change since the last sync that made its repository equal to it — the source's change marker
  * equals the one that sync recorded — and the repository's refs are where that sync left them
- * (every recorded tip, and HEAD's branch). Reads the marker, the end of the state log and the
+ * (every recorded tip, and HEAD's branch), under the same `config` (layout and identity: a
+ * mirror of another config writes other ids). Reads the marker, the end of the state log and the
  * refs: a few small reads whatever the session's length.
  *
  * What it does not read: objects, the index's entries, the working tree. A repository damaged
@@ -16,10 +17,10 @@ import type { StateCache } from './repo-state.js';
  * a repository with commits must still have its index file. False, never an error, whenever anything is missing or
  * unreadable: the caller then does the full check, which reports what is wrong.
  */
-export async function unchangedSinceSync(dag: DagSource, states: StateCache, repo: { gitdir: string; refs: RefStore }, sessionId: string, worktree: Store | null): Promise<boolean> {
+export async function unchangedSinceSync(dag: DagSource, states: StateCache, repo: { gitdir: string; refs: RefStore }, sessionId: string, worktree: Store | null, config: string): Promise<boolean> {
   if (dag.changeMarker === undefined) return false;
   try {
-    const recorded = await states.recorded(repo.gitdir);
+    const recorded = await states.recorded(repo.gitdir, config);
     if (recorded === null) return false;
     const marker = await dag.changeMarker(sessionId);
     if (marker === null || marker !== recorded.marker) return false;
