@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProjectSnapshot } from '@entity-git/core';
 import { createNodeProjectGit } from '@entity-git/node-fs';
@@ -70,9 +70,20 @@ describe('a process killed in the middle of a project auto-commit', () => {
 
       // The turn's afterTurn again (the killed one's snapshot, the same lock and journal): it
       // commits what was not committed, or finishes what was, and leaves nothing staged.
-      const again = await createNodeProjectGit({ dir: lockDir }).afterTurn({
+      const rerun = () => createNodeProjectGit({ dir: lockDir }).afterTurn({
         workdir: dir, sessionId: 'crash', turn: 1, userMessage: 'write agent.txt', model: 'm', touchedPaths: ['agent.txt'], snapshot,
       });
+      let again = await rerun();
+      // A kill while the commit held git's index.lock leaves it, as git does when killed: the rerun
+      // moves nothing and says so; once the lock is removed (as git's own message asks), it runs.
+      if (again.status === 'skipped' && again.reason === 'repository-locked') {
+        expect(killed).toBe(true);
+        expect(existsSync(join(dir, '.git/index.lock'))).toBe(true);
+        expect((await judge.git(dir, 'rev-parse', 'HEAD')).trim()).toBe(head);
+        outcomes.add('locked, killed');
+        rmSync(join(dir, '.git/index.lock'));
+        again = await rerun();
+      }
       expect(again, `rerun after a kill at ${delay} ms: ${JSON.stringify(again)}`).toMatchObject({ status: head === head0 ? 'committed' : 'skipped' });
       expect((await judge.git(dir, 'rev-list', '--count', `${head0}..HEAD`)).trim()).toBe('1');
       expect((await judge.git(dir, 'show', 'HEAD:agent.txt'))).toBe('written by the agent\n');
