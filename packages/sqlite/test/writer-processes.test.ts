@@ -109,7 +109,7 @@ describe('several processes writing one SQLite file', () => {
     const store = await openSqlite({ file });
     try {
       const migrations = await store.db.selectFrom(MIGRATION_TABLE).select('name').execute();
-      expect(migrations.map((m) => m.name)).toEqual(['0001_initial']);
+      expect(migrations.map((m) => m.name)).toEqual(['0001_initial', '0002_change_marks']);
       const seqs: number[] = [];
       for await (const n of store.dag.nodesAfter('shared')) seqs.push(n.seq);
       expect(seqs.length).toBe(reports.flatMap((r) => r.appended.shared ?? []).length);

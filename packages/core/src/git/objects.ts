@@ -268,6 +268,11 @@ export class ObjectStore {
     return joinPath(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
   }
 
+  /** Forget the packs this store's readers have listed and loaded for this repository (see PackCache.forget). */
+  forgetPacks(): void {
+    packsOf(this.store).forget(this.gitdir);
+  }
+
   /** Write an object; returns its id. Nothing is written when an intact copy exists. */
   async write(type: ObjectType, content: Uint8Array): Promise<string> {
     const raw = frame(type, content);

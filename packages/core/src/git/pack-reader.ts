@@ -586,6 +586,16 @@ export class PackCache {
     return loaded;
   }
 
+  /**
+   * Forget what is known of the packs of `gitdir` (the listing and every loaded pack): after a
+   * repair removed a damaged pack, a pack kept in memory would still answer for its objects.
+   */
+  forget(gitdir: string): void {
+    const dir = joinPath(gitdir, 'objects', 'pack');
+    this.lists.delete(dir);
+    for (const path of [...this.packs.keys()]) if (path.startsWith(`${dir}/`)) this.packs.delete(path);
+  }
+
   /** The pack at `path` loaded anew when its file is not the one loaded; else null. */
   private async reload(path: string): Promise<LoadedPack | null> {
     const known = this.packs.get(path);

@@ -52,8 +52,10 @@ export async function syncMetaRef(objects: ObjectStore, refs: RefStore, session:
     if (!isEntityGitError(err, 'REF_CORRUPT')) throw err;
     current = undefined;
   }
-  // A turn trusts the ref; a repair (`checkObjects`) also checks the commit is there.
-  if (current === oid && (!checkObjects || (await objects.has(oid)))) return false;
+  // A turn trusts the ref; a repair (`checkObjects`) also checks its commit, tree and blob are
+  // there (a damaged pack can lose any one of them).
+  const present = async () => (await objects.has(oid)) && (await objects.has(objects.hash('tree', meta.tree))) && (await objects.has(objects.hash('blob', meta.blob)));
+  if (current === oid && (!checkObjects || (await present()))) return false;
   await objects.write('blob', meta.blob);
   await objects.write('tree', meta.tree);
   await objects.write('commit', meta.commit);

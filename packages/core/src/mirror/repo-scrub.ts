@@ -90,6 +90,7 @@ export async function scrubRepository(store: Store, objects: ObjectStore, gitdir
     for (const o of loose) await objects.write(o.type, o.content);
     // The index first: it is what makes a pack visible.
     for (const ext of ['.idx', '.pack', '.rev', '.bitmap']) await store.remove(joinPath(gitdir, `${base}${ext}`));
+    objects.forgetPacks();
   }
   return damage;
 }
