@@ -125,7 +125,9 @@ for (const engine of ['sqlite', 'postgres'] as ShapeEngine[]) {
       const store = await documented.store(); // default: migrate
       cleanups.push(() => store.close());
       const rows = await store.db.selectFrom('entity_git_migration').select('name').execute();
-      expect(rows.map((r) => r.name)).toEqual(['0001_initial']);
+      // Both steps recorded; 0002's change marks are not made on tables entity-git did not create.
+      expect(rows.map((r) => r.name)).toEqual(['0001_initial', '0002_change_marks']);
+      expect((await store.db.introspection.getTables()).map((t) => t.name)).not.toContain('entity_git_session_marks');
       const n = await store.writer.appendNode({ id: 'u4', session_id: SHAPE_SESSION.id, role: 'user', content: 'More', predecessor: 'u3' });
       expect(n.seq).toBe(7);
       // Opening again finds the migration recorded and does nothing.
