@@ -9,8 +9,14 @@ const browserConditions = ['source', 'browser', 'module', 'import', 'default'];
 // download is never used. packages/browser-fs/test/pages.test.ts launches the same binary.
 const chromium = '/usr/bin/chromium';
 const chromiumArgs = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export default defineConfig({
@@ -37,7 +43,10 @@ export default defineConfig({
           name: 'browser',
           include: ['packages/browser-fs/test/**/*.browser.test.ts', 'packages/transcripts/test/**/*.browser.test.ts'],
           // A git smart-HTTP server on 127.0.0.1 for remote.browser.test.ts (runs in Node).
-          globalSetup: ['packages/browser-fs/test/git-server.global-setup.ts', 'packages/transcripts/test/node-ids.global-setup.ts'],
+          globalSetup: [
+            'packages/browser-fs/test/git-server.global-setup.ts',
+            'packages/transcripts/test/node-ids.global-setup.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           browser: {

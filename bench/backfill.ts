@@ -9,27 +9,56 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MemoryDag, canonicalJson, createMirror, messageFileName, shardOf, type DagNode, type Layout, type Storage } from '../packages/core/src/index.js';
+import {
+  MemoryDag,
+  canonicalJson,
+  createMirror,
+  messageFileName,
+  shardOf,
+  type DagNode,
+  type Layout,
+  type Storage,
+} from '../packages/core/src/index.js';
 import { createNodeMirror, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
-import { bytesUnder, git, int, mb, ratio, stats, writeResults, type Stats, align, failWith, fsckOr } from './lib/measure.js';
+import {
+  bytesUnder,
+  git,
+  int,
+  mb,
+  ratio,
+  stats,
+  writeResults,
+  type Stats,
+  align,
+  failWith,
+  fsckOr,
+} from './lib/measure.js';
 
 const TURNS = 2000;
 const REPS = 3;
 const LAYOUTS: Layout[] = ['flat', 'sharded'];
-
 
 const fail: (message: string) => never = failWith('backfill');
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
 const fsck = (dir: string) => fsckOr(fail, dir);
 
 /** A commit as entity-git wrote it: its id, its author and committer lines verbatim, its message bytes. */
-interface RawCommit { sha: string; author: string; committer: string; message: Buffer }
+interface RawCommit {
+  sha: string;
+  author: string;
+  committer: string;
+  message: Buffer;
+}
 
 /** Every commit of `main`, oldest first, read back from the entity-git repository. */
 function rawCommits(repo: string): RawCommit[] {
   const shas = git(repo, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n');
-  const batch = execFileSync('git', ['cat-file', '--batch'], { cwd: repo, input: shas.join('\n') + '\n', maxBuffer: 1 << 28 });
+  const batch = execFileSync('git', ['cat-file', '--batch'], {
+    cwd: repo,
+    input: shas.join('\n') + '\n',
+    maxBuffer: 1 << 28,
+  });
   const out: RawCommit[] = [];
   let at = 0;
   for (const sha of shas) {
@@ -40,8 +69,10 @@ function rawCommits(repo: string): RawCommit[] {
     at = nl + 1 + Number(size) + 1;
     const split = body.indexOf('\n\n');
     const headers = body.subarray(0, split).toString('utf8').split('\n');
-    const line = (key: string) => headers.find((h) => h.startsWith(`${key} `))?.slice(key.length + 1) ?? fail(`commit ${sha} has no ${key}`);
-    if (headers.some((h) => !/^(tree|parent|author|committer) /.test(h))) fail(`commit ${sha} has a header fast-import cannot reproduce`);
+    const line = (key: string) =>
+      headers.find((h) => h.startsWith(`${key} `))?.slice(key.length + 1) ?? fail(`commit ${sha} has no ${key}`);
+    if (headers.some((h) => !/^(tree|parent|author|committer) /.test(h)))
+      fail(`commit ${sha} has a header fast-import cannot reproduce`);
     out.push({ sha, author: line('author'), committer: line('committer'), message: body.subarray(split + 2) });
   }
   return out;
@@ -54,7 +85,9 @@ function rawCommits(repo: string): RawCommit[] {
  */
 function fastImportStream(layout: Layout, nodes: DagNode[], commits: RawCommit[], meta: Buffer): Buffer {
   const chunks: Buffer[] = [];
-  const data = (bytes: Buffer) => { chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n')); };
+  const data = (bytes: Buffer) => {
+    chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'));
+  };
   commits.forEach((c, i) => {
     chunks.push(Buffer.from(`commit refs/heads/main\nmark :${i + 1}\nauthor ${c.author}\ncommitter ${c.committer}\n`));
     data(c.message);
@@ -64,7 +97,8 @@ function fastImportStream(layout: Layout, nodes: DagNode[], commits: RawCommit[]
       data(meta);
     }
     for (const n of nodes.slice(i * TURN_FILES, (i + 1) * TURN_FILES)) {
-      const path = layout === 'sharded' ? `messages/${shardOf(n.seq)}/${messageFileName(n)}` : `messages/${messageFileName(n)}`;
+      const path =
+        layout === 'sharded' ? `messages/${shardOf(n.seq)}/${messageFileName(n)}` : `messages/${messageFileName(n)}`;
       chunks.push(Buffer.from(`M 100644 inline ${path}\n`));
       data(Buffer.from(canonicalJson(n)));
     }
@@ -79,15 +113,23 @@ function fastImport(repo: string, stream: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['fast-import', '--quiet', '--done'], { cwd: repo, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`backfill bench: git fast-import exited ${code}: ${stderr}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`backfill bench: git fast-import exited ${code}: ${stderr}`)),
+    );
     // One write: the whole stream is in memory, the pipe's back-pressure paces it.
     child.stdin.end(stream);
   });
 }
 
-interface Disk { objects: number; gitdir: number; worktree: number }
+interface Disk {
+  objects: number;
+  gitdir: number;
+  worktree: number;
+}
 const diskOf = (repo: string): Disk => {
   const gitdir = bytesUnder(join(repo, '.git'));
   return { objects: bytesUnder(join(repo, '.git', 'objects')), gitdir, worktree: bytesUnder(repo) - gitdir };
@@ -104,7 +146,11 @@ interface LayoutResult {
   sameThread: Stats;
   fastImport: Stats;
   checkout: Stats;
-  ratios: { entityGitOverFastImport: number; entityGitOverFastImportAndCheckout: number; sameThreadOverEntityGit: number };
+  ratios: {
+    entityGitOverFastImport: number;
+    entityGitOverFastImportAndCheckout: number;
+    sameThreadOverEntityGit: number;
+  };
   disk: { entityGit: Disk; fastImport: Disk };
   finalTree: string;
   tip: string;
@@ -114,13 +160,22 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
   const sessionId = `backfill-${layout}`;
   const conv = new Conversation(sessionId, 0xe9717);
   const dag = new MemoryDag();
-  await dag.createSession({ id: sessionId, title: `Backfill bench, ${TURNS * TURN_FILES} messages`, created_at: BASE_TIME });
+  await dag.createSession({
+    id: sessionId,
+    title: `Backfill bench, ${TURNS * TURN_FILES} messages`,
+    created_at: BASE_TIME,
+  });
   const nodes: DagNode[] = [];
   for (let i = 0; i < TURNS; i++) nodes.push(...conv.turn());
   for (const n of nodes) await dag.addNode(n);
   const messageBytes = nodes.reduce((a, n) => a + Buffer.byteLength(canonicalJson(n)), 0);
 
-  const s = { entityGit: [] as number[], sameThread: [] as number[], fastImport: [] as number[], checkout: [] as number[] };
+  const s = {
+    entityGit: [] as number[],
+    sameThread: [] as number[],
+    fastImport: [] as number[],
+    checkout: [] as number[],
+  };
   let stream: Buffer = Buffer.alloc(0);
   let streamBuildMs = 0;
   let reference: { tree: string; tip: string; shas: string[] } | null = null;
@@ -132,7 +187,8 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
     const e0 = performance.now();
     const res = await mirror.sync(sessionId);
     s.entityGit.push(performance.now() - e0);
-    if (res.commitsWritten !== TURNS) fail(`${layout} rep ${rep}: sync wrote ${res.commitsWritten} commits, expected ${TURNS}`);
+    if (res.commitsWritten !== TURNS)
+      fail(`${layout} rep ${rep}: sync wrote ${res.commitsWritten} commits, expected ${TURNS}`);
     const repo = mirror.repoPath(sessionId);
 
     if (reference === null) {
@@ -146,7 +202,11 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
       const b0 = performance.now();
       stream = fastImportStream(layout, nodes, commits, meta);
       streamBuildMs = performance.now() - b0;
-      reference = { tree: git(repo, 'rev-parse', 'HEAD^{tree}').trim(), tip: commits.at(-1)!.sha, shas: commits.map((c) => c.sha) };
+      reference = {
+        tree: git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+        tip: commits.at(-1)!.sha,
+        shas: commits.map((c) => c.sha),
+      };
     } else if (git(repo, 'rev-parse', 'HEAD').trim() !== reference.tip) {
       fail(`${layout} rep ${rep}: entity-git's tip differs from rep 0's`);
     }
@@ -158,8 +218,10 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
     const t0 = performance.now();
     await same.sync(sessionId);
     s.sameThread.push(performance.now() - t0);
-    if (git(same.repoPath(sessionId), 'rev-parse', 'HEAD').trim() !== reference!.tip) fail(`${layout} rep ${rep}: the same-thread tip differs`);
-    if (git(same.repoPath(sessionId), 'status', '--porcelain') !== '') fail(`${layout} rep ${rep}: git status after the same-thread backfill is not empty`);
+    if (git(same.repoPath(sessionId), 'rev-parse', 'HEAD').trim() !== reference!.tip)
+      fail(`${layout} rep ${rep}: the same-thread tip differs`);
+    if (git(same.repoPath(sessionId), 'status', '--porcelain') !== '')
+      fail(`${layout} rep ${rep}: git status after the same-thread backfill is not empty`);
     rmSync(sameRoot, { recursive: true, force: true });
 
     // fast-import: a new repository (git init untimed), the stream piped in, its pack written.
@@ -176,9 +238,13 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
     // The same commits, not merely the same final tree: every id, and the tree at the tip.
     const fiShas = git(fi, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n');
     const fiTree = git(fi, 'rev-parse', 'HEAD^{tree}').trim();
-    if (fiTree !== reference.tree) fail(`${layout}: fast-import's final tree ${fiTree} differs from entity-git's ${reference.tree}`);
+    if (fiTree !== reference.tree)
+      fail(`${layout}: fast-import's final tree ${fiTree} differs from entity-git's ${reference.tree}`);
     const differs = fiShas.findIndex((sha, i) => sha !== reference!.shas[i]);
-    if (fiShas.length !== reference.shas.length || differs >= 0) fail(`${layout}: fast-import's commit ${differs + 1} is ${fiShas[differs]}, entity-git's ${reference.shas[differs]}`);
+    if (fiShas.length !== reference.shas.length || differs >= 0)
+      fail(
+        `${layout}: fast-import's commit ${differs + 1} is ${fiShas[differs]}, entity-git's ${reference.shas[differs]}`,
+      );
 
     if (disk === null) {
       fsck(fi);
@@ -194,34 +260,75 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
   const f = stats(s.fastImport);
   const c = stats(s.checkout);
   return {
-    layout, messages: nodes.length, commits: TURNS, messageBytes, streamBytes: stream.length, streamBuildMs,
-    entityGit: e, sameThread: t, fastImport: f, checkout: c,
-    ratios: { entityGitOverFastImport: e.median / f.median, entityGitOverFastImportAndCheckout: e.median / (f.median + c.median), sameThreadOverEntityGit: t.median / e.median },
-    disk: disk!, finalTree: reference!.tree, tip: reference!.tip,
+    layout,
+    messages: nodes.length,
+    commits: TURNS,
+    messageBytes,
+    streamBytes: stream.length,
+    streamBuildMs,
+    entityGit: e,
+    sameThread: t,
+    fastImport: f,
+    checkout: c,
+    ratios: {
+      entityGitOverFastImport: e.median / f.median,
+      entityGitOverFastImportAndCheckout: e.median / (f.median + c.median),
+      sameThreadOverEntityGit: t.median / e.median,
+    },
+    disk: disk!,
+    finalTree: reference!.tree,
+    tip: reference!.tip,
   };
 }
 
 const sec = (x: number) => `${(x / 1000).toFixed(2)} s`;
 
-
 function table(results: LayoutResult[]): string {
   return align([
-    ['layout', 'messages', 'entity-git sync', 'fast-import', '+ checkout', 'entity-git/fast-import', 'entity-git/(fast-import+checkout)', 'same-thread tree', 'same-thread/entity-git'],
+    [
+      'layout',
+      'messages',
+      'entity-git sync',
+      'fast-import',
+      '+ checkout',
+      'entity-git/fast-import',
+      'entity-git/(fast-import+checkout)',
+      'same-thread tree',
+      'same-thread/entity-git',
+    ],
     ['', '', 'median / max', 'median / max', 'median', '(medians)', '(medians)', 'median', '(medians)'],
     ...results.map((r) => [
-      r.layout, `${int(r.messages)} (${int(r.commits)} commits)`,
-      `${sec(r.entityGit.median)} / ${sec(r.entityGit.max)}`, `${sec(r.fastImport.median)} / ${sec(r.fastImport.max)}`, sec(r.checkout.median),
-      ratio(r.ratios.entityGitOverFastImport), ratio(r.ratios.entityGitOverFastImportAndCheckout),
-      sec(r.sameThread.median), ratio(r.ratios.sameThreadOverEntityGit),
+      r.layout,
+      `${int(r.messages)} (${int(r.commits)} commits)`,
+      `${sec(r.entityGit.median)} / ${sec(r.entityGit.max)}`,
+      `${sec(r.fastImport.median)} / ${sec(r.fastImport.max)}`,
+      sec(r.checkout.median),
+      ratio(r.ratios.entityGitOverFastImport),
+      ratio(r.ratios.entityGitOverFastImportAndCheckout),
+      sec(r.sameThread.median),
+      ratio(r.ratios.sameThreadOverEntityGit),
     ]),
   ]);
 }
 
 function diskTable(results: LayoutResult[]): string {
   return align([
-    ['layout', 'message JSON', 'entity-git objects', 'fast-import objects', 'entity-git .git', 'fast-import .git', 'objects/JSON (entity-git / fast-import)'],
+    [
+      'layout',
+      'message JSON',
+      'entity-git objects',
+      'fast-import objects',
+      'entity-git .git',
+      'fast-import .git',
+      'objects/JSON (entity-git / fast-import)',
+    ],
     ...results.map((r) => [
-      r.layout, mb(r.messageBytes), mb(r.disk.entityGit.objects), mb(r.disk.fastImport.objects), mb(r.disk.entityGit.gitdir), mb(r.disk.fastImport.gitdir),
+      r.layout,
+      mb(r.messageBytes),
+      mb(r.disk.entityGit.objects),
+      mb(r.disk.fastImport.objects),
+      mb(r.disk.entityGit.gitdir),
+      mb(r.disk.fastImport.gitdir),
       `${ratio(r.disk.entityGit.objects / r.messageBytes)} / ${ratio(r.disk.fastImport.objects / r.messageBytes)}`,
     ]),
   ]);
@@ -231,14 +338,18 @@ export async function run(): Promise<void> {
   const keep = process.argv.includes('--keep');
   const dir = mkdtempSync(join(tmpdir(), 'entity-git-bench-backfill-'));
   const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
-  console.log(`backfill bench: a ${int(TURNS * TURN_FILES)}-message session (${int(TURNS)} turns) from nothing, ${REPS} interleaved reps of entity-git / fast-import`);
+  console.log(
+    `backfill bench: a ${int(TURNS * TURN_FILES)}-message session (${int(TURNS)} turns) from nothing, ${REPS} interleaved reps of entity-git / fast-import`,
+  );
   console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${dir}`);
   const results: LayoutResult[] = [];
   try {
     for (const layout of LAYOUTS) {
       const r = await measure(dir, layout, keep);
       results.push(r);
-      console.log(`  ${layout}: fast-import stream ${mb(r.streamBytes)} built in ${sec(r.streamBuildMs)} (untimed); fsck, status, final tree ${r.finalTree.slice(0, 12)} and all ${int(r.commits)} commit ids equal`);
+      console.log(
+        `  ${layout}: fast-import stream ${mb(r.streamBytes)} built in ${sec(r.streamBuildMs)} (untimed); fsck, status, final tree ${r.finalTree.slice(0, 12)} and all ${int(r.commits)} commit ids equal`,
+      );
     }
   } finally {
     if (keep) console.log(`kept ${dir} (the last rep's repositories)`);
@@ -247,14 +358,25 @@ export async function run(): Promise<void> {
   console.log('');
   console.log(table(results));
   console.log('');
-  console.log('entity-git/fast-import < 2: the goal (within 2x); entity-git also writes the working tree and index, which "+ checkout" (git reset --hard) adds to fast-import');
-  console.log('same-thread tree: entity-git with its working-tree files written one by one on the calling thread, not beside the pack (for information)');
+  console.log(
+    'entity-git/fast-import < 2: the goal (within 2x); entity-git also writes the working tree and index, which "+ checkout" (git reset --hard) adds to fast-import',
+  );
+  console.log(
+    'same-thread tree: entity-git with its working-tree files written one by one on the calling thread, not beside the pack (for information)',
+  );
   console.log('');
   console.log('disk right after the backfill (rep 0):');
   console.log(diskTable(results));
 
   writeResults('backfill', {
-    node: process.version, git: gitVersion, cpus: cpus().length,
-    platform: `${process.platform}-${process.arch}`, turns: TURNS, turnFiles: TURN_FILES, reps: REPS, unit: 'ms per backfill', results,
+    node: process.version,
+    git: gitVersion,
+    cpus: cpus().length,
+    platform: `${process.platform}-${process.arch}`,
+    turns: TURNS,
+    turnFiles: TURN_FILES,
+    reps: REPS,
+    unit: 'ms per backfill',
+    results,
   });
 }

@@ -13,16 +13,24 @@ import { stats, writeResults } from './lib/measure.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const HISTORY = 1000;
 const WARMUP = 3;
 const TIMED = 20;
 
-
 export async function run(): Promise<void> {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser bench: ${CHROMIUM} is missing (node scripts/setup.mjs --browser installs Debian's chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `browser bench: ${CHROMIUM} is missing (node scripts/setup.mjs --browser installs Debian's chromium)`,
+    );
   const outDir = mkdtempSync(join(tmpdir(), 'entity-git-bench-browser-'));
   await build({
     configFile: false,
@@ -33,13 +41,19 @@ export async function run(): Promise<void> {
   });
   const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript' };
   const server = createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(
+      /^(\.\.[/\\])+/,
+      '',
+    );
     const file = join(outDir, path === '/' ? 'index.html' : path);
     if (!file.startsWith(outDir) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    res.writeHead(200, {
+      'content-type': types[extname(file)] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+    });
     createReadStream(file).pipe(res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -50,12 +64,18 @@ export async function run(): Promise<void> {
   try {
     const page = await browser.newPage();
     if (process.env.TRACE_PATHS) {
-      page.on('console', (m) => { if (m.text().startsWith('OP') || m.text().startsWith('TL')) console.log(m.text()); });
-      await page.addInitScript(() => { (globalThis as { tracePaths?: boolean }).tracePaths = true; });
+      page.on('console', (m) => {
+        if (m.text().startsWith('OP') || m.text().startsWith('TL')) console.log(m.text());
+      });
+      await page.addInitScript(() => {
+        (globalThis as { tracePaths?: boolean }).tracePaths = true;
+      });
     }
     await page.goto(url);
     await page.waitForFunction(() => document.title === 'ready');
-    console.log(`browser bench: ms per turn of 5 files at ${HISTORY} messages, ${TIMED} turns (after ${WARMUP} warm-up), interleaved entity-git / isomorphic-git, IndexedDB in ${browser.version()}`);
+    console.log(
+      `browser bench: ms per turn of 5 files at ${HISTORY} messages, ${TIMED} turns (after ${WARMUP} warm-up), interleaved entity-git / isomorphic-git, IndexedDB in ${browser.version()}`,
+    );
     // PROFILE=1: a CPU profile of the whole page run, summarised by self time (for the notes).
     const cdp = process.env.PROFILE ? await page.context().newCDPSession(page) : null;
     if (cdp) {
@@ -69,14 +89,25 @@ export async function run(): Promise<void> {
         (o) => (globalThis as unknown as { bench: { run: (x: typeof o) => Promise<BrowserBenchResult> } }).bench.run(o),
         { history: HISTORY, warmup: WARMUP, timed: TIMED, only: 'entity-git' as const },
       );
-      console.log(`  entity-git alone (profiled): median ${stats(only.entityGit).median.toFixed(1)} ms over ${only.entityGit.length} turns`);
+      console.log(
+        `  entity-git alone (profiled): median ${stats(only.entityGit).median.toFixed(1)} ms over ${only.entityGit.length} turns`,
+      );
     }
-    result = cdp ? null as never : await page.evaluate(
-      (o) => (globalThis as unknown as { bench: { run: (x: typeof o) => Promise<BrowserBenchResult> } }).bench.run(o),
-      { history: HISTORY, warmup: WARMUP, timed: TIMED },
-    );
+    result = cdp
+      ? (null as never)
+      : await page.evaluate(
+          (o) =>
+            (globalThis as unknown as { bench: { run: (x: typeof o) => Promise<BrowserBenchResult> } }).bench.run(o),
+          { history: HISTORY, warmup: WARMUP, timed: TIMED },
+        );
     if (cdp) {
-      const { profile } = await cdp.send('Profiler.stop') as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+      const { profile } = (await cdp.send('Profiler.stop')) as {
+        profile: {
+          nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+          samples: number[];
+          timeDeltas: number[];
+        };
+      };
       const byId = new Map(profile.nodes.map((n) => [n.id, n]));
       const self = new Map<string, number>();
       profile.samples.forEach((id, i) => {
@@ -84,7 +115,8 @@ export async function run(): Promise<void> {
         const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
         self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
       });
-      for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  self ${v.toFixed(0).padStart(6)} ms  ${k}`);
+      for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40))
+        console.log(`  self ${v.toFixed(0).padStart(6)} ms  ${k}`);
       return;
     }
   } finally {
@@ -93,22 +125,44 @@ export async function run(): Promise<void> {
     if (process.env.KEEP_BUILD) console.log(`kept ${outDir}`);
     else rmSync(outDir, { recursive: true, force: true });
   }
-  if (result.trees[0] !== result.trees[1]) throw new Error(`browser bench: the two repositories end on different trees (${result.trees[0]} vs ${result.trees[1]})`);
+  if (result.trees[0] !== result.trees[1])
+    throw new Error(
+      `browser bench: the two repositories end on different trees (${result.trees[0]} vs ${result.trees[1]})`,
+    );
   const eg = stats(result.entityGit);
   const iso = stats(result.entityGit.map((_, i) => result.isoAdd[i]! + result.isoCommit[i]!));
   const add = stats(result.isoAdd);
   const commit = stats(result.isoCommit);
   const f = (x: number) => x.toFixed(1);
-  console.log(`  backfill of ${result.messagesStart} messages: ${f(result.backfillMs)} ms (untimed); isomorphic-git's pre-fill (write + add + commit): ${f(result.isoPrefillMs)} ms`);
+  console.log(
+    `  backfill of ${result.messagesStart} messages: ${f(result.backfillMs)} ms (untimed); isomorphic-git's pre-fill (write + add + commit): ${f(result.isoPrefillMs)} ms`,
+  );
   console.log(`  same root tree at the end: ${result.trees[0]}`);
   console.log('');
   console.log(`  messages        entity-git sync   isomorphic-git add+commit   (add / commit)   iso/entity-git`);
-  console.log(`  ${result.messagesStart} → ${result.messagesEnd}     ${f(eg.median)} / ${f(eg.p90)}        ${f(iso.median)} / ${f(iso.p90)}                 (${f(add.median)} / ${f(commit.median)})     ${(iso.median / eg.median).toFixed(2)}x`);
+  console.log(
+    `  ${result.messagesStart} → ${result.messagesEnd}     ${f(eg.median)} / ${f(eg.p90)}        ${f(iso.median)} / ${f(iso.p90)}                 (${f(add.median)} / ${f(commit.median)})     ${(iso.median / eg.median).toFixed(2)}x`,
+  );
   console.log('  (median / p90 ms; iso/entity-git > 1: entity-git is faster)');
-  console.log(`  entity-git's file-system calls per turn: ${Object.entries(result.opsPerTurn).sort((a, b) => b[1].ms - a[1].ms).map(([k, v]) => `${k} ${v.calls.toFixed(1)}× ${v.ms.toFixed(1)} ms`).join(', ')}`);
+  console.log(
+    `  entity-git's file-system calls per turn: ${Object.entries(result.opsPerTurn)
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .map(([k, v]) => `${k} ${v.calls.toFixed(1)}× ${v.ms.toFixed(1)} ms`)
+      .join(', ')}`,
+  );
   writeResults('browser', {
-    node: process.version, cpus: cpus().length, unit: 'ms per turn',
-    history: HISTORY, warmup: WARMUP, timed: TIMED, userAgent: result.userAgent,
-    entityGit: eg, isoAddCommit: iso, isoAdd: add, isoCommit: commit, backfillMs: result.backfillMs, ratio: iso.median / eg.median,
+    node: process.version,
+    cpus: cpus().length,
+    unit: 'ms per turn',
+    history: HISTORY,
+    warmup: WARMUP,
+    timed: TIMED,
+    userAgent: result.userAgent,
+    entityGit: eg,
+    isoAddCommit: iso,
+    isoAdd: add,
+    isoCommit: commit,
+    backfillMs: result.backfillMs,
+    ratio: iso.median / eg.median,
   });
 }

@@ -10,22 +10,53 @@ import { performance } from 'node:perf_hooks';
 import { deflateSync } from 'node:zlib';
 // Relative imports: bench/ is not a workspace package, so the root has no @entity-git/* links.
 // The path is the one node-fs's own `@entity-git/core` link resolves to, so there is one MemoryDag.
-import { MemoryDag, Store, canonicalJson, messageFileName, packRepository, shardOf, type DagNode, type Layout } from '../packages/core/src/index.js';
+import {
+  MemoryDag,
+  Store,
+  canonicalJson,
+  messageFileName,
+  packRepository,
+  shardOf,
+  type DagNode,
+  type Layout,
+} from '../packages/core/src/index.js';
 import { createNodeMirror, nativeRepack, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
-import { bytesUnder, git, int, mb, ms, ratio, stats, writeResults, type Stats, align, failWith, fsckOr } from './lib/measure.js';
+import {
+  bytesUnder,
+  git,
+  int,
+  mb,
+  ms,
+  ratio,
+  stats,
+  writeResults,
+  type Stats,
+  align,
+  failWith,
+  fsckOr,
+} from './lib/measure.js';
 
 const WARMUP_TURNS = 3;
 const TIMED_TURNS = 30;
 // 1,000 messages is the design's reference size; 100 and 10,000 show how the cost grows with
 // history, in both layouts. `--quick` leaves out the 10,000-message sessions.
 const ALL_SIZES: { messages: number; layout: Layout }[] = [
-  { messages: 1000, layout: 'flat' }, { messages: 100, layout: 'flat' }, { messages: 10_000, layout: 'flat' },
-  { messages: 100, layout: 'sharded' }, { messages: 1000, layout: 'sharded' }, { messages: 10_000, layout: 'sharded' },
+  { messages: 1000, layout: 'flat' },
+  { messages: 100, layout: 'flat' },
+  { messages: 10_000, layout: 'flat' },
+  { messages: 100, layout: 'sharded' },
+  { messages: 1000, layout: 'sharded' },
+  { messages: 10_000, layout: 'sharded' },
 ];
 
-interface FileOut { name: string; shard: string; bytes: Buffer }
-const filesOf = (nodes: DagNode[]): FileOut[] => nodes.map((n) => ({ name: messageFileName(n), shard: shardOf(n.seq), bytes: Buffer.from(canonicalJson(n)) }));
+interface FileOut {
+  name: string;
+  shard: string;
+  bytes: Buffer;
+}
+const filesOf = (nodes: DagNode[]): FileOut[] =>
+  nodes.map((n) => ({ name: messageFileName(n), shard: shardOf(n.seq), bytes: Buffer.from(canonicalJson(n)) }));
 
 // ---------------------------------------------------------------------------------------------
 // The floor: loose objects written by hand, nothing else (no refs, no index, no temp files).
@@ -40,7 +71,11 @@ class Floor {
   lastTree = '';
   lastCommit = '';
   private readonly metaBlob: Buffer;
-  constructor(readonly gitdir: string, metaBytes: Buffer, private readonly layout: Layout) {
+  constructor(
+    readonly gitdir: string,
+    metaBytes: Buffer,
+    private readonly layout: Layout,
+  ) {
     this.objects = join(gitdir, 'objects');
     // The fan-out directories exist in any repository that has been used for a while.
     for (let i = 0; i < 256; i++) mkdirSync(join(this.objects, i.toString(16).padStart(2, '0')), { recursive: true });
@@ -85,15 +120,25 @@ class Floor {
         const tree = Floor.write(this.objects, 'tree', Buffer.concat(entries.map((e) => e.bytes)));
         this.shardEntries.set(shard, Buffer.concat([Buffer.from(`40000 ${shard}\0`), tree]));
       }
-      messages = Floor.write(this.objects, 'tree', Buffer.concat([...this.shardEntries.keys()].sort().map((k) => this.shardEntries.get(k)!)));
+      messages = Floor.write(
+        this.objects,
+        'tree',
+        Buffer.concat([...this.shardEntries.keys()].sort().map((k) => this.shardEntries.get(k)!)),
+      );
     }
-    const root = Floor.write(this.objects, 'tree', Buffer.concat([
-      Buffer.from('40000 messages\0'), messages, Buffer.from('100644 meta.json\0'), this.metaBlob,
-    ]));
+    const root = Floor.write(
+      this.objects,
+      'tree',
+      Buffer.concat([Buffer.from('40000 messages\0'), messages, Buffer.from('100644 meta.json\0'), this.metaBlob]),
+    );
     const who = `bench <bench@localhost> ${time} +0000`;
-    const commit = Floor.write(this.objects, 'commit', Buffer.from(
-      `tree ${root.toString('hex')}\n${this.parent ? `parent ${this.parent}\n` : ''}author ${who}\ncommitter ${who}\n\n${message}\n`,
-    ));
+    const commit = Floor.write(
+      this.objects,
+      'commit',
+      Buffer.from(
+        `tree ${root.toString('hex')}\n${this.parent ? `parent ${this.parent}\n` : ''}author ${who}\ncommitter ${who}\n\n${message}\n`,
+      ),
+    );
     this.lastTree = root.toString('hex');
     this.lastCommit = this.parent = commit.toString('hex');
   }
@@ -104,7 +149,6 @@ class Floor {
 const fail: (message: string) => never = failWith('commit');
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
 const fsck = (dir: string) => fsckOr(fail, dir);
-
 
 interface DiskResult {
   /** Canonical JSON of every message: the bytes the repository exists to keep. */
@@ -181,7 +225,15 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   // What the file system still has to do for earlier sizes (writeback, and the discards of the
   // copies deleted after them, on a disk mounted with discard) is done before this size's clock runs.
   execFileSync('sync');
-  const samples = { entityGit: [] as number[], entityGitLoose: [] as number[], native: [] as number[], add: [] as number[], commit: [] as number[], floor: [] as number[], floorWrite: [] as number[] };
+  const samples = {
+    entityGit: [] as number[],
+    entityGitLoose: [] as number[],
+    native: [] as number[],
+    add: [] as number[],
+    commit: [] as number[],
+    floor: [] as number[],
+    floorWrite: [] as number[],
+  };
   let count = prefill.length;
   let messageBytes = filesOf(prefill).reduce((a, f) => a + f.bytes.length, 0);
   for (let k = 0; k < WARMUP_TURNS + TIMED_TURNS; k++) {
@@ -196,11 +248,13 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
     const a0 = performance.now();
     const res = await mirror.sync(sessionId);
     const a1 = performance.now();
-    if (res.commitsWritten !== 1) fail(`entity-git sync of turn ${turn} wrote ${res.commitsWritten} commits, expected 1`);
+    if (res.commitsWritten !== 1)
+      fail(`entity-git sync of turn ${turn} wrote ${res.commitsWritten} commits, expected 1`);
     const l0 = performance.now();
     const resLoose = await looseMirror.sync(sessionId);
     const l1 = performance.now();
-    if (resLoose.commitsWritten !== 1) fail(`entity-git (loose) sync of turn ${turn} wrote ${resLoose.commitsWritten} commits, expected 1`);
+    if (resLoose.commitsWritten !== 1)
+      fail(`entity-git (loose) sync of turn ${turn} wrote ${resLoose.commitsWritten} commits, expected 1`);
 
     writeNative(files);
     const n0 = performance.now();
@@ -233,7 +287,8 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   const entityCommits = Number(git(repo, 'rev-list', '--count', 'HEAD').trim());
   if (entityCommits !== turns) fail(`entity-git repo has ${entityCommits} commits, expected ${turns}`);
   const nativeCommits = Number(git(native, 'rev-list', '--count', 'HEAD').trim());
-  if (nativeCommits !== 1 + WARMUP_TURNS + TIMED_TURNS) fail(`native repo has ${nativeCommits} commits, expected 1 prefill + ${WARMUP_TURNS + TIMED_TURNS}`);
+  if (nativeCommits !== 1 + WARMUP_TURNS + TIMED_TURNS)
+    fail(`native repo has ${nativeCommits} commits, expected 1 prefill + ${WARMUP_TURNS + TIMED_TURNS}`);
   if (git(native, 'status', '--porcelain') !== '') fail('native repo has uncommitted changes');
   git(floorDir, 'update-ref', 'refs/heads/main', floor.lastCommit);
   fsck(floorDir);
@@ -241,7 +296,8 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   const entityTree = git(repo, 'rev-parse', 'HEAD^{tree}').trim();
   const looseRepo = looseMirror.repoPath(sessionId);
   fsck(looseRepo);
-  if (git(looseRepo, 'rev-parse', 'HEAD').trim() !== git(repo, 'rev-parse', 'HEAD').trim()) fail('the loose-object mirror ended at another commit');
+  if (git(looseRepo, 'rev-parse', 'HEAD').trim() !== git(repo, 'rev-parse', 'HEAD').trim())
+    fail('the loose-object mirror ended at another commit');
   const nativeTree = git(native, 'rev-parse', 'HEAD^{tree}').trim();
   if (entityTree !== nativeTree || entityTree !== floor.lastTree) {
     fail(`final trees differ: entity-git ${entityTree}, native ${nativeTree}, floor ${floor.lastTree}`);
@@ -263,9 +319,17 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   const packNativeMs = performance.now() - q0;
   for (const copy of [copyJs, copyNative]) {
     fsck(copy);
-    if (git(copy, 'rev-parse', 'HEAD').trim() !== git(repo, 'rev-parse', 'HEAD').trim()) fail(`packing ${copy} changed HEAD`);
+    if (git(copy, 'rev-parse', 'HEAD').trim() !== git(repo, 'rev-parse', 'HEAD').trim())
+      fail(`packing ${copy} changed HEAD`);
   }
-  const disk: DiskResult = { messageBytes, loose, packedJs: objectsOf(join(copyJs, '.git')), packedNative: objectsOf(join(copyNative, '.git')), packJsMs, packNativeMs };
+  const disk: DiskResult = {
+    messageBytes,
+    loose,
+    packedJs: objectsOf(join(copyJs, '.git')),
+    packedNative: objectsOf(join(copyNative, '.git')),
+    packJsMs,
+    packNativeMs,
+  };
   rmSync(copyJs, { recursive: true, force: true });
   rmSync(copyNative, { recursive: true, force: true });
 
@@ -273,8 +337,13 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   const n = stats(samples.native);
   const f = stats(samples.floor);
   return {
-    layout, disk,
-    messagesStart: prefill.length, messagesEnd: count, warmupTurns: WARMUP_TURNS, timedTurns: TIMED_TURNS, backfillMs,
+    layout,
+    disk,
+    messagesStart: prefill.length,
+    messagesEnd: count,
+    warmupTurns: WARMUP_TURNS,
+    timedTurns: TIMED_TURNS,
+    backfillMs,
     entityGit: e,
     entityGitLoose: stats(samples.entityGitLoose),
     native: { ...n, addMedian: stats(samples.add).median, commitMedian: stats(samples.commit).median },
@@ -284,11 +353,32 @@ async function measure(dir: string, messages: number, layout: Layout): Promise<S
   };
 }
 
-
 function table(results: SizeResult[]): string {
   const rows = [
-    ['layout', 'messages', 'entity-git sync', 'native add+commit', 'floor', 'native/entity-git', 'entity-git/floor', 'vs own 100', 'loose turns', 'loose/pack'],
-    ['', '', 'median / p90', 'median / p90', 'median / p90', '(medians)', '(medians)', '(medians)', 'median / p90', '(medians)'],
+    [
+      'layout',
+      'messages',
+      'entity-git sync',
+      'native add+commit',
+      'floor',
+      'native/entity-git',
+      'entity-git/floor',
+      'vs own 100',
+      'loose turns',
+      'loose/pack',
+    ],
+    [
+      '',
+      '',
+      'median / p90',
+      'median / p90',
+      'median / p90',
+      '(medians)',
+      '(medians)',
+      '(medians)',
+      'median / p90',
+      '(medians)',
+    ],
     ...results.map((r) => [
       r.layout,
       `${int(r.messagesStart)} → ${int(r.messagesEnd)}`,
@@ -311,13 +401,28 @@ function ownSmall(results: SizeResult[], r: SizeResult): string {
   return small ? ratio(r.entityGit.median / small.entityGit.median) : '';
 }
 
-
 function diskTable(results: SizeResult[]): string {
   const rows = [
-    ['layout', 'messages', 'message JSON', 'repo, loose', 'packed (entity-git)', 'packed (git repack)', 'loose/JSON', 'packed/JSON', 'pack time js / git'],
+    [
+      'layout',
+      'messages',
+      'message JSON',
+      'repo, loose',
+      'packed (entity-git)',
+      'packed (git repack)',
+      'loose/JSON',
+      'packed/JSON',
+      'pack time js / git',
+    ],
     ...results.map((r) => [
-      r.layout, int(r.messagesEnd), mb(r.disk.messageBytes), mb(r.disk.loose), mb(r.disk.packedJs), mb(r.disk.packedNative),
-      ratio(r.disk.loose / r.disk.messageBytes), `${ratio(r.disk.packedJs / r.disk.messageBytes)} / ${ratio(r.disk.packedNative / r.disk.messageBytes)}`,
+      r.layout,
+      int(r.messagesEnd),
+      mb(r.disk.messageBytes),
+      mb(r.disk.loose),
+      mb(r.disk.packedJs),
+      mb(r.disk.packedNative),
+      ratio(r.disk.loose / r.disk.messageBytes),
+      `${ratio(r.disk.packedJs / r.disk.messageBytes)} / ${ratio(r.disk.packedNative / r.disk.messageBytes)}`,
       `${(r.disk.packJsMs / 1000).toFixed(2)} s / ${(r.disk.packNativeMs / 1000).toFixed(2)} s`,
     ]),
   ];
@@ -334,7 +439,9 @@ async function runOne(spec: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'entity-git-bench-'));
   try {
     const r = await measure(dir, Number(messages), layout as Layout);
-    console.log(`  ${r.layout}, ${int(r.messagesStart)} → ${int(r.messagesEnd)} messages: backfill ${ms(r.backfillMs)} ms (untimed), native = add ${ms(r.native.addMedian)} + commit ${ms(r.native.commitMedian)} ms, floor's writeFileSync ${ms(r.floor.writeMedian)} ms; fsck/status/tree checks passed${keep ? `; kept ${dir}` : ''}`);
+    console.log(
+      `  ${r.layout}, ${int(r.messagesStart)} → ${int(r.messagesEnd)} messages: backfill ${ms(r.backfillMs)} ms (untimed), native = add ${ms(r.native.addMedian)} + commit ${ms(r.native.commitMedian)} ms, floor's writeFileSync ${ms(r.floor.writeMedian)} ms; fsck/status/tree checks passed${keep ? `; kept ${dir}` : ''}`,
+    );
     console.log(`${RESULT}${JSON.stringify(r)}`);
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });
@@ -347,32 +454,56 @@ export async function run(): Promise<void> {
   const one = process.argv.find((a) => a.startsWith('--size='));
   if (one !== undefined) return runOne(one.slice('--size='.length));
   const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
-  console.log(`commit bench: ms per turn of ${TURN_FILES} files, ${TIMED_TURNS} turns (after ${WARMUP_TURNS} warm-up), interleaved entity-git / native / floor; each size in a process of its own`);
+  console.log(
+    `commit bench: ms per turn of ${TURN_FILES} files, ${TIMED_TURNS} turns (after ${WARMUP_TURNS} warm-up), interleaved entity-git / native / floor; each size in a process of its own`,
+  );
   console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${tmpdir()}`);
   const results: SizeResult[] = [];
   const only = process.argv.find((a) => a.startsWith('--layout='))?.slice('--layout='.length);
-  const sizes = ALL_SIZES.filter((x) => (only === undefined || x.layout === only) && (!process.argv.includes('--quick') || x.messages < 10_000));
+  const sizes = ALL_SIZES.filter(
+    (x) => (only === undefined || x.layout === only) && (!process.argv.includes('--quick') || x.messages < 10_000),
+  );
   for (const size of sizes) {
     // A process per size: one size's heap, caches and files never weigh on the next one's turns.
-    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, 'commit', `--size=${size.layout}:${size.messages}`, ...process.argv.filter((a) => a === '--keep')], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnSync(
+      process.execPath,
+      [
+        ...process.execArgv,
+        process.argv[1]!,
+        'commit',
+        `--size=${size.layout}:${size.messages}`,
+        ...process.argv.filter((a) => a === '--keep'),
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const lines = child.stdout.trim().split('\n');
     const last = lines.at(-1) ?? '';
-    if (child.status !== 0 || !last.startsWith(RESULT)) fail(`the ${size.layout} ${size.messages}-message size failed (exit ${child.status}):\n${child.stdout}`);
+    if (child.status !== 0 || !last.startsWith(RESULT))
+      fail(`the ${size.layout} ${size.messages}-message size failed (exit ${child.status}):\n${child.stdout}`);
     for (const line of lines.slice(0, -1)) console.log(line);
     results.push(JSON.parse(last.slice(RESULT.length)) as SizeResult);
   }
   console.log('');
   console.log(table(results));
   console.log('');
-  console.log('native/entity-git > 1: entity-git is faster than the git CLI; entity-git/floor: what the mirror costs over bare hashing+deflate+write;');
-  console.log('vs own 100: the per-turn cost at this size over the same layout\'s at 100 messages;');
-  console.log('loose turns: the same mirror with packTurns: false (each object a loose file), interleaved too; loose/pack > 1: the turn\'s pack is cheaper');
+  console.log(
+    'native/entity-git > 1: entity-git is faster than the git CLI; entity-git/floor: what the mirror costs over bare hashing+deflate+write;',
+  );
+  console.log("vs own 100: the per-turn cost at this size over the same layout's at 100 messages;");
+  console.log(
+    "loose turns: the same mirror with packTurns: false (each object a loose file), interleaved too; loose/pack > 1: the turn's pack is cheaper",
+  );
   console.log('');
   console.log('disk (objects/ only, after the timed turns; packed copies made after the run):');
   console.log(diskTable(results));
 
   writeResults('commit', {
-    node: process.version, git: gitVersion, cpus: cpus().length,
-    platform: `${process.platform}-${process.arch}`, turnFiles: TURN_FILES, unit: 'ms per turn', results,
+    node: process.version,
+    git: gitVersion,
+    cpus: cpus().length,
+    platform: `${process.platform}-${process.arch}`,
+    turnFiles: TURN_FILES,
+    unit: 'ms per turn',
+    results,
   });
 }

@@ -22,7 +22,11 @@ const SESSIONS = Number(flag('sessions') ?? (quick ? 100 : 1000));
 const REPS = 2;
 const fail = failWith('event-loop');
 
-interface Sample { totalMs: number; p99Ms: number; maxMs: number }
+interface Sample {
+  totalMs: number;
+  p99Ms: number;
+  maxMs: number;
+}
 const MODES = { yielding: undefined, 'no yield': 0 } as const;
 type Mode = keyof typeof MODES;
 
@@ -71,7 +75,8 @@ export async function run(): Promise<void> {
         const repo = mirror.repoPath('long');
         fsckOr(fail, repo);
         const tip = tipOf(repo);
-        if ((tips.get('long') ?? tip) !== tip) fail(`backfill ${mode}: tip ${tip} differs from another run's ${tips.get('long')}`);
+        if ((tips.get('long') ?? tip) !== tip)
+          fail(`backfill ${mode}: tip ${tip} differs from another run's ${tips.get('long')}`);
         tips.set('long', tip);
         rmSync(root, { recursive: true, force: true });
       }
@@ -80,10 +85,13 @@ export async function run(): Promise<void> {
         const root = join(dir, `reconcile-${rep}-${mode.replace(' ', '-')}`);
         const mirror = createNodeMirror({ dag: many, root, ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }) });
         let report: Awaited<ReturnType<typeof reconcile>> | undefined;
-        samples.reconcile[mode].push(await measured(async () => {
-          report = await reconcile({ dag: many, mirror, ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }) });
-        }));
-        if (!report?.ok || report.entries.some((e) => e.action !== 'backfilled')) fail(`reconcile ${mode}: not every session backfilled`);
+        samples.reconcile[mode].push(
+          await measured(async () => {
+            report = await reconcile({ dag: many, mirror, ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }) });
+          }),
+        );
+        if (!report?.ok || report.entries.some((e) => e.action !== 'backfilled'))
+          fail(`reconcile ${mode}: not every session backfilled`);
         fsckOr(fail, mirror.repoPath('s0000'));
         rmSync(root, { recursive: true, force: true });
       }
@@ -92,14 +100,22 @@ export async function run(): Promise<void> {
     // The fastest rep: on a loaded machine the slower reps measure the neighbours.
     const best = (xs: number[]) => Math.min(...xs);
     const worst = (xs: number[]) => Math.max(...xs);
-    const rows = [['work', 'mode', 'total (best rep)', 'event-loop p99 (worst rep)', 'max (worst rep)', 'total vs no yield']];
+    const rows = [
+      ['work', 'mode', 'total (best rep)', 'event-loop p99 (worst rep)', 'max (worst rep)', 'total vs no yield'],
+    ];
     for (const work of SESSIONS > 0 ? (['backfill', 'reconcile'] as const) : (['backfill'] as const)) {
       for (const mode of Object.keys(MODES) as Mode[]) {
         const s = samples[work][mode];
         const total = best(s.map((x) => x.totalMs));
         const base = best(samples[work]['no yield'].map((x) => x.totalMs));
-        rows.push([work === 'backfill' ? `backfill ${TURNS} turns` : `reconcile ${SESSIONS} sessions`, mode, `${ms(total)} ms`,
-          `${ms(worst(s.map((x) => x.p99Ms)))} ms`, `${ms(worst(s.map((x) => x.maxMs)))} ms`, ratio(total / base)]);
+        rows.push([
+          work === 'backfill' ? `backfill ${TURNS} turns` : `reconcile ${SESSIONS} sessions`,
+          mode,
+          `${ms(total)} ms`,
+          `${ms(worst(s.map((x) => x.p99Ms)))} ms`,
+          `${ms(worst(s.map((x) => x.maxMs)))} ms`,
+          ratio(total / base),
+        ]);
       }
     }
     console.log(align(rows));

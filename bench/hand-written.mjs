@@ -30,4 +30,6 @@ const ours = perInput('core sha1', (b) => sha1Hex(b));
 const shaJs = perInput('sha.js', (b) => new Sha1().update(b).digest('hex'));
 const stored = perInput('storedZlib', (b) => storedZlib(b));
 const deflate = perInput('pako deflate, level 1', (b) => pako.deflate(b, { level: 1 }));
-console.log(`sha.js / core sha1: ${(shaJs / ours).toFixed(2)}x; pako level 1 / stored: ${(deflate / stored).toFixed(1)}x`);
+console.log(
+  `sha.js / core sha1: ${(shaJs / ours).toFixed(2)}x; pako level 1 / stored: ${(deflate / stored).toFixed(1)}x`,
+);

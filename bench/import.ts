@@ -26,15 +26,24 @@ const fail: (message: string) => never = failWith('import');
 function transcript(records: number): Uint8Array {
   const t = new ClaudeTranscript(SESSION);
   let seed = 0x5eed;
-  const rand = () => ((seed ^= seed << 13, seed ^= seed >>> 17, seed ^= seed << 5) >>> 0) / 2 ** 32;
-  const text = (n: number) => Array.from({ length: n }, () => 'lorem ipsum dolor sit amet consectetur '.split(' ')[Math.floor(rand() * 6)]).join(' ');
+  const rand = () => (((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5)) >>> 0) / 2 ** 32;
+  const text = (n: number) =>
+    Array.from({ length: n }, () => 'lorem ipsum dolor sit amet consectetur '.split(' ')[Math.floor(rand() * 6)]).join(
+      ' ',
+    );
   const tools = ['Read', 'Grep', 'Glob', 'Bash', 'Edit'];
   let at = t.user('start the task', null);
   for (let turn = 1; t.records.length < records; turn++) {
     const calls = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => tools[Math.floor(rand() * tools.length)]!);
-    const r = t.response(at, [{ thinking: text(20) }, { text: text(15) }, ...calls.map((c) => ({ tool: c, input: { arg: text(3) } }))]);
+    const r = t.response(at, [
+      { thinking: text(20) },
+      { text: text(15) },
+      ...calls.map((c) => ({ tool: c, input: { arg: text(3) } })),
+    ]);
     let last = r.last;
-    r.tools.forEach((id, i) => { last = t.result(id, r.records[2 + i]!, text(200 + Math.floor(rand() * 300))); });
+    r.tools.forEach((id, i) => {
+      last = t.result(id, r.records[2 + i]!, text(200 + Math.floor(rand() * 300)));
+    });
     const reply = t.response(last, [{ text: text(40) }], { stop: 'end_turn' });
     at = t.user(`turn ${turn + 1}: ${text(12)}`, reply.last);
     if (turn % 7 === 0) t.bookkeeping('file-history-snapshot');
@@ -47,7 +56,10 @@ function transcript(records: number): Uint8Array {
 /** The fast-import stream of main: each commit adds its turn's message files (meta.json in the first). */
 function fastImportStream(bytes: Uint8Array, repo: string): { stream: Buffer; commits: number } {
   const [parsed] = parseTranscript(bytes, 'claude-code', SESSION);
-  const d = derive(parsed!.nodes.map((n) => nodeFacts(n)), parsed!.session.head);
+  const d = derive(
+    parsed!.nodes.map((n) => nodeFacts(n)),
+    parsed!.session.head,
+  );
   const main = d.branches.find((b) => b.name === 'main')!;
   if (d.branches.length !== 1) fail(`the transcript has ${d.branches.length} branches, expected main alone`);
   const byId = new Map(parsed!.nodes.map((n) => [n.id, n]));
@@ -55,16 +67,23 @@ function fastImportStream(bytes: Uint8Array, repo: string): { stream: Buffer; co
   if (shas.length !== main.complete) fail(`main has ${shas.length} commits, the DAG ${main.complete} complete turns`);
   const meta = execFileSync('git', ['cat-file', 'blob', `${shas[0]}:meta.json`], { cwd: repo });
   const chunks: Buffer[] = [];
-  const data = (b: Buffer) => { chunks.push(Buffer.from(`data ${b.length}\n`), b, Buffer.from('\n')); };
+  const data = (b: Buffer) => {
+    chunks.push(Buffer.from(`data ${b.length}\n`), b, Buffer.from('\n'));
+  };
   shas.forEach((sha, i) => {
     const raw = execFileSync('git', ['cat-file', 'commit', sha], { cwd: repo });
     const split = raw.indexOf('\n\n');
     const headers = raw.subarray(0, split).toString('utf8').split('\n');
     const line = (k: string) => headers.find((h) => h.startsWith(`${k} `))!.slice(k.length + 1);
-    chunks.push(Buffer.from(`commit refs/heads/main\nmark :${i + 1}\nauthor ${line('author')}\ncommitter ${line('committer')}\n`));
+    chunks.push(
+      Buffer.from(`commit refs/heads/main\nmark :${i + 1}\nauthor ${line('author')}\ncommitter ${line('committer')}\n`),
+    );
     data(raw.subarray(split + 2));
     if (i > 0) chunks.push(Buffer.from(`from :${i}\n`));
-    else { chunks.push(Buffer.from('M 100644 inline meta.json\n')); data(meta); }
+    else {
+      chunks.push(Buffer.from('M 100644 inline meta.json\n'));
+      data(meta);
+    }
     for (const n of main.turns[i]!.nodes) {
       chunks.push(Buffer.from(`M 100644 inline messages/${messageFileName(byId.get(n.id)!)}\n`));
       data(Buffer.from(canonicalJson(byId.get(n.id)!)));
@@ -79,9 +98,13 @@ function fastImport(repo: string, stream: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['fast-import', '--quiet', '--done'], { cwd: repo, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`import bench: git fast-import exited ${code}: ${stderr}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`import bench: git fast-import exited ${code}: ${stderr}`)),
+    );
     child.stdin.end(stream);
   });
 }
@@ -95,7 +118,9 @@ export async function run(): Promise<void> {
   const file = join(dir, `${SESSION}.jsonl`);
   writeFileSync(file, bytes);
   const lines = bytes.reduce((n, b) => n + (b === 10 ? 1 : 0), 0);
-  console.log(`import bench: a ${int(lines)}-record Claude Code transcript (${mb(bytes.length)}) imported from nothing, ${REPS} interleaved reps of entity-git / fast-import`);
+  console.log(
+    `import bench: a ${int(lines)}-record Claude Code transcript (${mb(bytes.length)}) imported from nothing, ${REPS} interleaved reps of entity-git / fast-import`,
+  );
   console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${dir}`);
   const s = { entityGit: [] as number[], fastImport: [] as number[], checkout: [] as number[] };
   let reference: { shas: string[]; tree: string } | null = null;
@@ -110,14 +135,18 @@ export async function run(): Promise<void> {
       const e0 = performance.now();
       const report = await importTranscripts({ files: [new TranscriptFile(file, 'claude-code')], dag, mirror });
       s.entityGit.push(performance.now() - e0);
-      if (report.failures.length > 0 || report.entries.length !== 1) fail(`import reported ${report.failures.length} failures, ${report.entries.length} sessions`);
+      if (report.failures.length > 0 || report.entries.length !== 1)
+        fail(`import reported ${report.failures.length} failures, ${report.entries.length} sessions`);
       nodes = report.entries[0]!.nodes;
       const repo = mirror.repoPath(SESSION);
       if (reference === null) {
         fsckOr(fail, repo);
         if (git(repo, 'status', '--porcelain') !== '') fail('git status after the import is not empty');
         ({ stream, commits } = fastImportStream(bytes, repo));
-        reference = { shas: git(repo, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n'), tree: git(repo, 'rev-parse', 'main^{tree}').trim() };
+        reference = {
+          shas: git(repo, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n'),
+          tree: git(repo, 'rev-parse', 'main^{tree}').trim(),
+        };
       } else if (git(repo, 'rev-parse', 'main').trim() !== reference.shas.at(-1)) {
         fail(`rep ${rep}: the tip differs from rep 0's`);
       }
@@ -131,7 +160,8 @@ export async function run(): Promise<void> {
       s.checkout.push(performance.now() - c0);
       const fiShas = git(fi, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n');
       const differs = fiShas.findIndex((sha, i) => sha !== reference!.shas[i]);
-      if (fiShas.length !== reference.shas.length || differs >= 0) fail(`fast-import's commit ${differs + 1} is ${fiShas[differs]}, entity-git's ${reference.shas[differs]}`);
+      if (fiShas.length !== reference.shas.length || differs >= 0)
+        fail(`fast-import's commit ${differs + 1} is ${fiShas[differs]}, entity-git's ${reference.shas[differs]}`);
       if (rep === 0) fsckOr(fail, fi);
       rmSync(root, { recursive: true, force: true });
       rmSync(fi, { recursive: true, force: true });
@@ -143,17 +173,52 @@ export async function run(): Promise<void> {
   const f = stats(s.fastImport);
   const c = stats(s.checkout);
   console.log('');
-  console.log(align([
-    ['records', 'messages', 'commits', 'entity-git import', 'fast-import', '+ checkout', 'entity-git/fast-import', 'entity-git/(fast-import+checkout)'],
-    ['', '', '', 'median / max', 'median / max', 'median', '(medians)', '(medians)'],
-    [int(lines), int(nodes), int(commits), `${sec(e.median)} / ${sec(e.max)}`, `${sec(f.median)} / ${sec(f.max)}`, sec(c.median), ratio(e.median / f.median), ratio(e.median / (f.median + c.median))],
-  ]));
+  console.log(
+    align([
+      [
+        'records',
+        'messages',
+        'commits',
+        'entity-git import',
+        'fast-import',
+        '+ checkout',
+        'entity-git/fast-import',
+        'entity-git/(fast-import+checkout)',
+      ],
+      ['', '', '', 'median / max', 'median / max', 'median', '(medians)', '(medians)'],
+      [
+        int(lines),
+        int(nodes),
+        int(commits),
+        `${sec(e.median)} / ${sec(e.max)}`,
+        `${sec(f.median)} / ${sec(f.max)}`,
+        sec(c.median),
+        ratio(e.median / f.median),
+        ratio(e.median / (f.median + c.median)),
+      ],
+    ]),
+  );
   console.log('');
-  console.log('entity-git import: read + parse + mirror.sync from an empty root (working tree and index included); fast-import: the same commit ids, stream built untimed; goal ≤ 1x');
+  console.log(
+    'entity-git import: read + parse + mirror.sync from an empty root (working tree and index included); fast-import: the same commit ids, stream built untimed; goal ≤ 1x',
+  );
   writeResults('import', {
-    node: process.version, git: gitVersion, cpus: cpus().length, platform: `${process.platform}-${process.arch}`,
-    records: lines, messages: nodes, commits, transcriptBytes: bytes.length, reps: REPS, unit: 'ms per import',
-    entityGit: e, fastImport: f, checkout: c,
-    ratios: { entityGitOverFastImport: e.median / f.median, entityGitOverFastImportAndCheckout: e.median / (f.median + c.median) },
+    node: process.version,
+    git: gitVersion,
+    cpus: cpus().length,
+    platform: `${process.platform}-${process.arch}`,
+    records: lines,
+    messages: nodes,
+    commits,
+    transcriptBytes: bytes.length,
+    reps: REPS,
+    unit: 'ms per import',
+    entityGit: e,
+    fastImport: f,
+    checkout: c,
+    ratios: {
+      entityGitOverFastImport: e.median / f.median,
+      entityGitOverFastImportAndCheckout: e.median / (f.median + c.median),
+    },
   });
 }

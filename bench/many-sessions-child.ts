@@ -15,4 +15,12 @@ const t0 = performance.now();
 const report = await reconcile({ dag: store.dag, mirror: createNodeMirror({ dag: store.dag, root: root! }) });
 const ms = performance.now() - t0;
 await store.close();
-process.stdout.write(JSON.stringify({ ms, base, peak: hwm(), unchanged: report.entries.filter((e) => e.action === 'unchanged').length, total: report.total }));
+process.stdout.write(
+  JSON.stringify({
+    ms,
+    base,
+    peak: hwm(),
+    unchanged: report.entries.filter((e) => e.action === 'unchanged').length,
+    total: report.total,
+  }),
+);

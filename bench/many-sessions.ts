@@ -37,7 +37,17 @@ function sessionNodes(i: number, turns: number, from = 0): DagNode[] {
   let prev: string | null = from === 0 ? null : `${sessionId(i)}-n${from}`;
   for (let k = from + 1; k <= from + 2 * turns; k++) {
     const id = `${sessionId(i)}-n${k}`;
-    out.push({ id, session_id: sessionId(i), seq: k, role: k % 2 === 1 ? 'user' : 'assistant', content: text.prose(330), predecessor: prev, caller: null, created_at: BASE_TIME + k, metadata: null });
+    out.push({
+      id,
+      session_id: sessionId(i),
+      seq: k,
+      role: k % 2 === 1 ? 'user' : 'assistant',
+      content: text.prose(330),
+      predecessor: prev,
+      caller: null,
+      created_at: BASE_TIME + k,
+      metadata: null,
+    });
     prev = id;
   }
   return out;
@@ -49,11 +59,17 @@ async function fill(store: SqlStore): Promise<number> {
   await store.db.transaction().execute(async (trx) => {
     for (let start = 0; start < SESSIONS; start += 500) {
       const ids = Array.from({ length: Math.min(500, SESSIONS - start) }, (_, k) => start + k);
-      await trx.insertInto('sessions').values(ids.map((i) => ({ id: sessionId(i), title: `Session ${i}`, created_at: BASE_TIME + i }))).execute();
+      await trx
+        .insertInto('sessions')
+        .values(ids.map((i) => ({ id: sessionId(i), title: `Session ${i}`, created_at: BASE_TIME + i })))
+        .execute();
       const nodes = ids.flatMap((i) => sessionNodes(i, TURNS));
       for (const n of nodes) messageBytes += Buffer.byteLength(canonicalJson(n));
       for (let k = 0; k < nodes.length; k += 100) {
-        await trx.insertInto('nodes').values(nodes.slice(k, k + 100).map((n) => ({ ...n, content: JSON.stringify(n.content), metadata: null }))).execute();
+        await trx
+          .insertInto('nodes')
+          .values(nodes.slice(k, k + 100).map((n) => ({ ...n, content: JSON.stringify(n.content), metadata: null })))
+          .execute();
       }
     }
   });
@@ -64,7 +80,9 @@ async function fill(store: SqlStore): Promise<number> {
 async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; peak: number; before: number }> {
   const before = process.memoryUsage.rss();
   let peak = before;
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 20);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
   const t0 = performance.now();
   try {
     const value = await fn();
@@ -80,25 +98,35 @@ async function timedReconcile(store: SqlStore, root: string, options: { full?: b
   let hundredth = 0;
   let shown = 0;
   const t0 = performance.now();
-  const r = await withPeakRss(() => reconcile({
-    dag: store.dag, mirror, ...options,
-    onProgress: (p) => {
-      if (p.done === 100) hundredth = performance.now();
-      // Progress, as the CLI shows it: a line every tenth.
-      if (p.done * 10 >= (shown + 1) * p.total) { shown++; process.stderr.write(`  ${p.done}/${p.total}\r`); }
-    },
-  }));
+  const r = await withPeakRss(() =>
+    reconcile({
+      dag: store.dag,
+      mirror,
+      ...options,
+      onProgress: (p) => {
+        if (p.done === 100) hundredth = performance.now();
+        // Progress, as the CLI shows it: a line every tenth.
+        if (p.done * 10 >= (shown + 1) * p.total) {
+          shown++;
+          process.stderr.write(`  ${p.done}/${p.total}\r`);
+        }
+      },
+    }),
+  );
   process.stderr.write('\n');
   return { ...r, report: r.value as ReconcileReport, t0, hundredth };
 }
 
-const du = (args: string[], dir: string) => Number(spawnSync('du', [...args, dir], { encoding: 'utf8' }).stdout.split('\t')[0]);
+const du = (args: string[], dir: string) =>
+  Number(spawnSync('du', [...args, dir], { encoding: 'utf8' }).stdout.split('\t')[0]);
 
 export async function run(): Promise<void> {
   const keep = process.argv.includes('--keep');
   const dir = mkdtempSync(join(tmpdir(), 'entity-git-bench-many-'));
   const gitVersion = git(dir, '--version').trim();
-  console.log(`many-sessions bench: ${int(SESSIONS)} sessions of ${TURNS} turns (user + reply, ~330 characters each) in one SQLite database and one root`);
+  console.log(
+    `many-sessions bench: ${int(SESSIONS)} sessions of ${TURNS} turns (user + reply, ~330 characters each) in one SQLite database and one root`,
+  );
   console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${dir}`);
   const store = await openSqlite({ file: join(dir, 'dag.db') });
   const messageBytes = await fill(store);
@@ -107,7 +135,8 @@ export async function run(): Promise<void> {
 
   // 1. Backfill: `entity-git sync` on an empty root.
   const backfill = await timedReconcile(store, root);
-  if (backfill.report.entries.some((e) => e.action !== 'backfilled')) fail(`backfill: ${JSON.stringify(backfill.report.entries.find((e) => e.action !== 'backfilled'))}`);
+  if (backfill.report.entries.some((e) => e.action !== 'backfilled'))
+    fail(`backfill: ${JSON.stringify(backfill.report.entries.find((e) => e.action !== 'backfilled'))}`);
   for (const id of [ids[0]!, ids[SESSIONS >> 1]!, ids[SESSIONS - 1]!]) {
     const repo = join(root, id);
     fsckOr(fail, repo);
@@ -117,7 +146,9 @@ export async function run(): Promise<void> {
   // 2. Native git: the same commits (fast-export of each repository, untimed) imported into a new
   // repository and checked out: init + fast-import + reset --hard, three processes a session.
   const nativeRoot = join(dir, 'native');
-  const streams = ids.slice(0, NATIVE).map((id) => execFileSync('git', ['fast-export', '--all'], { cwd: join(root, id), maxBuffer: 1 << 26 }));
+  const streams = ids
+    .slice(0, NATIVE)
+    .map((id) => execFileSync('git', ['fast-export', '--all'], { cwd: join(root, id), maxBuffer: 1 << 26 }));
   const n0 = performance.now();
   ids.slice(0, NATIVE).forEach((id, k) => {
     const repo = join(nativeRoot, id);
@@ -127,7 +158,8 @@ export async function run(): Promise<void> {
   });
   const nativeMs = performance.now() - n0;
   for (const id of [ids[0]!, ids[NATIVE - 1]!]) {
-    if (git(join(nativeRoot, id), 'rev-parse', 'HEAD') !== git(join(root, id), 'rev-parse', 'HEAD')) fail(`native ${id}: another HEAD than entity-git's`);
+    if (git(join(nativeRoot, id), 'rev-parse', 'HEAD') !== git(join(root, id), 'rev-parse', 'HEAD'))
+      fail(`native ${id}: another HEAD than entity-git's`);
   }
 
   // 3. Disk per session: blocks (`du -sk`) and bytes (`du -sb`, directories 4 KB each), median of a sample.
@@ -142,7 +174,8 @@ export async function run(): Promise<void> {
 
   // 4. Start-up check, nothing changed: a new mirror (nothing in memory), every session.
   const quick = await timedReconcile(store, root);
-  if (quick.report.entries.some((e) => e.action !== 'unchanged')) fail('nothing changed, yet a session was not unchanged');
+  if (quick.report.entries.some((e) => e.action !== 'unchanged'))
+    fail('nothing changed, yet a session was not unchanged');
 
   // 5. The full check (`--full`) on up to 500 sessions, for the per-session cost it had before.
   const fullIds = ids.slice(0, Math.min(SESSIONS, 500));
@@ -157,7 +190,8 @@ export async function run(): Promise<void> {
   }
   const onePercent = await timedReconcile(store, root);
   const repaired = onePercent.report.entries.filter((e) => e.action === 'repaired').length;
-  if (repaired !== changed.length || onePercent.report.entries.some((e) => e.action === 'failed')) fail(`1% changed: ${repaired} repaired of ${changed.length}`);
+  if (repaired !== changed.length || onePercent.report.entries.some((e) => e.action === 'failed'))
+    fail(`1% changed: ${repaired} repaired of ${changed.length}`);
 
   // 7. One session syncing beside the others, against a root holding that session alone.
   const lone = join(dir, 'lone');
@@ -168,7 +202,10 @@ export async function run(): Promise<void> {
   await alone.sync(b);
   const turnMs = { busy: [] as number[], alone: [] as number[] };
   for (let t = 0; t < ONE_ROOT_TURNS; t++) {
-    for (const [id, mirror, into] of [[a, busy, turnMs.busy], [b, alone, turnMs.alone]] as const) {
+    for (const [id, mirror, into] of [
+      [a, busy, turnMs.busy],
+      [b, alone, turnMs.alone],
+    ] as const) {
       const i = Number(id.slice(1));
       const from = 2 * TURNS + 2 * t + (changed.includes(id) ? 2 : 0);
       for (const n of sessionNodes(i, 1, from)) await store.writer.appendNode(n);
@@ -181,27 +218,70 @@ export async function run(): Promise<void> {
   // 8. The start-up check alone, in a fresh process (its peak RSS is its own, not the setup's),
   // with every session of the root synced (the lone root's session gained turns there only).
   await busy.sync(b);
-  const childRun = spawnSync(process.execPath, [...process.execArgv, new URL('./many-sessions-child.ts', import.meta.url).pathname, join(dir, 'dag.db'), root], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const childRun = spawnSync(
+    process.execPath,
+    [...process.execArgv, new URL('./many-sessions-child.ts', import.meta.url).pathname, join(dir, 'dag.db'), root],
+    { encoding: 'utf8', maxBuffer: 1 << 24 },
+  );
   if (childRun.status !== 0) fail(`the fresh-process check failed: ${childRun.stderr}`);
-  const fresh = JSON.parse(childRun.stdout) as { ms: number; base: number; peak: number; unchanged: number; total: number };
+  const fresh = JSON.parse(childRun.stdout) as {
+    ms: number;
+    base: number;
+    peak: number;
+    unchanged: number;
+    total: number;
+  };
   if (fresh.unchanged !== SESSIONS) fail(`fresh-process check: ${fresh.unchanged} of ${fresh.total} unchanged`);
   await store.close();
 
   const perSession = (ms: number, n: number) => `${(ms / n).toFixed(2)} ms`;
-  const quickAfter = SESSIONS > 100 ? (quick.ms - (quick.hundredth - quick.t0)) / (SESSIONS - 100) : quick.ms / SESSIONS;
+  const quickAfter =
+    SESSIONS > 100 ? (quick.ms - (quick.hundredth - quick.t0)) / (SESSIONS - 100) : quick.ms / SESSIONS;
   const busyTurn = stats(turnMs.busy).median;
   const aloneTurn = stats(turnMs.alone).median;
   const rows: [string, string, string][] = [
     ['measure', 'entity-git', 'native git (init + fast-import + checkout of the same commits)'],
     ['disk per session, blocks (du -sk)', `${disk.entityGitKB} KB`, `${disk.nativeKB} KB`],
-    ['disk per session, bytes (du -sb)', `${(disk.entityGitBytes / 1024).toFixed(1)} KB (${(disk.entityGitBytes / messageBytes).toFixed(1)}x its ${(messageBytes / 1024).toFixed(1)} KB of message JSON)`, `${(disk.nativeBytes / 1024).toFixed(1)} KB`],
-    [`backfill, ${int(SESSIONS)} sessions`, `${(backfill.ms / 1000).toFixed(2)} s (${perSession(backfill.ms, SESSIONS)} a session)`, `${(nativeMs / 1000).toFixed(2)} s for ${int(NATIVE)} (${perSession(nativeMs, NATIVE)} a session; native/entity-git ${ratio((nativeMs / NATIVE) / (backfill.ms / SESSIONS))})`],
-    ['start-up check, nothing changed', `${(quick.ms / 1000).toFixed(2)} s (${quickAfter.toFixed(3)} ms a session past the first 100)`, '—'],
-    ['the same, --full (today\'s check)', `${perSession(full.ms, fullIds.length)} a session (${int(fullIds.length)} checked)`, '—'],
-    [`1% changed (${changed.length} sessions repaired)`, `${(onePercent.ms / 1000).toFixed(2)} s (${ratio(onePercent.ms / quick.ms)} the nothing-changed time)`, '—'],
-    ['peak RSS: backfill / check / 1% changed', `${mbOf(backfill.peak)} / ${mbOf(quick.peak)} / ${mbOf(onePercent.peak)} (before the check ${mbOf(quick.before)})`, '—'],
-    ['the check in a fresh process: time, peak RSS', `${(fresh.ms / 1000).toFixed(2)} s, ${mbOf(fresh.peak)} (${mbOf(fresh.base)} once the database is open)`, '—'],
-    [`one session's turn beside ${int(SESSIONS - 1)} others / alone`, `${busyTurn.toFixed(2)} / ${aloneTurn.toFixed(2)} ms (${ratio(busyTurn / aloneTurn)})`, '—'],
+    [
+      'disk per session, bytes (du -sb)',
+      `${(disk.entityGitBytes / 1024).toFixed(1)} KB (${(disk.entityGitBytes / messageBytes).toFixed(1)}x its ${(messageBytes / 1024).toFixed(1)} KB of message JSON)`,
+      `${(disk.nativeBytes / 1024).toFixed(1)} KB`,
+    ],
+    [
+      `backfill, ${int(SESSIONS)} sessions`,
+      `${(backfill.ms / 1000).toFixed(2)} s (${perSession(backfill.ms, SESSIONS)} a session)`,
+      `${(nativeMs / 1000).toFixed(2)} s for ${int(NATIVE)} (${perSession(nativeMs, NATIVE)} a session; native/entity-git ${ratio(nativeMs / NATIVE / (backfill.ms / SESSIONS))})`,
+    ],
+    [
+      'start-up check, nothing changed',
+      `${(quick.ms / 1000).toFixed(2)} s (${quickAfter.toFixed(3)} ms a session past the first 100)`,
+      '—',
+    ],
+    [
+      "the same, --full (today's check)",
+      `${perSession(full.ms, fullIds.length)} a session (${int(fullIds.length)} checked)`,
+      '—',
+    ],
+    [
+      `1% changed (${changed.length} sessions repaired)`,
+      `${(onePercent.ms / 1000).toFixed(2)} s (${ratio(onePercent.ms / quick.ms)} the nothing-changed time)`,
+      '—',
+    ],
+    [
+      'peak RSS: backfill / check / 1% changed',
+      `${mbOf(backfill.peak)} / ${mbOf(quick.peak)} / ${mbOf(onePercent.peak)} (before the check ${mbOf(quick.before)})`,
+      '—',
+    ],
+    [
+      'the check in a fresh process: time, peak RSS',
+      `${(fresh.ms / 1000).toFixed(2)} s, ${mbOf(fresh.peak)} (${mbOf(fresh.base)} once the database is open)`,
+      '—',
+    ],
+    [
+      `one session's turn beside ${int(SESSIONS - 1)} others / alone`,
+      `${busyTurn.toFixed(2)} / ${aloneTurn.toFixed(2)} ms (${ratio(busyTurn / aloneTurn)})`,
+      '—',
+    ],
   ];
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(...rows.map((r) => r[1].length));
@@ -209,10 +289,24 @@ export async function run(): Promise<void> {
   if (keep) console.log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
   writeResults('many-sessions', {
-    node: process.version, git: gitVersion, sessions: SESSIONS, turns: TURNS, nativeSessions: NATIVE, messageBytesPerSession: messageBytes,
-    disk, backfillMs: backfill.ms, nativeMs, quickMs: quick.ms, quickPerSessionAfter100Ms: quickAfter, fullPerSessionMs: full.ms / fullIds.length,
-    onePercentMs: onePercent.ms, onePercentRepaired: repaired, rss: { backfill: backfill.peak, quick: quick.peak, quickBefore: quick.before, onePercent: onePercent.peak },
-    turnBusy: stats(turnMs.busy), turnAlone: stats(turnMs.alone), freshCheck: fresh,
+    node: process.version,
+    git: gitVersion,
+    sessions: SESSIONS,
+    turns: TURNS,
+    nativeSessions: NATIVE,
+    messageBytesPerSession: messageBytes,
+    disk,
+    backfillMs: backfill.ms,
+    nativeMs,
+    quickMs: quick.ms,
+    quickPerSessionAfter100Ms: quickAfter,
+    fullPerSessionMs: full.ms / fullIds.length,
+    onePercentMs: onePercent.ms,
+    onePercentRepaired: repaired,
+    rss: { backfill: backfill.peak, quick: quick.peak, quickBefore: quick.before, onePercent: onePercent.peak },
+    turnBusy: stats(turnMs.busy),
+    turnAlone: stats(turnMs.alone),
+    freshCheck: fresh,
   });
 }
 

@@ -6,8 +6,27 @@ import { join } from 'node:path';
 import { createNodeMirror } from '../packages/node-fs/dist/index.js';
 
 const dir = process.argv[2];
-const session = { id: 's', title: null, agent_id: null, model: null, project_id: null, head: null, created_at: 1, metadata: null };
-const small = (id, seq, role, predecessor) => ({ id, session_id: 's', seq, role, content: id, predecessor, caller: null, created_at: seq, metadata: null });
+const session = {
+  id: 's',
+  title: null,
+  agent_id: null,
+  model: null,
+  project_id: null,
+  head: null,
+  created_at: 1,
+  metadata: null,
+};
+const small = (id, seq, role, predecessor) => ({
+  id,
+  session_id: 's',
+  seq,
+  role,
+  content: id,
+  predecessor,
+  caller: null,
+  created_at: seq,
+  metadata: null,
+});
 // The DAG is served from a file, as a database would: the node exists only once it is read.
 const dag = {
   listSessions: async () => ['s'],

@@ -21,14 +21,30 @@ export async function run(): Promise<void> {
   for (let i = 0; i < size / MB; i++) writeSync(fd, chunk);
   writeSync(fd, '","predecessor":"a","caller":"a","created_at":3,"metadata":{"tool":"read"}}');
   closeSync(fd);
-  const r = spawnSync(process.execPath, ['--expose-gc', new URL('./memory-child.mjs', import.meta.url).pathname, dir], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--expose-gc', new URL('./memory-child.mjs', import.meta.url).pathname, dir], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`memory bench child failed: ${r.stderr}`);
   const { base, peak, ms } = JSON.parse(r.stdout) as { base: number; peak: number; ms: number };
   const out = (n: number) => `${(n / MB).toFixed(0)} MB`;
-  console.log('memory bench: sync of a session whose largest node is a 100 MB tool output (child process on the compiled library, DAG read from a file)');
-  console.log(`  largest node ${out(size)} · RSS before ${out(base)} · peak ${out(peak)} · growth ${out(peak - base)} · sync ${ms.toFixed(0)} ms`);
-  console.log(`  peak / node ${(peak / size).toFixed(2)}x · (peak − before) / node ${((peak - base) / size).toFixed(2)}x   (goal: peak ≤ 3x the node)`);
+  console.log(
+    'memory bench: sync of a session whose largest node is a 100 MB tool output (child process on the compiled library, DAG read from a file)',
+  );
+  console.log(
+    `  largest node ${out(size)} · RSS before ${out(base)} · peak ${out(peak)} · growth ${out(peak - base)} · sync ${ms.toFixed(0)} ms`,
+  );
+  console.log(
+    `  peak / node ${(peak / size).toFixed(2)}x · (peak − before) / node ${((peak - base) / size).toFixed(2)}x   (goal: peak ≤ 3x the node)`,
+  );
   rmSync(dir, { recursive: true, force: true });
-  writeResults('memory', { node: process.version, unit: 'bytes', largestNode: size, rssBefore: base, rssPeak: peak, syncMs: ms, peakOverNode: peak / size, growthOverNode: (peak - base) / size });
+  writeResults('memory', {
+    node: process.version,
+    unit: 'bytes',
+    largestNode: size,
+    rssBefore: base,
+    rssPeak: peak,
+    syncMs: ms,
+    peakOverNode: peak / size,
+    growthOverNode: (peak - base) / size,
+  });
 }
-

@@ -12,7 +12,12 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 // Relative imports: bench/ is not a workspace package (see bench/commit.ts).
-import { createIsoGitEngine, createProjectGit, type ProjectGitEngine, type RepoState } from '../packages/core/src/index.js';
+import {
+  createIsoGitEngine,
+  createProjectGit,
+  type ProjectGitEngine,
+  type RepoState,
+} from '../packages/core/src/index.js';
 import { nativeGitEngine, nodeStorage } from '../packages/node-fs/src/index.js';
 import { writeResults } from './lib/measure.js';
 
@@ -26,13 +31,15 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
 
 function makeProject(dir: string, env: NodeJS.ProcessEnv): void {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 28 });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 28 });
   git('init', '-q', '-b', 'main');
   writeFileSync(join(dir, '.gitignore'), 'dist/\n*.log\n');
   for (let d = 0; d < FILES / PER_DIR; d++) {
     const sub = join(dir, 'src', `m${String(d).padStart(3, '0')}`);
     mkdirSync(sub, { recursive: true });
-    for (let f = 0; f < PER_DIR; f++) writeFileSync(join(sub, `f${String(f).padStart(3, '0')}.ts`), `export const v${d}_${f} = ${d * PER_DIR + f};\n`);
+    for (let f = 0; f < PER_DIR; f++)
+      writeFileSync(join(sub, `f${String(f).padStart(3, '0')}.ts`), `export const v${d}_${f} = ${d * PER_DIR + f};\n`);
   }
   mkdirSync(join(dir, 'dist'), { recursive: true });
   for (let i = 0; i < IGNORED; i++) writeFileSync(join(dir, 'dist', `chunk-${i}.js`), `/* built ${i} */\n`);
@@ -58,9 +65,17 @@ export async function run(): Promise<void> {
   writeFileSync(join(home, 'gitconfig'), '[commit]\n\tgpgsign = false\n');
   process.env.GIT_CONFIG_GLOBAL = join(home, 'gitconfig');
   process.env.GIT_CONFIG_NOSYSTEM = '1';
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'User', GIT_AUTHOR_EMAIL: 'u@example.com', GIT_COMMITTER_NAME: 'User', GIT_COMMITTER_EMAIL: 'u@example.com' };
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'User',
+    GIT_AUTHOR_EMAIL: 'u@example.com',
+    GIT_COMMITTER_NAME: 'User',
+    GIT_COMMITTER_EMAIL: 'u@example.com',
+  };
   const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
-  console.log(`project-status bench: ${FILES.toLocaleString('en')} tracked files (+${IGNORED.toLocaleString('en')} ignored), ${ROUNDS} interleaved rounds`);
+  console.log(
+    `project-status bench: ${FILES.toLocaleString('en')} tracked files (+${IGNORED.toLocaleString('en')} ignored), ${ROUNDS} interleaved rounds`,
+  );
   console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${root}`);
   try {
     const t0 = performance.now();
@@ -76,9 +91,18 @@ export async function run(): Promise<void> {
     };
     const [nativeRepo, isoRepo] = [await repoOf(native), await repoOf(iso)];
     // Both engines must see the clean tree as clean before anything is timed.
-    for (const [name, engine, repo] of [['native', native, nativeRepo], ['iso', iso, isoRepo]] as const) {
+    for (const [name, engine, repo] of [
+      ['native', native, nativeRepo],
+      ['iso', iso, isoRepo],
+    ] as const) {
       const changes = await engine.status(repo);
-      if (changes.length !== 0) throw new Error(`${name} sees ${changes.length} changes in a clean tree: ${changes.slice(0, 3).map((c) => c.path).join(', ')}`);
+      if (changes.length !== 0)
+        throw new Error(
+          `${name} sees ${changes.length} changes in a clean tree: ${changes
+            .slice(0, 3)
+            .map((c) => c.path)
+            .join(', ')}`,
+        );
     }
 
     // The turn: the user had an edit of their own before it, the agent wrote one file.
@@ -87,14 +111,26 @@ export async function run(): Promise<void> {
     writeFileSync(join(dir, 'src', 'm000', 'f000.ts'), 'export const v0_0 = -1; // the user\n');
     const [snapNative, snapIso] = [await pgNative.beforeTurn(dir), await pgIso.beforeTurn(dir)];
     writeFileSync(join(dir, 'src', 'm001', 'agent.ts'), 'export const agent = true;\n');
-    const turn = { workdir: dir, sessionId: 'bench', turn: 1, userMessage: 'edit', model: 'bench', touchedPaths: ['src/m001/agent.ts'] };
+    const turn = {
+      workdir: dir,
+      sessionId: 'bench',
+      turn: 1,
+      userMessage: 'edit',
+      model: 'bench',
+      touchedPaths: ['src/m001/agent.ts'],
+    };
     const skipped = async (pg: typeof pgNative, snapshot: typeof snapNative) => {
       const r = await pg.afterTurn({ ...turn, snapshot });
-      if (r.status !== 'skipped' || r.reason !== 'uncommitted-changes') throw new Error(`expected the uncommitted-changes skip, got ${JSON.stringify(r)}`);
+      if (r.status !== 'skipped' || r.reason !== 'uncommitted-changes')
+        throw new Error(`expected the uncommitted-changes skip, got ${JSON.stringify(r)}`);
     };
 
     const contenders: Contender[] = [
-      { name: 'git status --porcelain (spawned)', run: () => exec('git', ['status', '--porcelain'], { cwd: dir, env, maxBuffer: 1 << 28 }), samples: [] },
+      {
+        name: 'git status --porcelain (spawned)',
+        run: () => exec('git', ['status', '--porcelain'], { cwd: dir, env, maxBuffer: 1 << 28 }),
+        samples: [],
+      },
       { name: 'native engine: status()', run: () => native.status(nativeRepo), samples: [] },
       { name: 'native engine: afterTurn skip path', run: () => skipped(pgNative, snapNative), samples: [] },
       { name: 'isomorphic-git engine: status()', run: () => iso.status(isoRepo), samples: [] },
@@ -114,18 +150,36 @@ export async function run(): Promise<void> {
     console.log('| --- | --- | --- | --- |');
     for (const c of contenders) {
       const sorted = [...c.samples].sort((a, b) => a - b);
-      console.log(`| ${c.name} | ${ms(median(c.samples))} | ${ms(sorted[Math.floor(sorted.length * 0.9)] ?? sorted[sorted.length - 1]!)} | ${(median(c.samples) / base).toFixed(2)} |`);
+      console.log(
+        `| ${c.name} | ${ms(median(c.samples))} | ${ms(sorted[Math.floor(sorted.length * 0.9)] ?? sorted[sorted.length - 1]!)} | ${(median(c.samples) / base).toFixed(2)} |`,
+      );
     }
     console.log('');
-    console.log('× git status: the median divided by plain `git status --porcelain`; the skip path is inspect + lock + inspect + status + classification.');
+    console.log(
+      '× git status: the median divided by plain `git status --porcelain`; the skip path is inspect + lock + inspect + status + classification.',
+    );
     // The skip must have left the user's tree as it was: still exactly the two changes.
-    const left = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir, env, encoding: 'utf8' });
+    const left = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+    });
     if (left !== ' M src/m000/f000.ts\n?? src/m001/agent.ts\n') throw new Error(`the skip changed the tree: ${left}`);
 
     writeResults('project-status', {
-      node: process.version, git: gitVersion, cpus: cpus().length,
-      platform: `${process.platform}-${process.arch}`, files: FILES, ignored: IGNORED, unit: 'ms per call',
-      results: contenders.map((c) => ({ name: c.name, median: median(c.samples), ratioToGitStatus: median(c.samples) / base, samples: c.samples })),
+      node: process.version,
+      git: gitVersion,
+      cpus: cpus().length,
+      platform: `${process.platform}-${process.arch}`,
+      files: FILES,
+      ignored: IGNORED,
+      unit: 'ms per call',
+      results: contenders.map((c) => ({
+        name: c.name,
+        median: median(c.samples),
+        ratioToGitStatus: median(c.samples) / base,
+        samples: c.samples,
+      })),
     });
   } finally {
     if (keep) console.log(`kept ${root}`);

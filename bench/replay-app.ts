@@ -18,8 +18,14 @@ import { align, failWith, stats, writeResults, type Stats } from './lib/measure.
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const APP_DIR = resolve(import.meta.dirname, '../examples/browser-replay');
 const SESSION = 'bench-2000';
@@ -33,30 +39,40 @@ const fail = failWith('replay-app');
 
 /** Set the hash in the page and time until the app has drawn `expectTurn` (and the next frame has begun). */
 async function timed(page: Page, hash: string, expectTurn: string): Promise<number> {
-  return page.evaluate(async ([h, want]) => {
-    const root = document.getElementById('app')!;
-    const t0 = performance.now();
-    await new Promise<void>((done) => {
-      const on = () => {
-        if (document.querySelector('[data-testid=turn]')?.textContent !== want || document.querySelector('main')?.dataset.loading !== 'false') return;
-        root.removeEventListener('replay:rendered', on);
-        done();
-      };
-      root.addEventListener('replay:rendered', on);
-      location.hash = h!;
-    });
-    await new Promise((r) => requestAnimationFrame(r));
-    return performance.now() - t0;
-  }, [hash, expectTurn] as const);
+  return page.evaluate(
+    async ([h, want]) => {
+      const root = document.getElementById('app')!;
+      const t0 = performance.now();
+      await new Promise<void>((done) => {
+        const on = () => {
+          if (
+            document.querySelector('[data-testid=turn]')?.textContent !== want ||
+            document.querySelector('main')?.dataset.loading !== 'false'
+          )
+            return;
+          root.removeEventListener('replay:rendered', on);
+          done();
+        };
+        root.addEventListener('replay:rendered', on);
+        location.hash = h!;
+      });
+      await new Promise((r) => requestAnimationFrame(r));
+      return performance.now() - t0;
+    },
+    [hash, expectTurn] as const,
+  );
 }
 
 /** The timeline's commits (oldest first) as the page shows them: sha per turn. */
-const timeline = (page: Page) => page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha!));
+const timeline = (page: Page) =>
+  page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha!));
 
 async function replay(page: Page, label: string): Promise<Record<string, Stats>> {
   const open: number[] = [];
   for (let i = 0; i < OPENS; i++) {
-    await page.evaluate(() => { location.hash = '#/'; });
+    await page.evaluate(() => {
+      location.hash = '#/';
+    });
     await page.waitForSelector('[data-testid=home]');
     open.push(await timed(page, `#/s/${SESSION}`, `Turn ${TURNS} / ${TURNS}`));
   }
@@ -64,8 +80,10 @@ async function replay(page: Page, label: string): Promise<Record<string, Stats>>
   if (shas.length !== TURNS) fail(`${label}: the timeline shows ${shas.length} commits, not ${TURNS}`);
   const step: number[] = [];
   // Back from the last turn, then forward: prev and next as the buttons do (one hash change each).
-  for (let k = TURNS - 1; k > TURNS - 1 - STEPS / 2; k--) step.push(await timed(page, `#/s/${SESSION}/c/${shas[k - 1]}/main`, `Turn ${k} / ${TURNS}`));
-  for (let k = TURNS - STEPS / 2 + 1; k <= TURNS; k++) step.push(await timed(page, `#/s/${SESSION}/c/${shas[k - 1]}/main`, `Turn ${k} / ${TURNS}`));
+  for (let k = TURNS - 1; k > TURNS - 1 - STEPS / 2; k--)
+    step.push(await timed(page, `#/s/${SESSION}/c/${shas[k - 1]}/main`, `Turn ${k} / ${TURNS}`));
+  for (let k = TURNS - STEPS / 2 + 1; k <= TURNS; k++)
+    step.push(await timed(page, `#/s/${SESSION}/c/${shas[k - 1]}/main`, `Turn ${k} / ${TURNS}`));
   const jump: number[] = [];
   for (let j = 0; j < JUMPS; j++) {
     const k = 1 + ((j * 617 + 211) % TURNS);
@@ -75,10 +93,18 @@ async function replay(page: Page, label: string): Promise<Record<string, Stats>>
 }
 
 export async function run(): Promise<void> {
-  if (!existsSync(CHROMIUM)) throw new Error(`replay-app bench: ${CHROMIUM} is missing (node scripts/setup.mjs --browser installs Debian's chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `replay-app bench: ${CHROMIUM} is missing (node scripts/setup.mjs --browser installs Debian's chromium)`,
+    );
   const tmp = mkdtempSync(join(tmpdir(), 'entity-git-bench-replay-app-'));
   const built = join(tmp, 'app');
-  await build({ root: APP_DIR, configFile: join(APP_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: built, emptyOutDir: true } });
+  await build({
+    root: APP_DIR,
+    configFile: join(APP_DIR, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: built, emptyOutDir: true },
+  });
   const store = await openSqlite({ file: join(tmp, 'dag.db') });
   let t = performance.now();
   await seedLongSession(store, SESSION, TURNS, { tools: 2 });
@@ -86,7 +112,15 @@ export async function run(): Promise<void> {
   const token = `bench-${process.pid}`;
   // The server backfills the session's repository as it starts.
   t = performance.now();
-  const server = await createServer({ db: store, root: join(tmp, 'sessions'), port: 0, token, staticDir: built, agent: echoAgent, projectLocks: join(tmp, 'locks') });
+  const server = await createServer({
+    db: store,
+    root: join(tmp, 'sessions'),
+    port: 0,
+    token,
+    staticDir: built,
+    agent: echoAgent,
+    projectLocks: join(tmp, 'locks'),
+  });
   await server.mirror.sync(SESSION);
   const backfillMs = performance.now() - t;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -99,26 +133,38 @@ export async function run(): Promise<void> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     // tsx compiles the functions given to page.evaluate with esbuild's keepNames: they call __name.
-    await page.addInitScript(() => { (globalThis as { __name?: unknown }).__name = (f: unknown) => f; });
+    await page.addInitScript(() => {
+      (globalThis as { __name?: unknown }).__name = (f: unknown) => f;
+    });
     userAgent = await page.evaluate(() => navigator.userAgent);
     await page.goto(`${server.url}/#token=${token}`);
     await page.waitForSelector(`[data-testid=session][data-id=${SESSION}]`);
-    console.log(`replay-app bench: a ${TURNS}-turn session (${TURNS * 5} nodes) in the replay app, ${browser.version()} at 1280×800; ms from the action to the turn drawn`);
-    console.log(`  seeded in ${(seedMs / 1000).toFixed(1)} s; the server's backfill ${(backfillMs / 1000).toFixed(1)} s (untimed)`);
+    console.log(
+      `replay-app bench: a ${TURNS}-turn session (${TURNS * 5} nodes) in the replay app, ${browser.version()} at 1280×800; ms from the action to the turn drawn`,
+    );
+    console.log(
+      `  seeded in ${(seedMs / 1000).toFixed(1)} s; the server's backfill ${(backfillMs / 1000).toFixed(1)} s (untimed)`,
+    );
     online = await replay(page, 'online');
 
     // Save for offline: the click to the report (export pages, IndexedDB import, the browser mirror's backfill, the comparison).
     await timed(page, `#/s/${SESSION}`, `Turn ${TURNS} / ${TURNS}`);
     t = performance.now();
     await page.click('[data-testid=save-offline]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=save-summary]')?.textContent?.includes('Saved for offline'), undefined, { timeout: 30 * 60_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=save-summary]')?.textContent?.includes('Saved for offline'),
+      undefined,
+      { timeout: 30 * 60_000 },
+    );
     save = performance.now() - t;
     const summary = (await page.textContent('[data-testid=save-summary]')) ?? '';
     if (!summary?.includes('equal the server')) fail(`the browser's copy differs from the server's: ${summary}`);
     nodes = Number(/(\d[\d,]*) nodes/.exec(summary)?.[1]?.replace(/,/g, '') ?? 0);
 
     await server.close();
-    await page.waitForFunction(() => document.querySelector('[data-testid=mode]')?.textContent?.startsWith('○ offline'));
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid=mode]')?.textContent?.startsWith('○ offline'),
+    );
     offline = await replay(page, 'offline');
   } finally {
     await browser.close();
@@ -131,19 +177,36 @@ export async function run(): Promise<void> {
   const f = (s: Stats) => `${s.median.toFixed(1)} / ${s.p90.toFixed(1)}`;
   const goal = (s: Stats, g: number) => `${(s.median / g).toFixed(2)}x of ${g} ms`;
   console.log('');
-  console.log(align([
-    ['action', 'mode', 'median / p90 ms', 'median vs goal'],
-    ['open the session', 'online', f(o.open), goal(o.open, GOAL.open)],
-    ['prev / next', 'online', f(o.step), goal(o.step, GOAL.step)],
-    ['timeline jump', 'online', f(o.jump), goal(o.jump, GOAL.step)],
-    ['open the session', 'offline', f(off.open), goal(off.open, GOAL.open)],
-    ['prev / next', 'offline', f(off.step), goal(off.step, GOAL.step)],
-    ['timeline jump', 'offline', f(off.jump), goal(off.jump, GOAL.step)],
-  ]).split('\n').map((l) => `  ${l}`).join('\n'));
-  console.log(`  save for offline of ${nodes} nodes: ${save.toFixed(0)} ms (${(save / GOAL.save).toFixed(2)}x of the ${GOAL.save} ms goal); every branch equal to the server's`);
+  console.log(
+    align([
+      ['action', 'mode', 'median / p90 ms', 'median vs goal'],
+      ['open the session', 'online', f(o.open), goal(o.open, GOAL.open)],
+      ['prev / next', 'online', f(o.step), goal(o.step, GOAL.step)],
+      ['timeline jump', 'online', f(o.jump), goal(o.jump, GOAL.step)],
+      ['open the session', 'offline', f(off.open), goal(off.open, GOAL.open)],
+      ['prev / next', 'offline', f(off.step), goal(off.step, GOAL.step)],
+      ['timeline jump', 'offline', f(off.jump), goal(off.jump, GOAL.step)],
+    ])
+      .split('\n')
+      .map((l) => `  ${l}`)
+      .join('\n'),
+  );
+  console.log(
+    `  save for offline of ${nodes} nodes: ${save.toFixed(0)} ms (${(save / GOAL.save).toFixed(2)}x of the ${GOAL.save} ms goal); every branch equal to the server's`,
+  );
   console.log(`  (${OPENS} opens, ${STEPS} steps, ${JUMPS} jumps each; below 1.00x of a goal meets it)`);
   writeResults('replay-app', {
-    node: process.version, cpus: cpus().length, unit: 'ms', turns: TURNS, nodes, userAgent, goals: GOAL,
-    seedMs, backfillMs, online, offline, saveMs: save,
+    node: process.version,
+    cpus: cpus().length,
+    unit: 'ms',
+    turns: TURNS,
+    nodes,
+    userAgent,
+    goals: GOAL,
+    seedMs,
+    backfillMs,
+    online,
+    offline,
+    saveMs: save,
   });
 }

@@ -32,7 +32,9 @@ if (names.length === 1) {
   // Several: each in a process of its own (this file, asked for that one), so no bench runs on a
   // heap, JIT state or GC history another left behind. The first to fail ends the run.
   for (const name of names) {
-    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, name, ...flags], { stdio: 'inherit' });
+    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, name, ...flags], {
+      stdio: 'inherit',
+    });
     if (child.status !== 0) {
       console.error(`bench ${name} failed (${child.signal ?? `exit ${child.status}`})`);
       process.exit(child.status || 1);

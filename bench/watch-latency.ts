@@ -25,7 +25,11 @@ export async function run(): Promise<void> {
   try {
     const db = join(dir, 'app.db');
     // The application's database exists (one turn each) before the watch starts.
-    await new Promise<void>((resolve, reject) => spawn('python3', [WRITER, db, String(SESSIONS), '1', '0']).on('close', (c) => (c === 0 ? resolve() : reject(new Error(`writer exit ${c}`)))));
+    await new Promise<void>((resolve, reject) =>
+      spawn('python3', [WRITER, db, String(SESSIONS), '1', '0']).on('close', (c) =>
+        c === 0 ? resolve() : reject(new Error(`writer exit ${c}`)),
+      ),
+    );
     const store = await openSqlite({ file: db, migrate: false, checkSchema: true });
     const root = join(dir, 'sessions');
     const mirror = createNodeMirror({ dag: store.dag, root });
@@ -55,7 +59,8 @@ export async function run(): Promise<void> {
     };
     const ctx = { store, config: {}, mirror, root, close: () => store.close() };
     const watching = runWatch(ctx, io, { json: true, db });
-    while (![...mirrored.values()].length || [...mirrored.values()].reduce((a, b) => a + b, 0) < SESSIONS) await new Promise((r) => setTimeout(r, 50));
+    while (![...mirrored.values()].length || [...mirrored.values()].reduce((a, b) => a + b, 0) < SESSIONS)
+      await new Promise((r) => setTimeout(r, 50));
 
     const written = new Map<string, number[]>();
     const writer = spawn('python3', [WRITER, db, String(SESSIONS), String(TURNS + 1), String(PAUSE_S)]);
@@ -74,7 +79,10 @@ export async function run(): Promise<void> {
     });
     const code = await new Promise<number | null>((r) => writer.on('close', r));
     if (code !== 0) fail(`the writer exited ${code}`);
-    for (const end = Date.now() + 120_000; [...mirrored.values()].reduce((a, b) => a + b, 0) < SESSIONS * (TURNS + 1);) {
+    for (
+      const end = Date.now() + 120_000;
+      [...mirrored.values()].reduce((a, b) => a + b, 0) < SESSIONS * (TURNS + 1);
+    ) {
       if (Date.now() > end) fail('the watch did not mirror every turn within 120 s');
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -89,11 +97,26 @@ export async function run(): Promise<void> {
     for (let s = 0; s < SESSIONS; s++) fsckOr(fail, join(root, `py-${s}`));
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!;
-    console.log(align([
-      ['turns', 'sessions', 'rate', 'median', 'p90', 'p99', 'max'],
-      [String(latencies.length), String(SESSIONS), `${(1 / PAUSE_S).toFixed(0)}/s`, `${ms(pct(50))} ms`, `${ms(pct(90))} ms`, `${ms(pct(99))} ms`, `${ms(latencies.at(-1)!)} ms`],
-    ]));
-    writeResults('watch-latency', { sessions: SESSIONS, turnsPerSession: TURNS, pauseS: PAUSE_S, latenciesMs: latencies });
+    console.log(
+      align([
+        ['turns', 'sessions', 'rate', 'median', 'p90', 'p99', 'max'],
+        [
+          String(latencies.length),
+          String(SESSIONS),
+          `${(1 / PAUSE_S).toFixed(0)}/s`,
+          `${ms(pct(50))} ms`,
+          `${ms(pct(90))} ms`,
+          `${ms(pct(99))} ms`,
+          `${ms(latencies.at(-1)!)} ms`,
+        ],
+      ]),
+    );
+    writeResults('watch-latency', {
+      sessions: SESSIONS,
+      turnsPerSession: TURNS,
+      pauseS: PAUSE_S,
+      latenciesMs: latencies,
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -7,8 +7,11 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 const root = new URL('..', import.meta.url).pathname;
 const marker = `${root}node_modules/.modules.yaml`;
 const lock = `${root}pnpm-lock.yaml`;
-const fresh = existsSync(marker) && existsSync(lock) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs
-  && statSync(marker).mtimeMs >= newestManifest();
+const fresh =
+  existsSync(marker) &&
+  existsSync(lock) &&
+  statSync(marker).mtimeMs >= statSync(lock).mtimeMs &&
+  statSync(marker).mtimeMs >= newestManifest();
 
 function newestManifest() {
   let newest = statSync(`${root}package.json`).mtimeMs;
@@ -38,10 +41,14 @@ const chromium = '/usr/bin/chromium';
 if (process.argv.includes('--browser') && !existsSync(chromium)) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
-    console.error(`[setup] ${chromium} is missing and this is not root: run \`apt-get update && apt-get install -y chromium\` as root`);
+    console.error(
+      `[setup] ${chromium} is missing and this is not root: run \`apt-get update && apt-get install -y chromium\` as root`,
+    );
     process.exit(1);
   }
-  console.log(`[setup] ${chromium} is missing: installing Debian's chromium (apt-get update && apt-get install -y chromium)`);
+  console.log(
+    `[setup] ${chromium} is missing: installing Debian's chromium (apt-get update && apt-get install -y chromium)`,
+  );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   for (const args of [['update'], ['install', '-y', 'chromium']]) {
     console.log(`[setup] apt-get ${args.join(' ')}`);

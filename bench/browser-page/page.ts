@@ -28,7 +28,12 @@ export interface BrowserBenchResult {
   userAgent: string;
 }
 
-async function run(o: { history: number; warmup: number; timed: number; only?: 'entity-git' }): Promise<BrowserBenchResult> {
+async function run(o: {
+  history: number;
+  warmup: number;
+  timed: number;
+  only?: 'entity-git';
+}): Promise<BrowserBenchResult> {
   const tag = `${Date.now().toString(36)}-${Math.floor(Math.random() * 1e9).toString(36)}`;
   const dag = new MemoryDag();
   await dag.createSession({ id: SID, title: 'browser bench', created_at: BASE_TIME });
@@ -54,7 +59,8 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
   await pfs.mkdir(`${dir}/messages`);
   await pfs.writeFile(`${dir}/meta.json`, meta, 'utf8');
   t = performance.now();
-  if (o.only !== 'entity-git') for (const n of history) await pfs.writeFile(`${dir}/messages/${messageFileName(n)}`, canonicalJson(n), 'utf8');
+  if (o.only !== 'entity-git')
+    for (const n of history) await pfs.writeFile(`${dir}/messages/${messageFileName(n)}`, canonicalJson(n), 'utf8');
   await git.add({ fs, dir, filepath: '.', cache });
   let when = BASE_TIME;
   const sig = () => ({ ...AUTHOR, timestamp: when, timezoneOffset: 0 });
@@ -115,11 +121,13 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
         const op = (ops[name] ??= { calls: 0, ms: 0 });
         op.calls++;
         op.ms += performance.now() - t0;
-        if (g.timeline) g.timeline.push(`${(performance.now() - g.syncStart!).toFixed(2)} end ${name} ${String(a[0]).slice(-40)}`);
+        if (g.timeline)
+          g.timeline.push(`${(performance.now() - g.syncStart!).toFixed(2)} end ${name} ${String(a[0]).slice(-40)}`);
       }
     };
   };
-  for (const name of ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'stat', 'lstat', 'rename']) wrap(mirror.storage.fs as never, name);
+  for (const name of ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'stat', 'lstat', 'rename'])
+    wrap(mirror.storage.fs as never, name);
   wrap(mirror.storage.lightningFs.promises as never, 'flush');
   for (let k = 0; k < COUNTED; k++) {
     const turn = conv.turn();
@@ -143,11 +151,33 @@ async function run(o: { history: number; warmup: number; timed: number; only?: '
   const egView = await mirror.read(SID, egTip);
   if (egView.messages.at(-1)?.id !== last.at(-1)!.id) throw new Error('the mirror does not end on the last turn');
   const egTree = parseCommit(await readRaw(mirror.storage.fs, `${mirror.repoPath(SID)}/.git`, egTip)).tree;
-  if (o.only === 'entity-git') return { messagesStart: history.length, messagesEnd: 0, backfillMs, isoPrefillMs, opsPerTurn: {}, entityGit, isoAdd, isoCommit, trees: [egTree, egTree], userAgent: '' };
+  if (o.only === 'entity-git')
+    return {
+      messagesStart: history.length,
+      messagesEnd: 0,
+      backfillMs,
+      isoPrefillMs,
+      opsPerTurn: {},
+      entityGit,
+      isoAdd,
+      isoCommit,
+      trees: [egTree, egTree],
+      userAgent: '',
+    };
   const isoTree = (await git.readCommit({ fs, dir, oid: await git.resolveRef({ fs, dir, ref: 'HEAD' }) })).commit.tree;
   return {
-    messagesStart: history.length, messagesEnd: history.length + (o.warmup + o.timed + COUNTED) * TURN_FILES,
-    backfillMs, isoPrefillMs, opsPerTurn: Object.fromEntries(Object.entries(ops).map(([k, v]) => [k, { calls: v.calls / COUNTED, ms: v.ms / COUNTED }])), entityGit, isoAdd, isoCommit, trees: [egTree, isoTree], userAgent: navigator.userAgent,
+    messagesStart: history.length,
+    messagesEnd: history.length + (o.warmup + o.timed + COUNTED) * TURN_FILES,
+    backfillMs,
+    isoPrefillMs,
+    opsPerTurn: Object.fromEntries(
+      Object.entries(ops).map(([k, v]) => [k, { calls: v.calls / COUNTED, ms: v.ms / COUNTED }]),
+    ),
+    entityGit,
+    isoAdd,
+    isoCommit,
+    trees: [egTree, isoTree],
+    userAgent: navigator.userAgent,
   };
 }
 

@@ -17,19 +17,42 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-export const WORDS = ('the a of to in and is that for it with as on be this are by file function return value '
-  + 'test error module config string number array object type import export const let async await '
-  + 'promise branch commit tree blob index session message turn tool call result agent user reply '
-  + 'change update remove add check build run path directory source package version cache lock '
-  + 'write read parse format output input request response server client handler option default').split(' ');
-export const IDENTS = ['parseTree', 'buildIndex', 'readFile', 'syncSession', 'resolveRef', 'writeObject', 'config', 'entries', 'oid', 'mode'];
+export const WORDS = (
+  'the a of to in and is that for it with as on be this are by file function return value ' +
+  'test error module config string number array object type import export const let async await ' +
+  'promise branch commit tree blob index session message turn tool call result agent user reply ' +
+  'change update remove add check build run path directory source package version cache lock ' +
+  'write read parse format output input request response server client handler option default'
+).split(' ');
+export const IDENTS = [
+  'parseTree',
+  'buildIndex',
+  'readFile',
+  'syncSession',
+  'resolveRef',
+  'writeObject',
+  'config',
+  'entries',
+  'oid',
+  'mode',
+];
 
 export class Text {
   private readonly r: () => number;
-  constructor(seed: number) { this.r = mulberry32(seed); }
-  int(lo: number, hi: number): number { return lo + Math.floor(this.r() * (hi - lo + 1)); }
-  pick<T>(xs: readonly T[]): T { return xs[Math.floor(this.r() * xs.length)]!; }
-  hex(n: number): string { let s = ''; while (s.length < n) s += this.int(0, 15).toString(16); return s; }
+  constructor(seed: number) {
+    this.r = mulberry32(seed);
+  }
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.r() * (hi - lo + 1));
+  }
+  pick<T>(xs: readonly T[]): T {
+    return xs[Math.floor(this.r() * xs.length)]!;
+  }
+  hex(n: number): string {
+    let s = '';
+    while (s.length < n) s += this.int(0, 15).toString(16);
+    return s;
+  }
   /** Prose of about `len` characters: sentences, an occasional paragraph break. */
   prose(len: number): string {
     let out = '';
@@ -62,7 +85,9 @@ export class Text {
     }
     return lines.join('\n');
   }
-  size(): number { return this.int(1000, 3000); }
+  size(): number {
+    return this.int(1000, 3000);
+  }
 }
 
 /** A session as an agent writes it: user, assistant calling two tools, the two results, the reply. */
@@ -70,28 +95,45 @@ export class Conversation {
   private readonly text: Text;
   private seq = 0;
   private last: string | null = null;
-  constructor(readonly sessionId: string, seed: number) { this.text = new Text(seed); }
+  constructor(
+    readonly sessionId: string,
+    seed: number,
+  ) {
+    this.text = new Text(seed);
+  }
 
   turn(): DagNode[] {
     const t = this.text;
     const node = (role: DagNode['role'], content: DagNode['content'], extra: Partial<DagNode> = {}): DagNode => {
       this.seq++;
       const n: DagNode = {
-        id: `msg_${String(this.seq).padStart(6, '0')}${t.hex(10)}`, session_id: this.sessionId, seq: this.seq, role, content,
-        predecessor: this.last, caller: null, created_at: BASE_TIME + 7 * this.seq, metadata: null, ...extra,
+        id: `msg_${String(this.seq).padStart(6, '0')}${t.hex(10)}`,
+        session_id: this.sessionId,
+        seq: this.seq,
+        role,
+        content,
+        predecessor: this.last,
+        caller: null,
+        created_at: BASE_TIME + 7 * this.seq,
+        metadata: null,
+        ...extra,
       };
       this.last = n.id;
       return n;
     };
     const user = node('user', t.prose(t.size()));
     const path = `src/${t.pick(WORDS)}/${t.pick(IDENTS)}.ts`;
-    const call = node('assistant', {
-      text: t.prose(t.size() - 200),
-      tool_calls: [
-        { id: `call_${t.hex(16)}`, name: 'read', arguments: { path } },
-        { id: `call_${t.hex(16)}`, name: 'grep', arguments: { pattern: 'TODO', path: 'src' } },
-      ],
-    }, { metadata: { tokens: t.int(200, 2000) } });
+    const call = node(
+      'assistant',
+      {
+        text: t.prose(t.size() - 200),
+        tool_calls: [
+          { id: `call_${t.hex(16)}`, name: 'read', arguments: { path } },
+          { id: `call_${t.hex(16)}`, name: 'grep', arguments: { pattern: 'TODO', path: 'src' } },
+        ],
+      },
+      { metadata: { tokens: t.int(200, 2000) } },
+    );
     // Parallel results share the calling assistant as predecessor; the reply follows the last one.
     const read = node('tool', t.code(t.size()), { predecessor: call.id, caller: call.id, metadata: { tool: 'read' } });
     const grep = node('tool', t.grep(t.size()), { predecessor: call.id, caller: call.id, metadata: { tool: 'grep' } });

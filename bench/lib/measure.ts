@@ -22,9 +22,11 @@ export const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
 
 /** A bench's failure: throws `<bench> bench: <message>` (a bench stops on a broken repository). */
-export const failWith = (bench: string) => (message: string): never => {
-  throw new Error(`${bench} bench: ${message}`);
-};
+export const failWith =
+  (bench: string) =>
+  (message: string): never => {
+    throw new Error(`${bench} bench: ${message}`);
+  };
 
 /** `git fsck --strict` in `dir`, failing through `fail` when it finds anything (warnings, exit 0, count too). */
 export function fsckOr(fail: (message: string) => never, dir: string): void {
@@ -35,13 +37,18 @@ export function fsckOr(fail: (message: string) => never, dir: string): void {
 /** Rows of cells as columns: the first two left-aligned (names), the others right-aligned (figures). */
 export function align(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   ')).join('\n');
+  return rows
+    .map((row) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('   '))
+    .join('\n');
 }
 
 /** `git fsck --strict` in `dir`: what it said when it found anything (warnings, exit 0, count too), else null. */
 export function fsckProblems(dir: string): string | null {
   const r = spawnSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: dir, encoding: 'utf8' });
-  const said = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() !== '' && !/^(Checking|Verifying)/.test(l)).join('\n');
+  const said = `${r.stdout}${r.stderr}`
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !/^(Checking|Verifying)/.test(l))
+    .join('\n');
   return r.status !== 0 || said !== '' ? `git fsck --strict in ${dir} failed (exit ${r.status}):\n${said}` : null;
 }
 

@@ -15,11 +15,17 @@ function serviceWorker(): Plugin {
     // `import.meta.env.PROD`: that follows NODE_ENV, which a test runner sets to "test".
     config: (_config, { command }) => ({ define: { __SERVICE_WORKER__: JSON.stringify(command === 'build') } }),
     generateBundle(_options, bundle) {
-      const files = Object.keys(bundle).filter((f) => !f.endsWith('.map') && f !== 'sw.js').sort();
+      const files = Object.keys(bundle)
+        .filter((f) => !f.endsWith('.map') && f !== 'sw.js')
+        .sort();
       const assets = ['./', './index.html', ...files.filter((f) => f !== 'index.html').map((f) => `./${f}`)];
       const version = createHash('sha256').update(assets.join('\n')).digest('hex').slice(0, 12);
       const body = readFileSync(new URL('./src/service-worker.js', import.meta.url), 'utf8');
-      this.emitFile({ type: 'asset', fileName: 'sw.js', source: `const VERSION = ${JSON.stringify(version)};\nconst ASSETS = ${JSON.stringify(assets)};\n${body}` });
+      this.emitFile({
+        type: 'asset',
+        fileName: 'sw.js',
+        source: `const VERSION = ${JSON.stringify(version)};\nconst ASSETS = ${JSON.stringify(assets)};\n${body}`,
+      });
     },
   };
 }

@@ -15,9 +15,21 @@ mkdirSync(base, { recursive: true });
 const store = await openSqlite({ file: join(base, 'a.db') });
 await store.writer.createSession({ id: 's1', title: 'Consumer' });
 const u1 = await store.writer.appendNode({ id: 'u1', session_id: 's1', role: 'user', content: 'hello' });
-const a1 = await store.writer.appendNode({ id: 'a1', session_id: 's1', role: 'assistant', content: 'hi', predecessor: u1.id });
+const a1 = await store.writer.appendNode({
+  id: 'a1',
+  session_id: 's1',
+  role: 'assistant',
+  content: 'hi',
+  predecessor: u1.id,
+});
 await store.writer.appendNode({ id: 'u2', session_id: 's1', role: 'user', content: 'again', predecessor: a1.id });
-await store.writer.appendNode({ id: 'a2', session_id: 's1', role: 'assistant', content: 'hi again', predecessor: 'u2' });
+await store.writer.appendNode({
+  id: 'a2',
+  session_id: 's1',
+  role: 'assistant',
+  content: 'hi again',
+  predecessor: 'u2',
+});
 const sessions = join(base, 'sessions');
 const mirror = createNodeMirror({ dag: store.dag, root: sessions });
 const result = await mirror.sync('s1');
@@ -31,7 +43,10 @@ if (!verify.ok) throw new Error(`verify: ${JSON.stringify(verify)}`);
 const log = await mirror.log('s1');
 
 // Every repository under the root, wherever the layout puts it: native git checks it.
-const gitdirs = execFileSync('find', [sessions, '-type', 'd', '-name', '.git'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+const gitdirs = execFileSync('find', [sessions, '-type', 'd', '-name', '.git'], { encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .filter(Boolean);
 if (gitdirs.length !== 1) throw new Error(`expected one repository, found ${gitdirs.length}`);
 for (const gitdir of gitdirs) {
   execFileSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-progress'], { stdio: 'inherit' });
@@ -49,4 +64,6 @@ await own.writer.createSession({ id: 's2', title: 'Own kysely' });
 if ((await own.dag.getSession('s2'))?.title !== 'Own kysely') throw new Error('the own-kysely store lost its session');
 await own.close();
 await db.destroy();
-console.log(`  node: ${result.commitsWritten} commits, verify ok, git fsck --strict and git status clean, HEAD ${log[0]?.sha}`);
+console.log(
+  `  node: ${result.commitsWritten} commits, verify ok, git fsck --strict and git status clean, HEAD ${log[0]?.sha}`,
+);

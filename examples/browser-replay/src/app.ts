@@ -2,7 +2,13 @@
 // (sidebar-view.ts, session-view.ts, project-view.ts). Every change re-renders the page, then
 // puts focus back on the control that had it (a re-render replaces the elements), announces the
 // turn in a live region, and — when the turn changed — scrolls it into view.
-import type { ProjectStatus, ProjectStatusResult, ProjectSummary, ProjectTurnResult, SessionSummary } from 'ws-server/protocol';
+import type {
+  ProjectStatus,
+  ProjectStatusResult,
+  ProjectSummary,
+  ProjectTurnResult,
+  SessionSummary,
+} from 'ws-server/protocol';
 import { connect, localStore, type Backend } from './backend.js';
 import { h, replace } from './dom.js';
 import { shownError } from './errors.js';
@@ -24,7 +30,12 @@ type Route =
   | { page: 'project'; id: string };
 
 /** A banner. `at` is the page (hash) it belongs to: it goes when the user leaves that page; none for the app's own state (offline). */
-interface Notice { kind: 'info' | 'warn' | 'error'; text: string; detail?: string; at?: string }
+interface Notice {
+  kind: 'info' | 'warn' | 'error';
+  text: string;
+  detail?: string;
+  at?: string;
+}
 
 interface State {
   backend: Backend;
@@ -67,7 +78,11 @@ function takeToken(): string | null {
 }
 
 function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter((p) => p !== '').map((p) => decodeURIComponent(p));
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => decodeURIComponent(p));
   if (parts[0] === 's' && parts[1]) {
     const r: Route = { page: 'session', id: parts[1] };
     if (parts[2] === 'c' && parts[3]) r.sha = parts[3];
@@ -84,16 +99,55 @@ const LABELLED_BRANCHES = 12;
 export async function startApp(root: HTMLElement): Promise<void> {
   const state: State = {
     backend: null as unknown as Backend,
-    notice: null, tokenRefused: false, sessions: [], projects: [], saved: new Set(), route: parseRoute(location.hash),
-    session: null, project: null, save: null,
-    newProject: blankProjectForm(), importForm: blankImportForm(),
-    projectTurns: new Map(), projectStatus: new Map(), draft: '', sending: false, appCached: false, loading: false, drawerOpen: false,
+    notice: null,
+    tokenRefused: false,
+    sessions: [],
+    projects: [],
+    saved: new Set(),
+    route: parseRoute(location.hash),
+    session: null,
+    project: null,
+    save: null,
+    newProject: blankProjectForm(),
+    importForm: blankImportForm(),
+    projectTurns: new Map(),
+    projectStatus: new Map(),
+    draft: '',
+    sending: false,
+    appCached: false,
+    loading: false,
+    drawerOpen: false,
   };
 
-  const menu = h('button', { class: 'menu', 'data-testid': 'menu', 'aria-controls': 'sidebar', 'aria-expanded': 'false', onclick: () => { state.drawerOpen = !state.drawerOpen; render(); } }, '☰ Menu');
+  const menu = h(
+    'button',
+    {
+      class: 'menu',
+      'data-testid': 'menu',
+      'aria-controls': 'sidebar',
+      'aria-expanded': 'false',
+      onclick: () => {
+        state.drawerOpen = !state.drawerOpen;
+        render();
+      },
+    },
+    '☰ Menu',
+  );
   const topbar = h('header', { class: 'topbar' }, menu, h('span', { class: 'brand' }, 'entity-git replay'));
-  const sidebar = h('aside', { class: 'sidebar', id: 'sidebar', 'data-testid': 'sidebar', 'aria-label': 'Sessions and projects' });
-  const scrim = h('div', { class: 'scrim', 'aria-hidden': 'true', onclick: () => { state.drawerOpen = false; render(); } });
+  const sidebar = h('aside', {
+    class: 'sidebar',
+    id: 'sidebar',
+    'data-testid': 'sidebar',
+    'aria-label': 'Sessions and projects',
+  });
+  const scrim = h('div', {
+    class: 'scrim',
+    'aria-hidden': 'true',
+    onclick: () => {
+      state.drawerOpen = false;
+      render();
+    },
+  });
   const main = h('main', { class: 'main', 'data-testid': 'main' });
   // Outside `main`, so a re-render never replaces it: screen readers hear each new turn once.
   const live = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'data-testid': 'live' });
@@ -102,11 +156,12 @@ export async function startApp(root: HTMLElement): Promise<void> {
 
   const online = () => state.backend.mode === 'online';
 
-  const listen = (b: Backend) => b.onEvent?.((e) => {
-    if (e.event !== 'project_turn') return;
-    state.projectTurns.set(e.session_id, e.result);
-    void readProjectStatus(e.result.project_id).then(render);
-  });
+  const listen = (b: Backend) =>
+    b.onEvent?.((e) => {
+      if (e.event !== 'project_turn') return;
+      state.projectTurns.set(e.session_id, e.result);
+      void readProjectStatus(e.result.project_id).then(render);
+    });
 
   const goOffline = async (text: string) => {
     state.backend = (await localStore()).backend;
@@ -121,13 +176,22 @@ export async function startApp(root: HTMLElement): Promise<void> {
   if (conn.ok) {
     state.backend = conn.backend;
     listen(conn.backend);
-    void conn.closed.then(() => goOffline('The server connection closed. Showing the sessions saved in this browser (read-only).'));
+    void conn.closed.then(() =>
+      goOffline('The server connection closed. Showing the sessions saved in this browser (read-only).'),
+    );
   } else {
     state.backend = (await localStore()).backend;
     state.tokenRefused = conn.reason === 'refused';
-    state.notice = conn.reason === 'refused'
-      ? { kind: 'error', text: 'The server refused this page: the token is missing or wrong. Enter the token the server printed, or open its link. Meanwhile: the sessions saved in this browser.' }
-      : { kind: 'warn', text: 'Offline: the server is unreachable. Showing the sessions saved in this browser (read-only).' };
+    state.notice =
+      conn.reason === 'refused'
+        ? {
+            kind: 'error',
+            text: 'The server refused this page: the token is missing or wrong. Enter the token the server printed, or open its link. Meanwhile: the sessions saved in this browser.',
+          }
+        : {
+            kind: 'warn',
+            text: 'Offline: the server is unreachable. Showing the sessions saved in this browser (read-only).',
+          };
   }
 
   const fail = (err: unknown) => {
@@ -137,7 +201,10 @@ export async function startApp(root: HTMLElement): Promise<void> {
 
   async function refreshLists(): Promise<void> {
     try {
-      const [s, p] = await Promise.all([state.backend.call('list_sessions', {}), state.backend.call('list_projects', {})]);
+      const [s, p] = await Promise.all([
+        state.backend.call('list_sessions', {}),
+        state.backend.call('list_projects', {}),
+      ]);
       state.sessions = s.sessions;
       state.projects = p.projects;
     } catch (err) {
@@ -158,7 +225,11 @@ export async function startApp(root: HTMLElement): Promise<void> {
     }
   }
 
-  async function loadForks(sessionId: string, branches: SessionPage['branches'], known: Map<string, BranchFork | null>): Promise<Map<string, BranchFork | null>> {
+  async function loadForks(
+    sessionId: string,
+    branches: SessionPage['branches'],
+    known: Map<string, BranchFork | null>,
+  ): Promise<Map<string, BranchFork | null>> {
     const b = state.backend;
     const forks = new Map<string, BranchFork | null>();
     const main = branches.find((x) => x.name === 'main');
@@ -180,16 +251,35 @@ export async function startApp(root: HTMLElement): Promise<void> {
     const prev = state.session?.id === r.id ? state.session : null;
     // A step within the branch on screen reads a window of turns from the DAG (the current one and
     // the earlier ones drawn), not the whole conversation: history and branches are on screen already.
-    if (prev && r.sha && (r.branch ?? prev.history.branch) === prev.history.branch && prev.history.branch !== null && prev.view) {
+    if (
+      prev &&
+      r.sha &&
+      (r.branch ?? prev.history.branch) === prev.history.branch &&
+      prev.history.branch !== null &&
+      prev.view
+    ) {
       const commits = prev.history.commits;
       const i = commits.findIndex((c) => c.sha === r.sha);
       const c = commits[i];
       if (c && c.node !== null && c.seq !== null && c.turn !== null && !prev.showAll) {
         const older = commits[i + 1 + EARLIER_SHOWN];
-        const { messages } = await b.call('turn_messages', { session_id: r.id, to_node: c.node, to_seq: c.seq, from_seq: older?.seq ?? 0 });
+        const { messages } = await b.call('turn_messages', {
+          session_id: r.id,
+          to_node: c.node,
+          to_seq: c.seq,
+          from_seq: older?.seq ?? 0,
+        });
         prev.view = {
-          session_id: r.id, commit: c.sha, branch: prev.history.branch, turn: c.turn, turns: commits.length,
-          prev: commits[i + 1]?.sha ?? null, next: commits[i - 1]?.sha ?? null, messages, meta: prev.view.meta, continue_from: c.node,
+          session_id: r.id,
+          commit: c.sha,
+          branch: prev.history.branch,
+          turn: c.turn,
+          turns: commits.length,
+          prev: commits[i + 1]?.sha ?? null,
+          next: commits[i - 1]?.sha ?? null,
+          messages,
+          meta: prev.view.meta,
+          continue_from: c.node,
         };
         prev.notLoaded = older?.turn ?? 0;
         return;
@@ -209,25 +299,60 @@ export async function startApp(root: HTMLElement): Promise<void> {
     if (c && c.node !== null && c.seq !== null && c.turn !== null && history.branch !== null && !prev?.showAll) {
       // On the branch read: a window of turns from the DAG, as a step does.
       const older = history.commits[i + 1 + EARLIER_SHOWN];
-      const { messages } = await b.call('turn_messages', { session_id: r.id, to_node: c.node, to_seq: c.seq, from_seq: older?.seq ?? 0 });
+      const { messages } = await b.call('turn_messages', {
+        session_id: r.id,
+        to_node: c.node,
+        to_seq: c.seq,
+        from_seq: older?.seq ?? 0,
+      });
       view = {
-        session_id: r.id, commit: c.sha, branch: history.branch, turn: c.turn, turns: history.commits.length,
-        prev: history.commits[i + 1]?.sha ?? null, next: history.commits[i - 1]?.sha ?? null, messages, meta: null, continue_from: c.node,
+        session_id: r.id,
+        commit: c.sha,
+        branch: history.branch,
+        turn: c.turn,
+        turns: history.commits.length,
+        prev: history.commits[i + 1]?.sha ?? null,
+        next: history.commits[i - 1]?.sha ?? null,
+        messages,
+        meta: null,
+        continue_from: c.node,
       };
       notLoaded = older?.turn ?? 0;
     } else if (sha) {
-      view = await b.call('git_checkout', history.branch ? { session_id: r.id, commit_sha: sha, branch: history.branch } : { session_id: r.id, commit_sha: sha });
-      if (view.branch !== history.branch) history = await b.call('git_history', { session_id: r.id, branch: view.branch });
+      view = await b.call(
+        'git_checkout',
+        history.branch
+          ? { session_id: r.id, commit_sha: sha, branch: history.branch }
+          : { session_id: r.id, commit_sha: sha },
+      );
+      if (view.branch !== history.branch)
+        history = await b.call('git_history', { session_id: r.id, branch: view.branch });
     }
     const { branches } = await b.call('git_branches', { session_id: r.id });
-    const forks = await loadForks(r.id, branches, prev?.forks ?? new Map()).catch(() => new Map<string, BranchFork | null>());
-    state.session = { id: r.id, history, view, branches, forks, collapsed: prev?.collapsed ?? new Set(), showAll: prev?.showAll ?? false, notLoaded };
+    const forks = await loadForks(r.id, branches, prev?.forks ?? new Map()).catch(
+      () => new Map<string, BranchFork | null>(),
+    );
+    state.session = {
+      id: r.id,
+      history,
+      view,
+      branches,
+      forks,
+      collapsed: prev?.collapsed ?? new Set(),
+      showAll: prev?.showAll ?? false,
+      notLoaded,
+    };
   }
 
   async function loadProject(id: string): Promise<void> {
     const detail = await state.backend.call('project_detail', { project_id: id });
     const log = online() ? await state.backend.call('project_log', { project_id: id }).catch(() => null) : null;
-    state.project = { detail, log, pendingMove: state.project?.detail.id === id ? state.project.pendingMove : null, busy: false };
+    state.project = {
+      detail,
+      log,
+      pendingMove: state.project?.detail.id === id ? state.project.pendingMove : null,
+      busy: false,
+    };
   }
 
   async function navigate(): Promise<void> {
@@ -265,7 +390,11 @@ export async function startApp(root: HTMLElement): Promise<void> {
     if (!s) return;
     try {
       const r = await state.backend.call('git_switch_branch', { session_id: s.id, branch: name });
-      state.notice = { kind: 'info', text: `HEAD is now ${labelOf(s, name)}: new messages continue it.`, at: location.hash };
+      state.notice = {
+        kind: 'info',
+        text: `HEAD is now ${labelOf(s, name)}: new messages continue it.`,
+        at: location.hash,
+      };
       s.branches = r.branches;
       await refreshLists();
       await navigate();
@@ -282,12 +411,18 @@ export async function startApp(root: HTMLElement): Promise<void> {
     state.sending = true;
     render();
     try {
-      const r = await state.backend.call('send_message', { session_id: s.id, content: text, continue_from: s.view?.continue_from ?? null });
+      const r = await state.backend.call('send_message', {
+        session_id: s.id,
+        content: text,
+        continue_from: s.view?.continue_from ?? null,
+      });
       state.draft = '';
       if (r.project) state.projectTurns.set(s.id, r.project);
       else state.projectTurns.delete(s.id);
       const target = sessionHref(s.id, r.commit ?? undefined, r.branch ?? undefined);
-      state.notice = r.branch_created ? { kind: 'info', text: `Your message started branch ${r.branch}.`, at: target } : null;
+      state.notice = r.branch_created
+        ? { kind: 'info', text: `Your message started branch ${r.branch}.`, at: target }
+        : null;
       await refreshLists();
       state.sending = false;
       if (location.hash === target) await navigate();
@@ -324,10 +459,18 @@ export async function startApp(root: HTMLElement): Promise<void> {
     f.error = null;
     render();
     try {
-      const p = await state.backend.call('create_project', { workdir: f.workdir.trim(), name: f.name.trim(), ...(sessionId ? { session_id: sessionId } : {}) });
+      const p = await state.backend.call('create_project', {
+        workdir: f.workdir.trim(),
+        name: f.name.trim(),
+        ...(sessionId ? { session_id: sessionId } : {}),
+      });
       state.newProject = blankProjectForm();
       const target = sessionId ? location.hash : projectHref(p.id);
-      state.notice = { kind: 'info', text: `Project ${p.name} created (${p.repo === 'created' ? 'git init in' : p.repo === 'reused' ? 'reusing the git repository of' : 'no git available for'} ${p.workdir}).`, at: target };
+      state.notice = {
+        kind: 'info',
+        text: `Project ${p.name} created (${p.repo === 'created' ? 'git init in' : p.repo === 'reused' ? 'reusing the git repository of' : 'no git available for'} ${p.workdir}).`,
+        at: target,
+      };
       await refreshLists();
       if (!sessionId) location.hash = target;
       else await navigate();
@@ -355,7 +498,11 @@ export async function startApp(root: HTMLElement): Promise<void> {
     render();
     try {
       const p = await state.backend.call('set_project_status', { project_id: projectId, status });
-      state.notice = { kind: 'info', text: `${p.name} is now ${p.status}${p.status === 'active' ? ': the agent’s edits are auto-committed again.' : ': the agent’s edits are not auto-committed.'}`, at: location.hash };
+      state.notice = {
+        kind: 'info',
+        text: `${p.name} is now ${p.status}${p.status === 'active' ? ': the agent’s edits are auto-committed again.' : ': the agent’s edits are not auto-committed.'}`,
+        at: location.hash,
+      };
       await refreshLists();
       await navigate();
     } catch (err) {
@@ -375,7 +522,11 @@ export async function startApp(root: HTMLElement): Promise<void> {
       f.plan = await state.backend.call('import_projects', { dir: f.dir.trim(), apply });
       if (apply) {
         const n = f.plan.candidates.filter((c) => c.status === 'created').length;
-        state.notice = { kind: 'info', text: `Imported ${n === 1 ? '1 project' : `${n} projects`} from ${f.plan.dir}.`, at: location.hash };
+        state.notice = {
+          kind: 'info',
+          text: `Imported ${n === 1 ? '1 project' : `${n} projects`} from ${f.plan.dir}.`,
+          at: location.hash,
+        };
         await refreshLists();
       }
     } catch (err) {
@@ -400,38 +551,84 @@ export async function startApp(root: HTMLElement): Promise<void> {
   let tokenFormEl: HTMLElement | null = null;
   function tokenForm(): HTMLElement | null {
     if (!state.tokenRefused) return null;
-    return tokenFormEl ??= h('form', { class: 'token-form', 'data-testid': 'token-form', onsubmit: (e: Event) => {
-      e.preventDefault();
-      const value = ((e.target as HTMLFormElement).elements.namedItem('token') as HTMLInputElement).value.trim();
-      if (value === '') return;
-      localStorage.setItem(TOKEN_KEY, value);
-      location.reload();
-    } },
-    h('label', { for: 'token-input' }, 'Access token'),
-    h('input', { id: 'token-input', name: 'token', type: 'password', autocomplete: 'off', required: true, 'data-testid': 'token-input' }),
-    h('button', { type: 'submit', 'data-testid': 'token-submit' }, 'Connect'));
+    return (tokenFormEl ??= h(
+      'form',
+      {
+        class: 'token-form',
+        'data-testid': 'token-form',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          const value = ((e.target as HTMLFormElement).elements.namedItem('token') as HTMLInputElement).value.trim();
+          if (value === '') return;
+          localStorage.setItem(TOKEN_KEY, value);
+          location.reload();
+        },
+      },
+      h('label', { for: 'token-input' }, 'Access token'),
+      h('input', {
+        id: 'token-input',
+        name: 'token',
+        type: 'password',
+        autocomplete: 'off',
+        required: true,
+        'data-testid': 'token-input',
+      }),
+      h('button', { type: 'submit', 'data-testid': 'token-submit' }, 'Connect'),
+    ));
   }
 
   function render(): void {
-    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.testid ?? null : null;
+    const focused =
+      document.activeElement instanceof HTMLElement ? (document.activeElement.dataset.testid ?? null) : null;
     const r = state.route;
     const current = r.page === 'session' ? r.id : null;
-    replace(sidebar, ...renderSidebar(sidebar, {
-      online: online(), sessions: state.sessions, projects: state.projects, saved: state.saved,
-      currentSession: current,
-      currentProject: r.page === 'project' ? r.id : state.sessions.find((s) => s.id === current)?.project_id ?? null,
-      onProjectPage: r.page === 'project',
-      form: state.newProject, appCached: state.appCached,
-      projectTools: renderImport(state.importForm, online(), { rerender: render, find: () => void importProjects(false), apply: () => void importProjects(true) }),
-      on: { rerender: render, createProject: () => void createProject() },
-    }));
+    replace(
+      sidebar,
+      ...renderSidebar(sidebar, {
+        online: online(),
+        sessions: state.sessions,
+        projects: state.projects,
+        saved: state.saved,
+        currentSession: current,
+        currentProject:
+          r.page === 'project' ? r.id : (state.sessions.find((s) => s.id === current)?.project_id ?? null),
+        onProjectPage: r.page === 'project',
+        form: state.newProject,
+        appCached: state.appCached,
+        projectTools: renderImport(state.importForm, online(), {
+          rerender: render,
+          find: () => void importProjects(false),
+          apply: () => void importProjects(true),
+        }),
+        on: { rerender: render, createProject: () => void createProject() },
+      }),
+    );
     root.classList.toggle('drawer-open', state.drawerOpen);
     menu.setAttribute('aria-expanded', String(state.drawerOpen));
     const n = state.notice;
     const banner = n
-      ? h('div', { class: `notice ${n.kind}`, 'data-testid': 'notice', role: n.kind === 'error' ? 'alert' : 'status' },
-        h('div', {}, h('span', {}, n.text), n.detail ? h('small', { class: 'details', 'data-testid': 'notice-details' }, n.detail) : null),
-        h('button', { class: 'link', 'aria-label': 'Dismiss', onclick: () => { state.notice = null; render(); } }, '×'))
+      ? h(
+          'div',
+          { class: `notice ${n.kind}`, 'data-testid': 'notice', role: n.kind === 'error' ? 'alert' : 'status' },
+          h(
+            'div',
+            {},
+            h('span', {}, n.text),
+            n.detail ? h('small', { class: 'details', 'data-testid': 'notice-details' }, n.detail) : null,
+          ),
+          h(
+            'button',
+            {
+              class: 'link',
+              'aria-label': 'Dismiss',
+              onclick: () => {
+                state.notice = null;
+                render();
+              },
+            },
+            '×',
+          ),
+        )
       : null;
     let body: HTMLElement[];
     let turnKey: string | null = null;
@@ -440,14 +637,26 @@ export async function startApp(root: HTMLElement): Promise<void> {
       const summary = state.sessions.find((x) => x.id === s.id);
       const project = summary?.project_id ? state.projects.find((p) => p.id === summary.project_id) : undefined;
       body = renderSession({
-        s, summary, project, online: online(), saved: state.saved.has(s.id), saving: state.save?.status === 'running',
-        draft: state.draft, sending: state.sending,
+        s,
+        summary,
+        project,
+        online: online(),
+        saved: state.saved.has(s.id),
+        saving: state.save?.status === 'running',
+        draft: state.draft,
+        sending: state.sending,
         projectTurn: state.projectTurns.get(s.id),
         projectStatus: project && online() ? state.projectStatus.get(project.id) : undefined,
         saveReport: state.save?.sessionId === s.id ? renderSave(state.save) : null,
         on: {
-          rerender: render, showAll: () => void navigate(), makeHead: (b) => void makeHead(b), save: () => void save(), send: () => void send(),
-          draft: (t) => { state.draft = t; },
+          rerender: render,
+          showAll: () => void navigate(),
+          makeHead: (b) => void makeHead(b),
+          save: () => void save(),
+          send: () => void send(),
+          draft: (t) => {
+            state.draft = t;
+          },
         },
       });
       if (s.view) {
@@ -457,16 +666,35 @@ export async function startApp(root: HTMLElement): Promise<void> {
     } else if (r.page === 'project' && state.project?.detail.id === r.id) {
       const p = state.project;
       body = renderProject({
-        p, sessions: state.sessions, projects: state.projects, online: online(),
-        on: { rerender: render, setStatus: (st) => void setStatus(p.detail.id, st), addSession: (id) => void addToProject(p.detail.id, id) },
+        p,
+        sessions: state.sessions,
+        projects: state.projects,
+        online: online(),
+        on: {
+          rerender: render,
+          setStatus: (st) => void setStatus(p.detail.id, st),
+          addSession: (id) => void addToProject(p.detail.id, id),
+        },
       });
     } else if (state.loading) body = [h('p', { class: 'empty' }, 'Loading…')];
-    else body = [h('p', { class: 'empty', 'data-testid': 'home' }, state.sessions.length > 0 ? 'Pick a session to replay it turn by turn.' : online() ? 'No sessions on the server.' : 'Nothing saved in this browser yet.')];
+    else
+      body = [
+        h(
+          'p',
+          { class: 'empty', 'data-testid': 'home' },
+          state.sessions.length > 0
+            ? 'Pick a session to replay it turn by turn.'
+            : online()
+              ? 'No sessions on the server.'
+              : 'Nothing saved in this browser yet.',
+        ),
+      ];
     main.dataset.loading = String(state.loading);
     replace(main, banner, tokenForm(), ...body);
     const again = focused ? root.querySelector<HTMLElement>(`[data-testid="${focused}"]`) : null;
     if (again && !(again as HTMLButtonElement).disabled) again.focus({ preventScroll: true });
-    else if (focused === 'prev' || focused === 'next') main.querySelector<HTMLElement>('[data-testid=turn]')?.focus({ preventScroll: true });
+    else if (focused === 'prev' || focused === 'next')
+      main.querySelector<HTMLElement>('[data-testid=turn]')?.focus({ preventScroll: true });
     if (turnKey !== null) {
       placeTurn(main, turnKey !== scrolledTo);
       scrolledTo = turnKey;
@@ -478,10 +706,16 @@ export async function startApp(root: HTMLElement): Promise<void> {
   window.addEventListener('hashchange', () => void navigate());
 
   if (__SERVICE_WORKER__ && 'serviceWorker' in navigator) {
-    void navigator.serviceWorker.register('./sw.js').then(() => navigator.serviceWorker.ready).then(() => {
-      state.appCached = true;
-      render();
-    }, () => undefined);
+    void navigator.serviceWorker
+      .register('./sw.js')
+      .then(() => navigator.serviceWorker.ready)
+      .then(
+        () => {
+          state.appCached = true;
+          render();
+        },
+        () => undefined,
+      );
   }
 
   await refreshLists();

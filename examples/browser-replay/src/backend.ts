@@ -5,17 +5,29 @@ import type { ActionResponse } from '@entity-git/core';
 import { createActions } from '@entity-git/core';
 import { createBrowserMirror, openIdbDag, type IdbDag } from '@entity-git/browser-fs';
 import type { Mirror } from '@entity-git/core';
-import { TOKEN_PARAM, WS_PATH, type ServerActionMap, type ServerActionName, type ServerEvent } from 'ws-server/protocol';
+import {
+  TOKEN_PARAM,
+  WS_PATH,
+  type ServerActionMap,
+  type ServerActionName,
+  type ServerEvent,
+} from 'ws-server/protocol';
 
 export class ActionError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 export interface Backend {
   readonly mode: 'online' | 'offline';
-  call<K extends ServerActionName>(action: K, params: ServerActionMap[K]['params']): Promise<ServerActionMap[K]['result']>;
+  call<K extends ServerActionName>(
+    action: K,
+    params: ServerActionMap[K]['params'],
+  ): Promise<ServerActionMap[K]['result']>;
   /** The server's unsolicited frames (`project_turn`); offline there are none. */
   onEvent?(listener: (event: ServerEvent) => void): void;
 }
@@ -42,7 +54,11 @@ export function localStore(): Promise<LocalStore> {
       mode: 'offline',
       async call(action, params) {
         const r = await actions.handle({ action, params });
-        if (!r.ok) throw new ActionError(r.error.code === 'UNKNOWN_ACTION' ? 'OFFLINE' : r.error.code, r.error.code === 'UNKNOWN_ACTION' ? `${action} needs the server` : r.error.message);
+        if (!r.ok)
+          throw new ActionError(
+            r.error.code === 'UNKNOWN_ACTION' ? 'OFFLINE' : r.error.code,
+            r.error.code === 'UNKNOWN_ACTION' ? `${action} needs the server` : r.error.message,
+          );
         return r.result as never;
       },
     };
@@ -51,7 +67,9 @@ export function localStore(): Promise<LocalStore> {
   return local;
 }
 
-export type Connection = { ok: true; backend: Backend; closed: Promise<void> } | { ok: false; reason: 'unreachable' | 'refused' };
+export type Connection =
+  | { ok: true; backend: Backend; closed: Promise<void> }
+  | { ok: false; reason: 'unreachable' | 'refused' };
 
 const TIMEOUT_MS = 5000;
 
@@ -69,13 +87,25 @@ export async function connect(token: string | null): Promise<Connection> {
   const ws = new WebSocket(url);
   const opened = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), TIMEOUT_MS);
-    ws.onopen = () => { clearTimeout(timer); resolve(true); };
-    ws.onerror = () => { clearTimeout(timer); resolve(false); };
-    ws.onclose = () => { clearTimeout(timer); resolve(false); };
+    ws.onopen = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    ws.onerror = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    ws.onclose = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
   });
   if (!opened) {
     ws.close();
-    const up = await fetch(new URL('healthz', location.href.replace(/#.*$/, '')), { cache: 'no-store' }).then((r) => r.ok, () => false);
+    const up = await fetch(new URL('healthz', location.href.replace(/#.*$/, '')), { cache: 'no-store' }).then(
+      (r) => r.ok,
+      () => false,
+    );
     return { ok: false, reason: up ? 'refused' : 'unreachable' };
   }
   const pending = new Map<number, (r: ActionResponse) => void>();
@@ -84,7 +114,8 @@ export async function connect(token: string | null): Promise<Connection> {
   const closed = new Promise<void>((resolve) => {
     ws.onclose = () => {
       gone = true;
-      for (const settle of pending.values()) settle({ ok: false, error: { code: 'DISCONNECTED', message: 'the server connection closed' } });
+      for (const settle of pending.values())
+        settle({ ok: false, error: { code: 'DISCONNECTED', message: 'the server connection closed' } });
       pending.clear();
       resolve();
     };
@@ -102,7 +133,9 @@ export async function connect(token: string | null): Promise<Connection> {
   };
   const backend: Backend = {
     mode: 'online',
-    onEvent: (listener) => { listeners.push(listener); },
+    onEvent: (listener) => {
+      listeners.push(listener);
+    },
     async call(action, params) {
       if (gone) throw new ActionError('DISCONNECTED', 'the server connection closed');
       const id = ++next;

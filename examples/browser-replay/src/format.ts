@@ -2,11 +2,13 @@
 import { textOf, type JsonValue } from '@entity-git/core';
 
 const enc = encodeURIComponent;
-export const sessionHref = (id: string, sha?: string, branch?: string) => `#/s/${enc(id)}${sha ? `/c/${sha}${branch ? `/${enc(branch)}` : ''}` : ''}`;
+export const sessionHref = (id: string, sha?: string, branch?: string) =>
+  `#/s/${enc(id)}${sha ? `/c/${sha}${branch ? `/${enc(branch)}` : ''}` : ''}`;
 export const projectHref = (id: string) => `#/p/${enc(id)}`;
 export const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : '—');
 export const when = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ');
-export const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : /(?:s|sh|ch|x)$/.test(one) ? 'es' : 's'}`;
+export const plural = (n: number, one: string) =>
+  `${n} ${one}${n === 1 ? '' : /(?:s|sh|ch|x)$/.test(one) ? 'es' : 's'}`;
 
 /** `/home/ada/code/wiki-agent` → `…/code/wiki-agent`. */
 export function abbreviate(workdir: string): string {

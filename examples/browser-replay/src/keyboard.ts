@@ -12,7 +12,12 @@ const typing = (el: EventTarget | null): boolean =>
 export function bindReplayKeys(target: Document, keys: ReplayKeys): void {
   target.addEventListener('keydown', (e) => {
     if (e.defaultPrevented || e.isComposing) return;
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && e.target instanceof HTMLTextAreaElement && e.target.name === 'message') {
+    if (
+      e.key === 'Enter' &&
+      (e.ctrlKey || e.metaKey) &&
+      e.target instanceof HTMLTextAreaElement &&
+      e.target.name === 'message'
+    ) {
       e.preventDefault();
       keys.send();
       return;

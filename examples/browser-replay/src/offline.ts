@@ -29,12 +29,21 @@ export interface SaveReport {
 
 const PAGE = 1000;
 
-export async function saveForOffline(server: Backend, local: LocalStore, sessionId: string, onProgress?: (nodes: number) => void): Promise<SaveReport> {
+export async function saveForOffline(
+  server: Backend,
+  local: LocalStore,
+  sessionId: string,
+  onProgress?: (nodes: number) => void,
+): Promise<SaveReport> {
   const nodes: DagNode[] = [];
   let session: Session | null = null;
   let serverBranches: BranchSummary[] = [];
-  for (let after: number | null = 0; after !== null;) {
-    const page: Awaited<ReturnType<typeof server.call<'export_session'>>> = await server.call('export_session', { session_id: sessionId, after_seq: after, limit: PAGE });
+  for (let after: number | null = 0; after !== null; ) {
+    const page: Awaited<ReturnType<typeof server.call<'export_session'>>> = await server.call('export_session', {
+      session_id: sessionId,
+      after_seq: after,
+      limit: PAGE,
+    });
     if (session === null) {
       session = page.session;
       serverBranches = page.branches;
@@ -49,9 +58,11 @@ export async function saveForOffline(server: Backend, local: LocalStore, session
   if (session.project_id !== null) {
     const p = await server.call('project_detail', { project_id: session.project_id }).catch(() => null);
     if (p && (await local.dag.getProject(p.id)) === null) {
-      await local.dag.createProject({ id: p.id, name: p.name, workdir: p.workdir, description: p.description }).catch((err: unknown) => {
-        if (!isEntityGitError(err, 'DUPLICATE_PROJECT')) throw err;
-      });
+      await local.dag
+        .createProject({ id: p.id, name: p.name, workdir: p.workdir, description: p.description })
+        .catch((err: unknown) => {
+          if (!isEntityGitError(err, 'DUPLICATE_PROJECT')) throw err;
+        });
       if (p.status !== 'active') await local.dag.setProjectStatus(p.id, p.status).catch(() => undefined);
     }
   }
@@ -73,7 +84,9 @@ export async function saveForOffline(server: Backend, local: LocalStore, session
   if (!equal && tip) {
     const view = await server.call('git_checkout', { session_id: sessionId, commit_sha: tip.commit }).catch(() => null);
     const meta = view?.meta as { title?: unknown; project_id?: unknown; model?: unknown } | undefined;
-    metaChanged = meta !== undefined && (meta.title !== session.title || meta.project_id !== session.project_id || meta.model !== session.model);
+    metaChanged =
+      meta !== undefined &&
+      (meta.title !== session.title || meta.project_id !== session.project_id || meta.model !== session.model);
   }
   return { sessionId, nodes: nodes.length, branches, equal, metaChanged };
 }

@@ -10,16 +10,74 @@ export type SaveState =
   | { sessionId: string; status: 'failed'; message: string };
 
 export function renderSave(s: SaveState): HTMLElement {
-  if (s.status === 'running') return h('div', { class: 'save running', 'data-testid': 'save-report', role: 'status' }, `Saving… ${plural(s.nodes, 'node')} copied`);
-  if (s.status === 'failed') return h('div', { class: 'save failed', 'data-testid': 'save-report', role: 'alert' }, `Save for offline failed: ${s.message}`);
+  if (s.status === 'running')
+    return h(
+      'div',
+      { class: 'save running', 'data-testid': 'save-report', role: 'status' },
+      `Saving… ${plural(s.nodes, 'node')} copied`,
+    );
+  if (s.status === 'failed')
+    return h(
+      'div',
+      { class: 'save failed', 'data-testid': 'save-report', role: 'alert' },
+      `Save for offline failed: ${s.message}`,
+    );
   const r = s.report;
-  return h('div', { class: `save ${r.equal ? 'equal' : 'differs'}`, 'data-testid': 'save-report', role: 'status' },
-    h('p', { 'data-testid': 'save-summary' }, r.equal
-      ? `Saved for offline: ${plural(r.nodes, 'node')}, ${plural(r.branches.length, 'branch')} — the commit ids rebuilt in this browser equal the server's ✓`
-      : `Saved for offline: ${plural(r.nodes, 'node')} — the commit ids rebuilt in this browser differ from the server's ✗`),
-    r.metaChanged ? h('p', { class: 'hint' }, 'The session row changed after those commits (title, model or project): the server keeps its commits as they were made, a rebuild from today’s rows commits today’s meta.json.') : null,
-    h('div', { class: 'table-scroll' }, h('table', { 'data-testid': 'save-table' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'branch'), h('th', {}, 'server'), h('th', {}, 'browser'), h('th', {}, h('span', { class: 'sr-only' }, 'equal')))),
-      h('tbody', {}, r.branches.map((b) => h('tr', { 'data-testid': 'save-row', 'data-branch': b.name, 'data-server': b.server ?? '', 'data-browser': b.browser ?? '' },
-        h('td', {}, b.name), h('td', { class: 'sha' }, short(b.server)), h('td', { class: 'sha' }, short(b.browser)), h('td', {}, b.equal ? '✓ equal' : '✗ differs')))))));
+  return h(
+    'div',
+    { class: `save ${r.equal ? 'equal' : 'differs'}`, 'data-testid': 'save-report', role: 'status' },
+    h(
+      'p',
+      { 'data-testid': 'save-summary' },
+      r.equal
+        ? `Saved for offline: ${plural(r.nodes, 'node')}, ${plural(r.branches.length, 'branch')} — the commit ids rebuilt in this browser equal the server's ✓`
+        : `Saved for offline: ${plural(r.nodes, 'node')} — the commit ids rebuilt in this browser differ from the server's ✗`,
+    ),
+    r.metaChanged
+      ? h(
+          'p',
+          { class: 'hint' },
+          'The session row changed after those commits (title, model or project): the server keeps its commits as they were made, a rebuild from today’s rows commits today’s meta.json.',
+        )
+      : null,
+    h(
+      'div',
+      { class: 'table-scroll' },
+      h(
+        'table',
+        { 'data-testid': 'save-table' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', {}, 'branch'),
+            h('th', {}, 'server'),
+            h('th', {}, 'browser'),
+            h('th', {}, h('span', { class: 'sr-only' }, 'equal')),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          r.branches.map((b) =>
+            h(
+              'tr',
+              {
+                'data-testid': 'save-row',
+                'data-branch': b.name,
+                'data-server': b.server ?? '',
+                'data-browser': b.browser ?? '',
+              },
+              h('td', {}, b.name),
+              h('td', { class: 'sha' }, short(b.server)),
+              h('td', { class: 'sha' }, short(b.browser)),
+              h('td', {}, b.equal ? '✓ equal' : '✗ differs'),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
 }

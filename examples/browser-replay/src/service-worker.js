@@ -8,14 +8,22 @@ const scope = new URL(self.registration.scope);
 const NETWORK_ONLY = new Set([`${scope.pathname}ws`, `${scope.pathname}healthz`]);
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(ASSETS)).then(() => self.skipWaiting()));
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll(ASSETS))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener('activate', (event) => {
-  event.waitUntil((async () => {
-    for (const key of await caches.keys()) if (key.startsWith('entity-git-replay-') && key !== CACHE) await caches.delete(key);
-    await self.clients.claim();
-  })());
+  event.waitUntil(
+    (async () => {
+      for (const key of await caches.keys())
+        if (key.startsWith('entity-git-replay-') && key !== CACHE) await caches.delete(key);
+      await self.clients.claim();
+    })(),
+  );
 });
 
 self.addEventListener('fetch', (event) => {
@@ -23,7 +31,11 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (request.method !== 'GET' || url.origin !== scope.origin || NETWORK_ONLY.has(url.pathname)) return;
   if (request.mode === 'navigate') {
-    event.respondWith(fetch(request).catch(async () => (await caches.match(new URL('./index.html', scope).href, { cacheName: CACHE })) ?? Response.error()));
+    event.respondWith(
+      fetch(request).catch(
+        async () => (await caches.match(new URL('./index.html', scope).href, { cacheName: CACHE })) ?? Response.error(),
+      ),
+    );
     return;
   }
   event.respondWith(caches.match(request, { cacheName: CACHE }).then((hit) => hit ?? fetch(request)));

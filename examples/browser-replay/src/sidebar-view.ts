@@ -15,7 +15,15 @@ export interface NewProjectForm {
   busy: boolean;
 }
 
-export const blankProjectForm = (): NewProjectForm => ({ open: false, workdir: '', name: '', nameTouched: false, withSession: true, error: null, busy: false });
+export const blankProjectForm = (): NewProjectForm => ({
+  open: false,
+  workdir: '',
+  name: '',
+  nameTouched: false,
+  withSession: true,
+  error: null,
+  busy: false,
+});
 
 export interface SidebarInput {
   online: boolean;
@@ -38,48 +46,188 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
   const currentTitle = input.sessions.find((s) => s.id === current)?.title ?? current;
   return [
     h('header', { class: 'brand' }, h('a', { href: '#/' }, 'entity-git'), ' replay'),
-    h('div', { class: `mode ${online ? 'online' : 'offline'}`, 'data-testid': 'mode' }, online ? '● online' : '○ offline — saved in this browser'),
+    h(
+      'div',
+      { class: `mode ${online ? 'online' : 'offline'}`, 'data-testid': 'mode' },
+      online ? '● online' : '○ offline — saved in this browser',
+    ),
     h('h2', {}, 'Sessions'),
     input.sessions.length === 0
-      ? h('p', { class: 'empty', 'data-testid': 'sessions-empty' }, online ? 'No sessions yet.' : 'No session saved in this browser yet.')
-      : h('ul', { class: 'sessions', 'data-testid': 'sessions' }, input.sessions.map((s) =>
-        h('li', {},
-          h('a', { href: sessionHref(s.id), class: s.id === current ? 'session current' : 'session', 'data-testid': 'session', 'data-id': s.id, 'aria-current': s.id === current ? 'page' : null },
-            h('span', { class: 'title' }, s.title ?? s.id),
-            h('small', {}, `${s.branch ?? 'no commit yet'} · ${plural(s.turns, 'turn')}`),
-            online && input.saved.has(s.id) ? h('span', { class: 'badge', title: 'a copy is in this browser' }, 'saved') : null)))),
+      ? h(
+          'p',
+          { class: 'empty', 'data-testid': 'sessions-empty' },
+          online ? 'No sessions yet.' : 'No session saved in this browser yet.',
+        )
+      : h(
+          'ul',
+          { class: 'sessions', 'data-testid': 'sessions' },
+          input.sessions.map((s) =>
+            h(
+              'li',
+              {},
+              h(
+                'a',
+                {
+                  href: sessionHref(s.id),
+                  class: s.id === current ? 'session current' : 'session',
+                  'data-testid': 'session',
+                  'data-id': s.id,
+                  'aria-current': s.id === current ? 'page' : null,
+                },
+                h('span', { class: 'title' }, s.title ?? s.id),
+                h('small', {}, `${s.branch ?? 'no commit yet'} · ${plural(s.turns, 'turn')}`),
+                online && input.saved.has(s.id)
+                  ? h('span', { class: 'badge', title: 'a copy is in this browser' }, 'saved')
+                  : null,
+              ),
+            ),
+          ),
+        ),
     h('h2', {}, 'Projects'),
     input.projects.length === 0
       ? h('p', { class: 'empty', 'data-testid': 'projects-empty' }, 'No projects yet.')
-      : h('ul', { class: 'projects', 'data-testid': 'projects' }, input.projects.map((p) =>
-        h('li', {},
-          h('a', { href: projectHref(p.id), class: p.id === input.currentProject ? 'project current' : 'project', 'data-testid': 'project', 'data-id': p.id, 'aria-current': p.id === input.currentProject && input.onProjectPage ? 'page' : null },
-            h('span', { class: `dot status-${p.status}`, title: p.status, 'aria-hidden': 'true', 'data-testid': 'status-dot' }, '●'),
-            h('span', { class: 'title' }, p.name),
-            h('small', { 'data-testid': 'sessions-count' }, plural(p.sessions_count, 'session')),
-            h('small', { class: `status status-${p.status}` }, p.status))))),
+      : h(
+          'ul',
+          { class: 'projects', 'data-testid': 'projects' },
+          input.projects.map((p) =>
+            h(
+              'li',
+              {},
+              h(
+                'a',
+                {
+                  href: projectHref(p.id),
+                  class: p.id === input.currentProject ? 'project current' : 'project',
+                  'data-testid': 'project',
+                  'data-id': p.id,
+                  'aria-current': p.id === input.currentProject && input.onProjectPage ? 'page' : null,
+                },
+                h(
+                  'span',
+                  {
+                    class: `dot status-${p.status}`,
+                    title: p.status,
+                    'aria-hidden': 'true',
+                    'data-testid': 'status-dot',
+                  },
+                  '●',
+                ),
+                h('span', { class: 'title' }, p.name),
+                h('small', { 'data-testid': 'sessions-count' }, plural(p.sessions_count, 'session')),
+                h('small', { class: `status status-${p.status}` }, p.status),
+              ),
+            ),
+          ),
+        ),
     !f.open
-      ? h('button', { class: 'link', 'data-testid': 'new-project', disabled: !online, title: online ? null : 'projects are created on the server', onclick: () => { f.open = true; on.rerender(); } }, '+ New Project')
-      : h('form', { class: 'new-project', 'data-testid': 'new-project-form', onsubmit: (e: Event) => { e.preventDefault(); on.createProject(); } },
-        h('h3', {}, 'New project'),
-        h('label', {}, '1. Directory (absolute path on the server’s machine)',
-          h('input', { name: 'workdir', required: true, placeholder: '/home/you/code/project', value: f.workdir, oninput: (e: Event) => {
-            f.workdir = (e.target as HTMLInputElement).value;
-            if (!f.nameTouched) {
-              f.name = f.workdir.split(/[\\/]/).filter((x) => x !== '').at(-1) ?? '';
-              (sidebar.querySelector('input[name=name]') as HTMLInputElement).value = f.name;
-            }
-          } })),
-        h('label', {}, '2. Name',
-          h('input', { name: 'name', required: true, value: f.name, oninput: (e: Event) => { f.name = (e.target as HTMLInputElement).value; f.nameTouched = true; } })),
-        h('p', { class: 'hint' }, '3. Its git repository is reused, or created with git init.'),
-        current
-          ? h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'with-session', checked: f.withSession, onchange: (e: Event) => { f.withSession = (e.target as HTMLInputElement).checked; } }), `4. Add the current session (${currentTitle})`)
-          : h('p', { class: 'hint' }, '4. Open a session first to add it (optional).'),
-        f.error ? h('div', { class: 'error', role: 'alert', 'data-testid': 'new-project-error' }, h('p', {}, f.error.text), h('small', { class: 'details' }, f.error.detail)) : null,
-        h('div', { class: 'row' },
-          h('button', { type: 'submit', disabled: f.busy, 'data-testid': 'create-project' }, f.busy ? 'Creating…' : 'Create'),
-          h('button', { type: 'button', class: 'link', onclick: () => { f.open = false; f.error = null; on.rerender(); } }, 'Cancel'))),
+      ? h(
+          'button',
+          {
+            class: 'link',
+            'data-testid': 'new-project',
+            disabled: !online,
+            title: online ? null : 'projects are created on the server',
+            onclick: () => {
+              f.open = true;
+              on.rerender();
+            },
+          },
+          '+ New Project',
+        )
+      : h(
+          'form',
+          {
+            class: 'new-project',
+            'data-testid': 'new-project-form',
+            onsubmit: (e: Event) => {
+              e.preventDefault();
+              on.createProject();
+            },
+          },
+          h('h3', {}, 'New project'),
+          h(
+            'label',
+            {},
+            '1. Directory (absolute path on the server’s machine)',
+            h('input', {
+              name: 'workdir',
+              required: true,
+              placeholder: '/home/you/code/project',
+              value: f.workdir,
+              oninput: (e: Event) => {
+                f.workdir = (e.target as HTMLInputElement).value;
+                if (!f.nameTouched) {
+                  f.name =
+                    f.workdir
+                      .split(/[\\/]/)
+                      .filter((x) => x !== '')
+                      .at(-1) ?? '';
+                  (sidebar.querySelector('input[name=name]') as HTMLInputElement).value = f.name;
+                }
+              },
+            }),
+          ),
+          h(
+            'label',
+            {},
+            '2. Name',
+            h('input', {
+              name: 'name',
+              required: true,
+              value: f.name,
+              oninput: (e: Event) => {
+                f.name = (e.target as HTMLInputElement).value;
+                f.nameTouched = true;
+              },
+            }),
+          ),
+          h('p', { class: 'hint' }, '3. Its git repository is reused, or created with git init.'),
+          current
+            ? h(
+                'label',
+                { class: 'check' },
+                h('input', {
+                  type: 'checkbox',
+                  name: 'with-session',
+                  checked: f.withSession,
+                  onchange: (e: Event) => {
+                    f.withSession = (e.target as HTMLInputElement).checked;
+                  },
+                }),
+                `4. Add the current session (${currentTitle})`,
+              )
+            : h('p', { class: 'hint' }, '4. Open a session first to add it (optional).'),
+          f.error
+            ? h(
+                'div',
+                { class: 'error', role: 'alert', 'data-testid': 'new-project-error' },
+                h('p', {}, f.error.text),
+                h('small', { class: 'details' }, f.error.detail),
+              )
+            : null,
+          h(
+            'div',
+            { class: 'row' },
+            h(
+              'button',
+              { type: 'submit', disabled: f.busy, 'data-testid': 'create-project' },
+              f.busy ? 'Creating…' : 'Create',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'link',
+                onclick: () => {
+                  f.open = false;
+                  f.error = null;
+                  on.rerender();
+                },
+              },
+              'Cancel',
+            ),
+          ),
+        ),
     input.projectTools,
     h('footer', { 'data-testid': 'app-cache' }, input.appCached ? 'app cached for offline use' : 'app not cached yet'),
   ].filter((x): x is HTMLElement => x !== null);

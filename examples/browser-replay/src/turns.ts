@@ -10,7 +10,11 @@ export interface TurnGroup {
   messages: DagNode[];
 }
 
-export function groupTurns(messages: readonly DagNode[], commits: readonly TimelineCommit[], currentTurn: number): TurnGroup[] {
+export function groupTurns(
+  messages: readonly DagNode[],
+  commits: readonly TimelineCommit[],
+  currentTurn: number,
+): TurnGroup[] {
   const ends = new Map<string, number>();
   for (const c of commits) if (c.node !== null && c.turn !== null) ends.set(c.node, c.turn);
   const groups: TurnGroup[] = [];

@@ -14,12 +14,26 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, DEMO_SESSION, ECHO_NOTES_FILE, echoAgent, NOTES_SESSION, seedDemo, type EntityGitServer } from 'ws-server';
+import {
+  createServer,
+  DEMO_SESSION,
+  ECHO_NOTES_FILE,
+  echoAgent,
+  NOTES_SESSION,
+  seedDemo,
+  type EntityGitServer,
+} from 'ws-server';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const APP_DIR = resolve(import.meta.dirname, '..');
 const REPO = resolve(APP_DIR, '../..');
@@ -47,38 +61,72 @@ async function screenshot(name: string): Promise<void> {
 
 const byTestId = (id: string) => page.getByTestId(id);
 /** The git binary in the project's workdir; optional locks off, so reading never rewrites the index. */
-const nativeGit = (...args: string[]) => execFileSync('git', args, { cwd: workdir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+const nativeGit = (...args: string[]) =>
+  execFileSync('git', args, { cwd: workdir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
 const sha1 = (file: string) => createHash('sha1').update(readFileSync(file)).digest('hex');
 const textOf = async (id: string) => (await byTestId(id).first().innerText()).trim();
 const count = (id: string) => byTestId(id).count();
 
 /** Wait until the page is idle and the turn indicator reads `text`. */
 async function waitTurn(text: string): Promise<void> {
-  await page.waitForFunction((t) => document.querySelector('main')?.dataset.loading === 'false' && document.querySelector('[data-testid=turn]')?.textContent === t, text, { timeout: 30_000 });
+  await page.waitForFunction(
+    (t) =>
+      document.querySelector('main')?.dataset.loading === 'false' &&
+      document.querySelector('[data-testid=turn]')?.textContent === t,
+    text,
+    { timeout: 30_000 },
+  );
 }
 
 async function waitText(testId: string, pattern: string): Promise<void> {
   try {
-    await page.waitForFunction(([id, p]) => [...document.querySelectorAll(`[data-testid="${id}"]`)].some((el) => (el.textContent ?? '').includes(p!)), [testId, pattern] as const, { timeout: 30_000 });
+    await page.waitForFunction(
+      ([id, p]) =>
+        [...document.querySelectorAll(`[data-testid="${id}"]`)].some((el) => (el.textContent ?? '').includes(p!)),
+      [testId, pattern] as const,
+      { timeout: 30_000 },
+    );
   } catch (err) {
-    throw new Error(`no [data-testid=${testId}] reads ${JSON.stringify(pattern)}; the page reads:\n${await page.innerText('body').catch(() => '?')}\nconsole errors: ${consoleErrors.join('\n')}`, { cause: err });
+    throw new Error(
+      `no [data-testid=${testId}] reads ${JSON.stringify(pattern)}; the page reads:\n${await page.innerText('body').catch(() => '?')}\nconsole errors: ${consoleErrors.join('\n')}`,
+      { cause: err },
+    );
   }
 }
 
 async function messages(): Promise<Array<{ role: string; text: string }>> {
-  return page.$$eval('[data-testid=message]', (els) => els.map((el) => ({ role: (el as HTMLElement).dataset.role ?? '', text: el.querySelector('.content')?.textContent ?? '' })));
+  return page.$$eval('[data-testid=message]', (els) =>
+    els.map((el) => ({
+      role: (el as HTMLElement).dataset.role ?? '',
+      text: el.querySelector('.content')?.textContent ?? '',
+    })),
+  );
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
   rmSync(SHOTS, { recursive: true, force: true });
   mkdirSync(SHOTS, { recursive: true });
-  await build({ root: APP_DIR, configFile: join(APP_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: BUILT, emptyOutDir: true } });
+  await build({
+    root: APP_DIR,
+    configFile: join(APP_DIR, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: BUILT, emptyOutDir: true },
+  });
 
   tmp = mkdtempSync(join(tmpdir(), 'eg-e2e-'));
   store = await openSqlite({ file: join(tmp, 'dag.db') });
   await seedDemo(store);
-  server = await createServer({ db: store, root: join(tmp, 'sessions'), port: 0, token: TOKEN, staticDir: BUILT, agent: echoAgent, projectLocks: join(tmp, 'locks') });
+  server = await createServer({
+    db: store,
+    root: join(tmp, 'sessions'),
+    port: 0,
+    token: TOKEN,
+    staticDir: BUILT,
+    agent: echoAgent,
+    projectLocks: join(tmp, 'locks'),
+  });
   url = server.url;
 
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -126,14 +174,21 @@ describe('browser-replay in Chromium', () => {
     expect(await page.$eval('[data-testid=branch]', (s) => (s as HTMLSelectElement).value)).toBe('main');
     await screenshot('turn-5-of-5');
 
-    const expected = [[4, 18, 'All 12 tests pass.'], [3, 14, 'parse("") now returns an empty program.'], [2, 10, 'Two TODOs: parser.ts:3 and lexer.ts:9.'], [1, 5, 'src/ holds parser.ts, lexer.ts and index.ts.']] as const;
+    const expected = [
+      [4, 18, 'All 12 tests pass.'],
+      [3, 14, 'parse("") now returns an empty program.'],
+      [2, 10, 'Two TODOs: parser.ts:3 and lexer.ts:9.'],
+      [1, 5, 'src/ holds parser.ts, lexer.ts and index.ts.'],
+    ] as const;
     for (const [turn, n, last] of expected) {
       await page.click('[data-testid=prev]');
       await waitTurn(`Turn ${turn} / 5`);
       const ms = await messages();
       expect(ms.length).toBe(n);
       expect(ms.at(-1)).toEqual({ role: 'assistant', text: last });
-      expect(await page.$$eval('.timeline li.current [data-testid=commit] .subject', (els) => els.map((e) => e.textContent))).toEqual([expect.stringMatching(new RegExp(`^turn ${turn}: `))]);
+      expect(
+        await page.$$eval('.timeline li.current [data-testid=commit] .subject', (els) => els.map((e) => e.textContent)),
+      ).toEqual([expect.stringMatching(new RegExp(`^turn ${turn}: `))]);
       await screenshot(`prev-turn-${turn}-of-5`);
     }
     expect(await byTestId('prev').isDisabled()).toBe(true);
@@ -159,20 +214,32 @@ describe('browser-replay in Chromium', () => {
   });
 
   it('views the retry branch with the branch switcher (read-only), and makes it HEAD only when asked', async () => {
-    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns (HEAD)', 'retry of turn 3 · 3 turns']);
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual([
+      'main · 5 turns (HEAD)',
+      'retry of turn 3 · 3 turns',
+    ]);
     await page.selectOption('[data-testid=branch]', 'retry-d-a3r');
     await waitTurn('Turn 3 / 3');
-    expect((await messages()).at(-1)).toEqual({ role: 'assistant', text: 'parse("") now throws a clear EmptyInput error instead.' });
+    expect((await messages()).at(-1)).toEqual({
+      role: 'assistant',
+      text: 'parse("") now throws a clear EmptyInput error instead.',
+    });
     expect(await count('commit')).toBe(3);
     // Viewing moved nothing: HEAD is main in the DAG and in the session repository.
-    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns (HEAD)', 'retry of turn 3 · 3 turns']);
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual([
+      'main · 5 turns (HEAD)',
+      'retry of turn 3 · 3 turns',
+    ]);
     expect(await store.dag.getHead(DEMO_SESSION)).toBe('d-a5');
     expect((await server.mirror.branches(DEMO_SESSION)).find((b) => b.head)?.name).toBe('main');
     expect(await textOf('viewing-branch')).toBe('Viewing retry of turn 3, read-only: HEAD stays on main.');
     await screenshot('retry-branch');
     await page.click('[data-testid=make-head]');
     await waitText('notice', 'HEAD is now retry of turn 3');
-    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns', 'retry of turn 3 · 3 turns (HEAD)']);
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual([
+      'main · 5 turns',
+      'retry of turn 3 · 3 turns (HEAD)',
+    ]);
     expect(await store.dag.getHead(DEMO_SESSION)).toBe('d-a3r');
     await page.selectOption('[data-testid=branch]', 'main');
     await waitTurn('Turn 5 / 5');
@@ -255,33 +322,55 @@ describe('browser-replay in Chromium', () => {
 
     const subject = `[agent ${NOTES_SESSION}] turn 3: Keep a list of the token kinds`;
     // The project's own repository, read with the git binary: exactly one commit, the agent's.
-    expect(nativeGit('log', '--format=%s|%an|%cn')).toBe(`${subject}|agent (claude-sonnet-4.7 via OpenProgram)|agent (claude-sonnet-4.7 via OpenProgram)\n`);
+    expect(nativeGit('log', '--format=%s|%an|%cn')).toBe(
+      `${subject}|agent (claude-sonnet-4.7 via OpenProgram)|agent (claude-sonnet-4.7 via OpenProgram)\n`,
+    );
     expect(nativeGit('show', '--name-only', '--format=', 'HEAD').trim()).toBe(ECHO_NOTES_FILE);
-    expect(nativeGit('log', '-1', '--format=%B')).toContain(`Session-Commit: ${(await server.mirror.log(NOTES_SESSION))[0]!.sha}`);
+    expect(nativeGit('log', '-1', '--format=%B')).toContain(
+      `Session-Commit: ${(await server.mirror.log(NOTES_SESSION))[0]!.sha}`,
+    );
     expect(nativeGit('status', '--porcelain')).toBe('');
-    expect(readFileSync(join(workdir, ECHO_NOTES_FILE), 'utf8')).toBe(`# Notes from the echo agent\n\n- ${NOTES_SESSION}: Keep a list of the token kinds\n`);
+    expect(readFileSync(join(workdir, ECHO_NOTES_FILE), 'utf8')).toBe(
+      `# Notes from the echo agent\n\n- ${NOTES_SESSION}: Keep a list of the token kinds\n`,
+    );
     const head = nativeGit('rev-parse', 'HEAD').trim();
 
     expect(await byTestId('project-commit').getAttribute('data-sha')).toBe(head);
     expect(await textOf('project-commit-subject')).toBe(subject);
     expect(await count('project-warning')).toBe(0);
-    expect((await messages()).at(-1)).toEqual({ role: 'assistant', text: expect.stringContaining(`I noted it in ${ECHO_NOTES_FILE}`) });
+    expect((await messages()).at(-1)).toEqual({
+      role: 'assistant',
+      text: expect.stringContaining(`I noted it in ${ECHO_NOTES_FILE}`),
+    });
     await screenshot('project-agent-commit');
 
     await page.click('[data-testid=project-indicator]');
     await page.waitForSelector('[data-testid=project-log-commit]');
-    const rows = await page.$$eval('[data-testid=project-log-commit]', (lis) => lis.map((li) => ({ sha: (li as HTMLElement).dataset.sha, agent: (li as HTMLElement).dataset.agent, subject: li.querySelector('.subject')?.textContent })));
+    const rows = await page.$$eval('[data-testid=project-log-commit]', (lis) =>
+      lis.map((li) => ({
+        sha: (li as HTMLElement).dataset.sha,
+        agent: (li as HTMLElement).dataset.agent,
+        subject: li.querySelector('.subject')?.textContent,
+      })),
+    );
     expect(rows).toEqual([{ sha: head, agent: 'true', subject }]);
-    expect(await byTestId('project-log-commit').innerText()).toMatch(/^[0-9a-f]{7}\s+agent\s+\[agent lexer-notes\] turn 3: Keep a list of the token kinds\s+agent \(claude-sonnet-4\.7 via OpenProgram\) · /);
+    expect(await byTestId('project-log-commit').innerText()).toMatch(
+      /^[0-9a-f]{7}\s+agent\s+\[agent lexer-notes\] turn 3: Keep a list of the token kinds\s+agent \(claude-sonnet-4\.7 via OpenProgram\) · /,
+    );
     expect(await byTestId('project-sessions').innerText()).toMatch(/^Lexer notes\s+main · 3 turns$/);
     await screenshot('project-page-agent-commit');
   });
 
-  it('sends a message after the user edited the workdir: the design\'s warning above the chat, and HEAD, the index and the user\'s file untouched', async () => {
+  it("sends a message after the user edited the workdir: the design's warning above the chat, and HEAD, the index and the user's file untouched", async () => {
     // The user edits a file of their own in the project, outside the app.
     const userFile = join(workdir, 'TODO.md');
     writeFileSync(userFile, '# my TODO\n- decode \\u{…} escapes in string literals\n');
-    const before = { head: nativeGit('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), user: sha1(userFile), log: nativeGit('log', '--format=%H') };
+    const before = {
+      head: nativeGit('rev-parse', 'HEAD'),
+      index: sha1(join(workdir, '.git/index')),
+      user: sha1(userFile),
+      log: nativeGit('log', '--format=%H'),
+    };
 
     await page.click('[data-testid=session][data-id=lexer-notes]');
     await waitTurn('Turn 3 / 3');
@@ -293,13 +382,22 @@ describe('browser-replay in Chromium', () => {
     expect(await byTestId('project-warning').getAttribute('data-reason')).toBe('uncommitted-changes');
     expect(await count('project-commit')).toBe(0);
     // Above the chat: after the replay bar, before the messages.
-    expect(await page.$$eval('main > *', (els) => els.map((e) => (e as HTMLElement).dataset.testid ?? e.className))).toEqual(
-      ['project-indicator', 'session-title', 'replay-head', 'columns', 'composer']);
-    expect(await page.$$eval('[data-testid=replay-head] > *, [data-testid=project-outcome] > *', (els) => els.map((e) => (e as HTMLElement).dataset.testid ?? e.className))).toEqual(
-      ['replay-bar', 'project-outcome', 'project-warning']);
+    expect(
+      await page.$$eval('main > *', (els) => els.map((e) => (e as HTMLElement).dataset.testid ?? e.className)),
+    ).toEqual(['project-indicator', 'session-title', 'replay-head', 'columns', 'composer']);
+    expect(
+      await page.$$eval('[data-testid=replay-head] > *, [data-testid=project-outcome] > *', (els) =>
+        els.map((e) => (e as HTMLElement).dataset.testid ?? e.className),
+      ),
+    ).toEqual(['replay-bar', 'project-outcome', 'project-warning']);
 
     // Byte for byte what it was: the user's HEAD, their index, their file; no new commit.
-    expect({ head: nativeGit('rev-parse', 'HEAD'), index: sha1(join(workdir, '.git/index')), user: sha1(userFile), log: nativeGit('log', '--format=%H') }).toEqual(before);
+    expect({
+      head: nativeGit('rev-parse', 'HEAD'),
+      index: sha1(join(workdir, '.git/index')),
+      user: sha1(userFile),
+      log: nativeGit('log', '--format=%H'),
+    }).toEqual(before);
     expect(nativeGit('status', '--porcelain')).toBe(` M ${ECHO_NOTES_FILE}\n?? TODO.md\n`);
     await screenshot('project-warning-banner');
 
@@ -310,16 +408,20 @@ describe('browser-replay in Chromium', () => {
     expect(await byTestId('project-sessions').innerText()).toMatch(/^Lexer notes\s+main · 4 turns$/);
   });
 
-  it('saves a session for offline: the commit ids rebuilt in IndexedDB equal the server\'s', async () => {
+  it("saves a session for offline: the commit ids rebuilt in IndexedDB equal the server's", async () => {
     await page.click('[data-testid=session][data-id=demo-replay]');
     await page.waitForSelector('[data-testid=save-offline]');
     await page.click('[data-testid=save-offline]');
     await waitText('save-summary', 'Saved for offline');
-    expect(await textOf('save-summary')).toBe('Saved for offline: 23 nodes, 3 branches — the commit ids rebuilt in this browser equal the server\'s ✓');
-    const rows = await page.$$eval('[data-testid=save-row]', (trs) => trs.map((tr) => {
-      const d = (tr as HTMLElement).dataset;
-      return { name: d.branch, server: d.server, browser: d.browser, text: tr.textContent };
-    }));
+    expect(await textOf('save-summary')).toBe(
+      "Saved for offline: 23 nodes, 3 branches — the commit ids rebuilt in this browser equal the server's ✓",
+    );
+    const rows = await page.$$eval('[data-testid=save-row]', (trs) =>
+      trs.map((tr) => {
+        const d = (tr as HTMLElement).dataset;
+        return { name: d.branch, server: d.server, browser: d.browser, text: tr.textContent };
+      }),
+    );
     const tips = await server.mirror.branches(DEMO_SESSION);
     expect(rows.map((r) => [r.name, r.server, r.browser])).toEqual(tips.map((b) => [b.name, b.commit, b.commit]));
     expect(rows.every((r) => r.text?.endsWith('✓ equal'))).toBe(true);
@@ -340,7 +442,9 @@ describe('browser-replay in Chromium', () => {
     await page.reload();
     await page.waitForSelector('[data-testid=session]');
     // The banner's text, then its close button (a flex item of its own: innerText puts a line break between).
-    expect(await textOf('notice')).toMatch(/^Offline: the server is unreachable\. Showing the sessions saved in this browser \(read-only\)\.\s*×$/);
+    expect(await textOf('notice')).toMatch(
+      /^Offline: the server is unreachable\. Showing the sessions saved in this browser \(read-only\)\.\s*×$/,
+    );
     expect(await textOf('mode')).toBe('○ offline — saved in this browser');
     expect(await count('session')).toBe(1);
     expect(await textOf('session')).toMatch(/^Fix the parser TODOs\s+fork-u-[0-9a-f-]{36} · 3 turns$/);
@@ -349,7 +453,9 @@ describe('browser-replay in Chromium', () => {
     await page.click('[data-testid=session][data-id=demo-replay]');
     await waitTurn('Turn 3 / 3');
     expect((await messages()).at(-1)!.text).toContain('You said: Only the lexer TODO, please');
-    expect(await page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha))).toEqual([...forkLog].reverse());
+    expect(await page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha))).toEqual(
+      [...forkLog].reverse(),
+    );
     expect(await textOf('composer-offline')).toContain('replay only');
     await screenshot('offline-turn-3-of-3');
     await page.click('[data-testid=prev]');
@@ -364,11 +470,17 @@ describe('browser-replay in Chromium', () => {
 
     await page.selectOption('[data-testid=branch]', 'main');
     await waitTurn('Turn 5 / 5');
-    expect(await page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha))).toEqual([...mainLog].reverse());
+    expect(await page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha))).toEqual(
+      [...mainLog].reverse(),
+    );
     await byTestId('commit').nth(2).click();
     await waitTurn('Turn 3 / 5');
     expect(await count('message')).toBe(14);
     await screenshot('offline-main-turn-3');
-    expect(consoleErrors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket connection|Failed to load resource|healthz/.test(e))).toEqual([]);
+    expect(
+      consoleErrors.filter(
+        (e) => !/ERR_CONNECTION_REFUSED|WebSocket connection|Failed to load resource|healthz/.test(e),
+      ),
+    ).toEqual([]);
   });
 });

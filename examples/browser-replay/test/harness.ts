@@ -11,8 +11,14 @@ import { createServer, echoAgent, seedDemo, type EntityGitServer } from 'ws-serv
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 export const APP_DIR = resolve(import.meta.dirname, '..');
 export const REPO = resolve(APP_DIR, '../..');
@@ -31,28 +37,50 @@ export interface Harness {
 }
 
 export async function startHarness(name: string, seed?: (store: SqlStore) => Promise<void>): Promise<Harness> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
   const shots = join(REPO, 'test-output', name);
   rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
   const built = join(REPO, 'test-output', `${name}-app`);
-  await build({ root: APP_DIR, configFile: join(APP_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: built, emptyOutDir: true } });
+  await build({
+    root: APP_DIR,
+    configFile: join(APP_DIR, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: built, emptyOutDir: true },
+  });
   const tmp = mkdtempSync(join(tmpdir(), `eg-${name}-`));
   const store = await openSqlite({ file: join(tmp, 'dag.db') });
   await seedDemo(store);
   await seed?.(store);
   const token = `${name}-token-${process.pid}`;
-  const server = await createServer({ db: store, root: join(tmp, 'sessions'), port: 0, token, staticDir: built, agent: echoAgent, projectLocks: join(tmp, 'locks') });
+  const server = await createServer({
+    db: store,
+    root: join(tmp, 'sessions'),
+    port: 0,
+    token,
+    staticDir: built,
+    agent: echoAgent,
+    projectLocks: join(tmp, 'locks'),
+  });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   let closed = false;
   return {
-    tmp, store, server, browser, url: server.url, token, shots,
+    tmp,
+    store,
+    server,
+    browser,
+    url: server.url,
+    token,
+    shots,
     async open(width, height) {
       // bypassCSP: the app's pages forbid inline scripts; axe-core is injected by the test, not the app.
       const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true });
       const page = await context.newPage();
       const errors: string[] = [];
-      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
       page.on('pageerror', (e) => errors.push(e.message));
       return { context, page, errors };
     },
@@ -69,14 +97,28 @@ export async function startHarness(name: string, seed?: (store: SqlStore) => Pro
 
 /** Wait until the page is idle and the turn indicator reads `text`. */
 export async function waitTurn(page: Page, text: string): Promise<void> {
-  await page.waitForFunction((t) => document.querySelector('main')?.dataset.loading === 'false' && document.querySelector('[data-testid=turn]')?.textContent === t, text, { timeout: 30_000 });
+  await page.waitForFunction(
+    (t) =>
+      document.querySelector('main')?.dataset.loading === 'false' &&
+      document.querySelector('[data-testid=turn]')?.textContent === t,
+    text,
+    { timeout: 30_000 },
+  );
 }
 
 export async function waitText(page: Page, testId: string, pattern: string): Promise<void> {
   try {
-    await page.waitForFunction(([id, p]) => [...document.querySelectorAll(`[data-testid="${id}"]`)].some((el) => (el.textContent ?? '').includes(p!)), [testId, pattern] as const, { timeout: 30_000 });
+    await page.waitForFunction(
+      ([id, p]) =>
+        [...document.querySelectorAll(`[data-testid="${id}"]`)].some((el) => (el.textContent ?? '').includes(p!)),
+      [testId, pattern] as const,
+      { timeout: 30_000 },
+    );
   } catch (err) {
-    throw new Error(`no [data-testid=${testId}] reads ${JSON.stringify(pattern)}; the page reads:\n${await page.innerText('body').catch(() => '?')}`, { cause: err });
+    throw new Error(
+      `no [data-testid=${testId}] reads ${JSON.stringify(pattern)}; the page reads:\n${await page.innerText('body').catch(() => '?')}`,
+      { cause: err },
+    );
   }
 }
 
@@ -84,22 +126,50 @@ export async function waitText(page: Page, testId: string, pattern: string): Pro
  * Where the current turn's first message is: its box, the viewport's height, and the bottom of
  * the fixed replay head (what covers the top of the viewport).
  */
-export async function currentTurnPlacement(page: Page): Promise<{ turn: string | null; id: string | null; top: number; bottom: number; headBottom: number; viewport: number }> {
+export async function currentTurnPlacement(
+  page: Page,
+): Promise<{
+  turn: string | null;
+  id: string | null;
+  top: number;
+  bottom: number;
+  headBottom: number;
+  viewport: number;
+}> {
   return page.evaluate(() => {
     const current = document.querySelector('[data-testid=current-turn]') as HTMLElement | null;
     const first = current?.querySelector('[data-testid=message]') as HTMLElement | null;
     const box = first?.getBoundingClientRect();
     const head = document.querySelector('[data-testid=replay-head]')?.getBoundingClientRect();
-    return { turn: current?.dataset.turn ?? null, id: first?.dataset.id ?? null, top: box?.top ?? -1, bottom: box?.bottom ?? -1, headBottom: head?.bottom ?? 0, viewport: window.innerHeight };
+    return {
+      turn: current?.dataset.turn ?? null,
+      id: first?.dataset.id ?? null,
+      top: box?.top ?? -1,
+      bottom: box?.bottom ?? -1,
+      headBottom: head?.bottom ?? 0,
+      viewport: window.innerHeight,
+    };
   });
 }
 
 /** The accessibility check: axe-core injected into the page; the serious and critical violations. */
-export async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string | null; nodes: string[] }>> {
+export async function axeViolations(
+  page: Page,
+): Promise<Array<{ id: string; impact: string | null; nodes: string[] }>> {
   await page.addScriptTag({ path: join(APP_DIR, 'node_modules/axe-core/axe.min.js') });
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            ctx: Document,
+          ): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }> }>;
+        };
+      }
+    ).axe;
     const r = await axe.run(document);
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
   });
 }

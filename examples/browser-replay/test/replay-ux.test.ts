@@ -47,7 +47,15 @@ async function expectTimelineEntryInView(p: Page, turn: number): Promise<void> {
     const current = [...list.querySelectorAll('[aria-current=step]')];
     const box = current[0]?.getBoundingClientRect();
     const panel = list.getBoundingClientRect();
-    return { n: current.length, subject: current[0]?.querySelector('.subject')?.textContent ?? '', top: box?.top ?? -1, bottom: box?.bottom ?? -1, panelTop: panel.top, panelBottom: panel.bottom, viewport: window.innerHeight };
+    return {
+      n: current.length,
+      subject: current[0]?.querySelector('.subject')?.textContent ?? '',
+      top: box?.top ?? -1,
+      bottom: box?.bottom ?? -1,
+      panelTop: panel.top,
+      panelBottom: panel.bottom,
+      viewport: window.innerHeight,
+    };
   });
   expect(r.n).toBe(1);
   expect(r.subject).toMatch(new RegExp(`^turn ${turn}: `));
@@ -56,7 +64,10 @@ async function expectTimelineEntryInView(p: Page, turn: number): Promise<void> {
   expect(r.bottom).toBeLessThanOrEqual(r.viewport);
 }
 
-const focusedTestId = (p: Page) => p.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid ?? document.activeElement?.tagName ?? null);
+const focusedTestId = (p: Page) =>
+  p.evaluate(
+    () => (document.activeElement as HTMLElement | null)?.dataset.testid ?? document.activeElement?.tagName ?? null,
+  );
 
 beforeAll(async () => {
   hx = await startHarness('replay-ux', (store) => seedLongSession(store, LONG, TURNS));
@@ -133,7 +144,12 @@ describe('replay centred on the turn (1280×800, an 80-turn session)', () => {
     await waitTurn(page, `Turn 40 / ${TURNS}`);
     await page.click('[data-testid=fold-earlier]');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=message]').length === 4);
-    expect(await page.$$eval('[data-testid=message]', (els) => els.map((e) => (e as HTMLElement).dataset.id))).toEqual([`${LONG}-u40`, `${LONG}-a40`, `${LONG}-t40`, `${LONG}-r40`]);
+    expect(await page.$$eval('[data-testid=message]', (els) => els.map((e) => (e as HTMLElement).dataset.id))).toEqual([
+      `${LONG}-u40`,
+      `${LONG}-a40`,
+      `${LONG}-t40`,
+      `${LONG}-r40`,
+    ]);
     expect(await page.getAttribute('[data-testid=turn-toggle-39]', 'aria-expanded')).toBe('false');
     await page.click('[data-testid=turn-toggle-39]');
     expect(await page.getAttribute('[data-testid=turn-toggle-39]', 'aria-expanded')).toBe('true');
@@ -166,7 +182,10 @@ describe('branches', () => {
   it('reads as words, is viewed read-only with what differs from main, and becomes HEAD only on the button', async () => {
     await page.click(`[data-testid=session][data-id=${DEMO_SESSION}]`);
     await waitTurn(page, 'Turn 5 / 5');
-    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual(['main · 5 turns (HEAD)', 'retry of turn 3 · 3 turns']);
+    expect(await page.$$eval('[data-testid=branch] option', (os) => os.map((o) => o.textContent))).toEqual([
+      'main · 5 turns (HEAD)',
+      'retry of turn 3 · 3 turns',
+    ]);
     await page.selectOption('[data-testid=branch]', 'retry-d-a3r');
     await waitTurn(page, 'Turn 3 / 3');
     expect(await hx.store.dag.getHead(DEMO_SESSION)).toBe('d-a5');
@@ -181,7 +200,8 @@ describe('branches', () => {
 describe('project flows', () => {
   let workdir = '';
   let projectId = '';
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: workdir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: workdir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
 
   it('shows the dirty-tree warning as soon as a session of the project opens, and drops it once the tree is clean — nothing committed', async () => {
     workdir = join(hx.tmp, 'work', 'docs');
@@ -201,7 +221,9 @@ describe('project flows', () => {
     await waitTurn(page, 'Turn 5 / 5');
     await waitText(page, 'project-warning', WARNING);
     expect(await textOf(page, 'project-warning')).toBe(WARNING);
-    expect(await page.getAttribute('[data-testid=project-warning]', 'title')).toBe('your uncommitted changes: draft.md');
+    expect(await page.getAttribute('[data-testid=project-warning]', 'title')).toBe(
+      'your uncommitted changes: draft.md',
+    );
     const w = await testId(page, 'project-warning').boundingBox();
     expect(w!.y).toBeGreaterThanOrEqual(0);
     expect(w!.y + w!.height).toBeLessThanOrEqual(800);
@@ -213,12 +235,16 @@ describe('project flows', () => {
     rmSync(join(workdir, 'draft.md'));
     await page.click('[data-testid=next]');
     await waitTurn(page, 'Turn 5 / 5');
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=project-warning]').length === 0, undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => document.querySelectorAll('[data-testid=project-warning]').length === 0,
+      undefined,
+      { timeout: 30_000 },
+    );
     expect(git('rev-parse', 'HEAD')).toBe(head);
     expect(git('status', '--porcelain')).toBe('');
   });
 
-  it('changes a project\'s status from its page', async () => {
+  it("changes a project's status from its page", async () => {
     await page.click('[data-testid=project-indicator]');
     await page.waitForSelector('[data-testid=project-status-select]');
     expect(await textOf(page, 'project-status')).toBe('active');
@@ -226,21 +252,29 @@ describe('project flows', () => {
     await waitText(page, 'project-status', 'paused');
     expect((await hx.store.projects.getProject(projectId))?.status).toBe('paused');
     expect(await textOf(page, 'notice')).toContain('Docs is now paused: the agent’s edits are not auto-committed.');
-    expect(await page.getAttribute(`[data-testid=project][data-id=${projectId}] [data-testid=status-dot]`, 'class')).toBe('dot status-paused');
+    expect(
+      await page.getAttribute(`[data-testid=project][data-id=${projectId}] [data-testid=status-dot]`, 'class'),
+    ).toBe('dot status-paused');
     await page.selectOption('[data-testid=project-status-select]', 'active');
     await waitText(page, 'project-status', 'active');
     expect((await hx.store.projects.getProject(projectId))?.status).toBe('active');
   });
 
   it('moving a session out of another project asks first; Cancel changes nothing', async () => {
-    const other = await hx.store.projects.createProject({ name: 'Other', workdir: join(hx.tmp, 'work'), description: null });
+    const other = await hx.store.projects.createProject({
+      name: 'Other',
+      workdir: join(hx.tmp, 'work'),
+      description: null,
+    });
     await page.goto(`${hx.url}/#/p/${other.id}`);
     await page.reload();
     await page.waitForSelector('[data-testid=add-session]');
     await page.selectOption('[data-testid=add-session] select', DEMO_SESSION);
     await page.click('[data-testid=add-session] button[type=submit]');
     await waitText(page, 'move-confirm', 'belongs to Docs');
-    expect(await textOf(page, 'move-confirm')).toContain('“Fix the parser TODOs” belongs to Docs. A session is in one project at a time: move it to Other?');
+    expect(await textOf(page, 'move-confirm')).toContain(
+      '“Fix the parser TODOs” belongs to Docs. A session is in one project at a time: move it to Other?',
+    );
     await screenshot(page, 'move-confirm');
     await page.click('[data-testid=move-no]');
     expect(await testId(page, 'move-confirm').count()).toBe(0);
@@ -261,17 +295,29 @@ describe('project flows', () => {
     await page.fill('[data-testid=import-dir]', code);
     await page.click('[data-testid=import-find]');
     await page.waitForSelector('[data-testid=import-row]');
-    expect(await page.$$eval('[data-testid=import-row]', (els) => els.map((e) => [(e as HTMLElement).dataset.status, e.textContent]))).toEqual([
-      ['new', 'tokenizer will be created'], ['new', 'site will be created'],
+    expect(
+      await page.$$eval('[data-testid=import-row]', (els) =>
+        els.map((e) => [(e as HTMLElement).dataset.status, e.textContent]),
+      ),
+    ).toEqual([
+      ['new', 'tokenizer will be created'],
+      ['new', 'site will be created'],
     ]);
     expect((await hx.store.projects.listProjects()).length).toBe(count);
     await screenshot(page, 'import-plan');
     await page.click('[data-testid=import-apply]');
     await waitText(page, 'notice', 'Imported 2 projects');
-    expect(await page.$$eval('[data-testid=import-row]', (els) => els.map((e) => (e as HTMLElement).dataset.status))).toEqual(['created', 'created']);
+    expect(
+      await page.$$eval('[data-testid=import-row]', (els) => els.map((e) => (e as HTMLElement).dataset.status)),
+    ).toEqual(['created', 'created']);
     const projects = await hx.store.projects.listProjects();
-    expect(projects.slice(count).map((p) => [p.name, p.workdir])).toEqual([['tokenizer', join(code, 'libs/tokenizer')], ['site', join(code, 'site')]]);
-    expect(await page.$$eval('[data-testid=project] .title', (els) => els.map((e) => e.textContent))).toEqual(projects.map((p) => p.name));
+    expect(projects.slice(count).map((p) => [p.name, p.workdir])).toEqual([
+      ['tokenizer', join(code, 'libs/tokenizer')],
+      ['site', join(code, 'site')],
+    ]);
+    expect(await page.$$eval('[data-testid=project] .title', (els) => els.map((e) => e.textContent))).toEqual(
+      projects.map((p) => p.name),
+    );
     expect(gitFiles()).toEqual(before);
   });
 
@@ -309,12 +355,19 @@ describe('any screen, and assistive technology', () => {
       // Choosing a session closes the drawer (it slides out in 150 ms).
       await testId(p, 'sidebar').waitFor({ state: 'hidden', timeout: 10_000 });
       expect(await p.getAttribute('[data-testid=menu]', 'aria-expanded')).toBe('false');
-      const noSideways = () => p.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: document.documentElement.clientWidth }));
+      const noSideways = () =>
+        p.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          width: document.documentElement.clientWidth,
+        }));
       expect((await noSideways()).scroll).toBeLessThanOrEqual(390);
       await p.click('[data-testid=prev]');
       await waitTurn(p, `Turn 79 / ${TURNS}`);
       await expectTurnOnScreen(p, 79);
-      const [messagesBox, timelineBox] = [await testId(p, 'messages').boundingBox(), await testId(p, 'timeline').boundingBox()];
+      const [messagesBox, timelineBox] = [
+        await testId(p, 'messages').boundingBox(),
+        await testId(p, 'timeline').boundingBox(),
+      ];
       expect(timelineBox!.y).toBeGreaterThan(messagesBox!.y + messagesBox!.height - 1);
       expect((await noSideways()).scroll).toBeLessThanOrEqual(390);
       await screenshot(p, 'long-turn-79-390');
@@ -330,7 +383,9 @@ describe('any screen, and assistive technology', () => {
       await p.fill('input[name=name]', 'x');
       await p.click('[data-testid=create-project]');
       await waitText(p, 'new-project-error', 'INVALID_WORKDIR');
-      expect(await textOf(p, 'new-project-error')).toMatch(/^The directory must be an absolute path on the server’s machine, like \/home\/you\/code\/project\.\s+INVALID_WORKDIR: workdir must be an absolute path: "relative\/dir"$/);
+      expect(await textOf(p, 'new-project-error')).toMatch(
+        /^The directory must be an absolute path on the server’s machine, like \/home\/you\/code\/project\.\s+INVALID_WORKDIR: workdir must be an absolute path: "relative\/dir"$/,
+      );
       expect((await noSideways()).scroll).toBeLessThanOrEqual(390);
       await screenshot(p, 'new-project-error-390');
     } finally {
@@ -367,6 +422,8 @@ describe('the token, and the server gone', () => {
     expect(await textOf(tab, 'mode')).toBe('○ offline — saved in this browser');
     expect(await textOf(tab, 'notice')).toContain('Offline: the server is unreachable.');
     await screenshot(tab, 'server-down-new-tab');
-    expect(errors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket connection|Failed to load resource|healthz/.test(e))).toEqual([]);
+    expect(
+      errors.filter((e) => !/ERR_CONNECTION_REFUSED|WebSocket connection|Failed to load resource|healthz/.test(e)),
+    ).toEqual([]);
   });
 });

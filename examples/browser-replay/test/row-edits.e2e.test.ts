@@ -14,8 +14,14 @@ import { createServer, echoAgent, NOTES_SESSION, seedDemo, type EntityGitServer 
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const APP_DIR = resolve(import.meta.dirname, '..');
 const REPO = resolve(APP_DIR, '../..');
@@ -41,26 +47,54 @@ const byTestId = (id: string) => page.getByTestId(id);
 const textOf = async (id: string) => (await byTestId(id).first().innerText()).trim();
 
 async function waitTurn(text: string): Promise<void> {
-  await page.waitForFunction((t) => document.querySelector('main')?.dataset.loading === 'false' && document.querySelector('[data-testid=turn]')?.textContent === t, text, { timeout: 30_000 });
+  await page.waitForFunction(
+    (t) =>
+      document.querySelector('main')?.dataset.loading === 'false' &&
+      document.querySelector('[data-testid=turn]')?.textContent === t,
+    text,
+    { timeout: 30_000 },
+  );
 }
 
 async function waitText(testId: string, pattern: string): Promise<void> {
   try {
-    await page.waitForFunction(([id, p]) => [...document.querySelectorAll(`[data-testid="${id}"]`)].some((el) => (el.textContent ?? '').includes(p!)), [testId, pattern] as const, { timeout: 30_000 });
+    await page.waitForFunction(
+      ([id, p]) =>
+        [...document.querySelectorAll(`[data-testid="${id}"]`)].some((el) => (el.textContent ?? '').includes(p!)),
+      [testId, pattern] as const,
+      { timeout: 30_000 },
+    );
   } catch (err) {
-    throw new Error(`no [data-testid=${testId}] reads ${JSON.stringify(pattern)}; the page reads:\n${await page.innerText('body').catch(() => '?')}\nconsole errors: ${consoleErrors.join('\n')}`, { cause: err });
+    throw new Error(
+      `no [data-testid=${testId}] reads ${JSON.stringify(pattern)}; the page reads:\n${await page.innerText('body').catch(() => '?')}\nconsole errors: ${consoleErrors.join('\n')}`,
+      { cause: err },
+    );
   }
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
   rmSync(SHOTS, { recursive: true, force: true });
   mkdirSync(SHOTS, { recursive: true });
-  await build({ root: APP_DIR, configFile: join(APP_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: BUILT, emptyOutDir: true } });
+  await build({
+    root: APP_DIR,
+    configFile: join(APP_DIR, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: BUILT, emptyOutDir: true },
+  });
   tmp = mkdtempSync(join(tmpdir(), 'eg-e2e-rows-'));
   store = await openSqlite({ file: join(tmp, 'dag.db') });
   await seedDemo(store);
-  server = await createServer({ db: store, root: join(tmp, 'sessions'), port: 0, token: TOKEN, staticDir: BUILT, agent: echoAgent, projectLocks: join(tmp, 'locks') });
+  server = await createServer({
+    db: store,
+    root: join(tmp, 'sessions'),
+    port: 0,
+    token: TOKEN,
+    staticDir: BUILT,
+    agent: echoAgent,
+    projectLocks: join(tmp, 'locks'),
+  });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   page = await (await browser.newContext({ viewport: { width: 1320, height: 900 } })).newPage();
   page.on('console', (m) => {
@@ -77,7 +111,7 @@ afterAll(async () => {
 });
 
 describe('browser-replay: a session whose row changed', () => {
-  it('renamed, added to a project, a message sent: saved for offline, every branch\'s id equals the server\'s', async () => {
+  it("renamed, added to a project, a message sent: saved for offline, every branch's id equals the server's", async () => {
     await page.goto(`${server.url}/#token=${TOKEN}`);
     await page.waitForSelector('[data-testid=session]');
     await page.click(`[data-testid=session][data-id=${NOTES_SESSION}]`);
@@ -85,7 +119,11 @@ describe('browser-replay: a session whose row changed', () => {
     const before = await server.mirror.branches(NOTES_SESSION);
 
     // The application renames the session and edits its metadata, in its own database.
-    await store.db.updateTable('sessions').set({ title: 'Lexer notes, renamed', metadata: JSON.stringify({ pinned: true }) }).where('id', '=', NOTES_SESSION).execute();
+    await store.db
+      .updateTable('sessions')
+      .set({ title: 'Lexer notes, renamed', metadata: JSON.stringify({ pinned: true }) })
+      .where('id', '=', NOTES_SESSION)
+      .execute();
 
     // The user adds the session to a new project.
     const workdir = join(tmp, 'work', 'notes-project');
@@ -114,11 +152,13 @@ describe('browser-replay: a session whose row changed', () => {
     await page.waitForSelector('[data-testid=save-offline]');
     await page.click('[data-testid=save-offline]');
     await waitText('save-summary', 'Saved for offline');
-    expect(await textOf('save-summary')).toContain('the commit ids rebuilt in this browser equal the server\'s ✓');
-    const rows = await page.$$eval('[data-testid=save-row]', (trs) => trs.map((tr) => {
-      const d = (tr as HTMLElement).dataset;
-      return { name: d.branch, server: d.server, browser: d.browser, text: tr.textContent };
-    }));
+    expect(await textOf('save-summary')).toContain("the commit ids rebuilt in this browser equal the server's ✓");
+    const rows = await page.$$eval('[data-testid=save-row]', (trs) =>
+      trs.map((tr) => {
+        const d = (tr as HTMLElement).dataset;
+        return { name: d.branch, server: d.server, browser: d.browser, text: tr.textContent };
+      }),
+    );
     expect(rows.map((r) => [r.name, r.server, r.browser])).toEqual(after.map((b) => [b.name, b.commit, b.commit]));
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.text?.endsWith('✓ equal'))).toBe(true);

@@ -31,9 +31,22 @@ const at = () => (clock += 2);
 
 const say = (line = '') => console.log(line);
 // The dispatcher's side: one non-blocking notify per turn; drain() here only to print in order.
-const service = createMirrorService({ mirror, dag: store.dag, projects: store.projects, projectGit: createNodeProjectGit({ dir: join(base, 'locks') }) });
-service.on('synced', ({ result: r }) => say(`  sync: ${r.commitsWritten} commit(s), branches moved: ${r.branchesMoved.join(', ') || 'none'}, HEAD → ${r.head ?? '(unborn)'}`));
-service.on('project', ({ result }) => say(`  project: ${result.status === 'committed' ? `agent commit ${result.commit.slice(0, 7)} (${result.paths.join(', ')})` : `skipped (${result.reason})`}`));
+const service = createMirrorService({
+  mirror,
+  dag: store.dag,
+  projects: store.projects,
+  projectGit: createNodeProjectGit({ dir: join(base, 'locks') }),
+});
+service.on('synced', ({ result: r }) =>
+  say(
+    `  sync: ${r.commitsWritten} commit(s), branches moved: ${r.branchesMoved.join(', ') || 'none'}, HEAD → ${r.head ?? '(unborn)'}`,
+  ),
+);
+service.on('project', ({ result }) =>
+  say(
+    `  project: ${result.status === 'committed' ? `agent commit ${result.commit.slice(0, 7)} (${result.paths.join(', ')})` : `skipped (${result.reason})`}`,
+  ),
+);
 service.on('skipped', ({ warning }) => say(`  ⚠ ${warning}`));
 service.on('failed', ({ error }) => say(`  ✗ ${error.code}: ${error.message}`));
 const sync = async (why: string, turn?: TurnReport) => {
@@ -42,7 +55,13 @@ const sync = async (why: string, turn?: TurnReport) => {
   await service.drain();
 };
 
-await w.createSession({ id: sid, title: 'Refactor the parser', agent_id: 'demo-agent', model: 'claude-sonnet-4.7', created_at: clock });
+await w.createSession({
+  id: sid,
+  title: 'Refactor the parser',
+  agent_id: 'demo-agent',
+  model: 'claude-sonnet-4.7',
+  created_at: clock,
+});
 const project = await store.projects.createProject({ name: 'Parser refactor', workdir });
 await store.projects.addSessionToProject(project.id, sid);
 say(`entity-git quickstart — DAG in ${dbFile}, session repositories under ${root}, project in ${workdir}`);
@@ -51,38 +70,136 @@ say();
 say('turn 1: the user asks; the assistant placeholder is written first and filled after two tool calls;');
 say('        the agent writes src/parser.ts into the project (not a repository yet: it is initialised)');
 let snapshot = await service.beforeTurn(sid);
-const u1 = await w.appendNode({ id: 'u1', session_id: sid, role: 'user', content: 'What is in src/? 列出文件 🙂', created_at: at() });
-const a1 = await w.appendNode({ id: 'a1', session_id: sid, role: 'assistant', content: '', predecessor: u1.id, created_at: at(), metadata: { pending: true } });
+const u1 = await w.appendNode({
+  id: 'u1',
+  session_id: sid,
+  role: 'user',
+  content: 'What is in src/? 列出文件 🙂',
+  created_at: at(),
+});
+const a1 = await w.appendNode({
+  id: 'a1',
+  session_id: sid,
+  role: 'assistant',
+  content: '',
+  predecessor: u1.id,
+  created_at: at(),
+  metadata: { pending: true },
+});
 await sync('placeholder still pending — nothing to commit yet');
-await w.appendNode({ id: 't1', session_id: sid, role: 'tool', content: 'parser.ts\nlexer.ts', predecessor: a1.id, caller: a1.id, created_at: at(), metadata: { tool: 'list' } });
-const t2 = await w.appendNode({ id: 't2', session_id: sid, role: 'tool', content: 'export function parse() { /* TODO */ }', predecessor: a1.id, caller: a1.id, created_at: at(), metadata: { tool: 'read' } });
+await w.appendNode({
+  id: 't1',
+  session_id: sid,
+  role: 'tool',
+  content: 'parser.ts\nlexer.ts',
+  predecessor: a1.id,
+  caller: a1.id,
+  created_at: at(),
+  metadata: { tool: 'list' },
+});
+const t2 = await w.appendNode({
+  id: 't2',
+  session_id: sid,
+  role: 'tool',
+  content: 'export function parse() { /* TODO */ }',
+  predecessor: a1.id,
+  caller: a1.id,
+  created_at: at(),
+  metadata: { tool: 'read' },
+});
 await w.fillNode(sid, a1.id, { text: 'Listing and reading.', tool_calls: ['list', 'read'] }, { tokens: 120 });
 mkdirSync(join(workdir, 'src'));
-writeFileSync(join(workdir, 'src/parser.ts'), 'export function parse(text: string) {\n  return text.split(/\\s+/);\n}\n');
-const a1b = await w.appendNode({ id: 'a1b', session_id: sid, role: 'assistant', content: 'src/ holds parser.ts and lexer.ts; parse() has a TODO.', predecessor: t2.id, created_at: at(), metadata: { tokens: 80 } });
+writeFileSync(
+  join(workdir, 'src/parser.ts'),
+  'export function parse(text: string) {\n  return text.split(/\\s+/);\n}\n',
+);
+const a1b = await w.appendNode({
+  id: 'a1b',
+  session_id: sid,
+  role: 'assistant',
+  content: 'src/ holds parser.ts and lexer.ts; parse() has a TODO.',
+  predecessor: t2.id,
+  created_at: at(),
+  metadata: { tokens: 80 },
+});
 await sync('turn 1 complete', { touchedPaths: ['src/parser.ts'], snapshot });
 
 say('turn 2: a request with three greps; meanwhile the user has an edit of their own in the project');
 writeFileSync(join(workdir, 'NOTES.md'), 'my own notes, not committed yet\n');
 snapshot = await service.beforeTurn(sid);
-const u2 = await w.appendNode({ id: 'u2', session_id: sid, role: 'user', content: 'Find every TODO', predecessor: a1b.id, created_at: at() });
-const a2 = await w.appendNode({ id: 'a2', session_id: sid, role: 'assistant', content: 'Searching.', predecessor: u2.id, created_at: at(), metadata: { tokens: 30 } });
+const u2 = await w.appendNode({
+  id: 'u2',
+  session_id: sid,
+  role: 'user',
+  content: 'Find every TODO',
+  predecessor: a1b.id,
+  created_at: at(),
+});
+const a2 = await w.appendNode({
+  id: 'a2',
+  session_id: sid,
+  role: 'assistant',
+  content: 'Searching.',
+  predecessor: u2.id,
+  created_at: at(),
+  metadata: { tokens: 30 },
+});
 let last = a2.id;
 for (const [i, hit] of ['parser.ts:3', 'lexer.ts:9', 'README.md:1'].entries()) {
-  last = (await w.appendNode({ id: `g${i}`, session_id: sid, role: 'tool', content: hit, predecessor: last, caller: a2.id, created_at: at(), metadata: { tool: 'grep' } })).id;
+  last = (
+    await w.appendNode({
+      id: `g${i}`,
+      session_id: sid,
+      role: 'tool',
+      content: hit,
+      predecessor: last,
+      caller: a2.id,
+      created_at: at(),
+      metadata: { tool: 'grep' },
+    })
+  ).id;
 }
 writeFileSync(join(workdir, 'src/todo.md'), '- parser.ts:3\n- lexer.ts:9\n- README.md:1\n');
-await w.appendNode({ id: 'a2b', session_id: sid, role: 'assistant', content: 'Three TODOs: parser.ts:3, lexer.ts:9, README.md:1.', predecessor: last, created_at: at(), metadata: { tokens: 60 } });
+await w.appendNode({
+  id: 'a2b',
+  session_id: sid,
+  role: 'assistant',
+  content: 'Three TODOs: parser.ts:3, lexer.ts:9, README.md:1.',
+  predecessor: last,
+  created_at: at(),
+  metadata: { tokens: 60 },
+});
 await sync('turn 2 complete', { touchedPaths: ['src/todo.md'], snapshot });
 
 say('retry: the user asks for another answer to turn 2 — a retry branch');
-const retry = await w.appendNode({ id: 'a2r', session_id: sid, role: 'assistant', content: 'I found 3 TODO comments (two in code, one in docs).', predecessor: last, created_at: at() });
+const retry = await w.appendNode({
+  id: 'a2r',
+  session_id: sid,
+  role: 'assistant',
+  content: 'I found 3 TODO comments (two in code, one in docs).',
+  predecessor: last,
+  created_at: at(),
+});
 await w.setHead(sid, retry.id);
 await sync('retry');
 
 say('fork: the user goes back to turn 1 and sends a different message from there');
-const f = await w.appendNode({ id: 'u3', session_id: sid, role: 'user', content: 'Instead: explain lexer.ts', predecessor: a1b.id, created_at: at() });
-await w.appendNode({ id: 'a3', session_id: sid, role: 'assistant', content: 'lexer.ts turns text into tokens.', predecessor: f.id, created_at: at() });
+const f = await w.appendNode({
+  id: 'u3',
+  session_id: sid,
+  role: 'user',
+  content: 'Instead: explain lexer.ts',
+  predecessor: a1b.id,
+  created_at: at(),
+});
+await w.appendNode({
+  id: 'a3',
+  session_id: sid,
+  role: 'assistant',
+  content: 'lexer.ts turns text into tokens.',
+  predecessor: f.id,
+  created_at: at(),
+});
 await w.setHead(sid, null);
 await sync('fork from turn 1 (HEAD follows the newest leaf)');
 const again = await mirror.sync(sid);
@@ -107,7 +224,9 @@ const branches = await mirror.branches(sid);
 say(`branches: ${branches.map((b) => `${b.name}${b.head ? ' (HEAD)' : ''} @ ${b.commit.slice(0, 7)}`).join(', ')}`);
 const log = await mirror.log(sid, { branch: 'main' });
 const view = await mirror.read(sid, log.at(-1)!.sha, { branch: 'main' });
-say(`replay of main at ${view.commit.slice(0, 7)}: ← prev ${view.prev?.slice(0, 7) ?? '—'}  Turn ${view.turn} / ${view.turns}  next → ${view.next?.slice(0, 7) ?? '—'}`);
+say(
+  `replay of main at ${view.commit.slice(0, 7)}: ← prev ${view.prev?.slice(0, 7) ?? '—'}  Turn ${view.turn} / ${view.turns}  next → ${view.next?.slice(0, 7) ?? '—'}`,
+);
 for (const m of view.messages) say(`  #${m.seq} ${m.role.padEnd(9)} ${JSON.stringify(m.content).slice(0, 70)}`);
 say();
 say('$ git fsck --strict');
@@ -123,7 +242,7 @@ say();
 const pgit = (...args: string[]) => execFileSync('git', args, { cwd: workdir, encoding: 'utf8' }).trimEnd();
 say(`$ cd ${workdir} && git log --format='%h %cn: %s'`);
 say(pgit('log', '--format=%h %cn: %s'));
-say('$ git status --short   (the user\'s NOTES.md and the agent\'s skipped src/todo.md stay uncommitted)');
+say("$ git status --short   (the user's NOTES.md and the agent's skipped src/todo.md stay uncommitted)");
 say(pgit('status', '--short'));
 await service.close();
 await store.close();

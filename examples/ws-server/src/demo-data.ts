@@ -6,7 +6,13 @@ export const DEMO_SESSION = 'demo-replay';
 export const NOTES_SESSION = 'lexer-notes';
 const T0 = 1779500000;
 
-type Row = [id: string, role: DagNode['role'], predecessor: string | null, content: JsonValue, extra?: { caller?: string; metadata?: JsonValue }];
+type Row = [
+  id: string,
+  role: DagNode['role'],
+  predecessor: string | null,
+  content: JsonValue,
+  extra?: { caller?: string; metadata?: JsonValue },
+];
 
 /**
  * `demo-replay`: five turns on `main` with tool calls, and a retry of turn 3's answer
@@ -15,7 +21,13 @@ type Row = [id: string, role: DagNode['role'], predecessor: string | null, conte
 const DEMO: Row[] = [
   ['d-s1', 'system', null, 'You are a careful coding agent.'],
   ['d-u1', 'user', 'd-s1', 'What is in src/?'],
-  ['d-a1', 'assistant', 'd-u1', { text: 'Let me list it.', tool_calls: [{ id: 'fc1', name: 'list' }] }, { metadata: { tokens: 40 } }],
+  [
+    'd-a1',
+    'assistant',
+    'd-u1',
+    { text: 'Let me list it.', tool_calls: [{ id: 'fc1', name: 'list' }] },
+    { metadata: { tokens: 40 } },
+  ],
   ['d-t1', 'tool', 'd-a1', 'parser.ts\nlexer.ts\nindex.ts', { caller: 'd-a1', metadata: { tool: 'list' } }],
   ['d-a1b', 'assistant', 'd-t1', 'src/ holds parser.ts, lexer.ts and index.ts.', { metadata: { tokens: 30 } }],
   ['d-u2', 'user', 'd-a1b', 'Find every TODO'],
@@ -27,13 +39,25 @@ const DEMO: Row[] = [
   ['d-a3', 'assistant', 'd-u3', 'Editing parser.ts.', { metadata: { tokens: 20 } }],
   ['d-t3', 'tool', 'd-a3', 'parser.ts: 1 hunk applied', { caller: 'd-a3', metadata: { tool: 'edit' } }],
   ['d-a3b', 'assistant', 'd-t3', 'parse("") now returns an empty program.', { metadata: { tokens: 30 } }],
-  ['d-a3r', 'assistant', 'd-t3', 'parse("") now throws a clear EmptyInput error instead.', { metadata: { tokens: 32 } }],
+  [
+    'd-a3r',
+    'assistant',
+    'd-t3',
+    'parse("") now throws a clear EmptyInput error instead.',
+    { metadata: { tokens: 32 } },
+  ],
   ['d-u4', 'user', 'd-a3b', 'Run the tests'],
   ['d-a4', 'assistant', 'd-u4', 'Running them.', { metadata: { tokens: 10 } }],
   ['d-t4', 'tool', 'd-a4', '12 passed, 0 failed', { caller: 'd-a4', metadata: { tool: 'test' } }],
   ['d-a4b', 'assistant', 'd-t4', 'All 12 tests pass.', { metadata: { tokens: 10 } }],
   ['d-u5', 'user', 'd-a4b', 'Write a changelog entry'],
-  ['d-a5', 'assistant', 'd-u5', 'Added "parser: empty input yields an empty program" to CHANGELOG.md.', { metadata: { tokens: 35 } }],
+  [
+    'd-a5',
+    'assistant',
+    'd-u5',
+    'Added "parser: empty input yields an empty program" to CHANGELOG.md.',
+    { metadata: { tokens: 35 } },
+  ],
 ];
 
 /** `lexer-notes`: two turns, no branch, no project. */
@@ -44,12 +68,34 @@ const NOTES: Row[] = [
   ['n-a2', 'assistant', 'n-u2', 'String literals do not decode \\u{…} escapes yet.'],
 ];
 
-async function write(w: DagWriter, sessionId: string, title: string, created: number, rows: Row[], head: string): Promise<void> {
-  await w.createSession({ id: sessionId, title, agent_id: 'demo-agent', model: 'claude-sonnet-4.7', created_at: created });
+async function write(
+  w: DagWriter,
+  sessionId: string,
+  title: string,
+  created: number,
+  rows: Row[],
+  head: string,
+): Promise<void> {
+  await w.createSession({
+    id: sessionId,
+    title,
+    agent_id: 'demo-agent',
+    model: 'claude-sonnet-4.7',
+    created_at: created,
+  });
   let t = created;
   for (const [id, role, predecessor, content, extra] of rows) {
     t += 2;
-    await w.appendNode({ id, session_id: sessionId, role, content, predecessor, caller: extra?.caller ?? null, metadata: extra?.metadata ?? null, created_at: t });
+    await w.appendNode({
+      id,
+      session_id: sessionId,
+      role,
+      content,
+      predecessor,
+      caller: extra?.caller ?? null,
+      metadata: extra?.metadata ?? null,
+      created_at: t,
+    });
   }
   await w.setHead(sessionId, head);
 }

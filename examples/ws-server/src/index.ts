@@ -1,7 +1,25 @@
-export { createServer, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_MAX_PAYLOAD, type ServerOptions, type EntityGitServer } from './server.js';
 export {
-  createServerActions, echoAgent, ECHO_NOTES_FILE, DEFAULT_EXPORT_LIMIT, MAX_EXPORT_LIMIT, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, MAX_MESSAGE_LENGTH,
-  type Agent, type AgentInput, type AgentTools, type ServerActions, type ServerActionsOptions,
+  createServer,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DEFAULT_MAX_PAYLOAD,
+  type ServerOptions,
+  type EntityGitServer,
+} from './server.js';
+export {
+  createServerActions,
+  echoAgent,
+  ECHO_NOTES_FILE,
+  DEFAULT_EXPORT_LIMIT,
+  MAX_EXPORT_LIMIT,
+  DEFAULT_LOG_LIMIT,
+  MAX_LOG_LIMIT,
+  MAX_MESSAGE_LENGTH,
+  type Agent,
+  type AgentInput,
+  type AgentTools,
+  type ServerActions,
+  type ServerActionsOptions,
 } from './server-actions.js';
 export { seedDemo, DEMO_SESSION, NOTES_SESSION } from './demo-data.js';
 export * from './protocol.js';

@@ -27,9 +27,16 @@ const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]
 
 const { values } = parseArgs({
   options: {
-    db: { type: 'string' }, root: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' },
-    token: { type: 'string' }, origin: { type: 'string', multiple: true }, static: { type: 'string' },
-    demo: { type: 'boolean' }, echo: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    db: { type: 'string' },
+    root: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    token: { type: 'string' },
+    origin: { type: 'string', multiple: true },
+    static: { type: 'string' },
+    demo: { type: 'boolean' },
+    echo: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help || !values.db || !values.root) {
@@ -57,7 +64,10 @@ const server = await createServer({
   log: (line) => console.log(`[ws-server] ${line}`),
 });
 const r = server.reconciled;
-if (r) console.log(`reconcile: ${r.entries.length} session(s), ${r.entries.filter((e) => e.action !== 'unchanged').length} backfilled or repaired`);
+if (r)
+  console.log(
+    `reconcile: ${r.entries.length} session(s), ${r.entries.filter((e) => e.action !== 'unchanged').length} backfilled or repaired`,
+  );
 console.log(`open ${server.url}/#token=${server.token}`);
 console.log(`WebSocket: ${server.wsUrl}?token=${server.token}   origins allowed: ${server.origins.join(', ')}`);
 

@@ -32,10 +32,17 @@ export async function ensureRepo(workdir: string): Promise<RepoSetup> {
 /** The newest `limit` commits of HEAD (or of `rev`); empty for an unborn branch. */
 export async function readLog(workdir: string, limit: number, rev?: string): Promise<ProjectCommit[]> {
   if (rev !== undefined && !isOid(rev)) return [];
-  const r = await git(['log', `-n${limit}`, '--format=%H%x1f%an%x1f%cn%x1f%ct%x1f%s%x1e', ...(rev === undefined ? [] : [rev, '--'])], workdir);
+  const r = await git(
+    ['log', `-n${limit}`, '--format=%H%x1f%an%x1f%cn%x1f%ct%x1f%s%x1e', ...(rev === undefined ? [] : [rev, '--'])],
+    workdir,
+  );
   if (!r.ok) return [];
-  return r.stdout.split('\x1e').map((rec) => rec.trim()).filter((rec) => rec !== '').map((rec) => {
-    const [sha = '', author = '', committer = '', time = '0', subject = ''] = rec.split('\x1f');
-    return { sha, author, committer, time: Number(time), subject, agent: committer.startsWith('agent (') };
-  });
+  return r.stdout
+    .split('\x1e')
+    .map((rec) => rec.trim())
+    .filter((rec) => rec !== '')
+    .map((rec) => {
+      const [sha = '', author = '', committer = '', time = '0', subject = ''] = rec.split('\x1f');
+      return { sha, author, committer, time: Number(time), subject, agent: committer.startsWith('agent (') };
+    });
 }

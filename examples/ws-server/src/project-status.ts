@@ -2,7 +2,14 @@
 // the project auto-commit's own read-only snapshot (`beforeTurn` writes nothing, anywhere). The
 // app asks it when a session bound to a project opens, so the design's warning shows before a
 // turn is skipped, and asks again until the tree is clean.
-import { requireProject, idParam, paramsObject, UNCOMMITTED_CHANGES_WARNING, type ProjectGit, type ProjectStore } from '@entity-git/core';
+import {
+  requireProject,
+  idParam,
+  paramsObject,
+  UNCOMMITTED_CHANGES_WARNING,
+  type ProjectGit,
+  type ProjectStore,
+} from '@entity-git/core';
 import type { ProjectStatusResult } from './protocol.js';
 
 /** At most this many of the user's paths go back to the client (the count is always whole). */
@@ -13,14 +20,28 @@ export function projectStatusAction(projects: ProjectStore, projectGit: ProjectG
     const projectId = idParam(paramsObject(params), 'project_id');
     const project = await requireProject(projects, projectId);
     if (projectGit === null) {
-      return { project_id: projectId, workdir: project.workdir, status: project.status, state: 'unknown', dirty: false, user_paths: [], user_paths_count: 0, warning: null };
+      return {
+        project_id: projectId,
+        workdir: project.workdir,
+        status: project.status,
+        state: 'unknown',
+        dirty: false,
+        user_paths: [],
+        user_paths_count: 0,
+        warning: null,
+      };
     }
     const snap = await projectGit.beforeTurn(project.workdir);
     // Any path of the user's blocks the next auto-commit (in no repository yet: the directory's entries).
     const dirty = snap.dirty.length > 0;
     return {
-      project_id: projectId, workdir: project.workdir, status: project.status, state: snap.state, dirty,
-      user_paths: dirty ? snap.dirty.slice(0, MAX_PATHS) : [], user_paths_count: dirty ? snap.dirty.length : 0,
+      project_id: projectId,
+      workdir: project.workdir,
+      status: project.status,
+      state: snap.state,
+      dirty,
+      user_paths: dirty ? snap.dirty.slice(0, MAX_PATHS) : [],
+      user_paths_count: dirty ? snap.dirty.length : 0,
       warning: dirty ? UNCOMMITTED_CHANGES_WARNING : null,
     };
   };

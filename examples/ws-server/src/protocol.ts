@@ -3,7 +3,16 @@
 import type { ActionMap, BranchSummary, DagNode, ProjectSummary, Session } from '@entity-git/core';
 
 export type {
-  ActionRequest, ActionResponse, BranchSummary, CheckoutResult, HistoryResult, ProjectDetail, ProjectStatus, ProjectSummary, SessionSummary, TimelineCommit,
+  ActionRequest,
+  ActionResponse,
+  BranchSummary,
+  CheckoutResult,
+  HistoryResult,
+  ProjectDetail,
+  ProjectStatus,
+  ProjectSummary,
+  SessionSummary,
+  TimelineCommit,
 } from '@entity-git/core';
 
 /** The path the WebSocket upgrade is accepted on. */
@@ -56,33 +65,33 @@ export interface SendMessageResult {
  */
 export type ProjectTurnResult =
   | {
-    status: 'committed';
-    project_id: string;
-    /** The agent's commit, as `git log` in the workdir reads it (subject `[agent <session_id>] turn <N>: …`). */
-    commit: ProjectCommit;
-    /** Repository-relative paths it recorded. */
-    paths: string[];
-    /** Commits made first for edits of earlier turns left pending by a skip (oldest first). */
-    deferred: string[];
-  }
+      status: 'committed';
+      project_id: string;
+      /** The agent's commit, as `git log` in the workdir reads it (subject `[agent <session_id>] turn <N>: …`). */
+      commit: ProjectCommit;
+      /** Repository-relative paths it recorded. */
+      paths: string[];
+      /** Commits made first for edits of earlier turns left pending by a skip (oldest first). */
+      deferred: string[];
+    }
   | {
-    status: 'skipped';
-    project_id: string;
-    /** `uncommitted-changes`, `nothing-to-commit`, `project-paused`, `detached-head`, `merge-in-progress`, … */
-    reason: string;
-    warning: string | null;
-    /** The changes that are the user's and blocked the commit (repository-relative). */
-    user_paths: string[];
-    /** The agent's changes left uncommitted (kept pending; a later clean turn commits them). */
-    agent_paths: string[];
-  }
+      status: 'skipped';
+      project_id: string;
+      /** `uncommitted-changes`, `nothing-to-commit`, `project-paused`, `detached-head`, `merge-in-progress`, … */
+      reason: string;
+      warning: string | null;
+      /** The changes that are the user's and blocked the commit (repository-relative). */
+      user_paths: string[];
+      /** The agent's changes left uncommitted (kept pending; a later clean turn commits them). */
+      agent_paths: string[];
+    }
   | {
-    /** Git failed for good (the DAG and the session repository are unaffected). */
-    status: 'failed';
-    project_id: string;
-    code: string;
-    message: string;
-  };
+      /** Git failed for good (the DAG and the session repository are unaffected). */
+      status: 'failed';
+      project_id: string;
+      code: string;
+      message: string;
+    };
 
 /**
  * Server → client, unsolicited (a frame with `event` and no `id`): after each turn written by
@@ -169,7 +178,10 @@ export type ServerActionMap = Omit<ActionMap, 'create_project'> & {
    * turn ends with the project auto-commit (a snapshot of the workdir before the agent runs, the
    * paths its tools wrote after); its outcome is `project`, and is pushed as a {@link ProjectTurnEvent}.
    */
-  send_message: { params: { session_id: string; content: string; continue_from?: string | null }; result: SendMessageResult };
+  send_message: {
+    params: { session_id: string; content: string; continue_from?: string | null };
+    result: SendMessageResult;
+  };
   /** The project's own git history (read-only `git log` in its workdir). Default `limit` 50, at most 500. */
   project_log: { params: { project_id: string; limit?: number }; result: ProjectLogResult };
   server_info: { params: Record<string, never>; result: ServerInfo };

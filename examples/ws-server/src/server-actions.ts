@@ -6,9 +6,32 @@
 // syncs the session and runs the project auto-commit (snapshot before the agent, the paths its
 // tools wrote after), and the outcome goes back to the client.
 import {
-  createActions, createMirrorService, dispatch, EntityGitError, gitBlobId, idParam, intParam, invalidArgument, paramsObject, requireProject, requireSession,
-  type ActionRequest, type ActionResponse, type AfterTurnResult, type DagNode, type DagSource, type DagWriter, type JsonValue,
-  type Mirror, type MirrorService, type Project, type ProjectGit, type ProjectStore, type ServiceEvents, type Session, type TurnReport,
+  createActions,
+  createMirrorService,
+  dispatch,
+  EntityGitError,
+  gitBlobId,
+  idParam,
+  intParam,
+  invalidArgument,
+  paramsObject,
+  requireProject,
+  requireSession,
+  type ActionRequest,
+  type ActionResponse,
+  type AfterTurnResult,
+  type DagNode,
+  type DagSource,
+  type DagWriter,
+  type JsonValue,
+  type Mirror,
+  type MirrorService,
+  type Project,
+  type ProjectGit,
+  type ProjectStore,
+  type ServiceEvents,
+  type Session,
+  type TurnReport,
 } from '@entity-git/core';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -86,9 +109,19 @@ export interface ServerActionsOptions {
   onProjectTurn?: (sessionId: string, result: ProjectTurnResult) => void;
 }
 
-type Handlers<N extends ServerActionName> = { [K in N]: (params: ServerActionMap[K]['params']) => Promise<ServerActionMap[K]['result']> };
+type Handlers<N extends ServerActionName> = {
+  [K in N]: (params: ServerActionMap[K]['params']) => Promise<ServerActionMap[K]['result']>;
+};
 /** The actions the server answers itself (two of them wrap core's to add a step). */
-type OwnName = 'create_project' | 'add_session_to_project' | 'export_session' | 'send_message' | 'project_log' | 'server_info' | 'project_status' | 'import_projects';
+type OwnName =
+  | 'create_project'
+  | 'add_session_to_project'
+  | 'export_session'
+  | 'send_message'
+  | 'project_log'
+  | 'server_info'
+  | 'project_status'
+  | 'import_projects';
 
 export type ServerActions = Handlers<ServerActionName> & {
   /** Validate and run one request; never throws. */
@@ -117,7 +150,12 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   };
 
   const branchesOf = async (sessionId: string) =>
-    (await mirror.branches(sessionId).catch(() => [])).map((b) => ({ name: b.name, commit: b.commit, turns: b.turns, head: b.head }));
+    (await mirror.branches(sessionId).catch(() => [])).map((b) => ({
+      name: b.name,
+      commit: b.commit,
+      turns: b.turns,
+      head: b.head,
+    }));
 
   const hasNode = async (sessionId: string, nodeId: string): Promise<boolean> => {
     for await (const n of dag.nodesAfter(sessionId, 0)) if (n.id === nodeId) return true;
@@ -128,11 +166,18 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   const toolsFor = (project: Project | null, touched: string[], written: Record<string, string>): AgentTools => {
     const place = (path: string): string => {
       if (project === null) return invalidArgument('the session has no project: its agent has no workdir to write in');
-      if (typeof path !== 'string' || path === '' || path.includes('\0')) return invalidArgument('an agent tool needs a non-empty relative path');
+      if (typeof path !== 'string' || path === '' || path.includes('\0'))
+        return invalidArgument('an agent tool needs a non-empty relative path');
       const root = resolve(project.workdir);
       const full = resolve(root, path);
       const rel = relative(root, full);
-      if (isAbsolute(path) || rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('.git')) {
+      if (
+        isAbsolute(path) ||
+        rel === '' ||
+        rel.startsWith('..') ||
+        isAbsolute(rel) ||
+        rel.split(sep).includes('.git')
+      ) {
         invalidArgument(`the agent's path ${JSON.stringify(path)} is not a file inside the project's workdir`);
       }
       return full;
@@ -159,13 +204,20 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
     if (r.status === 'committed') {
       const [commit] = await readLog(workdir, 1, r.commit);
       return {
-        status: 'committed', project_id: projectId, paths: [...r.paths], deferred: r.deferred.map((d) => d.commit),
+        status: 'committed',
+        project_id: projectId,
+        paths: [...r.paths],
+        deferred: r.deferred.map((d) => d.commit),
         commit: commit ?? { sha: r.commit, author: '', committer: '', time: 0, subject: '', agent: true },
       };
     }
     return {
-      status: 'skipped', project_id: projectId, reason: r.reason, warning: r.warning,
-      user_paths: r.reason === 'nothing-to-commit' ? [] : [...r.userPaths], agent_paths: r.reason === 'nothing-to-commit' ? [] : [...r.agentPaths],
+      status: 'skipped',
+      project_id: projectId,
+      reason: r.reason,
+      warning: r.warning,
+      user_paths: r.reason === 'nothing-to-commit' ? [] : [...r.userPaths],
+      agent_paths: r.reason === 'nothing-to-commit' ? [] : [...r.agentPaths],
     };
   };
 
@@ -173,17 +225,29 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
    * End a turn through the service and wait for it: the sync, then (for a session in a project)
    * the auto-commit. Waits for the service to be idle, so a retry is waited out too.
    */
-  const endTurn = async (sessionId: string, project: Project | null, turn: TurnReport): Promise<{ synced: boolean; project: ProjectTurnResult | null }> => {
+  const endTurn = async (
+    sessionId: string,
+    project: Project | null,
+    turn: TurnReport,
+  ): Promise<{ synced: boolean; project: ProjectTurnResult | null }> => {
     let synced = false;
     let outcome: ServiceEvents['project'] | null = null;
     let warned: ServiceEvents['skipped'] | null = null;
     let failed: ServiceEvents['failed'] | null = null;
     const off = [
-      service.on('synced', (e) => { if (e.sessionId === sessionId) synced = true; }),
-      service.on('project', (e) => { if (e.sessionId === sessionId) outcome = e; }),
+      service.on('synced', (e) => {
+        if (e.sessionId === sessionId) synced = true;
+      }),
+      service.on('project', (e) => {
+        if (e.sessionId === sessionId) outcome = e;
+      }),
       // The service's own skips of a project (paused, done); the engine's come with a `project` event.
-      service.on('skipped', (e) => { if (e.sessionId === sessionId && e.reason.startsWith('project-')) warned = e; }),
-      service.on('failed', (e) => { if (e.sessionId === sessionId) failed = e; }),
+      service.on('skipped', (e) => {
+        if (e.sessionId === sessionId && e.reason.startsWith('project-')) warned = e;
+      }),
+      service.on('failed', (e) => {
+        if (e.sessionId === sessionId) failed = e;
+      }),
     ];
     try {
       service.notify(sessionId, turn);
@@ -198,8 +262,17 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
     const w = warned as ServiceEvents['skipped'] | null;
     let result: ProjectTurnResult | null = null;
     if (o !== null) result = await projectTurn(o.projectId, o.result, project.workdir);
-    else if (w !== null) result = { status: 'skipped', project_id: project.id, reason: w.reason, warning: w.warning, user_paths: [], agent_paths: [] };
-    else if (f !== null) result = { status: 'failed', project_id: project.id, code: f.error.code, message: f.error.message };
+    else if (w !== null)
+      result = {
+        status: 'skipped',
+        project_id: project.id,
+        reason: w.reason,
+        warning: w.warning,
+        user_paths: [],
+        agent_paths: [],
+      };
+    else if (f !== null)
+      result = { status: 'failed', project_id: project.id, code: f.error.code, message: f.error.message };
     if (result !== null) {
       try {
         options.onProjectTurn?.(sessionId, result);
@@ -244,8 +317,10 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       const p = paramsObject(params);
       const sessionId = idParam(p, 'session_id');
       const content = p.content;
-      if (typeof content !== 'string' || content.trim() === '') invalidArgument('content must be a non-empty string', { param: 'content' });
-      if ((content as string).length > MAX_MESSAGE_LENGTH) invalidArgument(`content is longer than ${MAX_MESSAGE_LENGTH} characters`, { param: 'content' });
+      if (typeof content !== 'string' || content.trim() === '')
+        invalidArgument('content must be a non-empty string', { param: 'content' });
+      if ((content as string).length > MAX_MESSAGE_LENGTH)
+        invalidArgument(`content is longer than ${MAX_MESSAGE_LENGTH} characters`, { param: 'content' });
       const session = await requireSession(dag, sessionId);
       let predecessor: string | null;
       if (p.continue_from === undefined || p.continue_from === null) {
@@ -254,23 +329,51 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       } else {
         predecessor = idParam(p, 'continue_from');
         if (!(await hasNode(sessionId, predecessor))) {
-          throw new EntityGitError('NODE_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(predecessor)}`, { sessionId, nodeId: predecessor });
+          throw new EntityGitError(
+            'NODE_NOT_FOUND',
+            `session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(predecessor)}`,
+            { sessionId, nodeId: predecessor },
+          );
         }
       }
       const project = await projects.projectOfSession(sessionId);
       // The turn begins: what the user has uncommitted in the project now is theirs (null without a project).
       const snapshot = await service.beforeTurn(sessionId);
       const before = await branchesOf(sessionId);
-      const node = await writer.appendNode({ id: `u-${randomUUID()}`, session_id: sessionId, role: 'user', content: content as string, predecessor, created_at: now() });
+      const node = await writer.appendNode({
+        id: `u-${randomUUID()}`,
+        session_id: sessionId,
+        role: 'user',
+        content: content as string,
+        predecessor,
+        created_at: now(),
+      });
       let head = node.id;
       let reply: DagNode | null = null;
       const touched: string[] = [];
       const written: Record<string, string> = {};
       const answer = options.agent
-        ? await options.agent({ session, message: node, project: project && { id: project.id, name: project.name, workdir: project.workdir, status: project.status }, tools: toolsFor(project, touched, written) })
+        ? await options.agent({
+            session,
+            message: node,
+            project: project && {
+              id: project.id,
+              name: project.name,
+              workdir: project.workdir,
+              status: project.status,
+            },
+            tools: toolsFor(project, touched, written),
+          })
         : null;
       if (answer !== null && answer !== undefined) {
-        reply = await writer.appendNode({ id: `a-${randomUUID()}`, session_id: sessionId, role: 'assistant', content: answer, predecessor: node.id, created_at: now() });
+        reply = await writer.appendNode({
+          id: `a-${randomUUID()}`,
+          session_id: sessionId,
+          role: 'assistant',
+          content: answer,
+          predecessor: node.id,
+          created_at: now(),
+        });
         head = reply.id;
       }
       await writer.setHead(sessionId, head);
@@ -278,8 +381,15 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       const branches = await branchesOf(sessionId);
       const current = branches.find((b) => b.head) ?? null;
       return {
-        session_id: sessionId, node, reply, branch: current?.name ?? null, commit: current?.commit ?? null,
-        branch_created: current !== null && !before.some((b) => b.name === current.name), branches, synced: ended.synced, project: ended.project,
+        session_id: sessionId,
+        node,
+        reply,
+        branch: current?.name ?? null,
+        commit: current?.commit ?? null,
+        branch_created: current !== null && !before.some((b) => b.name === current.name),
+        branches,
+        synced: ended.synced,
+        project: ended.project,
       };
     },
     async project_log(params) {
@@ -288,7 +398,12 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       const limit = intParam(p, 'limit', DEFAULT_LOG_LIMIT, 1, MAX_LOG_LIMIT);
       const project = await requireProject(projects, projectId);
       const repo = await isRepo(project.workdir);
-      return { project_id: projectId, workdir: project.workdir, repo, commits: repo ? await readLog(project.workdir, limit) : [] };
+      return {
+        project_id: projectId,
+        workdir: project.workdir,
+        repo,
+        commits: repo ? await readLog(project.workdir, limit) : [],
+      };
     },
     project_status: projectStatusAction(projects, projectGit),
     import_projects: importProjectsAction(projects),

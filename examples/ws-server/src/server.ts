@@ -88,26 +88,38 @@ function tokenMatches(given: string | null, token: string): boolean {
 
 function refuse(socket: Socket, status: number, reason: string): void {
   const body = `${reason}\n`;
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 export async function createServer(options: ServerOptions): Promise<EntityGitServer> {
   const host = options.host ?? DEFAULT_HOST;
   const token = options.token ?? randomBytes(32).toString('hex');
-  if (typeof token !== 'string' || token.length < 8) throw new TypeError('[ws-server] token must be a string of at least 8 characters');
+  if (typeof token !== 'string' || token.length < 8)
+    throw new TypeError('[ws-server] token must be a string of at least 8 characters');
   const log = options.log ?? (() => undefined);
   const ownsStore = typeof options.db === 'string';
   const store = typeof options.db === 'string' ? await openSqlite({ file: options.db }) : options.db;
   const mirror = createNodeMirror({ dag: store.dag, root: options.root });
-  const projectGit = options.projectGit === undefined
-    ? createNodeProjectGit(options.projectLocks === undefined ? {} : { dir: options.projectLocks })
-    : options.projectGit;
+  const projectGit =
+    options.projectGit === undefined
+      ? createNodeProjectGit(options.projectLocks === undefined ? {} : { dir: options.projectLocks })
+      : options.projectGit;
   const actions = createServerActions({
-    dag: store.dag, writer: store.writer, projects: store.projects, mirror, agent: options.agent ?? null, now: options.now, projectGit,
+    dag: store.dag,
+    writer: store.writer,
+    projects: store.projects,
+    mirror,
+    agent: options.agent ?? null,
+    now: options.now,
+    projectGit,
     onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
     onProjectTurn: (sessionId, result) => {
-      if (result.status === 'failed') log(`project auto-commit of ${sessionId} failed: ${result.code}: ${result.message}`);
-      else if (result.status === 'skipped' && result.warning !== null) log(`project auto-commit of ${sessionId} skipped (${result.reason}): ${result.warning}`);
+      if (result.status === 'failed')
+        log(`project auto-commit of ${sessionId} failed: ${result.code}: ${result.message}`);
+      else if (result.status === 'skipped' && result.warning !== null)
+        log(`project auto-commit of ${sessionId} skipped (${result.reason}): ${result.warning}`);
       broadcast({ event: 'project_turn', session_id: sessionId, result });
     },
   });
@@ -123,7 +135,10 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
   const serveFile = staticFiles(options.staticDir ?? null);
   const http: Server = createHttpServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') return sendText(res, 200, JSON.stringify({ ok: true, name: 'entity-git ws-server' }), { 'Content-Type': 'application/json' });
+    if (path === '/healthz')
+      return sendText(res, 200, JSON.stringify({ ok: true, name: 'entity-git ws-server' }), {
+        'Content-Type': 'application/json',
+      });
     if (path === WS_PATH) return sendText(res, 426, 'this path takes a WebSocket upgrade', { Upgrade: 'websocket' });
     void serveFile(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendText(res, 500, 'internal error');
@@ -167,7 +182,10 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
       void (async () => {
         let response: ActionResponse;
         if (isBinary) {
-          response = { ok: false, error: { code: 'INVALID_ARGUMENT', message: '[entity-git] requests are JSON text frames' } };
+          response = {
+            ok: false,
+            error: { code: 'INVALID_ARGUMENT', message: '[entity-git] requests are JSON text frames' },
+          };
         } else {
           let request: unknown;
           try {
@@ -175,9 +193,10 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
           } catch {
             request = undefined;
           }
-          response = request === undefined
-            ? { ok: false, error: { code: 'INVALID_ARGUMENT', message: '[entity-git] a request must be JSON' } }
-            : await actions.handle(request as never);
+          response =
+            request === undefined
+              ? { ok: false, error: { code: 'INVALID_ARGUMENT', message: '[entity-git] a request must be JSON' } }
+              : await actions.handle(request as never);
         }
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
       })();
@@ -197,24 +216,35 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
 
   const port = (http.address() as AddressInfo).port;
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
-  if (options.origins === undefined) origins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://${hostInUrl}:${port}`].filter((o, i, all) => all.indexOf(o) === i);
+  if (options.origins === undefined)
+    origins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://${hostInUrl}:${port}`].filter(
+      (o, i, all) => all.indexOf(o) === i,
+    );
   log(`listening on http://${hostInUrl}:${port} (WebSocket at ${WS_PATH})`);
 
   let closing: Promise<void> | null = null;
   return Object.freeze({
     url: `http://${hostInUrl}:${port}`,
     wsUrl: `ws://${hostInUrl}:${port}${WS_PATH}`,
-    host, port, token, origins: Object.freeze([...origins]), store, mirror, actions, reconciled,
+    host,
+    port,
+    token,
+    origins: Object.freeze([...origins]),
+    store,
+    mirror,
+    actions,
+    reconciled,
     connections: () => wss.clients.size,
-    close: () => (closing ??= (async () => {
-      await actions.service.close();
-      for (const ws of wss.clients) ws.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
-      if (ownsStore) await store.close();
-    })()),
+    close: () =>
+      (closing ??= (async () => {
+        await actions.service.close();
+        for (const ws of wss.clients) ws.terminate();
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+        await new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeAllConnections();
+        });
+        if (ownsStore) await store.close();
+      })()),
   });
 }

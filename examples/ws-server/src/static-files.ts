@@ -25,14 +25,25 @@ const TYPES: Record<string, string> = {
  * `'wasm-unsafe-eval'` is not needed: the app runs no WebAssembly.
  */
 export const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
 };
 
-export function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...SECURITY_HEADERS, ...headers });
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+    ...SECURITY_HEADERS,
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -40,9 +51,11 @@ export function sendText(res: ServerResponse, status: number, text: string, head
 export function staticFiles(dir: string | null): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const rootPromise = dir === null ? null : realpath(resolve(dir)).catch(() => null);
   return async (req, res) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'method not allowed', { Allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return sendText(res, 405, 'method not allowed', { Allow: 'GET, HEAD' });
     const root = await rootPromise;
-    if (root === null || root === undefined) return sendText(res, 404, 'this server has no web app to serve (start it with --static <dir>)');
+    if (root === null || root === undefined)
+      return sendText(res, 404, 'this server has no web app to serve (start it with --static <dir>)');
     let pathname: string;
     try {
       pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);

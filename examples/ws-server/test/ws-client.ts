@@ -8,7 +8,10 @@ export interface Client {
   /** One request; the response envelope as the server sent it. */
   request(action: string, params?: unknown): Promise<ActionResponse>;
   /** One request; its result, or a thrown Error whose message starts with the error code. */
-  call<K extends ServerActionName>(action: K, params: ServerActionMap[K]['params']): Promise<ServerActionMap[K]['result']>;
+  call<K extends ServerActionName>(
+    action: K,
+    params: ServerActionMap[K]['params'],
+  ): Promise<ServerActionMap[K]['result']>;
   /** Send a frame as is and wait for the next message. */
   raw(data: string | Buffer): Promise<unknown>;
   /** Wait for the next message that answers no request (a pushed `ServerEvent`). */
@@ -33,25 +36,30 @@ export function open(url: string, options: { origin?: string } = {}): Promise<Op
       waiter(msg);
     } else rawWaiters.shift()?.(msg);
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
   const client: Client = {
-    request: (action, params) => new Promise((resolve) => {
-      const id = `r${++next}`;
-      pending.set(id, resolve);
-      ws.send(JSON.stringify({ id, action, params }));
-    }),
+    request: (action, params) =>
+      new Promise((resolve) => {
+        const id = `r${++next}`;
+        pending.set(id, resolve);
+        ws.send(JSON.stringify({ id, action, params }));
+      }),
     async call(action, params) {
       const r = await client.request(action, params);
       if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
       return r.result as never;
     },
-    raw: (data) => new Promise((resolve) => {
-      rawWaiters.push(resolve);
-      ws.send(data);
-    }),
-    next: () => new Promise((resolve) => {
-      rawWaiters.push(resolve);
-    }),
+    raw: (data) =>
+      new Promise((resolve) => {
+        rawWaiters.push(resolve);
+        ws.send(data);
+      }),
+    next: () =>
+      new Promise((resolve) => {
+        rawWaiters.push(resolve);
+      }),
     closed,
     async close() {
       ws.close();

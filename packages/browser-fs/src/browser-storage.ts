@@ -83,7 +83,11 @@ function ownerTag(): number {
 
 function locks(): LockManager {
   const manager = globalThis.navigator?.locks;
-  if (!manager) throw new EntityGitError('INVALID_OPTION', `${PREFIX} the Web Locks API (navigator.locks) is missing: a secure context (https or localhost) is needed`);
+  if (!manager)
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      `${PREFIX} the Web Locks API (navigator.locks) is missing: a secure context (https or localhost) is needed`,
+    );
   return manager;
 }
 
@@ -95,15 +99,25 @@ function dirOf(path: string): string {
 /** Typed arrays that are views into a larger buffer would be stored whole by IndexedDB. */
 function exact(data: Uint8Array | string): Uint8Array | string {
   if (typeof data === 'string') return data;
-  return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.constructor === Uint8Array ? data : new Uint8Array(data);
+  return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.constructor === Uint8Array
+    ? data
+    : new Uint8Array(data);
 }
 
 /** What this storage reaches inside LightningFS 4.10.3 (pinned) to batch its writes. */
 interface LightningInternals {
-  _wrap?: (fn: (...args: never[]) => Promise<unknown>, clean: (...args: unknown[]) => unknown[], mutating: boolean) => (...args: unknown[]) => Promise<unknown>;
+  _wrap?: (
+    fn: (...args: never[]) => Promise<unknown>,
+    clean: (...args: unknown[]) => unknown[],
+    mutating: boolean,
+  ) => (...args: unknown[]) => Promise<unknown>;
   _backend?: Record<string, unknown> & {
     _saveSuperblock?: () => Promise<void>;
-    _cache?: { writeStat(path: string, size: number, o: { mode?: number }): { ino: number }; unlink(path: string): void; _root?: Map<unknown, unknown> };
+    _cache?: {
+      writeStat(path: string, size: number, o: { mode?: number }): { ino: number };
+      unlink(path: string): void;
+      _root?: Map<unknown, unknown>;
+    };
     _idb?: { _store?: { _withIDBStore(type: 'readwrite', fn: (store: IDBObjectStore) => void): Promise<void> } };
   };
 }
@@ -118,9 +132,18 @@ interface LightningInternals {
  * back first, so a saved tree never names bytes that are not in IndexedDB); `afterLetGo` once
  * it has let go (another tab may write from then on).
  */
-function patchBackend(p: LightningPromises, hooks: { beforeSave: () => Promise<void>; afterLetGo: () => void }): boolean {
+function patchBackend(
+  p: LightningPromises,
+  hooks: { beforeSave: () => Promise<void>; afterLetGo: () => void },
+): boolean {
   const backend = (p as unknown as LightningInternals)._backend;
-  if (!backend || typeof backend.deactivate !== 'function' || typeof backend._saveSuperblock !== 'function' || backend.egLetsGo === true) return false;
+  if (
+    !backend ||
+    typeof backend.deactivate !== 'function' ||
+    typeof backend._saveSuperblock !== 'function' ||
+    backend.egLetsGo === true
+  )
+    return false;
   const deactivate = (backend.deactivate as () => Promise<void>).bind(backend);
   const save = backend._saveSuperblock.bind(backend);
   const part = <K extends string>(name: K) => backend[name] as Record<string, (() => unknown) | undefined> | undefined;
@@ -132,7 +155,11 @@ function patchBackend(p: LightningPromises, hooks: { beforeSave: () => Promise<v
     try {
       await deactivate();
     } catch {
-      for (const step of [() => part('_cache')?.deactivate?.(), () => part('_mutex')?.release?.(), () => part('_idb')?.close?.()]) {
+      for (const step of [
+        () => part('_cache')?.deactivate?.(),
+        () => part('_mutex')?.release?.(),
+        () => part('_idb')?.close?.(),
+      ]) {
         try {
           await step();
         } catch {
@@ -167,18 +194,24 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     fsName: options.fsName ?? DEFAULT_FS_NAME,
     syncLockTimeoutMs: options.syncLockTimeoutMs ?? 60_000,
   });
-  if (typeof opts.fsName !== 'string' || opts.fsName === '') throw new EntityGitError('INVALID_OPTION', `${PREFIX} fsName must be a non-empty string`);
-  if (typeof opts.syncLockTimeoutMs !== 'number' || Number.isNaN(opts.syncLockTimeoutMs) || opts.syncLockTimeoutMs < 0) throw new EntityGitError('INVALID_OPTION', `${PREFIX} syncLockTimeoutMs must be a number of milliseconds`);
+  if (typeof opts.fsName !== 'string' || opts.fsName === '')
+    throw new EntityGitError('INVALID_OPTION', `${PREFIX} fsName must be a non-empty string`);
+  if (typeof opts.syncLockTimeoutMs !== 'number' || Number.isNaN(opts.syncLockTimeoutMs) || opts.syncLockTimeoutMs < 0)
+    throw new EntityGitError('INVALID_OPTION', `${PREFIX} syncLockTimeoutMs must be a number of milliseconds`);
   const manager = locks();
 
   const owner = ownerTag();
   const ownerLock = lockName(opts.fsName, `owner:${owner}`);
   let releaseOwner: (() => void) | null = null;
   const ownerHeld = new Promise<void>((granted) => {
-    void manager.request(ownerLock, () => new Promise<void>((release) => {
-      releaseOwner = release;
-      granted();
-    }));
+    void manager.request(
+      ownerLock,
+      () =>
+        new Promise<void>((release) => {
+          releaseOwner = release;
+          granted();
+        }),
+    );
   });
 
   const lightningFs = newLightningFS();
@@ -190,9 +223,12 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
   // Once patched, file bytes are held back until the tree is saved, then written in one
   // IndexedDB transaction (see `deferWrite`); until then (or if LightningFS changed) at once.
   let batching = false;
-  ready.then(() => {
-    batching = patchBackend(p, { beforeSave: () => writeBack(), afterLetGo: () => letGo() });
-  }, () => undefined);
+  ready.then(
+    () => {
+      batching = patchBackend(p, { beforeSave: () => writeBack(), afterLetGo: () => letGo() });
+    },
+    () => undefined,
+  );
   let closed = false;
 
   // Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save.
@@ -269,7 +305,9 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
   };
   /** The path of the file with inode `ino` in LightningFS's tree, or null (a walk: failures only). */
   function pathOf(ino: number): string | null {
-    const root = (p as unknown as LightningInternals)._backend?._cache?._root?.get('/') as Map<unknown, unknown> | undefined;
+    const root = (p as unknown as LightningInternals)._backend?._cache?._root?.get('/') as
+      | Map<unknown, unknown>
+      | undefined;
     const walk = (dir: Map<unknown, unknown>, at: string): string | null => {
       for (const [name, entry] of dir) {
         if (name === 0 || !(entry instanceof Map)) continue;
@@ -292,9 +330,10 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     // the repository's own — down with it.
     const batch = [...pending].sort((x, y) => x[1].byteLength - y[1].byteLength);
     const store = (p as unknown as LightningInternals)._backend!._idb!._store!;
-    const put = (items: [number, Uint8Array][]) => store._withIDBStore('readwrite', (os) => {
-      for (const [ino, data] of items) os.put(data, ino);
-    });
+    const put = (items: [number, Uint8Array][]) =>
+      store._withIDBStore('readwrite', (os) => {
+        for (const [ino, data] of items) os.put(data, ino);
+      });
     // A file written again meanwhile keeps its newer bytes pending.
     const done = (ino: number, data: Uint8Array) => {
       if (pending.get(ino) === data) dropPending(ino);
@@ -347,14 +386,24 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
   async function deferWrite(path: string, bytes: Uint8Array, o?: Parameters<StorageFs['writeFile']>[2]): Promise<void> {
     await ready;
     const internals = p as unknown as LightningInternals;
-    if (!batching || typeof internals._wrap !== 'function' || !internals._backend?._cache || !internals._backend._idb?._store) {
+    if (
+      !batching ||
+      typeof internals._wrap !== 'function' ||
+      !internals._backend?._cache ||
+      !internals._backend._idb?._store
+    ) {
       await p.writeFile(path, bytes, o);
       return;
     }
     // LightningFS's own wrapper: takes its fs-wide lock and schedules the save of the tree.
-    statOnly ??= internals._wrap.call(p, async function (this: LightningInternals, path: string, size: number, mode: number | undefined) {
-      return this._backend!._cache!.writeStat(path, size, { mode });
-    } as never, (...args: unknown[]) => args, true) as never;
+    statOnly ??= internals._wrap.call(
+      p,
+      async function (this: LightningInternals, path: string, size: number, mode: number | undefined) {
+        return this._backend!._cache!.writeStat(path, size, { mode });
+      } as never,
+      (...args: unknown[]) => args,
+      true,
+    ) as never;
     const before = await p.lstat(path).catch(() => null);
     const st = await statOnly!(path, bytes.byteLength, typeof o === 'object' ? o?.mode : undefined);
     const made = before === null || before.ino !== st.ino || fresh.has(st.ino);
@@ -365,7 +414,12 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     if (pendingBytes > PENDING_MAX) await writeBack();
   }
   /** Write `bytes`; `kept` (the same bytes) is remembered when no other write to the file overlapped. */
-  async function writeKnown(path: string, bytes: Uint8Array, kept: Uint8Array, o?: Parameters<StorageFs['writeFile']>[2]): Promise<void> {
+  async function writeKnown(
+    path: string,
+    bytes: Uint8Array,
+    kept: Uint8Array,
+    o?: Parameters<StorageFs['writeFile']>[2],
+  ): Promise<void> {
     forget(path);
     writing.set(path, (writing.get(path) ?? 0) + 1);
     try {
@@ -378,7 +432,10 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     }
   }
   /** The bytes of the file at `path` (stat `st`) known without IndexedDB: held back, or remembered while its stat holds. */
-  const bytesAt = (path: string, st: { ino: number; size: number; mtimeMs: number; isFile(): boolean }): Uint8Array | undefined => {
+  const bytesAt = (
+    path: string,
+    st: { ino: number; size: number; mtimeMs: number; isFile(): boolean },
+  ): Uint8Array | undefined => {
     if (!st.isFile()) return undefined;
     const held = pending.get(st.ino);
     if (held !== undefined) return held;
@@ -389,62 +446,69 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     known.set(path, hit);
     return hit.data;
   };
-  const asText = (o: Parameters<StorageFs['readFile']>[1]) => o === 'utf8' || (typeof o === 'object' && o?.encoding === 'utf8');
+  const asText = (o: Parameters<StorageFs['readFile']>[1]) =>
+    o === 'utf8' || (typeof o === 'object' && o?.encoding === 'utf8');
 
   const fs: StorageFs = {
-    readFile: (path, o) => run('read', path, async () => {
-      // The stat is in memory: a missing file is known without asking IndexedDB for its bytes.
-      const st = await p.lstat(path).catch((err: { code?: string }) => {
-        if (err?.code === 'ENOENT' || err?.code === 'ENOTDIR') throw err;
-        return null;
-      });
-      const hit = st === null ? undefined : bytesAt(path, st);
-      if (hit !== undefined) return asText(o) ? fromUtf8(hit) : hit.slice();
-      const data = (await p.readFile(path)) as Uint8Array | null | undefined;
-      if (data === undefined || data === null) {
-        // The tree lists the file but its data never reached IndexedDB (reload in between).
+    readFile: (path, o) =>
+      run('read', path, async () => {
+        // The stat is in memory: a missing file is known without asking IndexedDB for its bytes.
+        const st = await p.lstat(path).catch((err: { code?: string }) => {
+          if (err?.code === 'ENOENT' || err?.code === 'ENOTDIR') throw err;
+          return null;
+        });
+        const hit = st === null ? undefined : bytesAt(path, st);
+        if (hit !== undefined) return asText(o) ? fromUtf8(hit) : hit.slice();
+        const data = (await p.readFile(path)) as Uint8Array | null | undefined;
+        if (data === undefined || data === null) {
+          // The tree lists the file but its data never reached IndexedDB (reload in between).
+          forget(path);
+          return asText(o) ? '' : new Uint8Array(0);
+        }
+        if (st !== null && st.isFile() && !writing.has(path) && data.byteLength === st.size)
+          remember(path, statKey(st), data.slice());
+        return asText(o) ? fromUtf8(data) : data;
+      }),
+    writeFile: (path, data, o) =>
+      run('write', path, async () => {
+        await parentIsDir(path);
+        const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
+        // A copy is remembered: the caller may reuse its buffer.
+        await writeKnown(path, bytes, bytes === data ? bytes.slice() : bytes, o);
+      }),
+    unlink: (path) =>
+      run('unlink', path, async () => {
         forget(path);
-        return asText(o) ? '' : new Uint8Array(0);
-      }
-      if (st !== null && st.isFile() && !writing.has(path) && data.byteLength === st.size) remember(path, statKey(st), data.slice());
-      return asText(o) ? fromUtf8(data) : data;
-    }),
-    writeFile: (path, data, o) => run('write', path, async () => {
-      await parentIsDir(path);
-      const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
-      // A copy is remembered: the caller may reuse its buffer.
-      await writeKnown(path, bytes, bytes === data ? bytes.slice() : bytes, o);
-    }),
-    unlink: (path) => run('unlink', path, async () => {
-      forget(path);
-      const st = await p.lstat(path);
-      if (st.isDirectory()) throw codeError('EISDIR', path);
-      dropPending(st.ino);
-      await p.unlink(path);
-    }),
+        const st = await p.lstat(path);
+        if (st.isDirectory()) throw codeError('EISDIR', path);
+        dropPending(st.ino);
+        await p.unlink(path);
+      }),
     readdir: (path) => run('readdir', path, () => p.readdir(path)),
-    mkdir: (path, o) => run('mkdir', path, async () => {
-      await parentIsDir(path);
-      await p.mkdir(path, o);
-    }),
+    mkdir: (path, o) =>
+      run('mkdir', path, async () => {
+        await parentIsDir(path);
+        await p.mkdir(path, o);
+      }),
     rmdir: (path) => run('rmdir', path, () => p.rmdir(path)),
     stat: (path) => run('stat', path, () => p.stat(path) as Promise<StorageStat>),
     lstat: (path) => run('stat', path, () => p.lstat(path) as Promise<StorageStat>),
-    rename: (from, to) => run('rename', from, async () => {
-      await parentIsDir(to);
-      const moved = known.get(from);
-      forget(from);
-      forget(to);
-      // A file renamed over is gone from the tree: bytes still held for it are not written.
-      const over = await p.lstat(to).catch(() => null);
-      if (over !== null && over.isFile()) {
-        const src = await p.lstat(from).catch(() => null);
-        if (src === null || src.ino !== over.ino) dropPending(over.ino);
-      }
-      await p.rename(from, to);
-      // LightningFS moves the file's entry, stat and all: what was known of it still holds.
-      if (moved !== undefined && !writing.has(from) && !writing.has(to)) remember(to, moved.key, moved.data);
-    }),
+    rename: (from, to) =>
+      run('rename', from, async () => {
+        await parentIsDir(to);
+        const moved = known.get(from);
+        forget(from);
+        forget(to);
+        // A file renamed over is gone from the tree: bytes still held for it are not written.
+        const over = await p.lstat(to).catch(() => null);
+        if (over !== null && over.isFile()) {
+          const src = await p.lstat(from).catch(() => null);
+          if (src === null || src.ino !== over.ino) dropPending(over.ino);
+        }
+        await p.rename(from, to);
+        // LightningFS moves the file's entry, stat and all: what was known of it still holds.
+        if (moved !== undefined && !writing.has(from) && !writing.has(to)) remember(to, moved.key, moved.data);
+      }),
     readlink: (path) => run('readlink', path, () => p.readlink(path)),
     symlink: (target, path) => run('symlink', path, () => p.symlink(target, path)),
   };
@@ -474,42 +538,49 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
     // Atomic against other tabs and storages: the check and the write run under one Web Lock.
     async createExclusive(path, data) {
       await ownerHeld;
-      return manager.request(lockName(opts.fsName, 'create-exclusive'), () => run('create', path, async () => {
-        let existing: StorageStat | null = null;
-        try {
-          existing = await p.lstat(path);
-        } catch (err) {
-          if ((err as { code?: string }).code !== 'ENOENT') throw err;
-        }
-        if (existing !== null) {
-          const tag = existing.uid ?? 0;
-          const abandoned = path.endsWith('.lock') && existing.isFile() && tag !== owner && tag >= MIN_OWNER
-            && !(await alive()).has(lockName(opts.fsName, `owner:${tag}`));
-          if (!abandoned) return false;
-          forget(path);
-          dropPending(existing.ino);
-          await p.unlink(path);
-        }
-        await parentIsDir(path);
-        const bytes = typeof data === 'string' ? utf8(data) : exact(data) as Uint8Array;
-        await writeKnown(path, bytes === data ? bytes.slice() : bytes, bytes);
-        return true;
-      }));
+      return manager.request(lockName(opts.fsName, 'create-exclusive'), () =>
+        run('create', path, async () => {
+          let existing: StorageStat | null = null;
+          try {
+            existing = await p.lstat(path);
+          } catch (err) {
+            if ((err as { code?: string }).code !== 'ENOENT') throw err;
+          }
+          if (existing !== null) {
+            const tag = existing.uid ?? 0;
+            const abandoned =
+              path.endsWith('.lock') &&
+              existing.isFile() &&
+              tag !== owner &&
+              tag >= MIN_OWNER &&
+              !(await alive()).has(lockName(opts.fsName, `owner:${tag}`));
+            if (!abandoned) return false;
+            forget(path);
+            dropPending(existing.ino);
+            await p.unlink(path);
+          }
+          await parentIsDir(path);
+          const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
+          await writeKnown(path, bytes === data ? bytes.slice() : bytes, bytes);
+          return true;
+        }),
+      );
     },
 
     // Reflogs and the mirror's state log grow by a line a turn; LightningFS has no append. The
     // bytes known from the last read or write are extended, not read and decoded again.
-    appendFile: (path, data) => run('append', path, async () => {
-      const add = typeof data === 'string' ? utf8(data) : data;
-      const st = await p.lstat(path).catch(() => null);
-      let old: Uint8Array = new Uint8Array(0);
-      if (st !== null) old = bytesAt(path, st) ?? ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
-      const next = new Uint8Array(old.byteLength + add.byteLength);
-      next.set(old, 0);
-      next.set(add, old.byteLength);
-      await parentIsDir(path);
-      await writeKnown(path, next, next);
-    }),
+    appendFile: (path, data) =>
+      run('append', path, async () => {
+        const add = typeof data === 'string' ? utf8(data) : data;
+        const st = await p.lstat(path).catch(() => null);
+        let old: Uint8Array = new Uint8Array(0);
+        if (st !== null) old = bytesAt(path, st) ?? ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
+        const next = new Uint8Array(old.byteLength + add.byteLength);
+        next.set(old, 0);
+        next.set(add, old.byteLength);
+        await parentIsDir(path);
+        await writeKnown(path, next, next);
+      }),
 
     flush,
 
@@ -536,24 +607,34 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       const wait = opts.syncLockTimeoutMs;
       // 0: do not wait at all; Infinity: wait as long as it takes.
       const signal = wait > 0 && wait !== Infinity ? AbortSignal.timeout(wait) : undefined;
-      const timeout = (cause?: unknown) => new EntityGitError('LOCK_TIMEOUT', `${PREFIX} ${key} stayed locked by another tab for ${wait} ms`, { lock: key }, { cause });
+      const timeout = (cause?: unknown) =>
+        new EntityGitError(
+          'LOCK_TIMEOUT',
+          `${PREFIX} ${key} stayed locked by another tab for ${wait} ms`,
+          { lock: key },
+          { cause },
+        );
       try {
-        return await manager.request(lockName(opts.fsName, key), wait === 0 ? { ifAvailable: true } : signal ? { signal } : {}, async (lock) => {
-          if (lock === null) throw timeout();
-          granted = true;
-          const before = changes;
-          let result: T;
-          try {
-            result = await fn();
-          } catch (err) {
-            if (changes !== before) await flush().catch(() => undefined);
-            throw err;
-          }
-          // What the sync wrote survives a reload once it has resolved. A read-only holder (verify)
-          // saves nothing, so it keeps working on an origin whose quota is used up.
-          if (changes !== before) await flush();
-          return result;
-        });
+        return await manager.request(
+          lockName(opts.fsName, key),
+          wait === 0 ? { ifAvailable: true } : signal ? { signal } : {},
+          async (lock) => {
+            if (lock === null) throw timeout();
+            granted = true;
+            const before = changes;
+            let result: T;
+            try {
+              result = await fn();
+            } catch (err) {
+              if (changes !== before) await flush().catch(() => undefined);
+              throw err;
+            }
+            // What the sync wrote survives a reload once it has resolved. A read-only holder (verify)
+            // saves nothing, so it keeps working on an origin whose quota is used up.
+            if (changes !== before) await flush();
+            return result;
+          },
+        );
       } catch (err) {
         if (!granted && signal?.aborted) throw timeout(err);
         throw err;
@@ -589,7 +670,12 @@ export interface PersistenceReport {
  */
 export async function requestPersistentStorage(): Promise<PersistenceReport> {
   const s = globalThis.navigator?.storage;
-  const report: PersistenceReport = { supported: typeof s?.persist === 'function', persisted: false, usage: null, quota: null };
+  const report: PersistenceReport = {
+    supported: typeof s?.persist === 'function',
+    persisted: false,
+    usage: null,
+    quota: null,
+  };
   if (!s) return report;
   try {
     report.persisted = (await s.persisted?.()) === true || (report.supported && (await s.persist()) === true);

@@ -16,11 +16,20 @@ export function isQuotaError(err: unknown, depth = 0): boolean {
 
 function message(err: unknown): string {
   const e = err as { message?: unknown; name?: unknown } | null;
-  return (typeof e?.message === 'string' && e.message !== '' ? e.message : typeof e?.name === 'string' ? e.name : String(err));
+  return typeof e?.message === 'string' && e.message !== ''
+    ? e.message
+    : typeof e?.name === 'string'
+      ? e.name
+      : String(err);
 }
 
 export function quotaError(err: unknown, what: string, data: Record<string, unknown> = {}): EntityGitError {
-  return new EntityGitError('QUOTA_EXCEEDED', `${PREFIX} ${what}: the browser's storage quota for this origin is used up (${message(err)}); free space or call requestPersistentStorage()`, data, { cause: err });
+  return new EntityGitError(
+    'QUOTA_EXCEEDED',
+    `${PREFIX} ${what}: the browser's storage quota for this origin is used up (${message(err)}); free space or call requestPersistentStorage()`,
+    data,
+    { cause: err },
+  );
 }
 
 /** LightningFS's own fs-wide lock gives up after ten minutes. */
@@ -37,7 +46,12 @@ export function fsError(err: unknown, op: string, path: string): unknown {
   if (isEntityGitError(err)) return err;
   if (isQuotaError(err)) return quotaError(err, `${op} ${path}`, { op, path });
   if (isLightningTimeout(err)) {
-    return new EntityGitError('LOCK_TIMEOUT', `${PREFIX} ${op} ${path}: another tab kept the file system busy too long`, { op, path }, { cause: err });
+    return new EntityGitError(
+      'LOCK_TIMEOUT',
+      `${PREFIX} ${op} ${path}: another tab kept the file system busy too long`,
+      { op, path },
+      { cause: err },
+    );
   }
   return err;
 }
@@ -46,7 +60,12 @@ export function fsError(err: unknown, op: string, path: string): unknown {
 export function dbError(err: unknown, what: string): EntityGitError {
   if (isEntityGitError(err)) return err;
   if (isQuotaError(err)) return quotaError(err, what);
-  return new EntityGitError('DB_ERROR', `${PREFIX} ${what}: ${message(err)}`, { name: (err as { name?: unknown })?.name ?? null }, { cause: err });
+  return new EntityGitError(
+    'DB_ERROR',
+    `${PREFIX} ${what}: ${message(err)}`,
+    { name: (err as { name?: unknown })?.name ?? null },
+    { cause: err },
+  );
 }
 
 /** An error with a Node-style `code`, like the ones LightningFS throws. */

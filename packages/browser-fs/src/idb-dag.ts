@@ -1,6 +1,20 @@
 import {
-  assertId, EntityGitError, isAbsolutePath, PROJECT_STATUSES, sessionRow, validateNode, validateSession,
-  type DagNode, type DagSource, type DagWriter, type JsonValue, type Project, type ProjectStatus, type ProjectStore, type Session, type StorageFs,
+  assertId,
+  EntityGitError,
+  isAbsolutePath,
+  PROJECT_STATUSES,
+  sessionRow,
+  validateNode,
+  validateSession,
+  type DagNode,
+  type DagSource,
+  type DagWriter,
+  type JsonValue,
+  type Project,
+  type ProjectStatus,
+  type ProjectStore,
+  type Session,
+  type StorageFs,
 } from '@entity-git/core';
 import { deleteDB, openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { dbError, PREFIX } from './errors.js';
@@ -102,7 +116,10 @@ const firstRev = (): number => Math.floor(Math.random() * 2 ** 48);
 const nextRev = (row: SessionRow): number => (row.rev === undefined ? firstRev() : row.rev + 1);
 
 /** Bump the marker of each session in `ids` (inside the write that changed them). */
-async function bumpRevs(sessions: { get(id: string): Promise<SessionRow | undefined>; put(row: SessionRow): Promise<unknown> }, ids: Iterable<string>): Promise<void> {
+async function bumpRevs(
+  sessions: { get(id: string): Promise<SessionRow | undefined>; put(row: SessionRow): Promise<unknown> },
+  ids: Iterable<string>,
+): Promise<void> {
   for (const id of ids) {
     const row = await sessions.get(id);
     if (row) await sessions.put({ ...row, rev: nextRev(row) });
@@ -110,29 +127,67 @@ async function bumpRevs(sessions: { get(id: string): Promise<SessionRow | undefi
 }
 
 function sessionOf(r: SessionRow): Session {
-  return { id: r.id, title: r.title, agent_id: r.agent_id, model: r.model, project_id: r.project_id, head: r.head, created_at: r.created_at, metadata: decode(r.metadata) };
+  return {
+    id: r.id,
+    title: r.title,
+    agent_id: r.agent_id,
+    model: r.model,
+    project_id: r.project_id,
+    head: r.head,
+    created_at: r.created_at,
+    metadata: decode(r.metadata),
+  };
 }
 
 function nodeOf(r: NodeRow): DagNode {
-  return { id: r.id, session_id: r.session_id, seq: r.seq, role: r.role, content: decode(r.content), predecessor: r.predecessor, caller: r.caller, created_at: r.created_at, metadata: decode(r.metadata) };
+  return {
+    id: r.id,
+    session_id: r.session_id,
+    seq: r.seq,
+    role: r.role,
+    content: decode(r.content),
+    predecessor: r.predecessor,
+    caller: r.caller,
+    created_at: r.created_at,
+    metadata: decode(r.metadata),
+  };
 }
 
 function rowOf(n: DagNode): NodeRow {
-  return { session_id: n.session_id, seq: n.seq, id: n.id, role: n.role, content: encode(n.content), predecessor: n.predecessor, caller: n.caller, created_at: n.created_at, metadata: encode(n.metadata) };
+  return {
+    session_id: n.session_id,
+    seq: n.seq,
+    id: n.id,
+    role: n.role,
+    content: encode(n.content),
+    predecessor: n.predecessor,
+    caller: n.caller,
+    created_at: n.created_at,
+    metadata: encode(n.metadata),
+  };
 }
 
 function checkBatchSize(n: unknown): number {
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1 || n > MAX_BATCH_SIZE) {
-    throw new EntityGitError('INVALID_OPTION', `${PREFIX} batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}`, { batchSize: n });
+    throw new EntityGitError('INVALID_OPTION', `${PREFIX} batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}`, {
+      batchSize: n,
+    });
   }
   return n;
 }
 
-const sessionNotFound = (id: unknown) => new EntityGitError('SESSION_NOT_FOUND', `${PREFIX} no session ${JSON.stringify(id)}`, { sessionId: id });
+const sessionNotFound = (id: unknown) =>
+  new EntityGitError('SESSION_NOT_FOUND', `${PREFIX} no session ${JSON.stringify(id)}`, { sessionId: id });
 const nodeNotFound = (sessionId: unknown, nodeId: unknown) =>
-  new EntityGitError('NODE_NOT_FOUND', `${PREFIX} no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`, { sessionId, nodeId });
-const projectNotFound = (id: unknown) => new EntityGitError('PROJECT_NOT_FOUND', `${PREFIX} no project ${JSON.stringify(id)}`, { projectId: id });
-const duplicateId = (id: string) => new EntityGitError('DAG_DUPLICATE_ID', `${PREFIX} node ${JSON.stringify(id)} exists already`, { nodeId: id });
+  new EntityGitError(
+    'NODE_NOT_FOUND',
+    `${PREFIX} no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`,
+    { sessionId, nodeId },
+  );
+const projectNotFound = (id: unknown) =>
+  new EntityGitError('PROJECT_NOT_FOUND', `${PREFIX} no project ${JSON.stringify(id)}`, { projectId: id });
+const duplicateId = (id: string) =>
+  new EntityGitError('DAG_DUPLICATE_ID', `${PREFIX} node ${JSON.stringify(id)} exists already`, { nodeId: id });
 
 function randomId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(9));
@@ -149,7 +204,12 @@ function randomId(): string {
  * Open it with {@link openIdbDag}; values are copied in and out.
  */
 export class IdbDag implements DagSource, DagWriter, ProjectStore {
-  readonly options: Readonly<{ name: string; batchSize: number; now: () => number; workdirs: Pick<StorageFs, 'stat'> | null }>;
+  readonly options: Readonly<{
+    name: string;
+    batchSize: number;
+    now: () => number;
+    workdirs: Pick<StorageFs, 'stat'> | null;
+  }>;
   private connection: Promise<Db> | null = null;
   private closed = false;
 
@@ -161,12 +221,16 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       now: options.now ?? (() => Date.now() / 1000),
       workdirs: options.workdirs ?? null,
     });
-    if (typeof this.options.name !== 'string' || this.options.name === '') throw new EntityGitError('INVALID_OPTION', `${PREFIX} the database name must be a non-empty string`);
+    if (typeof this.options.name !== 'string' || this.options.name === '')
+      throw new EntityGitError('INVALID_OPTION', `${PREFIX} the database name must be a non-empty string`);
   }
 
   /** The open database; opened again after another tab's upgrade or a browser-side close. */
   private db(): Promise<Db> {
-    if (this.closed) return Promise.reject(new EntityGitError('DB_ERROR', `${PREFIX} the DAG database ${JSON.stringify(this.options.name)} is closed`));
+    if (this.closed)
+      return Promise.reject(
+        new EntityGitError('DB_ERROR', `${PREFIX} the DAG database ${JSON.stringify(this.options.name)} is closed`),
+      );
     if (this.connection === null) {
       const forget = () => {
         this.connection = null;
@@ -189,17 +253,23 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
         },
         terminated: forget,
       });
-      this.connection = opening.then((db) => {
-        const missing = (['sessions', 'nodes', 'projects'] as const).filter((s) => !db.objectStoreNames.contains(s));
-        if (missing.length > 0) {
-          db.close();
-          throw new EntityGitError('DB_ERROR', `${PREFIX} the IndexedDB database ${JSON.stringify(this.options.name)} exists but is not an entity-git DAG (no ${missing.join(', ')} store): give the DAG a database of its own`, { name: this.options.name, missing });
-        }
-        return db;
-      }).catch((err: unknown) => {
-        forget();
-        throw dbError(err, `opening the DAG database ${JSON.stringify(this.options.name)}`);
-      });
+      this.connection = opening
+        .then((db) => {
+          const missing = (['sessions', 'nodes', 'projects'] as const).filter((s) => !db.objectStoreNames.contains(s));
+          if (missing.length > 0) {
+            db.close();
+            throw new EntityGitError(
+              'DB_ERROR',
+              `${PREFIX} the IndexedDB database ${JSON.stringify(this.options.name)} exists but is not an entity-git DAG (no ${missing.join(', ')} store): give the DAG a database of its own`,
+              { name: this.options.name, missing },
+            );
+          }
+          return db;
+        })
+        .catch((err: unknown) => {
+          forget();
+          throw dbError(err, `opening the DAG database ${JSON.stringify(this.options.name)}`);
+        });
     }
     return this.connection;
   }
@@ -264,12 +334,18 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
   // ---- DagSource ----
 
   async listSessions(): Promise<string[]> {
-    return this.read(['sessions'], 'listing sessions', async (tx) => (await tx.objectStore('sessions').index('by_ord').getAllKeys()) as string[]);
+    return this.read(
+      ['sessions'],
+      'listing sessions',
+      async (tx) => (await tx.objectStore('sessions').index('by_ord').getAllKeys()) as string[],
+    );
   }
 
   async getSession(sessionId: string): Promise<Session | null> {
     if (typeof sessionId !== 'string') return null;
-    const row = await this.read(['sessions'], `reading session ${JSON.stringify(sessionId)}`, (tx) => tx.objectStore('sessions').get(sessionId));
+    const row = await this.read(['sessions'], `reading session ${JSON.stringify(sessionId)}`, (tx) =>
+      tx.objectStore('sessions').get(sessionId),
+    );
     return row ? sessionOf(row) : null;
   }
 
@@ -280,7 +356,9 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
   /** The session row's `rev` (see {@link SessionRow.rev}); null for a row written before markers. */
   async changeMarker(sessionId: string): Promise<string | null> {
     if (typeof sessionId !== 'string') return null;
-    const row = await this.read(['sessions'], `reading the marker of session ${JSON.stringify(sessionId)}`, (tx) => tx.objectStore('sessions').get(sessionId));
+    const row = await this.read(['sessions'], `reading the marker of session ${JSON.stringify(sessionId)}`, (tx) =>
+      tx.objectStore('sessions').get(sessionId),
+    );
     return row?.rev === undefined ? null : String(row.rev);
   }
 
@@ -291,12 +369,17 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
    */
   async *nodesAfter(sessionId: string, afterSeq = 0, options: { batchSize?: number } = {}): AsyncIterable<DagNode> {
     const batchSize = checkBatchSize(options.batchSize ?? this.options.batchSize);
-    if (typeof afterSeq !== 'number' || Number.isNaN(afterSeq)) throw new EntityGitError('INVALID_OPTION', `${PREFIX} afterSeq must be a number`, { afterSeq });
+    if (typeof afterSeq !== 'number' || Number.isNaN(afterSeq))
+      throw new EntityGitError('INVALID_OPTION', `${PREFIX} afterSeq must be a number`, { afterSeq });
     if (typeof sessionId !== 'string') return;
     let cursor = afterSeq;
     for (;;) {
       const range = IDBKeyRange.bound([sessionId, cursor], [sessionId, AFTER_NUMBERS], true, true);
-      const rows = await this.read(['nodes'], `reading nodes of session ${JSON.stringify(sessionId)} after seq ${cursor}`, (tx) => tx.objectStore('nodes').getAll(range, batchSize));
+      const rows = await this.read(
+        ['nodes'],
+        `reading nodes of session ${JSON.stringify(sessionId)} after seq ${cursor}`,
+        (tx) => tx.objectStore('nodes').getAll(range, batchSize),
+      );
       for (const row of rows) yield nodeOf(row);
       if (rows.length < batchSize) return;
       cursor = rows[rows.length - 1]!.seq;
@@ -311,7 +394,9 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
     await this.write(['sessions'], `creating session ${JSON.stringify(session.id)}`, async (tx) => {
       const store = tx.objectStore('sessions');
       if ((await store.getKey(session.id)) !== undefined) {
-        throw new EntityGitError('INVALID_SESSION', `${PREFIX} session ${JSON.stringify(session.id)} exists already`, { sessionId: session.id });
+        throw new EntityGitError('INVALID_SESSION', `${PREFIX} session ${JSON.stringify(session.id)} exists already`, {
+          sessionId: session.id,
+        });
       }
       const last = await store.index('by_ord').openCursor(null, 'prev');
       await store.add({ ...session, metadata, ord: (last?.value.ord ?? 0) + 1, rev: firstRev() });
@@ -321,7 +406,8 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
 
   /** Replace a session row's fields (not its id), as MemoryDag's `updateSession`. */
   async updateSession(sessionId: string, patch: Partial<Omit<Session, 'id'>>): Promise<Session> {
-    if (typeof patch !== 'object' || patch === null) throw new EntityGitError('INVALID_SESSION', `${PREFIX} a session patch must be an object`);
+    if (typeof patch !== 'object' || patch === null)
+      throw new EntityGitError('INVALID_SESSION', `${PREFIX} a session patch must be an object`);
     return this.write(['sessions'], `updating session ${JSON.stringify(sessionId)}`, async (tx) => {
       const store = tx.objectStore('sessions');
       const row = typeof sessionId === 'string' ? await store.get(sessionId) : undefined;
@@ -354,7 +440,8 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
    * All or nothing: one invalid node or duplicate id and none is stored.
    */
   async appendNodes(inputs: readonly AppendNodeInput[]): Promise<DagNode[]> {
-    if (!Array.isArray(inputs)) throw new EntityGitError('INVALID_NODE', `${PREFIX} appendNodes takes an array of nodes`);
+    if (!Array.isArray(inputs))
+      throw new EntityGitError('INVALID_NODE', `${PREFIX} appendNodes takes an array of nodes`);
     const drafts = inputs.map((input) => this.draft(input));
     if (drafts.length === 0) return [];
     return this.write(['sessions', 'nodes'], 'appending nodes', async (tx) => {
@@ -365,12 +452,17 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       for (const d of drafts) {
         let seq = next.get(d.session_id);
         if (seq === undefined) {
-          if ((await tx.objectStore('sessions').getKey(d.session_id)) === undefined) throw sessionNotFound(d.session_id);
-          const last = await nodes.openCursor(IDBKeyRange.bound([d.session_id, -Infinity], [d.session_id, AFTER_NUMBERS]), 'prev');
+          if ((await tx.objectStore('sessions').getKey(d.session_id)) === undefined)
+            throw sessionNotFound(d.session_id);
+          const last = await nodes.openCursor(
+            IDBKeyRange.bound([d.session_id, -Infinity], [d.session_id, AFTER_NUMBERS]),
+            'prev',
+          );
           seq = (last?.value.seq ?? 0) + 1;
         }
         const key = `${d.session_id}\u0000${d.id}`;
-        if (taken.has(key) || (await nodes.index('by_id').getKey([d.session_id, d.id])) !== undefined) throw duplicateId(d.id);
+        if (taken.has(key) || (await nodes.index('by_id').getKey([d.session_id, d.id])) !== undefined)
+          throw duplicateId(d.id);
         taken.add(key);
         const node = { ...d, seq };
         const row = rowOf(node);
@@ -404,14 +496,20 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       const seqs = new Set<string>();
       for (const row of rows) {
         if (!sessions.has(row.session_id)) {
-          if ((await tx.objectStore('sessions').getKey(row.session_id)) === undefined) throw sessionNotFound(row.session_id);
+          if ((await tx.objectStore('sessions').getKey(row.session_id)) === undefined)
+            throw sessionNotFound(row.session_id);
           sessions.add(row.session_id);
         }
         const idKey = `${row.session_id}\u0000${row.id}`;
-        if (ids.has(idKey) || (await nodes.index('by_id').getKey([row.session_id, row.id])) !== undefined) throw duplicateId(row.id);
+        if (ids.has(idKey) || (await nodes.index('by_id').getKey([row.session_id, row.id])) !== undefined)
+          throw duplicateId(row.id);
         const seqKey = `${row.session_id}\u0000${row.seq}`;
         if (seqs.has(seqKey) || (await nodes.getKey([row.session_id, row.seq])) !== undefined) {
-          throw new EntityGitError('DAG_DUPLICATE_SEQ', `${PREFIX} seq ${row.seq} is used already in session ${JSON.stringify(row.session_id)}`, { seq: row.seq, sessionId: row.session_id });
+          throw new EntityGitError(
+            'DAG_DUPLICATE_SEQ',
+            `${PREFIX} seq ${row.seq} is used already in session ${JSON.stringify(row.session_id)}`,
+            { seq: row.seq, sessionId: row.session_id },
+          );
         }
         ids.add(idKey);
         seqs.add(seqKey);
@@ -442,12 +540,17 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       const sessions = new Set<string>();
       for (const row of rows) {
         if (!sessions.has(row.session_id)) {
-          if ((await tx.objectStore('sessions').getKey(row.session_id)) === undefined) throw sessionNotFound(row.session_id);
+          if ((await tx.objectStore('sessions').getKey(row.session_id)) === undefined)
+            throw sessionNotFound(row.session_id);
           sessions.add(row.session_id);
         }
         const here = await nodes.get([row.session_id, row.seq]);
         if (here && here.id !== row.id) {
-          throw new EntityGitError('DAG_DUPLICATE_SEQ', `${PREFIX} seq ${row.seq} of session ${JSON.stringify(row.session_id)} is node ${JSON.stringify(here.id)} here, ${JSON.stringify(row.id)} in the rows given`, { seq: row.seq, sessionId: row.session_id, here: here.id, given: row.id });
+          throw new EntityGitError(
+            'DAG_DUPLICATE_SEQ',
+            `${PREFIX} seq ${row.seq} of session ${JSON.stringify(row.session_id)} is node ${JSON.stringify(here.id)} here, ${JSON.stringify(row.id)} in the rows given`,
+            { seq: row.seq, sessionId: row.session_id, here: here.id, given: row.id },
+          );
         }
         if (!here) {
           const other = await nodes.index('by_id').getKey([row.session_id, row.id]);
@@ -466,7 +569,12 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
     return counts;
   }
 
-  async fillNode(sessionId: string, nodeId: string, content: DagNode['content'], metadata?: DagNode['metadata']): Promise<DagNode> {
+  async fillNode(
+    sessionId: string,
+    nodeId: string,
+    content: DagNode['content'],
+    metadata?: DagNode['metadata'],
+  ): Promise<DagNode> {
     if (typeof sessionId !== 'string' || typeof nodeId !== 'string') throw nodeNotFound(sessionId, nodeId);
     return this.write(['sessions', 'nodes'], `filling node ${JSON.stringify(nodeId)}`, async (tx) => {
       const nodes = tx.objectStore('nodes');
@@ -490,14 +598,16 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       if (nodeId !== null) {
         // Same order of checks as MemoryDag: the session, then the id's shape, then the node.
         assertId(nodeId, 'head');
-        if ((await tx.objectStore('nodes').index('by_id').getKey([sessionId, nodeId])) === undefined) throw nodeNotFound(sessionId, nodeId);
+        if ((await tx.objectStore('nodes').index('by_id').getKey([sessionId, nodeId])) === undefined)
+          throw nodeNotFound(sessionId, nodeId);
       }
       await sessions.put({ ...row, head: nodeId, rev: nextRev(row) });
     });
   }
 
   private draft(input: AppendNodeInput): DagNode {
-    if (typeof input !== 'object' || input === null) throw new EntityGitError('INVALID_NODE', `${PREFIX} a node must be an object`);
+    if (typeof input !== 'object' || input === null)
+      throw new EntityGitError('INVALID_NODE', `${PREFIX} a node must be an object`);
     const node: DagNode = {
       id: input.id,
       session_id: input.session_id,
@@ -515,23 +625,52 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
 
   // ---- ProjectStore ----
 
-  async createProject(input: { name: string; workdir: string; description?: string | null; id?: string }): Promise<Project> {
-    if (typeof input !== 'object' || input === null) throw new EntityGitError('INVALID_PROJECT', `${PREFIX} a project must be an object`);
-    if (typeof input.name !== 'string' || input.name.trim() === '') throw new EntityGitError('INVALID_PROJECT', `${PREFIX} a project needs a name`);
+  async createProject(input: {
+    name: string;
+    workdir: string;
+    description?: string | null;
+    id?: string;
+  }): Promise<Project> {
+    if (typeof input !== 'object' || input === null)
+      throw new EntityGitError('INVALID_PROJECT', `${PREFIX} a project must be an object`);
+    if (typeof input.name !== 'string' || input.name.trim() === '')
+      throw new EntityGitError('INVALID_PROJECT', `${PREFIX} a project needs a name`);
     if (typeof input.workdir !== 'string' || !isAbsolutePath(input.workdir)) {
-      throw new EntityGitError('INVALID_WORKDIR', `${PREFIX} workdir must be an absolute path: ${JSON.stringify(input.workdir)}`, { workdir: input.workdir });
+      throw new EntityGitError(
+        'INVALID_WORKDIR',
+        `${PREFIX} workdir must be an absolute path: ${JSON.stringify(input.workdir)}`,
+        { workdir: input.workdir },
+      );
     }
     const description = input.description ?? null;
-    if (description !== null && typeof description !== 'string') throw new EntityGitError('INVALID_PROJECT', `${PREFIX} a description must be a string or null`);
+    if (description !== null && typeof description !== 'string')
+      throw new EntityGitError('INVALID_PROJECT', `${PREFIX} a description must be a string or null`);
     if (input.id !== undefined) assertId(input.id, 'project id');
     if (this.options.workdirs) await this.checkWorkdir(input.workdir);
-    const row: ProjectRow = { id: input.id ?? randomId(), name: input.name, workdir: input.workdir, status: 'active', description, created_at: this.options.now(), ord: 0 };
+    const row: ProjectRow = {
+      id: input.id ?? randomId(),
+      name: input.name,
+      workdir: input.workdir,
+      status: 'active',
+      description,
+      created_at: this.options.now(),
+      ord: 0,
+    };
     await this.write(['projects'], `creating project ${JSON.stringify(input.name)}`, async (tx) => {
       const store = tx.objectStore('projects');
       if ((await store.index('by_name').getKey(row.name)) !== undefined) {
-        throw new EntityGitError('DUPLICATE_PROJECT', `${PREFIX} a project named ${JSON.stringify(row.name)} exists already`, { name: row.name });
+        throw new EntityGitError(
+          'DUPLICATE_PROJECT',
+          `${PREFIX} a project named ${JSON.stringify(row.name)} exists already`,
+          { name: row.name },
+        );
       }
-      if ((await store.getKey(row.id)) !== undefined) throw new EntityGitError('DUPLICATE_PROJECT', `${PREFIX} a project with id ${JSON.stringify(row.id)} exists already`, { projectId: row.id });
+      if ((await store.getKey(row.id)) !== undefined)
+        throw new EntityGitError(
+          'DUPLICATE_PROJECT',
+          `${PREFIX} a project with id ${JSON.stringify(row.id)} exists already`,
+          { projectId: row.id },
+        );
       const last = await store.index('by_ord').openCursor(null, 'prev');
       row.ord = (last?.value.ord ?? 0) + 1;
       await store.add(row);
@@ -546,7 +685,12 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
     } catch {
       isDir = false;
     }
-    if (!isDir) throw new EntityGitError('INVALID_WORKDIR', `${PREFIX} workdir is not an existing directory: ${JSON.stringify(workdir)}`, { workdir });
+    if (!isDir)
+      throw new EntityGitError(
+        'INVALID_WORKDIR',
+        `${PREFIX} workdir is not an existing directory: ${JSON.stringify(workdir)}`,
+        { workdir },
+      );
   }
 
   async listProjects(): Promise<Project[]> {
@@ -567,47 +711,78 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
   }
 
   async setProjectStatus(projectId: string, status: ProjectStatus): Promise<Project> {
-    return this.write(['projects', 'sessions'], `setting the status of project ${JSON.stringify(projectId)}`, async (tx) => {
-      const store = tx.objectStore('projects');
-      const row = typeof projectId === 'string' ? await store.get(projectId) : undefined;
-      if (!row) throw projectNotFound(projectId);
-      if (!PROJECT_STATUSES.includes(status)) throw new EntityGitError('INVALID_PROJECT', `${PREFIX} status must be one of ${PROJECT_STATUSES.join(', ')}`, { status });
-      const next = { ...row, status };
-      await store.put(next);
-      return projectOf(next, await sessionIds(tx, row.id));
-    });
+    return this.write(
+      ['projects', 'sessions'],
+      `setting the status of project ${JSON.stringify(projectId)}`,
+      async (tx) => {
+        const store = tx.objectStore('projects');
+        const row = typeof projectId === 'string' ? await store.get(projectId) : undefined;
+        if (!row) throw projectNotFound(projectId);
+        if (!PROJECT_STATUSES.includes(status))
+          throw new EntityGitError(
+            'INVALID_PROJECT',
+            `${PREFIX} status must be one of ${PROJECT_STATUSES.join(', ')}`,
+            { status },
+          );
+        const next = { ...row, status };
+        await store.put(next);
+        return projectOf(next, await sessionIds(tx, row.id));
+      },
+    );
   }
 
   async addSessionToProject(projectId: string, sessionId: string): Promise<void> {
-    await this.write(['projects', 'sessions'], `adding session ${JSON.stringify(sessionId)} to project ${JSON.stringify(projectId)}`, async (tx) => {
-      if (typeof projectId !== 'string' || (await tx.objectStore('projects').getKey(projectId)) === undefined) throw projectNotFound(projectId);
-      const sessions = tx.objectStore('sessions');
-      const row = typeof sessionId === 'string' ? await sessions.get(sessionId) : undefined;
-      if (!row) throw sessionNotFound(sessionId);
-      if (row.project_id !== projectId) await sessions.put({ ...row, project_id: projectId, rev: nextRev(row) });
-    });
+    await this.write(
+      ['projects', 'sessions'],
+      `adding session ${JSON.stringify(sessionId)} to project ${JSON.stringify(projectId)}`,
+      async (tx) => {
+        if (typeof projectId !== 'string' || (await tx.objectStore('projects').getKey(projectId)) === undefined)
+          throw projectNotFound(projectId);
+        const sessions = tx.objectStore('sessions');
+        const row = typeof sessionId === 'string' ? await sessions.get(sessionId) : undefined;
+        if (!row) throw sessionNotFound(sessionId);
+        if (row.project_id !== projectId) await sessions.put({ ...row, project_id: projectId, rev: nextRev(row) });
+      },
+    );
   }
 
   async sessionsOfProject(projectId: string): Promise<string[]> {
-    return this.read(['projects', 'sessions'], `listing the sessions of project ${JSON.stringify(projectId)}`, async (tx) => {
-      if (typeof projectId !== 'string' || (await tx.objectStore('projects').getKey(projectId)) === undefined) throw projectNotFound(projectId);
-      return sessionIds(tx, projectId);
-    });
+    return this.read(
+      ['projects', 'sessions'],
+      `listing the sessions of project ${JSON.stringify(projectId)}`,
+      async (tx) => {
+        if (typeof projectId !== 'string' || (await tx.objectStore('projects').getKey(projectId)) === undefined)
+          throw projectNotFound(projectId);
+        return sessionIds(tx, projectId);
+      },
+    );
   }
 
   async projectOfSession(sessionId: string): Promise<Project | null> {
-    return this.read(['projects', 'sessions'], `reading the project of session ${JSON.stringify(sessionId)}`, async (tx) => {
-      const row = typeof sessionId === 'string' ? await tx.objectStore('sessions').get(sessionId) : undefined;
-      if (!row) throw sessionNotFound(sessionId);
-      if (row.project_id === null) return null;
-      const project = await tx.objectStore('projects').get(row.project_id);
-      return project ? projectOf(project, await sessionIds(tx, project.id)) : null;
-    });
+    return this.read(
+      ['projects', 'sessions'],
+      `reading the project of session ${JSON.stringify(sessionId)}`,
+      async (tx) => {
+        const row = typeof sessionId === 'string' ? await tx.objectStore('sessions').get(sessionId) : undefined;
+        if (!row) throw sessionNotFound(sessionId);
+        if (row.project_id === null) return null;
+        const project = await tx.objectStore('projects').get(row.project_id);
+        return project ? projectOf(project, await sessionIds(tx, project.id)) : null;
+      },
+    );
   }
 }
 
 function projectOf(r: ProjectRow, sessions: string[]): Project {
-  return { id: r.id, name: r.name, workdir: r.workdir, status: r.status, description: r.description, created_at: r.created_at, sessions };
+  return {
+    id: r.id,
+    name: r.name,
+    workdir: r.workdir,
+    status: r.status,
+    description: r.description,
+    created_at: r.created_at,
+    sessions,
+  };
 }
 
 /** A project's session ids, oldest first. */
@@ -629,4 +804,3 @@ export async function deleteIdbDag(name: string = DEFAULT_DAG_NAME): Promise<voi
     throw dbError(err, `deleting the DAG database ${JSON.stringify(name)}`);
   }
 }
-

@@ -45,11 +45,19 @@ export async function importRows(options: ImportRowsOptions): Promise<ImportResu
   const { into, session } = options;
   validateSession(session);
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new EntityGitError('INVALID_OPTION', `${PREFIX} batchSize must be a positive integer`, { batchSize });
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+    throw new EntityGitError('INVALID_OPTION', `${PREFIX} batchSize must be a positive integer`, { batchSize });
   const sessionId = session.id;
   const existing = await into.getSession(sessionId);
   if (existing === null) await into.createSession({ ...session, head: null });
-  const result: ImportResult = { sessionId, created: existing === null, added: 0, updated: 0, unchanged: 0, lastSeq: 0 };
+  const result: ImportResult = {
+    sessionId,
+    created: existing === null,
+    added: 0,
+    updated: 0,
+    unchanged: 0,
+    lastSeq: 0,
+  };
   let batch: DagNode[] = [];
   let taken = 0;
   const flush = async () => {
@@ -64,7 +72,11 @@ export async function importRows(options: ImportRowsOptions): Promise<ImportResu
   };
   for await (const node of options.nodes) {
     if (typeof node !== 'object' || node === null || node.session_id !== sessionId) {
-      throw new EntityGitError('INVALID_NODE', `${PREFIX} a node of session ${JSON.stringify((node as DagNode | null)?.session_id)} among the rows of ${JSON.stringify(sessionId)}`, { nodeId: (node as DagNode | null)?.id ?? null });
+      throw new EntityGitError(
+        'INVALID_NODE',
+        `${PREFIX} a node of session ${JSON.stringify((node as DagNode | null)?.session_id)} among the rows of ${JSON.stringify(sessionId)}`,
+        { nodeId: (node as DagNode | null)?.id ?? null },
+      );
     }
     result.lastSeq = Math.max(result.lastSeq, node.seq);
     batch.push(node);
@@ -80,7 +92,12 @@ export async function importRows(options: ImportRowsOptions): Promise<ImportResu
 export async function importSession(options: ImportSessionOptions): Promise<ImportResult> {
   const { from, sessionId, ...rest } = options;
   const session = await from.getSession(sessionId);
-  if (session === null) throw new EntityGitError('SESSION_NOT_FOUND', `${PREFIX} the source DAG has no session ${JSON.stringify(sessionId)}`, { sessionId });
+  if (session === null)
+    throw new EntityGitError(
+      'SESSION_NOT_FOUND',
+      `${PREFIX} the source DAG has no session ${JSON.stringify(sessionId)}`,
+      { sessionId },
+    );
   const batchSize = rest.batchSize ?? DEFAULT_BATCH_SIZE;
   return importRows({ ...rest, session, nodes: from.nodesAfter(sessionId, 0, { batchSize }) });
 }

@@ -1,12 +1,30 @@
 export {
-  browserStorage, requestPersistentStorage, fsDatabaseName, DRIVER_NAME, DEFAULT_FS_NAME,
-  type BrowserStorage, type BrowserStorageOptions, type PersistenceReport,
+  browserStorage,
+  requestPersistentStorage,
+  fsDatabaseName,
+  DRIVER_NAME,
+  DEFAULT_FS_NAME,
+  type BrowserStorage,
+  type BrowserStorageOptions,
+  type PersistenceReport,
 } from './browser-storage.js';
 export { createBrowserMirror, DEFAULT_ROOT, type BrowserMirrorOptions } from './browser-mirror.js';
 export {
-  IdbDag, openIdbDag, deleteIdbDag, DEFAULT_DAG_NAME, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE,
-  type IdbDagOptions, type AppendNodeInput,
+  IdbDag,
+  openIdbDag,
+  deleteIdbDag,
+  DEFAULT_DAG_NAME,
+  DEFAULT_BATCH_SIZE,
+  MAX_BATCH_SIZE,
+  type IdbDagOptions,
+  type AppendNodeInput,
 } from './idb-dag.js';
-export { importSession, importRows, type ImportSessionOptions, type ImportRowsOptions, type ImportResult } from './import-session.js';
+export {
+  importSession,
+  importRows,
+  type ImportSessionOptions,
+  type ImportRowsOptions,
+  type ImportResult,
+} from './import-session.js';
 export { isQuotaError } from './errors.js';
 export type { LightningFS, LightningPromises, LightningStat } from './lightning-fs.js';

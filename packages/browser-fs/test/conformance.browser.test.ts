@@ -15,7 +15,14 @@ testDagSource({
   async create() {
     const name = unique('dag');
     const dag = await openIdbDag({ name });
-    return { source: dag, writer: dag, cleanup: async () => { await dag.close(); dropDatabase(name); } };
+    return {
+      source: dag,
+      writer: dag,
+      cleanup: async () => {
+        await dag.close();
+        dropDatabase(name);
+      },
+    };
   },
 });
 
@@ -24,7 +31,15 @@ testProjectStore({
   async create() {
     const name = unique('dag');
     const dag = await openIdbDag({ name });
-    return { store: dag, writer: dag, workdirs: ['/work/a', '/work/b', '/work/c'], cleanup: async () => { await dag.close(); dropDatabase(name); } };
+    return {
+      store: dag,
+      writer: dag,
+      workdirs: ['/work/a', '/work/b', '/work/c'],
+      cleanup: async () => {
+        await dag.close();
+        dropDatabase(name);
+      },
+    };
   },
 });
 
@@ -37,9 +52,16 @@ testProjectStore({
     const name = unique('dag');
     const dag = await openIdbDag({ name, workdirs: storage.fs });
     return {
-      store: dag, writer: dag, workdirs: ['/projects/a', '/projects/b', '/projects/c'],
-      missingWorkdir: '/projects/none', fileWorkdir: '/projects/file.txt',
-      cleanup: async () => { await dag.close(); dropDatabase(name); await storage.close(); },
+      store: dag,
+      writer: dag,
+      workdirs: ['/projects/a', '/projects/b', '/projects/c'],
+      missingWorkdir: '/projects/none',
+      fileWorkdir: '/projects/file.txt',
+      cleanup: async () => {
+        await dag.close();
+        dropDatabase(name);
+        await storage.close();
+      },
     };
   },
 });

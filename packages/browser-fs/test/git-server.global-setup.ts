@@ -39,6 +39,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   server.createRepo(`sessions/${GOLDEN_SESSION.id}.git`);
   await pushSession({ remote, storage: nodeStorage(), root, sessionId: GOLDEN_SESSION.id });
   server.createRepo('sessions/from-browser-1.git');
-  project.provide('gitServer', { template: server.template, token, goldenSession: GOLDEN_SESSION.id, emptySession: 'from-browser-1' });
+  project.provide('gitServer', {
+    template: server.template,
+    token,
+    goldenSession: GOLDEN_SESSION.id,
+    emptySession: 'from-browser-1',
+  });
   return () => server.close();
 }

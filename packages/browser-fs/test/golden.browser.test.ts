@@ -27,14 +27,15 @@ describe('golden session in Chromium', () => {
     const result = await mirror.sync(SID);
     expect(result).toMatchObject({ head: 'fork-u4', commitsWritten: 5, noop: false });
     expect(await tips(mirror)).toEqual(GOLDEN_TIPS);
-    for (const branch of Object.keys(GOLDEN_TIPS)) expect((await mirror.log(SID, { branch })).at(-1)!.sha).toBe(GOLDEN_TURN1);
+    for (const branch of Object.keys(GOLDEN_TIPS))
+      expect((await mirror.log(SID, { branch })).at(-1)!.sha).toBe(GOLDEN_TURN1);
     expect((await mirror.branches(SID)).find((b) => b.head)!.name).toBe('fork-u4');
     expect(await mirror.verify(SID)).toEqual({ sessionId: SID, ok: true, differences: [] });
     expect(await mirror.sync(SID)).toMatchObject({ noop: true, commitsWritten: 0, branchesMoved: [] });
     await mirror.storage.close();
   });
 
-  it('a fixed scenario of row edits between turns gives node-fs\'s ids, and its meta ref', async () => {
+  it("a fixed scenario of row edits between turns gives node-fs's ids, and its meta ref", async () => {
     const dag = await freshDag();
     await writeGolden(dag);
     const mirror = createBrowserMirror({ dag, fsName: unique('fs') });
@@ -57,7 +58,11 @@ describe('golden session in Chromium', () => {
     expect(await mirror.sync(SID)).toMatchObject({ head: 'fork-u4', commitsWritten: 5 });
     expect(await tips(mirror)).toEqual(SHARDED_TIPS);
     const view = await mirror.read(SID, SHARDED_TIPS.main, { branch: 'main' });
-    expect(view.messages.map((m) => m.id)).toEqual(goldenNodes().filter((n) => view.messages.some((m) => m.id === n.id)).map((n) => n.id));
+    expect(view.messages.map((m) => m.id)).toEqual(
+      goldenNodes()
+        .filter((n) => view.messages.some((m) => m.id === n.id))
+        .map((n) => n.id),
+    );
     expect(view.messages.length).toBeGreaterThan(0);
     expect(await mirror.verify(SID)).toEqual({ sessionId: SID, ok: true, differences: [] });
     await mirror.storage.close();
@@ -80,10 +85,15 @@ describe('golden session in Chromium', () => {
     const { blob } = await git.readBlob({ fs, dir, oid: GOLDEN_TIPS.main, filepath: 'messages/000002-u-u1.json' });
     expect(new TextDecoder().decode(blob)).toBe(
       '{\n  "caller": null,\n  "content": "列出 src 目录中的文件 🙂\\n请简短回答",\n  "created_at": 1779500003,\n  "id": "u1",\n' +
-      '  "metadata": null,\n  "predecessor": "s1",\n  "role": "user",\n  "seq": 2,\n  "session_id": "golden-1"\n}\n',
+        '  "metadata": null,\n  "predecessor": "s1",\n  "role": "user",\n  "seq": 2,\n  "session_id": "golden-1"\n}\n',
     );
-    const reflog = await mirror.storage.fs.readFile(`${dir}/.git/logs/refs/heads/main`, 'utf8') as string;
-    expect(reflog.trim().split('\n').map((l) => l.split(' ')[1])).toEqual([GOLDEN_TIPS.main]);
+    const reflog = (await mirror.storage.fs.readFile(`${dir}/.git/logs/refs/heads/main`, 'utf8')) as string;
+    expect(
+      reflog
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[1]),
+    ).toEqual([GOLDEN_TIPS.main]);
     await mirror.storage.close();
   });
 
@@ -96,7 +106,12 @@ describe('golden session in Chromium', () => {
     expect(view).toMatchObject({ branch: 'fork-u4', turn: 1, turns: 2, prev: null, next: GOLDEN_TIPS['fork-u4'] });
     expect(view.messages.map((m: DagNode) => m.id)).toEqual(['s1', 'u1', 'a1', 't1', 't2', 'a2']);
     expect(view.messages[1]).toEqual(goldenNodes()[1]);
-    expect(await mirror.read(SID, GOLDEN_TIPS.main, { branch: 'main' })).toMatchObject({ turn: 2, turns: 2, prev: GOLDEN_TURN1, next: null });
+    expect(await mirror.read(SID, GOLDEN_TIPS.main, { branch: 'main' })).toMatchObject({
+      turn: 2,
+      turns: 2,
+      prev: GOLDEN_TURN1,
+      next: null,
+    });
     await expect(mirror.read(SID, 'f'.repeat(40))).rejects.toMatchObject({ code: 'COMMIT_NOT_FOUND' });
     await mirror.storage.close();
   });
@@ -114,8 +129,16 @@ describe('golden session in Chromium', () => {
     await dag.setHead(SID, GOLDEN_SESSION.head);
     await mirror.sync(SID);
     expect(await tips(mirror)).toEqual(GOLDEN_TIPS);
-    const reflog = await mirror.storage.fs.readFile(`${mirror.repoPath(SID)}/.git/logs/refs/heads/main`, 'utf8') as string;
-    expect(reflog.trim().split('\n').map((l) => l.split(' ')[1])).toEqual([GOLDEN_TURN1, GOLDEN_TIPS.main]);
+    const reflog = (await mirror.storage.fs.readFile(
+      `${mirror.repoPath(SID)}/.git/logs/refs/heads/main`,
+      'utf8',
+    )) as string;
+    expect(
+      reflog
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[1]),
+    ).toEqual([GOLDEN_TURN1, GOLDEN_TIPS.main]);
     expect((await mirror.verify(SID)).ok).toBe(true);
     await mirror.storage.close();
   });
@@ -127,7 +150,13 @@ describe('importing a session from another DagSource', () => {
     await writeGolden(server);
     const dag = await freshDag();
     const progress: number[] = [];
-    const result = await importSession({ from: server, into: dag, sessionId: SID, batchSize: 7, onProgress: (p) => progress.push(p.nodes) });
+    const result = await importSession({
+      from: server,
+      into: dag,
+      sessionId: SID,
+      batchSize: 7,
+      onProgress: (p) => progress.push(p.nodes),
+    });
     expect(result).toEqual({ sessionId: SID, created: true, added: 19, updated: 0, unchanged: 0, lastSeq: 19 });
     expect(progress).toEqual([7, 14, 19]);
     expect(await dag.getSession(SID)).toEqual(await server.getSession(SID));
@@ -148,7 +177,10 @@ describe('importing a session from another DagSource', () => {
     const wire = async () => {
       const nodes: DagNode[] = [];
       for await (const n of server.nodesAfter(SID)) nodes.push(n);
-      return JSON.parse(JSON.stringify({ session: await server.getSession(SID), nodes })) as { session: typeof GOLDEN_SESSION; nodes: DagNode[] };
+      return JSON.parse(JSON.stringify({ session: await server.getSession(SID), nodes })) as {
+        session: typeof GOLDEN_SESSION;
+        nodes: DagNode[];
+      };
     };
     const dag = await freshDag();
     const first = await wire();
@@ -159,7 +191,14 @@ describe('importing a session from another DagSource', () => {
 
     await server.setHead(SID, 'a6');
     await server.fillNode(SID, 'a6', 'Fixed all three.', { tokens: 7 });
-    expect(await importRows({ into: dag, ...(await wire()) })).toEqual({ sessionId: SID, created: false, added: 0, updated: 1, unchanged: 18, lastSeq: 19 });
+    expect(await importRows({ into: dag, ...(await wire()) })).toEqual({
+      sessionId: SID,
+      created: false,
+      added: 0,
+      updated: 1,
+      unchanged: 18,
+      lastSeq: 19,
+    });
     expect(await dag.getHead(SID)).toBe('a6');
     expect(await mirror.sync(SID)).toMatchObject({ head: 'main', commitsWritten: 1, branchesMoved: ['main'] });
     expect(await tips(mirror)).toEqual({ ...GOLDEN_TIPS, main: FILLED_MAIN });
@@ -173,11 +212,20 @@ describe('importing a session from another DagSource', () => {
     const dag = await freshDag();
     await dag.createSession({ ...GOLDEN_SESSION, head: null });
     await dag.appendNode({ id: 'local', session_id: SID, role: 'user', content: 'typed offline' });
-    await expect(importSession({ from: server, into: dag, sessionId: SID })).rejects.toMatchObject({ code: 'DAG_DUPLICATE_SEQ' });
-    await expect(importSession({ from: server, into: dag, sessionId: 'nope' })).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    await expect(importSession({ from: server, into: dag, sessionId: SID })).rejects.toMatchObject({
+      code: 'DAG_DUPLICATE_SEQ',
+    });
+    await expect(importSession({ from: server, into: dag, sessionId: 'nope' })).rejects.toMatchObject({
+      code: 'SESSION_NOT_FOUND',
+    });
     const session = (await server.getSession(SID))!;
-    await expect(importRows({ into: dag, session: { ...session, id: 'other' }, nodes: goldenNodes() })).rejects.toMatchObject({ code: 'INVALID_NODE' });
+    await expect(
+      importRows({ into: dag, session: { ...session, id: 'other' }, nodes: goldenNodes() }),
+    ).rejects.toMatchObject({ code: 'INVALID_NODE' });
     await dag.deleteSession(SID);
-    expect(await importSession({ from: server, into: dag, sessionId: SID })).toMatchObject({ created: true, added: 19 });
+    expect(await importSession({ from: server, into: dag, sessionId: SID })).toMatchObject({
+      created: true,
+      added: 19,
+    });
   });
 });

@@ -17,8 +17,14 @@ import type { Harness } from './page/harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const SID = GOLDEN_SESSION.id;
 const T0 = 1779600000;
@@ -38,19 +44,32 @@ type Call = { [K in keyof Harness]: (...args: Parameters<Harness[K]>) => Promise
 function harness(page: Page): Call {
   return new Proxy({} as Call, {
     // Not a thenable: `await` must not take the proxy for a promise.
-    get: (_, name: string) => name === 'then' ? undefined : async (...args: unknown[]) => {
-      const out = await page.evaluate(([n, a]) => (globalThis as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness[n as string]!(...(a as unknown[])), [name, args] as const);
-      return out;
-    },
+    get: (_, name: string) =>
+      name === 'then'
+        ? undefined
+        : async (...args: unknown[]) => {
+            const out = await page.evaluate(
+              ([n, a]) =>
+                (globalThis as unknown as { harness: Record<string, (...x: unknown[]) => unknown> }).harness[
+                  n as string
+                ]!(...(a as unknown[])),
+              [name, args] as const,
+            );
+            return out;
+          },
   });
 }
 
 function ok<T>(value: T | { error: { code: string; message: string } }): T {
-  if (typeof value === 'object' && value !== null && 'error' in value) throw new Error(`${value.error.code}: ${value.error.message}`);
+  if (typeof value === 'object' && value !== null && 'error' in value)
+    throw new Error(`${value.error.code}: ${value.error.message}`);
   return value as T;
 }
 
-async function openPage(context: BrowserContext, names: { dbName: string; fsName: string }): Promise<{ page: Page; h: Call }> {
+async function openPage(
+  context: BrowserContext,
+  names: { dbName: string; fsName: string },
+): Promise<{ page: Page; h: Call }> {
   const page = await context.newPage();
   await page.goto(url);
   await page.waitForFunction(() => document.title === 'ready');
@@ -76,14 +95,34 @@ function grownRows(): { session: Session; nodes: DagNode[] } {
   const nodes = goldenNodes();
   let seq = nodes.length;
   let prev = GOLDEN_SESSION.head!;
-  const add = (id: string, role: DagNode['role'], predecessor: string, content: string, extra: Partial<DagNode> = {}) => {
+  const add = (
+    id: string,
+    role: DagNode['role'],
+    predecessor: string,
+    content: string,
+    extra: Partial<DagNode> = {},
+  ) => {
     seq++;
-    nodes.push({ id, session_id: SID, seq, role, content, predecessor, caller: null, created_at: T0 + seq, metadata: null, ...extra });
+    nodes.push({
+      id,
+      session_id: SID,
+      seq,
+      role,
+      content,
+      predecessor,
+      caller: null,
+      created_at: T0 + seq,
+      metadata: null,
+      ...extra,
+    });
   };
   for (let k = 1; k <= 24; k++) {
     add(`xu${k}`, 'user', prev, `step ${k}: look at file ${k}.ts`);
     add(`xa${k}`, 'assistant', `xu${k}`, `reading ${k}`, { metadata: { tokens: k } });
-    add(`xt${k}`, 'tool', `xa${k}`, `contents of ${k}.ts `.repeat(20), { caller: `xa${k}`, metadata: { tool: 'read' } });
+    add(`xt${k}`, 'tool', `xa${k}`, `contents of ${k}.ts `.repeat(20), {
+      caller: `xa${k}`,
+      metadata: { tool: 'read' },
+    });
     add(`xf${k}`, 'assistant', `xt${k}`, `file ${k} is fine`);
     if (k % 6 === 0) add(`xf${k}r`, 'assistant', `xt${k}`, `file ${k} could be better`);
     prev = `xf${k}`;
@@ -108,7 +147,8 @@ async function nodeTips(rows: { session: Session; nodes: DagNode[] }): Promise<A
 const GOLDEN: { session: Session; nodes: DagNode[] } = { session: { ...GOLDEN_SESSION }, nodes: goldenNodes() };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
   outDir = mkdtempSync(join(tmpdir(), 'eg-harness-'));
   await build({
     configFile: false,
@@ -119,13 +159,19 @@ beforeAll(async () => {
   });
   const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.map': 'application/json' };
   server = createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(
+      /^(\.\.[/\\])+/,
+      '',
+    );
     const file = join(outDir, path === '/' ? 'index.html' : path);
     if (!file.startsWith(outDir) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    res.writeHead(200, {
+      'content-type': types[extname(file)] ?? 'application/octet-stream',
+      'cache-control': 'no-store',
+    });
     createReadStream(file).pipe(res);
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
@@ -184,7 +230,9 @@ describe('real pages in Chromium (playwright, two tabs, reloads)', () => {
       }
       const locks = Object.keys(refs).filter((n) => n.endsWith('.lock'));
       const before = ok(await again.verify(SID));
-      let outcome = before.ok ? 'clean' : `repaired (${[...new Set(before.differences.map((d) => d.kind))].join(', ')})`;
+      let outcome = before.ok
+        ? 'clean'
+        : `repaired (${[...new Set(before.differences.map((d) => d.kind))].join(', ')})`;
       if (!before.ok) {
         const report = ok(await again.reconcile(SID));
         expect(report.ok, `reconcile at delay ${delay}: ${JSON.stringify(report.entries)}`).toBe(true);
@@ -206,7 +254,9 @@ describe('real pages in Chromium (playwright, two tabs, reloads)', () => {
       }
       await page.close();
     }
-    console.log(`[browser-fs] reload during a sync (an undisturbed one takes ${Math.round(syncMs)} ms):\n  ${outcomes.join('\n  ')}`);
+    console.log(
+      `[browser-fs] reload during a sync (an undisturbed one takes ${Math.round(syncMs)} ms):\n  ${outcomes.join('\n  ')}`,
+    );
     await context.close();
   });
 
@@ -223,10 +273,15 @@ describe('real pages in Chromium (playwright, two tabs, reloads)', () => {
     for (let k = 1; k <= rounds; k++) {
       tip = ok(await (k % 2 ? a : b).h.appendTurn(SID, k, tip));
       const results = await Promise.all([a.h.sync(SID), b.h.sync(SID)]);
-      expect(results.map((r) => ok(r).commitsWritten).reduce((x, y) => x + y, 0), `round ${k}`).toBe(1);
+      expect(
+        results.map((r) => ok(r).commitsWritten).reduce((x, y) => x + y, 0),
+        `round ${k}`,
+      ).toBe(1);
     }
     // Every turn is on the branch, each committed once (one reflog entry per move).
-    expect(ok(await b.h.log(SID, 'fork-u4')).map(([, turn]) => turn)).toEqual(Array.from({ length: rounds + 2 }, (_, i) => rounds + 2 - i));
+    expect(ok(await b.h.log(SID, 'fork-u4')).map(([, turn]) => turn)).toEqual(
+      Array.from({ length: rounds + 2 }, (_, i) => rounds + 2 - i),
+    );
     expect(ok(await a.h.reflog(SID, 'fork-u4'))).toHaveLength(rounds + 1);
     expect(ok(await a.h.verify(SID)).ok).toBe(true);
     expect(ok(await b.h.verify(SID)).ok).toBe(true);
@@ -235,15 +290,31 @@ describe('real pages in Chromium (playwright, two tabs, reloads)', () => {
     for (const n of GOLDEN.nodes) await dag.addNode(n);
     tip = GOLDEN_SESSION.head!;
     for (let k = 1; k <= rounds; k++) {
-      await dag.appendNode({ id: `tu${k}`, session_id: SID, role: 'user', content: `question ${k}`, predecessor: tip, created_at: 1779700000 + 10 * k });
-      await dag.appendNode({ id: `ta${k}`, session_id: SID, role: 'assistant', content: `answer ${k}`, predecessor: `tu${k}`, created_at: 1779700001 + 10 * k });
+      await dag.appendNode({
+        id: `tu${k}`,
+        session_id: SID,
+        role: 'user',
+        content: `question ${k}`,
+        predecessor: tip,
+        created_at: 1779700000 + 10 * k,
+      });
+      await dag.appendNode({
+        id: `ta${k}`,
+        session_id: SID,
+        role: 'assistant',
+        content: `answer ${k}`,
+        predecessor: `tu${k}`,
+        created_at: 1779700001 + 10 * k,
+      });
       tip = `ta${k}`;
     }
     await dag.setHead(SID, GOLDEN_SESSION.head);
     const root = mkdtempSync(join(tmpdir(), 'eg-node-'));
     const nodeMirror = createNodeMirror({ dag, root });
     await nodeMirror.sync(SID);
-    expect(ok(await a.h.branches(SID))).toEqual((await nodeMirror.branches(SID)).map((x) => [x.name, x.commit, x.head]));
+    expect(ok(await a.h.branches(SID))).toEqual(
+      (await nodeMirror.branches(SID)).map((x) => [x.name, x.commit, x.head]),
+    );
     rmSync(root, { recursive: true, force: true });
     await context.close();
   });
@@ -281,11 +352,20 @@ describe('real pages in Chromium (playwright, two tabs, reloads)', () => {
     const names = { dbName: unique('dag'), fsName: unique('fs') };
     ok(await h.open(names));
     // Random printable text: ~2 MiB in the DAG, ~1.7 MiB more once deflated into a blob.
-    const noise = (n: number) => Array.from({ length: n }, () => String.fromCharCode(33 + Math.floor(Math.random() * 90))).join('');
+    const noise = (n: number) =>
+      Array.from({ length: n }, () => String.fromCharCode(33 + Math.floor(Math.random() * 90))).join('');
     const big = noise(2 << 20);
     const session: Session = { ...GOLDEN_SESSION, id: 'full', head: null, metadata: null };
     const node = (id: string, seq: number, content: string, predecessor: string | null): DagNode => ({
-      id, session_id: 'full', seq, role: seq % 2 ? 'user' : 'assistant', content, predecessor, caller: null, created_at: T0 + seq, metadata: null,
+      id,
+      session_id: 'full',
+      seq,
+      role: seq % 2 ? 'user' : 'assistant',
+      content,
+      predecessor,
+      caller: null,
+      created_at: T0 + seq,
+      metadata: null,
     });
     ok(await h.importRows(session, [node('u1', 1, 'dump it', null), node('a1', 2, big, 'u1')]));
     const sync = await h.sync('full');

@@ -7,15 +7,26 @@ import type {} from './git-server.global-setup.js';
 import { freshDag, GOLDEN_TIPS, unique } from './helpers.js';
 
 const server = inject('gitServer');
-const remoteWith = (password: string) => defineRemote({ url: server.template, http, onAuth: () => ({ username: 'browser', password }) });
+const remoteWith = (password: string) =>
+  defineRemote({ url: server.template, http, onAuth: () => ({ username: 'browser', password }) });
 
 describe('session repositories over smart HTTP, in Chromium', () => {
   it('restores what Node pushed: identical ids, HEAD from the record, and the mirror finds nothing to do', async () => {
     const storage = browserStorage({ fsName: unique('fs') });
     const sid = server.goldenSession;
-    const report = await restoreSessions({ remote: remoteWith(server.token), storage, root: DEFAULT_ROOT, sessions: [sid] });
+    const report = await restoreSessions({
+      remote: remoteWith(server.token),
+      storage,
+      root: DEFAULT_ROOT,
+      sessions: [sid],
+    });
     expect(report.counts).toMatchObject({ restored: 1, failed: 0 });
-    expect(report.entries[0]!.result).toMatchObject({ head: 'fork-u4', remoteHead: 'fork-u4', downloaded: true, worktreeChanged: false });
+    expect(report.entries[0]!.result).toMatchObject({
+      head: 'fork-u4',
+      remoteHead: 'fork-u4',
+      downloaded: true,
+      worktreeChanged: false,
+    });
 
     const dag = await freshDag();
     await writeGolden(dag);
@@ -39,7 +50,12 @@ describe('session repositories over smart HTTP, in Chromium', () => {
     await writeGolden(dag, { sessionId: sid });
     const a = createBrowserMirror({ dag, fsName: unique('fs') });
     await a.sync(sid);
-    const pushed = await pushSession({ remote: remoteWith(server.token), storage: a.storage, root: DEFAULT_ROOT, sessionId: sid });
+    const pushed = await pushSession({
+      remote: remoteWith(server.token),
+      storage: a.storage,
+      root: DEFAULT_ROOT,
+      sessionId: sid,
+    });
     expect(pushed.pushed).toHaveLength(6); // four branches, the HEAD record, the meta ref
     const mine = Object.fromEntries((await a.branches(sid)).map((b) => [b.name, b.commit]));
 
@@ -54,7 +70,12 @@ describe('session repositories over smart HTTP, in Chromium', () => {
 
   it('a bad token is REMOTE_AUTH in the browser too', async () => {
     const storage = browserStorage({ fsName: unique('fs') });
-    const report = await restoreSessions({ remote: remoteWith('wrong'), storage, root: DEFAULT_ROOT, sessions: [server.goldenSession] });
+    const report = await restoreSessions({
+      remote: remoteWith('wrong'),
+      storage,
+      root: DEFAULT_ROOT,
+      sessions: [server.goldenSession],
+    });
     expect(report.entries[0]!.action).toBe('failed');
     expect((report.entries[0]!.error as EntityGitError).code).toBe('REMOTE_AUTH');
     await storage.close();

@@ -1,4 +1,11 @@
-import { browserStorage, createBrowserMirror, DRIVER_NAME, fsDatabaseName, openIdbDag, requestPersistentStorage } from '@entity-git/browser-fs';
+import {
+  browserStorage,
+  createBrowserMirror,
+  DRIVER_NAME,
+  fsDatabaseName,
+  openIdbDag,
+  requestPersistentStorage,
+} from '@entity-git/browser-fs';
 import { describe, expect, it } from 'vitest';
 import { freshStorage, unique } from './helpers.js';
 
@@ -29,7 +36,7 @@ describe('browserStorage', () => {
     // A view into a larger buffer is stored as its own bytes.
     const big = new Uint8Array([9, 9, 1, 2, 3, 9]);
     await storage.fs.writeFile('/dir/view', big.subarray(2, 5));
-    expect(Array.from(await storage.fs.readFile('/dir/view') as Uint8Array)).toEqual([1, 2, 3]);
+    expect(Array.from((await storage.fs.readFile('/dir/view')) as Uint8Array)).toEqual([1, 2, 3]);
     await storage.close();
   });
 
@@ -55,7 +62,9 @@ describe('browserStorage', () => {
     expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 1 });
     expect((await mirror.verify('s')).ok).toBe(true);
     expect(fsDatabaseName(name)).toBe(`${name}.lightning-fs`);
-    expect((await indexedDB.databases()).map((d) => d.name)).toEqual(expect.arrayContaining([name, fsDatabaseName(name)]));
+    expect((await indexedDB.databases()).map((d) => d.name)).toEqual(
+      expect.arrayContaining([name, fsDatabaseName(name)]),
+    );
     await expect(openIdbDag({ name: fsDatabaseName(name) })).rejects.toMatchObject({ code: 'DB_ERROR' });
     await mirror.storage.close();
     await dag.close();

@@ -12,8 +12,22 @@ const SID = GOLDEN_SESSION.id;
 const who = { name: 'test', email: 'test@localhost' };
 
 async function addTurn(dag: DagWriter, k: number, after: string): Promise<string> {
-  await dag.appendNode({ id: `u${k}x`, session_id: SID, role: 'user', content: `question ${k}`, predecessor: after, created_at: 1779600000 + 10 * k });
-  await dag.appendNode({ id: `a${k}x`, session_id: SID, role: 'assistant', content: `answer ${k}`, predecessor: `u${k}x`, created_at: 1779600001 + 10 * k });
+  await dag.appendNode({
+    id: `u${k}x`,
+    session_id: SID,
+    role: 'user',
+    content: `question ${k}`,
+    predecessor: after,
+    created_at: 1779600000 + 10 * k,
+  });
+  await dag.appendNode({
+    id: `a${k}x`,
+    session_id: SID,
+    role: 'assistant',
+    content: `answer ${k}`,
+    predecessor: `u${k}x`,
+    created_at: 1779600001 + 10 * k,
+  });
   return `a${k}x`;
 }
 
@@ -38,7 +52,7 @@ describe('two storages of one page (as two tabs) on one file system', () => {
     }
     const log = await b.log(SID, { branch: 'fork-u4' });
     expect(log.map((c) => c.turn)).toEqual(Array.from({ length: rounds + 2 }, (_, i) => rounds + 2 - i));
-    const reflog = await a.storage.fs.readFile(`${a.repoPath(SID)}/.git/logs/refs/heads/fork-u4`, 'utf8') as string;
+    const reflog = (await a.storage.fs.readFile(`${a.repoPath(SID)}/.git/logs/refs/heads/fork-u4`, 'utf8')) as string;
     expect(reflog.trim().split('\n')).toHaveLength(rounds + 1);
     expect((await a.verify(SID)).ok).toBe(true);
     expect((await b.verify(SID)).ok).toBe(true);
@@ -49,7 +63,7 @@ describe('two storages of one page (as two tabs) on one file system', () => {
       if (!(await alone.getSession(SID))) await alone.createSession({ ...(await dagA.getSession(SID))!, head: null });
       await alone.addNode(n);
     }
-    await alone.setHead(SID, (await dagA.getHead(SID)));
+    await alone.setHead(SID, await dagA.getHead(SID));
     const undisturbed = createBrowserMirror({ dag: alone, fsName: unique('fs') });
     await undisturbed.sync(SID);
     expect(await b.branches(SID)).toEqual(await undisturbed.branches(SID));
@@ -86,7 +100,9 @@ describe('two storages of one page (as two tabs) on one file system', () => {
     const refs = new RefStore(new Store(mine), gitdir, { lockTimeoutMs: 300 });
     await refs.update('refs/heads/main', 'c'.repeat(40), { old: null, reflog: { who, message: 'after a dead tab' } });
     expect(await refs.resolve('refs/heads/main')).toBe('c'.repeat(40));
-    await expect(refs.update('refs/heads/dev', 'c'.repeat(40), { old: null, reflog: { who, message: 'x' } })).rejects.toMatchObject({ code: 'REF_LOCKED' });
+    await expect(
+      refs.update('refs/heads/dev', 'c'.repeat(40), { old: null, reflog: { who, message: 'x' } }),
+    ).rejects.toMatchObject({ code: 'REF_LOCKED' });
     // Not a lock file: never taken over, whoever made it.
     await new ObjectStore(new Store(mine), gitdir).write('blob', new TextEncoder().encode('kept'));
     await live.close();
@@ -98,12 +114,19 @@ describe('two storages of one page (as two tabs) on one file system', () => {
     const holder = browserStorage({ fsName });
     const waiter = browserStorage({ fsName, syncLockTimeoutMs: 100 });
     let release!: () => void;
-    const held = holder.withLock('/sessions/s/.git/entity-git/sync.lock', () => new Promise<void>((r) => (release = r)));
+    const held = holder.withLock(
+      '/sessions/s/.git/entity-git/sync.lock',
+      () => new Promise<void>((r) => (release = r)),
+    );
     await new Promise((r) => setTimeout(r, 20));
-    await expect(waiter.withLock('/sessions/s/.git/entity-git/sync.lock', async () => 1)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    await expect(waiter.withLock('/sessions/s/.git/entity-git/sync.lock', async () => 1)).rejects.toMatchObject({
+      code: 'LOCK_TIMEOUT',
+    });
     expect(await waiter.withLock('/sessions/other/.git/entity-git/sync.lock', async () => 2)).toBe(2);
     const impatient = browserStorage({ fsName, syncLockTimeoutMs: 0 });
-    await expect(impatient.withLock('/sessions/s/.git/entity-git/sync.lock', async () => 1)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+    await expect(impatient.withLock('/sessions/s/.git/entity-git/sync.lock', async () => 1)).rejects.toMatchObject({
+      code: 'LOCK_TIMEOUT',
+    });
     expect(await impatient.withLock('/sessions/other/.git/entity-git/sync.lock', async () => 4)).toBe(4);
     await impatient.close();
     release();

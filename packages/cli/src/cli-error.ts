@@ -21,8 +21,16 @@ function isEntityGitError(err: unknown): err is EntityGitError {
 // Codes that mean "what you asked for does not exist or is malformed": the user can fix the
 // command line. Everything else (storage, database, corrupt repositories) is exit 3.
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'INVALID_ID', 'INVALID_OPTION', 'INVALID_PROJECT', 'INVALID_WORKDIR', 'DUPLICATE_PROJECT',
-  'SESSION_NOT_FOUND', 'NODE_NOT_FOUND', 'PROJECT_NOT_FOUND', 'COMMIT_NOT_FOUND', 'BRANCH_NOT_FOUND',
+  'INVALID_ID',
+  'INVALID_OPTION',
+  'INVALID_PROJECT',
+  'INVALID_WORKDIR',
+  'DUPLICATE_PROJECT',
+  'SESSION_NOT_FOUND',
+  'NODE_NOT_FOUND',
+  'PROJECT_NOT_FOUND',
+  'COMMIT_NOT_FOUND',
+  'BRANCH_NOT_FOUND',
   'TRANSCRIPT_INVALID',
 ]);
 
@@ -34,7 +42,12 @@ export function exitCodeOf(err: unknown): ExitCode {
 }
 
 // A damaged repository is what `sync` repairs; say so where the damage is met.
-const REPAIRABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['OBJECT_NOT_FOUND', 'OBJECT_CORRUPT', 'REF_CORRUPT', 'REPO_CORRUPT']);
+const REPAIRABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'OBJECT_NOT_FOUND',
+  'OBJECT_CORRUPT',
+  'REF_CORRUPT',
+  'REPO_CORRUPT',
+]);
 
 /** One line of text for any thrown value, without the library's `[entity-git] [sqlite]` tags. */
 export function messageOf(err: unknown): string {

@@ -3,7 +3,14 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_IDENTITY, LAYOUTS, type Identity, type Layout, type Mirror, type Session } from '@entity-git/core';
 import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
-import { defaultConfigPath, loadStoreConfig, openPostgres, openSqlite, type SqlStore, type StoreConfig } from '@entity-git/sqlite';
+import {
+  defaultConfigPath,
+  loadStoreConfig,
+  openPostgres,
+  openSqlite,
+  type SqlStore,
+  type StoreConfig,
+} from '@entity-git/sqlite';
 import { CliError } from './cli-error.js';
 import { EXIT_USAGE } from './exit-codes.js';
 
@@ -48,14 +55,21 @@ export async function openContext(options: ContextOptions): Promise<Context> {
   const identity = options.identity === undefined ? DEFAULT_IDENTITY : parseIdentity(options.identity);
   const root = resolve(options.cwd, options.root ?? defaultRoot());
   if (options.layout !== undefined && !(LAYOUTS as readonly string[]).includes(options.layout)) {
-    throw new CliError(`--layout must be one of ${LAYOUTS.join(', ')}, got ${JSON.stringify(options.layout)}`, EXIT_USAGE);
+    throw new CliError(
+      `--layout must be one of ${LAYOUTS.join(', ')}, got ${JSON.stringify(options.layout)}`,
+      EXIT_USAGE,
+    );
   }
   const layout = options.layout as Layout | undefined;
   const db = options.db ?? defaultDb();
   let store: SqlStore;
   const explicit = options.config === undefined ? undefined : resolve(options.cwd, options.config);
   const load = (file: string | undefined, fallback?: string): StoreConfig =>
-    file !== undefined ? loadStoreConfig(file) : fallback !== undefined ? loadStoreConfig(fallback, { required: false }) : {};
+    file !== undefined
+      ? loadStoreConfig(file)
+      : fallback !== undefined
+        ? loadStoreConfig(fallback, { required: false })
+        : {};
   // Read commands check the tables and write nothing (no DDL, no journal mode); only the
   // commands that write rows may create what is missing (see the README).
   const schema = { migrate: options.writes === true, checkSchema: true };
@@ -68,7 +82,10 @@ export async function openContext(options: ContextOptions): Promise<Context> {
     // better-sqlite3 creates a missing file; for a command that reads a DAG that would only hide
     // a wrong path behind an empty database.
     if (!existsSync(file)) {
-      throw new CliError(`no database at ${file}${options.db === undefined ? ' (the default; pass --db PATH or --db postgres://URL)' : ''}`, EXIT_USAGE);
+      throw new CliError(
+        `no database at ${file}${options.db === undefined ? ' (the default; pass --db PATH or --db postgres://URL)' : ''}`,
+        EXIT_USAGE,
+      );
     }
     if (!statSync(file).isFile()) throw new CliError(`--db ${file} is not a file`, EXIT_USAGE);
     config = load(explicit, defaultConfigPath(file));
@@ -89,7 +106,9 @@ export async function requireSession(ctx: Context, sessionId: string): Promise<S
 export async function requireRepository(ctx: Context, sessionId: string): Promise<void> {
   await requireSession(ctx, sessionId);
   if (!existsSync(join(ctx.mirror.repoPath(sessionId), '.git', 'HEAD'))) {
-    throw new CliError(`session ${JSON.stringify(sessionId)} has no repository under ${ctx.root} yet (run: entity-git sync --session ${shellWord(sessionId)})`);
+    throw new CliError(
+      `session ${JSON.stringify(sessionId)} has no repository under ${ctx.root} yet (run: entity-git sync --session ${shellWord(sessionId)})`,
+    );
   }
 }
 

@@ -4,5 +4,16 @@ export { EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL, type ExitCode } from 
 export { defaultDb } from './context.js';
 export { renderBar } from './progress.js';
 export type {
-  SyncJson, VerifyJson, LogJson, CommitJson, BranchesJson, BranchJson, ShowJson, ProjectsJson, ProjectOneJson, ProjectJson, DifferenceJson, ErrorJson,
+  SyncJson,
+  VerifyJson,
+  LogJson,
+  CommitJson,
+  BranchesJson,
+  BranchJson,
+  ShowJson,
+  ProjectsJson,
+  ProjectOneJson,
+  ProjectJson,
+  DifferenceJson,
+  ErrorJson,
 } from './json-shapes.js';

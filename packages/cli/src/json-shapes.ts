@@ -1,4 +1,14 @@
-import type { BranchInfo, CommitInfo, DagNode, Difference, JsonValue, Project, ReconcileAction, ReconcileEntry, TurnView } from '@entity-git/core';
+import type {
+  BranchInfo,
+  CommitInfo,
+  DagNode,
+  Difference,
+  JsonValue,
+  Project,
+  ReconcileAction,
+  ReconcileEntry,
+  TurnView,
+} from '@entity-git/core';
 
 // The `--json` output of every command. These shapes are a contract with scripts (README
 // "JSON output"): fields are only ever added, never renamed or removed, and every field is
@@ -91,19 +101,42 @@ export interface ProjectOneJson {
 
 /** The library's `[entity-git] [sqlite]` tags are for logs; a CLI reader knows who is talking. */
 export function untagged(message: string): string {
-  return message.replace(/^(\[[\w-]+\] )+/, '').replace(/\s*\n\s*/g, ' ').trim();
+  return message
+    .replace(/^(\[[\w-]+\] )+/, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }
 
 export function differenceJson(d: Difference): DifferenceJson {
-  return { kind: d.kind, branch: d.branch ?? null, expected: d.expected ?? null, actual: d.actual ?? null, detail: untagged(d.detail) };
+  return {
+    kind: d.kind,
+    branch: d.branch ?? null,
+    expected: d.expected ?? null,
+    actual: d.actual ?? null,
+    detail: untagged(d.detail),
+  };
 }
 
 export function syncEntryJson(e: ReconcileEntry): SyncJson['sessions'][number] {
-  return { sessionId: e.sessionId, action: e.action, differences: e.differences.map(differenceJson), error: e.error ? { code: e.error.code, message: untagged(e.error.message) } : null };
+  return {
+    sessionId: e.sessionId,
+    action: e.action,
+    differences: e.differences.map(differenceJson),
+    error: e.error ? { code: e.error.code, message: untagged(e.error.message) } : null,
+  };
 }
 
 export function commitJson(c: CommitInfo): CommitJson {
-  return { sha: c.sha, parents: [...c.parents], time: c.time, turn: c.turn, node: c.node, seq: c.seq, subject: c.subject, message: c.message };
+  return {
+    sha: c.sha,
+    parents: [...c.parents],
+    time: c.time,
+    turn: c.turn,
+    node: c.node,
+    seq: c.seq,
+    subject: c.subject,
+    message: c.message,
+  };
 }
 
 export function branchJson(b: BranchInfo): BranchJson {
@@ -111,13 +144,41 @@ export function branchJson(b: BranchInfo): BranchJson {
 }
 
 export function showJson(v: TurnView): ShowJson {
-  return { sessionId: v.sessionId, branch: v.branch, commit: v.commit, turn: v.turn, turns: v.turns, prev: v.prev, next: v.next, meta: v.meta, messages: v.messages.map(nodeJson) };
+  return {
+    sessionId: v.sessionId,
+    branch: v.branch,
+    commit: v.commit,
+    turn: v.turn,
+    turns: v.turns,
+    prev: v.prev,
+    next: v.next,
+    meta: v.meta,
+    messages: v.messages.map(nodeJson),
+  };
 }
 
 export function nodeJson(n: DagNode): DagNode {
-  return { id: n.id, session_id: n.session_id, seq: n.seq, role: n.role, content: n.content, predecessor: n.predecessor, caller: n.caller, created_at: n.created_at, metadata: n.metadata };
+  return {
+    id: n.id,
+    session_id: n.session_id,
+    seq: n.seq,
+    role: n.role,
+    content: n.content,
+    predecessor: n.predecessor,
+    caller: n.caller,
+    created_at: n.created_at,
+    metadata: n.metadata,
+  };
 }
 
 export function projectJson(p: Project): ProjectJson {
-  return { id: p.id, name: p.name, workdir: p.workdir, status: p.status, description: p.description, created_at: p.created_at, sessions: [...p.sessions] };
+  return {
+    id: p.id,
+    name: p.name,
+    workdir: p.workdir,
+    status: p.status,
+    description: p.description,
+    created_at: p.created_at,
+    sessions: [...p.sessions],
+  };
 }

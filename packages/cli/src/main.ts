@@ -36,12 +36,24 @@ const history = () => import('./commands/history.js');
 const projects = () => import('./commands/projects.js');
 
 const restore: Command = {
-  name: 'restore', options: ['remote', 'session', 'json'], args: [], required: 0,
-  run: async (ctx, io, v) => (await import('./commands/remote.js')).runRestore(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
+  name: 'restore',
+  options: ['remote', 'session', 'json'],
+  args: [],
+  required: 0,
+  run: async (ctx, io, v) =>
+    (await import('./commands/remote.js')).runRestore(ctx, io, {
+      remote: requireRemote(v.remote),
+      session: v.session,
+      json: v.json === true,
+    }),
 };
 
 const importCommand = (format: 'claude-code' | 'codex' | 'messages', args: string[], required: number): Command => ({
-  name: `import ${format}`, options: ['json', 'watch'], args, required, variadic: format === 'messages',
+  name: `import ${format}`,
+  options: ['json', 'watch'],
+  args,
+  required,
+  variadic: format === 'messages',
   alone: async (io, values, paths) => (await import('./commands/import.js')).runImport(io, { format, paths, values }),
 });
 
@@ -50,74 +62,164 @@ const COMMANDS: Command[] = [
   importCommand('codex', ['DIR'], 0),
   importCommand('messages', ['FILE…'], 1),
   {
-    name: 'sync', options: ['session', 'json', 'full'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/sync.js')).runSync(ctx, io, { session: v.session, json: v.json === true, full: v.full === true }),
+    name: 'sync',
+    options: ['session', 'json', 'full'],
+    args: [],
+    required: 0,
+    run: async (ctx, io, v) =>
+      (await import('./commands/sync.js')).runSync(ctx, io, {
+        session: v.session,
+        json: v.json === true,
+        full: v.full === true,
+      }),
   },
   {
-    name: 'verify', options: ['session', 'json', 'full'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/verify.js')).runVerify(ctx, io, { session: v.session, json: v.json === true, full: v.full === true }),
+    name: 'verify',
+    options: ['session', 'json', 'full'],
+    args: [],
+    required: 0,
+    run: async (ctx, io, v) =>
+      (await import('./commands/verify.js')).runVerify(ctx, io, {
+        session: v.session,
+        json: v.json === true,
+        full: v.full === true,
+      }),
   },
   {
-    name: 'log', options: ['branch', 'project', 'json'], args: ['SESSION'], required: 1, unless: 'project',
+    name: 'log',
+    options: ['branch', 'project', 'json'],
+    args: ['SESSION'],
+    required: 1,
+    unless: 'project',
     run: async (ctx, io, v, [session]) => {
       if (v.project !== undefined) {
-        if (session !== undefined || v.branch !== undefined) throw new CliError('log --project PROJECT takes no SESSION and no --branch (see: entity-git log --help)');
+        if (session !== undefined || v.branch !== undefined)
+          throw new CliError('log --project PROJECT takes no SESSION and no --branch (see: entity-git log --help)');
         return (await projects()).runProjectLog(ctx, io, { project: v.project, json: v.json === true });
       }
-      if (session === undefined) throw new CliError('log: missing SESSION (or --project PROJECT) (see: entity-git log --help)');
+      if (session === undefined)
+        throw new CliError('log: missing SESSION (or --project PROJECT) (see: entity-git log --help)');
       return (await history()).runLog(ctx, io, { session, branch: v.branch, json: v.json === true });
     },
   },
   {
-    name: 'show', options: ['branch', 'json'], args: ['SESSION', 'TURN|SHA'], required: 1,
-    run: async (ctx, io, v, [session, target]) => (await history()).runShow(ctx, io, { session: session!, target, branch: v.branch, json: v.json === true }),
+    name: 'show',
+    options: ['branch', 'json'],
+    args: ['SESSION', 'TURN|SHA'],
+    required: 1,
+    run: async (ctx, io, v, [session, target]) =>
+      (await history()).runShow(ctx, io, { session: session!, target, branch: v.branch, json: v.json === true }),
   },
   {
-    name: 'branches', options: ['json'], args: ['SESSION'], required: 1,
-    run: async (ctx, io, v, [session]) => (await history()).runBranches(ctx, io, { session: session!, json: v.json === true }),
+    name: 'branches',
+    options: ['json'],
+    args: ['SESSION'],
+    required: 1,
+    run: async (ctx, io, v, [session]) =>
+      (await history()).runBranches(ctx, io, { session: session!, json: v.json === true }),
   },
   {
-    name: 'watch', options: ['interval', 'channel', 'json'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/watch.js')).runWatch(ctx, io, { interval: v.interval, channel: v.channel, db: v.db, json: v.json === true }),
+    name: 'watch',
+    options: ['interval', 'channel', 'json'],
+    args: [],
+    required: 0,
+    run: async (ctx, io, v) =>
+      (await import('./commands/watch.js')).runWatch(ctx, io, {
+        interval: v.interval,
+        channel: v.channel,
+        db: v.db,
+        json: v.json === true,
+      }),
   },
   restore,
   // `clone` is what a git user reaches for on a fresh machine; it is `restore`, word for word.
   { ...restore, name: 'clone', aliasOf: 'restore' },
   {
-    name: 'push', options: ['remote', 'session', 'json'], args: [], required: 0,
-    run: async (ctx, io, v) => (await import('./commands/remote.js')).runPush(ctx, io, { remote: requireRemote(v.remote), session: v.session, json: v.json === true }),
+    name: 'push',
+    options: ['remote', 'session', 'json'],
+    args: [],
+    required: 0,
+    run: async (ctx, io, v) =>
+      (await import('./commands/remote.js')).runPush(ctx, io, {
+        remote: requireRemote(v.remote),
+        session: v.session,
+        json: v.json === true,
+      }),
   },
   {
-    name: 'projects list', options: ['json'], args: [], required: 0,
+    name: 'projects list',
+    options: ['json'],
+    args: [],
+    required: 0,
     run: async (ctx, io, v) => (await projects()).runProjectsList(ctx, io, { json: v.json === true }),
   },
   {
-    name: 'projects create', options: ['description', 'json'], args: ['NAME', 'WORKDIR'], required: 2, writes: true,
-    run: async (ctx, io, v, [name, workdir]) => (await projects()).runProjectsCreate(ctx, io, { name: name!, workdir: workdir!, description: v.description, json: v.json === true }),
+    name: 'projects create',
+    options: ['description', 'json'],
+    args: ['NAME', 'WORKDIR'],
+    required: 2,
+    writes: true,
+    run: async (ctx, io, v, [name, workdir]) =>
+      (await projects()).runProjectsCreate(ctx, io, {
+        name: name!,
+        workdir: workdir!,
+        description: v.description,
+        json: v.json === true,
+      }),
   },
   {
-    name: 'projects add-session', options: ['json'], args: ['PROJECT', 'SESSION'], required: 2, writes: true,
-    run: async (ctx, io, v, [project, session]) => (await projects()).runProjectsAddSession(ctx, io, { project: project!, session: session!, json: v.json === true }),
+    name: 'projects add-session',
+    options: ['json'],
+    args: ['PROJECT', 'SESSION'],
+    required: 2,
+    writes: true,
+    run: async (ctx, io, v, [project, session]) =>
+      (await projects()).runProjectsAddSession(ctx, io, {
+        project: project!,
+        session: session!,
+        json: v.json === true,
+      }),
   },
   {
-    name: 'projects status', options: ['json'], args: ['PROJECT', 'STATUS'], required: 1,
-    run: async (ctx, io, v, [project, status]) => (await import('./commands/projects-status.js')).runProjectsStatus(ctx, io, { project: project!, status, json: v.json === true }),
+    name: 'projects status',
+    options: ['json'],
+    args: ['PROJECT', 'STATUS'],
+    required: 1,
+    run: async (ctx, io, v, [project, status]) =>
+      (await import('./commands/projects-status.js')).runProjectsStatus(ctx, io, {
+        project: project!,
+        status,
+        json: v.json === true,
+      }),
   },
   {
-    name: 'projects import', options: ['apply', 'json'], args: ['DIR'], required: 1,
-    run: async (ctx, io, v, [dir]) => (await import('./commands/projects-import.js')).runProjectsImport(ctx, io, { dir: dir!, apply: v.apply === true, json: v.json === true }),
+    name: 'projects import',
+    options: ['apply', 'json'],
+    args: ['DIR'],
+    required: 1,
+    run: async (ctx, io, v, [dir]) =>
+      (await import('./commands/projects-import.js')).runProjectsImport(ctx, io, {
+        dir: dir!,
+        apply: v.apply === true,
+        json: v.json === true,
+      }),
   },
 ];
 
 const GROUPS = new Set(['projects', 'import']);
 
 function requireRemote(remote: string | undefined): string {
-  if (remote === undefined || remote === '') throw new CliError('--remote URL is required, e.g. --remote https://git.example.com/sessions/{session}.git');
+  if (remote === undefined || remote === '')
+    throw new CliError('--remote URL is required, e.g. --remote https://git.example.com/sessions/{session}.git');
   return remote;
 }
 
 /** The command a positional list names: the longest match, plus its remaining arguments. */
-function findCommand(positionals: readonly string[]): { command: Command | null; group: string | null; rest: string[] } {
+function findCommand(positionals: readonly string[]): {
+  command: Command | null;
+  group: string | null;
+  rest: string[];
+} {
   const [first, second] = positionals;
   if (first !== undefined && GROUPS.has(first)) {
     const command = COMMANDS.find((c) => c.name === `${first} ${second}`) ?? null;
@@ -157,7 +259,9 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     parsed = parse(argv);
   } catch (err) {
     const { command, group } = findCommand(loosePositionals(argv));
-    throw new CliError(`${(err as Error).message} (see: ${COMMAND_NAME} ${command?.name ?? group ?? ''}${command || group ? ' ' : ''}--help)`);
+    throw new CliError(
+      `${(err as Error).message} (see: ${COMMAND_NAME} ${command?.name ?? group ?? ''}${command || group ? ' ' : ''}--help)`,
+    );
   }
   const { values, positionals, given } = parsed;
   if (positionals.length === 0) {
@@ -172,24 +276,41 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     if (group) {
       const sub = positionals[1];
       const subs = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.slice(group.length + 1));
-      throw new CliError(sub === undefined ? `${group} needs a subcommand: ${subs.join(', ')} (see: ${COMMAND_NAME} ${group} --help)` : `unknown ${group} subcommand ${JSON.stringify(sub)}: expected ${subs.join(', ')}`);
+      throw new CliError(
+        sub === undefined
+          ? `${group} needs a subcommand: ${subs.join(', ')} (see: ${COMMAND_NAME} ${group} --help)`
+          : `unknown ${group} subcommand ${JSON.stringify(sub)}: expected ${subs.join(', ')}`,
+      );
     }
     throw new CliError(`unknown command ${JSON.stringify(positionals[0])} (see: ${COMMAND_NAME} --help)`);
   }
   const hint = `(see: ${COMMAND_NAME} ${command.name} --help)`;
   for (const g of given) {
-    if (!GLOBAL_OPTIONS.includes(g.name) && !command.options.includes(g.name)) throw new CliError(`${command.name} takes no option ${g.raw} ${hint}`);
+    if (!GLOBAL_OPTIONS.includes(g.name) && !command.options.includes(g.name))
+      throw new CliError(`${command.name} takes no option ${g.raw} ${hint}`);
   }
   const stoodIn = command.unless !== undefined && values[command.unless] !== undefined;
-  if (rest.length < command.required && !stoodIn) throw new CliError(`${command.name}: missing ${command.args.slice(rest.length, command.required).join(' ')} ${hint}`);
-  if (rest.length > command.args.length && !command.variadic) throw new CliError(`${command.name}: unexpected argument ${JSON.stringify(rest[command.args.length])} ${hint}`);
+  if (rest.length < command.required && !stoodIn)
+    throw new CliError(
+      `${command.name}: missing ${command.args.slice(rest.length, command.required).join(' ')} ${hint}`,
+    );
+  if (rest.length > command.args.length && !command.variadic)
+    throw new CliError(`${command.name}: unexpected argument ${JSON.stringify(rest[command.args.length])} ${hint}`);
   for (const key of ['session', 'branch', 'project'] as const) {
     if (values[key] === '') throw new CliError(`--${key} needs a non-empty value`);
   }
 
   if (command.alone) return command.alone(io, values, rest);
   const { openContext } = await import('./context.js');
-  const ctx = await openContext({ db: values.db, config: values.config, writes: command.writes === true, root: values.root, identity: values.identity, layout: values.layout, cwd: io.cwd ?? process.cwd() });
+  const ctx = await openContext({
+    db: values.db,
+    config: values.config,
+    writes: command.writes === true,
+    root: values.root,
+    identity: values.identity,
+    layout: values.layout,
+    cwd: io.cwd ?? process.cwd(),
+  });
   try {
     return await command.run!(ctx, io, values, rest);
   } finally {

@@ -9,7 +9,9 @@ export function renderBar(done: number, total: number, label: string, columns = 
   const filled = total === 0 ? BAR_WIDTH : Math.round((done / total) * BAR_WIDTH);
   const line = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${done}/${total} ${label}`.trimEnd();
   // A wrapped line cannot be redrawn by `\r`; a label shorter than the terminal keeps the bar intact.
-  return Array.from(line).slice(0, Math.max(columns - 1, 1)).join('');
+  return Array.from(line)
+    .slice(0, Math.max(columns - 1, 1))
+    .join('');
 }
 
 /**

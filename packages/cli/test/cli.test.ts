@@ -33,12 +33,31 @@ describe('entity-git sync, then the read commands', () => {
       stderr: '',
     });
     expect(firstSync.stdout).not.toContain('\r');
-    const [again, one, asJson] = await Promise.all([eg('sync'), eg('sync', '--session', PLAIN_ID), eg('sync', '--json')]);
-    expect(again).toEqual({ code: 0, stdout: `1/3 ${SID} unchanged\n2/3 ${PLAIN_ID} unchanged\n3/3 ${SHORT_ID} unchanged\nsynced 3 sessions: 3 unchanged, 0 failed\n`, stderr: '' });
-    expect(one).toEqual({ code: 0, stdout: `1/1 ${PLAIN_ID} unchanged\nsynced 1 session: 1 unchanged, 0 failed\n`, stderr: '' });
+    const [again, one, asJson] = await Promise.all([
+      eg('sync'),
+      eg('sync', '--session', PLAIN_ID),
+      eg('sync', '--json'),
+    ]);
+    expect(again).toEqual({
+      code: 0,
+      stdout: `1/3 ${SID} unchanged\n2/3 ${PLAIN_ID} unchanged\n3/3 ${SHORT_ID} unchanged\nsynced 3 sessions: 3 unchanged, 0 failed\n`,
+      stderr: '',
+    });
+    expect(one).toEqual({
+      code: 0,
+      stdout: `1/1 ${PLAIN_ID} unchanged\nsynced 1 session: 1 unchanged, 0 failed\n`,
+      stderr: '',
+    });
     expect(json(asJson)).toEqual({
-      ok: true, total: 3, counts: { unchanged: 3, backfilled: 0, repaired: 0, busy: 0, failed: 0 },
-      sessions: [SID, PLAIN_ID, SHORT_ID].map((sessionId) => ({ sessionId, action: 'unchanged', differences: [], error: null })),
+      ok: true,
+      total: 3,
+      counts: { unchanged: 3, backfilled: 0, repaired: 0, busy: 0, failed: 0 },
+      sessions: [SID, PLAIN_ID, SHORT_ID].map((sessionId) => ({
+        sessionId,
+        action: 'unchanged',
+        differences: [],
+        error: null,
+      })),
     });
   });
 
@@ -47,17 +66,27 @@ describe('entity-git sync, then the read commands', () => {
     expect(revParseAll(repo)).toEqual({ ...TIPS, HEAD: 'fork-u4' });
     expect(git(repo, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(repo, 'status', '--porcelain')).toBe('');
-    expect(git(join(root, PLAIN_ID), 'log', '--format=%s', 'main').split('\n')).toEqual(['turn 2: Read the README', 'turn 1: Hello']);
+    expect(git(join(root, PLAIN_ID), 'log', '--format=%s', 'main').split('\n')).toEqual([
+      'turn 2: Read the README',
+      'turn 1: Hello',
+    ]);
   });
 
   it('verify: exit 0, every session ok, in text and JSON', async () => {
-    const [text, asJson, one] = await Promise.all([eg('verify'), eg('verify', '--json'), eg('verify', '--session', SID, '--json')]);
+    const [text, asJson, one] = await Promise.all([
+      eg('verify'),
+      eg('verify', '--json'),
+      eg('verify', '--session', SID, '--json'),
+    ]);
     expect(text).toEqual({
       code: 0,
       stdout: `ok      ${SID}\nok      ${PLAIN_ID}\nok      ${SHORT_ID}\nverified 3 sessions: 3 ok, 0 differ\n`,
       stderr: '',
     });
-    expect(json(asJson)).toEqual({ ok: true, sessions: [SID, PLAIN_ID, SHORT_ID].map((sessionId) => ({ sessionId, ok: true, differences: [], error: null })) });
+    expect(json(asJson)).toEqual({
+      ok: true,
+      sessions: [SID, PLAIN_ID, SHORT_ID].map((sessionId) => ({ sessionId, ok: true, differences: [], error: null })),
+    });
     expect(json(one)).toEqual({ ok: true, sessions: [{ sessionId: SID, ok: true, differences: [], error: null }] });
   });
 
@@ -79,24 +108,54 @@ describe('entity-git sync, then the read commands', () => {
   });
 
   it('log: HEAD branch by default, --branch for another, messages equal to native git', async () => {
-    const [head, main, text] = await Promise.all([eg('log', SID, '--json'), eg('log', SID, '--branch', 'main', '--json'), eg('log', PLAIN_ID)]);
-    const body = (sha: string) => gitRaw(join(root, SID), 'cat-file', 'commit', sha).split('\n\n').slice(1).join('\n\n');
+    const [head, main, text] = await Promise.all([
+      eg('log', SID, '--json'),
+      eg('log', SID, '--branch', 'main', '--json'),
+      eg('log', PLAIN_ID),
+    ]);
+    const body = (sha: string) =>
+      gitRaw(join(root, SID), 'cat-file', 'commit', sha).split('\n\n').slice(1).join('\n\n');
     expect(json(head)).toEqual({
       sessionId: SID,
       branch: 'fork-u4',
       commits: [
-        { sha: TIPS['fork-u4'], parents: [TURN1], time: 1779500028, turn: 2, node: 'a7', seq: 19, subject: 'turn 2: 从头开始：总结这个仓库', message: body(TIPS['fork-u4']) },
-        { sha: TURN1, parents: [], time: 1779500009, turn: 1, node: 'a2', seq: 6, subject: 'turn 1: 列出 src 目录中的文件 🙂 请简短回答', message: body(TURN1) },
+        {
+          sha: TIPS['fork-u4'],
+          parents: [TURN1],
+          time: 1779500028,
+          turn: 2,
+          node: 'a7',
+          seq: 19,
+          subject: 'turn 2: 从头开始：总结这个仓库',
+          message: body(TIPS['fork-u4']),
+        },
+        {
+          sha: TURN1,
+          parents: [],
+          time: 1779500009,
+          turn: 1,
+          node: 'a2',
+          seq: 6,
+          subject: 'turn 1: 列出 src 目录中的文件 🙂 请简短回答',
+          message: body(TURN1),
+        },
       ],
     });
     expect(json(head).commits[1].message).toBe(
       'turn 1: 列出 src 目录中的文件 🙂 请简短回答\n\nassistant: There are two files: a.ts and b.ts. 👍 完成\ntools: list, read\n\n' +
-      '[meta: turn took 7.5s, 2 tools, 420 tokens]\n\nSession: golden-1\nTurn: 1\nNode: a2\nSeq: 6\n',
+        '[meta: turn took 7.5s, 2 tools, 420 tokens]\n\nSession: golden-1\nTurn: 1\nNode: a2\nSeq: 6\n',
     );
     const m = json(main);
     expect(m.branch).toBe('main');
-    expect(m.commits.map((c: { sha: string; turn: number; node: string; seq: number }) => [c.sha, c.turn, c.node, c.seq])).toEqual([[TIPS.main, 2, 'a4', 12], [TURN1, 1, 'a2', 6]]);
-    const plain = git(join(root, PLAIN_ID), 'log', '--format=%H %ct', 'main').split('\n').map((l) => l.split(' '));
+    expect(
+      m.commits.map((c: { sha: string; turn: number; node: string; seq: number }) => [c.sha, c.turn, c.node, c.seq]),
+    ).toEqual([
+      [TIPS.main, 2, 'a4', 12],
+      [TURN1, 1, 'a2', 6],
+    ]);
+    const plain = git(join(root, PLAIN_ID), 'log', '--format=%H %ct', 'main')
+      .split('\n')
+      .map((l) => l.split(' '));
     expect(text).toEqual({
       code: 0,
       stdout: `${plain[0]![0]!.slice(0, 10)} 2026-05-24T05:20:06Z turn 2: Read the README\n${plain[1]![0]!.slice(0, 10)} 2026-05-24T05:20:02Z turn 1: Hello\n`,
@@ -114,27 +173,86 @@ describe('entity-git sync, then the read commands', () => {
       eg('show', PLAIN_ID, '2', '--json'),
     ]);
     const t = json(tip);
-    expect(Object.keys(t)).toEqual(['sessionId', 'branch', 'commit', 'turn', 'turns', 'prev', 'next', 'meta', 'messages']);
+    expect(Object.keys(t)).toEqual([
+      'sessionId',
+      'branch',
+      'commit',
+      'turn',
+      'turns',
+      'prev',
+      'next',
+      'meta',
+      'messages',
+    ]);
     expect({ ...t, messages: t.messages.map((n: { id: string }) => n.id) }).toEqual({
-      sessionId: SID, branch: 'fork-u4', commit: TIPS['fork-u4'], turn: 2, turns: 2, prev: TURN1, next: null,
+      sessionId: SID,
+      branch: 'fork-u4',
+      commit: TIPS['fork-u4'],
+      turn: 2,
+      turns: 2,
+      prev: TURN1,
+      next: null,
       meta: { created_at: 1779500000, id: SID },
       messages: ['s1', 'u1', 'a1', 't1', 't2', 'a2', 'u4', 'a7'],
     });
     expect(t.messages[3]).toEqual({
-      id: 't1', session_id: SID, seq: 4, role: 'tool', content: 'a.ts\nb.ts', predecessor: 'a1', caller: 'a1', created_at: 1779500006, metadata: { tool: 'list' },
+      id: 't1',
+      session_id: SID,
+      seq: 4,
+      role: 'tool',
+      content: 'a.ts\nb.ts',
+      predecessor: 'a1',
+      caller: 'a1',
+      created_at: 1779500006,
+      metadata: { tool: 'list' },
     });
     const m1 = json(turn1Main);
-    expect([m1.branch, m1.commit, m1.turn, m1.turns, m1.prev, m1.next, m1.messages.length]).toEqual(['main', TURN1, 1, 2, null, TIPS.main, 6]);
+    expect([m1.branch, m1.commit, m1.turn, m1.turns, m1.prev, m1.next, m1.messages.length]).toEqual([
+      'main',
+      TURN1,
+      1,
+      2,
+      null,
+      TIPS.main,
+      6,
+    ]);
     const p = json(byPrefix);
     // HEAD's branch does not hold main's tip, so the view walks the first branch that does.
     expect([p.branch, p.commit, p.turn, p.turns, p.prev, p.next]).toEqual(['main', TIPS.main, 2, 2, TURN1, null]);
-    expect(p.messages.map((n: { id: string }) => n.id)).toEqual(['s1', 'u1', 'a1', 't1', 't2', 'a2', 'u2', 'a3', 't3', 't4', 't5', 'a4']);
+    expect(p.messages.map((n: { id: string }) => n.id)).toEqual([
+      's1',
+      'u1',
+      'a1',
+      't1',
+      't2',
+      'a2',
+      'u2',
+      'a3',
+      't3',
+      't4',
+      't5',
+      'a4',
+    ]);
     const f = json(byFull);
     expect([f.branch, f.turn, f.turns, f.prev, f.next]).toEqual(['fork-u4', 1, 2, null, TIPS['fork-u4']]);
     const plainTips = git(join(root, PLAIN_ID), 'log', '--format=%H', 'main').split('\n');
     const v = json(plain2);
-    expect([v.branch, v.commit, v.turn, v.turns, v.prev, v.next]).toEqual(['main', plainTips[0], 2, 2, plainTips[1], null]);
-    expect(v.messages.map((n: { id: string; role: string }) => `${n.role}:${n.id}`)).toEqual(['user:p-u1', 'assistant:p-a1', 'user:p-u2', 'assistant:p-a2', 'tool:p-t1', 'assistant:p-a3']);
+    expect([v.branch, v.commit, v.turn, v.turns, v.prev, v.next]).toEqual([
+      'main',
+      plainTips[0],
+      2,
+      2,
+      plainTips[1],
+      null,
+    ]);
+    expect(v.messages.map((n: { id: string; role: string }) => `${n.role}:${n.id}`)).toEqual([
+      'user:p-u1',
+      'assistant:p-a1',
+      'user:p-u2',
+      'assistant:p-a2',
+      'tool:p-t1',
+      'assistant:p-a3',
+    ]);
   });
 
   it('show in text: a header, then the messages cut into turns', async () => {
@@ -170,10 +288,15 @@ describe('entity-git --layout', () => {
     expect(sharded.code).toBe(0);
     const repo = join(other, SID);
     expect(git(repo, 'config', '--get', 'entitygit.layout').trim()).toBe('sharded');
-    expect(git(repo, 'rev-parse', 'main', 'fork-u4').trim().split('\n')).toEqual(['d40c1628d1614b314609b730db3c86d7c91a5afe', '84641703ebed612c69c87ff666a0e9dc41a3cc03']);
+    expect(git(repo, 'rev-parse', 'main', 'fork-u4').trim().split('\n')).toEqual([
+      'd40c1628d1614b314609b730db3c86d7c91a5afe',
+      '84641703ebed612c69c87ff666a0e9dc41a3cc03',
+    ]);
     expect(git(repo, 'ls-tree', '--name-only', 'HEAD:messages').trim()).toBe('000');
     // The flat root of the other tests stays flat under --layout sharded.
-    expect(await run(['--db', db, '--root', root, '--layout', 'sharded', 'verify', '--session', SID])).toMatchObject({ code: 0 });
+    expect(await run(['--db', db, '--root', root, '--layout', 'sharded', 'verify', '--session', SID])).toMatchObject({
+      code: 0,
+    });
     expect(git(join(root, SID), 'rev-parse', 'main').trim()).toBe(TIPS.main);
     const bad = await run(['--db', db, '--root', other, '--layout', 'nested', 'sync']);
     expect(bad).toMatchObject({ code: 2, stdout: '' });

@@ -16,9 +16,22 @@ const MAX_RUNS = 60;
 
 function writer(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', join(CLI_DIR, 'test', 'grow-writer-child.ts'), file, SESSIONS.join(','), String(ROUNDS)], {
-      cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--conditions=source',
+        join(CLI_DIR, 'test', 'grow-writer-child.ts'),
+        file,
+        SESSIONS.join(','),
+        String(ROUNDS),
+      ],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -36,8 +49,21 @@ describe('concurrent `entity-git sync` processes while the DAG grows', () => {
     const store = await openSqlite({ file: db });
     for (const s of SESSIONS) {
       await store.writer.createSession({ id: s, title: s, created_at: 1779800000 });
-      await store.writer.appendNode({ id: `${s}-u0`, session_id: s, role: 'user', content: `first question of ${s}`, created_at: 1779800001 });
-      await store.writer.appendNode({ id: `${s}-a0`, session_id: s, role: 'assistant', content: `first answer of ${s}`, predecessor: `${s}-u0`, created_at: 1779800002 });
+      await store.writer.appendNode({
+        id: `${s}-u0`,
+        session_id: s,
+        role: 'user',
+        content: `first question of ${s}`,
+        created_at: 1779800001,
+      });
+      await store.writer.appendNode({
+        id: `${s}-a0`,
+        session_id: s,
+        role: 'assistant',
+        content: `first answer of ${s}`,
+        predecessor: `${s}-u0`,
+        created_at: 1779800002,
+      });
       await store.writer.setHead(s, `${s}-a0`);
     }
     await store.close();
@@ -55,7 +81,9 @@ describe('concurrent `entity-git sync` processes while the DAG grows', () => {
     };
     await Promise.all([written, ...Array.from({ length: SYNCERS }, syncer)]);
 
-    const failures = runs.filter((r) => r.code !== 0 || JSON.parse(r.stdout).sessions.some((e: { action: string }) => e.action === 'failed'));
+    const failures = runs.filter(
+      (r) => r.code !== 0 || JSON.parse(r.stdout).sessions.some((e: { action: string }) => e.action === 'failed'),
+    );
     expect(failures.map((r) => `${r.code}: ${r.stdout} ${r.stderr}`)).toEqual([]);
     expect(runs.length).toBeGreaterThan(SYNCERS);
 

@@ -31,7 +31,9 @@ describe('a session id holding control characters', () => {
     const asJson = await run(['--db', db, '--root', root, 'sync', '--json']);
     const entry = JSON.parse(asJson.stdout).sessions.find((s: { sessionId: string }) => s.sessionId === BAD);
     expect(entry).toMatchObject({ action: 'failed', error: { code: 'INVALID_ID' } });
-    expect(JSON.parse(asJson.stdout).sessions.find((s: { sessionId: string }) => s.sessionId === PLAIN_ID).action).toBe('unchanged');
+    expect(JSON.parse(asJson.stdout).sessions.find((s: { sessionId: string }) => s.sessionId === PLAIN_ID).action).toBe(
+      'unchanged',
+    );
 
     const verify = await run(['--db', db, '--root', root, 'verify']);
     expect(verify.code).toBe(1);

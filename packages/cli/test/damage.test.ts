@@ -17,7 +17,8 @@ const sessions = [SID, PLAIN_ID, SHORT_ID];
 function lastCommitObjects(repo: string): string[] {
   const tip = git(repo, 'rev-parse', 'HEAD');
   const ids = [tip, git(repo, 'rev-parse', 'HEAD^{tree}'), git(repo, 'rev-parse', 'HEAD:messages')];
-  for (const line of git(repo, 'diff-tree', '-r', '--no-commit-id', 'HEAD~1', 'HEAD').split('\n')) ids.push(line.split(' ')[3]!);
+  for (const line of git(repo, 'diff-tree', '-r', '--no-commit-id', 'HEAD~1', 'HEAD').split('\n'))
+    ids.push(line.split(' ')[3]!);
   return ids.map((id) => join(repo, '.git', 'objects', id.slice(0, 2), id.slice(2)));
 }
 
@@ -53,42 +54,88 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
     for (const file of removed) rmSync(file);
     const tip = reference[PLAIN_ID]!.main!;
 
-    const [before, beforeText, log] = await Promise.all([eg(damaged, 'verify', '--full', '--json'), eg(damaged, 'verify', '--full'), eg(damaged, 'log', PLAIN_ID)]);
+    const [before, beforeText, log] = await Promise.all([
+      eg(damaged, 'verify', '--full', '--json'),
+      eg(damaged, 'verify', '--full'),
+      eg(damaged, 'log', PLAIN_ID),
+    ]);
     expect(before.code).toBe(1);
-    expect(before.stderr).toBe(`entity-git: 3 of 3 sessions differ from the DAG: ${SID}, ${PLAIN_ID}, ${SHORT_ID} (entity-git sync repairs them)\n`);
+    expect(before.stderr).toBe(
+      `entity-git: 3 of 3 sessions differ from the DAG: ${SID}, ${PLAIN_ID}, ${SHORT_ID} (entity-git sync repairs them)\n`,
+    );
     expect(JSON.parse(before.stdout)).toEqual({
       ok: false,
       sessions: [
         {
-          sessionId: SID, ok: false, error: null,
+          sessionId: SID,
+          ok: false,
+          error: null,
           // In the order the mirror derives branches (the DAG's), not by name.
           differences: [
-            { kind: 'corrupt', branch: 'retry-a4r', expected: null, actual: null, detail: `ref refs/heads/retry-a4r holds "${half}", not an object id` },
-            { kind: 'corrupt', branch: 'fork-u4', expected: null, actual: null, detail: 'ref refs/heads/fork-u4 holds "", not an object id' },
+            {
+              kind: 'corrupt',
+              branch: 'retry-a4r',
+              expected: null,
+              actual: null,
+              detail: `ref refs/heads/retry-a4r holds "${half}", not an object id`,
+            },
+            {
+              kind: 'corrupt',
+              branch: 'fork-u4',
+              expected: null,
+              actual: null,
+              detail: 'ref refs/heads/fork-u4 holds "", not an object id',
+            },
           ],
         },
         {
-          sessionId: PLAIN_ID, ok: false, error: null,
-          differences: [{ kind: 'missing-object', branch: 'main', expected: null, actual: null, detail: `object ${tip} is not in the repository` }],
+          sessionId: PLAIN_ID,
+          ok: false,
+          error: null,
+          differences: [
+            {
+              kind: 'missing-object',
+              branch: 'main',
+              expected: null,
+              actual: null,
+              detail: `object ${tip} is not in the repository`,
+            },
+          ],
         },
-        { sessionId: SHORT_ID, ok: false, error: null, differences: [{ kind: 'missing-repo', branch: null, expected: null, actual: null, detail: `no repository at ${join(damaged, SHORT_ID)}` }] },
+        {
+          sessionId: SHORT_ID,
+          ok: false,
+          error: null,
+          differences: [
+            {
+              kind: 'missing-repo',
+              branch: null,
+              expected: null,
+              actual: null,
+              detail: `no repository at ${join(damaged, SHORT_ID)}`,
+            },
+          ],
+        },
       ],
     });
     expect(beforeText.code).toBe(1);
-    expect(beforeText.stdout).toBe([
-      `DIFFERS ${SID}`,
-      `  corrupt [retry-a4r]: ref refs/heads/retry-a4r holds "${half}", not an object id`,
-      '  corrupt [fork-u4]: ref refs/heads/fork-u4 holds "", not an object id',
-      `DIFFERS ${PLAIN_ID}`,
-      `  missing-object [main]: object ${tip} is not in the repository`,
-      `DIFFERS ${SHORT_ID}`,
-      `  missing-repo: no repository at ${join(damaged, SHORT_ID)}`,
-      'verified 3 sessions: 0 ok, 3 differ',
-      '',
-    ].join('\n'));
+    expect(beforeText.stdout).toBe(
+      [
+        `DIFFERS ${SID}`,
+        `  corrupt [retry-a4r]: ref refs/heads/retry-a4r holds "${half}", not an object id`,
+        '  corrupt [fork-u4]: ref refs/heads/fork-u4 holds "", not an object id',
+        `DIFFERS ${PLAIN_ID}`,
+        `  missing-object [main]: object ${tip} is not in the repository`,
+        `DIFFERS ${SHORT_ID}`,
+        `  missing-repo: no repository at ${join(damaged, SHORT_ID)}`,
+        'verified 3 sessions: 0 ok, 3 differ',
+        '',
+      ].join('\n'),
+    );
     // Reading a damaged repository is a storage error (3) that says how to repair it.
     expect(log).toEqual({
-      code: 3, stdout: '',
+      code: 3,
+      stdout: '',
       stderr: `entity-git: object ${tip} is not in the repository (OBJECT_NOT_FOUND; entity-git sync repairs the repository)\n`,
     });
 
@@ -105,7 +152,11 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
       expect(git(join(damaged, s), 'status', '--porcelain')).toBe('');
     }
     const [after, again] = await Promise.all([eg(damaged, 'verify'), eg(damaged, 'sync', '--json')]);
-    expect(after).toEqual({ code: 0, stdout: `ok      ${SID}\nok      ${PLAIN_ID}\nok      ${SHORT_ID}\nverified 3 sessions: 3 ok, 0 differ\n`, stderr: '' });
+    expect(after).toEqual({
+      code: 0,
+      stdout: `ok      ${SID}\nok      ${PLAIN_ID}\nok      ${SHORT_ID}\nverified 3 sessions: 3 ok, 0 differ\n`,
+      stderr: '',
+    });
     expect(json(again).counts).toEqual({ unchanged: 3, backfilled: 0, repaired: 0, busy: 0, failed: 0 });
   });
 
@@ -114,7 +165,10 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
     mkdirSync(root);
     // A file where the session's repository directory belongs: nothing can be written there.
     writeFileSync(join(root, SHORT_ID), 'not a directory');
-    const [plain, asJson] = await Promise.all([eg(root, 'sync'), eg(join(dir, 'blocked-json'), 'sync', '--json', '--session', PLAIN_ID)]);
+    const [plain, asJson] = await Promise.all([
+      eg(root, 'sync'),
+      eg(join(dir, 'blocked-json'), 'sync', '--json', '--session', PLAIN_ID),
+    ]);
     expect(plain.code).toBe(1);
     const lines = plain.stdout.split('\n');
     expect(lines.slice(0, 2)).toEqual([`1/3 ${SID} backfilled`, `2/3 ${PLAIN_ID} backfilled`]);
@@ -122,8 +176,25 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
     expect(lines.slice(3)).toEqual(['synced 3 sessions: 2 backfilled, 1 failed', '']);
     expect(plain.stderr).toBe(`entity-git: 1 session failed to sync: ${SHORT_ID}\n`);
     expect(json(asJson)).toEqual({
-      ok: true, total: 1, counts: { unchanged: 0, backfilled: 1, repaired: 0, busy: 0, failed: 0 },
-      sessions: [{ sessionId: PLAIN_ID, action: 'backfilled', differences: [{ kind: 'missing-repo', branch: null, expected: null, actual: null, detail: `no repository at ${join(dir, 'blocked-json', PLAIN_ID)}` }], error: null }],
+      ok: true,
+      total: 1,
+      counts: { unchanged: 0, backfilled: 1, repaired: 0, busy: 0, failed: 0 },
+      sessions: [
+        {
+          sessionId: PLAIN_ID,
+          action: 'backfilled',
+          differences: [
+            {
+              kind: 'missing-repo',
+              branch: null,
+              expected: null,
+              actual: null,
+              detail: `no repository at ${join(dir, 'blocked-json', PLAIN_ID)}`,
+            },
+          ],
+          error: null,
+        },
+      ],
     });
   });
 });

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { openSqlite } from '@entity-git/sqlite';
 import {
-  RENAMED_SHAPE_CONFIG, SHAPE_MESSAGES, SHAPE_SESSION, documentedShapeSql, incompatibleShapeSql, renamedShapeSql,
+  RENAMED_SHAPE_CONFIG,
+  SHAPE_MESSAGES,
+  SHAPE_SESSION,
+  documentedShapeSql,
+  incompatibleShapeSql,
+  renamedShapeSql,
 } from '@entity-git/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postgresUrl } from '../../sqlite/test/helpers/postgres.js';
@@ -22,7 +27,15 @@ let n = 0;
 /** A SQLite file made by another program: Python's sqlite3 module runs the statements. */
 function pythonSqlite(statements: string[]): string {
   const file = join(dir, `app-${++n}.db`);
-  execFileSync('python3', ['-c', 'import sqlite3, sys, json\nc = sqlite3.connect(sys.argv[1])\nfor s in json.load(sys.stdin): c.execute(s)\nc.commit()', file], { input: JSON.stringify(statements) });
+  execFileSync(
+    'python3',
+    [
+      '-c',
+      'import sqlite3, sys, json\nc = sqlite3.connect(sys.argv[1])\nfor s in json.load(sys.stdin): c.execute(s)\nc.commit()',
+      file,
+    ],
+    { input: JSON.stringify(statements) },
+  );
   return file;
 }
 
@@ -30,8 +43,20 @@ function pythonSqlite(statements: string[]): string {
 async function expectedBranches(): Promise<Record<string, string>> {
   const file = join(dir, `own-${++n}.db`);
   const store = await openSqlite({ file });
-  await store.writer.createSession({ id: SHAPE_SESSION.id, title: SHAPE_SESSION.title, created_at: SHAPE_SESSION.created_at });
-  for (const m of SHAPE_MESSAGES) await store.writer.appendNode({ id: m.id, session_id: SHAPE_SESSION.id, role: m.role, content: m.content, predecessor: m.predecessor, created_at: m.created_at });
+  await store.writer.createSession({
+    id: SHAPE_SESSION.id,
+    title: SHAPE_SESSION.title,
+    created_at: SHAPE_SESSION.created_at,
+  });
+  for (const m of SHAPE_MESSAGES)
+    await store.writer.appendNode({
+      id: m.id,
+      session_id: SHAPE_SESSION.id,
+      role: m.role,
+      content: m.content,
+      predecessor: m.predecessor,
+      created_at: m.created_at,
+    });
   await store.close();
   const root = join(dir, `own-root-${n}`);
   expect((await run(['--db', file, '--root', root, 'sync'])).code).toBe(0);
@@ -43,7 +68,12 @@ async function readCommands(db: string, extra: string[]): Promise<Record<string,
   const synced = await run(['--db', db, ...extra, '--root', root, 'sync', '--json']);
   expect(synced.stderr).toBe('');
   expect(JSON.parse(synced.stdout)).toMatchObject({ ok: true, counts: { backfilled: 1 } });
-  for (const args of [['verify'], ['log', SHAPE_SESSION.id], ['branches', SHAPE_SESSION.id], ['show', SHAPE_SESSION.id, '1']]) {
+  for (const args of [
+    ['verify'],
+    ['log', SHAPE_SESSION.id],
+    ['branches', SHAPE_SESSION.id],
+    ['show', SHAPE_SESSION.id, '1'],
+  ]) {
     const r = await run(['--db', db, ...extra, '--root', root, ...args]);
     expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: '' });
   }
@@ -72,7 +102,9 @@ describe('the CLI on databases it did not create (SQLite, made by Python)', () =
     // Without the config, the renamed database is refused, unchanged.
     const refused = await run(['--db', copy, '--root', join(dir, 'x'), 'sync']);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(/^entity-git: table "sessions" \(the contract's sessions\) does not exist; nothing was changed \(SCHEMA_MISMATCH\)\n$/);
+    expect(refused.stderr).toMatch(
+      /^entity-git: table "sessions" \(the contract's sessions\) does not exist; nothing was changed \(SCHEMA_MISMATCH\)\n$/,
+    );
   }, 300_000);
 
   it('an incompatible database and a bad config are refused with the table, column or key named, and nothing written', async () => {
@@ -81,7 +113,9 @@ describe('the CLI on databases it did not create (SQLite, made by Python)', () =
     for (const args of [['sync'], ['projects', 'create', 'p', dir]]) {
       const r = await run(['--db', bad, '--root', join(dir, 'y'), ...args]);
       expect(r.code).toBe(3);
-      expect(r.stderr).toMatch(/column "seq" of table "nodes" \(the contract's nodes\.seq\) is "TEXT", expected a number column.*\(SCHEMA_MISMATCH\)\n$/);
+      expect(r.stderr).toMatch(
+        /column "seq" of table "nodes" \(the contract's nodes\.seq\) is "TEXT", expected a number column.*\(SCHEMA_MISMATCH\)\n$/,
+      );
       expect(sha(bad)).toBe(before);
     }
     const config = join(dir, 'bad.json');
@@ -97,7 +131,15 @@ describe('the CLI on databases it did not create (SQLite, made by Python)', () =
     const r = await run(['--db', documented, 'projects', 'create', 'trip', dir, '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const tables = execFileSync('python3', ['-c', 'import sqlite3,sys\nprint(",".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("select name from sqlite_master where type=\'table\' order by name")))', documented], { encoding: 'utf8' }).trim();
+    const tables = execFileSync(
+      'python3',
+      [
+        '-c',
+        'import sqlite3,sys\nprint(",".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("select name from sqlite_master where type=\'table\' order by name")))',
+        documented,
+      ],
+      { encoding: 'utf8' },
+    ).trim();
     expect(tables).toBe('entity_git_migration,entity_git_migration_lock,nodes,projects,sessions');
   }, 300_000);
 });
@@ -123,7 +165,13 @@ describe('the CLI on a PostgreSQL database it did not create', () => {
       url.pathname = `/${name}`;
       try {
         for (const s of statements) await query(url.toString(), s);
-        const tables = async () => (await query(url.toString(), `select table_name as t from information_schema.tables where table_schema = 'public' order by 1`)).map((r) => r.t);
+        const tables = async () =>
+          (
+            await query(
+              url.toString(),
+              `select table_name as t from information_schema.tables where table_schema = 'public' order by 1`,
+            )
+          ).map((r) => r.t);
         const before = await tables();
         const config = join(dir, `pg-${n}.json`);
         writeFileSync(config, JSON.stringify(statements[0]!.includes('conversations') ? RENAMED_SHAPE_CONFIG : {}));

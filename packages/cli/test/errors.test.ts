@@ -20,13 +20,30 @@ describe('bad input: one line on stderr, exit 2', () => {
   it('unknown session, bad sha or turn, unknown branch, a session not mirrored yet', async () => {
     const unknown = usage('no session "nope" in the database');
     const results = await Promise.all([
-      eg('log', 'nope'), eg('show', 'nope'), eg('branches', 'nope', '--json'), eg('verify', '--session', 'nope'), eg('sync', '--session', 'nope', '--json'),
-      eg('show', SID, 'zz'), eg('show', SID, 'abc'), eg('show', SID, 'abcd'), eg('show', SID, 'f'.repeat(40)), eg('show', SID, '3'), eg('show', SID, '0'),
-      eg('show', SID, '12345'), eg('show', SID, '17a4c6', '--json'), eg('show', SID, '4b1c', '--branch', 'main', '--json'),
-      eg('log', SID, '--branch', 'nope'), eg('show', SID, '1', '--branch', 'nope'), eg('log', PLAIN_ID),
+      eg('log', 'nope'),
+      eg('show', 'nope'),
+      eg('branches', 'nope', '--json'),
+      eg('verify', '--session', 'nope'),
+      eg('sync', '--session', 'nope', '--json'),
+      eg('show', SID, 'zz'),
+      eg('show', SID, 'abc'),
+      eg('show', SID, 'abcd'),
+      eg('show', SID, 'f'.repeat(40)),
+      eg('show', SID, '3'),
+      eg('show', SID, '0'),
+      eg('show', SID, '12345'),
+      eg('show', SID, '17a4c6', '--json'),
+      eg('show', SID, '4b1c', '--branch', 'main', '--json'),
+      eg('log', SID, '--branch', 'nope'),
+      eg('show', SID, '1', '--branch', 'nope'),
+      eg('log', PLAIN_ID),
     ]);
     expect(results).toEqual([
-      unknown, unknown, unknown, unknown, unknown,
+      unknown,
+      unknown,
+      unknown,
+      unknown,
+      unknown,
       usage('not a turn number or commit id: "zz" (give a turn number, or 4 to 40 hex digits)'),
       usage('not a turn number or commit id: "abc" (give a turn number, or 4 to 40 hex digits)'),
       usage(`no commit starting with abcd in session "${SID}"`),
@@ -35,8 +52,18 @@ describe('bad input: one line on stderr, exit 2', () => {
       usage(`branch fork-u4 of session "${SID}" has turns 1..2, not 0`),
       usage(`branch fork-u4 of session "${SID}" has turns 1..2, and no commit starts with 12345`),
       // fork-u4's tip is 17a4c695…: what is no turn number is tried as a prefix (a number too: 12345 above)
-      { code: 0, stdout: expect.stringContaining('"commit": "17a4c695c75333ca3ac7710e31cd26d953bab6d6",\n  "turn": 2,'), stderr: '' },
-      { code: 0, stdout: expect.stringMatching(/^\{\n {2}"sessionId": "golden-1",\n {2}"branch": "main",\n {2}"commit": "4b1cc3d267e0d1e614cf1f5670401133cff1ac7f",\n {2}"turn": 1,/), stderr: '' },
+      {
+        code: 0,
+        stdout: expect.stringContaining('"commit": "17a4c695c75333ca3ac7710e31cd26d953bab6d6",\n  "turn": 2,'),
+        stderr: '',
+      },
+      {
+        code: 0,
+        stdout: expect.stringMatching(
+          /^\{\n {2}"sessionId": "golden-1",\n {2}"branch": "main",\n {2}"commit": "4b1cc3d267e0d1e614cf1f5670401133cff1ac7f",\n {2}"turn": 1,/,
+        ),
+        stderr: '',
+      },
       usage(`session "${SID}" has no branch "nope" (branches: main, fork-u2e, fork-u4, retry-a4r)`),
       usage(`session "${SID}" has no branch "nope" (branches: main, fork-u2e, fork-u4, retry-a4r)`),
       usage(`session "${PLAIN_ID}" has no repository under ${root} yet (run: entity-git sync --session ${PLAIN_ID})`),
@@ -47,9 +74,16 @@ describe('bad input: one line on stderr, exit 2', () => {
     const missing = join(dir, 'nowhere', 'missing.db');
     const home = join(dir, 'home');
     mkdirSync(home);
-    const [given, byDefault] = await Promise.all([run(['--db', missing, 'verify']), run(['log', SID], { env: { HOME: home } })]);
+    const [given, byDefault] = await Promise.all([
+      run(['--db', missing, 'verify']),
+      run(['log', SID], { env: { HOME: home } }),
+    ]);
     expect(given).toEqual(usage(`no database at ${missing}`));
-    expect(byDefault).toEqual(usage(`no database at ${join(home, '.openprogram', 'entity-git.db')} (the default; pass --db PATH or --db postgres://URL)`));
+    expect(byDefault).toEqual(
+      usage(
+        `no database at ${join(home, '.openprogram', 'entity-git.db')} (the default; pass --db PATH or --db postgres://URL)`,
+      ),
+    );
     expect(existsSync(missing)).toBe(false);
     expect(existsSync(join(home, '.openprogram'))).toBe(false);
   });
@@ -62,7 +96,10 @@ describe('bad input: one line on stderr, exit 2', () => {
   it('a database that cannot be opened is a storage error (exit 3)', async () => {
     const garbage = join(dir, 'garbage.db');
     writeFileSync(garbage, 'this is not a SQLite database, not even close; '.repeat(20));
-    const [sqlite, postgres] = await Promise.all([run(['--db', garbage, 'verify']), run(['--db', 'postgres://nobody@127.0.0.1:1/none', 'verify'])]);
+    const [sqlite, postgres] = await Promise.all([
+      run(['--db', garbage, 'verify']),
+      run(['--db', 'postgres://nobody@127.0.0.1:1/none', 'verify']),
+    ]);
     expect(sqlite.code).toBe(3);
     expect(sqlite.stdout).toBe('');
     expect(sqlite.stderr).toMatch(/^entity-git: .*not a database.* \(DB_ERROR\)\n$/);
@@ -71,7 +108,12 @@ describe('bad input: one line on stderr, exit 2', () => {
   });
 
   it('usage errors and help from the real binary (the full matrix runs in-process in args.test.ts)', async () => {
-    const [unknown, missing, help, version] = await Promise.all([run(['frob']), run(['show']), run(['sync', '--help']), run(['--version'])]);
+    const [unknown, missing, help, version] = await Promise.all([
+      run(['frob']),
+      run(['show']),
+      run(['sync', '--help']),
+      run(['--version']),
+    ]);
     expect(unknown).toEqual(usage('unknown command "frob" (see: entity-git --help)'));
     expect(missing).toEqual(usage('show: missing SESSION (see: entity-git show --help)'));
     expect([help.code, help.stderr]).toEqual([0, '']);
@@ -85,8 +127,22 @@ describe('entity-git projects', () => {
     const work = join(dir, 'work');
     mkdirSync(work);
     const created = json(await eg('projects', 'create', 'demo', work, '--description', 'the demo', '--json'));
-    expect(Object.keys(created.project)).toEqual(['id', 'name', 'workdir', 'status', 'description', 'created_at', 'sessions']);
-    expect(created.project).toMatchObject({ name: 'demo', workdir: work, status: 'active', description: 'the demo', sessions: [] });
+    expect(Object.keys(created.project)).toEqual([
+      'id',
+      'name',
+      'workdir',
+      'status',
+      'description',
+      'created_at',
+      'sessions',
+    ]);
+    expect(created.project).toMatchObject({
+      name: 'demo',
+      workdir: work,
+      status: 'active',
+      description: 'the demo',
+      sessions: [],
+    });
     expect(created.project.id).toMatch(/^proj_[0-9a-f-]{36}$/);
     expect(typeof created.project.created_at).toBe('number');
     const id = created.project.id as string;

@@ -12,7 +12,13 @@ export const REPO_ROOT = join(CLI_DIR, '..', '..');
 export const BIN = join(CLI_DIR, 'src', 'bin.ts');
 const requireFromRoot = createRequire(join(REPO_ROOT, 'package.json'));
 /** `node --import tsx --conditions=source src/bin.ts`: `tsx --conditions=source` minus the tsx CLI's parent process. */
-export const TSX_COMMAND = [process.execPath, '--import', pathToFileURL(requireFromRoot.resolve('tsx')).href, '--conditions=source', BIN];
+export const TSX_COMMAND = [
+  process.execPath,
+  '--import',
+  pathToFileURL(requireFromRoot.resolve('tsx')).href,
+  '--conditions=source',
+  BIN,
+];
 
 /**
  * The command line that runs `entity-git` from source: `[...COMMAND, ...args]`.
@@ -24,13 +30,20 @@ export const TSX_COMMAND = [process.execPath, '--import', pathToFileURL(requireF
  * drivers stay external, resolved where @entity-git/sqlite resolves them. Set
  * ENTITY_GIT_CLI_TEST_TSX=1 to run every test through tsx instead (or when esbuild is absent).
  */
-export const COMMAND: readonly string[] = process.env.ENTITY_GIT_CLI_TEST_TSX ? TSX_COMMAND : await bundled().catch((err: unknown) => {
-  console.warn(`[entity-git cli tests] bundling src/bin.ts failed, running through tsx: ${String(err)}`);
-  return TSX_COMMAND;
-});
+export const COMMAND: readonly string[] = process.env.ENTITY_GIT_CLI_TEST_TSX
+  ? TSX_COMMAND
+  : await bundled().catch((err: unknown) => {
+      console.warn(`[entity-git cli tests] bundling src/bin.ts failed, running through tsx: ${String(err)}`);
+      return TSX_COMMAND;
+    });
 
 async function bundled(): Promise<string[]> {
-  type EsbuildPlugin = { name: string; setup(build: { onResolve(o: { filter: RegExp }, cb: (a: { path: string }) => { path: string; external: boolean }): void }): void };
+  type EsbuildPlugin = {
+    name: string;
+    setup(build: {
+      onResolve(o: { filter: RegExp }, cb: (a: { path: string }) => { path: string; external: boolean }): void;
+    }): void;
+  };
   const esbuild = createRequire(requireFromRoot.resolve('tsx'))('esbuild') as {
     build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
   };
@@ -48,10 +61,19 @@ async function bundled(): Promise<string[]> {
     },
   };
   const result = await esbuild.build({
-    entryPoints: [BIN], bundle: true, write: false, platform: 'node', format: 'esm', target: 'node20', conditions: ['source'],
-    logLevel: 'silent', plugins: [external],
+    entryPoints: [BIN],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['source'],
+    logLevel: 'silent',
+    plugins: [external],
     // CommonJS dependencies bundled into ESM still call require() for node builtins.
-    banner: { js: "import { createRequire as __entityGitRequire } from 'node:module'; const require = __entityGitRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __entityGitRequire } from 'node:module'; const require = __entityGitRequire(import.meta.url);",
+    },
   });
   const outDir = join(CLI_DIR, 'test-output');
   mkdirSync(outDir, { recursive: true });
@@ -74,7 +96,10 @@ export interface Run {
 }
 
 /** Runs `entity-git ARGS` from source as a child process (stdout and stderr are pipes: not a TTY). */
-export function run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
+export function run(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(COMMAND[0]!, [...COMMAND.slice(1), ...args], {
       cwd: options.cwd ?? REPO_ROOT,
@@ -101,7 +126,12 @@ export function git(cwd: string, ...args: string[]): string {
 }
 
 export function gitRaw(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } });
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
+  });
 }
 
 /** Every branch of a repository with its commit, as native git sees it. */
@@ -131,22 +161,81 @@ export async function buildDb(file: string): Promise<void> {
     const { writer } = store;
     await writer.createSession({ ...GOLDEN_SESSION, head: null });
     for (const n of goldenNodes()) {
-      await writer.appendNode({ id: n.id, session_id: n.session_id, role: n.role, content: n.content, predecessor: n.predecessor, caller: n.caller, created_at: n.created_at, metadata: n.metadata });
+      await writer.appendNode({
+        id: n.id,
+        session_id: n.session_id,
+        role: n.role,
+        content: n.content,
+        predecessor: n.predecessor,
+        caller: n.caller,
+        created_at: n.created_at,
+        metadata: n.metadata,
+      });
     }
     await writer.setHead(GOLDEN_SESSION.id, GOLDEN_SESSION.head);
 
     await writer.createSession({ id: PLAIN_ID, title: 'Plain', model: 'm-1', created_at: 1779600000 });
     const t = 1779600000;
     await writer.appendNode({ id: 'p-u1', session_id: PLAIN_ID, role: 'user', content: 'Hello', created_at: t + 1 });
-    await writer.appendNode({ id: 'p-a1', session_id: PLAIN_ID, role: 'assistant', content: 'Hi! How can I help?', predecessor: 'p-u1', created_at: t + 2 });
-    await writer.appendNode({ id: 'p-u2', session_id: PLAIN_ID, role: 'user', content: 'Read the README', predecessor: 'p-a1', created_at: t + 3 });
-    await writer.appendNode({ id: 'p-a2', session_id: PLAIN_ID, role: 'assistant', content: { text: 'Reading.', tool_calls: [{ id: 'c1', name: 'read' }] }, predecessor: 'p-u2', created_at: t + 4 });
-    await writer.appendNode({ id: 'p-t1', session_id: PLAIN_ID, role: 'tool', content: '# README', predecessor: 'p-a2', caller: 'p-a2', created_at: t + 5, metadata: { tool: 'read' } });
-    await writer.appendNode({ id: 'p-a3', session_id: PLAIN_ID, role: 'assistant', content: 'It is a README.', predecessor: 'p-t1', created_at: t + 6 });
+    await writer.appendNode({
+      id: 'p-a1',
+      session_id: PLAIN_ID,
+      role: 'assistant',
+      content: 'Hi! How can I help?',
+      predecessor: 'p-u1',
+      created_at: t + 2,
+    });
+    await writer.appendNode({
+      id: 'p-u2',
+      session_id: PLAIN_ID,
+      role: 'user',
+      content: 'Read the README',
+      predecessor: 'p-a1',
+      created_at: t + 3,
+    });
+    await writer.appendNode({
+      id: 'p-a2',
+      session_id: PLAIN_ID,
+      role: 'assistant',
+      content: { text: 'Reading.', tool_calls: [{ id: 'c1', name: 'read' }] },
+      predecessor: 'p-u2',
+      created_at: t + 4,
+    });
+    await writer.appendNode({
+      id: 'p-t1',
+      session_id: PLAIN_ID,
+      role: 'tool',
+      content: '# README',
+      predecessor: 'p-a2',
+      caller: 'p-a2',
+      created_at: t + 5,
+      metadata: { tool: 'read' },
+    });
+    await writer.appendNode({
+      id: 'p-a3',
+      session_id: PLAIN_ID,
+      role: 'assistant',
+      content: 'It is a README.',
+      predecessor: 'p-t1',
+      created_at: t + 6,
+    });
 
     await writer.createSession({ id: SHORT_ID, title: 'Short', created_at: 1779700000 });
-    await writer.appendNode({ id: 'q-u1', session_id: SHORT_ID, role: 'user', content: 'Ping', created_at: 1779700001 });
-    await writer.appendNode({ id: 'q-a1', session_id: SHORT_ID, role: 'assistant', content: 'Pong', predecessor: 'q-u1', created_at: 1779700002 });
+    await writer.appendNode({
+      id: 'q-u1',
+      session_id: SHORT_ID,
+      role: 'user',
+      content: 'Ping',
+      created_at: 1779700001,
+    });
+    await writer.appendNode({
+      id: 'q-a1',
+      session_id: SHORT_ID,
+      role: 'assistant',
+      content: 'Pong',
+      predecessor: 'q-u1',
+      created_at: 1779700002,
+    });
   } finally {
     await store.close();
   }

@@ -22,9 +22,24 @@ try {
       const retry = r % 4 === 0;
       // A retry answers the previous user message again; otherwise a new user message follows the last answer.
       const user = retry ? lastUser.get(s)! : `${s}-u${r}`;
-      if (!retry) await store.writer.appendNode({ id: user, session_id: s, role: 'user', content: `question ${r} of ${s}`, predecessor: lastAssistant.get(s)!, created_at: T0 + r * 10 });
+      if (!retry)
+        await store.writer.appendNode({
+          id: user,
+          session_id: s,
+          role: 'user',
+          content: `question ${r} of ${s}`,
+          predecessor: lastAssistant.get(s)!,
+          created_at: T0 + r * 10,
+        });
       const answer = `${s}-a${r}`;
-      await store.writer.appendNode({ id: answer, session_id: s, role: 'assistant', content: `answer ${r} of ${s}${retry ? ' (retried)' : ''}`, predecessor: user, created_at: T0 + r * 10 + 1 });
+      await store.writer.appendNode({
+        id: answer,
+        session_id: s,
+        role: 'assistant',
+        content: `answer ${r} of ${s}${retry ? ' (retried)' : ''}`,
+        predecessor: user,
+        created_at: T0 + r * 10 + 1,
+      });
       await store.writer.setHead(s, answer);
       lastUser.set(s, user);
       lastAssistant.set(s, answer);

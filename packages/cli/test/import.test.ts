@@ -53,17 +53,37 @@ describe('entity-git import', () => {
 
   it('messages: one session per file; a bad file is reported and the others still land', async () => {
     const dir = tempDir('entity-git-messages-');
-    writeFileSync(join(dir, 'chat-a.json'), JSON.stringify([
-      { role: 'user', content: 'hi', created_at: 1767312000 },
-      { role: 'assistant', content: 'hello', created_at: 1767312001 },
-    ]));
+    writeFileSync(
+      join(dir, 'chat-a.json'),
+      JSON.stringify([
+        { role: 'user', content: 'hi', created_at: 1767312000 },
+        { role: 'assistant', content: 'hello', created_at: 1767312001 },
+      ]),
+    );
     writeFileSync(join(dir, 'chat-b.jsonl'), '{"role":"user","content":"one"}\nnot json\n');
     const root = tempDir();
-    const r = await run(['import', 'messages', join(dir, 'chat-a.json'), join(dir, 'chat-b.jsonl'), '--root', root, '--json']);
+    const r = await run([
+      'import',
+      'messages',
+      join(dir, 'chat-a.json'),
+      join(dir, 'chat-b.jsonl'),
+      '--root',
+      root,
+      '--json',
+    ]);
     expect(r.code).toBe(2);
     const out = JSON.parse(r.stdout);
-    expect(out.sessions.map((s: { session: string; commitsWritten: number }) => [s.session, s.commitsWritten])).toEqual([['chat-a', 1]]);
-    expect(out.failed).toEqual([{ path: join(dir, 'chat-b.jsonl'), session: null, code: 'TRANSCRIPT_INVALID', message: expect.stringContaining('line 2 is not JSON') }]);
+    expect(out.sessions.map((s: { session: string; commitsWritten: number }) => [s.session, s.commitsWritten])).toEqual(
+      [['chat-a', 1]],
+    );
+    expect(out.failed).toEqual([
+      {
+        path: join(dir, 'chat-b.jsonl'),
+        session: null,
+        code: 'TRANSCRIPT_INVALID',
+        message: expect.stringContaining('line 2 is not JSON'),
+      },
+    ]);
     expect(r.stderr).toContain(`entity-git: ${join(dir, 'chat-b.jsonl')}: line 2 is not JSON`);
     expect(gitRaw(join(root, 'chat-a'), 'log', '--format=%s %at', 'main')).toBe('turn 1: hi 1767312001\n');
   });
@@ -74,18 +94,42 @@ describe('entity-git import', () => {
     const at = (s: number) => new Date(Date.UTC(2026, 1, 3, 4, 5, s)).toISOString();
     const lines = [
       { timestamp: at(0), type: 'session_meta', payload: { id: 'x', cwd: '/home/dev' } },
-      { timestamp: at(1), type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }] } },
-      { timestamp: at(2), type: 'response_item', payload: { type: 'function_call', name: 'shell', arguments: '{}', call_id: 'c1' } },
-      { timestamp: at(3), type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output: 'ok' } },
-      { timestamp: at(4), type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hi' }] } },
+      {
+        timestamp: at(1),
+        type: 'response_item',
+        payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }] },
+      },
+      {
+        timestamp: at(2),
+        type: 'response_item',
+        payload: { type: 'function_call', name: 'shell', arguments: '{}', call_id: 'c1' },
+      },
+      {
+        timestamp: at(3),
+        type: 'response_item',
+        payload: { type: 'function_call_output', call_id: 'c1', output: 'ok' },
+      },
+      {
+        timestamp: at(4),
+        type: 'response_item',
+        payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'hi' }] },
+      },
       { timestamp: at(5), type: 'event_msg', payload: { type: 'task_complete' } },
     ];
     const name = 'rollout-2026-02-03T04-05-00-0199aaaa-0000-7000-8000-000000000001';
     writeFileSync(join(dir, '2026', '02', '03', `${name}.jsonl`), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
     const root = tempDir();
     const out = json(await run(['import', 'codex', dir, '--root', root, '--json']));
-    expect(out.sessions.map((s: { session: string; nodes: number; commitsWritten: number }) => [s.session, s.nodes, s.commitsWritten])).toEqual([[name, 4, 1]]);
-    expect(gitRaw(join(root, name), 'log', '--format=%s|%b', 'main')).toContain('turn 1: hello|assistant: hi\ntools: shell');
+    expect(
+      out.sessions.map((s: { session: string; nodes: number; commitsWritten: number }) => [
+        s.session,
+        s.nodes,
+        s.commitsWritten,
+      ]),
+    ).toEqual([[name, 4, 1]]);
+    expect(gitRaw(join(root, name), 'log', '--format=%s|%b', 'main')).toContain(
+      'turn 1: hello|assistant: hi\ntools: shell',
+    );
   });
 
   it('usage errors', async () => {
@@ -110,7 +154,11 @@ describe('entity-git import', () => {
     const target = join(projects, '-home-dev', `${id}.jsonl`);
     writeFileSync(target, '');
     const root = tempDir();
-    const watcher = spawn(COMMAND[0]!, [...COMMAND.slice(1), 'import', 'claude-code', projects, '--root', root, '--watch', '--json'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const watcher = spawn(
+      COMMAND[0]!,
+      [...COMMAND.slice(1), 'import', 'claude-code', projects, '--root', root, '--watch', '--json'],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     watcher.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -119,7 +167,11 @@ describe('entity-git import', () => {
     let expected: Record<string, string>;
     try {
       // The writer appends each record in two pieces, so the watcher meets torn lines.
-      const writer = spawn(process.execPath, ['-e', `
+      const writer = spawn(
+        process.execPath,
+        [
+          '-e',
+          `
         const fs = require('node:fs');
         const lines = fs.readFileSync(process.argv[1], 'utf8').split(/(?<=\\n)/);
         const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -132,7 +184,12 @@ describe('entity-git import', () => {
             await sleep(40);
           }
         })();
-      `, source, target], { stdio: 'inherit' });
+      `,
+          source,
+          target,
+        ],
+        { stdio: 'inherit' },
+      );
       await new Promise((done) => writer.on('close', done));
 
       const reference = tempDir();
@@ -158,7 +215,10 @@ describe('entity-git import', () => {
     expect(await exited).toBe(0);
     expect(stderr).toBe('');
     expect(revParseAll(join(root, id))).toEqual(expected);
-    const rounds = stdout.trim().split('\n').map((l) => JSON.parse(l) as { session: string; commitsWritten: number });
+    const rounds = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { session: string; commitsWritten: number });
     // Written over many rounds, never more commits in all than the three the file holds.
     expect(rounds.every((r) => r.session === id)).toBe(true);
     expect(rounds.reduce((s, r) => s + r.commitsWritten, 0)).toBe(3);

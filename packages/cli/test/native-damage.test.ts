@@ -45,11 +45,15 @@ async function repairs(root: string, session: string, detail: RegExp): Promise<v
   expect(report.differences.map((d: { detail: string }) => d.detail).join('\n')).toMatch(detail);
   const sync = await eg(root, 'sync', '--full', '--json');
   expect(sync.code, `${sync.stderr}\n${sync.stdout}`).toBe(0);
-  expect(JSON.parse(sync.stdout).sessions.find((s: { sessionId: string }) => s.sessionId === session).action).toBe('repaired');
+  expect(JSON.parse(sync.stdout).sessions.find((s: { sessionId: string }) => s.sessionId === session).action).toBe(
+    'repaired',
+  );
   expect(git(repo, 'fsck', '--strict', '--no-dangling')).toBe('');
   expect(git(repo, 'status', '--porcelain')).toBe('');
   for (const s of sessions) expect(revParseAll(join(root, s))).toEqual(reference[s]);
-  expect(git(repo, 'log', '--format=%H', 'main').split('\n')).toEqual(git(join(fresh, session), 'log', '--format=%H', 'main').split('\n'));
+  expect(git(repo, 'log', '--format=%H', 'main').split('\n')).toEqual(
+    git(join(fresh, session), 'log', '--format=%H', 'main').split('\n'),
+  );
   expect((await eg(root, 'verify', '--full')).code).toBe(0);
 }
 

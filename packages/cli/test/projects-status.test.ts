@@ -14,17 +14,40 @@ beforeAll(async () => {
 });
 
 describe('entity-git projects status', () => {
-  it('reads a project\'s status, sets it by name or id, and refuses an unknown status or project', async () => {
+  it("reads a project's status, sets it by name or id, and refuses an unknown status or project", async () => {
     const work = join(dir, 'work');
     mkdirSync(work);
     const created = json(await eg('projects', 'create', 'demo', work, '--json')).project as { id: string };
-    expect(await eg('projects', 'status', 'demo')).toEqual({ code: 0, stdout: `project ${created.id} "demo" is active\n`, stderr: '' });
-    expect(await eg('projects', 'status', 'demo', 'paused')).toEqual({ code: 0, stdout: `project ${created.id} "demo": active → paused\n`, stderr: '' });
-    expect(json(await eg('projects', 'status', created.id, 'done', '--json')).project).toMatchObject({ id: created.id, status: 'done' });
-    expect(json(await eg('projects', 'list', '--json')).projects).toEqual([expect.objectContaining({ id: created.id, status: 'done' })]);
-    const [bad, ghost] = await Promise.all([eg('projects', 'status', 'demo', 'finished'), eg('projects', 'status', 'nope', 'active')]);
-    expect([bad, ghost]).toEqual([usage('STATUS must be one of active, paused, done, got "finished"'), usage('no project with id or name "nope"')]);
+    expect(await eg('projects', 'status', 'demo')).toEqual({
+      code: 0,
+      stdout: `project ${created.id} "demo" is active\n`,
+      stderr: '',
+    });
+    expect(await eg('projects', 'status', 'demo', 'paused')).toEqual({
+      code: 0,
+      stdout: `project ${created.id} "demo": active → paused\n`,
+      stderr: '',
+    });
+    expect(json(await eg('projects', 'status', created.id, 'done', '--json')).project).toMatchObject({
+      id: created.id,
+      status: 'done',
+    });
+    expect(json(await eg('projects', 'list', '--json')).projects).toEqual([
+      expect.objectContaining({ id: created.id, status: 'done' }),
+    ]);
+    const [bad, ghost] = await Promise.all([
+      eg('projects', 'status', 'demo', 'finished'),
+      eg('projects', 'status', 'nope', 'active'),
+    ]);
+    expect([bad, ghost]).toEqual([
+      usage('STATUS must be one of active, paused, done, got "finished"'),
+      usage('no project with id or name "nope"'),
+    ]);
     // Refused input changed nothing.
-    expect(await eg('projects', 'status', 'demo')).toEqual({ code: 0, stdout: `project ${created.id} "demo" is done\n`, stderr: '' });
+    expect(await eg('projects', 'status', 'demo')).toEqual({
+      code: 0,
+      stdout: `project ${created.id} "demo" is done\n`,
+      stderr: '',
+    });
   });
 });

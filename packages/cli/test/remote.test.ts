@@ -23,13 +23,25 @@ describe('entity-git push, restore and clone', () => {
     await buildDb(db);
     expect((await run(['--db', db, '--root', root, 'sync'])).code).toBe(0);
     const env = { ENTITY_GIT_REMOTE_TOKEN: TOKEN };
-    const denied = await run(['--db', db, '--root', root, 'push', '--remote', server.template, '--session', GOLDEN_SESSION.id]);
+    const denied = await run([
+      '--db',
+      db,
+      '--root',
+      root,
+      'push',
+      '--remote',
+      server.template,
+      '--session',
+      GOLDEN_SESSION.id,
+    ]);
     expect(denied.code).toBe(1);
     expect(denied.stdout).toContain('failed (REMOTE_AUTH)');
     const pushed = await run(['--db', db, '--root', root, 'push', '--remote', server.template, '--json'], { env });
     expect(json(pushed)).toMatchObject({ ok: true });
     const fresh = join(dir, 'fresh');
-    const restored = await run(['--db', db, '--root', fresh, 'restore', '--remote', server.template, '--json'], { env });
+    const restored = await run(['--db', db, '--root', fresh, 'restore', '--remote', server.template, '--json'], {
+      env,
+    });
     expect(restored.code).toBe(0);
     expect(json(restored).counts).toMatchObject({ restored: 3, failed: 0 });
     for (const s of json<{ sessions: { sessionId: string }[] }>(restored).sessions) {
@@ -48,14 +60,26 @@ describe('entity-git push, restore and clone', () => {
     expect(viaClone.code).toBe(0);
     type Report = { ok: boolean; counts: Record<string, number>; sessions: { sessionId: string }[] };
     // Sessions are listed as they finish (four at a time): compared in id order.
-    const sorted = (r: Report) => ({ ...r, sessions: [...r.sessions].sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1)) });
+    const sorted = (r: Report) => ({
+      ...r,
+      sessions: [...r.sessions].sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1)),
+    });
     expect(sorted(json<Report>(viaClone))).toEqual(sorted(json<Report>(restored)));
     for (const s of json<Report>(viaClone).sessions) {
       expect(revParseAll(join(cloned, s.sessionId))).toEqual(revParseAll(join(root, s.sessionId)));
     }
     expect((await run(['--db', db, '--root', cloned, 'verify'])).code).toBe(0);
-    expect(await run(['--db', db, '--root', fresh, 'restore'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--remote URL is required') });
-    expect(await run(['--db', db, '--root', fresh, 'clone'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--remote URL is required') });
-    expect(await run(['--db', db, '--root', fresh, 'restore', '--remote', 'http://127.0.0.1:1/x.git'])).toMatchObject({ code: 2, stderr: expect.stringContaining('{session}') });
+    expect(await run(['--db', db, '--root', fresh, 'restore'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--remote URL is required'),
+    });
+    expect(await run(['--db', db, '--root', fresh, 'clone'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--remote URL is required'),
+    });
+    expect(await run(['--db', db, '--root', fresh, 'restore', '--remote', 'http://127.0.0.1:1/x.git'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('{session}'),
+    });
   });
 });

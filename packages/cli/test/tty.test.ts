@@ -24,7 +24,10 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** `entity-git ARGS` on a pseudo-terminal; what the terminal received. */
 function onTerminal(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', [...COMMAND, ...args].map(quote).join(' '), '/dev/null'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', [...COMMAND, ...args].map(quote).join(' '), '/dev/null'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -51,20 +54,25 @@ describe('sync on a terminal', () => {
     // The terminal turns \n into \r\n; the bar's redraws are bare \r, each ending in clear-to-end.
     const failure = new RegExp(`${SHORT_ID} failed \\((STORAGE_ERROR|REPO_CORRUPT): [^\\r\\n]+\\)`);
     expect(r.out).toMatch(failure);
-    expect(r.out.replace(failure, `${SHORT_ID} failed (…)`)).toBe([
-      `\r[--------------------] 0/3 ${SID}\x1b[K`,
-      `\r[#######-------------] 1/3 ${SID}\x1b[K`,
-      `\r[#############-------] 2/3 ${PLAIN_ID}\x1b[K`,
-      `\r\x1b[K${SHORT_ID} failed (…)\r\n`,
-      `\r[####################] 3/3 ${SHORT_ID}\x1b[K\r\n`,
-      'synced 3 sessions: 2 backfilled, 1 failed\r\n',
-      `entity-git: 1 session failed to sync: ${SHORT_ID}\r\n`,
-    ].join(''));
+    expect(r.out.replace(failure, `${SHORT_ID} failed (…)`)).toBe(
+      [
+        `\r[--------------------] 0/3 ${SID}\x1b[K`,
+        `\r[#######-------------] 1/3 ${SID}\x1b[K`,
+        `\r[#############-------] 2/3 ${PLAIN_ID}\x1b[K`,
+        `\r\x1b[K${SHORT_ID} failed (…)\r\n`,
+        `\r[####################] 3/3 ${SHORT_ID}\x1b[K\r\n`,
+        'synced 3 sessions: 2 backfilled, 1 failed\r\n',
+        `entity-git: 1 session failed to sync: ${SHORT_ID}\r\n`,
+      ].join(''),
+    );
   });
 
   it.runIf(hasScript)('a clean run on a terminal ends with a full bar and the summary', async () => {
     const r = await onTerminal(['--db', db, '--root', join(dir, 'clean'), 'sync', '--session', PLAIN_ID]);
-    expect(r).toEqual({ code: 0, out: `\r[--------------------] 0/1 ${PLAIN_ID}\x1b[K\r[####################] 1/1 ${PLAIN_ID}\x1b[K\r\nsynced 1 session: 1 backfilled, 0 failed\r\n` });
+    expect(r).toEqual({
+      code: 0,
+      out: `\r[--------------------] 0/1 ${PLAIN_ID}\x1b[K\r[####################] 1/1 ${PLAIN_ID}\x1b[K\r\nsynced 1 session: 1 backfilled, 0 failed\r\n`,
+    });
   });
 });
 

@@ -12,7 +12,12 @@ const TURNS = 30;
 const dir = tempDir('entity-git-watch-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Proc { child: ChildProcess; out: string[]; err: string[]; exit: Promise<number | null> }
+interface Proc {
+  child: ChildProcess;
+  out: string[];
+  err: string[];
+  exit: Promise<number | null>;
+}
 
 function start(cmd: string, args: string[]): Proc {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -31,7 +36,7 @@ function start(cmd: string, args: string[]): Proc {
 
 /** Waits (bounded by the test's timeout, not by a time assertion) until `ready()` holds. */
 async function until(ready: () => boolean, what: string, limitMs = 240_000): Promise<void> {
-  for (const end = Date.now() + limitMs; !ready();) {
+  for (const end = Date.now() + limitMs; !ready(); ) {
     if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -71,15 +76,21 @@ describe('entity-git watch, a Python sqlite3 writer in another process', () => {
     const synced = await run(['--db', db, '--root', reference, 'sync']);
     expect(synced.code).toBe(0);
     expect(sha(db)).toBe(before); // a read command writes nothing to the application's database
-    const expected = Object.fromEntries(Array.from({ length: SESSIONS }, (_, i) => `py-${i}`).map((id) => [id, revParseAll(join(reference, id))]));
+    const expected = Object.fromEntries(
+      Array.from({ length: SESSIONS }, (_, i) => `py-${i}`).map((id) => [id, revParseAll(join(reference, id))]),
+    );
 
-    await until(() => Object.keys(expected).every((id) => {
-      try {
-        return git(join(root, id), 'rev-parse', 'refs/heads/main') === expected[id]!.main;
-      } catch {
-        return false;
-      }
-    }), 'the watch to mirror the last turn');
+    await until(
+      () =>
+        Object.keys(expected).every((id) => {
+          try {
+            return git(join(root, id), 'rev-parse', 'refs/heads/main') === expected[id]!.main;
+          } catch {
+            return false;
+          }
+        }),
+      'the watch to mirror the last turn',
+    );
     watch.child.kill('SIGTERM');
     expect(await watch.exit).toBe(0);
     // A busy database is waited for or retried; no session may end failed.

@@ -8,7 +8,7 @@ import { GOLDEN_SESSION } from '@entity-git/test-utils';
 import { describe, expect, it } from 'vitest';
 import { buildDb, git, revParseAll, run, tempDir } from './fixture.js';
 
-describe('the working tree is the mirror\'s', () => {
+describe("the working tree is the mirror's", () => {
   it('meta.json deleted and a message file edited by hand: verify exits 1, sync repairs, git status clean', async () => {
     const dir = tempDir();
     const db = join(dir, 'dag.db');
@@ -25,15 +25,20 @@ describe('the working tree is the mirror\'s', () => {
 
     const verify = await run(['--db', db, '--root', root, 'verify', '--json']);
     expect(verify.code).toBe(1);
-    const details = JSON.parse(verify.stdout).sessions.find((s: { sessionId: string }) => s.sessionId === GOLDEN_SESSION.id)
-      .differences.filter((d: { kind: string }) => d.kind === 'worktree-differs').map((d: { detail: string }) => d.detail).join('\n');
+    const details = JSON.parse(verify.stdout)
+      .sessions.find((s: { sessionId: string }) => s.sessionId === GOLDEN_SESSION.id)
+      .differences.filter((d: { kind: string }) => d.kind === 'worktree-differs')
+      .map((d: { detail: string }) => d.detail)
+      .join('\n');
     expect(details).toContain('lacks meta.json');
     expect(details).toContain(`other bytes in messages/${file}`);
     expect(details).toContain('holds messages/999999-u-stray.json');
 
     const sync = await run(['--db', db, '--root', root, 'sync', '--json']);
     expect(sync.code, sync.stderr).toBe(0);
-    expect(JSON.parse(sync.stdout).sessions.find((s: { sessionId: string }) => s.sessionId === GOLDEN_SESSION.id).action).toBe('repaired');
+    expect(
+      JSON.parse(sync.stdout).sessions.find((s: { sessionId: string }) => s.sessionId === GOLDEN_SESSION.id).action,
+    ).toBe('repaired');
     expect(git(repo, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expect(revParseAll(repo)).toEqual(before);
     expect((await run(['--db', db, '--root', root, 'verify'])).code).toBe(0);
@@ -70,7 +75,9 @@ describe('the working tree is the mirror\'s', () => {
     expect((await run(['--db', db, '--root', root, 'sync'])).code).toBe(0);
     expect(git(repo, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
     // Exactly main's files: none of the fork's own turn is left behind, untracked.
-    expect(readdirSync(join(repo, 'messages')).sort()).toEqual(git(repo, 'ls-tree', '--name-only', 'main:messages').split('\n'));
+    expect(readdirSync(join(repo, 'messages')).sort()).toEqual(
+      git(repo, 'ls-tree', '--name-only', 'main:messages').split('\n'),
+    );
     expect(forkFiles.filter((f) => !readdirSync(join(repo, 'messages')).includes(f)).length).toBeGreaterThan(0);
     expect(git(repo, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expect((await run(['--db', db, '--root', root, 'verify'])).code).toBe(0);

@@ -2,10 +2,35 @@ export { EntityGitError, isEntityGitError, type ErrorCode } from './errors.js';
 export type { DagNode, Session, Project, ProjectStatus, Role, JsonValue } from './model/types.js';
 export { ROLES, PROJECT_STATUSES } from './model/types.js';
 export { canonicalJson, canonicalJsonBytes, assertJson } from './model/canonical-json.js';
-export { encodeId, decodeId, idSegment, messageFileName, sessionDirName, assertId, MAX_ID_BYTES, MAX_SEGMENT_BYTES } from './model/names.js';
+export {
+  encodeId,
+  decodeId,
+  idSegment,
+  messageFileName,
+  sessionDirName,
+  assertId,
+  MAX_ID_BYTES,
+  MAX_SEGMENT_BYTES,
+} from './model/names.js';
 export { validateNode, validateSession, sessionRow } from './model/validate.js';
-export { derive, cutTurns, rides, type NodeShape, type TurnPlan, type BranchPlan, type Derivation } from './model/derive.js';
-export { commitMessage, parseTrailers, nodeFacts, turnTime, defaultMetadataKeys, type NodeFacts, type MetadataKeys } from './model/commit-message.js';
+export {
+  derive,
+  cutTurns,
+  rides,
+  type NodeShape,
+  type TurnPlan,
+  type BranchPlan,
+  type Derivation,
+} from './model/derive.js';
+export {
+  commitMessage,
+  parseTrailers,
+  nodeFacts,
+  turnTime,
+  defaultMetadataKeys,
+  type NodeFacts,
+  type MetadataKeys,
+} from './model/commit-message.js';
 export { textOf, foldLine } from './model/text.js';
 export type { DagSource, DagWriter } from './dag/dag-source.js';
 export type { ProjectStore } from './dag/project-store.js';
@@ -13,32 +38,149 @@ export { MemoryDag, isAbsolutePath } from './dag/memory-dag.js';
 export type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage/storage.js';
 export { Store } from './storage/store.js';
 export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from './git/codec.js';
-export { ObjectStore, buildTree, parseTree, buildCommit, parseCommit, frame, gitBlobId, isOid, type TreeEntry, type Identity, type ObjectType, type ParsedCommit } from './git/objects.js';
+export {
+  ObjectStore,
+  buildTree,
+  parseTree,
+  buildCommit,
+  parseCommit,
+  frame,
+  gitBlobId,
+  isOid,
+  type TreeEntry,
+  type Identity,
+  type ObjectType,
+  type ParsedCommit,
+} from './git/objects.js';
 export { RefStore, acquireLockFile, ZERO_OID } from './git/refs.js';
 export { packRepository, prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from './git/pack-writer.js';
-export { buildIndex, buildSplitIndex, parseIndex, readIndex, entryFromStat, type IndexEntry, type SharedIndex } from './git/index-file.js';
-export type { Mirror, SyncResult, CommitInfo, BranchInfo, TurnView, VerifyReport, Difference, DifferenceKind } from './mirror/mirror.js';
+export {
+  buildIndex,
+  buildSplitIndex,
+  parseIndex,
+  readIndex,
+  entryFromStat,
+  type IndexEntry,
+  type SharedIndex,
+} from './git/index-file.js';
+export type {
+  Mirror,
+  SyncResult,
+  CommitInfo,
+  BranchInfo,
+  TurnView,
+  VerifyReport,
+  Difference,
+  DifferenceKind,
+} from './mirror/mirror.js';
 export { CommitGraph, COMMIT_GRAPH_PATH } from './git/commit-graph.js';
-export { createMirror, DEFAULT_IDENTITY, LAYOUTS, shardOf, SPLIT_MIN, TURN_PACKS_MAX, type MirrorOptions, type Layout } from './mirror/session-mirror.js';
+export {
+  createMirror,
+  DEFAULT_IDENTITY,
+  LAYOUTS,
+  shardOf,
+  SPLIT_MIN,
+  TURN_PACKS_MAX,
+  type MirrorOptions,
+  type Layout,
+} from './mirror/session-mirror.js';
 export { SEGMENT_BYTES } from './mirror/repo-state.js';
 export type { SyncOptions, VerifyOptions } from './mirror/mirror.js';
-export { createMirrorService, type MirrorService, type MirrorServiceOptions, type TurnReport, type ServiceEvents, type ServiceEventName, type ServiceStatus, type SessionStatus } from './service/mirror-service.js';
+export {
+  createMirrorService,
+  type MirrorService,
+  type MirrorServiceOptions,
+  type TurnReport,
+  type ServiceEvents,
+  type ServiceEventName,
+  type ServiceStatus,
+  type SessionStatus,
+} from './service/mirror-service.js';
 export { createPacker, countLooseObjects, type Packer, type PackerOptions } from './service/packer.js';
 export { countPacks } from './git/pack-reader.js';
-export { reconcile, type ReconcileOptions, type ReconcileReport, type ReconcileEntry, type ReconcileProgress, type ReconcileAction } from './service/reconcile.js';
+export {
+  reconcile,
+  type ReconcileOptions,
+  type ReconcileReport,
+  type ReconcileEntry,
+  type ReconcileProgress,
+  type ReconcileAction,
+} from './service/reconcile.js';
 export { createActions, dispatch, type Actions, type ActionsOptions } from './actions/actions.js';
-export { invalidArgument, paramsObject, idParam, intParam, optionalString, shaParam, requireSession, requireProject } from './actions/params.js';
+export {
+  invalidArgument,
+  paramsObject,
+  idParam,
+  intParam,
+  optionalString,
+  shaParam,
+  requireSession,
+  requireProject,
+} from './actions/params.js';
 export type * from './actions/action-types.js';
-export type { ProjectGitEngine, RepoState, RepoOperation, WorkdirState, ChangedPath, FileState, Signature, CommitRequest, CommitDone, InFlightCommit, IndexUpdate } from './project/project-git-engine.js';
+export type {
+  ProjectGitEngine,
+  RepoState,
+  RepoOperation,
+  WorkdirState,
+  ChangedPath,
+  FileState,
+  Signature,
+  CommitRequest,
+  CommitDone,
+  InFlightCommit,
+  IndexUpdate,
+} from './project/project-git-engine.js';
 export { applicableUpdates, sameEntry } from './project/project-git-engine.js';
 export type { ProjectLock, ProjectJournal, PendingEdit } from './project/project-coordination.js';
-export { createProjectGit, memoryJournal, projectCommitMessage, UNCOMMITTED_CHANGES_WARNING, type ProjectGit, type ProjectGitOptions, type ProjectSnapshot, type AfterTurnInput, type AfterTurnResult, type CommittedResult, type SkippedResult, type NothingToCommitResult, type SkipReason, type ProjectCommit, type RecoveredCommit } from './project/project-git.js';
+export {
+  createProjectGit,
+  memoryJournal,
+  projectCommitMessage,
+  UNCOMMITTED_CHANGES_WARNING,
+  type ProjectGit,
+  type ProjectGitOptions,
+  type ProjectSnapshot,
+  type AfterTurnInput,
+  type AfterTurnResult,
+  type CommittedResult,
+  type SkippedResult,
+  type NothingToCommitResult,
+  type SkipReason,
+  type ProjectCommit,
+  type RecoveredCommit,
+} from './project/project-git.js';
 export { createIsoGitEngine, ISO_GIT_ENGINE, type IsoGitEngineOptions } from './project/iso-git-engine.js';
 export { operationsInProgress } from './project/operations.js';
-export { defineRemote, redactUrl, type Remote, type RemoteOptions, type HttpClient, type AuthCallback, type AuthFailureCallback, type AuthSuccessCallback, type GitAuth } from './remote/remote.js';
+export {
+  defineRemote,
+  redactUrl,
+  type Remote,
+  type RemoteOptions,
+  type HttpClient,
+  type AuthCallback,
+  type AuthFailureCallback,
+  type AuthSuccessCallback,
+  type GitAuth,
+} from './remote/remote.js';
 export { pushSession, type PushOptions, type PushResult, type RefUpdate, type RemoteTarget } from './remote/push.js';
-export { fetchSession, restoreSessions, type FetchOptions, type FetchResult, type RestoreOptions, type RestoreReport, type RestoreEntry } from './remote/fetch.js';
-export { createPushScheduler, type PushScheduler, type PushSchedulerOptions, type PushSchedulerEvents, type PushSchedulerEventName, type PushSessionStatus } from './remote/push-scheduler.js';
+export {
+  fetchSession,
+  restoreSessions,
+  type FetchOptions,
+  type FetchResult,
+  type RestoreOptions,
+  type RestoreReport,
+  type RestoreEntry,
+} from './remote/fetch.js';
+export {
+  createPushScheduler,
+  type PushScheduler,
+  type PushSchedulerOptions,
+  type PushSchedulerEvents,
+  type PushSchedulerEventName,
+  type PushSessionStatus,
+} from './remote/push-scheduler.js';
 export { buildHeadRecord, parseHeadRecord } from './remote/head-record.js';
 export { HEAD_RECORD_REF } from './remote/transport.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 
 describe('canonicalJson', () => {
   it('sorts keys by code point, indents by two spaces, ends with one LF', () => {
-    expect(canonicalJson({ b: 1, a: [true, null, 'x'], c: {}, d: [] })).toBe('{\n  "a": [\n    true,\n    null,\n    "x"\n  ],\n  "b": 1,\n  "c": {},\n  "d": []\n}\n');
+    expect(canonicalJson({ b: 1, a: [true, null, 'x'], c: {}, d: [] })).toBe(
+      '{\n  "a": [\n    true,\n    null,\n    "x"\n  ],\n  "b": 1,\n  "c": {},\n  "d": []\n}\n',
+    );
     // U+FF5E sorts before U+1F600 by code point (UTF-16 order would put the emoji first).
     expect(canonicalJson({ '😀': 1, '～': 2, Z: 3, a: 4 })).toBe('{\n  "Z": 3,\n  "a": 4,\n  "～": 2,\n  "😀": 1\n}\n');
   });
@@ -35,7 +37,9 @@ describe('canonicalJson', () => {
     a.self = a;
     expect(() => assertJson(a)).toThrow(expect.objectContaining({ code: 'NON_JSON_VALUE' }));
     const shared = { x: 1 };
-    expect(canonicalJson({ p: shared, q: shared })).toBe('{\n  "p": {\n    "x": 1\n  },\n  "q": {\n    "x": 1\n  }\n}\n');
+    expect(canonicalJson({ p: shared, q: shared })).toBe(
+      '{\n  "p": {\n    "x": 1\n  },\n  "q": {\n    "x": 1\n  }\n}\n',
+    );
   });
 });
 
@@ -48,7 +52,10 @@ describe('canonicalJsonBytes', () => {
       'plain',
       // A surrogate pair across every slice boundary near 65,536 code units.
       ...[65_534, 65_535, 65_536, 65_537].map((n) => ({ content: `${'a'.repeat(n)}🙂${'b'.repeat(70_000)}` })),
-      { content: big('\ud800x\udc00"\\\n\t\u0001é中', 200_000), metadata: { tool: 'read', lines: [big('🙂', 70_000), 'short'] } },
+      {
+        content: big('\ud800x\udc00"\\\n\t\u0001é中', 200_000),
+        metadata: { tool: 'read', lines: [big('🙂', 70_000), 'short'] },
+      },
       [big('\udbff', 65_537), big('\udc00', 65_537)],
       { nested: [[{ deep: big('q"', 131_073) }]], empty: {}, list: [] },
     ];
@@ -56,7 +63,9 @@ describe('canonicalJsonBytes', () => {
       const expected = utf8(canonicalJson(value));
       expect(Buffer.from(canonicalJsonBytes(value)).equals(Buffer.from(expected))).toBe(true);
       const framed = canonicalJsonBytes(value, (n) => `blob ${n}\0`);
-      expect(Buffer.from(framed).equals(Buffer.concat([Buffer.from(`blob ${expected.length}\0`), expected]))).toBe(true);
+      expect(Buffer.from(framed).equals(Buffer.concat([Buffer.from(`blob ${expected.length}\0`), expected]))).toBe(
+        true,
+      );
     }
   });
 

@@ -14,12 +14,15 @@ const bytes = (n: number, seed = 1) => {
 };
 
 describe('the portable codec', () => {
-  it.each([0, 1, 200, 4096, 65535, 65536, 200_000])('stores %i bytes as a zlib stream node:zlib reads, and reads it back', (n) => {
-    const data = bytes(n, n + 7);
-    const stored = storedZlib(data);
-    expect(Buffer.from(inflateSync(stored)).equals(Buffer.from(data))).toBe(true);
-    expect(Buffer.from(portableCodec.inflate(stored)).equals(Buffer.from(data))).toBe(true);
-  });
+  it.each([0, 1, 200, 4096, 65535, 65536, 200_000])(
+    'stores %i bytes as a zlib stream node:zlib reads, and reads it back',
+    (n) => {
+      const data = bytes(n, n + 7);
+      const stored = storedZlib(data);
+      expect(Buffer.from(inflateSync(stored)).equals(Buffer.from(data))).toBe(true);
+      expect(Buffer.from(portableCodec.inflate(stored)).equals(Buffer.from(data))).toBe(true);
+    },
+  );
 
   it('deflates small objects stored, larger ones compressed; both read back by node:zlib and itself', () => {
     for (const n of [10, 4096, 4097, 50_000]) {
@@ -60,13 +63,17 @@ describe('the portable SHA-1', () => {
     }
     // FIPS 180 test vectors.
     expect(portableCodec.sha1(new TextEncoder().encode('abc'))).toBe('a9993e364706816aba3e25717850c26c9cd0d89d');
-    expect(portableCodec.sha1(new TextEncoder().encode('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq'))).toBe('84983e441c3bd26ebaae4aa1f95129e5e54670f1');
+    expect(
+      portableCodec.sha1(new TextEncoder().encode('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')),
+    ).toBe('84983e441c3bd26ebaae4aa1f95129e5e54670f1');
     expect(portableCodec.sha1(new Uint8Array(0))).toBe('da39a3ee5e6b4b0d3255bfef95601890afd80709');
   });
 
-  it('gives git\'s object ids', () => {
+  it("gives git's object ids", () => {
     // `printf 'hello\n' | git hash-object --stdin`
-    expect(portableCodec.sha1(new TextEncoder().encode('blob 6\0hello\n'))).toBe('ce013625030ba8dba906f756967f9e9ca394464a');
+    expect(portableCodec.sha1(new TextEncoder().encode('blob 6\0hello\n'))).toBe(
+      'ce013625030ba8dba906f756967f9e9ca394464a',
+    );
   });
 });
 
@@ -79,7 +86,9 @@ describe('hashing parts and sorting offsets', () => {
     expect(sha1OfParts(portableCodec, [a, b])).toBe(createHash('sha1').update(joined).digest('hex'));
     expect(sha1OfParts(portableCodec, [])).toBe(createHash('sha1').digest('hex'));
     // An object's id from its type and content is git's (`git hash-object` of "hello\n").
-    expect(objectId(portableCodec, 'blob', new TextEncoder().encode('hello\n'))).toBe('ce013625030ba8dba906f756967f9e9ca394464a');
+    expect(objectId(portableCodec, 'blob', new TextEncoder().encode('hello\n'))).toBe(
+      'ce013625030ba8dba906f756967f9e9ca394464a',
+    );
   });
 
   it('radixSort orders 32-bit offsets as the built-in numeric sort does, at the ends of the range too', () => {

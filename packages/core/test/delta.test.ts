@@ -45,10 +45,11 @@ function encode(baseSize: number, ops: Op[]): Uint8Array {
         const b = Math.floor(off / 2 ** (8 * k)) & 0xff;
         if (b) (cmd |= 1 << k), args.push(b);
       }
-      if (n !== 0x10000) for (let k = 0; k < 3; k++) {
-        const b = (n >> (8 * k)) & 0xff;
-        if (b) (cmd |= 1 << (4 + k)), args.push(b);
-      }
+      if (n !== 0x10000)
+        for (let k = 0; k < 3; k++) {
+          const b = (n >> (8 * k)) & 0xff;
+          if (b) (cmd |= 1 << (4 + k)), args.push(b);
+        }
       out.push(cmd, ...args);
       off += n;
       len -= n;
@@ -62,7 +63,7 @@ function target(base: Uint8Array, ops: Op[]): Uint8Array {
   const parts = ops.map((op) => ('copy' in op ? base.subarray(op.copy[0], op.copy[0] + op.copy[1]) : op.insert));
   const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
+  for (const p of parts) out.set(p, at), (at += p.length);
   return out;
 }
 
@@ -99,10 +100,16 @@ describe('delta chains', () => {
       for (let top = 1; top <= links; top++) {
         const chain = deltas.slice(0, top).reverse();
         expect(Buffer.from(applyDeltas(versions[0]!, chain)).equals(Buffer.from(versions[top]!))).toBe(true);
-        expect(Buffer.from(applyDelta(versions[top - 1]!, deltas[top - 1]!)).equals(Buffer.from(versions[top]!))).toBe(true);
+        expect(Buffer.from(applyDelta(versions[top - 1]!, deltas[top - 1]!)).equals(Buffer.from(versions[top]!))).toBe(
+          true,
+        );
         // From any link in between, too.
         const from = r(top);
-        expect(Buffer.from(applyDeltas(versions[from]!, deltas.slice(from, top).reverse())).equals(Buffer.from(versions[top]!))).toBe(true);
+        expect(
+          Buffer.from(applyDeltas(versions[from]!, deltas.slice(from, top).reverse())).equals(
+            Buffer.from(versions[top]!),
+          ),
+        ).toBe(true);
       }
     }
   });

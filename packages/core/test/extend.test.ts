@@ -17,10 +17,26 @@ function rng(seed: number): () => number {
 const shape = (d: Derivation) => ({
   head: d.head,
   unknownHead: d.unknownHead,
-  branches: d.branches.map((b) => ({ name: b.name, leaf: b.leaf.id, complete: b.complete, turns: b.turns.map((t) => [t.index, t.nodes.map((n) => n.id)]) })),
+  branches: d.branches.map((b) => ({
+    name: b.name,
+    leaf: b.leaf.id,
+    complete: b.complete,
+    turns: b.turns.map((t) => [t.index, t.nodes.map((n) => n.id)]),
+  })),
 });
 
-type Op = 'turn' | 'tools-only' | 'reply-only' | 'pending' | 'other-leaf' | 'fork' | 'retry' | 'root' | 'head-new' | 'head-old' | 'chained-tools';
+type Op =
+  | 'turn'
+  | 'tools-only'
+  | 'reply-only'
+  | 'pending'
+  | 'other-leaf'
+  | 'fork'
+  | 'retry'
+  | 'root'
+  | 'head-new'
+  | 'head-old'
+  | 'chained-tools';
 
 class Grower {
   readonly nodes: NodeShape[] = [];
@@ -65,16 +81,26 @@ class Grower {
     const leaf = this.headLeaf();
     const start = this.nodes.length;
     switch (op) {
-      case 'turn': this.turn(leaf?.id ?? null); break;
-      case 'chained-tools': this.turn(leaf?.id ?? null, { chained: true, tools: 3 }); break;
+      case 'turn':
+        this.turn(leaf?.id ?? null);
+        break;
+      case 'chained-tools':
+        this.turn(leaf?.id ?? null, { chained: true, tools: 3 });
+        break;
       case 'tools-only': {
         if (!leaf) return this.apply('turn');
         this.add('tool', leaf.id, leaf.id);
         break;
       }
-      case 'reply-only': if (leaf) this.add('assistant', leaf.id); break;
-      case 'pending': if (leaf) this.add('assistant', leaf.id, null, true); break;
-      case 'other-leaf': this.turn(this.pick(this.leaves()).id, { tools: 1 }); break;
+      case 'reply-only':
+        if (leaf) this.add('assistant', leaf.id);
+        break;
+      case 'pending':
+        if (leaf) this.add('assistant', leaf.id, null, true);
+        break;
+      case 'other-leaf':
+        this.turn(this.pick(this.leaves()).id, { tools: 1 });
+        break;
       case 'fork': {
         const users = this.nodes.filter((n) => n.role === 'user' && n.predecessor !== null);
         if (users.length) this.turn(this.pick(users).predecessor, { tools: 0 });
@@ -85,13 +111,17 @@ class Grower {
         if (users.length) this.add('assistant', this.pick(users).id);
         break;
       }
-      case 'root': this.turn(null, { tools: 0 }); break;
+      case 'root':
+        this.turn(null, { tools: 0 });
+        break;
       case 'head-new': {
         const added = this.turn(leaf?.id ?? null, { tools: 1 });
         this.head = this.pick(added).id;
         return added;
       }
-      case 'head-old': this.head = this.r() < 0.3 ? null : this.pick(this.nodes).id; break;
+      case 'head-old':
+        this.head = this.r() < 0.3 ? null : this.pick(this.nodes).id;
+        break;
     }
     return this.nodes.slice(start);
   }
@@ -99,7 +129,21 @@ class Grower {
 
 describe('extending a derivation by new nodes', () => {
   it('gives exactly what deriving the whole DAG gives, whenever it applies, over random growth', () => {
-    const ops: Op[] = ['turn', 'turn', 'turn', 'chained-tools', 'tools-only', 'reply-only', 'pending', 'other-leaf', 'fork', 'retry', 'root', 'head-new', 'head-old'];
+    const ops: Op[] = [
+      'turn',
+      'turn',
+      'turn',
+      'chained-tools',
+      'tools-only',
+      'reply-only',
+      'pending',
+      'other-leaf',
+      'fork',
+      'retry',
+      'root',
+      'head-new',
+      'head-old',
+    ];
     const taken = new Map<Op, number>();
     const declined = new Map<Op, number>();
     for (let seed = 1; seed <= 60; seed++) {
@@ -119,7 +163,8 @@ describe('extending a derivation by new nodes', () => {
           expect(shape(ext.derivation)).toEqual(shape(full));
           // The turns before `keep` are the very same nodes.
           for (let k = 0; k < ext.keep; k++) expect(ext.after.turns[k]!.nodes).toEqual(ext.before.turns[k]!.nodes);
-          if (ext.keep < ext.before.turns.length) expect(ext.after.turns[ext.keep]!.nodes).not.toEqual(ext.before.turns[ext.keep]!.nodes);
+          if (ext.keep < ext.before.turns.length)
+            expect(ext.after.turns[ext.keep]!.nodes).not.toEqual(ext.before.turns[ext.keep]!.nodes);
         }
         previous = full;
         headBefore = g.head;

@@ -3,7 +3,6 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_IDS } from '../../test-utils/src/hostile-ids.js';
 
-
 describe('id escaping', () => {
   it('keeps plain ids as they are', () => {
     expect(encodeId('abc-DEF_123')).toBe('abc-DEF_123');

@@ -4,8 +4,19 @@ import * as fsp from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
-  applicableUpdates, EntityGitError, createIsoGitEngine, operationsInProgress,
-  type ChangedPath, type CommitDone, type CommitRequest, type FileState, type IndexUpdate, type ProjectGitEngine, type RepoOperation, type RepoState, type WorkdirState,
+  applicableUpdates,
+  EntityGitError,
+  createIsoGitEngine,
+  operationsInProgress,
+  type ChangedPath,
+  type CommitDone,
+  type CommitRequest,
+  type FileState,
+  type IndexUpdate,
+  type ProjectGitEngine,
+  type RepoOperation,
+  type RepoState,
+  type WorkdirState,
 } from '@entity-git/core';
 import { nodeCodec, nodeStorage } from './node-storage.js';
 
@@ -27,7 +38,13 @@ export interface NativeGitEngineOptions {
 }
 
 /** Variables a hook or a wrapping git process may have set, which would point our git elsewhere. */
-const KEPT_GIT_VARIABLES = new Set(['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_CONFIG_NOSYSTEM', 'GIT_EXEC_PATH', 'GIT_CEILING_DIRECTORIES']);
+const KEPT_GIT_VARIABLES = new Set([
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_NOSYSTEM',
+  'GIT_EXEC_PATH',
+  'GIT_CEILING_DIRECTORIES',
+]);
 
 function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -81,17 +98,40 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGitEngine {
   const opts = Object.freeze({ gitPath: 'git', timeoutMs: 120_000, indexLockTimeoutMs: 10_000, ...options });
 
-  function run(cwd: string, args: string[], extra: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  function run(
+    cwd: string,
+    args: string[],
+    extra: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<Run> {
     return new Promise((done, fail) => {
       // No hook of the user's runs for an agent commit — not even reference-transaction, which
       // update-ref would run and which could veto it (see docs/project-git.md, "Hooks").
       const child = execFile(
-        opts.gitPath, ['-c', `core.hooksPath=${NO_HOOKS}`, ...args],
-        { cwd, env: { ...baseEnv(), ...extra.env }, encoding: 'buffer', maxBuffer: 1 << 30, timeout: opts.timeoutMs, windowsHide: true },
+        opts.gitPath,
+        ['-c', `core.hooksPath=${NO_HOOKS}`, ...args],
+        {
+          cwd,
+          env: { ...baseEnv(), ...extra.env },
+          encoding: 'buffer',
+          maxBuffer: 1 << 30,
+          timeout: opts.timeoutMs,
+          windowsHide: true,
+        },
         (err, stdout, stderr) => {
-          const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+          const code = err
+            ? typeof (err as { code?: unknown }).code === 'number'
+              ? (err as { code: number }).code
+              : -1
+            : 0;
           if (err && code === -1) {
-            fail(new EntityGitError(fsErrorCode(err) === 'ENOENT' ? 'GIT_NOT_FOUND' : 'PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] git ${args[0]} in ${cwd}: ${err.message}`, { args, cwd }, { cause: err }));
+            fail(
+              new EntityGitError(
+                fsErrorCode(err) === 'ENOENT' ? 'GIT_NOT_FOUND' : 'PROJECT_GIT_ERROR',
+                `[${NATIVE_GIT_ENGINE}] git ${args[0]} in ${cwd}: ${err.message}`,
+                { args, cwd },
+                { cause: err },
+              ),
+            );
             return;
           }
           done({ stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8'), code });
@@ -102,20 +142,31 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
     });
   }
 
-  async function git(cwd: string, args: string[], extra: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  async function git(
+    cwd: string,
+    args: string[],
+    extra: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<string> {
     const r = await run(cwd, args, extra);
     if (r.code !== 0) throw failure(cwd, args, r);
     return r.stdout.toString('utf8');
   }
 
   function failure(cwd: string, args: string[], r: Run): EntityGitError {
-    return new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] git ${args[0]} failed in ${cwd} (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' / ')}`, { args, cwd, exit: r.code, stderr: r.stderr });
+    return new EntityGitError(
+      'PROJECT_GIT_ERROR',
+      `[${NATIVE_GIT_ENGINE}] git ${args[0]} failed in ${cwd} (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' / ')}`,
+      { args, cwd, exit: r.code, stderr: r.stderr },
+    );
   }
 
   const exists = async (p: string): Promise<boolean> => (await fsp.lstat(p).catch(() => null)) !== null;
 
   const operations = (gitdir: string): Promise<RepoOperation[]> =>
-    operationsInProgress((name) => exists(join(gitdir, name)), (name) => fsp.readFile(join(gitdir, name), 'utf8').catch(() => null));
+    operationsInProgress(
+      (name) => exists(join(gitdir, name)),
+      (name) => fsp.readFile(join(gitdir, name), 'utf8').catch(() => null),
+    );
 
   async function inspect(workdir: string): Promise<WorkdirState> {
     let st;
@@ -124,10 +175,21 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
     } catch (err) {
       const code = fsErrorCode(err);
       if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
-      throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] cannot stat ${workdir}: ${(err as Error).message}`, { workdir }, { cause: err });
+      throw new EntityGitError(
+        'PROJECT_GIT_ERROR',
+        `[${NATIVE_GIT_ENGINE}] cannot stat ${workdir}: ${(err as Error).message}`,
+        { workdir },
+        { cause: err },
+      );
     }
     if (!st.isDirectory()) return { kind: 'not-a-directory' };
-    const facts = ['--absolute-git-dir', '--is-bare-repository', '--is-inside-git-dir', '--is-inside-work-tree', '--show-object-format'];
+    const facts = [
+      '--absolute-git-dir',
+      '--is-bare-repository',
+      '--is-inside-git-dir',
+      '--is-inside-work-tree',
+      '--show-object-format',
+    ];
     let r = await run(workdir, ['rev-parse', ...facts, '--show-toplevel', '--show-prefix']);
     if (r.code !== 0) r = await run(workdir, ['rev-parse', ...facts]);
     if (r.code !== 0) {
@@ -139,14 +201,25 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
       }
       throw failure(workdir, ['rev-parse'], r);
     }
-    const [gitdir = '', bare, insideGitDir, insideWorkTree, objectFormat, root, prefix = ''] = r.stdout.toString('utf8').split('\n');
-    if (bare === 'true' || insideGitDir === 'true' || insideWorkTree !== 'true' || root === undefined) return { kind: 'bare', gitdir };
+    const [gitdir = '', bare, insideGitDir, insideWorkTree, objectFormat, root, prefix = ''] = r.stdout
+      .toString('utf8')
+      .split('\n');
+    if (bare === 'true' || insideGitDir === 'true' || insideWorkTree !== 'true' || root === undefined)
+      return { kind: 'bare', gitdir };
     const commonRel = (await fsp.readFile(join(gitdir, 'commondir'), 'utf8').catch(() => null))?.trim();
     const commonDir = commonRel ? resolve(gitdir, commonRel) : gitdir;
-    const [sym, head, ops] = await Promise.all([run(root, ['symbolic-ref', '-q', 'HEAD']), run(root, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']), operations(gitdir)]);
+    const [sym, head, ops] = await Promise.all([
+      run(root, ['symbolic-ref', '-q', 'HEAD']),
+      run(root, ['rev-parse', '-q', '--verify', 'HEAD^{commit}']),
+      operations(gitdir),
+    ]);
     const ref = sym.code === 0 ? sym.stdout.toString('utf8').trim() : '';
     const repo: RepoState = {
-      root, prefix: prefix.replace(/\/+$/, ''), gitdir, commonDir, linkedWorktree: commonDir !== gitdir,
+      root,
+      prefix: prefix.replace(/\/+$/, ''),
+      gitdir,
+      commonDir,
+      linkedWorktree: commonDir !== gitdir,
       branch: ref.startsWith('refs/heads/') ? ref : null,
       head: head.code === 0 ? head.stdout.toString('utf8').trim() : null,
       operations: ops,
@@ -156,7 +229,7 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
   }
 
   async function status(repo: RepoState): Promise<ChangedPath[]> {
-    const out = (await run(repo.root, ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames']));
+    const out = await run(repo.root, ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames']);
     if (out.code !== 0) throw failure(repo.root, ['status'], out);
     const fields = out.stdout.toString('utf8').split('\0');
     const changes: ChangedPath[] = [];
@@ -167,7 +240,14 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
       if (kind === '?') {
         // Only a nested repository is listed as a directory (with --untracked-files=all).
         const nested = line.endsWith('/');
-        changes.push({ path: line.slice(2).replace(/\/$/, ''), staged: false, unstaged: false, untracked: true, conflicted: false, submodule: nested });
+        changes.push({
+          path: line.slice(2).replace(/\/$/, ''),
+          staged: false,
+          unstaged: false,
+          untracked: true,
+          conflicted: false,
+          submodule: nested,
+        });
       } else if (kind === '1' || kind === '2' || kind === 'u') {
         // 1 XY sub mH mI mW hH hI path | 2 … X<score> path\0orig | u XY sub m1 m2 m3 mW h1 h2 h3 path
         const parts = line.split(' ');
@@ -176,11 +256,23 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
         const xy = parts[1] ?? '..';
         const sub = parts[2] ?? 'N...';
         changes.push({
-          path, staged: xy[0] !== '.', unstaged: xy[1] !== '.', untracked: false, conflicted: kind === 'u', submodule: sub.startsWith('S'),
+          path,
+          staged: xy[0] !== '.',
+          unstaged: xy[1] !== '.',
+          untracked: false,
+          conflicted: kind === 'u',
+          submodule: sub.startsWith('S'),
         });
         if (kind === '2') {
           const orig = fields[++i] ?? '';
-          changes.push({ path: orig, staged: true, unstaged: false, untracked: false, conflicted: false, submodule: false });
+          changes.push({
+            path: orig,
+            staged: true,
+            unstaged: false,
+            untracked: false,
+            conflicted: false,
+            submodule: false,
+          });
         }
       }
     }
@@ -188,10 +280,19 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
     const merged = new Map<string, ChangedPath>();
     for (const c of changes) {
       const m = merged.get(c.path);
-      merged.set(c.path, m === undefined ? c : {
-        path: c.path, staged: m.staged || c.staged, unstaged: m.unstaged || c.unstaged, untracked: m.untracked || c.untracked,
-        conflicted: m.conflicted || c.conflicted, submodule: m.submodule || c.submodule,
-      });
+      merged.set(
+        c.path,
+        m === undefined
+          ? c
+          : {
+              path: c.path,
+              staged: m.staged || c.staged,
+              unstaged: m.unstaged || c.unstaged,
+              untracked: m.untracked || c.untracked,
+              conflicted: m.conflicted || c.conflicted,
+              submodule: m.submodule || c.submodule,
+            },
+      );
     }
     return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
@@ -205,10 +306,21 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
       const st = await fsp.lstat(full).catch((err) => {
         const code = fsErrorCode(err);
         if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-        throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] cannot stat ${full}: ${(err as Error).message}`, { path: full }, { cause: err });
+        throw new EntityGitError(
+          'PROJECT_GIT_ERROR',
+          `[${NATIVE_GIT_ENGINE}] cannot stat ${full}: ${(err as Error).message}`,
+          { path: full },
+          { cause: err },
+        );
       });
-      if (st === null || st.isDirectory() || !(st.isFile() || st.isSymbolicLink())) states.set(path, { path, oid: null, mode: null });
-      else if (st.isSymbolicLink()) states.set(path, { path, oid: blobId(Buffer.from(await fsp.readlink(full, { encoding: 'buffer' }))), mode: '120000' });
+      if (st === null || st.isDirectory() || !(st.isFile() || st.isSymbolicLink()))
+        states.set(path, { path, oid: null, mode: null });
+      else if (st.isSymbolicLink())
+        states.set(path, {
+          path,
+          oid: blobId(Buffer.from(await fsp.readlink(full, { encoding: 'buffer' }))),
+          mode: '120000',
+        });
       else {
         files.push(path);
         modes.set(path, st.mode & 0o111 ? '100755' : '100644');
@@ -216,7 +328,11 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
     }
     if (files.length > 0) {
       // Through git, so the repository's clean filters and line-ending rules apply as `git add` would.
-      const ids = (await git(repo.root, ['hash-object', '--stdin-paths'], { input: files.map(cQuote).join('\n') + '\n' })).trim().split('\n');
+      const ids = (
+        await git(repo.root, ['hash-object', '--stdin-paths'], { input: files.map(cQuote).join('\n') + '\n' })
+      )
+        .trim()
+        .split('\n');
       files.forEach((path, i) => states.set(path, { path, oid: ids[i]!, mode: modes.get(path)! }));
     }
     return paths.map((p) => states.get(p)!);
@@ -228,10 +344,18 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
 
   function refError(root: string, args: string[], r: Run): EntityGitError {
     if (/but expected|reference already exists|unable to resolve reference|is at [0-9a-f]+ but/i.test(r.stderr)) {
-      return new EntityGitError('REF_CONFLICT', `[${NATIVE_GIT_ENGINE}] the branch moved meanwhile: ${r.stderr.trim()}`, { args, stderr: r.stderr });
+      return new EntityGitError(
+        'REF_CONFLICT',
+        `[${NATIVE_GIT_ENGINE}] the branch moved meanwhile: ${r.stderr.trim()}`,
+        { args, stderr: r.stderr },
+      );
     }
     if (/\.lock'?: File exists|Unable to create .*\.lock/i.test(r.stderr)) {
-      return new EntityGitError('REF_LOCKED', `[${NATIVE_GIT_ENGINE}] the branch is locked by another git: ${r.stderr.trim()}`, { args, stderr: r.stderr });
+      return new EntityGitError(
+        'REF_LOCKED',
+        `[${NATIVE_GIT_ENGINE}] the branch is locked by another git: ${r.stderr.trim()}`,
+        { args, stderr: r.stderr },
+      );
     }
     return failure(root, args, r);
   }
@@ -252,7 +376,8 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
   }
 
   async function commit(repo: RepoState, req: CommitRequest): Promise<CommitDone | null> {
-    if (repo.branch === null) throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] no branch to commit on (HEAD is detached)`);
+    if (repo.branch === null)
+      throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] no branch to commit on (HEAD is detached)`);
     const branch = repo.branch;
     // git's own index lock, held from the first look to the last write, as `git commit` holds it: a
     // user's git that holds it (an amend whose editor is open, or a lock a killed git left) makes us
@@ -263,19 +388,32 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
     try {
       const env = { GIT_INDEX_FILE: join(dir, 'index') };
       await git(repo.root, repo.head === null ? ['read-tree', '--empty'] : ['read-tree', repo.head], { env });
-      await git(repo.root, ['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { env, input: req.paths.map((p) => `${p}\0`).join('') });
+      await git(repo.root, ['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], {
+        env,
+        input: req.paths.map((p) => `${p}\0`).join(''),
+      });
       const entries = await entriesOf(repo.root, env, req.paths);
       if (req.expect) {
         const expected = new Map(req.expect.map((f) => [f.path, f.oid]));
         const moved = entries.filter((e) => expected.has(e.path) && expected.get(e.path) !== e.oid);
-        if (moved.length > 0) throw new EntityGitError('WORKTREE_CHANGED', `[${NATIVE_GIT_ENGINE}] ${moved.map((e) => e.path).join(', ')} changed since the agent's edit was recorded`, { paths: moved.map((e) => e.path) });
+        if (moved.length > 0)
+          throw new EntityGitError(
+            'WORKTREE_CHANGED',
+            `[${NATIVE_GIT_ENGINE}] ${moved.map((e) => e.path).join(', ')} changed since the agent's edit was recorded`,
+            { paths: moved.map((e) => e.path) },
+          );
       }
       const tree = (await git(repo.root, ['write-tree'], { env })).trim();
-      const headTree = repo.head === null ? EMPTY_TREE : (await git(repo.root, ['rev-parse', `${repo.head}^{tree}`])).trim();
+      const headTree =
+        repo.head === null ? EMPTY_TREE : (await git(repo.root, ['rev-parse', `${repo.head}^{tree}`])).trim();
       if (tree === headTree) return null;
       const who = {
-        GIT_AUTHOR_NAME: req.author.name, GIT_AUTHOR_EMAIL: req.author.email, GIT_AUTHOR_DATE: `@${req.author.time} +0000`,
-        GIT_COMMITTER_NAME: req.committer.name, GIT_COMMITTER_EMAIL: req.committer.email, GIT_COMMITTER_DATE: `@${req.committer.time} +0000`,
+        GIT_AUTHOR_NAME: req.author.name,
+        GIT_AUTHOR_EMAIL: req.author.email,
+        GIT_AUTHOR_DATE: `@${req.author.time} +0000`,
+        GIT_COMMITTER_NAME: req.committer.name,
+        GIT_COMMITTER_EMAIL: req.committer.email,
+        GIT_COMMITTER_DATE: `@${req.committer.time} +0000`,
       };
       const args = ['commit-tree', tree, ...(repo.head === null ? [] : ['-p', repo.head]), '--no-gpg-sign', '-F', '-'];
       const commitId = (await git(repo.root, args, { env: who, input: req.message })).trim();
@@ -296,7 +434,12 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
         await fsp.rename(lock, join(repo.gitdir, 'index'));
         held = false;
       } catch (err) {
-        throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] cannot rename ${lock} into place: ${(err as Error).message}`, { committed: true, lock }, { cause: err });
+        throw new EntityGitError(
+          'PROJECT_GIT_ERROR',
+          `[${NATIVE_GIT_ENGINE}] cannot rename ${lock} into place: ${(err as Error).message}`,
+          { committed: true, lock },
+          { cause: err },
+        );
       }
       return { commit: commitId, tree, parent: repo.head, branch, entries };
     } finally {
@@ -318,10 +461,20 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
         await (await fsp.open(lock, 'wx')).close();
         return lock;
       } catch (err) {
-        if (fsErrorCode(err) !== 'EEXIST') throw new EntityGitError('PROJECT_GIT_ERROR', `[${NATIVE_GIT_ENGINE}] cannot create ${lock}: ${(err as Error).message}`, { lock }, { cause: err });
+        if (fsErrorCode(err) !== 'EEXIST')
+          throw new EntityGitError(
+            'PROJECT_GIT_ERROR',
+            `[${NATIVE_GIT_ENGINE}] cannot create ${lock}: ${(err as Error).message}`,
+            { lock },
+            { cause: err },
+          );
       }
       if (Date.now() > deadline) {
-        throw new EntityGitError('REF_LOCKED', `[${NATIVE_GIT_ENGINE}] the index is locked by another git (${lock} exists; if no git is running, remove it)`, { lock, committed: false });
+        throw new EntityGitError(
+          'REF_LOCKED',
+          `[${NATIVE_GIT_ENGINE}] the index is locked by another git (${lock} exists; if no git is running, remove it)`,
+          { lock, committed: false },
+        );
       }
       await sleep(wait);
     }
@@ -362,7 +515,11 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
         return;
       }
       if (/index\.lock/.test(r.stderr) && Date.now() > deadline) {
-        throw new EntityGitError('REF_LOCKED', `[${NATIVE_GIT_ENGINE}] the index is locked by another git: ${r.stderr.trim()}`, { args: ['update-index', '--index-info'], stderr: r.stderr });
+        throw new EntityGitError(
+          'REF_LOCKED',
+          `[${NATIVE_GIT_ENGINE}] the index is locked by another git: ${r.stderr.trim()}`,
+          { args: ['update-index', '--index-info'], stderr: r.stderr },
+        );
       }
       if (!/index\.lock/.test(r.stderr)) throw failure(repo.root, ['update-index', '--index-info'], r);
       await sleep(wait);
@@ -397,9 +554,15 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
       if (stage !== '0') conflicted.add(path);
       else stage0.set(path, { path, oid: oid!, mode: mode! });
     }
-    const found = updates.map((u): FileState | null => (conflicted.has(u.path) ? null : stage0.get(u.path) ?? { path: u.path, oid: null, mode: null }));
+    const found = updates.map((u): FileState | null =>
+      conflicted.has(u.path) ? null : (stage0.get(u.path) ?? { path: u.path, oid: null, mode: null }),
+    );
     const apply = applicableUpdates(updates, found);
-    if (apply.length > 0) await writeIndexInfo(repo, apply.map((u) => ({ ...u.entry, path: u.path })));
+    if (apply.length > 0)
+      await writeIndexInfo(
+        repo,
+        apply.map((u) => ({ ...u.entry, path: u.path })),
+      );
     return found;
   }
 
@@ -413,9 +576,16 @@ export function nativeGitAvailable(gitPath = 'git'): boolean {
   if (found !== undefined && gitPath === 'git') return found;
   let ok = false;
   try {
-    const out = execFileSync(gitPath, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000, windowsHide: true });
+    const out = execFileSync(gitPath, ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 10_000,
+      windowsHide: true,
+    });
     const m = /(\d+)\.(\d+)/.exec(out);
-    ok = m !== null && (Number(m[1]) > MIN_VERSION[0] || (Number(m[1]) === MIN_VERSION[0] && Number(m[2]) >= MIN_VERSION[1]));
+    ok =
+      m !== null &&
+      (Number(m[1]) > MIN_VERSION[0] || (Number(m[1]) === MIN_VERSION[0] && Number(m[2]) >= MIN_VERSION[1]));
   } catch {
     ok = false;
   }

@@ -18,5 +18,10 @@ export function createNodeMirror(options: NodeMirrorOptions): Mirror {
   if (fsync !== undefined) storageOptions.fsync = fsync;
   if (syncLockTimeoutMs !== undefined) storageOptions.syncLockTimeoutMs = syncLockTimeoutMs;
   if (staleMs !== undefined) storageOptions.staleMs = staleMs;
-  return createMirror({ ...rest, packTurns: rest.packTurns ?? true, root: resolve(root ?? defaultRoot()), storage: nodeStorage(storageOptions) });
+  return createMirror({
+    ...rest,
+    packTurns: rest.packTurns ?? true,
+    root: resolve(root ?? defaultRoot()),
+    storage: nodeStorage(storageOptions),
+  });
 }

@@ -5,7 +5,14 @@ import * as fss from 'node:fs';
 import { dirname, join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
-import { EntityGitError, type Codec, type Storage, type StorageFs, type StorageStat, type WorkTreeFile } from '@entity-git/core';
+import {
+  EntityGitError,
+  type Codec,
+  type Storage,
+  type StorageFs,
+  type StorageStat,
+  type WorkTreeFile,
+} from '@entity-git/core';
 
 export const DRIVER_NAME = 'node-fs';
 
@@ -38,7 +45,12 @@ const INFLATE_HINT_MAX = 64 << 20;
  */
 function deflateOptions(length: number): { level: number; windowBits: number; memLevel: number; chunkSize: number } {
   const windowBits = Math.max(9, Math.min(15, Math.ceil(Math.log2(length + 262))));
-  return { level: 1, windowBits, memLevel: Math.max(1, Math.min(8, windowBits - 6)), chunkSize: Math.max(64, Math.min(length + 64, 64 * 1024)) };
+  return {
+    level: 1,
+    windowBits,
+    memLevel: Math.max(1, Math.min(8, windowBits - 6)),
+    chunkSize: Math.max(64, Math.min(length + 64, 64 * 1024)),
+  };
 }
 
 /** Bytes of the file at `path` from `start` into `target`, up to its length; the count read. */
@@ -64,7 +76,11 @@ export const nodeCodec: Codec = Object.freeze({
   deflate: (data: Uint8Array) => deflateSync(data, deflateOptions(data.length)),
   // With the size known (a pack entry's), the output buffer is that size: by default zlib's is
   // 16 KB, which a small blob's result keeps alive (measured: most of a replay's garbage).
-  inflate: (data: Uint8Array, size?: number) => inflateSync(data, size !== undefined && size < INFLATE_HINT_MAX ? { chunkSize: Math.max(64, size + 1) } : undefined),
+  inflate: (data: Uint8Array, size?: number) =>
+    inflateSync(
+      data,
+      size !== undefined && size < INFLATE_HINT_MAX ? { chunkSize: Math.max(64, size + 1) } : undefined,
+    ),
   sha1Parts: (parts: readonly Uint8Array[]) => {
     const h = createHash('sha1');
     for (const p of parts) h.update(p);
@@ -73,21 +89,51 @@ export const nodeCodec: Codec = Object.freeze({
 });
 
 /** What {@link NodeStat} is made from: a `BigIntStats`, or the same fields from the writer thread. */
-interface StatFields { mode: bigint; size: bigint; ino: bigint; dev: bigint; uid: bigint; gid: bigint; mtimeNs: bigint; ctimeNs: bigint }
+interface StatFields {
+  mode: bigint;
+  size: bigint;
+  ino: bigint;
+  dev: bigint;
+  uid: bigint;
+  gid: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+}
 
 const S_IFMT = 0o170000;
 
 class NodeStat implements StorageStat {
-  mode: number; size: number; ino: number; dev: number; uid: number; gid: number;
-  mtimeMs: number; ctimeMs: number; mtimeNs: bigint; ctimeNs: bigint;
+  mode: number;
+  size: number;
+  ino: number;
+  dev: number;
+  uid: number;
+  gid: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
   constructor(s: StatFields) {
-    this.mode = Number(s.mode); this.size = Number(s.size); this.ino = Number(s.ino); this.dev = Number(s.dev);
-    this.uid = Number(s.uid); this.gid = Number(s.gid);
-    this.mtimeMs = Number(s.mtimeNs / 1_000_000n); this.ctimeMs = Number(s.ctimeNs / 1_000_000n); this.mtimeNs = s.mtimeNs; this.ctimeNs = s.ctimeNs;
+    this.mode = Number(s.mode);
+    this.size = Number(s.size);
+    this.ino = Number(s.ino);
+    this.dev = Number(s.dev);
+    this.uid = Number(s.uid);
+    this.gid = Number(s.gid);
+    this.mtimeMs = Number(s.mtimeNs / 1_000_000n);
+    this.ctimeMs = Number(s.ctimeNs / 1_000_000n);
+    this.mtimeNs = s.mtimeNs;
+    this.ctimeNs = s.ctimeNs;
   }
-  isFile(): boolean { return (this.mode & S_IFMT) === 0o100000; }
-  isDirectory(): boolean { return (this.mode & S_IFMT) === 0o040000; }
-  isSymbolicLink(): boolean { return (this.mode & S_IFMT) === 0o120000; }
+  isFile(): boolean {
+    return (this.mode & S_IFMT) === 0o100000;
+  }
+  isDirectory(): boolean {
+    return (this.mode & S_IFMT) === 0o040000;
+  }
+  isSymbolicLink(): boolean {
+    return (this.mode & S_IFMT) === 0o120000;
+  }
 }
 
 /** The order of a file's stat fields in the writer thread's answer. */
@@ -164,18 +210,35 @@ function writeFilesOffThread(files: readonly WorkTreeFile[], fsync: boolean): Pr
   });
   const paths = files.map((f) => f.path);
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WRITER, { eval: true, workerData: { buffer, ends, paths, fsync }, transferList: [buffer] });
+    const worker = new Worker(WRITER, {
+      eval: true,
+      workerData: { buffer, ends, paths, fsync },
+      transferList: [buffer],
+    });
     worker.once('message', (m: { stats: BigUint64Array } | { failed: number; code?: string; message: string }) => {
       if ('stats' in m) {
         const n = STAT_FIELDS.length;
-        resolve(paths.map((_, i) => {
-          const f = m.stats.subarray(i * n, (i + 1) * n);
-          return new NodeStat({ mode: f[0]!, size: f[1]!, ino: f[2]!, dev: f[3]!, uid: f[4]!, gid: f[5]!, mtimeNs: f[6]!, ctimeNs: f[7]! });
-        }));
+        resolve(
+          paths.map((_, i) => {
+            const f = m.stats.subarray(i * n, (i + 1) * n);
+            return new NodeStat({
+              mode: f[0]!,
+              size: f[1]!,
+              ino: f[2]!,
+              dev: f[3]!,
+              uid: f[4]!,
+              gid: f[5]!,
+              mtimeNs: f[6]!,
+              ctimeNs: f[7]!,
+            });
+          }),
+        );
       } else reject(Object.assign(new Error(m.message), { code: m.code, path: paths[m.failed] }));
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the working-tree writer thread exited (${code}) before it answered`)));
+    worker.once('exit', (code) =>
+      reject(new Error(`the working-tree writer thread exited (${code}) before it answered`)),
+    );
   });
 }
 
@@ -256,7 +319,8 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
       } catch {
         // half-written by a holder killed while creating it: judged by age alone
       }
-      const dead = holder.host === host && typeof holder.pid === 'number' && holder.pid !== process.pid && !alive(holder.pid);
+      const dead =
+        holder.host === host && typeof holder.pid === 'number' && holder.pid !== process.pid && !alive(holder.pid);
       if (dead || Date.now() - st.mtimeMs > opts.staleMs) {
         const grave = `${path}.stale-${process.pid}-${Date.now()}`;
         await fsp.rename(path, grave);
@@ -301,17 +365,26 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
         } catch (err) {
           const fsCode = (err as NodeJS.ErrnoException).code;
           const code = fsCode === 'ENOSPC' || fsCode === 'EDQUOT' ? 'QUOTA_EXCEEDED' : 'STORAGE_ERROR';
-          throw new EntityGitError(code, `[${DRIVER_NAME}] cannot take the lock ${key}: ${(err as Error).message}`, { lock: key, fsCode }, { cause: err });
+          throw new EntityGitError(
+            code,
+            `[${DRIVER_NAME}] cannot take the lock ${key}: ${(err as Error).message}`,
+            { lock: key, fsCode },
+            { cause: err },
+          );
         }
       };
       for (let wait = 5; !(await attempt()); wait = Math.min(wait * 2, 200)) {
-        if (Date.now() > deadline) throw new EntityGitError('LOCK_TIMEOUT', `[${DRIVER_NAME}] ${key} is held by another process`, { lock: key });
+        if (Date.now() > deadline)
+          throw new EntityGitError('LOCK_TIMEOUT', `[${DRIVER_NAME}] ${key} is held by another process`, { lock: key });
         await sleep(wait + Math.random() * wait);
       }
-      const refresh = setInterval(() => {
-        const now = new Date();
-        fsp.utimes(key, now, now).catch(() => undefined);
-      }, Math.max(50, opts.staleMs / 3));
+      const refresh = setInterval(
+        () => {
+          const now = new Date();
+          fsp.utimes(key, now, now).catch(() => undefined);
+        },
+        Math.max(50, opts.staleMs / 3),
+      );
       refresh.unref();
       try {
         return await fn();

@@ -1,4 +1,12 @@
-import { createPacker, EntityGitError, packRepository, Store, type Packer, type PackerOptions, type PackReport } from '@entity-git/core';
+import {
+  createPacker,
+  EntityGitError,
+  packRepository,
+  Store,
+  type Packer,
+  type PackerOptions,
+  type PackReport,
+} from '@entity-git/core';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +22,9 @@ export interface NativeRepackOptions {
 
 const packs = (gitdir: string): string[] => {
   try {
-    return readdirSync(join(gitdir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).sort();
+    return readdirSync(join(gitdir, 'objects', 'pack'))
+      .filter((n) => n.endsWith('.pack'))
+      .sort();
   } catch {
     return [];
   }
@@ -58,12 +68,31 @@ export function nativeRepack(options: NativeRepackOptions = {}): (gitdir: string
   return async (gitdir) => {
     const before = new Set(packs(gitdir));
     const looseBefore = looseCount(gitdir);
-    const git = (args: string[]) => new Promise<void>((resolve, reject) => {
-      execFile(gitPath, args, { cwd: gitdir, env: { ...process.env, GIT_DIR: gitdir, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, windowsHide: true, maxBuffer: 1 << 24 }, (err, _out, stderr) => {
-        if (err) reject(new EntityGitError('STORAGE_ERROR', `git ${args[0]} in ${gitdir} failed: ${String(stderr).trim() || err.message}`, { gitdir }, { cause: err }));
-        else resolve();
+    const git = (args: string[]) =>
+      new Promise<void>((resolve, reject) => {
+        execFile(
+          gitPath,
+          args,
+          {
+            cwd: gitdir,
+            env: { ...process.env, GIT_DIR: gitdir, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+            windowsHide: true,
+            maxBuffer: 1 << 24,
+          },
+          (err, _out, stderr) => {
+            if (err)
+              reject(
+                new EntityGitError(
+                  'STORAGE_ERROR',
+                  `git ${args[0]} in ${gitdir} failed: ${String(stderr).trim() || err.message}`,
+                  { gitdir },
+                  { cause: err },
+                ),
+              );
+            else resolve();
+          },
+        );
       });
-    });
     await git(['repack', ...(before.size >= maxPacks ? ['--geometric=2'] : []), '-d', '-q', '--no-write-bitmap-index']);
     // The commit-graph too (git gc writes one; repack does not): native git's log and
     // reachability use it, and so does the mirror's replay to place a commit on its branch.
@@ -98,5 +127,9 @@ export function createNodePacker(options: NodePackerOptions = {}): Packer {
   const storage = nodeStorage();
   const useNative = engine === 'native' || (engine === undefined && nativeGitAvailable(repack?.gitPath));
   const store = new Store(storage);
-  return createPacker({ ...rest, storage, pack: useNative ? nativeRepack(repack) : (gitdir) => packRepository(store, gitdir) });
+  return createPacker({
+    ...rest,
+    storage,
+    pack: useNative ? nativeRepack(repack) : (gitdir) => packRepository(store, gitdir),
+  });
 }

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createProjectGit, type PendingEdit, type ProjectGit, type ProjectGitOptions, type ProjectJournal, type ProjectLock } from '@entity-git/core';
+import {
+  createProjectGit,
+  type PendingEdit,
+  type ProjectGit,
+  type ProjectGitOptions,
+  type ProjectJournal,
+  type ProjectLock,
+} from '@entity-git/core';
 import { defaultProjectGitEngine, type NativeGitEngineOptions } from './native-git-engine.js';
 import { nodeStorage } from './node-storage.js';
 
@@ -78,7 +85,9 @@ export function workdirJournal(options: Pick<WorkdirLockOptions, 'dir'> = {}): P
   };
 }
 
-export interface NodeProjectGitOptions extends Omit<ProjectGitOptions, 'engine' | 'lock' | 'journal'>, WorkdirLockOptions {
+export interface NodeProjectGitOptions
+  extends Omit<ProjectGitOptions, 'engine' | 'lock' | 'journal'>,
+    WorkdirLockOptions {
   /** Default: {@link defaultProjectGitEngine} (native git when found). */
   engine?: ProjectGitOptions['engine'];
   /** Passed to the native engine when it is the default one. */
@@ -92,5 +101,10 @@ export function createNodeProjectGit(options: NodeProjectGitOptions = {}): Proje
   if (dir !== undefined) where.dir = dir;
   if (timeoutMs !== undefined) where.timeoutMs = timeoutMs;
   if (staleMs !== undefined) where.staleMs = staleMs;
-  return createProjectGit({ ...rest, engine: engine ?? defaultProjectGitEngine(git), lock: workdirLock(where), journal: workdirJournal(where) });
+  return createProjectGit({
+    ...rest,
+    engine: engine ?? defaultProjectGitEngine(git),
+    lock: workdirLock(where),
+    journal: workdirJournal(where),
+  });
 }

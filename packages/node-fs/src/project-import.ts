@@ -25,12 +25,18 @@ export interface ImportCandidate {
 }
 
 async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isDirectory(), () => false);
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 /** A working tree: a `.git` directory, or a `.git` file (a linked worktree, a submodule). */
 async function isWorkingTree(dir: string): Promise<boolean> {
-  return lstat(join(dir, '.git')).then((s) => s.isDirectory() || s.isFile(), () => false);
+  return lstat(join(dir, '.git')).then(
+    (s) => s.isDirectory() || s.isFile(),
+    () => false,
+  );
 }
 
 /**
@@ -38,10 +44,19 @@ async function isWorkingTree(dir: string): Promise<boolean> {
  * `INVALID_WORKDIR`), sorted by path. A repository's own subdirectories are not searched, nor
  * hidden directories, nor dependency folders; symbolic links are not followed.
  */
-export async function findGitRepositories(dir: string, options: { maxDepth?: number; limit?: number } = {}): Promise<string[]> {
-  if (typeof dir !== 'string' || !isAbsolute(dir)) throw new EntityGitError('INVALID_WORKDIR', `the directory must be an absolute path: ${JSON.stringify(dir)}`, { workdir: dir });
+export async function findGitRepositories(
+  dir: string,
+  options: { maxDepth?: number; limit?: number } = {},
+): Promise<string[]> {
+  if (typeof dir !== 'string' || !isAbsolute(dir))
+    throw new EntityGitError('INVALID_WORKDIR', `the directory must be an absolute path: ${JSON.stringify(dir)}`, {
+      workdir: dir,
+    });
   const root = resolve(dir);
-  if (!(await isDirectory(root))) throw new EntityGitError('INVALID_WORKDIR', `${JSON.stringify(dir)} is not an existing directory`, { workdir: dir });
+  if (!(await isDirectory(root)))
+    throw new EntityGitError('INVALID_WORKDIR', `${JSON.stringify(dir)} is not an existing directory`, {
+      workdir: dir,
+    });
   const maxDepth = options.maxDepth ?? IMPORT_MAX_DEPTH;
   const limit = options.limit ?? IMPORT_MAX_REPOS;
   const found: string[] = [];
@@ -55,7 +70,8 @@ export async function findGitRepositories(dir: string, options: { maxDepth?: num
       }
       if (depth === maxDepth) continue;
       const entries = await readdir(d, { withFileTypes: true }).catch(() => []);
-      for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.') && !SKIP.has(e.name)) next.push(join(d, e.name));
+      for (const e of entries)
+        if (e.isDirectory() && !e.name.startsWith('.') && !SKIP.has(e.name)) next.push(join(d, e.name));
     }
     level = next.sort();
   }
@@ -63,7 +79,10 @@ export async function findGitRepositories(dir: string, options: { maxDepth?: num
 }
 
 /** What importing `repos` would do next to `projects`: one candidate per repository. */
-export function planProjectImport(repos: readonly string[], projects: readonly Pick<Project, 'id' | 'name' | 'workdir'>[]): ImportCandidate[] {
+export function planProjectImport(
+  repos: readonly string[],
+  projects: readonly Pick<Project, 'id' | 'name' | 'workdir'>[],
+): ImportCandidate[] {
   const byWorkdir = new Map(projects.map((p) => [resolve(p.workdir), p]));
   const names = new Set(projects.map((p) => p.name));
   return repos.map((workdir) => {

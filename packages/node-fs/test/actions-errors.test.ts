@@ -31,10 +31,15 @@ describe('actions: the generic fallback for errors that are not EntityGitErrors'
       },
     });
     const actions = createActions({ dag, mirror: broken, writer: dag, projects: dag });
-    expect(await actions.handle({ id: 1, action: 'git_branches', params: { session_id: SID } }))
-      .toEqual({ id: 1, ok: false, error: { code: 'STORAGE_ERROR', message: '[entity-git] disk on fire' } });
-    expect(await actions.handle({ action: 'git_checkout', params: { session_id: SID, commit_sha: TURN1 } }))
-      .toEqual({ ok: false, error: { code: 'STORAGE_ERROR', message: '[entity-git] cannot read properties of undefined' } });
+    expect(await actions.handle({ id: 1, action: 'git_branches', params: { session_id: SID } })).toEqual({
+      id: 1,
+      ok: false,
+      error: { code: 'STORAGE_ERROR', message: '[entity-git] disk on fire' },
+    });
+    expect(await actions.handle({ action: 'git_checkout', params: { session_id: SID, commit_sha: TURN1 } })).toEqual({
+      ok: false,
+      error: { code: 'STORAGE_ERROR', message: '[entity-git] cannot read properties of undefined' },
+    });
     // Called directly, the handler does not disguise it: the plain error propagates as is.
     const direct = await actions.git_branches({ session_id: SID }).catch((e: unknown) => e);
     expect(direct).toBeInstanceOf(Error);
@@ -50,8 +55,10 @@ describe('actions: the generic fallback for errors that are not EntityGitErrors'
       },
     });
     const actions = createActions({ dag, mirror: broken, writer: dag });
-    expect(await actions.handle({ action: 'git_branches', params: { session_id: SID } }))
-      .toEqual({ ok: false, error: { code: 'STORAGE_ERROR', message: '[entity-git] EIO' } });
+    expect(await actions.handle({ action: 'git_branches', params: { session_id: SID } })).toEqual({
+      ok: false,
+      error: { code: 'STORAGE_ERROR', message: '[entity-git] EIO' },
+    });
   });
 
   it('an EntityGitError from the mirror keeps its own code', async () => {
@@ -62,8 +69,10 @@ describe('actions: the generic fallback for errors that are not EntityGitErrors'
       },
     });
     const actions = createActions({ dag, mirror: broken, writer: dag });
-    expect(await actions.handle({ action: 'git_branches', params: { session_id: SID } }))
-      .toEqual({ ok: false, error: { code: 'LOCK_TIMEOUT', message: '[entity-git] held elsewhere' } });
+    expect(await actions.handle({ action: 'git_branches', params: { session_id: SID } })).toEqual({
+      ok: false,
+      error: { code: 'LOCK_TIMEOUT', message: '[entity-git] held elsewhere' },
+    });
   });
 });
 
@@ -74,7 +83,9 @@ describe('actions: git_switch_branch without a DAG writer', () => {
     const r = await actions.handle({ action: 'git_switch_branch', params: { session_id: SID, branch: 'retry-a4r' } });
     expect(r).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } });
     expect(r.ok ? '' : r.error.message).toMatch(/writer/);
-    await expect(actions.git_switch_branch({ session_id: SID, branch: 'retry-a4r' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(actions.git_switch_branch({ session_id: SID, branch: 'retry-a4r' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
     expect(await dag.getHead(SID)).toBe('a7');
     expect(headBranch(dir)).toBe('fork-u4');
     expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(FORK_U4);
@@ -108,19 +119,25 @@ describe('actions: INVALID_PROJECT', () => {
     const { dag, mirror } = await golden();
     const actions = createActions({ dag, mirror, writer: dag, projects: strictProjects(dag) });
     const workdir = tempDir();
-    expect(await actions.handle({ action: 'create_project', params: { name: 'p\ud800', workdir, session_id: SID } }))
-      .toMatchObject({ ok: false, error: { code: 'INVALID_PROJECT' } });
+    expect(
+      await actions.handle({ action: 'create_project', params: { name: 'p\ud800', workdir, session_id: SID } }),
+    ).toMatchObject({ ok: false, error: { code: 'INVALID_PROJECT' } });
     expect(await dag.listProjects()).toEqual([]);
     expect((await dag.getSession(SID))!.project_id).toBeNull();
     // The same store takes a well-formed name (a surrogate pair is fine).
-    expect(await actions.handle({ action: 'create_project', params: { name: 'p\ud83d\ude00', workdir } })).toMatchObject({ ok: true, result: { name: 'p😀' } });
+    expect(
+      await actions.handle({ action: 'create_project', params: { name: 'p\ud83d\ude00', workdir } }),
+    ).toMatchObject({ ok: true, result: { name: 'p😀' } });
   });
 
   it('a blank name is refused at the edge as INVALID_ARGUMENT before any store sees it', async () => {
     const { dag, mirror } = await golden();
     const actions = createActions({ dag, mirror, projects: dag });
     for (const name of ['   ', '\t\n', 7, null]) {
-      expect(await actions.handle({ action: 'create_project', params: { name, workdir: tempDir() } })).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } });
+      expect(await actions.handle({ action: 'create_project', params: { name, workdir: tempDir() } })).toMatchObject({
+        ok: false,
+        error: { code: 'INVALID_ARGUMENT' },
+      });
     }
     expect(await dag.listProjects()).toEqual([]);
   });
@@ -130,22 +147,32 @@ describe('actions: BRANCH_NOT_FOUND for a branch with no mirrored turn', () => {
   it('a retry whose only turn is still pending has no branch yet: BRANCH_NOT_FOUND, head unchanged', async () => {
     const { dag, mirror, dir } = await golden();
     // A retry of turn 1's reply, still being generated: its branch has no complete turn.
-    await dag.appendNode({ id: 'a2r', session_id: SID, role: 'assistant', content: '', predecessor: 't2', metadata: { pending: true } });
+    await dag.appendNode({
+      id: 'a2r',
+      session_id: SID,
+      role: 'assistant',
+      content: '',
+      predecessor: 't2',
+      metadata: { pending: true },
+    });
     await mirror.sync(SID);
     expect((await mirror.branches(SID)).map((b) => b.name)).not.toContain('retry-a2r');
     const actions = createActions({ dag, mirror, writer: dag });
-    expect(await actions.handle({ action: 'git_switch_branch', params: { session_id: SID, branch: 'retry-a2r' } }))
-      .toMatchObject({ ok: false, error: { code: 'BRANCH_NOT_FOUND' } });
-    expect(await actions.handle({ action: 'git_history', params: { session_id: SID, branch: 'retry-a2r' } }))
-      .toMatchObject({ ok: false, error: { code: 'BRANCH_NOT_FOUND' } });
+    expect(
+      await actions.handle({ action: 'git_switch_branch', params: { session_id: SID, branch: 'retry-a2r' } }),
+    ).toMatchObject({ ok: false, error: { code: 'BRANCH_NOT_FOUND' } });
+    expect(
+      await actions.handle({ action: 'git_history', params: { session_id: SID, branch: 'retry-a2r' } }),
+    ).toMatchObject({ ok: false, error: { code: 'BRANCH_NOT_FOUND' } });
     expect(await dag.getHead(SID)).toBe('a7');
     expect(headBranch(dir)).toBe('fork-u4');
 
     // Once the reply is complete the branch exists and the switch succeeds.
     await dag.fillNode(SID, 'a2r', 'Two files.', null);
     await mirror.sync(SID);
-    expect(await actions.handle({ action: 'git_switch_branch', params: { session_id: SID, branch: 'retry-a2r' } }))
-      .toMatchObject({ ok: true, result: { head_node: 'a2r' } });
+    expect(
+      await actions.handle({ action: 'git_switch_branch', params: { session_id: SID, branch: 'retry-a2r' } }),
+    ).toMatchObject({ ok: true, result: { head_node: 'a2r' } });
     expect(headBranch(dir)).toBe('retry-a2r');
   });
 
@@ -153,8 +180,16 @@ describe('actions: BRANCH_NOT_FOUND for a branch with no mirrored turn', () => {
     const { dag, mirror, dir } = await golden();
     const tree = git(dir, 'rev-parse', `${TURN1}^{tree}`).trim();
     const sha = execFileSync('git', ['commit-tree', tree, '-m', 'hand-made commit'], {
-      cwd: dir, encoding: 'utf8',
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@example.com', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@example.com' },
+      cwd: dir,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_AUTHOR_NAME: 'u',
+        GIT_AUTHOR_EMAIL: 'u@example.com',
+        GIT_COMMITTER_NAME: 'u',
+        GIT_COMMITTER_EMAIL: 'u@example.com',
+      },
     }).trim();
     git(dir, 'update-ref', 'refs/heads/manual', sha);
     expect((await mirror.branches(SID)).find((b) => b.name === 'manual')).toMatchObject({ commit: sha, turns: 0 });

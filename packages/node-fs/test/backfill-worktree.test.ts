@@ -7,7 +7,12 @@ import { git, growingSession, tempDir } from './helpers.js';
 
 /** Each index entry's path, blob and stat data, as `git ls-files --debug` prints them. */
 function indexStats(dir: string): Map<string, { oid: string; mtime: string; ino: number; size: number }> {
-  const oids = new Map(git(dir, 'ls-files', '-s').trim().split('\n').map((l) => [l.split('\t')[1]!, l.split(' ')[1]!]));
+  const oids = new Map(
+    git(dir, 'ls-files', '-s')
+      .trim()
+      .split('\n')
+      .map((l) => [l.split('\t')[1]!, l.split(' ')[1]!]),
+  );
   const out = new Map<string, { oid: string; mtime: string; ino: number; size: number }>();
   let path = '';
   let mtime = '';
@@ -16,7 +21,8 @@ function indexStats(dir: string): Map<string, { oid: string; mtime: string; ino:
     if (line.length > 0 && !line.startsWith(' ')) path = line;
     else if (line.trim().startsWith('mtime:')) mtime = line.trim().slice('mtime:'.length).trim();
     else if (line.trim().startsWith('dev:')) ino = Number(/ino:\s*(\d+)/.exec(line)![1]);
-    else if (line.trim().startsWith('size:')) out.set(path, { oid: oids.get(path)!, mtime, ino, size: Number(/size:\s*(\d+)/.exec(line)![1]) });
+    else if (line.trim().startsWith('size:'))
+      out.set(path, { oid: oids.get(path)!, mtime, ino, size: Number(/size:\s*(\d+)/.exec(line)![1]) });
   }
   return out;
 }
@@ -47,8 +53,14 @@ describe('a backfill writes its working tree beside its pack', () => {
       for (const [path, e] of entries) {
         const file = join(dir, path);
         const st = lstatSync(file, { bigint: true });
-        expect([e.ino, e.size, e.mtime], path).toEqual([Number(st.ino), Number(st.size), `${st.mtimeNs / 1_000_000_000n}:${st.mtimeNs % 1_000_000_000n}`]);
-        expect(readFileSync(file).equals(execFileSync('git', ['cat-file', 'blob', e.oid], { cwd: dir })), path).toBe(true);
+        expect([e.ino, e.size, e.mtime], path).toEqual([
+          Number(st.ino),
+          Number(st.size),
+          `${st.mtimeNs / 1_000_000_000n}:${st.mtimeNs % 1_000_000_000n}`,
+        ]);
+        expect(readFileSync(file).equals(execFileSync('git', ['cat-file', 'blob', e.oid], { cwd: dir })), path).toBe(
+          true,
+        );
       }
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');

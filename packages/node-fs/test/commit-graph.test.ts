@@ -1,4 +1,12 @@
-import { COMMIT_GRAPH_PATH, CommitGraph, createMirror, packRepository, Store, type Layout, type Storage } from '@entity-git/core';
+import {
+  COMMIT_GRAPH_PATH,
+  CommitGraph,
+  createMirror,
+  packRepository,
+  Store,
+  type Layout,
+  type Storage,
+} from '@entity-git/core';
 import { createNodeMirror, nativeRepack, nodeStorage } from '@entity-git/node-fs';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +21,8 @@ function counting(): { storage: Storage; inflates: () => number } {
   return { storage: { ...base, codec }, inflates: () => n };
 }
 
-const graphOf = (dir: string) => CommitGraph.parse(readFileSync(join(dir, '.git', COMMIT_GRAPH_PATH)), nodeStorage().codec!);
+const graphOf = (dir: string) =>
+  CommitGraph.parse(readFileSync(join(dir, '.git', COMMIT_GRAPH_PATH)), nodeStorage().codec!);
 /** Commit of turn k on main (1 = the first). */
 const turnCommit = (dir: string, k: number, of: number) => git(dir, 'rev-parse', `main~${of - k}`).trim();
 
@@ -60,7 +69,21 @@ describe('the commit-graph of a session repository', () => {
     const t = (k: number) => turnCommit(dir, k, 40);
     // Branch x: a merge whose first parent is turn 3 and second the tip, so its generation is 41.
     const tree = git(dir, 'rev-parse', `${t(3)}^{tree}`).trim();
-    const merge = git(dir, '-c', 'user.name=Hand', '-c', 'user.email=hand@localhost', 'commit-tree', tree, '-p', t(3), '-p', t(40), '-m', 'merged by hand').trim();
+    const merge = git(
+      dir,
+      '-c',
+      'user.name=Hand',
+      '-c',
+      'user.email=hand@localhost',
+      'commit-tree',
+      tree,
+      '-p',
+      t(3),
+      '-p',
+      t(40),
+      '-m',
+      'merged by hand',
+    ).trim();
     git(dir, 'update-ref', 'refs/heads/x', merge);
     git(dir, 'commit-graph', 'write', '--reachable', '--no-progress');
     const graph = graphOf(dir)!;
@@ -72,7 +95,12 @@ describe('the commit-graph of a session repository', () => {
     expect(await createNodeMirror({ dag: c.dag, root }).read('s', t(3), { branch: 'x' })).toEqual(onX);
     // On main, the same commit is turn 3 of 40 with or without the graph.
     git(dir, 'commit-graph', 'write', '--reachable', '--no-progress');
-    expect(await createNodeMirror({ dag: c.dag, root }).read('s', t(3), { branch: 'main' })).toMatchObject({ turn: 3, turns: 40, prev: t(2), next: t(4) });
+    expect(await createNodeMirror({ dag: c.dag, root }).read('s', t(3), { branch: 'main' })).toMatchObject({
+      turn: 3,
+      turns: 40,
+      prev: t(2),
+      next: t(4),
+    });
   });
 
   it('both packers bring the graph up to every commit; the mirror reads the one native git writes; a damaged graph is not used', async () => {

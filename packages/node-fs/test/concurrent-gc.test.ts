@@ -20,13 +20,18 @@ describe('concurrent writers with native git maintenance running', () => {
     await mirror.sync('shared');
     const dir = mirror.repoPath('shared');
     const children = Array.from({ length: 3 }, () => {
-      const p = spawn(tsx, ['--conditions=source', join(import.meta.dirname, 'file-dag-syncer.ts'), file, root, stop], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn(tsx, ['--conditions=source', join(import.meta.dirname, 'file-dag-syncer.ts'), file, root, stop], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       p.stdout.on('data', (d) => (out += d));
-      return new Promise<{ syncs: number; errors: string[] }>((resolve) => p.on('exit', () => resolve(JSON.parse(out || '{"syncs":0,"errors":["no output"]}'))));
+      return new Promise<{ syncs: number; errors: string[] }>((resolve) =>
+        p.on('exit', () => resolve(JSON.parse(out || '{"syncs":0,"errors":["no output"]}'))),
+      );
     });
     // The turns begin once every syncer has synced once, so all three overlap the writer and gc.
-    while (readdirSync(base).filter((n) => n.startsWith('stop.ready-')).length < 3) await new Promise((r) => setTimeout(r, 20));
+    while (readdirSync(base).filter((n) => n.startsWith('stop.ready-')).length < 3)
+      await new Promise((r) => setTimeout(r, 20));
     const TURNS = 40;
     let gcRuns = 0;
     for (let t = 2; t <= TURNS; t++) {
@@ -49,7 +54,8 @@ describe('concurrent writers with native git maintenance running', () => {
     expect(turns).toEqual(Array.from({ length: TURNS }, (_, i) => String(TURNS - i)));
     // Exactly once: the reflog of main only ever moved forward, one turn or more at a time.
     const moves = git(dir, 'reflog', 'show', '--format=%H', 'refs/heads/main').trim().split('\n').reverse();
-    for (let i = 1; i < moves.length; i++) expect(git(dir, 'merge-base', '--is-ancestor', moves[i - 1]!, moves[i]!).trim()).toBe('');
+    for (let i = 1; i < moves.length; i++)
+      expect(git(dir, 'merge-base', '--is-ancestor', moves[i - 1]!, moves[i]!).trim()).toBe('');
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect((await mirror.verify('shared')).ok).toBe(true);

@@ -15,7 +15,13 @@ const GOLDEN_TIPS = {
   'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
 const tipsOf = (dir: string) =>
-  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').filter(Boolean).map((l) => l.split(' ')));
+  Object.fromEntries(
+    git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ')),
+  );
 
 async function expectGolden(dag: MemoryDag, root: string) {
   const dir = join(root, SID);
@@ -150,11 +156,17 @@ describe('planted damage', () => {
     const m2 = createNodeMirror({ dag: d2, root: scratch });
     await m2.sync(SID);
     const sdir = join(scratch, SID);
-    const next = [git(sdir, 'rev-parse', 'main').trim(), git(sdir, 'rev-parse', 'main^{tree}').trim(), git(sdir, 'rev-parse', 'main:messages').trim(), git(sdir, 'rev-parse', 'main:messages/000017-a-a6.json').trim()];
+    const next = [
+      git(sdir, 'rev-parse', 'main').trim(),
+      git(sdir, 'rev-parse', 'main^{tree}').trim(),
+      git(sdir, 'rev-parse', 'main:messages').trim(),
+      git(sdir, 'rev-parse', 'main:messages/000017-a-a6.json').trim(),
+    ];
     const dir = join(root, SID);
     next.forEach((oid, i) => {
       const f = join(dir, '.git/objects', oid.slice(0, 2), oid.slice(2));
-      if (!existsSync(join(dir, '.git/objects', oid.slice(0, 2)))) require('node:fs').mkdirSync(join(dir, '.git/objects', oid.slice(0, 2)));
+      if (!existsSync(join(dir, '.git/objects', oid.slice(0, 2))))
+        require('node:fs').mkdirSync(join(dir, '.git/objects', oid.slice(0, 2)));
       writeFileSync(f, i % 2 ? Buffer.from([0x78, 0x01, 0x2b]) : Buffer.alloc(0));
     });
     await dag.fillNode(SID, 'a6', 'Filled.', null);
@@ -178,7 +190,13 @@ describe('planted damage', () => {
     writeFileSync(join(root, 'r4', '.git/config'), '[core]\n\u0000\u0000\u0000\n');
     const after = createNodeMirror({ dag, root });
     const report = await reconcile({ dag, mirror: after });
-    expect(report.entries.map((e) => [e.sessionId, e.action])).toEqual([['r1', 'repaired'], ['r2', 'repaired'], ['r3', 'repaired'], ['r4', 'repaired'], ['ok', 'unchanged']]);
+    expect(report.entries.map((e) => [e.sessionId, e.action])).toEqual([
+      ['r1', 'repaired'],
+      ['r2', 'repaired'],
+      ['r3', 'repaired'],
+      ['r4', 'repaired'],
+      ['ok', 'unchanged'],
+    ]);
     for (const s of ['r1', 'r2', 'r3', 'r4', 'ok']) {
       expect(tipsOf(join(root, s))).toEqual(fresh[s]);
       expect(git(join(root, s), 'fsck', '--strict', '--no-dangling')).toBe('');

@@ -9,4 +9,10 @@ const dag = new MemoryDag();
 await writeGolden(dag);
 const mirror = createNodeMirror(root === undefined ? { dag } : { dag, root });
 const result = await mirror.sync(GOLDEN_SESSION.id);
-process.stdout.write(JSON.stringify({ repoPath: mirror.repoPath(GOLDEN_SESSION.id), head: result.head, commitsWritten: result.commitsWritten }));
+process.stdout.write(
+  JSON.stringify({
+    repoPath: mirror.repoPath(GOLDEN_SESSION.id),
+    head: result.head,
+    commitsWritten: result.commitsWritten,
+  }),
+);

@@ -13,7 +13,10 @@ const SID = GOLDEN_SESSION.id;
 // The golden session's HEAD branch tip (see golden.test.ts): the same ids wherever the repo lives.
 const GOLDEN_HEAD_TIP = '17a4c695c75333ca3ac7710e31cd26d953bab6d6';
 
-async function mirrorIn(home: string, ...args: string[]): Promise<{ repoPath: string; head: string; commitsWritten: number }> {
+async function mirrorIn(
+  home: string,
+  ...args: string[]
+): Promise<{ repoPath: string; head: string; commitsWritten: number }> {
   const { stdout } = await run(tsx, ['--conditions=source', child, ...args], {
     cwd: process.cwd(),
     env: { ...process.env, HOME: home, USERPROFILE: home },

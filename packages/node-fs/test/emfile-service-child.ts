@@ -24,7 +24,9 @@ service.on('retrying', (e) => {
     service.notify(b);
   }
 });
-service.on('failed', (e) => events.push(['failed', e.sessionId, e.error.code, e.error.data.fsCode ?? null, e.attempts]));
+service.on('failed', (e) =>
+  events.push(['failed', e.sessionId, e.error.code, e.error.data.fsCode ?? null, e.attempts]),
+);
 service.on('committed', (e) => events.push(['committed', e.sessionId, e.result.branchesMoved]));
 try {
   for (;;) fds.push(openSync('/dev/null', 'r'));

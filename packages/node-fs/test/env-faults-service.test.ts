@@ -20,7 +20,6 @@ const skipMount = !mountable && !process.env.CI;
 
 const refs = (dir: string) => git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
 
-
 /** The DAG: A synced with its head placeholder a6 then filled with more than the disk holds; B, a whole golden session, never synced. */
 async function dagWithBigTurn(big: string): Promise<MemoryDag> {
   const dag = new MemoryDag();
@@ -56,7 +55,7 @@ function routed(small: Mirror, other: Mirror): Mirror {
       if (typeof fn !== 'function') return fn;
       return (...args: unknown[]) => {
         const m = args[0] === B ? other : target;
-        return ((m as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[key]!).apply(m, args);
+        return (m as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[key]!.apply(m, args);
       };
     },
   });
@@ -82,64 +81,73 @@ describe('environment faults through the mirror service', () => {
     expect(mountable).toBe(true);
   });
 
-  it.skipIf(skipMount)('a disk that fills: retrying, then failed with QUOTA_EXCEEDED; another session served meanwhile; nothing damaged; a clean sync once it grows', async () => {
-    const big = noise(1_400_000);
-    const expected = await reference(big);
-    const root = tmpfs('1m')!;
-    const rootB = tempDir('eg-other-');
-    const dag = await dagWithBigTurn(big);
-    const mirror = routed(createNodeMirror({ dag, root }), createNodeMirror({ dag, root: rootB }));
-    await mirror.sync(A);
-    await dag.fillNode(A, 'a6', big, null);
-    const service = createMirrorService({ mirror, concurrency: 1, attempts: 3, baseDelayMs: 100 });
-    const events = record(service);
-    service.notify(A);
-    service.notify(B);
-    await service.drain();
-    expect(events).toEqual([
-      ['retrying', A, 'QUOTA_EXCEEDED'],
-      // While A waits out its backoff, the one slot serves B.
-      ['committed', B],
-      ['retrying', A, 'QUOTA_EXCEEDED'],
-      ['failed', A, 'QUOTA_EXCEEDED', 3],
-    ]);
-    whole(join(root, A));
-    expect(refs(join(rootB, B))).toBe(expected.b);
-    expect(git(join(rootB, B), 'fsck', '--strict', '--no-dangling')).toBe('');
-
-    remount(root, 'size=16m');
-    service.notify(A);
-    await service.drain();
-    expect(events.slice(4)).toEqual([['committed', A]]);
-    expect(refs(join(root, A))).toBe(expected.a);
-    for (const dir of [join(root, A), join(rootB, B)]) {
-      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
-      expect(git(dir, 'status', '--porcelain')).toBe('');
-    }
-    for (const s of [A, B]) expect((await mirror.verify(s)).ok).toBe(true);
-  });
-
-  it.skipIf(skipMount)('a disk that fills, grown while the service waits to retry: the retry succeeds with the undisturbed ids', async () => {
-    const big = noise(1_400_000);
-    const expected = await reference(big);
-    const root = tmpfs('1m')!;
-    const dag = await dagWithBigTurn(big);
-    const mirror = createNodeMirror({ dag, root });
-    await mirror.sync(A);
-    await dag.fillNode(A, 'a6', big, null);
-    const service = createMirrorService({ mirror, concurrency: 1, attempts: 3, baseDelayMs: 100 });
-    const events = record(service);
-    service.on('retrying', () => {
+  it.skipIf(skipMount)(
+    'a disk that fills: retrying, then failed with QUOTA_EXCEEDED; another session served meanwhile; nothing damaged; a clean sync once it grows',
+    async () => {
+      const big = noise(1_400_000);
+      const expected = await reference(big);
+      const root = tmpfs('1m')!;
+      const rootB = tempDir('eg-other-');
+      const dag = await dagWithBigTurn(big);
+      const mirror = routed(createNodeMirror({ dag, root }), createNodeMirror({ dag, root: rootB }));
+      await mirror.sync(A);
+      await dag.fillNode(A, 'a6', big, null);
+      const service = createMirrorService({ mirror, concurrency: 1, attempts: 3, baseDelayMs: 100 });
+      const events = record(service);
+      service.notify(A);
+      service.notify(B);
+      await service.drain();
+      expect(events).toEqual([
+        ['retrying', A, 'QUOTA_EXCEEDED'],
+        // While A waits out its backoff, the one slot serves B.
+        ['committed', B],
+        ['retrying', A, 'QUOTA_EXCEEDED'],
+        ['failed', A, 'QUOTA_EXCEEDED', 3],
+      ]);
       whole(join(root, A));
+      expect(refs(join(rootB, B))).toBe(expected.b);
+      expect(git(join(rootB, B), 'fsck', '--strict', '--no-dangling')).toBe('');
+
       remount(root, 'size=16m');
-    });
-    service.notify(A);
-    await service.drain();
-    expect(events).toEqual([['retrying', A, 'QUOTA_EXCEEDED'], ['committed', A]]);
-    expect(refs(join(root, A))).toBe(expected.a);
-    expect(git(join(root, A), 'fsck', '--strict', '--no-dangling')).toBe('');
-    expect(git(join(root, A), 'status', '--porcelain')).toBe('');
-  });
+      service.notify(A);
+      await service.drain();
+      expect(events.slice(4)).toEqual([['committed', A]]);
+      expect(refs(join(root, A))).toBe(expected.a);
+      for (const dir of [join(root, A), join(rootB, B)]) {
+        expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+        expect(git(dir, 'status', '--porcelain')).toBe('');
+      }
+      for (const s of [A, B]) expect((await mirror.verify(s)).ok).toBe(true);
+    },
+  );
+
+  it.skipIf(skipMount)(
+    'a disk that fills, grown while the service waits to retry: the retry succeeds with the undisturbed ids',
+    async () => {
+      const big = noise(1_400_000);
+      const expected = await reference(big);
+      const root = tmpfs('1m')!;
+      const dag = await dagWithBigTurn(big);
+      const mirror = createNodeMirror({ dag, root });
+      await mirror.sync(A);
+      await dag.fillNode(A, 'a6', big, null);
+      const service = createMirrorService({ mirror, concurrency: 1, attempts: 3, baseDelayMs: 100 });
+      const events = record(service);
+      service.on('retrying', () => {
+        whole(join(root, A));
+        remount(root, 'size=16m');
+      });
+      service.notify(A);
+      await service.drain();
+      expect(events).toEqual([
+        ['retrying', A, 'QUOTA_EXCEEDED'],
+        ['committed', A],
+      ]);
+      expect(refs(join(root, A))).toBe(expected.a);
+      expect(git(join(root, A), 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(join(root, A), 'status', '--porcelain')).toBe('');
+    },
+  );
 
   it('too many open files: retrying, then failed with EMFILE; once descriptors are freed during a backoff the retry and another session succeed', async () => {
     const dag = new MemoryDag();
@@ -150,7 +158,11 @@ describe('environment faults through the mirror service', () => {
     const root = tempDir();
     const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
     const child = join(import.meta.dirname, 'emfile-service-child.ts');
-    const r = spawnSync('bash', ['-c', `ulimit -n 400 && exec "${tsx}" --conditions=source "${child}" "${root}" "${A}" "${B}"`], { encoding: 'utf8' });
+    const r = spawnSync(
+      'bash',
+      ['-c', `ulimit -n 400 && exec "${tsx}" --conditions=source "${child}" "${root}" "${A}" "${B}"`],
+      { encoding: 'utf8' },
+    );
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout) as { exhausted: number; events: unknown[][] };
     expect(out.exhausted).toBeGreaterThan(100);

@@ -16,7 +16,11 @@ while (!existsSync(stop)) {
     if (syncs++ === 0) writeFileSync(`${stop}.ready-${process.pid}`, '');
   } catch (err) {
     // The frames go with the error: a rare race under load is diagnosed from the one failing run.
-    const frames = ((err as Error).stack ?? '').split('\n').slice(1, 8).map((l) => l.trim()).join(' | ');
+    const frames = ((err as Error).stack ?? '')
+      .split('\n')
+      .slice(1, 8)
+      .map((l) => l.trim())
+      .join(' | ');
     errors.push(`${(err as { code?: string }).code}: ${(err as Error).message} at ${frames}`);
   }
   await new Promise((r) => setTimeout(r, 5));

@@ -4,7 +4,10 @@ import type { DagNode, DagSource, Session } from '@entity-git/core';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 export class FileDag implements DagSource {
-  constructor(private readonly file: string, private readonly session: Session) {}
+  constructor(
+    private readonly file: string,
+    private readonly session: Session,
+  ) {}
 
   static create(file: string, session: Session): FileDag {
     writeFileSync(file, '');
@@ -17,7 +20,10 @@ export class FileDag implements DagSource {
 
   private nodes(): DagNode[] {
     if (!existsSync(this.file)) return [];
-    return readFileSync(this.file, 'utf8').split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l) as DagNode);
+    return readFileSync(this.file, 'utf8')
+      .split('\n')
+      .filter((l) => l.endsWith('}'))
+      .map((l) => JSON.parse(l) as DagNode);
   }
 
   async listSessions() {
@@ -35,7 +41,16 @@ export class FileDag implements DagSource {
   }
 }
 
-export const fileDagSession = (id: string): Session => ({ id, title: 'shared', agent_id: null, model: null, project_id: null, head: null, created_at: 1779500000, metadata: null });
+export const fileDagSession = (id: string): Session => ({
+  id,
+  title: 'shared',
+  agent_id: null,
+  model: null,
+  project_id: null,
+  head: null,
+  created_at: 1779500000,
+  metadata: null,
+});
 
 /** The nodes of turn `t` (4 nodes, seqs 4t-3 … 4t), chained after turn t-1. */
 export function turnNodes(sessionId: string, t: number): DagNode[] {
@@ -43,9 +58,49 @@ export function turnNodes(sessionId: string, t: number): DagNode[] {
   const seq = 4 * t - 3;
   const prev = t === 1 ? null : `b${t - 1}`;
   return [
-    { id: `u${t}`, session_id: sessionId, seq, role: 'user', content: `turn ${t}`, predecessor: prev, caller: null, created_at: base, metadata: null },
-    { id: `a${t}`, session_id: sessionId, seq: seq + 1, role: 'assistant', content: 'calling', predecessor: `u${t}`, caller: null, created_at: base + 1, metadata: null },
-    { id: `t${t}`, session_id: sessionId, seq: seq + 2, role: 'tool', content: 'ok', predecessor: `a${t}`, caller: `a${t}`, created_at: base + 2, metadata: { tool: 'read' } },
-    { id: `b${t}`, session_id: sessionId, seq: seq + 3, role: 'assistant', content: `done ${t}`, predecessor: `t${t}`, caller: null, created_at: base + 3, metadata: null },
+    {
+      id: `u${t}`,
+      session_id: sessionId,
+      seq,
+      role: 'user',
+      content: `turn ${t}`,
+      predecessor: prev,
+      caller: null,
+      created_at: base,
+      metadata: null,
+    },
+    {
+      id: `a${t}`,
+      session_id: sessionId,
+      seq: seq + 1,
+      role: 'assistant',
+      content: 'calling',
+      predecessor: `u${t}`,
+      caller: null,
+      created_at: base + 1,
+      metadata: null,
+    },
+    {
+      id: `t${t}`,
+      session_id: sessionId,
+      seq: seq + 2,
+      role: 'tool',
+      content: 'ok',
+      predecessor: `a${t}`,
+      caller: `a${t}`,
+      created_at: base + 2,
+      metadata: { tool: 'read' },
+    },
+    {
+      id: `b${t}`,
+      session_id: sessionId,
+      seq: seq + 3,
+      role: 'assistant',
+      content: `done ${t}`,
+      predecessor: `t${t}`,
+      caller: null,
+      created_at: base + 3,
+      metadata: null,
+    },
   ];
 }

@@ -23,7 +23,13 @@ const FORMAT_1_TIPS = {
 };
 
 const tipsOf = (dir: string, prefix = 'refs/heads') =>
-  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', prefix).trim().split('\n').map((l) => l.split(' ')).map(([r, o]) => [r!.slice(prefix.length + 1), o]));
+  Object.fromEntries(
+    git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', prefix)
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '))
+      .map(([r, o]) => [r!.slice(prefix.length + 1), o]),
+  );
 
 /**
  * A repository exactly as entity-git wrote it in format 1: the golden session's history with the
@@ -39,8 +45,19 @@ async function format1Repo() {
   const meta = join(tempDir(), 'meta.json');
   writeFileSync(meta, canonicalJson(row));
   git(dir, 'update-ref', '-d', META_REF);
-  git(dir, '-c', 'advice.filterBranch=false', 'filter-branch', '-f', '--tree-filter', `cp ${meta} meta.json`, '--', '--branches');
-  for (const ref of git(dir, 'for-each-ref', '--format=%(refname)', 'refs/original').trim().split('\n')) git(dir, 'update-ref', '-d', ref);
+  git(
+    dir,
+    '-c',
+    'advice.filterBranch=false',
+    'filter-branch',
+    '-f',
+    '--tree-filter',
+    `cp ${meta} meta.json`,
+    '--',
+    '--branches',
+  );
+  for (const ref of git(dir, 'for-each-ref', '--format=%(refname)', 'refs/original').trim().split('\n'))
+    git(dir, 'update-ref', '-d', ref);
   git(dir, 'config', '--unset', 'entitygit.format');
   rmSync(join(dir, '.git', 'entity-git'), { recursive: true, force: true });
   git(dir, 'reset', '-q', '--hard');
@@ -52,7 +69,10 @@ describe('a repository written in format 1 (meta.json held the mutable row)', ()
     const { dag, root, dir } = await format1Repo();
     expect(tipsOf(dir)).toEqual(FORMAT_1_TIPS);
     const mirror = createNodeMirror({ dag, root });
-    const refused = await mirror.sync(SID).then(() => null, (e: unknown) => e as EntityGitError);
+    const refused = await mirror.sync(SID).then(
+      () => null,
+      (e: unknown) => e as EntityGitError,
+    );
     expect(refused?.code).toBe('REPO_FORMAT_OLD');
     expect(tipsOf(dir)).toEqual(FORMAT_1_TIPS); // nothing moved
     const report = await mirror.verify(SID);
@@ -71,7 +91,14 @@ describe('a repository written in format 1 (meta.json held the mutable row)', ()
     git(dir, 'update-ref', 'refs/heads/retry-a4r', FORMAT_1_TIPS['retry-a4r']);
     git(dir, 'config', '--unset', 'entitygit.format');
     const fresh = createNodeMirror({ dag, root });
-    expect((await fresh.sync(SID).then(() => null, (e: unknown) => e as EntityGitError))?.code).toBe('REPO_FORMAT_OLD');
+    expect(
+      (
+        await fresh.sync(SID).then(
+          () => null,
+          (e: unknown) => e as EntityGitError,
+        )
+      )?.code,
+    ).toBe('REPO_FORMAT_OLD');
     await fresh.sync(SID, { full: true });
     expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
     expect(tipsOf(dir, FORMAT_1_BACKUP.replace(/\/$/, ''))).toEqual(FORMAT_1_TIPS);

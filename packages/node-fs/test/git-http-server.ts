@@ -75,7 +75,10 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
   const cors = (res: ServerResponse) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-    res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, Git-Protocol, User-Agent, X-Authorization');
+    res.setHeader(
+      'Access-Control-Allow-Headers',
+      'Authorization, Content-Type, Git-Protocol, User-Agent, X-Authorization',
+    );
     res.setHeader('Access-Control-Expose-Headers', 'Content-Type, WWW-Authenticate');
   };
 
@@ -94,7 +97,9 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
     }
     if (!authorized(req)) {
       req.resume();
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"', 'Content-Type': 'text/plain' }).end('unauthorized\n');
+      res
+        .writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"', 'Content-Type': 'text/plain' })
+        .end('unauthorized\n');
       return;
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -118,7 +123,8 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
       SERVER_PROTOCOL: 'HTTP/1.1',
     };
     if (req.headers['content-length'] !== undefined) env.CONTENT_LENGTH = req.headers['content-length'];
-    if (req.headers['content-encoding'] !== undefined) env.HTTP_CONTENT_ENCODING = String(req.headers['content-encoding']);
+    if (req.headers['content-encoding'] !== undefined)
+      env.HTTP_CONTENT_ENCODING = String(req.headers['content-encoding']);
     if (req.headers['git-protocol'] !== undefined) env.GIT_PROTOCOL = String(req.headers['git-protocol']);
     const child = spawn(BACKEND, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     req.pipe(child.stdin);
@@ -170,7 +176,9 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
   const port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
   return {
-    origin, port, root,
+    origin,
+    port,
+    root,
     template: `${origin}/sessions/{session}.git`,
     get requests() {
       return requests;

@@ -30,7 +30,12 @@ async function goldenRepo() {
 }
 
 const tipsOf = (dir: string) =>
-  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')));
+  Object.fromEntries(
+    git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')),
+  );
 
 describe('golden session on node-fs', () => {
   it('gives the exact commit ids, branch names and HEAD', async () => {
@@ -39,7 +44,8 @@ describe('golden session on node-fs', () => {
     expect(result.commitsWritten).toBe(5);
     expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
     expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/fork-u4');
-    for (const b of Object.keys(GOLDEN_TIPS)) expect(git(dir, 'rev-list', '--max-parents=0', b).trim()).toBe(GOLDEN_TURN1);
+    for (const b of Object.keys(GOLDEN_TIPS))
+      expect(git(dir, 'rev-list', '--max-parents=0', b).trim()).toBe(GOLDEN_TURN1);
   });
 
   it('is judged clean by native git: fsck --strict, status, subjects, bodies', async () => {
@@ -47,34 +53,51 @@ describe('golden session on node-fs', () => {
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
     const subjects = (b: string) => git(dir, 'log', '--format=%s', b).trim().split('\n');
-    expect(subjects('main')).toEqual(['turn 2: Now grep for TODO in every file, including the tests and the', 'turn 1: 列出 src 目录中的文件 🙂 请简短回答']);
-    expect(subjects('retry-a4r')).toEqual(['turn 2: Now grep for TODO in every file, including the tests and the', 'turn 1: 列出 src 目录中的文件 🙂 请简短回答']);
+    expect(subjects('main')).toEqual([
+      'turn 2: Now grep for TODO in every file, including the tests and the',
+      'turn 1: 列出 src 目录中的文件 🙂 请简短回答',
+    ]);
+    expect(subjects('retry-a4r')).toEqual([
+      'turn 2: Now grep for TODO in every file, including the tests and the',
+      'turn 1: 列出 src 目录中的文件 🙂 请简短回答',
+    ]);
     expect(subjects('fork-u2e')).toEqual(['turn 2: Now grep for FIXME', 'turn 1: 列出 src 目录中的文件 🙂 请简短回答']);
-    expect(subjects('fork-u4')).toEqual(['turn 2: 从头开始：总结这个仓库', 'turn 1: 列出 src 目录中的文件 🙂 请简短回答']);
+    expect(subjects('fork-u4')).toEqual([
+      'turn 2: 从头开始：总结这个仓库',
+      'turn 1: 列出 src 目录中的文件 🙂 请简短回答',
+    ]);
     expect(git(dir, 'log', '-1', '--format=%B', 'main')).toBe(
       'turn 2: Now grep for TODO in every file, including the tests and the\n\nassistant: Found 3 TODOs.\ntools: grep × 3\n\n' +
-      '[meta: turn took 7.5s, 3 tools, 90 tokens]\n\nSession: golden-1\nTurn: 2\nNode: a4\nSeq: 12\n\n',
+        '[meta: turn took 7.5s, 3 tools, 90 tokens]\n\nSession: golden-1\nTurn: 2\nNode: a4\nSeq: 12\n\n',
     );
     expect(git(dir, 'log', '-1', '--format=%B', GOLDEN_TURN1)).toBe(
       'turn 1: 列出 src 目录中的文件 🙂 请简短回答\n\nassistant: There are two files: a.ts and b.ts. 👍 完成\ntools: list, read\n\n' +
-      '[meta: turn took 7.5s, 2 tools, 420 tokens]\n\nSession: golden-1\nTurn: 1\nNode: a2\nSeq: 6\n\n',
+        '[meta: turn took 7.5s, 2 tools, 420 tokens]\n\nSession: golden-1\nTurn: 1\nNode: a2\nSeq: 6\n\n',
     );
     // 80 code points of emoji, never half a surrogate pair.
     const retryBody = git(dir, 'log', '-1', '--format=%b', 'retry-a4r').split('\n')[0]!;
     expect(Array.from(retryBody.slice('assistant: '.length))).toHaveLength(80);
-    expect(git(dir, 'log', '-1', '--format=%an <%ae> %at|%cn <%ce> %ct', 'main').trim()).toBe('entity-git <entity-git@localhost> 1779500018|entity-git <entity-git@localhost> 1779500018');
+    expect(git(dir, 'log', '-1', '--format=%an <%ae> %at|%cn <%ce> %ct', 'main').trim()).toBe(
+      'entity-git <entity-git@localhost> 1779500018|entity-git <entity-git@localhost> 1779500018',
+    );
   });
 
   it('writes the working tree of HEAD: exact file names and canonical bytes', async () => {
     const { dir } = await goldenRepo();
     expect(readdirSync(join(dir, 'messages'))).toEqual([
-      '000001-s-s1.json', '000002-u-u1.json', '000003-a-a1.json', '000004-t-t1.json', '000005-t-t2.json', '000006-a-a2.json',
-      '000018-u-u4.json', '000019-a-a7.json',
+      '000001-s-s1.json',
+      '000002-u-u1.json',
+      '000003-a-a1.json',
+      '000004-t-t1.json',
+      '000005-t-t2.json',
+      '000006-a-a2.json',
+      '000018-u-u4.json',
+      '000019-a-a7.json',
     ]);
     const nodes = new Map(goldenNodes().map((n) => [n.id, n]));
     expect(readFileSync(join(dir, 'messages/000002-u-u1.json'), 'utf8')).toBe(
       '{\n  "caller": null,\n  "content": "列出 src 目录中的文件 🙂\\n请简短回答",\n  "created_at": 1779500003,\n  "id": "u1",\n' +
-      '  "metadata": null,\n  "predecessor": "s1",\n  "role": "user",\n  "seq": 2,\n  "session_id": "golden-1"\n}\n',
+        '  "metadata": null,\n  "predecessor": "s1",\n  "role": "user",\n  "seq": 2,\n  "session_id": "golden-1"\n}\n',
     );
     for (const name of readdirSync(join(dir, 'messages'))) {
       const id = name.replace(/^\d{6}-.-/, '').replace(/\.json$/, '');
@@ -83,11 +106,28 @@ describe('golden session on node-fs', () => {
       expect(gitBytes(dir, 'cat-file', '-p', `HEAD:messages/${name}`).toString('utf8')).toBe(bytes);
     }
     // The immutable fields only: the title, model, project and metadata are on the meta ref.
-    expect(readFileSync(join(dir, 'meta.json'), 'utf8')).toBe('{\n  "created_at": 1779500000,\n  "id": "golden-1"\n}\n');
+    expect(readFileSync(join(dir, 'meta.json'), 'utf8')).toBe(
+      '{\n  "created_at": 1779500000,\n  "id": "golden-1"\n}\n',
+    );
     // The tree of main holds main's files, not the fork's.
-    expect(git(dir, 'ls-tree', '--name-only', 'main', 'messages/').trim().split('\n').map((p) => p.slice(9))).toEqual([
-      '000001-s-s1.json', '000002-u-u1.json', '000003-a-a1.json', '000004-t-t1.json', '000005-t-t2.json', '000006-a-a2.json',
-      '000007-u-u2.json', '000008-a-a3.json', '000009-t-t3.json', '000010-t-t4.json', '000011-t-t5.json', '000012-a-a4.json',
+    expect(
+      git(dir, 'ls-tree', '--name-only', 'main', 'messages/')
+        .trim()
+        .split('\n')
+        .map((p) => p.slice(9)),
+    ).toEqual([
+      '000001-s-s1.json',
+      '000002-u-u1.json',
+      '000003-a-a1.json',
+      '000004-t-t1.json',
+      '000005-t-t2.json',
+      '000006-a-a2.json',
+      '000007-u-u2.json',
+      '000008-a-a3.json',
+      '000009-t-t3.json',
+      '000010-t-t4.json',
+      '000011-t-t5.json',
+      '000012-a-a4.json',
     ]);
   });
 
@@ -121,7 +161,10 @@ describe('golden session on node-fs', () => {
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
     // Each turn was committed once: HEAD's reflog has no rewritten tip.
-    expect(git(dir, 'reflog', 'show', '--format=%H', 'main').trim().split('\n')).toEqual([GOLDEN_TIPS.main, GOLDEN_TURN1]);
+    expect(git(dir, 'reflog', 'show', '--format=%H', 'main').trim().split('\n')).toEqual([
+      GOLDEN_TIPS.main,
+      GOLDEN_TURN1,
+    ]);
   });
 
   it('follows a placeholder: the pending turn is committed once it is filled', async () => {
@@ -153,10 +196,15 @@ describe('golden session on node-fs', () => {
     expect(onMain.messages).toHaveLength(12);
     expect(git(dir, 'status', '--porcelain=v2', '--branch')).toBe(status);
     const log = await mirror.log(SID, { branch: 'retry-a4r' });
-    expect(log.map((c) => [c.sha, c.turn, c.node, c.seq])).toEqual([[GOLDEN_TIPS['retry-a4r'], 2, 'a4r', 13], [GOLDEN_TURN1, 1, 'a2', 6]]);
+    expect(log.map((c) => [c.sha, c.turn, c.node, c.seq])).toEqual([
+      [GOLDEN_TIPS['retry-a4r'], 2, 'a4r', 13],
+      [GOLDEN_TURN1, 1, 'a2', 6],
+    ]);
     expect((await mirror.branches(SID)).map((b) => [b.name, b.commit, b.turns, b.head])).toEqual([
-      ['main', GOLDEN_TIPS.main, 2, false], ['fork-u2e', GOLDEN_TIPS['fork-u2e'], 2, false],
-      ['fork-u4', GOLDEN_TIPS['fork-u4'], 2, true], ['retry-a4r', GOLDEN_TIPS['retry-a4r'], 2, false],
+      ['main', GOLDEN_TIPS.main, 2, false],
+      ['fork-u2e', GOLDEN_TIPS['fork-u2e'], 2, false],
+      ['fork-u4', GOLDEN_TIPS['fork-u4'], 2, true],
+      ['retry-a4r', GOLDEN_TIPS['retry-a4r'], 2, false],
     ]);
     await expect(mirror.read(SID, 'f'.repeat(40))).rejects.toMatchObject({ code: 'COMMIT_NOT_FOUND' });
     await expect(mirror.read(SID, 'HEAD')).rejects.toMatchObject({ code: 'COMMIT_NOT_FOUND' });
@@ -227,7 +275,7 @@ describe('golden session on node-fs', () => {
     expect(git(dir, 'fsck', '--strict')).toBe('');
   });
 
-  it('a fixed scenario of row edits between turns: the same ids as without them, and the meta ref\'s (equal in Chromium)', async () => {
+  it("a fixed scenario of row edits between turns: the same ids as without them, and the meta ref's (equal in Chromium)", async () => {
     const { dag, mirror, dir } = await goldenRepo();
     await dag.updateSession(SID, { title: 'Renamed', metadata: { pinned: true }, model: 'another-model' });
     await dag.setHead(SID, 'a6');
@@ -238,7 +286,13 @@ describe('golden session on node-fs', () => {
     expect(git(dir, 'cat-file', '-p', META_REF)).toBe(
       `tree ${git(dir, 'rev-parse', `${META_REF}^{tree}`).trim()}\nauthor entity-git <entity-git@localhost> 1779500000 +0000\ncommitter entity-git <entity-git@localhost> 1779500000 +0000\n\nsession: Renamed\n\nSession: golden-1\n`,
     );
-    expect(JSON.parse(git(dir, 'show', `${META_REF}:session.json`))).toEqual({ ...GOLDEN_SESSION, head: undefined, title: 'Renamed', metadata: { pinned: true }, model: 'another-model' });
+    expect(JSON.parse(git(dir, 'show', `${META_REF}:session.json`))).toEqual({
+      ...GOLDEN_SESSION,
+      head: undefined,
+      title: 'Renamed',
+      metadata: { pinned: true },
+      model: 'another-model',
+    });
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
   });
 });

@@ -38,7 +38,10 @@ async function reference(): Promise<string> {
 
 /** A native git holding `refs/heads/main.lock`: an `update-ref --stdin` transaction, prepared and left open. */
 async function gitHoldsMain(dir: string): Promise<ChildProcessWithoutNullStreams> {
-  const p = spawn('git', ['update-ref', '--stdin'], { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+  const p = spawn('git', ['update-ref', '--stdin'], {
+    cwd: dir,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir },
+  });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     p.stdout.on('data', (d: Buffer) => {
@@ -79,10 +82,13 @@ describe('a <ref>.lock held by someone else while a sync runs', () => {
       const { lock, mainBefore, lockBytes, release } = await holdMain(dir, holder);
 
       let settled: 'no' | 'ok' | 'error' = 'no';
-      const sync = mirror.sync(SID).then((r) => ((settled = 'ok'), r), (err) => {
-        settled = 'error';
-        throw err;
-      });
+      const sync = mirror.sync(SID).then(
+        (r) => ((settled = 'ok'), r),
+        (err) => {
+          settled = 'error';
+          throw err;
+        },
+      );
       await sleep(700);
       // Waiting: not done, main not moved, the holder's lock untouched.
       expect(settled).toBe('no');

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 
 /** Run native git in `cwd`; returns stdout (throws with stderr on a non-zero exit). */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } });
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd },
+  });
 }
 
 export function gitBytes(cwd: string, ...args: string[]): Buffer {
@@ -54,14 +60,19 @@ export const canMount = (): boolean => tmpfs('64k') !== null;
 export function noise(length: number): string {
   // A 32-bit LCG in integer arithmetic, its high bits taken (the low ones of an LCG repeat soon).
   let x = 12345;
-  return Array.from({ length }, () => String.fromCharCode(33 + (((x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 16) % 90))).join('');
+  return Array.from({ length }, () =>
+    String.fromCharCode(33 + (((x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 16) % 90)),
+  ).join('');
 }
 
 /**
  * A session `s` in a MemoryDag that grows by turns of four nodes (a user message, a tool call,
  * its result, the reply); node ids are `idOf(seq)`, `n<seq>` unless given.
  */
-export function growingSession(title: string, idOf: (seq: number) => string = (seq) => `n${seq}`): { dag: MemoryDag; turns(k: number): Promise<void> } {
+export function growingSession(
+  title: string,
+  idOf: (seq: number) => string = (seq) => `n${seq}`,
+): { dag: MemoryDag; turns(k: number): Promise<void> } {
   const dag = new MemoryDag();
   let seq = 0;
   let prev: string | null = null;
@@ -73,8 +84,15 @@ export function growingSession(title: string, idOf: (seq: number) => string = (s
         for (const role of ['user', 'assistant', 'tool', 'assistant'] as const) {
           seq++;
           const n: DagNode = {
-            id: idOf(seq), session_id: 's', seq, role, content: `${role} ${seq}`, predecessor: prev,
-            caller: role === 'tool' ? prev : null, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
+            id: idOf(seq),
+            session_id: 's',
+            seq,
+            role,
+            content: `${role} ${seq}`,
+            predecessor: prev,
+            caller: role === 'tool' ? prev : null,
+            created_at: 1779500000 + seq,
+            metadata: role === 'tool' ? { tool: 'read' } : null,
           };
           await dag.addNode(n);
           prev = n.id;
@@ -90,7 +108,19 @@ export function userRepo(file = 'README.md', content = '# user project\n'): stri
   git(workdir, 'init', '-q', '-b', 'main');
   writeFileSync(join(workdir, file), content);
   git(workdir, 'add', file);
-  git(workdir, '-c', 'user.name=User', '-c', 'user.email=user@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+  git(
+    workdir,
+    '-c',
+    'user.name=User',
+    '-c',
+    'user.email=user@example.com',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '-q',
+    '-m',
+    'initial',
+  );
   return workdir;
 }
 

@@ -23,7 +23,17 @@ async function longDag(): Promise<MemoryDag> {
   for (let t = 0; t < TURNS; t++) {
     for (const role of ['user', 'assistant'] as const) {
       const seq = 2 * t + (role === 'user' ? 1 : 2);
-      const n: DagNode = { id: `n${seq}`, session_id: SID, seq, role, content: `${role} ${t} `.repeat(40), predecessor: last, caller: null, created_at: 1_700_000_000 + seq, metadata: null };
+      const n: DagNode = {
+        id: `n${seq}`,
+        session_id: SID,
+        seq,
+        role,
+        content: `${role} ${t} `.repeat(40),
+        predecessor: last,
+        caller: null,
+        created_at: 1_700_000_000 + seq,
+        metadata: null,
+      };
       await dag.addNode(n);
       last = n.id;
     }
@@ -61,7 +71,11 @@ describe('a sync gives the host event loop back (yieldEveryMs)', () => {
       setImmediate(tick);
       const seen: number[] = [];
       const root = tempDir();
-      const mirror = createNodeMirror({ dag: observed(dag, () => ticks, seen), root, ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }) });
+      const mirror = createNodeMirror({
+        dag: observed(dag, () => ticks, seen),
+        root,
+        ...(yieldEveryMs === undefined ? {} : { yieldEveryMs }),
+      });
       await mirror.sync(SID);
       on = false;
       expect(seen).toHaveLength(2 * TURNS);
@@ -76,6 +90,8 @@ describe('a sync gives the host event loop back (yieldEveryMs)', () => {
   }, 120_000);
 
   it('refuses a negative yieldEveryMs', () => {
-    expect(() => createNodeMirror({ dag: new MemoryDag(), root: tempDir(), yieldEveryMs: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+    expect(() => createNodeMirror({ dag: new MemoryDag(), root: tempDir(), yieldEveryMs: -1 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION' }),
+    );
   });
 });

@@ -16,11 +16,26 @@ describe('hostile ids on node-fs', () => {
     for (const [i, sid] of HOSTILE_IDS.entries()) {
       await dag.createSession({ id: sid, created_at: 1779500000 });
       // Node ids are hostile too; two of them differ only in case.
-      const ids = [HOSTILE_IDS[(i + 1) % HOSTILE_IDS.length]!, 'Case', 'case', HOSTILE_IDS[(i + 7) % HOSTILE_IDS.length]!];
+      const ids = [
+        HOSTILE_IDS[(i + 1) % HOSTILE_IDS.length]!,
+        'Case',
+        'case',
+        HOSTILE_IDS[(i + 7) % HOSTILE_IDS.length]!,
+      ];
       const unique = [...new Set(ids)];
       let prev: string | null = null;
       unique.forEach((id, k) => {
-        void dag.addNode({ id, session_id: sid, seq: k + 1, role: k % 2 ? 'assistant' : 'user', content: `m${k}`, predecessor: prev, caller: null, created_at: 1779500000 + k, metadata: null });
+        void dag.addNode({
+          id,
+          session_id: sid,
+          seq: k + 1,
+          role: k % 2 ? 'assistant' : 'user',
+          content: `m${k}`,
+          predecessor: prev,
+          caller: null,
+          created_at: 1779500000 + k,
+          metadata: null,
+        });
         prev = id;
       });
       const r = await mirror.sync(sid);
@@ -42,13 +57,32 @@ describe('hostile ids on node-fs', () => {
   });
 
   it('rejects non-JSON values from a DagSource with NON_JSON_VALUE and writes no commit', async () => {
-    const session: Session = { id: 's', title: null, agent_id: null, model: null, project_id: null, head: null, created_at: 1, metadata: null };
+    const session: Session = {
+      id: 's',
+      title: null,
+      agent_id: null,
+      model: null,
+      project_id: null,
+      head: null,
+      created_at: 1,
+      metadata: null,
+    };
     const bad = (content: unknown): DagSource => ({
       listSessions: async () => ['s'],
       getSession: async () => session,
       getHead: async () => null,
       async *nodesAfter() {
-        yield { id: 'u', session_id: 's', seq: 1, role: 'user', content, predecessor: null, caller: null, created_at: 1, metadata: null } as unknown as DagNode;
+        yield {
+          id: 'u',
+          session_id: 's',
+          seq: 1,
+          role: 'user',
+          content,
+          predecessor: null,
+          caller: null,
+          created_at: 1,
+          metadata: null,
+        } as unknown as DagNode;
       },
     });
     for (const value of [NaN, Infinity, 10n, () => 1, { a: undefined }]) {
@@ -60,7 +94,9 @@ describe('hostile ids on node-fs', () => {
     }
     const cyclic: Record<string, unknown> = {};
     cyclic.me = cyclic;
-    await expect(createNodeMirror({ dag: bad(cyclic), root: tempDir() }).sync('s')).rejects.toMatchObject({ code: 'NON_JSON_VALUE' });
+    await expect(createNodeMirror({ dag: bad(cyclic), root: tempDir() }).sync('s')).rejects.toMatchObject({
+      code: 'NON_JSON_VALUE',
+    });
   });
 
   it('refuses bad session ids, unknown sessions and nodes of another session', async () => {
@@ -68,14 +104,30 @@ describe('hostile ids on node-fs', () => {
     const mirror = createNodeMirror({ dag, root: tempDir() });
     await expect(mirror.sync('')).rejects.toMatchObject({ code: 'INVALID_ID' });
     await expect(mirror.sync('missing')).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
-    expect(() => createNodeMirror({ dag, root: tempDir(), identity: { name: 'x', email: 'a>b' } })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+    expect(() => createNodeMirror({ dag, root: tempDir(), identity: { name: 'x', email: 'a>b' } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION' }),
+    );
     const session = (await dag.createSession({ id: 'mine' })) as Session;
     const foreign: DagSource = {
-      listSessions: async () => ['mine'], getSession: async () => session, getHead: async () => null,
+      listSessions: async () => ['mine'],
+      getSession: async () => session,
+      getHead: async () => null,
       async *nodesAfter() {
-        yield { id: 'u', session_id: 'other', seq: 1, role: 'user', content: 'x', predecessor: null, caller: null, created_at: 1, metadata: null };
+        yield {
+          id: 'u',
+          session_id: 'other',
+          seq: 1,
+          role: 'user',
+          content: 'x',
+          predecessor: null,
+          caller: null,
+          created_at: 1,
+          metadata: null,
+        };
       },
     };
-    await expect(createNodeMirror({ dag: foreign, root: tempDir() }).sync('mine')).rejects.toMatchObject({ code: 'INVALID_NODE' });
+    await expect(createNodeMirror({ dag: foreign, root: tempDir() }).sync('mine')).rejects.toMatchObject({
+      code: 'INVALID_NODE',
+    });
   });
 });

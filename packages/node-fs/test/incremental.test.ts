@@ -23,7 +23,10 @@ class Session {
   private readonly nodes: DagNode[] = [];
   private tip: string | null = null;
   private pending: string | null = null;
-  constructor(readonly id: string, private readonly r: () => number) {}
+  constructor(
+    readonly id: string,
+    private readonly r: () => number,
+  ) {}
 
   async open(): Promise<void> {
     await this.dag.createSession({ id: this.id, title: 'Random', created_at: 1779500000 });
@@ -36,8 +39,16 @@ class Session {
   private async add(role: DagNode['role'], predecessor: string | null, extra: Partial<DagNode> = {}): Promise<DagNode> {
     this.seq += 1;
     const n: DagNode = {
-      id: `n${this.seq}`, session_id: this.id, seq: this.seq, role, content: `${role} ${this.seq}`,
-      predecessor, caller: null, created_at: 1779500000 + this.seq, metadata: null, ...extra,
+      id: `n${this.seq}`,
+      session_id: this.id,
+      seq: this.seq,
+      role,
+      content: `${role} ${this.seq}`,
+      predecessor,
+      caller: null,
+      created_at: 1779500000 + this.seq,
+      metadata: null,
+      ...extra,
     };
     await this.dag.addNode(n);
     this.nodes.push(n);
@@ -56,7 +67,8 @@ class Session {
       const u = await this.add('user', this.tip);
       const a = await this.add('assistant', u.id);
       let prev = a.id;
-      for (let i = 0; i < 1 + Math.floor(this.r() * 3); i++) prev = (await this.add('tool', this.r() < 0.5 ? a.id : prev, { caller: a.id, metadata: { tool: 'read' } })).id;
+      for (let i = 0; i < 1 + Math.floor(this.r() * 3); i++)
+        prev = (await this.add('tool', this.r() < 0.5 ? a.id : prev, { caller: a.id, metadata: { tool: 'read' } })).id;
       this.tip = (await this.add('assistant', prev)).id;
       return 'turn';
     }
@@ -120,7 +132,9 @@ describe('a mirror that carries on from its last sync', () => {
           const full = await reference.sync(s.id);
           expect(full.derivation).toBe('full');
           expect(refsOf(live.repoPath(s.id))).toBe(refsOf(reference.repoPath(s.id)));
-          expect(git(live.repoPath(s.id), 'symbolic-ref', 'HEAD')).toBe(git(reference.repoPath(s.id), 'symbolic-ref', 'HEAD'));
+          expect(git(live.repoPath(s.id), 'symbolic-ref', 'HEAD')).toBe(
+            git(reference.repoPath(s.id), 'symbolic-ref', 'HEAD'),
+          );
           expect(git(live.repoPath(s.id), 'status', '--porcelain')).toBe('');
           expect(git(live.repoPath(s.id), 'ls-files', '-s')).toBe(git(reference.repoPath(s.id), 'ls-files', '-s'));
         }
@@ -143,7 +157,12 @@ describe('a mirror that carries on from its last sync', () => {
     expect(await live.sync(s.id)).toMatchObject({ derivation: 'extended', commitsWritten: 1, branchesMoved: ['main'] });
     const dir = live.repoPath(s.id);
     expect(git(dir, 'status', '--porcelain')).toBe('');
-    expect(git(dir, 'ls-files').trim().split('\n')).toEqual(['messages/000001-u-n1.json', 'messages/000002-a-n2.json', 'messages/000003-a-n3.json', 'meta.json']);
+    expect(git(dir, 'ls-files').trim().split('\n')).toEqual([
+      'messages/000001-u-n1.json',
+      'messages/000002-a-n2.json',
+      'messages/000003-a-n3.json',
+      'meta.json',
+    ]);
     expect(git(dir, 'rev-list', '--count', 'HEAD').trim()).toBe('1');
   });
 

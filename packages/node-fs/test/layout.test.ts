@@ -1,4 +1,12 @@
-import { canonicalJson, createMirror, MemoryDag, messageFileName, reconcile, shardOf, type DagNode } from '@entity-git/core';
+import {
+  canonicalJson,
+  createMirror,
+  MemoryDag,
+  messageFileName,
+  reconcile,
+  shardOf,
+  type DagNode,
+} from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity-git/test-utils';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +24,12 @@ const SHARDED_TIPS = {
 };
 
 const tipsOf = (dir: string) =>
-  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')));
+  Object.fromEntries(
+    git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')),
+  );
 
 /**
  * The root tree native git builds from the files a commit should hold: `meta.json` and each
@@ -42,8 +55,15 @@ function crossing(sessionId: string): DagNode[] {
   let prev: string | null = null;
   return seqs.map((seq, i) => {
     const n: DagNode = {
-      id: `m${seq}`, session_id: sessionId, seq, role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${seq}`,
-      predecessor: prev, caller: null, created_at: 1779500000 + seq, metadata: null,
+      id: `m${seq}`,
+      session_id: sessionId,
+      seq,
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `message ${seq}`,
+      predecessor: prev,
+      caller: null,
+      created_at: 1779500000 + seq,
+      metadata: null,
     };
     prev = n.id;
     return n;
@@ -65,17 +85,28 @@ describe('the sharded layout', () => {
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(git(dir, 'ls-tree', '-r', '--name-only', 'HEAD').trim().split('\n')).toEqual([
-      'messages/000/000001-u-m1.json', 'messages/000/000002-a-m2.json', 'messages/000/000998-u-m998.json', 'messages/000/000999-a-m999.json',
-      'messages/001/001000-u-m1000.json', 'messages/001/001001-a-m1001.json', 'messages/001/001999-u-m1999.json',
-      'messages/002/002000-a-m2000.json', 'messages/002/002001-u-m2001.json', 'messages/002/002002-a-m2002.json',
-      'messages/012/012345-u-m12345.json', 'messages/012/012346-a-m12346.json', 'meta.json',
+      'messages/000/000001-u-m1.json',
+      'messages/000/000002-a-m2.json',
+      'messages/000/000998-u-m998.json',
+      'messages/000/000999-a-m999.json',
+      'messages/001/001000-u-m1000.json',
+      'messages/001/001001-a-m1001.json',
+      'messages/001/001999-u-m1999.json',
+      'messages/002/002000-a-m2000.json',
+      'messages/002/002001-u-m2001.json',
+      'messages/002/002002-a-m2002.json',
+      'messages/012/012345-u-m12345.json',
+      'messages/012/012346-a-m12346.json',
+      'meta.json',
     ]);
     // Every commit's tree is the one native git makes of the same files.
     const meta = readFileSync(join(dir, 'meta.json'));
     const commits = git(dir, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
     expect(commits).toHaveLength(6);
     for (const [k, sha] of commits.entries()) {
-      const files = new Map(nodes.slice(0, 2 * (k + 1)).map((n) => [`${shardOf(n.seq)}/${messageFileName(n)}`, canonicalJson(n)]));
+      const files = new Map(
+        nodes.slice(0, 2 * (k + 1)).map((n) => [`${shardOf(n.seq)}/${messageFileName(n)}`, canonicalJson(n)]),
+      );
       expect(git(dir, 'rev-parse', `${sha}^{tree}`).trim()).toBe(nativeTree(meta, files));
     }
     // Replay reads the nested trees back into the DAG's nodes.
@@ -96,7 +127,12 @@ describe('the sharded layout', () => {
     expect(tipsOf(dir)).toEqual(SHARDED_TIPS);
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
-    expect(git(dir, 'ls-tree', 'HEAD:messages').trim().split('\n').map((l) => l.split('\t')[1])).toEqual(['000']);
+    expect(
+      git(dir, 'ls-tree', 'HEAD:messages')
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[1]),
+    ).toEqual(['000']);
     const meta = readFileSync(join(dir, 'meta.json'));
     const byId = new Map(goldenNodes().map((n) => [n.id, n]));
     for (const branch of Object.keys(SHARDED_TIPS)) {
@@ -118,7 +154,12 @@ describe('the sharded layout', () => {
     const flat = createNodeMirror({ dag, root });
     expect(await flat.sync('kept')).toMatchObject({ commitsWritten: 3 });
     const dir = flat.repoPath('kept');
-    expect(git(dir, 'ls-tree', '--name-only', 'HEAD:messages').trim().split('\n')).toEqual(['000', '001', '002', '012']);
+    expect(git(dir, 'ls-tree', '--name-only', 'HEAD:messages').trim().split('\n')).toEqual([
+      '000',
+      '001',
+      '002',
+      '012',
+    ]);
     const reference = createNodeMirror({ dag, root: tempDir(), layout: 'sharded' });
     await reference.sync('kept');
     expect(tipsOf(dir)).toEqual(tipsOf(reference.repoPath('kept')));
@@ -177,6 +218,8 @@ describe('the sharded layout', () => {
   });
 
   it('rejects an unknown layout with INVALID_OPTION', () => {
-    expect(() => createNodeMirror({ dag: new MemoryDag(), root: tempDir(), layout: 'nested' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+    expect(() => createNodeMirror({ dag: new MemoryDag(), root: tempDir(), layout: 'nested' as never })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION' }),
+    );
   });
 });

@@ -5,7 +5,12 @@ import { createNodePacker } from '@entity-git/node-fs';
 import { existsSync, writeFileSync } from 'node:fs';
 
 const [gitdir, stop, engine, ready] = process.argv.slice(2);
-const packer = createNodePacker({ engine: engine as 'native' | 'js', looseObjects: 1, packs: 2, repack: { maxPacks: 2 } });
+const packer = createNodePacker({
+  engine: engine as 'native' | 'js',
+  looseObjects: 1,
+  packs: 2,
+  repack: { maxPacks: 2 },
+});
 let packs = 0;
 while (!existsSync(stop!)) {
   const report = await packer.packNow(gitdir!);

@@ -15,7 +15,14 @@ describe('a pack with a version 1 index', () => {
     await dag.createSession({ id: 's1', title: 'Old packs', created_at: 1779500000 });
     let prev: string | null = null;
     for (let i = 1; i <= 6; i++) {
-      const node = await dag.appendNode({ id: `n${i}`, session_id: 's1', created_at: 1779500000 + i, role: i % 2 ? 'user' : 'assistant', content: `message ${i}`, predecessor: prev });
+      const node = await dag.appendNode({
+        id: `n${i}`,
+        session_id: 's1',
+        created_at: 1779500000 + i,
+        role: i % 2 ? 'user' : 'assistant',
+        content: `message ${i}`,
+        predecessor: prev,
+      });
       prev = node.id;
     }
     const root = tempDir();
@@ -27,10 +34,17 @@ describe('a pack with a version 1 index', () => {
     const idx = readdirSync(packDir).find((f) => f.endsWith('.idx'))!;
     // A version 2 index starts with "\377tOc"; version 1 has no magic.
     expect(readFileSync(join(packDir, idx)).subarray(0, 4).toString('latin1')).not.toBe('\xfftOc');
-    expect(readdirSync(join(dir, '.git', 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d) && readdirSync(join(dir, '.git', 'objects', d)).length > 0)).toEqual([]);
+    expect(
+      readdirSync(join(dir, '.git', 'objects')).filter(
+        (d) => /^[0-9a-f]{2}$/.test(d) && readdirSync(join(dir, '.git', 'objects', d)).length > 0,
+      ),
+    ).toEqual([]);
 
     const fresh = createMirror({ dag, storage: nodeStorage(), root });
-    await expect(fresh.log('s1')).rejects.toMatchObject({ code: 'OBJECT_CORRUPT', data: { oid: git(dir, 'rev-parse', 'HEAD').trim() } });
+    await expect(fresh.log('s1')).rejects.toMatchObject({
+      code: 'OBJECT_CORRUPT',
+      data: { oid: git(dir, 'rev-parse', 'HEAD').trim() },
+    });
     expect(git(dir, 'rev-list', '--count', 'HEAD').trim()).toBe('3');
     expect(git(dir, 'fsck', '--strict').trim()).toBe('');
   });

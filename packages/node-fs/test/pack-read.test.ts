@@ -1,4 +1,13 @@
-import { canonicalJson, gitBlobId, MemoryDag, ObjectStore, packRepository, Store, STORED_BLOB_MAX, type DagNode } from '@entity-git/core';
+import {
+  canonicalJson,
+  gitBlobId,
+  MemoryDag,
+  ObjectStore,
+  packRepository,
+  Store,
+  STORED_BLOB_MAX,
+  type DagNode,
+} from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -11,10 +20,21 @@ const SID = 's';
 const BASE = 1779500000;
 
 /** The JSON bytes a node's blob holds beyond its content, so a content of `n - overhead` makes an `n`-byte blob. */
-const overhead = (seq: number, role: DagNode['role'], predecessor: string | null) => canonicalJson(node(seq, role, '', predecessor)).length;
+const overhead = (seq: number, role: DagNode['role'], predecessor: string | null) =>
+  canonicalJson(node(seq, role, '', predecessor)).length;
 
 function node(seq: number, role: DagNode['role'], content: string, predecessor: string | null): DagNode {
-  return { id: `n${seq}`, session_id: SID, seq, role, content, predecessor, caller: null, created_at: BASE + seq, metadata: null };
+  return {
+    id: `n${seq}`,
+    session_id: SID,
+    seq,
+    role,
+    content,
+    predecessor,
+    caller: null,
+    created_at: BASE + seq,
+    metadata: null,
+  };
 }
 
 /**
@@ -31,7 +51,8 @@ async function session(turns: number): Promise<{ dag: MemoryDag; nodes: DagNode[
     for (const [k, role] of (['user', 'assistant', 'tool', 'assistant'] as const).entries()) {
       const seq = nodes.length + 1;
       const size = [STORED_BLOB_MAX, STORED_BLOB_MAX + 1, 40_000, 0][(t + k) % 4]!;
-      const content = size === 0 ? `${role} ${seq} ${noise(500 + 97 * t)}` : 'x'.repeat(size - overhead(seq, role, prev));
+      const content =
+        size === 0 ? `${role} ${seq} ${noise(500 + 97 * t)}` : 'x'.repeat(size - overhead(seq, role, prev));
       const n = node(seq, role, content, prev);
       await dag.addNode(n);
       nodes.push(n);
@@ -42,12 +63,26 @@ async function session(turns: number): Promise<{ dag: MemoryDag; nodes: DagNode[
 }
 
 /** Every blob of the repository's packs as `git verify-pack -v` lists it. */
-function packedBlobs(gitdir: string): { oid: string; size: number; inPack: number; offset: number; delta: boolean; pack: string }[] {
+function packedBlobs(
+  gitdir: string,
+): { oid: string; size: number; inPack: number; offset: number; delta: boolean; pack: string }[] {
   const dir = join(gitdir, 'objects', 'pack');
-  return readdirSync(dir).filter((n) => n.endsWith('.idx')).flatMap((idx) =>
-    git(dir, 'verify-pack', '-v', idx).split('\n').map((l) => l.split(/\s+/)).filter((f) => f[1] === 'blob').map((f) => ({
-      oid: f[0]!, size: Number(f[2]), inPack: Number(f[3]), offset: Number(f[4]), delta: f.length > 5, pack: join(dir, idx.replace(/\.idx$/, '.pack')),
-    })));
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.idx'))
+    .flatMap((idx) =>
+      git(dir, 'verify-pack', '-v', idx)
+        .split('\n')
+        .map((l) => l.split(/\s+/))
+        .filter((f) => f[1] === 'blob')
+        .map((f) => ({
+          oid: f[0]!,
+          size: Number(f[2]),
+          inPack: Number(f[3]),
+          offset: Number(f[4]),
+          delta: f.length > 5,
+          pack: join(dir, idx.replace(/\.idx$/, '.pack')),
+        })),
+    );
 }
 
 /** Bytes of a pack entry's header for an object of `size` bytes (4 bits, then 7 a byte). */
@@ -81,7 +116,10 @@ function chainDepths(gitdir: string): Map<string, number> {
   const dir = join(gitdir, 'objects', 'pack');
   const out = new Map<string, number>();
   for (const idx of readdirSync(dir).filter((n) => n.endsWith('.idx'))) {
-    for (const f of git(dir, 'verify-pack', '-v', idx).split('\n').map((l) => l.split(/\s+/))) if (f.length > 6 && /^[0-9a-f]{40}$/.test(f[0]!)) out.set(f[0]!, Number(f[5]));
+    for (const f of git(dir, 'verify-pack', '-v', idx)
+      .split('\n')
+      .map((l) => l.split(/\s+/)))
+      if (f.length > 6 && /^[0-9a-f]{40}$/.test(f[0]!)) out.set(f[0]!, Number(f[5]));
   }
   return out;
 }
@@ -108,20 +146,30 @@ describe('delta chains in packs native git wrote', () => {
     expect(git(dir, 'fsck', '--strict')).toBe('');
     const gitdir = join(dir, '.git');
     // Each commit's blob of f.txt, oldest first, as git names it.
-    const versions = git(dir, 'log', '--reverse', '--raw', '--no-abbrev', '--format=', 'main').trim().split('\n').map((l) => l.split(/\s+/)[3]!);
+    const versions = git(dir, 'log', '--reverse', '--raw', '--no-abbrev', '--format=', 'main')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/)[3]!);
     expect(versions.length).toBe(120);
     const depths = chainDepths(gitdir);
     expect(Math.max(...versions.map((v) => depths.get(v) ?? 0))).toBeGreaterThan(30);
     const expected = new Map(versions.map((v, c) => [v, texts[c]!]));
     const fresh = () => new ObjectStore(new Store(nodeStorage()), gitdir);
     // Oldest first, newest first, and a stride through them: each order reuses other links.
-    for (const order of [versions, [...versions].reverse(), versions.map((_, i) => versions[(i * 7) % versions.length]!)]) {
+    for (const order of [
+      versions,
+      [...versions].reverse(),
+      versions.map((_, i) => versions[(i * 7) % versions.length]!),
+    ]) {
       const objects = fresh();
       for (const v of order) expect(Buffer.from(await objects.readTyped(v, 'blob')).toString()).toBe(expected.get(v));
     }
     // Each alone on a fresh store (no link read before), and all at once in a bulk read.
-    for (const v of versions.filter((_, i) => i % 9 === 0)) expect(Buffer.from(await fresh().readTyped(v, 'blob')).toString()).toBe(expected.get(v));
-    expect((await fresh().readManyTyped(versions, 'blob')).map((b) => Buffer.from(b).toString())).toEqual(versions.map((v) => expected.get(v)));
+    for (const v of versions.filter((_, i) => i % 9 === 0))
+      expect(Buffer.from(await fresh().readTyped(v, 'blob')).toString()).toBe(expected.get(v));
+    expect((await fresh().readManyTyped(versions, 'blob')).map((b) => Buffer.from(b).toString())).toEqual(
+      versions.map((v) => expected.get(v)),
+    );
   });
 });
 
@@ -156,7 +204,9 @@ describe('packed blobs', () => {
       else await packRepository(new Store(nodeStorage()), gitdir);
       const merged = packedBlobs(gitdir);
       // …and the meta ref's session.json, written loose beside the backfill's pack.
-      expect(new Set(merged.map((b) => b.oid))).toEqual(new Set([...blobs.map((b) => b.oid), git(dir, 'rev-parse', 'refs/entity-git/meta:session.json').trim()]));
+      expect(new Set(merged.map((b) => b.oid))).toEqual(
+        new Set([...blobs.map((b) => b.oid), git(dir, 'rev-parse', 'refs/entity-git/meta:session.json').trim()]),
+      );
       // (Native git may store a blob as a delta of a like one: its own choice, read all the same.)
       for (const b of merged) if (b.size <= STORED_BLOB_MAX && !b.delta) expect(b.inPack).toBe(storedLength(b.size));
       if (!native) expect(merged.filter((b) => b.delta)).toEqual([]);
@@ -170,7 +220,9 @@ describe('packed blobs', () => {
     for (const level of ['6', '0']) {
       git(dir, '-c', `pack.compression=${level}`, 'repack', '-a', '-d', '-F', '-q');
       const blobs = packedBlobs(join(dir, '.git'));
-      const small = blobs.filter((b) => b.size > 1000 && b.size <= STORED_BLOB_MAX && b.inPack === storedLength(b.size));
+      const small = blobs.filter(
+        (b) => b.size > 1000 && b.size <= STORED_BLOB_MAX && b.inPack === storedLength(b.size),
+      );
       // Level 0: git's zlib writes the small blobs stored; level 6 compresses them.
       expect(small.length > 0).toBe(level === '0');
       await expectReads(dag, root, nodes, [1, 18, 36]);
@@ -181,7 +233,14 @@ describe('packed blobs', () => {
     const { dag, nodes, root, mirror, dir, gitdir } = await backfilled(36);
     const victim = nodes[3]!; // a blob of a few hundred bytes of noise, stored
     const bytes = Buffer.from(canonicalJson(victim));
-    const oid = git(dir, 'rev-parse', `HEAD:messages/${git(dir, 'ls-tree', '--name-only', 'HEAD', 'messages/').split('\n').find((p) => p.endsWith(`-${victim.id}.json`))!.slice('messages/'.length)}`).trim();
+    const oid = git(
+      dir,
+      'rev-parse',
+      `HEAD:messages/${git(dir, 'ls-tree', '--name-only', 'HEAD', 'messages/')
+        .split('\n')
+        .find((p) => p.endsWith(`-${victim.id}.json`))!
+        .slice('messages/'.length)}`,
+    ).trim();
     const entry = packedBlobs(gitdir).find((b) => b.oid === oid)!;
     expect(entry.inPack).toBe(storedLength(bytes.length));
     // One byte of its content changed in place, the stream still a valid stored block: only the id tells.
@@ -193,11 +252,16 @@ describe('packed blobs', () => {
     writeFileSync(entry.pack, pack);
     const log = await mirror.log(SID);
     // A mirror that opens the pack now (the one that wrote it keeps the bytes it read before).
-    await expect(createNodeMirror({ dag, root }).read(SID, log[0]!.sha)).rejects.toMatchObject({ code: 'OBJECT_CORRUPT' });
+    await expect(createNodeMirror({ dag, root }).read(SID, log[0]!.sha)).rejects.toMatchObject({
+      code: 'OBJECT_CORRUPT',
+    });
     // The good bytes loose (written here: git's hash-object writes none of an object a pack holds),
     // and the read takes them: a loose copy repairs a damaged packed one.
     mkdirSync(join(gitdir, 'objects', oid.slice(0, 2)), { recursive: true });
-    writeFileSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)), deflateSync(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes])));
+    writeFileSync(
+      join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)),
+      deflateSync(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes])),
+    );
     expect(git(dir, 'cat-file', 'blob', oid)).toBe(bytes.toString());
     const view = await createNodeMirror({ dag, root }).read(SID, log[0]!.sha);
     expect(view.messages.map((m) => canonicalJson(m))).toEqual(nodes.map((n) => canonicalJson(n)));
@@ -216,14 +280,26 @@ describe('packed blobs', () => {
     const one: Uint8Array[] = [];
     for (const id of ids) one.push(await objects.readTyped(id, 'blob'));
     expect(many.map((b) => Buffer.from(b).toString('hex'))).toEqual(one.map((b) => Buffer.from(b).toString('hex')));
-    expect(new Set(many.map((b) => Buffer.from(b).toString('utf8')))).toEqual(new Set([...nodes.map((n) => canonicalJson(n)), git(dir, 'cat-file', 'blob', 'HEAD:meta.json'), 'a loose blob\n']));
+    expect(new Set(many.map((b) => Buffer.from(b).toString('utf8')))).toEqual(
+      new Set([
+        ...nodes.map((n) => canonicalJson(n)),
+        git(dir, 'cat-file', 'blob', 'HEAD:meta.json'),
+        'a loose blob\n',
+      ]),
+    );
 
     const fresh = () => new ObjectStore(new Store(nodeStorage()), gitdir);
     const tree = git(dir, 'rev-parse', 'HEAD:messages').trim();
-    await expect(fresh().readManyTyped([packed[0]!.oid, '0'.repeat(40)], 'blob')).rejects.toMatchObject({ code: 'OBJECT_NOT_FOUND' });
-    await expect(fresh().readManyTyped([packed[0]!.oid, tree], 'blob')).rejects.toMatchObject({ code: 'OBJECT_CORRUPT' });
+    await expect(fresh().readManyTyped([packed[0]!.oid, '0'.repeat(40)], 'blob')).rejects.toMatchObject({
+      code: 'OBJECT_NOT_FOUND',
+    });
+    await expect(fresh().readManyTyped([packed[0]!.oid, tree], 'blob')).rejects.toMatchObject({
+      code: 'OBJECT_CORRUPT',
+    });
     for (const hostile of ['../..', '.git', 'a\u0000b', packed[0]!.oid.toUpperCase(), `${packed[0]!.oid}0`]) {
-      await expect(fresh().readManyTyped([packed[0]!.oid, hostile], 'blob')).rejects.toMatchObject({ code: 'OBJECT_NOT_FOUND' });
+      await expect(fresh().readManyTyped([packed[0]!.oid, hostile], 'blob')).rejects.toMatchObject({
+        code: 'OBJECT_NOT_FOUND',
+      });
     }
     expect(await fresh().readManyTyped([], 'blob')).toEqual([]);
   });
@@ -236,11 +312,19 @@ describe('packed blobs', () => {
     // Eight at once on one store, in different orders: no read sees another's buffer.
     const objects = new ObjectStore(new Store(nodeStorage()), gitdir);
     const orders = Array.from({ length: 8 }, (_, k) => ids.map((_, i) => (i * (2 * k + 1)) % ids.length));
-    const results = await Promise.all(orders.map((order) => objects.readManyTyped(order.map((i) => ids[i]!), 'blob')));
+    const results = await Promise.all(
+      orders.map((order) =>
+        objects.readManyTyped(
+          order.map((i) => ids[i]!),
+          'blob',
+        ),
+      ),
+    );
     results.forEach((got, k) => expect(asText(got)).toEqual(orders[k]!.map((i) => expected[i])));
     // A storage without readRange reads the pack whole; without readRangeInto, through readRange.
     const { readRange: _r, readRangeInto: _ri, ...whole } = nodeStorage();
     const { readRangeInto: _i, ...ranges } = nodeStorage();
-    for (const storage of [whole, ranges]) expect(asText(await new ObjectStore(new Store(storage), gitdir).readManyTyped(ids, 'blob'))).toEqual(expected);
+    for (const storage of [whole, ranges])
+      expect(asText(await new ObjectStore(new Store(storage), gitdir).readManyTyped(ids, 'blob'))).toEqual(expected);
   });
 });

@@ -1,4 +1,19 @@
-import { countLooseObjects, countPacks, TURN_PACKS_MAX, ObjectStore, createMirror, createMirrorService, reconcile, MemoryDag, messageFileName, packRepository, prefixSuffixDelta, Store, type DagNode, type Layout } from '@entity-git/core';
+import {
+  countLooseObjects,
+  countPacks,
+  TURN_PACKS_MAX,
+  ObjectStore,
+  createMirror,
+  createMirrorService,
+  reconcile,
+  MemoryDag,
+  messageFileName,
+  packRepository,
+  prefixSuffixDelta,
+  Store,
+  type DagNode,
+  type Layout,
+} from '@entity-git/core';
 import { createNodeMirror, createNodePacker, nativeRepack, nodeStorage } from '@entity-git/node-fs';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -21,8 +36,15 @@ async function grow(dag: MemoryDag, sessionId: string, from: number, turns: numb
       seq++;
       const caller = role === 'tool' ? `n${seq - 1}` : null;
       const n: DagNode = {
-        id: `n${seq}`, session_id: sessionId, seq, role, content: `${role} ${seq} ${'x'.repeat(seq % 200)}`,
-        predecessor: prev, caller, created_at: 1779500000 + seq, metadata: role === 'tool' ? { tool: 'read' } : null,
+        id: `n${seq}`,
+        session_id: sessionId,
+        seq,
+        role,
+        content: `${role} ${seq} ${'x'.repeat(seq % 200)}`,
+        predecessor: prev,
+        caller,
+        created_at: 1779500000 + seq,
+        metadata: role === 'tool' ? { tool: 'read' } : null,
       };
       await dag.addNode(n);
       prev = n.id;
@@ -46,7 +68,21 @@ describe('the pack delta', () => {
     const target = new TextEncoder().encode('a'.repeat(1000) + 'new entries' + 'tail');
     const delta = prefixSuffixDelta(base, target)!;
     // sizes, copy 1000 from 0, insert 11, copy 4 from 1000
-    expect([...delta]).toEqual([0xec, 0x07, 0xf7, 0x07, 0x90 | 0x20, 0xe8, 0x03, 11, ...new TextEncoder().encode('new entries'), 0x93, 0xe8, 0x03, 4]);
+    expect([...delta]).toEqual([
+      0xec,
+      0x07,
+      0xf7,
+      0x07,
+      0x90 | 0x20,
+      0xe8,
+      0x03,
+      11,
+      ...new TextEncoder().encode('new entries'),
+      0x93,
+      0xe8,
+      0x03,
+      4,
+    ]);
     expect(prefixSuffixDelta(new TextEncoder().encode('xyz'), new TextEncoder().encode('abcdefgh'))).toBeNull();
   });
 });
@@ -55,9 +91,15 @@ describe('reading packs', () => {
   it(`a pack whose index has a large-offset entry (as a pack over 2 GiB has) is read by core's own pack reader, every object whole, as native git reads it`, async () => {
     const dir = tempDir();
     git(dir, 'init', '-q');
-    const blob = (text: string) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: text }).toString().trim();
+    const blob = (text: string) =>
+      execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: text }).toString().trim();
     const [a, b] = [blob('first blob\n'), blob('second blob\n')];
-    const name = spawnSync('git', ['pack-objects', '-q', join(dir, '.git', 'objects', 'pack', 'pack')], { cwd: dir, input: `${a}\n${b}\n` }).stdout.toString().trim();
+    const name = spawnSync('git', ['pack-objects', '-q', join(dir, '.git', 'objects', 'pack', 'pack')], {
+      cwd: dir,
+      input: `${a}\n${b}\n`,
+    })
+      .stdout.toString()
+      .trim();
     execFileSync('git', ['prune-packed'], { cwd: dir });
     // The second entry's offset moved to the 64-bit table, as git writes offsets past 2 GiB.
     const idxPath = join(dir, '.git', 'objects', 'pack', `pack-${name}.idx`);
@@ -66,12 +108,19 @@ describe('reading packs', () => {
     const offsets = 8 + 1024 + n * 24;
     const large = Buffer.alloc(8);
     large.writeBigUInt64BE(BigInt(idx.readUInt32BE(offsets + 4)));
-    const body = Buffer.concat([idx.subarray(0, offsets + n * 4), large, idx.subarray(offsets + n * 4, idx.length - 20)]);
+    const body = Buffer.concat([
+      idx.subarray(0, offsets + n * 4),
+      large,
+      idx.subarray(offsets + n * 4, idx.length - 20),
+    ]);
     body.writeUInt32BE(0x80000000, offsets + 4);
     writeFileSync(idxPath, Buffer.concat([body, createHash('sha1').update(body).digest()]));
     expect(git(dir, 'cat-file', '-p', a)).toBe('first blob\n');
     const objects = new ObjectStore(new Store(nodeStorage()), join(dir, '.git'));
-    for (const [oid, text] of [[a, 'first blob\n'], [b, 'second blob\n']] as const) {
+    for (const [oid, text] of [
+      [a, 'first blob\n'],
+      [b, 'second blob\n'],
+    ] as const) {
       expect(Buffer.from((await objects.read(oid)).content).toString()).toBe(text);
     }
   });
@@ -128,11 +177,16 @@ describe('packing session repositories', () => {
         }
         expect(await countPacks(store, gitdir)).toBe(6);
         expect(await countLooseObjects(store, gitdir)).toBe(0);
-        const again = engine === 'js' ? await packRepository(store, gitdir) : await nativeRepack({ maxPacks: 4 })(gitdir);
+        const again =
+          engine === 'js' ? await packRepository(store, gitdir) : await nativeRepack({ maxPacks: 4 })(gitdir);
         expect(again.objects).toBeGreaterThanOrEqual(5 * 7);
         expect(again.objects).toBeLessThan(report.objects / 4);
         expect(again.packsRemoved).toBe(5);
-        expect(readdirSync(packDir).filter((n) => n.endsWith('.pack')).sort()).toEqual([report.pack!.split('/').at(-1), again.pack!.split('/').at(-1)].sort());
+        expect(
+          readdirSync(packDir)
+            .filter((n) => n.endsWith('.pack'))
+            .sort(),
+        ).toEqual([report.pack!.split('/').at(-1), again.pack!.split('/').at(-1)].sort());
         expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
         expect(git(dir, 'rev-list', '--count', 'main').trim()).toBe('65');
       });
@@ -152,7 +206,9 @@ describe('packing session repositories', () => {
       const dir = mirror.repoPath('busy');
       const stop = join(root, 'stop');
       const ready = join(root, 'ready');
-      const packing = run(tsx, ['--conditions=source', child, join(dir, '.git'), stop, engine, ready], { cwd: process.cwd() });
+      const packing = run(tsx, ['--conditions=source', child, join(dir, '.git'), stop, engine, ready], {
+        cwd: process.cwd(),
+      });
       try {
         // The turns start once the packer has packed once, so the two surely overlap.
         while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
@@ -195,7 +251,15 @@ describe('packing session repositories', () => {
       expect(spawnSync('git', ['verify-pack', join(packsDir, idx[0]!)], { cwd: dir }).status).toBe(0);
       // Loose: only the meta ref's commit, tree and session.json, written after the pack.
       expect(await countLooseObjects(new Store(nodeStorage()), gitdir)).toBe(3);
-      const meta = git(dir, 'rev-parse', 'refs/entity-git/meta', 'refs/entity-git/meta^{tree}', 'refs/entity-git/meta:session.json').trim().split('\n');
+      const meta = git(
+        dir,
+        'rev-parse',
+        'refs/entity-git/meta',
+        'refs/entity-git/meta^{tree}',
+        'refs/entity-git/meta:session.json',
+      )
+        .trim()
+        .split('\n');
       for (const oid of meta) expect(existsSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)))).toBe(true);
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
       expect(git(dir, 'status', '--porcelain')).toBe('');
@@ -251,7 +315,11 @@ describe('reading packs', () => {
     const fresh = createNodeMirror({ dag, root });
     const report = await fresh.verify('d');
     expect(report.ok).toBe(false);
-    expect(report.differences.some((d) => d.kind === 'missing-object' || d.kind === 'corrupt' || d.kind === 'branch-differs')).toBe(true);
+    expect(
+      report.differences.some(
+        (d) => d.kind === 'missing-object' || d.kind === 'corrupt' || d.kind === 'branch-differs',
+      ),
+    ).toBe(true);
     // full: the pack is damaged below intact refs, which only the full check reads.
     const repaired = await reconcile({ dag, mirror: createNodeMirror({ dag, root }), full: true });
     expect(repaired.entries[0]).toMatchObject({ sessionId: 'd', action: 'repaired' });
@@ -260,7 +328,7 @@ describe('reading packs', () => {
   });
 });
 
-describe('reading packs with the portable codec (the browser\'s)', () => {
+describe("reading packs with the portable codec (the browser's)", () => {
   it('inflates each entry from its own bytes: every turn reads back, verify is clean, ids as with node:zlib', async () => {
     const dag = new MemoryDag();
     await dag.createSession({ id: 'p', title: 'Portable', created_at: 1779500000 });

@@ -7,4 +7,9 @@ const home = isolateGit();
 const lock = workdirLock({ dir: `${home}/locks` });
 
 testProjectGit({ name: 'native git', engine: nativeGitEngine(), judge, lock });
-testProjectGit({ name: 'isomorphic-git over node:fs', engine: createIsoGitEngine({ storage: nodeStorage() }), judge, lock });
+testProjectGit({
+  name: 'isomorphic-git over node:fs',
+  engine: createIsoGitEngine({ storage: nodeStorage() }),
+  judge,
+  lock,
+});

@@ -1,6 +1,17 @@
 import {
-  createMirrorService, createPushScheduler, defineRemote, fetchSession, HEAD_RECORD_REF, isEntityGitError, MemoryDag, META_REF, pushSession, restoreSessions,
-  type EntityGitError, type PushSchedulerEvents, type RemoteOptions,
+  createMirrorService,
+  createPushScheduler,
+  defineRemote,
+  fetchSession,
+  HEAD_RECORD_REF,
+  isEntityGitError,
+  MemoryDag,
+  META_REF,
+  pushSession,
+  restoreSessions,
+  type EntityGitError,
+  type PushSchedulerEvents,
+  type RemoteOptions,
 } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
@@ -38,7 +49,10 @@ const remoteOf = (overrides: Partial<RemoteOptions> = {}) =>
 
 /** Native git against the in-process server: asynchronous, so the server can answer. */
 async function gitNet(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('git', ['-c', `http.extraHeader=Authorization: Bearer ${TOKEN}`, ...args], { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd, GIT_TERMINAL_PROMPT: '0' } });
+  const { stdout } = await run('git', ['-c', `http.extraHeader=Authorization: Bearer ${TOKEN}`, ...args], {
+    cwd,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd, GIT_TERMINAL_PROMPT: '0' },
+  });
   return stdout;
 }
 
@@ -46,12 +60,27 @@ async function gitNet(cwd: string, ...args: string[]): Promise<string> {
 async function lsRemote(sessionPath: string): Promise<Record<string, string>> {
   const url = `${server.origin}/sessions/${sessionPath}.git`;
   const out = await gitNet(tempDir(), 'ls-remote', url);
-  return Object.fromEntries(out.trim().split('\n').filter(Boolean).map((l) => l.split('\t').reverse()));
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t').reverse()),
+  );
 }
 const headsOf = (refs: Record<string, string>) =>
-  Object.fromEntries(Object.entries(refs).filter(([r]) => r.startsWith('refs/heads/')).map(([r, o]) => [r.slice(11), o]));
+  Object.fromEntries(
+    Object.entries(refs)
+      .filter(([r]) => r.startsWith('refs/heads/'))
+      .map(([r, o]) => [r.slice(11), o]),
+  );
 const localTips = (dir: string) =>
-  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')));
+  Object.fromEntries(
+    git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')),
+  );
 
 async function goldenMachine(sessionId = SID) {
   const dag = new MemoryDag();
@@ -64,26 +93,54 @@ async function goldenMachine(sessionId = SID) {
 
 async function addTurn(dag: MemoryDag, sid: string, t: number, prev: string): Promise<string> {
   const base = GOLDEN_SESSION.created_at + 1000 + t * 10;
-  await dag.appendNode({ id: `x-u${t}`, session_id: sid, role: 'user', content: `more ${t}`, predecessor: prev, created_at: base });
-  await dag.appendNode({ id: `x-a${t}`, session_id: sid, role: 'assistant', content: `done ${t}`, predecessor: `x-u${t}`, created_at: base + 1 });
+  await dag.appendNode({
+    id: `x-u${t}`,
+    session_id: sid,
+    role: 'user',
+    content: `more ${t}`,
+    predecessor: prev,
+    created_at: base,
+  });
+  await dag.appendNode({
+    id: `x-a${t}`,
+    session_id: sid,
+    role: 'assistant',
+    content: `done ${t}`,
+    predecessor: `x-u${t}`,
+    created_at: base + 1,
+  });
   return `x-a${t}`;
 }
 
 /** The typed error a promise rejects with (fails the test if it resolves). */
 const failure = (p: Promise<unknown>): Promise<EntityGitError> =>
-  p.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e as EntityGitError);
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: unknown) => e as EntityGitError,
+  );
 
 describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)', () => {
   it('pushes every branch with the golden ids and the HEAD record; a second push sends nothing', async () => {
     const { root, dir } = await goldenMachine();
     server.createRepo(`sessions/${SID}.git`);
     const result = await pushSession({ remote: remoteOf(), storage, root, sessionId: SID });
-    expect(result.pushed.map((p) => p.ref).sort()).toEqual([...Object.keys(GOLDEN_TIPS).map((b) => `refs/heads/${b}`), HEAD_RECORD_REF, META_REF].sort());
+    expect(result.pushed.map((p) => p.ref).sort()).toEqual(
+      [...Object.keys(GOLDEN_TIPS).map((b) => `refs/heads/${b}`), HEAD_RECORD_REF, META_REF].sort(),
+    );
     expect(result.pushed.every((p) => p.from === null)).toBe(true);
     expect(result.head).toBe('fork-u4');
     const refs = await lsRemote(SID);
     expect(headsOf(refs)).toEqual(GOLDEN_TIPS);
-    expect(Object.keys(refs).sort()).toEqual([...Object.keys(GOLDEN_TIPS).map((b) => `refs/heads/${b}`), HEAD_RECORD_REF, `${HEAD_RECORD_REF}^{}`, META_REF].sort());
+    expect(Object.keys(refs).sort()).toEqual(
+      [
+        ...Object.keys(GOLDEN_TIPS).map((b) => `refs/heads/${b}`),
+        HEAD_RECORD_REF,
+        `${HEAD_RECORD_REF}^{}`,
+        META_REF,
+      ].sort(),
+    );
     expect(refs[`${HEAD_RECORD_REF}^{}`]).toBe('4b1cc3d267e0d1e614cf1f5670401133cff1ac7f'); // turn 1, shared by every branch
     const bare = join(server.root, 'sessions', `${SID}.git`);
     // The HEAD record: a tag on the branch's first commit, naming the branch.
@@ -99,11 +156,15 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(git(dir, 'config', 'remote.origin.url').trim()).toBe(`${server.origin}/sessions/${SID}.git`);
     expect(git(dir, 'rev-parse', 'origin/main').trim()).toBe(GOLDEN_TIPS.main);
     expect(localTips(dir)).toEqual(GOLDEN_TIPS);
-    expect(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/remotes').trim().split('\n').sort()).toEqual([
-      ...Object.entries(GOLDEN_TIPS).map(([b, o]) => `refs/remotes/origin/${b} ${o}`),
-      `refs/remotes/origin/${HEAD_RECORD_REF} ${refs[HEAD_RECORD_REF]}`,
-      `refs/remotes/origin/${META_REF} ${refs[META_REF]}`,
-    ].sort());
+    expect(
+      git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/remotes').trim().split('\n').sort(),
+    ).toEqual(
+      [
+        ...Object.entries(GOLDEN_TIPS).map(([b, o]) => `refs/remotes/origin/${b} ${o}`),
+        `refs/remotes/origin/${HEAD_RECORD_REF} ${refs[HEAD_RECORD_REF]}`,
+        `refs/remotes/origin/${META_REF} ${refs[META_REF]}`,
+      ].sort(),
+    );
     expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/entity-git').trim()).toBe(META_REF); // the HEAD record is not a local ref
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
@@ -147,11 +208,23 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
 
     const progress: string[] = [];
     const root = tempDir();
-    const report = await restoreSessions({ remote: remoteOf(), storage, root, sessions: [SID], onProgress: (e) => progress.push(`${e.sessionId}:${e.action}`) });
+    const report = await restoreSessions({
+      remote: remoteOf(),
+      storage,
+      root,
+      sessions: [SID],
+      onProgress: (e) => progress.push(`${e.sessionId}:${e.action}`),
+    });
     expect(report.counts).toMatchObject({ restored: 1, failed: 0, missing: 0 });
     expect(progress).toEqual([`${SID}:restored`]);
     const entry = report.entries[0]!;
-    expect(entry.result).toMatchObject({ repositoryCreated: true, downloaded: true, head: 'fork-u4', remoteHead: 'fork-u4', worktreeChanged: true });
+    expect(entry.result).toMatchObject({
+      repositoryCreated: true,
+      downloaded: true,
+      head: 'fork-u4',
+      remoteHead: 'fork-u4',
+      worktreeChanged: true,
+    });
     expect(entry.result!.created.sort()).toEqual(Object.keys(GOLDEN_TIPS).sort());
 
     const dir = join(root, SID);
@@ -163,7 +236,9 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(git(dir, 'ls-files').trim().split('\n')).toEqual(git(a.dir, 'ls-files').trim().split('\n'));
     expect(readFileSync(join(dir, 'meta.json'), 'utf8')).toBe(readFileSync(join(a.dir, 'meta.json'), 'utf8'));
     // The reflog says where the branches came from.
-    expect(git(dir, 'reflog', 'show', '--format=%gs', 'main').trim()).toBe(`fetch: storing head from ${server.origin}/sessions/${SID}.git`);
+    expect(git(dir, 'reflog', 'show', '--format=%gs', 'main').trim()).toBe(
+      `fetch: storing head from ${server.origin}/sessions/${SID}.git`,
+    );
 
     const mirror = createNodeMirror({ dag: a.dag, root });
     expect(await mirror.verify(SID)).toMatchObject({ ok: true, differences: [] });
@@ -193,7 +268,16 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     const aTips = localTips(a.dir);
 
     const result = await fetchSession({ remote: remoteOf(), storage, root, sessionId: sid });
-    expect(result).toMatchObject({ downloaded: true, repositoryCreated: false, ahead: [], diverged: [], localOnly: [], headMoved: true, head: 'fork-x-u1', worktreeChanged: true });
+    expect(result).toMatchObject({
+      downloaded: true,
+      repositoryCreated: false,
+      ahead: [],
+      diverged: [],
+      localOnly: [],
+      headMoved: true,
+      head: 'fork-x-u1',
+      worktreeChanged: true,
+    });
     expect(result.created).toEqual(['fork-x-u1']);
     expect(result.fastForwarded).toEqual(['main']);
     expect(result.upToDate.sort()).toEqual(['fork-u2e', 'fork-u4', 'retry-a4r']);
@@ -201,7 +285,9 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/fork-x-u1');
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
-    expect(git(dir, 'reflog', 'show', '--format=%gs', '-1', 'main').trim()).toBe(`fetch: fast-forward from ${server.origin}/sessions/${sid}.git`);
+    expect(git(dir, 'reflog', 'show', '--format=%gs', '-1', 'main').trim()).toBe(
+      `fetch: fast-forward from ${server.origin}/sessions/${sid}.git`,
+    );
     // Machine B's mirror, on the same DAG, has nothing to write.
     const mirror = createNodeMirror({ dag: a.dag, root });
     expect((await mirror.verify(sid)).ok).toBe(true);
@@ -210,10 +296,16 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
 
     // Nothing new: a fetch downloads nothing and changes nothing.
     const again = await fetchSession({ remote: remoteOf(), storage, root, sessionId: sid });
-    expect(again).toMatchObject({ downloaded: false, headMoved: false, worktreeChanged: false, created: [], fastForwarded: [] });
+    expect(again).toMatchObject({
+      downloaded: false,
+      headMoved: false,
+      worktreeChanged: false,
+      created: [],
+      fastForwarded: [],
+    });
   });
 
-  it('fetch and the mirror\'s sync at once share the session lock; a repository ahead keeps its branches and HEAD', async () => {
+  it("fetch and the mirror's sync at once share the session lock; a repository ahead keeps its branches and HEAD", async () => {
     const sid = 'race-1';
     const a = await goldenMachine(sid);
     server.createRepo(`sessions/${sid}.git`);
@@ -227,9 +319,17 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     await pushSession({ remote: remoteOf(), storage, root: a.root, sessionId: sid });
 
     const b = createNodeMirror({ dag: a.dag, root });
-    const [fetched, synced] = await Promise.all([fetchSession({ remote: remoteOf(), storage, root, sessionId: sid }), b.sync(sid)]);
+    const [fetched, synced] = await Promise.all([
+      fetchSession({ remote: remoteOf(), storage, root, sessionId: sid }),
+      b.sync(sid),
+    ]);
     // Whichever ran first, the other found the branch already there.
-    expect([...fetched.fastForwarded, ...fetched.upToDate].sort()).toEqual(['fork-u2e', 'fork-u4', 'main', 'retry-a4r']);
+    expect([...fetched.fastForwarded, ...fetched.upToDate].sort()).toEqual([
+      'fork-u2e',
+      'fork-u4',
+      'main',
+      'retry-a4r',
+    ]);
     expect(synced.commitsWritten).toBeLessThanOrEqual(1);
     expect(localTips(dir)).toEqual(localTips(a.dir));
     expect((await b.verify(sid)).ok).toBe(true);
@@ -242,7 +342,14 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     await addTurn(a.dag, sid, 2, leaf);
     await b.sync(sid);
     const ahead = await fetchSession({ remote: remoteOf(), storage, root, sessionId: sid });
-    expect(ahead).toMatchObject({ ahead: ['fork-u4'], fastForwarded: [], diverged: [], headMoved: false, head: 'fork-u4', downloaded: false });
+    expect(ahead).toMatchObject({
+      ahead: ['fork-u4'],
+      fastForwarded: [],
+      diverged: [],
+      headMoved: false,
+      head: 'fork-u4',
+      downloaded: false,
+    });
     expect(git(dir, 'status', '--porcelain')).toBe('');
     const pushed = await pushSession({ remote: remoteOf(), storage, root, sessionId: sid });
     expect(pushed.pushed.map((p) => p.ref)).toEqual(['refs/heads/fork-u4']);
@@ -254,7 +361,16 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     const repo = repoOf(store, root, 'guard-1');
     const fs = transportFs(store, repo).promises;
     const main = git(join(root, 'guard-1'), 'rev-parse', 'main').trim();
-    for (const path of ['refs/heads/main', 'HEAD', 'index', 'logs/HEAD', 'config', 'packed-refs', 'refs/entity-git/HEAD', '../outside']) {
+    for (const path of [
+      'refs/heads/main',
+      'HEAD',
+      'index',
+      'logs/HEAD',
+      'config',
+      'packed-refs',
+      'refs/entity-git/HEAD',
+      '../outside',
+    ]) {
       await expect(fs.writeFile(`${repo.gitdir}/${path}`, 'x')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
     }
     await expect(fs.unlink(`${repo.gitdir}/refs/heads/main`)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
@@ -264,7 +380,7 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(git(join(root, 'guard-1'), 'rev-parse', 'main').trim()).toBe(main);
   });
 
-  it('two machines pushing diverged versions of a session: the second push is rejected, fetch reports it, force takes the host\'s', async () => {
+  it("two machines pushing diverged versions of a session: the second push is rejected, fetch reports it, force takes the host's", async () => {
     const sid = 'diverge-1';
     const a = await goldenMachine(sid);
     const b = await goldenMachine(sid);
@@ -273,15 +389,35 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     await a.mirror.sync(sid);
     await pushSession({ remote: remoteOf(), storage, root: a.root, sessionId: sid });
     // B's DAG got a different turn on the same branch (e.g. a stale or separate DAG).
-    await b.dag.appendNode({ id: 'y-u1', session_id: sid, role: 'user', content: 'something else', predecessor: 'a7', created_at: GOLDEN_SESSION.created_at + 2000 });
-    await b.dag.appendNode({ id: 'y-a1', session_id: sid, role: 'assistant', content: 'ok', predecessor: 'y-u1', created_at: GOLDEN_SESSION.created_at + 2001 });
+    await b.dag.appendNode({
+      id: 'y-u1',
+      session_id: sid,
+      role: 'user',
+      content: 'something else',
+      predecessor: 'a7',
+      created_at: GOLDEN_SESSION.created_at + 2000,
+    });
+    await b.dag.appendNode({
+      id: 'y-a1',
+      session_id: sid,
+      role: 'assistant',
+      content: 'ok',
+      predecessor: 'y-u1',
+      created_at: GOLDEN_SESSION.created_at + 2001,
+    });
     await b.mirror.sync(sid);
 
     const err = await failure(pushSession({ remote: remoteOf(), storage, root: b.root, sessionId: sid }));
     expect(isEntityGitError(err, 'REMOTE_REJECTED')).toBe(true);
     const result = (err as EntityGitError).data.result as { rejected: Array<{ ref: string }>; upToDate: string[] };
     expect(result.rejected.map((r) => r.ref)).toEqual(['refs/heads/fork-u4']);
-    expect(result.upToDate.sort()).toEqual([HEAD_RECORD_REF, META_REF, 'refs/heads/fork-u2e', 'refs/heads/main', 'refs/heads/retry-a4r']);
+    expect(result.upToDate.sort()).toEqual([
+      HEAD_RECORD_REF,
+      META_REF,
+      'refs/heads/fork-u2e',
+      'refs/heads/main',
+      'refs/heads/retry-a4r',
+    ]);
     expect((await lsRemote(sid))['refs/heads/fork-u4']).toBe(git(a.dir, 'rev-parse', 'fork-u4').trim());
 
     const bTip = git(b.dir, 'rev-parse', 'fork-u4').trim();
@@ -310,22 +446,44 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     for (let t = 1; t <= 3; t++) {
       prev = await addTurn(dag, sid, t, prev);
       await dag.setHead(sid, prev);
-      await dag.updateSession(sid, t === 1 ? { title: 'Renamed' } : t === 2 ? { project_id: null, metadata: { tags: ['x'] } } : { model: 'another-model' });
+      await dag.updateSession(
+        sid,
+        t === 1
+          ? { title: 'Renamed' }
+          : t === 2
+            ? { project_id: null, metadata: { tags: ['x'] } }
+            : { model: 'another-model' },
+      );
       await live.sync(sid);
     }
     await dag.updateSession(sid, { title: 'Renamed again' });
     await live.sync(sid);
     const backfilled = createNodeMirror({ dag, root: tempDir() });
     await backfilled.sync(sid);
-    const refsOf = (dir: string) => git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/entity-git');
+    const refsOf = (dir: string) =>
+      git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/entity-git');
     expect(refsOf(backfilled.repoPath(sid))).toBe(refsOf(live.repoPath(sid)));
-    expect(JSON.parse(git(live.repoPath(sid), 'show', `${META_REF}:session.json`))).toMatchObject({ title: 'Renamed again', model: 'another-model', metadata: { tags: ['x'] } });
+    expect(JSON.parse(git(live.repoPath(sid), 'show', `${META_REF}:session.json`))).toMatchObject({
+      title: 'Renamed again',
+      model: 'another-model',
+      metadata: { tags: ['x'] },
+    });
     // The live root's reflog keeps each version of the row it saw.
     expect(git(live.repoPath(sid), 'reflog', 'show', '--format=%gs', META_REF).trim().split('\n')).toHaveLength(5);
 
-    const first = await pushSession({ remote: remoteOf(), storage, root: join(live.repoPath(sid), '..'), sessionId: sid });
+    const first = await pushSession({
+      remote: remoteOf(),
+      storage,
+      root: join(live.repoPath(sid), '..'),
+      sessionId: sid,
+    });
     expect(first.pushed.map((p) => p.ref)).toContain(META_REF);
-    const second = await pushSession({ remote: remoteOf(), storage, root: join(backfilled.repoPath(sid), '..'), sessionId: sid });
+    const second = await pushSession({
+      remote: remoteOf(),
+      storage,
+      root: join(backfilled.repoPath(sid), '..'),
+      sessionId: sid,
+    });
     expect(second.pushed).toEqual([]);
     expect(second.rejected).toEqual([]);
     expect((await live.verify(sid)).differences).toEqual([]);
@@ -353,7 +511,15 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
 
   it('restore reports sessions the host lacks or holds empty, and goes on', async () => {
     server.createRepo('sessions/empty-1.git');
-    const report = await restoreSessions({ remote: remoteOf(), storage, root: tempDir(), sessions: (async function* () { yield 'nowhere-1'; yield 'empty-1'; })() });
+    const report = await restoreSessions({
+      remote: remoteOf(),
+      storage,
+      root: tempDir(),
+      sessions: (async function* () {
+        yield 'nowhere-1';
+        yield 'empty-1';
+      })(),
+    });
     const actions = Object.fromEntries(report.entries.map((e) => [e.sessionId, e.action]));
     expect(actions).toEqual({ 'nowhere-1': 'missing', 'empty-1': 'empty' });
     expect(report.entries.find((e) => e.sessionId === 'nowhere-1')!.error!.code).toBe('REMOTE_NOT_FOUND');
@@ -372,7 +538,9 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
       expect(isEntityGitError(e2, 'REMOTE_AUTH')).toBe(true);
     }
     const cancelled = remoteOf({ onAuth: () => ({ cancel: true }) });
-    expect((await failure(pushSession({ remote: cancelled, storage, root, sessionId: 'auth-1' }))).code).toBe('REMOTE_AUTH');
+    expect((await failure(pushSession({ remote: cancelled, storage, root, sessionId: 'auth-1' }))).code).toBe(
+      'REMOTE_AUTH',
+    );
     const report = await restoreSessions({ remote: wrong, storage, root: tempDir(), sessions: ['auth-1'] });
     expect(report.entries[0]).toMatchObject({ action: 'failed', error: { code: 'REMOTE_AUTH' } });
     expect(await lsRemote('auth-1')).toEqual({});
@@ -383,7 +551,9 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     server.createRepo('sessions/team-a/per-1.git');
     const urls: string[] = [];
     const remote = defineRemote({
-      name: 'backup', http, onAuth: () => ({ username: 'agent', password: TOKEN }),
+      name: 'backup',
+      http,
+      onAuth: () => ({ username: 'agent', password: TOKEN }),
       url: (sessionId) => {
         const u = `${server.origin}/sessions/team-a/${sessionId}.git`;
         urls.push(u);
@@ -401,7 +571,9 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(() => git(dir, 'config', 'remote.origin.url')).toThrow();
     // A function that gives no http(s) URL is refused when it is used.
     const bad = defineRemote({ url: () => 'file:///tmp/x.git', http });
-    expect((await failure(pushSession({ remote: bad, storage, root, sessionId: 'per-1' }))).code).toBe('INVALID_OPTION');
+    expect((await failure(pushSession({ remote: bad, storage, root, sessionId: 'per-1' }))).code).toBe(
+      'INVALID_OPTION',
+    );
   });
 
   it('a host that is down is a retryable REMOTE_ERROR; a push of a session without a repository is SESSION_NOT_FOUND', async () => {
@@ -413,8 +585,12 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
     expect(err.code).toBe('REMOTE_ERROR');
     expect(err.data).toMatchObject({ retryable: true, networkCode: 'ECONNREFUSED' });
     expect((await failure(fetchSession({ remote, storage, root, sessionId: 'down-1' }))).code).toBe('REMOTE_ERROR');
-    expect((await failure(pushSession({ remote: remoteOf(), storage, root, sessionId: 'no-repo' }))).code).toBe('SESSION_NOT_FOUND');
-    expect(() => defineRemote({ url: 'https://host/all-sessions.git', http })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+    expect((await failure(pushSession({ remote: remoteOf(), storage, root, sessionId: 'no-repo' }))).code).toBe(
+      'SESSION_NOT_FOUND',
+    );
+    expect(() => defineRemote({ url: 'https://host/all-sessions.git', http })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION' }),
+    );
   });
 });
 
@@ -427,7 +603,15 @@ describe('the push scheduler', () => {
     first.createRepo('sessions/retry-1.git');
     await first.close();
     const events: string[] = [];
-    const scheduler = createPushScheduler({ remote: { url: first.template, http }, storage, root, delayMs: 10, baseDelayMs: 40, maxDelayMs: 200, attempts: 30 });
+    const scheduler = createPushScheduler({
+      remote: { url: first.template, http },
+      storage,
+      root,
+      delayMs: 10,
+      baseDelayMs: 40,
+      maxDelayMs: 200,
+      attempts: 30,
+    });
     let back: GitHttpServer | null = null;
     const pushed = new Promise<PushSchedulerEvents['pushed']>((resolve) => scheduler.on('pushed', resolve));
     scheduler.on('retrying', (e) => {
@@ -441,14 +625,18 @@ describe('the push scheduler', () => {
     scheduler.schedule('retry-1');
     const done = await pushed;
     await scheduler.drain();
-    expect(events.slice(0, 3)).toEqual(['retrying:REMOTE_ERROR:1', 'retrying:REMOTE_ERROR:2', 'retrying:REMOTE_ERROR:3']);
+    expect(events.slice(0, 3)).toEqual([
+      'retrying:REMOTE_ERROR:1',
+      'retrying:REMOTE_ERROR:2',
+      'retrying:REMOTE_ERROR:3',
+    ]);
     expect(events.every((e) => e.startsWith('retrying:REMOTE_ERROR'))).toBe(true);
     expect(done.result.pushed).toHaveLength(6); // four branches, the HEAD record, the meta ref
     expect(scheduler.status()).toEqual([]);
     await (back as GitHttpServer | null)?.close();
   });
 
-  it('plugged into the mirror service: pushes in the background, coalesced, never in the turn\'s way', async () => {
+  it("plugged into the mirror service: pushes in the background, coalesced, never in the turn's way", async () => {
     const dag = new MemoryDag();
     const root = tempDir();
     const mirror = createNodeMirror({ dag, root });
@@ -464,15 +652,36 @@ describe('the push scheduler', () => {
       await dag.createSession({ id: sid, created_at: GOLDEN_SESSION.created_at });
       let prev: string | null = null;
       for (let t = 1; t <= 5; t++) {
-        const u = await dag.appendNode({ id: `${sid}-u${t}`, session_id: sid, role: 'user', content: `turn ${t}`, predecessor: prev, created_at: GOLDEN_SESSION.created_at + t * 10 });
-        const a = await dag.appendNode({ id: `${sid}-a${t}`, session_id: sid, role: 'assistant', content: `reply ${t}`, predecessor: u.id, created_at: GOLDEN_SESSION.created_at + t * 10 + 1 });
+        const u = await dag.appendNode({
+          id: `${sid}-u${t}`,
+          session_id: sid,
+          role: 'user',
+          content: `turn ${t}`,
+          predecessor: prev,
+          created_at: GOLDEN_SESSION.created_at + t * 10,
+        });
+        const a = await dag.appendNode({
+          id: `${sid}-a${t}`,
+          session_id: sid,
+          role: 'assistant',
+          content: `reply ${t}`,
+          predecessor: u.id,
+          created_at: GOLDEN_SESSION.created_at + t * 10 + 1,
+        });
         prev = a.id;
         service.notify(sid);
         await new Promise((r) => setTimeout(r, 5));
       }
     }
     // The hook resolves with the push still to come: a push never holds up the sync queue.
-    await scheduler.afterSync('svc-1', { sessionId: 'svc-1', commitsWritten: 1, branchesMoved: ['main'], head: 'main', nodesRead: 2, noop: false });
+    await scheduler.afterSync('svc-1', {
+      sessionId: 'svc-1',
+      commitsWritten: 1,
+      branchesMoved: ['main'],
+      head: 'main',
+      nodesRead: 2,
+      noop: false,
+    });
     expect(scheduler.status().map((s) => s.sessionId)).toContain('svc-1');
     await service.drain();
     await scheduler.flush();
@@ -494,7 +703,13 @@ describe('the push scheduler', () => {
   it('a permanent failure (bad token) is failed at once, not retried', async () => {
     const { root } = await goldenMachine('perm-1');
     server.createRepo('sessions/perm-1.git');
-    const scheduler = createPushScheduler({ remote: remoteOf({ onAuth: () => ({ username: 'x', password: 'bad' }) }), storage, root, delayMs: 0, baseDelayMs: 10 });
+    const scheduler = createPushScheduler({
+      remote: remoteOf({ onAuth: () => ({ username: 'x', password: 'bad' }) }),
+      storage,
+      root,
+      delayMs: 0,
+      baseDelayMs: 10,
+    });
     const events: string[] = [];
     scheduler.on('retrying', () => events.push('retrying'));
     const failed = new Promise<PushSchedulerEvents['failed']>((resolve) => scheduler.on('failed', resolve));

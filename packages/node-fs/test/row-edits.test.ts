@@ -16,7 +16,8 @@ function rng(seed: number): () => number {
   };
 }
 
-const refsOf = (dir: string) => git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/entity-git').trim();
+const refsOf = (dir: string) =>
+  git(dir, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/entity-git').trim();
 
 /**
  * A session whose DAG grows by random turns, retries and forks, and whose row is edited in
@@ -35,7 +36,18 @@ async function randomSession(seed: number) {
   let tip: string | null = null;
   const add = async (role: DagNode['role'], predecessor: string | null, extra: Partial<DagNode> = {}) => {
     seq += 1;
-    const n: DagNode = { id: `n${seq}`, session_id: id, seq, role, content: `${role} ${seq}`, predecessor, caller: null, created_at: 1779500000 + seq, metadata: null, ...extra };
+    const n: DagNode = {
+      id: `n${seq}`,
+      session_id: id,
+      seq,
+      role,
+      content: `${role} ${seq}`,
+      predecessor,
+      caller: null,
+      created_at: 1779500000 + seq,
+      metadata: null,
+      ...extra,
+    };
     await dag.addNode(n);
     nodes.push(n);
     return n;
@@ -45,7 +57,9 @@ async function randomSession(seed: number) {
     async () => (await dag.addSessionToProject(project.id, id), 'project'),
     async () => (await dag.updateSession(id, { project_id: null }), 'unproject'),
     async () => (await dag.updateSession(id, { metadata: { k: Math.floor(r() * 100) } }), 'metadata'),
-    async () => (await dag.updateSession(id, { model: pick(['m-1', 'm-2', null]), agent_id: pick(['a-1', 'a-2', null]) }), 'model'),
+    async () => (
+      await dag.updateSession(id, { model: pick(['m-1', 'm-2', null]), agent_id: pick(['a-1', 'a-2', null]) }), 'model'
+    ),
     async () => (await dag.setHead(id, nodes.length > 0 ? pick(nodes).id : null), 'head'),
   ];
   const step = async (): Promise<string> => {
@@ -100,7 +114,17 @@ describe('commit ids are a pure function of the DAG when the session row changes
       expect((await live.verify(s.id)).differences).toEqual([]);
     }
     // The generator made every kind of change at least once across the seeds.
-    expect([...seen].sort()).toEqual(['fork', 'head', 'metadata', 'model', 'project', 'retry', 'title', 'turn', 'unproject']);
+    expect([...seen].sort()).toEqual([
+      'fork',
+      'head',
+      'metadata',
+      'model',
+      'project',
+      'retry',
+      'title',
+      'turn',
+      'unproject',
+    ]);
   }, 240_000);
 
   it('verify reports commit ids that differ from a fresh backfill of the same DAG, and reconcile rewrites them', async () => {
@@ -108,14 +132,24 @@ describe('commit ids are a pure function of the DAG when the session row changes
     await writeGolden(dag);
     const root = tempDir();
     // The same messages, trailers and turns under other ids: written by a mirror of another config.
-    await createNodeMirror({ dag, root, identity: { name: 'someone else', email: 'else@example.com' } }).sync(GOLDEN_SESSION.id);
+    await createNodeMirror({ dag, root, identity: { name: 'someone else', email: 'else@example.com' } }).sync(
+      GOLDEN_SESSION.id,
+    );
     const mirror = createNodeMirror({ dag, root });
     const reference = createNodeMirror({ dag, root: tempDir() });
     await reference.sync(GOLDEN_SESSION.id);
     const report = await mirror.verify(GOLDEN_SESSION.id);
     expect(report.ok).toBe(false);
     expect(report.differences.filter((d) => d.kind === 'ids-differ').map((d) => [d.branch, d.expected])).toEqual(
-      git(reference.repoPath(GOLDEN_SESSION.id), 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')),
+      git(
+        reference.repoPath(GOLDEN_SESSION.id),
+        'for-each-ref',
+        '--format=%(refname:short) %(objectname)',
+        'refs/heads',
+      )
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')),
     );
     expect((await reconcile({ dag, mirror })).entries.map((e) => e.action)).toEqual(['repaired']);
     expect(refsOf(mirror.repoPath(GOLDEN_SESSION.id))).toBe(refsOf(reference.repoPath(GOLDEN_SESSION.id)));

@@ -1,4 +1,12 @@
-import { createIsoGitEngine, createMirrorService, createProjectGit, MemoryDag, type Mirror, type ProjectGit, type ServiceEvents } from '@entity-git/core';
+import {
+  createIsoGitEngine,
+  createMirrorService,
+  createProjectGit,
+  MemoryDag,
+  type Mirror,
+  type ProjectGit,
+  type ServiceEvents,
+} from '@entity-git/core';
 import { createNodeMirror, createNodeProjectGit, nodeStorage, workdirJournal, workdirLock } from '@entity-git/node-fs';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,18 +22,34 @@ const ENGINES: { name: string; projectGit: (dir: string) => ProjectGit }[] = [
   { name: 'native git', projectGit: (dir) => createNodeProjectGit({ dir }) },
   {
     name: 'isomorphic-git',
-    projectGit: (dir) => createProjectGit({ engine: createIsoGitEngine({ storage: nodeStorage() }), lock: workdirLock({ dir }), journal: workdirJournal({ dir }) }),
+    projectGit: (dir) =>
+      createProjectGit({
+        engine: createIsoGitEngine({ storage: nodeStorage() }),
+        lock: workdirLock({ dir }),
+        journal: workdirJournal({ dir }),
+      }),
   },
 ];
 const TURNS = 3;
 
-async function boundSession(workdir: string, projectGit: ProjectGit, wrap: (m: Mirror) => Mirror = (m) => m, beforeTurnWaitMs?: number) {
+async function boundSession(
+  workdir: string,
+  projectGit: ProjectGit,
+  wrap: (m: Mirror) => Mirror = (m) => m,
+  beforeTurnWaitMs?: number,
+) {
   const dag = new MemoryDag();
   await dag.createSession({ id: 'sess', model: 'claude-sonnet-4.7', created_at: 1779500000 });
   const project = await dag.createProject({ name: 'Wiki', workdir });
   await dag.addSessionToProject(project.id, 'sess');
   const mirror = createNodeMirror({ dag, root: tempDir() });
-  const service = createMirrorService({ mirror: wrap(mirror), dag, projects: dag, projectGit, ...(beforeTurnWaitMs === undefined ? {} : { beforeTurnWaitMs }) });
+  const service = createMirrorService({
+    mirror: wrap(mirror),
+    dag,
+    projects: dag,
+    projectGit,
+    ...(beforeTurnWaitMs === undefined ? {} : { beforeTurnWaitMs }),
+  });
   const events: ServiceEvents['project'][] = [];
   const skipped: ServiceEvents['skipped'][] = [];
   const failed: ServiceEvents['failed'][] = [];
@@ -38,10 +62,40 @@ async function boundSession(workdir: string, projectGit: ProjectGit, wrap: (m: M
 /** A turn of four nodes (user, assistant calling a tool, the tool's result, the final reply); returns its last node. */
 async function appendTurn(dag: MemoryDag, t: number, prev: string | null): Promise<string> {
   const base = 1779500000 + t * 10;
-  await dag.appendNode({ id: `u${t}`, session_id: 'sess', role: 'user', content: `Turn ${t}:   edit the file`, predecessor: prev, created_at: base });
-  await dag.appendNode({ id: `a${t}`, session_id: 'sess', role: 'assistant', content: 'writing', predecessor: `u${t}`, created_at: base + 1 });
-  await dag.appendNode({ id: `t${t}`, session_id: 'sess', role: 'tool', content: 'ok', predecessor: `a${t}`, caller: `a${t}`, created_at: base + 2, metadata: { tool: 'write' } });
-  await dag.appendNode({ id: `b${t}`, session_id: 'sess', role: 'assistant', content: `done ${t}`, predecessor: `t${t}`, created_at: base + 3 });
+  await dag.appendNode({
+    id: `u${t}`,
+    session_id: 'sess',
+    role: 'user',
+    content: `Turn ${t}:   edit the file`,
+    predecessor: prev,
+    created_at: base,
+  });
+  await dag.appendNode({
+    id: `a${t}`,
+    session_id: 'sess',
+    role: 'assistant',
+    content: 'writing',
+    predecessor: `u${t}`,
+    created_at: base + 1,
+  });
+  await dag.appendNode({
+    id: `t${t}`,
+    session_id: 'sess',
+    role: 'tool',
+    content: 'ok',
+    predecessor: `a${t}`,
+    caller: `a${t}`,
+    created_at: base + 2,
+    metadata: { tool: 'write' },
+  });
+  await dag.appendNode({
+    id: `b${t}`,
+    session_id: 'sess',
+    role: 'assistant',
+    content: `done ${t}`,
+    predecessor: `t${t}`,
+    created_at: base + 3,
+  });
   return `b${t}`;
 }
 
@@ -59,7 +113,14 @@ function oneCommitPerTurn(sessions: Map<number, string>, file: (turn: number) =>
 /** The session repository's commit of each turn, by its trailers: turn → sha (and the Node trailer agrees). */
 function sessionCommits(sessionRepo: string): Map<number, string> {
   const out = new Map<number, string>();
-  const log = git(sessionRepo, 'log', '--format=%H%x1f%(trailers:key=Turn,valueonly,separator=)%x1f%(trailers:key=Node,valueonly,separator=)', 'main').trim().split('\n');
+  const log = git(
+    sessionRepo,
+    'log',
+    '--format=%H%x1f%(trailers:key=Turn,valueonly,separator=)%x1f%(trailers:key=Node,valueonly,separator=)',
+    'main',
+  )
+    .trim()
+    .split('\n');
   for (const line of log) {
     const [sha, turn, node] = line.split('\x1f');
     expect(node).toBe(`b${turn}`);
@@ -70,23 +131,41 @@ function sessionCommits(sessionRepo: string): Map<number, string> {
 
 /** The agent commits of the project repository, oldest first. */
 function agentCommits(workdir: string) {
-  const log = git(workdir, 'log', '--reverse', '--format=%H%x1f%s%x1f%cn%x1f%(trailers:key=Turn,valueonly,separator=)%x1f%(trailers:key=Session-Commit,valueonly,separator=)%x1e', 'main');
-  return log.split('\x1e').map((r) => r.trim()).filter((r) => r !== '').slice(1).map((r) => {
-    const [sha, subject, committer, turn, sessionCommit] = r.split('\x1f');
-    return { subject, committer, turn: Number(turn), sessionCommit, files: git(workdir, 'show', '--name-only', '--format=', sha!).trim().split('\n') };
-  });
+  const log = git(
+    workdir,
+    'log',
+    '--reverse',
+    '--format=%H%x1f%s%x1f%cn%x1f%(trailers:key=Turn,valueonly,separator=)%x1f%(trailers:key=Session-Commit,valueonly,separator=)%x1e',
+    'main',
+  );
+  return log
+    .split('\x1e')
+    .map((r) => r.trim())
+    .filter((r) => r !== '')
+    .slice(1)
+    .map((r) => {
+      const [sha, subject, committer, turn, sessionCommit] = r.split('\x1f');
+      return {
+        subject,
+        committer,
+        turn: Number(turn),
+        sessionCommit,
+        files: git(workdir, 'show', '--name-only', '--format=', sha!).trim().split('\n'),
+      };
+    });
 }
 
 /** A mirror whose syncs wait until `release()`. */
 function heldSync() {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const held = (m: Mirror): Mirror => patched(m, {
-    sync: async (id, o) => {
-      await gate;
-      return m.sync(id, o);
-    },
-  });
+  const held = (m: Mirror): Mirror =>
+    patched(m, {
+      sync: async (id, o) => {
+        await gate;
+        return m.sync(id, o);
+      },
+    });
   return { held, release };
 }
 
@@ -96,7 +175,10 @@ describe.each(ENGINES)('the service with a project, turns queued without drain (
     ['the same file each turn', (_t: number) => 'a.ts'],
   ] as const)('one agent commit per turn, each labelled from its own session commit: %s', async (_name, fileOf) => {
     const workdir = userRepo();
-    const { dag, mirror, service, events, skipped, failed } = await boundSession(workdir, projectGit(tempDir('eg-locks-')));
+    const { dag, mirror, service, events, skipped, failed } = await boundSession(
+      workdir,
+      projectGit(tempDir('eg-locks-')),
+    );
 
     let prev: string | null = null;
     for (let t = 1; t <= TURNS; t++) {
@@ -122,7 +204,7 @@ describe.each(ENGINES)('the service with a project, turns queued without drain (
   });
 
   it.each([
-    ['the dispatcher names each turn\'s last node', true],
+    ["the dispatcher names each turn's last node", true],
     ['the service takes the newest node at notify', false],
   ] as const)('reports that queue up behind a running sync keep their own turns: %s', async (_name, named) => {
     const workdir = userRepo();
@@ -137,7 +219,10 @@ describe.each(ENGINES)('the service with a project, turns queued without drain (
       const snapshot = await pg.beforeTurn(workdir);
       writeFileSync(join(workdir, `f${t}.ts`), `export const turn = ${t};\n`);
       prev = await appendTurn(dag, t, prev);
-      service.notify('sess', named ? { touchedPaths: [`f${t}.ts`], snapshot, node: prev } : { touchedPaths: [`f${t}.ts`], snapshot });
+      service.notify(
+        'sess',
+        named ? { touchedPaths: [`f${t}.ts`], snapshot, node: prev } : { touchedPaths: [`f${t}.ts`], snapshot },
+      );
       await new Promise((r) => setTimeout(r, 5));
     }
     release();
@@ -147,7 +232,9 @@ describe.each(ENGINES)('the service with a project, turns queued without drain (
     const sessions = sessionCommits(mirror.repoPath('sess'));
     // Whatever each call decided (an edit of a later turn looks like someone else's until that turn
     // is reported, and is then landed as a pending edit), every turn lands once, under its own label.
-    const landed = events.flatMap((e) => [...e.result.deferred, ...(e.result.status === 'committed' ? [e.result] : [])]).map((c) => c.turn);
+    const landed = events
+      .flatMap((e) => [...e.result.deferred, ...(e.result.status === 'committed' ? [e.result] : [])])
+      .map((c) => c.turn);
     expect(landed).toEqual([1, 2, 3]);
     expect(agentCommits(workdir)).toEqual(oneCommitPerTurn(sessions, (t) => `f${t}.ts`));
     expect(git(workdir, 'status', '--porcelain')).toBe('');

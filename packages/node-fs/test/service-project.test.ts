@@ -1,4 +1,10 @@
-import { createMirrorService, gitBlobId, MemoryDag, UNCOMMITTED_CHANGES_WARNING, type ServiceEvents } from '@entity-git/core';
+import {
+  createMirrorService,
+  gitBlobId,
+  MemoryDag,
+  UNCOMMITTED_CHANGES_WARNING,
+  type ServiceEvents,
+} from '@entity-git/core';
 import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,7 +23,12 @@ describe('the service with a project', () => {
     const project = await dag.createProject({ name: 'Wiki', workdir });
     await dag.addSessionToProject(project.id, 'sess');
     const mirror = createNodeMirror({ dag, root: tempDir() });
-    const service = createMirrorService({ mirror, dag, projects: dag, projectGit: createNodeProjectGit({ dir: tempDir('eg-locks-') }) });
+    const service = createMirrorService({
+      mirror,
+      dag,
+      projects: dag,
+      projectGit: createNodeProjectGit({ dir: tempDir('eg-locks-') }),
+    });
     const events: string[] = [];
     const skipped: ServiceEvents['skipped'][] = [];
     service.on('project', (e) => events.push(`${e.projectId === project.id}:${e.result.status}`));
@@ -27,13 +38,28 @@ describe('the service with a project', () => {
     let snapshot = await service.beforeTurn('sess');
     expect(snapshot).not.toBeNull();
     writeFileSync(join(workdir, 'a.ts'), 'export const a = 1;\n');
-    await dag.appendNode({ id: 'u1', session_id: 'sess', role: 'user', content: 'Create   a.ts with a constant', created_at: 1779500001 });
-    await dag.appendNode({ id: 'a1', session_id: 'sess', role: 'assistant', content: 'Done.', predecessor: 'u1', created_at: 1779500002 });
+    await dag.appendNode({
+      id: 'u1',
+      session_id: 'sess',
+      role: 'user',
+      content: 'Create   a.ts with a constant',
+      created_at: 1779500001,
+    });
+    await dag.appendNode({
+      id: 'a1',
+      session_id: 'sess',
+      role: 'assistant',
+      content: 'Done.',
+      predecessor: 'u1',
+      created_at: 1779500002,
+    });
     service.notify('sess', { touchedPaths: ['a.ts'], snapshot });
     await service.drain();
     expect(events).toEqual(['true:committed']);
     const sessionTip = git(mirror.repoPath('sess'), 'rev-parse', 'HEAD').trim();
-    expect(git(workdir, 'log', '-1', '--format=%s|%cn').trim()).toBe('[agent sess] turn 1: Create a.ts with a constant|agent (claude-sonnet-4.7 via OpenProgram)');
+    expect(git(workdir, 'log', '-1', '--format=%s|%cn').trim()).toBe(
+      '[agent sess] turn 1: Create a.ts with a constant|agent (claude-sonnet-4.7 via OpenProgram)',
+    );
     expect(git(workdir, 'log', '-1', '--format=%B')).toContain(sessionTip);
     expect(git(workdir, 'show', '--name-only', '--format=', 'HEAD').trim()).toBe('a.ts');
     expect(git(workdir, 'status', '--porcelain')).toBe('');
@@ -42,15 +68,39 @@ describe('the service with a project', () => {
     writeFileSync(join(workdir, 'README.md'), '# user project\nmy notes\n');
     snapshot = await service.beforeTurn('sess');
     writeFileSync(join(workdir, 'b.ts'), 'export const b = 2;\n');
-    const before = { head: git(workdir, 'rev-parse', 'HEAD'), index: hash(join(workdir, '.git/index')), readme: hash(join(workdir, 'README.md')) };
-    await dag.appendNode({ id: 'u2', session_id: 'sess', role: 'user', content: 'Now b.ts', predecessor: 'a1', created_at: 1779500003 });
-    await dag.appendNode({ id: 'a2', session_id: 'sess', role: 'assistant', content: 'Done.', predecessor: 'u2', created_at: 1779500004 });
+    const before = {
+      head: git(workdir, 'rev-parse', 'HEAD'),
+      index: hash(join(workdir, '.git/index')),
+      readme: hash(join(workdir, 'README.md')),
+    };
+    await dag.appendNode({
+      id: 'u2',
+      session_id: 'sess',
+      role: 'user',
+      content: 'Now b.ts',
+      predecessor: 'a1',
+      created_at: 1779500003,
+    });
+    await dag.appendNode({
+      id: 'a2',
+      session_id: 'sess',
+      role: 'assistant',
+      content: 'Done.',
+      predecessor: 'u2',
+      created_at: 1779500004,
+    });
     service.notify('sess', { touchedPaths: [join(workdir, 'b.ts')], snapshot });
     await service.drain();
     expect(events).toEqual(['true:committed', 'true:skipped']);
     expect(skipped.map((s) => [s.reason, s.warning])).toEqual([['uncommitted-changes', UNCOMMITTED_CHANGES_WARNING]]);
-    expect(UNCOMMITTED_CHANGES_WARNING).toBe("you have uncommitted changes, the agent's edits won't be auto-committed for now");
-    expect({ head: git(workdir, 'rev-parse', 'HEAD'), index: hash(join(workdir, '.git/index')), readme: hash(join(workdir, 'README.md')) }).toEqual(before);
+    expect(UNCOMMITTED_CHANGES_WARNING).toBe(
+      "you have uncommitted changes, the agent's edits won't be auto-committed for now",
+    );
+    expect({
+      head: git(workdir, 'rev-parse', 'HEAD'),
+      index: hash(join(workdir, '.git/index')),
+      readme: hash(join(workdir, 'README.md')),
+    }).toEqual(before);
     expect(git(mirror.repoPath('sess'), 'rev-list', '--count', 'main').trim()).toBe('2');
 
     // A session without a project, and a paused project: no project commit.
@@ -66,9 +116,16 @@ describe('the service with a project', () => {
     await dag.createSession({ id: 'sess', model: 'm', created_at: 1779500000 });
     const project = await dag.createProject({ name: 'Notes', workdir });
     await dag.addSessionToProject(project.id, 'sess');
-    const service = createMirrorService({ mirror: createNodeMirror({ dag, root: tempDir() }), dag, projects: dag, projectGit: createNodeProjectGit({ dir: tempDir('eg-locks-') }) });
+    const service = createMirrorService({
+      mirror: createNodeMirror({ dag, root: tempDir() }),
+      dag,
+      projects: dag,
+      projectGit: createNodeProjectGit({ dir: tempDir('eg-locks-') }),
+    });
     const results: string[] = [];
-    service.on('project', (e) => results.push(e.result.status === 'skipped' ? `skipped:${e.result.reason}` : e.result.status));
+    service.on('project', (e) =>
+      results.push(e.result.status === 'skipped' ? `skipped:${e.result.reason}` : e.result.status),
+    );
 
     const snapshot = await service.beforeTurn('sess');
     const agentBytes = '# notes\n- the agent\n';
@@ -76,8 +133,19 @@ describe('the service with a project', () => {
     writeFileSync(join(workdir, 'notes.md'), `${agentBytes}- the user, mid-turn\n`);
     const before = { head: git(workdir, 'rev-parse', 'HEAD'), index: hash(join(workdir, '.git/index')) };
     await dag.appendNode({ id: 'u1', session_id: 'sess', role: 'user', content: 'Add a line', created_at: 1779500001 });
-    await dag.appendNode({ id: 'a1', session_id: 'sess', role: 'assistant', content: 'Added.', predecessor: 'u1', created_at: 1779500002 });
-    service.notify('sess', { touchedPaths: ['notes.md'], writtenBlobs: { 'notes.md': gitBlobId(agentBytes) }, snapshot });
+    await dag.appendNode({
+      id: 'a1',
+      session_id: 'sess',
+      role: 'assistant',
+      content: 'Added.',
+      predecessor: 'u1',
+      created_at: 1779500002,
+    });
+    service.notify('sess', {
+      touchedPaths: ['notes.md'],
+      writtenBlobs: { 'notes.md': gitBlobId(agentBytes) },
+      snapshot,
+    });
     await service.drain();
     expect(results).toEqual(['skipped:uncommitted-changes']);
     expect({ head: git(workdir, 'rev-parse', 'HEAD'), index: hash(join(workdir, '.git/index')) }).toEqual(before);

@@ -1,4 +1,11 @@
-import { createMirror, createMirrorService, MemoryDag, type DagSource, type ServiceEvents, type SessionStatus } from '@entity-git/core';
+import {
+  createMirror,
+  createMirrorService,
+  MemoryDag,
+  type DagSource,
+  type ServiceEvents,
+  type SessionStatus,
+} from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { faultyStorage, writeGolden } from '@entity-git/test-utils';
 import { performance } from 'node:perf_hooks';
@@ -12,13 +19,16 @@ const B = 'sess-b';
 const references = new Map<string, Promise<string>>();
 function referenceHead(sessionId: string): Promise<string> {
   if (!references.has(sessionId)) {
-    references.set(sessionId, (async () => {
-      const dag = new MemoryDag();
-      await writeGolden(dag, { sessionId });
-      const mirror = createNodeMirror({ dag, root: tempDir('eg-status-ref-') });
-      await mirror.sync(sessionId);
-      return git(mirror.repoPath(sessionId), 'rev-parse', 'HEAD').trim();
-    })());
+    references.set(
+      sessionId,
+      (async () => {
+        const dag = new MemoryDag();
+        await writeGolden(dag, { sessionId });
+        const mirror = createNodeMirror({ dag, root: tempDir('eg-status-ref-') });
+        await mirror.sync(sessionId);
+        return git(mirror.repoPath(sessionId), 'rev-parse', 'HEAD').trim();
+      })(),
+    );
   }
   return references.get(sessionId)!;
 }
@@ -43,7 +53,8 @@ function gatedDag(inner: DagSource) {
   const gates = new Map<string, ReturnType<typeof deferred>>();
   const entered = new Map<string, ReturnType<typeof deferred>>();
   const gateOf = (id: string) => (gates.has(id) ? gates.get(id)! : (gates.set(id, deferred()), gates.get(id)!));
-  const enteredOf = (id: string) => (entered.has(id) ? entered.get(id)! : (entered.set(id, deferred()), entered.get(id)!));
+  const enteredOf = (id: string) =>
+    entered.has(id) ? entered.get(id)! : (entered.set(id, deferred()), entered.get(id)!);
   const dag: DagSource = {
     listSessions: () => inner.listSessions(),
     getSession: async (id) => {
@@ -97,7 +108,12 @@ describe('service.status() observed mid-run', () => {
     await service.drain();
     expect(service.status()).toMatchObject({ queued: 0, running: 0, backoff: 0 });
     for (const id of [A, B]) {
-      expect(service.status().sessions.find((s) => s.sessionId === id)).toMatchObject({ state: 'idle', again: false, attempts: 0, lastError: null });
+      expect(service.status().sessions.find((s) => s.sessionId === id)).toMatchObject({
+        state: 'idle',
+        again: false,
+        attempts: 0,
+        lastError: null,
+      });
       expect(git(mirror.repoPath(id), 'rev-parse', 'HEAD').trim()).toBe(await referenceHead(id));
     }
   });
@@ -119,7 +135,12 @@ describe('service.status() observed mid-run', () => {
     const during = service.status();
     expect(during).toMatchObject({ queued: 0, running: 0, backoff: 1 });
     expect(during.sessions).toEqual([
-      expect.objectContaining({ sessionId: A, state: 'backoff', attempts: 1, lastError: expect.objectContaining({ code: 'STORAGE_ERROR' }) }),
+      expect.objectContaining({
+        sessionId: A,
+        state: 'backoff',
+        attempts: 1,
+        lastError: expect.objectContaining({ code: 'STORAGE_ERROR' }),
+      }),
     ]);
     expect(committed).toEqual([]);
     // A notify during the backoff does not start a sync early.
@@ -130,7 +151,9 @@ describe('service.status() observed mid-run', () => {
     await service.drain();
     expect(retrying.map((e) => [e.attempt, e.delayMs, e.error.code])).toEqual([[1, 1000, 'STORAGE_ERROR']]);
     expect(committed).toEqual([A]);
-    expect(service.status().sessions).toEqual([expect.objectContaining({ sessionId: A, state: 'idle', attempts: 0, lastError: null })]);
+    expect(service.status().sessions).toEqual([
+      expect.objectContaining({ sessionId: A, state: 'idle', attempts: 0, lastError: null }),
+    ]);
     expect(git(mirror.repoPath(A), 'rev-parse', 'HEAD').trim()).toBe(await referenceHead(A));
   });
 });
@@ -153,12 +176,20 @@ describe('retry delays', () => {
     storage.failNext(1_000_000);
     service.notify(A);
     await service.drain();
-    expect(retrying.map((e) => [e.attempt, e.delayMs])).toEqual([[1, 10], [2, 20], [3, 40], [4, 45], [5, 45], [6, 45]]);
+    expect(retrying.map((e) => [e.attempt, e.delayMs])).toEqual([
+      [1, 10],
+      [2, 20],
+      [3, 40],
+      [4, 45],
+      [5, 45],
+      [6, 45],
+    ]);
     expect(retrying.every((e) => e.sessionId === A && e.error.code === 'STORAGE_ERROR')).toBe(true);
     expect(failed.map((e) => [e.sessionId, e.attempts, e.error.code])).toEqual([[A, 7, 'STORAGE_ERROR']]);
     // Every retry starts no earlier than its announced delay (timers may fire a ms early).
     expect(starts).toHaveLength(7);
-    for (let i = 0; i < retrying.length; i++) expect(starts[i + 1]! - retrying[i]!.at).toBeGreaterThanOrEqual(retrying[i]!.delayMs - 2);
+    for (let i = 0; i < retrying.length; i++)
+      expect(starts[i + 1]! - retrying[i]!.at).toBeGreaterThanOrEqual(retrying[i]!.delayMs - 2);
   });
 
   it('use the defaults of 200 ms doubling when no option is given', async () => {

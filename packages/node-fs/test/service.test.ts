@@ -13,15 +13,53 @@ const GOLDEN_TIPS = {
   'fork-u4': '17a4c695c75333ca3ac7710e31cd26d953bab6d6',
 };
 const tipsOf = (dir: string) =>
-  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')));
+  Object.fromEntries(
+    git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')),
+  );
 
 async function addTurn(dag: MemoryDag, sid: string, t: number, prev: string | null): Promise<string> {
   const base = 1779500000 + t * 10;
-  const u = `${sid}-u${t}`, a = `${sid}-a${t}`, tool = `${sid}-t${t}`, b = `${sid}-b${t}`;
-  await dag.appendNode({ id: u, session_id: sid, role: 'user', content: `turn ${t} of ${sid}`, predecessor: prev, created_at: base });
-  await dag.appendNode({ id: a, session_id: sid, role: 'assistant', content: 'calling', predecessor: u, created_at: base + 1 });
-  await dag.appendNode({ id: tool, session_id: sid, role: 'tool', content: 'ok', predecessor: a, caller: a, created_at: base + 2, metadata: { tool: 'read' } });
-  await dag.appendNode({ id: b, session_id: sid, role: 'assistant', content: `done ${t}`, predecessor: tool, created_at: base + 3 });
+  const u = `${sid}-u${t}`,
+    a = `${sid}-a${t}`,
+    tool = `${sid}-t${t}`,
+    b = `${sid}-b${t}`;
+  await dag.appendNode({
+    id: u,
+    session_id: sid,
+    role: 'user',
+    content: `turn ${t} of ${sid}`,
+    predecessor: prev,
+    created_at: base,
+  });
+  await dag.appendNode({
+    id: a,
+    session_id: sid,
+    role: 'assistant',
+    content: 'calling',
+    predecessor: u,
+    created_at: base + 1,
+  });
+  await dag.appendNode({
+    id: tool,
+    session_id: sid,
+    role: 'tool',
+    content: 'ok',
+    predecessor: a,
+    caller: a,
+    created_at: base + 2,
+    metadata: { tool: 'read' },
+  });
+  await dag.appendNode({
+    id: b,
+    session_id: sid,
+    role: 'assistant',
+    content: `done ${t}`,
+    predecessor: tool,
+    created_at: base + 3,
+  });
   return b;
 }
 
@@ -63,13 +101,17 @@ describe('the mirror service', () => {
     const mirror = createNodeMirror({ dag, root: tempDir() });
     const service = createMirrorService({ mirror });
     const seen: string[] = [];
-    for (const e of ['committed', 'synced', 'failed', 'retrying'] as const) service.on(e, (p) => seen.push(`${e}:${p.sessionId}`));
+    for (const e of ['committed', 'synced', 'failed', 'retrying'] as const)
+      service.on(e, (p) => seen.push(`${e}:${p.sessionId}`));
     for (let i = 0; i < 10; i++) service.notify(GOLDEN_SESSION.id);
     expect(() => service.notify('')).not.toThrow();
     expect(() => service.notify(42 as unknown as string)).not.toThrow();
     service.notify('no-such-session');
     await service.drain();
-    expect(seen.filter((s) => s.endsWith(GOLDEN_SESSION.id))).toEqual([`synced:${GOLDEN_SESSION.id}`, `committed:${GOLDEN_SESSION.id}`]);
+    expect(seen.filter((s) => s.endsWith(GOLDEN_SESSION.id))).toEqual([
+      `synced:${GOLDEN_SESSION.id}`,
+      `committed:${GOLDEN_SESSION.id}`,
+    ]);
     expect(seen.filter((s) => s.includes('no-such-session'))).toEqual(['failed:no-such-session']);
     expect(seen.filter((s) => s.startsWith('failed:') && !s.includes('no-such'))).toEqual(['failed:']);
     const st = service.status().sessions.find((s) => s.sessionId === 'no-such-session')!;
@@ -155,8 +197,18 @@ describe('the service, a live turn failing', () => {
     }
     // Every kind of write of a turn was failed once: objects, the ref and its reflog, the
     // working tree and its index, the state log.
-    for (const part of ['/.git/objects/', '/.git/refs/heads/', '/.git/logs/', '/messages/', '/.git/index', '/.git/entity-git/state']) {
-      expect(failedPaths.some((p) => p.includes(part)), part).toBe(true);
+    for (const part of [
+      '/.git/objects/',
+      '/.git/refs/heads/',
+      '/.git/logs/',
+      '/messages/',
+      '/.git/index',
+      '/.git/entity-git/state',
+    ]) {
+      expect(
+        failedPaths.some((p) => p.includes(part)),
+        part,
+      ).toBe(true);
     }
   });
 });
@@ -172,8 +224,17 @@ describe('reconcile', () => {
     // Loose objects, to remove below (a short backfill is one pack by default).
     const mirror = createNodeMirror({ dag, root, packTurns: false });
     const progress: string[] = [];
-    const first = await reconcile({ dag, mirror, onProgress: (p) => progress.push(`${p.done}/${p.total} ${p.sessionId} ${p.action}`) });
-    expect(progress).toEqual(['1/4 golden-1 backfilled', '2/4 g2 backfilled', '3/4 g3 backfilled', '4/4 g4 backfilled']);
+    const first = await reconcile({
+      dag,
+      mirror,
+      onProgress: (p) => progress.push(`${p.done}/${p.total} ${p.sessionId} ${p.action}`),
+    });
+    expect(progress).toEqual([
+      '1/4 golden-1 backfilled',
+      '2/4 g2 backfilled',
+      '3/4 g3 backfilled',
+      '4/4 g4 backfilled',
+    ]);
     expect(first.ok).toBe(true);
     const fresh = Object.fromEntries(['golden-1', 'g2', 'g3', 'g4'].map((s) => [s, tipsOf(mirror.repoPath(s))]));
     expect(fresh['golden-1']).toEqual(GOLDEN_TIPS);
@@ -189,7 +250,12 @@ describe('reconcile', () => {
 
     // full: g4's objects are gone below intact refs, which only the full check reads.
     const report = await reconcile({ dag, mirror, full: true });
-    expect(report.entries.map((e) => [e.sessionId, e.action])).toEqual([['golden-1', 'backfilled'], ['g2', 'repaired'], ['g3', 'repaired'], ['g4', 'repaired']]);
+    expect(report.entries.map((e) => [e.sessionId, e.action])).toEqual([
+      ['golden-1', 'backfilled'],
+      ['g2', 'repaired'],
+      ['g3', 'repaired'],
+      ['g4', 'repaired'],
+    ]);
     expect(report.entries[1]!.differences.map((d) => d.kind)).toContain('corrupt');
     expect(report.entries[3]!.differences.map((d) => d.kind)).toContain('missing-object');
     for (const s of ['golden-1', 'g2', 'g3', 'g4']) {

@@ -15,7 +15,14 @@ async function smallSession(): Promise<MemoryDag> {
   await dag.createSession({ id: 's', title: 'Small', created_at: T0 });
   let prev: string | null = null;
   for (let k = 1; k <= 6; k++) {
-    const node = await dag.appendNode({ id: `n${k}`, session_id: 's', role: k % 2 === 1 ? 'user' : 'assistant', content: `message ${k} `.repeat(30), predecessor: prev, created_at: T0 + k });
+    const node = await dag.appendNode({
+      id: `n${k}`,
+      session_id: 's',
+      role: k % 2 === 1 ? 'user' : 'assistant',
+      content: `message ${k} `.repeat(30),
+      predecessor: prev,
+      created_at: T0 + k,
+    });
     prev = node.id;
   }
   return dag;
@@ -40,7 +47,10 @@ function walk(dir: string): { dirs: string[]; bytes: number } {
 describe('a 3-turn session repository', () => {
   for (const [kind, make] of [
     ['Node mirror, backfilled', (dag: MemoryDag, root: string) => createNodeMirror({ dag, root })],
-    ['core mirror on node-fs (loose objects)', (dag: MemoryDag, root: string) => createMirror({ dag, root, storage: nodeStorage() })],
+    [
+      'core mirror on node-fs (loose objects)',
+      (dag: MemoryDag, root: string) => createMirror({ dag, root, storage: nodeStorage() }),
+    ],
   ] as const) {
     it(`${kind}: no empty directory, no description, fsck --strict and status clean`, async () => {
       const dag = await smallSession();
@@ -49,7 +59,9 @@ describe('a 3-turn session repository', () => {
       const dir = mirror.repoPath('s');
       const { dirs, bytes } = walk(dir);
       // objects/pack is the one directory made before its first file (readers list it).
-      expect(dirs.filter((d) => readdirSync(d).length === 0).map((d) => d.slice(dir.length + 1))).toEqual(kind.startsWith('core') ? ['.git/objects/pack'] : []);
+      expect(dirs.filter((d) => readdirSync(d).length === 0).map((d) => d.slice(dir.length + 1))).toEqual(
+        kind.startsWith('core') ? ['.git/objects/pack'] : [],
+      );
       expect(readdirSync(join(dir, '.git'))).not.toContain('description');
       expect(readdirSync(join(dir, '.git', 'objects')).filter((n) => /^[0-9a-f]{2}$/.test(n)).length).toBeLessThan(30);
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');

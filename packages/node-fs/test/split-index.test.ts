@@ -1,4 +1,12 @@
-import { buildSplitIndex, EntityGitError, parseIndex, readIndex, SPLIT_MIN, Store, type Layout } from '@entity-git/core';
+import {
+  buildSplitIndex,
+  EntityGitError,
+  parseIndex,
+  readIndex,
+  SPLIT_MIN,
+  Store,
+  type Layout,
+} from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,12 +19,21 @@ function growing(layout: Layout) {
   return { dag: s.dag, root: tempDir(), layout, turn: () => s.turns(1) };
 }
 
-const sharedIndexes = (dir: string) => readdirSync(join(dir, '.git')).filter((n) => n.startsWith('sharedindex.')).sort();
+const sharedIndexes = (dir: string) =>
+  readdirSync(join(dir, '.git'))
+    .filter((n) => n.startsWith('sharedindex.'))
+    .sort();
 const hasLink = (dir: string) => readFileSync(join(dir, '.git', 'index')).includes(Buffer.from('link'));
 /** `git ls-files -s` as git reads the index, against the files of HEAD's tree. */
 function indexMatchesHead(dir: string): void {
-  const staged = git(dir, 'ls-files', '-s').trim().split('\n').map((l) => l.replace(/ 0\t/, ' '));
-  const tree = git(dir, 'ls-tree', '-r', 'HEAD').trim().split('\n').map((l) => l.replace(/ blob /, ' ').replace('\t', ' '));
+  const staged = git(dir, 'ls-files', '-s')
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/ 0\t/, ' '));
+  const tree = git(dir, 'ls-tree', '-r', 'HEAD')
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/ blob /, ' ').replace('\t', ' '));
   expect(staged).toEqual(tree);
 }
 
@@ -47,7 +64,9 @@ describe('the split index of a session repository', () => {
         expect(read.entries).toHaveLength(entries);
         expect(read.shared).not.toBeNull();
         expect(entries - read.shared!.members.size).toBeLessThanOrEqual(read.shared!.members.size / 8);
-        expect(statSync(join(dir, '.git', 'index')).size).toBeLessThan(statSync(join(dir, '.git', `sharedindex.${read.shared!.oid}`)).size);
+        expect(statSync(join(dir, '.git', 'index')).size).toBeLessThan(
+          statSync(join(dir, '.git', `sharedindex.${read.shared!.oid}`)).size,
+        );
         if (t % 10 === 0 || t === turns) {
           indexMatchesHead(dir);
           expect(git(dir, 'status', '--porcelain')).toBe('');
@@ -59,7 +78,9 @@ describe('the split index of a session repository', () => {
       expect(git(dir, 'fsck', '--strict')).toBe('');
       // A new process reads the split index from disk and goes on from it.
       await s.turn();
-      expect(await createNodeMirror({ dag: s.dag, root: s.root, layout }).sync('s')).toMatchObject({ commitsWritten: 1 });
+      expect(await createNodeMirror({ dag: s.dag, root: s.root, layout }).sync('s')).toMatchObject({
+        commitsWritten: 1,
+      });
       indexMatchesHead(dir);
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect(await mirror.verify('s')).toMatchObject({ ok: true, differences: [] });
@@ -83,7 +104,9 @@ describe('the split index of a session repository', () => {
     expect(git(dir, 'status', '--porcelain')).toBe('');
     // The shared index lost: the index cannot be read (typed), and the next sync writes it anew.
     for (const name of sharedIndexes(dir)) unlinkSync(join(dir, '.git', name));
-    await expect(readIndex(new Store(nodeStorage()), join(dir, '.git'))).rejects.toMatchObject({ code: 'REPO_CORRUPT' });
+    await expect(readIndex(new Store(nodeStorage()), join(dir, '.git'))).rejects.toMatchObject({
+      code: 'REPO_CORRUPT',
+    });
     expect(() => parseIndex(readFileSync(join(dir, '.git', 'index')), nodeStorage().codec)).toThrow(EntityGitError);
     await s.turn();
     await createNodeMirror({ dag: s.dag, root: s.root }).sync('s');
@@ -105,7 +128,13 @@ describe('the split index of a session repository', () => {
     git(dir, '-c', 'splitIndex.maxPercentChange=100', 'rm', '-q', '--cached', 'f050.txt', 'f051.txt');
     expect(hasLink(dir)).toBe(true);
     const read = (await readIndex(new Store(nodeStorage()), join(dir, '.git')))!;
-    const expected = git(dir, 'ls-files', '-s').trim().split('\n').map((l) => { const [meta, path] = l.split('\t'); return `${path} ${meta!.split(' ')[1]}`; });
+    const expected = git(dir, 'ls-files', '-s')
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const [meta, path] = l.split('\t');
+        return `${path} ${meta!.split(' ')[1]}`;
+      });
     expect(read.entries.map((e) => `${e.path} ${e.oid}`)).toEqual(expected);
     expect(read.entries).toHaveLength(99);
     // Entries of the shared index were replaced and deleted: it is not one the mirror adds to.
@@ -122,6 +151,9 @@ describe('the split index of a session repository', () => {
     bytes.set(Buffer.from(codec.sha1(bytes.subarray(0, bytes.length - 20)), 'hex'), bytes.length - 20);
     const gitdir = tempDir();
     writeFileSync(join(gitdir, 'index'), bytes);
-    await expect(readIndex(new Store(nodeStorage()), gitdir)).rejects.toMatchObject({ code: 'REPO_CORRUPT', message: expect.stringContaining('bitmap') });
+    await expect(readIndex(new Store(nodeStorage()), gitdir)).rejects.toMatchObject({
+      code: 'REPO_CORRUPT',
+      message: expect.stringContaining('bitmap'),
+    });
   });
 });

@@ -19,7 +19,7 @@ async function grownSession(turns: number) {
   return { dag, root, dir: mirror.repoPath('s'), nodes: 4 * turns, grow };
 }
 
-describe('the mirror\'s state log, in segments', () => {
+describe("the mirror's state log, in segments", () => {
   it('seals the live segment past SEGMENT_BYTES; a new process trusts the segments, and rebuilds from the DAG when one is lost', async () => {
     const { dag, root, dir, nodes, grow } = await grownSession(200);
     const state = join(dir, '.git', 'entity-git');
@@ -43,7 +43,11 @@ describe('the mirror\'s state log, in segments', () => {
 
     // A sealed segment lost: the log is not trusted, the whole DAG is read, the ids do not move.
     unlinkSync(join(state, 'state.0.jsonl'));
-    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ commitsWritten: 0, nodesRead: nodes + 4, branchesMoved: [] });
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({
+      commitsWritten: 0,
+      nodesRead: nodes + 4,
+      branchesMoved: [],
+    });
     expect(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(tipsAfter);
     expect(tipsAfter).not.toBe(tips);
     // Rewritten whole: one live segment, the old sealed ones gone.
@@ -60,8 +64,12 @@ describe('the mirror\'s state log, in segments', () => {
     const state = join(dir, '.git', 'entity-git');
     const header = readFileSync(join(state, 'state.json'));
     const log = join(state, 'state.jsonl');
-    const lines = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ h: { lastSeq: nodes, nodes, tips: { main: git(dir, 'rev-parse', 'main').trim() } } });
+    const lines = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      h: { lastSeq: nodes, nodes, tips: { main: git(dir, 'rev-parse', 'main').trim() } },
+    });
     // A torn append: whole records, then a summary cut short. Were the deletion read, the node
     // count would disagree and the whole DAG be read again.
     appendFileSync(log, '\n{"d":"node-00001-xxxxxxxxxxxxxxxxxxxxxxxx"}\n{"h":{"lastSeq":99,"tips":{}');

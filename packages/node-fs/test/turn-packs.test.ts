@@ -1,4 +1,14 @@
-import { countLooseObjects, countPacks, createMirror, createPacker, packRepository, Store, TURN_PACKS_MAX, type DagNode, type Layout } from '@entity-git/core';
+import {
+  countLooseObjects,
+  countPacks,
+  createMirror,
+  createPacker,
+  packRepository,
+  Store,
+  TURN_PACKS_MAX,
+  type DagNode,
+  type Layout,
+} from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -7,7 +17,10 @@ import { describe, expect, it } from 'vitest';
 import { git, growingSession, noise, tempDir } from './helpers.js';
 
 const store = new Store(nodeStorage());
-const packsIn = (gitdir: string) => readdirSync(join(gitdir, 'objects', 'pack')).filter((n) => n.endsWith('.pack')).sort();
+const packsIn = (gitdir: string) =>
+  readdirSync(join(gitdir, 'objects', 'pack'))
+    .filter((n) => n.endsWith('.pack'))
+    .sort();
 const looseOf = (dir: string) => Number(/count: (\d+)/.exec(git(dir, 'count-objects', '-v'))![1]);
 /** A session of `turns` turns synced by createNodeMirror, and where its repository is. */
 async function mirrored(title: string, turns: number) {
@@ -25,7 +38,12 @@ async function mirrored(title: string, turns: number) {
 /** A blob of `content` put in a pack of its own by git (its loose copy pruned); returns the blob id and the pack's name. */
 function packBlob(dir: string, content: string): { blob: string; pack: string } {
   const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: content }).toString().trim();
-  const pack = spawnSync('git', ['pack-objects', '-q', join(dir, '.git', 'objects', 'pack', 'pack')], { cwd: dir, input: `${blob}\n` }).stdout.toString().trim();
+  const pack = spawnSync('git', ['pack-objects', '-q', join(dir, '.git', 'objects', 'pack', 'pack')], {
+    cwd: dir,
+    input: `${blob}\n`,
+  })
+    .stdout.toString()
+    .trim();
   execFileSync('git', ['prune-packed'], { cwd: dir });
   return { blob, pack };
 }
@@ -56,7 +74,11 @@ describe('a pack per turn (createNodeMirror)', () => {
         expect(looseOf(dir)).toBe(looseAtStart);
         const newest = git(dir, 'rev-parse', 'HEAD').trim();
         // The turn's pack holds its commit, trees and message blobs, each whole (no delta).
-        const verify = execFileSync('git', ['verify-pack', '-v', ...packs.map((p) => join(gitdir, 'objects', 'pack', p.replace(/\.pack$/, '.idx')))], { encoding: 'utf8' });
+        const verify = execFileSync(
+          'git',
+          ['verify-pack', '-v', ...packs.map((p) => join(gitdir, 'objects', 'pack', p.replace(/\.pack$/, '.idx')))],
+          { encoding: 'utf8' },
+        );
         expect(verify).toContain(`${newest} commit`);
         expect(verify).toMatch(/non delta: \d+ objects/);
         expect(verify).not.toMatch(/chain length/);
@@ -101,15 +123,57 @@ describe('a pack per turn (createNodeMirror)', () => {
     const before = looseOf(dir2);
     const output = noise(5 << 20);
     const nodes: DagNode[] = [
-      { id: 'b1', session_id: 's', seq: 5, role: 'user', content: 'read the log', predecessor: 'n4', caller: null, created_at: 1779500100, metadata: null },
-      { id: 'b2', session_id: 's', seq: 6, role: 'assistant', content: 'reading', predecessor: 'b1', caller: null, created_at: 1779500101, metadata: null },
-      { id: 'b3', session_id: 's', seq: 7, role: 'tool', content: output, predecessor: 'b2', caller: 'b2', created_at: 1779500102, metadata: { tool: 'read' } },
-      { id: 'b4', session_id: 's', seq: 8, role: 'assistant', content: 'done', predecessor: 'b3', caller: null, created_at: 1779500103, metadata: null },
+      {
+        id: 'b1',
+        session_id: 's',
+        seq: 5,
+        role: 'user',
+        content: 'read the log',
+        predecessor: 'n4',
+        caller: null,
+        created_at: 1779500100,
+        metadata: null,
+      },
+      {
+        id: 'b2',
+        session_id: 's',
+        seq: 6,
+        role: 'assistant',
+        content: 'reading',
+        predecessor: 'b1',
+        caller: null,
+        created_at: 1779500101,
+        metadata: null,
+      },
+      {
+        id: 'b3',
+        session_id: 's',
+        seq: 7,
+        role: 'tool',
+        content: output,
+        predecessor: 'b2',
+        caller: 'b2',
+        created_at: 1779500102,
+        metadata: { tool: 'read' },
+      },
+      {
+        id: 'b4',
+        session_id: 's',
+        seq: 8,
+        role: 'assistant',
+        content: 'done',
+        predecessor: 'b3',
+        caller: null,
+        created_at: 1779500103,
+        metadata: null,
+      },
     ];
     for (const n of nodes) await big.dag.addNode(n);
     await m2.sync('s');
     expect(looseOf(dir2)).toBe(before + 1);
-    const name = git(dir2, 'ls-tree', '--name-only', 'HEAD', 'messages/').split('\n').find((l) => l.includes('-t-b3'))!;
+    const name = git(dir2, 'ls-tree', '--name-only', 'HEAD', 'messages/')
+      .split('\n')
+      .find((l) => l.includes('-t-b3'))!;
     const blob = git(dir2, 'rev-parse', `HEAD:${name}`).trim();
     expect(Number(git(dir2, 'cat-file', '-s', blob))).toBeGreaterThan(5 << 20);
     expect(readdirSync(join(dir2, '.git', 'objects', blob.slice(0, 2)))).toContain(blob.slice(2));

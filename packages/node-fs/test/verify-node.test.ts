@@ -16,7 +16,12 @@ const GOLDEN_TIPS: Record<string, string> = {
 const TURN2_NODE: Record<string, string> = { main: 'a4', 'retry-a4r': 'a4r', 'fork-u2e': 'a5', 'fork-u4': 'a7' };
 
 const tipsOf = (dir: string) =>
-  Object.fromEntries(git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n').map((l) => l.split(' ')));
+  Object.fromEntries(
+    git(dir, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')),
+  );
 const count = (dir: string, ref: string) => Number(git(dir, 'rev-list', '--count', ref).trim());
 
 async function goldenRepo() {
@@ -36,37 +41,48 @@ describe('verify compares branches by node ids and trailers, not by counts', () 
     ['retry-a4r', 'main'],
     ['main', 'fork-u2e'],
     ['fork-u2e', 'retry-a4r'],
-  ])('%s moved to the commit of %s (same number of turns): branch-differs, then reconcile restores the golden ids', async (moved, onto) => {
-    const { dag, mirror, dir } = await goldenRepo();
-    git(dir, 'update-ref', `refs/heads/${moved}`, GOLDEN_TIPS[onto]!, GOLDEN_TIPS[moved]!);
-    // Counting commits cannot see it: the moved branch has as many commits as before.
-    expect(count(dir, moved)).toBe(2);
-    expect(git(dir, 'rev-parse', moved).trim()).toBe(GOLDEN_TIPS[onto]);
+  ])(
+    '%s moved to the commit of %s (same number of turns): branch-differs, then reconcile restores the golden ids',
+    async (moved, onto) => {
+      const { dag, mirror, dir } = await goldenRepo();
+      git(dir, 'update-ref', `refs/heads/${moved}`, GOLDEN_TIPS[onto]!, GOLDEN_TIPS[moved]!);
+      // Counting commits cannot see it: the moved branch has as many commits as before.
+      expect(count(dir, moved)).toBe(2);
+      expect(git(dir, 'rev-parse', moved).trim()).toBe(GOLDEN_TIPS[onto]);
 
-    const report = await mirror.verify(SID);
-    expect(report.ok).toBe(false);
-    expect(report.differences).toEqual([
-      expect.objectContaining<Partial<Difference>>({
-        kind: 'branch-differs', branch: moved,
-        expected: `turn 2 ending at ${TURN2_NODE[moved]}`, actual: `turn 2 ending at ${TURN2_NODE[onto]}`,
-      }),
-    ]);
-    // verify writes nothing.
-    expect(git(dir, 'rev-parse', moved).trim()).toBe(GOLDEN_TIPS[onto]);
+      const report = await mirror.verify(SID);
+      expect(report.ok).toBe(false);
+      expect(report.differences).toEqual([
+        expect.objectContaining<Partial<Difference>>({
+          kind: 'branch-differs',
+          branch: moved,
+          expected: `turn 2 ending at ${TURN2_NODE[moved]}`,
+          actual: `turn 2 ending at ${TURN2_NODE[onto]}`,
+        }),
+      ]);
+      // verify writes nothing.
+      expect(git(dir, 'rev-parse', moved).trim()).toBe(GOLDEN_TIPS[onto]);
 
-    const result = await reconcile({ dag, mirror, sessions: [SID] });
-    expect(result.ok).toBe(true);
-    expect(result.entries).toEqual([
-      expect.objectContaining({ sessionId: SID, action: 'repaired', differences: [expect.objectContaining({ kind: 'branch-differs', branch: moved })] }),
-    ]);
-    expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
-    expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/fork-u4');
-    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
-    expect(git(dir, 'status', '--porcelain')).toBe('');
-    expect(await mirror.verify(SID)).toEqual({ sessionId: SID, ok: true, differences: [] });
-    // Idempotent: a second reconcile finds nothing to do.
-    expect((await reconcile({ dag, mirror, sessions: [SID] })).entries).toEqual([expect.objectContaining({ action: 'unchanged' })]);
-  });
+      const result = await reconcile({ dag, mirror, sessions: [SID] });
+      expect(result.ok).toBe(true);
+      expect(result.entries).toEqual([
+        expect.objectContaining({
+          sessionId: SID,
+          action: 'repaired',
+          differences: [expect.objectContaining({ kind: 'branch-differs', branch: moved })],
+        }),
+      ]);
+      expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
+      expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/fork-u4');
+      expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      expect(await mirror.verify(SID)).toEqual({ sessionId: SID, ok: true, differences: [] });
+      // Idempotent: a second reconcile finds nothing to do.
+      expect((await reconcile({ dag, mirror, sessions: [SID] })).entries).toEqual([
+        expect.objectContaining({ action: 'unchanged' }),
+      ]);
+    },
+  );
 
   it("HEAD's branch moved to another branch's commit of equal turns: reported and repaired, working tree included", async () => {
     const { dag, mirror, dir } = await goldenRepo();
@@ -75,7 +91,14 @@ describe('verify compares branches by node ids and trailers, not by counts', () 
 
     const report = await mirror.verify(SID);
     expect(report.ok).toBe(false);
-    expect(report.differences).toContainEqual(expect.objectContaining({ kind: 'branch-differs', branch: 'fork-u4', expected: 'turn 2 ending at a7', actual: 'turn 2 ending at a4' }));
+    expect(report.differences).toContainEqual(
+      expect.objectContaining({
+        kind: 'branch-differs',
+        branch: 'fork-u4',
+        expected: 'turn 2 ending at a7',
+        actual: 'turn 2 ending at a4',
+      }),
+    );
     expect(report.differences.filter((d) => d.kind === 'branch-differs').map((d) => d.branch)).toEqual(['fork-u4']);
 
     expect((await reconcile({ dag, mirror, sessions: [SID] })).ok).toBe(true);

@@ -32,7 +32,10 @@ function quoted(name: string): string {
 
 const baseName = (table: string) => table.slice(table.lastIndexOf('.') + 1).replace(/[^A-Za-z0-9_]/g, '_');
 /** A start no other database's session is likely to have reached: 2^48 values. */
-const RANDOM_START = { sqlite: 'abs(random() % 281474976710656)', postgres: 'floor(random() * 281474976710656)::bigint' };
+const RANDOM_START = {
+  sqlite: 'abs(random() % 281474976710656)',
+  postgres: 'floor(random() * 281474976710656)::bigint',
+};
 
 /** Migration 0002: the markers table, a row for every existing session, and the triggers. */
 export async function createChangeMarks(db: Kysely<any>, engine: SqlEngine, names: SchemaNames): Promise<void> {
@@ -44,26 +47,36 @@ export async function createChangeMarks(db: Kysely<any>, engine: SqlEngine, name
   if (engine === 'postgres') {
     // Qualified in the trigger functions: they run under the writer's search_path, not ours.
     const dot = S.table.lastIndexOf('.');
-    const current = dot < 0 ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s : S.table.slice(0, dot);
+    const current =
+      dot < 0 ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s : S.table.slice(0, dot);
     schema = `${quoted(current)}.`;
     marks = `${schema}${quoted(MARKS_TABLE)}`;
   }
   const start = RANDOM_START[engine];
-  await run(`create table ${marks} (session_id text primary key not null, rev ${engine === 'postgres' ? 'bigint' : 'integer'} not null)`);
+  await run(
+    `create table ${marks} (session_id text primary key not null, rev ${engine === 'postgres' ? 'bigint' : 'integer'} not null)`,
+  );
   await run(`insert into ${marks} (session_id, rev) select ${quoted(S.id)}, ${start} from ${quoted(S.table)}`);
-  const bump = (key: string) => engine === 'postgres'
-    ? `insert into ${marks} as m (session_id, rev) values (${key}, ${start}) on conflict (session_id) do update set rev = m.rev + 1;`
-    : `insert into ${quoted(MARKS_TABLE)} (session_id, rev) values (${key}, ${start}) on conflict (session_id) do update set rev = rev + 1;`;
-  for (const [table, key] of [[N.table, N.session_id], [S.table, S.id]] as const) {
+  const bump = (key: string) =>
+    engine === 'postgres'
+      ? `insert into ${marks} as m (session_id, rev) values (${key}, ${start}) on conflict (session_id) do update set rev = m.rev + 1;`
+      : `insert into ${quoted(MARKS_TABLE)} (session_id, rev) values (${key}, ${start}) on conflict (session_id) do update set rev = rev + 1;`;
+  for (const [table, key] of [
+    [N.table, N.session_id],
+    [S.table, S.id],
+  ] as const) {
     const name = `${baseName(table)}_entity_git_mark`;
     const k = quoted(key);
     if (engine === 'sqlite') {
       // A trigger lives in its table's schema; its body names tables of that schema unqualified.
       const dot = table.lastIndexOf('.');
-      const trigger = (suffix: string) => (dot < 0 ? quoted(`${name}_${suffix}`) : quoted(`${table.slice(0, dot)}.${name}_${suffix}`));
+      const trigger = (suffix: string) =>
+        dot < 0 ? quoted(`${name}_${suffix}`) : quoted(`${table.slice(0, dot)}.${name}_${suffix}`);
       const on = quoted(table.slice(dot + 1));
       await run(`create trigger ${trigger('insert')} after insert on ${on} begin ${bump(`new.${k}`)} end`);
-      await run(`create trigger ${trigger('update')} after update on ${on} begin ${bump(`old.${k}`)} ${bump(`new.${k}`)} end`);
+      await run(
+        `create trigger ${trigger('update')} after update on ${on} begin ${bump(`old.${k}`)} ${bump(`new.${k}`)} end`,
+      );
       await run(`create trigger ${trigger('delete')} after delete on ${on} begin ${bump(`old.${k}`)} end`);
     } else {
       const fn = `${schema}${quoted(name)}`;
@@ -73,14 +86,18 @@ begin
   if tg_op in ('INSERT', 'UPDATE') then ${bump(`new.${k}`)} end if;
   return null;
 end $entity_git$`);
-      await run(`create trigger ${quoted(name)} after insert or update or delete on ${quoted(table)} for each row execute function ${fn}()`);
+      await run(
+        `create trigger ${quoted(name)} after insert or update or delete on ${quoted(table)} for each row execute function ${fn}()`,
+      );
       const all = `${schema}${quoted(`${name}_truncate`)}`;
       await run(`create function ${all}() returns trigger language plpgsql as $entity_git$
 begin
   update ${marks} set rev = rev + 1;
   return null;
 end $entity_git$`);
-      await run(`create trigger ${quoted(`${name}_truncate`)} after truncate on ${quoted(table)} for each statement execute function ${all}()`);
+      await run(
+        `create trigger ${quoted(`${name}_truncate`)} after truncate on ${quoted(table)} for each statement execute function ${all}()`,
+      );
     }
   }
 }
@@ -90,9 +107,17 @@ end $entity_git$`);
  * (a busy or unreachable database: no marker this time, the full check). `'absent'` when the
  * database has no markers table (SQLite "no such table", PostgreSQL 42P01): none to ask for again.
  */
-export async function readChangeMarker(db: Kysely<any>, names: SchemaNames, sessionId: string): Promise<string | null | 'absent'> {
+export async function readChangeMarker(
+  db: Kysely<any>,
+  names: SchemaNames,
+  sessionId: string,
+): Promise<string | null | 'absent'> {
   try {
-    const row = await db.selectFrom(marksTableOf(names)).select(sql<unknown>`rev`.as('rev')).where(sql.id('session_id'), '=', sessionId).executeTakeFirst();
+    const row = await db
+      .selectFrom(marksTableOf(names))
+      .select(sql<unknown>`rev`.as('rev'))
+      .where(sql.id('session_id'), '=', sessionId)
+      .executeTakeFirst();
     return row === undefined || row.rev === null ? null : String(row.rev);
   } catch (err) {
     const code = (err as { code?: unknown })?.code;

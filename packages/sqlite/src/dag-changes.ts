@@ -49,12 +49,20 @@ export async function watchDagChanges(store: SqlStore, options: DagChangesOption
   const fingerprints = async (): Promise<Map<string, string>> => {
     try {
       const out = new Map<string, string>();
-      const sessions = await db.selectFrom(S.table)
-        .select([col(S.id).as('id'), (S.head === null ? sql`null` : col(S.head)).as('head')]).execute();
+      const sessions = await db
+        .selectFrom(S.table)
+        .select([col(S.id).as('id'), (S.head === null ? sql`null` : col(S.head)).as('head')])
+        .execute();
       for (const r of sessions) out.set(String(r.id), `h:${r.head ?? ''}`);
-      const nodes = await db.selectFrom(N.table)
-        .select([col(N.session_id).as('sid'), sql<number>`count(*)`.as('n'), sql<number>`max(${col(N.seq)})`.as('last')])
-        .groupBy(col(N.session_id)).execute();
+      const nodes = await db
+        .selectFrom(N.table)
+        .select([
+          col(N.session_id).as('sid'),
+          sql<number>`count(*)`.as('n'),
+          sql<number>`max(${col(N.seq)})`.as('last'),
+        ])
+        .groupBy(col(N.session_id))
+        .execute();
       for (const r of nodes) {
         const id = String(r.sid);
         out.set(id, `${out.get(id) ?? ''}|${r.n}:${r.last}`);
@@ -76,8 +84,13 @@ export async function watchDagChanges(store: SqlStore, options: DagChangesOption
   const named = new Set<string>();
   let wake: (() => void) | null = null;
   if (engine === 'postgres' && options.channel !== undefined) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(options.channel)) throw new EntityGitError('INVALID_OPTION', `[sqlite] channel must be a plain identifier: ${JSON.stringify(options.channel)}`);
-    if (options.connectionString === undefined) throw new EntityGitError('INVALID_OPTION', '[sqlite] LISTEN needs the connectionString');
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(options.channel))
+      throw new EntityGitError(
+        'INVALID_OPTION',
+        `[sqlite] channel must be a plain identifier: ${JSON.stringify(options.channel)}`,
+      );
+    if (options.connectionString === undefined)
+      throw new EntityGitError('INVALID_OPTION', '[sqlite] LISTEN needs the connectionString');
     const mod = (await import('pg')) as unknown as { default?: { Client: PgClientClass }; Client?: PgClientClass };
     const Client = (mod.default ?? mod).Client!;
     const client = new Client({ connectionString: options.connectionString });
@@ -153,7 +166,9 @@ export async function watchDagChanges(store: SqlStore, options: DagChangesOption
   };
 }
 
-type PgClientClass = new (o: { connectionString: string }) => {
+type PgClientClass = new (o: {
+  connectionString: string;
+}) => {
   connect(): Promise<void>;
   query(q: string): Promise<unknown>;
   on(event: string, fn: (arg: never) => void): void;

@@ -17,7 +17,11 @@ export function detectEngine(db: Kysely<any>): SqlEngine | undefined {
   const adapter: object = db.getExecutor().adapter;
   if (adapter instanceof SqliteAdapter) return 'sqlite';
   if (adapter instanceof PostgresAdapter) return 'postgres';
-  for (let proto = Object.getPrototypeOf(adapter); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto = Object.getPrototypeOf(adapter);
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     const name = String((proto as { constructor?: { name?: unknown } }).constructor?.name ?? '');
     if (/sqlite/i.test(name)) return 'sqlite';
     if (/postgres/i.test(name)) return 'postgres';
@@ -29,13 +33,18 @@ export function detectEngine(db: Kysely<any>): SqlEngine | undefined {
 export function resolveEngine(db: Kysely<any>, engine: SqlEngine | undefined): SqlEngine {
   if (engine !== undefined) {
     if (!SQL_ENGINES.includes(engine)) {
-      throw new EntityGitError('INVALID_OPTION', `[sqlite] engine must be one of ${SQL_ENGINES.join(', ')}`, { engine });
+      throw new EntityGitError('INVALID_OPTION', `[sqlite] engine must be one of ${SQL_ENGINES.join(', ')}`, {
+        engine,
+      });
     }
     return engine;
   }
   const detected = detectEngine(db);
   if (!detected) {
-    throw new EntityGitError('INVALID_OPTION', '[sqlite] cannot tell the SQL engine from the kysely dialect; pass `engine`');
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      '[sqlite] cannot tell the SQL engine from the kysely dialect; pass `engine`',
+    );
   }
   return detected;
 }
@@ -49,7 +58,11 @@ export function resolveEngine(db: Kysely<any>, engine: SqlEngine | undefined): S
  * `BEGIN IMMEDIATE` ourselves: the write lock is taken up front, and waiting for it honours
  * `busy_timeout`. PostgreSQL: an ordinary transaction; callers lock the rows they serialize on.
  */
-export async function writeTransaction<T>(db: Kysely<any>, engine: SqlEngine, fn: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(
+  db: Kysely<any>,
+  engine: SqlEngine,
+  fn: (trx: Kysely<any>) => Promise<T>,
+): Promise<T> {
   if (engine !== 'sqlite') return db.transaction().execute(fn);
   return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
@@ -79,7 +92,9 @@ export function dbError(err: unknown, what: string): EntityGitError {
   if (isEntityGitError(err)) return err;
   const detail = err instanceof Error ? err.message : String(err);
   const driverCode = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : undefined;
-  return new EntityGitError('DB_ERROR', `[sqlite] ${what}: ${detail}`, driverCode ? { driverCode } : {}, { cause: err });
+  return new EntityGitError('DB_ERROR', `[sqlite] ${what}: ${detail}`, driverCode ? { driverCode } : {}, {
+    cause: err,
+  });
 }
 
 // SQL text cannot hold every JS string: PostgreSQL refuses NUL in text, and a lone surrogate has no
@@ -95,6 +110,8 @@ export function isStorableText(value: string): boolean {
 /** Throws `code` when a string field could not be stored faithfully as SQL text. */
 export function assertStorableText(value: string | null | undefined, what: string, code: ErrorCode): void {
   if (typeof value === 'string' && !isStorableText(value)) {
-    throw new EntityGitError(code, `[sqlite] ${what} contains NUL or a lone surrogate, which SQL text cannot store`, { what });
+    throw new EntityGitError(code, `[sqlite] ${what} contains NUL or a lone surrogate, which SQL text cannot store`, {
+      what,
+    });
   }
 }

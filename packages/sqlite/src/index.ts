@@ -1,13 +1,34 @@
 export { openSqlite, SQLITE_STORE_NAME, DEFAULT_BUSY_TIMEOUT_MS, type OpenSqliteOptions } from './open-sqlite.js';
 export { openPostgres, POSTGRES_STORE_NAME, type OpenPostgresOptions } from './open-postgres.js';
-export { createSqlStore, SQL_STORE_NAME, type SqlStore, type SqlStoreCommonOptions, type CreateSqlStoreOptions } from './sql-store.js';
+export {
+  createSqlStore,
+  SQL_STORE_NAME,
+  type SqlStore,
+  type SqlStoreCommonOptions,
+  type CreateSqlStoreOptions,
+} from './sql-store.js';
 export { SqlDagSource, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, type SqlDagSourceOptions } from './sql-dag-source.js';
 export { SqlDagWriter, type SqlDagWriterOptions, type AppendNodeInput } from './sql-dag-writer.js';
 export { SqlProjectStore, type SqlProjectStoreOptions } from './sql-project-store.js';
 export { migrateToLatest, schemaMigrations, MIGRATION_TABLE, MIGRATION_LOCK_TABLE } from './migrations.js';
-export { DEFAULT_SCHEMA_NAMES, resolveSchemaNames, type SchemaNames, type SchemaNamesInput, type ProjectsNames, type SessionsNames, type NodesNames } from './schema-names.js';
+export {
+  DEFAULT_SCHEMA_NAMES,
+  resolveSchemaNames,
+  type SchemaNames,
+  type SchemaNamesInput,
+  type ProjectsNames,
+  type SessionsNames,
+  type NodesNames,
+} from './schema-names.js';
 export { detectEngine, writeTransaction, SQL_ENGINES, type SqlEngine } from './engine.js';
 export { inspectSchema, type SchemaInspection, type ContractTable } from './schema-inspect.js';
-export { DEFAULT_VALUE_FORMATS, VALUE_FORMATS, resolveValueFormats, type ValueFormat, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
+export {
+  DEFAULT_VALUE_FORMATS,
+  VALUE_FORMATS,
+  resolveValueFormats,
+  type ValueFormat,
+  type ValueFormats,
+  type ValueFormatsInput,
+} from './value-formats.js';
 export { defaultConfigPath, loadStoreConfig, parseStoreConfig, type StoreConfig } from './store-config.js';
 export { watchDagChanges, type DagChanges, type DagChangesOptions } from './dag-changes.js';

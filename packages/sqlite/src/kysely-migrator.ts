@@ -12,7 +12,10 @@ export interface Migration {
 
 /** The part of kysely's Migrator the migrations use. */
 export interface MigratorLike {
-  migrateToLatest(): Promise<{ error?: unknown; results?: ReadonlyArray<{ migrationName: string; status: 'Success' | 'Error' | 'NotExecuted' }> }>;
+  migrateToLatest(): Promise<{
+    error?: unknown;
+    results?: ReadonlyArray<{ migrationName: string; status: 'Success' | 'Error' | 'NotExecuted' }>;
+  }>;
   getMigrations(): Promise<ReadonlyArray<{ name: string; executedAt?: Date | undefined }>>;
 }
 

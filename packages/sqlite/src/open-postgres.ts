@@ -33,14 +33,21 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<SqlSto
     throw new EntityGitError('INVALID_OPTION', '[sqlite] connectionString must be a non-empty string');
   }
   if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) {
-    throw new EntityGitError('INVALID_OPTION', '[sqlite] maxConnections must be a positive integer', { maxConnections });
+    throw new EntityGitError('INVALID_OPTION', '[sqlite] maxConnections must be a positive integer', {
+      maxConnections,
+    });
   }
   let pg: PgModule;
   try {
     const mod = (await import('pg')) as unknown as { default?: PgModule } & PgModule;
     pg = mod.default ?? mod;
   } catch (err) {
-    throw new EntityGitError('INVALID_OPTION', '[sqlite] openPostgres needs the `pg` package installed', {}, { cause: err });
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      '[sqlite] openPostgres needs the `pg` package installed',
+      {},
+      { cause: err },
+    );
   }
   const pool = new pg.Pool({ connectionString, max: maxConnections });
   // An idle client that loses its server emits 'error' on the pool, and an unheard 'error' kills

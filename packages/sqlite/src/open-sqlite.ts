@@ -33,32 +33,47 @@ type BetterSqlite3 = new (filename: string, options?: { timeout?: number }) => B
 export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> {
   const frozen = Object.freeze({ ...options });
   const { file, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS } = frozen;
-  if (typeof file !== 'string' || file === '') throw new EntityGitError('INVALID_OPTION', '[sqlite] file must be a non-empty path');
+  if (typeof file !== 'string' || file === '')
+    throw new EntityGitError('INVALID_OPTION', '[sqlite] file must be a non-empty path');
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new EntityGitError('INVALID_OPTION', '[sqlite] busyTimeoutMs must be a non-negative integer', { busyTimeoutMs });
+    throw new EntityGitError('INVALID_OPTION', '[sqlite] busyTimeoutMs must be a non-negative integer', {
+      busyTimeoutMs,
+    });
   }
   // Loaded on demand: a user of openPostgres alone never needs the native module.
   let Database: BetterSqlite3;
   try {
     Database = ((await import('better-sqlite3')) as unknown as { default: BetterSqlite3 }).default;
   } catch (err) {
-    throw new EntityGitError('INVALID_OPTION', '[sqlite] openSqlite needs the `better-sqlite3` package installed (an optional peer dependency)', { file }, { cause: err });
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      '[sqlite] openSqlite needs the `better-sqlite3` package installed (an optional peer dependency)',
+      { file },
+      { cause: err },
+    );
   }
   let database: BetterSqlite3Database;
   try {
     database = new Database(file, { timeout: busyTimeoutMs });
   } catch (err) {
-    throw new EntityGitError('DB_ERROR', `[sqlite] cannot open ${JSON.stringify(file)}: ${(err as Error).message}`, { file }, { cause: err });
+    throw new EntityGitError(
+      'DB_ERROR',
+      `[sqlite] cannot open ${JSON.stringify(file)}: ${(err as Error).message}`,
+      { file },
+      { cause: err },
+    );
   }
   try {
     // The journal mode is the file's own, kept by SQLite: it is set once, on a file that holds no
     // table yet and that we are about to create the schema in. A database another program made
     // keeps its mode (switching writes to the file, and a read-only command writes nothing).
-    const fresh = (frozen.migrate ?? frozen.names === undefined) && database.prepare('select count(*) as n from sqlite_master').get() as { n: number };
+    const fresh =
+      (frozen.migrate ?? frozen.names === undefined) &&
+      (database.prepare('select count(*) as n from sqlite_master').get() as { n: number });
     // Switching to WAL takes the write lock briefly. SQLite may answer SQLITE_BUSY at once there,
     // without waiting out the busy timeout (several processes opening a new file together do
     // that): the switch is tried again until the timeout has passed.
-    for (const deadline = Date.now() + busyTimeoutMs; fresh !== false && fresh.n === 0;) {
+    for (const deadline = Date.now() + busyTimeoutMs; fresh !== false && fresh.n === 0; ) {
       try {
         database.pragma('journal_mode = WAL');
         break;
@@ -70,7 +85,12 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
     database.pragma('foreign_keys = ON');
   } catch (err) {
     database.close();
-    throw new EntityGitError('DB_ERROR', `[sqlite] cannot set up ${JSON.stringify(file)}: ${(err as Error).message}`, { file }, { cause: err });
+    throw new EntityGitError(
+      'DB_ERROR',
+      `[sqlite] cannot set up ${JSON.stringify(file)}: ${(err as Error).message}`,
+      { file },
+      { cause: err },
+    );
   }
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database }), plugins: frozen.plugins, log: frozen.log });
   return assembleStore(SQLITE_STORE_NAME, db, { ...frozen, engine: 'sqlite' }, () => db.destroy());

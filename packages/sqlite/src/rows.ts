@@ -1,6 +1,15 @@
 import {
-  EntityGitError, PROJECT_STATUSES, isEntityGitError, validateNode, validateSession,
-  type DagNode, type ErrorCode, type JsonValue, type Project, type ProjectStatus, type Session,
+  EntityGitError,
+  PROJECT_STATUSES,
+  isEntityGitError,
+  validateNode,
+  validateSession,
+  type DagNode,
+  type ErrorCode,
+  type JsonValue,
+  type Project,
+  type ProjectStatus,
+  type Session,
 } from '@entity-git/core';
 import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
 import { DEFAULT_VALUE_FORMATS, decodeValue, type ValueFormats } from './value-formats.js';
@@ -19,8 +28,27 @@ export function selection(names: object, columns: readonly string[]): AliasedRaw
   return columns.map((c) => (map[c] === null ? sql`null`.as(c) : sql.id(map[c]!).as(c)));
 }
 
-export const NODE_COLUMNS = ['id', 'session_id', 'seq', 'role', 'content', 'predecessor', 'caller', 'created_at', 'metadata'] as const;
-export const SESSION_COLUMNS = ['id', 'title', 'agent_id', 'model', 'project_id', 'head', 'created_at', 'metadata'] as const;
+export const NODE_COLUMNS = [
+  'id',
+  'session_id',
+  'seq',
+  'role',
+  'content',
+  'predecessor',
+  'caller',
+  'created_at',
+  'metadata',
+] as const;
+export const SESSION_COLUMNS = [
+  'id',
+  'title',
+  'agent_id',
+  'model',
+  'project_id',
+  'head',
+  'created_at',
+  'metadata',
+] as const;
 export const PROJECT_COLUMNS = ['id', 'name', 'workdir', 'status', 'description', 'created_at'] as const;
 
 /** JSON null is SQL NULL; anything else is its JSON text (which escapes lone surrogates and NUL). */
@@ -72,7 +100,9 @@ export function decodeNode(row: Row, formats: ValueFormats = DEFAULT_VALUE_FORMA
   try {
     validateNode(node);
   } catch (err) {
-    throw invalidRow(err, `[sqlite] the row of node ${JSON.stringify(node.id)} is not a valid node`, { nodeId: node.id });
+    throw invalidRow(err, `[sqlite] the row of node ${JSON.stringify(node.id)} is not a valid node`, {
+      nodeId: node.id,
+    });
   }
   return node;
 }
@@ -92,7 +122,9 @@ export function decodeSession(row: Row, formats: ValueFormats = DEFAULT_VALUE_FO
   try {
     validateSession(session);
   } catch (err) {
-    throw invalidRow(err, `[sqlite] the row of session ${JSON.stringify(session.id)} is not a valid session`, { sessionId: session.id });
+    throw invalidRow(err, `[sqlite] the row of session ${JSON.stringify(session.id)} is not a valid session`, {
+      sessionId: session.id,
+    });
   }
   return session;
 }
@@ -101,7 +133,10 @@ export function decodeSession(row: Row, formats: ValueFormats = DEFAULT_VALUE_FO
 export function decodeProject(row: Row, sessions: string[]): Project {
   const status = row.status as ProjectStatus;
   if (!PROJECT_STATUSES.includes(status)) {
-    throw new EntityGitError('DB_ERROR', `[sqlite] project ${JSON.stringify(row.id)} has an unknown status ${JSON.stringify(row.status)}`);
+    throw new EntityGitError(
+      'DB_ERROR',
+      `[sqlite] project ${JSON.stringify(row.id)} has an unknown status ${JSON.stringify(row.status)}`,
+    );
   }
   return {
     id: text(row.id),

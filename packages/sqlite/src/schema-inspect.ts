@@ -22,14 +22,39 @@ type Kind = 'any' | 'number' | 'value';
 
 const KINDS: { [T in ContractTable]: Record<string, Kind> } = {
   projects: { id: 'any', name: 'any', workdir: 'any', status: 'any', description: 'any', created_at: 'number' },
-  sessions: { id: 'any', title: 'any', agent_id: 'any', model: 'any', project_id: 'any', head: 'any', created_at: 'number', metadata: 'value' },
+  sessions: {
+    id: 'any',
+    title: 'any',
+    agent_id: 'any',
+    model: 'any',
+    project_id: 'any',
+    head: 'any',
+    created_at: 'number',
+    metadata: 'value',
+  },
   nodes: {
-    id: 'any', session_id: 'any', seq: 'number', role: 'any', content: 'value', predecessor: 'any', caller: 'any',
-    created_at: 'number', metadata: 'value',
+    id: 'any',
+    session_id: 'any',
+    seq: 'number',
+    role: 'any',
+    content: 'value',
+    predecessor: 'any',
+    caller: 'any',
+    created_at: 'number',
+    metadata: 'value',
   },
 };
 
-const NULLABLE_DEFAULTED = new Set(['description', 'title', 'agent_id', 'model', 'project_id', 'head', 'metadata', 'caller']);
+const NULLABLE_DEFAULTED = new Set([
+  'description',
+  'title',
+  'agent_id',
+  'model',
+  'project_id',
+  'head',
+  'metadata',
+  'caller',
+]);
 
 /**
  * Reads the columns of the contract's tables (SQLite `pragma_table_info`, PostgreSQL
@@ -55,7 +80,9 @@ export async function inspectSchema(
     const columns = await columnsOf(db, engine, mapped.table!);
     if (columns === null) {
       if (requireTables.includes(table)) {
-        throw mismatch(`table ${JSON.stringify(mapped.table)} (the contract's ${table}) does not exist`, { table: mapped.table });
+        throw mismatch(`table ${JSON.stringify(mapped.table)} (the contract's ${table}) does not exist`, {
+          table: mapped.table,
+        });
       }
       continue;
     }
@@ -70,14 +97,19 @@ export async function inspectSchema(
           out[key] = null;
           continue;
         }
-        throw mismatch(`table ${JSON.stringify(mapped.table)} has no column ${JSON.stringify(column)} (the contract's ${table}.${key}); ` +
-          `map it with names.${table}.${key}${NULLABLE_DEFAULTED.has(key) ? ', or set it to null' : ''}`, { table: mapped.table, column, expected: key });
+        throw mismatch(
+          `table ${JSON.stringify(mapped.table)} has no column ${JSON.stringify(column)} (the contract's ${table}.${key}); ` +
+            `map it with names.${table}.${key}${NULLABLE_DEFAULTED.has(key) ? ', or set it to null' : ''}`,
+          { table: mapped.table, column, expected: key },
+        );
       }
       const format = kind === 'value' ? formatOf(formats, table, key) : undefined;
       const problem = typeProblem(engine, kind, type, format);
       if (problem !== null) {
-        throw mismatch(`column ${JSON.stringify(column)} of table ${JSON.stringify(mapped.table)} (the contract's ${table}.${key}) is ${JSON.stringify(type)}, expected ${problem}`,
-          { table: mapped.table, column, expected: problem, found: type });
+        throw mismatch(
+          `column ${JSON.stringify(column)} of table ${JSON.stringify(mapped.table)} (the contract's ${table}.${key}) is ${JSON.stringify(type)}, expected ${problem}`,
+          { table: mapped.table, column, expected: problem, found: type },
+        );
       }
     }
   }
@@ -94,19 +126,30 @@ function typeProblem(engine: SqlEngine, kind: Kind, type: string, format: ValueF
   const t = type.toLowerCase();
   if (engine === 'sqlite') {
     const affinity = sqliteAffinity(t);
-    if (kind === 'number') return affinity === 'text' ? 'a number column (INTEGER or REAL): the contract keeps seq and times as numbers' : null;
+    if (kind === 'number')
+      return affinity === 'text'
+        ? 'a number column (INTEGER or REAL): the contract keeps seq and times as numbers'
+        : null;
     if (kind === 'value') {
-      if (format === 'jsonb') return 'a PostgreSQL json/jsonb column for the format "jsonb" (on SQLite use "json" or "text")';
-      return affinity === 'integer' || affinity === 'real' ? `a text column for the format ${JSON.stringify(format)}` : null;
+      if (format === 'jsonb')
+        return 'a PostgreSQL json/jsonb column for the format "jsonb" (on SQLite use "json" or "text")';
+      return affinity === 'integer' || affinity === 'real'
+        ? `a text column for the format ${JSON.stringify(format)}`
+        : null;
     }
     return null;
   }
   const numeric = ['smallint', 'integer', 'bigint', 'real', 'double precision', 'numeric'];
   const textual = ['text', 'character varying', 'character', 'bpchar'];
-  if (kind === 'number') return numeric.includes(t) ? null : `a number column (${numeric.join(', ')}): the contract keeps seq and times as numbers`;
+  if (kind === 'number')
+    return numeric.includes(t)
+      ? null
+      : `a number column (${numeric.join(', ')}): the contract keeps seq and times as numbers`;
   if (kind === 'value') {
-    if (format === 'jsonb') return t === 'json' || t === 'jsonb' ? null : 'a json or jsonb column for the format "jsonb"';
-    if (t === 'json' || t === 'jsonb') return `a text column for the format ${JSON.stringify(format)} (set the format to "jsonb" for a ${t} column)`;
+    if (format === 'jsonb')
+      return t === 'json' || t === 'jsonb' ? null : 'a json or jsonb column for the format "jsonb"';
+    if (t === 'json' || t === 'jsonb')
+      return `a text column for the format ${JSON.stringify(format)} (set the format to "jsonb" for a ${t} column)`;
     return textual.includes(t) ? null : `a text column for the format ${JSON.stringify(format)}`;
   }
   return null;
@@ -130,15 +173,30 @@ async function columnsOf(db: Kysely<any>, engine: SqlEngine, table: string): Pro
   let rows: { name: string; type: string }[];
   try {
     if (engine === 'sqlite') {
-      rows = (await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${name}, ${schema ?? 'main'})`.execute(db)).rows;
+      rows = (
+        await sql<{
+          name: string;
+          type: string;
+        }>`select name, type from pragma_table_info(${name}, ${schema ?? 'main'})`.execute(db)
+      ).rows;
     } else {
       // Resolved through the search_path, as the queries that read the table resolve it.
-      rows = (await sql<{ name: string; type: string }>`select a.attname as name, format_type(a.atttypid, null) as type from pg_attribute a
+      rows = (
+        await sql<{
+          name: string;
+          type: string;
+        }>`select a.attname as name, format_type(a.atttypid, null) as type from pg_attribute a
         where a.attrelid = to_regclass(case when ${schema}::text is null then quote_ident(${name}::text) else quote_ident(${schema}::text) || '.' || quote_ident(${name}::text) end)
-          and a.attnum > 0 and not a.attisdropped`.execute(db)).rows;
+          and a.attnum > 0 and not a.attisdropped`.execute(db)
+      ).rows;
     }
   } catch (err) {
-    throw new EntityGitError('DB_ERROR', `[sqlite] reading the columns of ${JSON.stringify(table)}: ${(err as Error).message}`, { table }, { cause: err });
+    throw new EntityGitError(
+      'DB_ERROR',
+      `[sqlite] reading the columns of ${JSON.stringify(table)}: ${(err as Error).message}`,
+      { table },
+      { cause: err },
+    );
   }
   return rows.length === 0 ? null : new Map(rows.map((r) => [r.name, r.type]));
 }

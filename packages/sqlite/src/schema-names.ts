@@ -59,14 +59,37 @@ const NULLABLE: { [T in keyof SchemaNames]: ReadonlySet<string> } = {
 
 /** The contract's own names (DESIGN.md §2); what the migrations create by default. */
 export const DEFAULT_SCHEMA_NAMES: SchemaNames = deepFreeze({
-  projects: { table: 'projects', id: 'id', name: 'name', workdir: 'workdir', status: 'status', description: 'description', created_at: 'created_at' },
+  projects: {
+    table: 'projects',
+    id: 'id',
+    name: 'name',
+    workdir: 'workdir',
+    status: 'status',
+    description: 'description',
+    created_at: 'created_at',
+  },
   sessions: {
-    table: 'sessions', id: 'id', title: 'title', agent_id: 'agent_id', model: 'model', project_id: 'project_id',
-    head: 'head', created_at: 'created_at', metadata: 'metadata',
+    table: 'sessions',
+    id: 'id',
+    title: 'title',
+    agent_id: 'agent_id',
+    model: 'model',
+    project_id: 'project_id',
+    head: 'head',
+    created_at: 'created_at',
+    metadata: 'metadata',
   },
   nodes: {
-    table: 'nodes', id: 'id', session_id: 'session_id', seq: 'seq', role: 'role', content: 'content',
-    predecessor: 'predecessor', caller: 'caller', created_at: 'created_at', metadata: 'metadata',
+    table: 'nodes',
+    id: 'id',
+    session_id: 'session_id',
+    seq: 'seq',
+    role: 'role',
+    content: 'content',
+    predecessor: 'predecessor',
+    caller: 'caller',
+    created_at: 'created_at',
+    metadata: 'metadata',
   },
 });
 
@@ -77,7 +100,8 @@ export const DEFAULT_SCHEMA_NAMES: SchemaNames = deepFreeze({
 export function resolveSchemaNames(input: SchemaNamesInput = {}): SchemaNames {
   if (typeof input !== 'object' || input === null) throw invalid('names must be an object');
   for (const table of Object.keys(input)) {
-    if (!(table in DEFAULT_SCHEMA_NAMES)) throw invalid(`names.${table}: unknown table (expected projects, sessions or nodes)`);
+    if (!(table in DEFAULT_SCHEMA_NAMES))
+      throw invalid(`names.${table}: unknown table (expected projects, sessions or nodes)`);
   }
   const out = {} as Record<keyof SchemaNames, Record<string, string | null>>;
   for (const table of Object.keys(DEFAULT_SCHEMA_NAMES) as (keyof SchemaNames)[]) {

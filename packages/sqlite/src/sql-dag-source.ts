@@ -35,14 +35,24 @@ export class SqlDagSource implements DagSource {
 
   constructor(options: SqlDagSourceOptions) {
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
-    this.options = Object.freeze({ db: options.db, names: resolveSchemaNames(options.names), formats: resolveValueFormats(options.formats), batchSize });
+    this.options = Object.freeze({
+      db: options.db,
+      names: resolveSchemaNames(options.names),
+      formats: resolveValueFormats(options.formats),
+      batchSize,
+    });
   }
 
   async listSessions(): Promise<string[]> {
     const { db, names } = this.options;
     const S = names.sessions;
     try {
-      const rows = await db.selectFrom(S.table).select(selection(S, ['id'])).orderBy(col(S.created_at)).orderBy(col(S.id)).execute();
+      const rows = await db
+        .selectFrom(S.table)
+        .select(selection(S, ['id']))
+        .orderBy(col(S.created_at))
+        .orderBy(col(S.id))
+        .execute();
       return rows.map((r) => String(r.id));
     } catch (err) {
       throw dbError(err, 'listing sessions');
@@ -55,7 +65,11 @@ export class SqlDagSource implements DagSource {
     const S = names.sessions;
     let row: Record<string, unknown> | undefined;
     try {
-      row = await db.selectFrom(S.table).select(selection(S, SESSION_COLUMNS)).where(col(S.id), '=', sessionId).executeTakeFirst();
+      row = await db
+        .selectFrom(S.table)
+        .select(selection(S, SESSION_COLUMNS))
+        .where(col(S.id), '=', sessionId)
+        .executeTakeFirst();
     } catch (err) {
       throw dbError(err, `reading session ${JSON.stringify(sessionId)}`);
     }
@@ -74,7 +88,9 @@ export class SqlDagSource implements DagSource {
     for (;;) {
       let rows: Record<string, unknown>[];
       try {
-        rows = await db.selectFrom(N.table).select(selection(N, NODE_COLUMNS))
+        rows = await db
+          .selectFrom(N.table)
+          .select(selection(N, NODE_COLUMNS))
           .where(col(N.session_id), '=', sessionId)
           .where(col(N.seq), '>', cursor)
           .orderBy(col(N.seq))
@@ -110,7 +126,11 @@ export class SqlDagSource implements DagSource {
     const S = names.sessions;
     if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
     try {
-      const row = await db.selectFrom(S.table).select(selection(S, ['head'])).where(col(S.id), '=', sessionId).executeTakeFirst();
+      const row = await db
+        .selectFrom(S.table)
+        .select(selection(S, ['head']))
+        .where(col(S.id), '=', sessionId)
+        .executeTakeFirst();
       return row?.head === null || row?.head === undefined ? null : String(row.head);
     } catch (err) {
       throw dbError(err, `reading the head of session ${JSON.stringify(sessionId)}`);
@@ -120,7 +140,9 @@ export class SqlDagSource implements DagSource {
 
 function checkBatchSize(size: unknown): number {
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1 || size > MAX_BATCH_SIZE) {
-    throw new EntityGitError('INVALID_OPTION', `[sqlite] batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}`, { batchSize: size });
+    throw new EntityGitError('INVALID_OPTION', `[sqlite] batchSize must be an integer from 1 to ${MAX_BATCH_SIZE}`, {
+      batchSize: size,
+    });
   }
   return size;
 }
@@ -133,6 +155,10 @@ function checkBatchSize(size: unknown): number {
 function storableSessionId(sessionId: unknown): asserts sessionId is string {
   assertId(sessionId, '[sqlite] session id');
   if (!isStorableText(sessionId)) {
-    throw new EntityGitError('INVALID_ID', `[sqlite] session id ${JSON.stringify(sessionId)} holds NUL or a lone surrogate, which SQL text cannot hold`, { sessionId });
+    throw new EntityGitError(
+      'INVALID_ID',
+      `[sqlite] session id ${JSON.stringify(sessionId)} holds NUL or a lone surrogate, which SQL text cannot hold`,
+      { sessionId },
+    );
   }
 }

@@ -1,10 +1,25 @@
 import {
-  EntityGitError, assertId, assertJson, isEntityGitError, sessionRow, validateNode,
-  type DagNode, type DagWriter, type JsonValue, type Session,
+  EntityGitError,
+  assertId,
+  assertJson,
+  isEntityGitError,
+  sessionRow,
+  validateNode,
+  type DagNode,
+  type DagWriter,
+  type JsonValue,
+  type Session,
 } from '@entity-git/core';
 import type { Kysely } from 'kysely';
 import { strictlyIncreasing } from './clock.js';
-import { assertStorableText, dbError, isStorableText, resolveEngine, writeTransaction, type SqlEngine } from './engine.js';
+import {
+  assertStorableText,
+  dbError,
+  isStorableText,
+  resolveEngine,
+  writeTransaction,
+  type SqlEngine,
+} from './engine.js';
 import { NODE_COLUMNS, col, decodeNode, selection } from './rows.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
 import { encodeValue, resolveValueFormats, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
@@ -37,7 +52,13 @@ const ID_LOOKUP_CHUNK = 500;
  * across connections and processes, and `max(seq) + 1` is never computed twice for one seq.
  */
 export class SqlDagWriter implements DagWriter {
-  readonly options: Readonly<{ db: Kysely<any>; names: SchemaNames; formats: ValueFormats; engine: SqlEngine; now: () => number }>;
+  readonly options: Readonly<{
+    db: Kysely<any>;
+    names: SchemaNames;
+    formats: ValueFormats;
+    engine: SqlEngine;
+    now: () => number;
+  }>;
   private readonly sessionClock: () => number;
 
   constructor(options: SqlDagWriterOptions) {
@@ -56,24 +77,42 @@ export class SqlDagWriter implements DagWriter {
     assertStorableText(session.id, 'session id', 'INVALID_ID');
     assertStorableText(session.project_id, 'session project_id', 'INVALID_ID');
     assertStorableText(session.head, 'session head', 'INVALID_ID');
-    for (const key of ['title', 'agent_id', 'model'] as const) assertStorableText(session[key], `session ${key}`, 'INVALID_SESSION');
+    for (const key of ['title', 'agent_id', 'model'] as const)
+      assertStorableText(session[key], `session ${key}`, 'INVALID_SESSION');
 
     const { names } = this.options;
     const S = names.sessions;
     const values: Record<string, unknown> = { [S.id]: session.id, [S.created_at]: session.created_at };
     for (const key of ['title', 'agent_id', 'model', 'project_id', 'head', 'metadata'] as const) {
-      const value = key === 'metadata' ? encodeValue(session.metadata, this.options.formats.sessions.metadata, 'session metadata') : session[key];
+      const value =
+        key === 'metadata'
+          ? encodeValue(session.metadata, this.options.formats.sessions.metadata, 'session metadata')
+          : session[key];
       const column = S[key];
       if (column !== null) values[column] = value;
       else if (value !== null) throw absentColumn('sessions', key);
     }
     await this.write(`creating session ${JSON.stringify(session.id)}`, async (trx) => {
-      const existing = await trx.selectFrom(S.table).select(col(S.id).as('id')).where(col(S.id), '=', session.id).executeTakeFirst();
-      if (existing) throw new EntityGitError('INVALID_SESSION', `[sqlite] session ${JSON.stringify(session.id)} exists already`, { sessionId: session.id });
+      const existing = await trx
+        .selectFrom(S.table)
+        .select(col(S.id).as('id'))
+        .where(col(S.id), '=', session.id)
+        .executeTakeFirst();
+      if (existing)
+        throw new EntityGitError('INVALID_SESSION', `[sqlite] session ${JSON.stringify(session.id)} exists already`, {
+          sessionId: session.id,
+        });
       if (session.project_id !== null) {
         const P = names.projects;
-        const project = await trx.selectFrom(P.table).select(col(P.id).as('id')).where(col(P.id), '=', session.project_id).executeTakeFirst();
-        if (!project) throw new EntityGitError('PROJECT_NOT_FOUND', `[sqlite] no project ${JSON.stringify(session.project_id)}`, { projectId: session.project_id });
+        const project = await trx
+          .selectFrom(P.table)
+          .select(col(P.id).as('id'))
+          .where(col(P.id), '=', session.project_id)
+          .executeTakeFirst();
+        if (!project)
+          throw new EntityGitError('PROJECT_NOT_FOUND', `[sqlite] no project ${JSON.stringify(session.project_id)}`, {
+            projectId: session.project_id,
+          });
       }
       await trx.insertInto(S.table).values(values).execute();
     });
@@ -91,7 +130,8 @@ export class SqlDagWriter implements DagWriter {
    * backfills, where one transaction per node would cost a disk sync each.
    */
   async appendNodes(inputs: readonly AppendNodeInput[]): Promise<DagNode[]> {
-    if (!Array.isArray(inputs)) throw new EntityGitError('INVALID_NODE', '[sqlite] appendNodes takes an array of nodes');
+    if (!Array.isArray(inputs))
+      throw new EntityGitError('INVALID_NODE', '[sqlite] appendNodes takes an array of nodes');
     const drafts = inputs.map((input) => this.draft(input));
     if (drafts.length === 0) return [];
     const seen = new Set<string>();
@@ -111,9 +151,15 @@ export class SqlDagWriter implements DagWriter {
         for (const sessionId of [...new Set(drafts.map((d) => d.session_id))].sort()) {
           let lock = trx.selectFrom(S.table).select(col(S.id).as('id')).where(col(S.id), '=', sessionId);
           if (engine === 'postgres') lock = lock.forUpdate();
-          if (!(await lock.executeTakeFirst())) throw new EntityGitError('SESSION_NOT_FOUND', `[sqlite] no session ${JSON.stringify(sessionId)}`, { sessionId });
-          const top = await trx.selectFrom(N.table).select((eb) => eb.fn.max(col<number>(N.seq)).as('top'))
-            .where(col(N.session_id), '=', sessionId).executeTakeFirst();
+          if (!(await lock.executeTakeFirst()))
+            throw new EntityGitError('SESSION_NOT_FOUND', `[sqlite] no session ${JSON.stringify(sessionId)}`, {
+              sessionId,
+            });
+          const top = await trx
+            .selectFrom(N.table)
+            .select((eb) => eb.fn.max(col<number>(N.seq)).as('top'))
+            .where(col(N.session_id), '=', sessionId)
+            .executeTakeFirst();
           next.set(sessionId, (top?.top === null || top?.top === undefined ? 0 : Number(top.top)) + 1);
         }
         const taken = await existingIds(trx, names, ids);
@@ -124,7 +170,10 @@ export class SqlDagWriter implements DagWriter {
           return { ...d, seq };
         });
         for (let i = 0; i < nodes.length; i += INSERT_CHUNK) {
-          await trx.insertInto(N.table).values(nodes.slice(i, i + INSERT_CHUNK).map((n) => this.nodeValues(n))).execute();
+          await trx
+            .insertInto(N.table)
+            .values(nodes.slice(i, i + INSERT_CHUNK).map((n) => this.nodeValues(n)))
+            .execute();
         }
         return nodes.map((n) => ({ ...n, content: roundTrip(n.content), metadata: roundTrip(n.metadata) }));
       });
@@ -138,25 +187,56 @@ export class SqlDagWriter implements DagWriter {
     }
   }
 
-  async fillNode(sessionId: string, nodeId: string, content: DagNode['content'], metadata?: DagNode['metadata']): Promise<DagNode> {
+  async fillNode(
+    sessionId: string,
+    nodeId: string,
+    content: DagNode['content'],
+    metadata?: DagNode['metadata'],
+  ): Promise<DagNode> {
     const { names } = this.options;
     const N = names.nodes;
     const notFound = () =>
-      new EntityGitError('NODE_NOT_FOUND', `[sqlite] no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`, { sessionId, nodeId });
-    if (typeof sessionId !== 'string' || typeof nodeId !== 'string' || !isStorableText(sessionId) || !isStorableText(nodeId)) throw notFound();
+      new EntityGitError(
+        'NODE_NOT_FOUND',
+        `[sqlite] no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`,
+        { sessionId, nodeId },
+      );
+    if (
+      typeof sessionId !== 'string' ||
+      typeof nodeId !== 'string' ||
+      !isStorableText(sessionId) ||
+      !isStorableText(nodeId)
+    )
+      throw notFound();
     assertJson(content, 'content');
     if (metadata !== undefined) assertJson(metadata, 'metadata');
     if (metadata !== undefined && metadata !== null && N.metadata === null) throw absentColumn('nodes', 'metadata');
     return this.write(`filling node ${JSON.stringify(nodeId)}`, async (trx) => {
-      const row = await trx.selectFrom(N.table).select(selection(N, NODE_COLUMNS))
-        .where(col(N.session_id), '=', sessionId).where(col(N.id), '=', nodeId).executeTakeFirst();
+      const row = await trx
+        .selectFrom(N.table)
+        .select(selection(N, NODE_COLUMNS))
+        .where(col(N.session_id), '=', sessionId)
+        .where(col(N.id), '=', nodeId)
+        .executeTakeFirst();
       if (!row) throw notFound();
       const stored = decodeNode(row, this.options.formats);
-      const next: DagNode = { ...stored, content: roundTrip(content), metadata: metadata === undefined ? stored.metadata : roundTrip(metadata) };
+      const next: DagNode = {
+        ...stored,
+        content: roundTrip(content),
+        metadata: metadata === undefined ? stored.metadata : roundTrip(metadata),
+      };
       validateNode(next);
-      const set: Record<string, unknown> = { [N.content]: encodeValue(next.content, this.options.formats.nodes.content, 'content') };
-      if (N.metadata !== null) set[N.metadata] = encodeValue(next.metadata, this.options.formats.nodes.metadata, 'node metadata');
-      await trx.updateTable(N.table).set(set).where(col(N.session_id), '=', sessionId).where(col(N.id), '=', nodeId).execute();
+      const set: Record<string, unknown> = {
+        [N.content]: encodeValue(next.content, this.options.formats.nodes.content, 'content'),
+      };
+      if (N.metadata !== null)
+        set[N.metadata] = encodeValue(next.metadata, this.options.formats.nodes.metadata, 'node metadata');
+      await trx
+        .updateTable(N.table)
+        .set(set)
+        .where(col(N.session_id), '=', sessionId)
+        .where(col(N.id), '=', nodeId)
+        .execute();
       return next;
     });
   }
@@ -169,24 +249,41 @@ export class SqlDagWriter implements DagWriter {
     const head = S.head;
     if (typeof sessionId !== 'string' || !isStorableText(sessionId)) throw sessionNotFound(sessionId);
     await this.write(`setting the head of session ${JSON.stringify(sessionId)}`, async (trx) => {
-      const session = await trx.selectFrom(S.table).select(col(S.id).as('id')).where(col(S.id), '=', sessionId).executeTakeFirst();
+      const session = await trx
+        .selectFrom(S.table)
+        .select(col(S.id).as('id'))
+        .where(col(S.id), '=', sessionId)
+        .executeTakeFirst();
       if (!session) throw sessionNotFound(sessionId);
       if (nodeId !== null) {
-        const notFound = new EntityGitError('NODE_NOT_FOUND', `[sqlite] no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`, { sessionId, nodeId });
+        const notFound = new EntityGitError(
+          'NODE_NOT_FOUND',
+          `[sqlite] no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`,
+          { sessionId, nodeId },
+        );
         // Same order of checks as MemoryDag: the session, then the id's shape, then the node.
         assertId(nodeId, 'head');
         if (!isStorableText(nodeId)) throw notFound;
-        const node = await trx.selectFrom(N.table).select(col(N.id).as('id'))
-          .where(col(N.session_id), '=', sessionId).where(col(N.id), '=', nodeId).executeTakeFirst();
+        const node = await trx
+          .selectFrom(N.table)
+          .select(col(N.id).as('id'))
+          .where(col(N.session_id), '=', sessionId)
+          .where(col(N.id), '=', nodeId)
+          .executeTakeFirst();
         if (!node) throw notFound;
       }
-      await trx.updateTable(S.table).set({ [head]: nodeId }).where(col(S.id), '=', sessionId).execute();
+      await trx
+        .updateTable(S.table)
+        .set({ [head]: nodeId })
+        .where(col(S.id), '=', sessionId)
+        .execute();
     });
   }
 
   /** The node as it will be stored, checked before any lock is taken; its seq is a stand-in. */
   private draft(input: AppendNodeInput): DagNode {
-    if (typeof input !== 'object' || input === null) throw new EntityGitError('INVALID_NODE', '[sqlite] a node must be an object');
+    if (typeof input !== 'object' || input === null)
+      throw new EntityGitError('INVALID_NODE', '[sqlite] a node must be an object');
     const node: DagNode = {
       id: input.id,
       session_id: input.session_id,
@@ -212,11 +309,17 @@ export class SqlDagWriter implements DagWriter {
   private nodeValues(n: DagNode): Record<string, unknown> {
     const N = this.options.names.nodes;
     const values: Record<string, unknown> = {
-      [N.id]: n.id, [N.session_id]: n.session_id, [N.seq]: n.seq, [N.role]: n.role,
-      [N.content]: encodeValue(n.content, this.options.formats.nodes.content, 'content'), [N.predecessor]: n.predecessor, [N.created_at]: n.created_at,
+      [N.id]: n.id,
+      [N.session_id]: n.session_id,
+      [N.seq]: n.seq,
+      [N.role]: n.role,
+      [N.content]: encodeValue(n.content, this.options.formats.nodes.content, 'content'),
+      [N.predecessor]: n.predecessor,
+      [N.created_at]: n.created_at,
     };
     if (N.caller !== null) values[N.caller] = n.caller;
-    if (N.metadata !== null) values[N.metadata] = encodeValue(n.metadata, this.options.formats.nodes.metadata, 'node metadata');
+    if (N.metadata !== null)
+      values[N.metadata] = encodeValue(n.metadata, this.options.formats.nodes.metadata, 'node metadata');
     return values;
   }
 
@@ -233,7 +336,11 @@ async function existingIds(db: Kysely<any>, names: SchemaNames, ids: readonly st
   const N = names.nodes;
   const found: string[] = [];
   for (let i = 0; i < ids.length; i += ID_LOOKUP_CHUNK) {
-    const rows = await db.selectFrom(N.table).select(col(N.id).as('id')).where(col(N.id), 'in', ids.slice(i, i + ID_LOOKUP_CHUNK)).execute();
+    const rows = await db
+      .selectFrom(N.table)
+      .select(col(N.id).as('id'))
+      .where(col(N.id), 'in', ids.slice(i, i + ID_LOOKUP_CHUNK))
+      .execute();
     for (const r of rows) found.push(String(r.id));
   }
   return found;
@@ -252,6 +359,9 @@ function sessionNotFound(sessionId: unknown): EntityGitError {
 }
 
 function absentColumn(table: string, column: string): EntityGitError {
-  return new EntityGitError('INVALID_OPTION', `[sqlite] names.${table}.${column} is null (the column does not exist), so a value for it cannot be stored`,
-    { table, column });
+  return new EntityGitError(
+    'INVALID_OPTION',
+    `[sqlite] names.${table}.${column} is null (the column does not exist), so a value for it cannot be stored`,
+    { table, column },
+  );
 }

@@ -27,7 +27,12 @@ export function defaultConfigPath(databaseFile: string): string {
 /** Checks a parsed config (names and formats as the store resolves them); `INVALID_OPTION` naming the key. */
 export function parseStoreConfig(value: unknown, source = 'config'): StoreConfig {
   const fail = (message: string, cause?: unknown) =>
-    new EntityGitError('INVALID_OPTION', `[sqlite] ${source}: ${message}`, { source }, cause === undefined ? undefined : { cause });
+    new EntityGitError(
+      'INVALID_OPTION',
+      `[sqlite] ${source}: ${message}`,
+      { source },
+      cause === undefined ? undefined : { cause },
+    );
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('must be a JSON object');
   const config = value as Record<string, unknown>;
   for (const key of Object.keys(config)) {
@@ -40,7 +45,10 @@ export function parseStoreConfig(value: unknown, source = 'config'): StoreConfig
     if (isEntityGitError(err)) throw fail(err.message.replace(/^\[entity-git\] \[sqlite\] /, ''), err);
     throw err;
   }
-  if (config.notifyChannel !== undefined && (typeof config.notifyChannel !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(config.notifyChannel))) {
+  if (
+    config.notifyChannel !== undefined &&
+    (typeof config.notifyChannel !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(config.notifyChannel))
+  ) {
     throw fail('notifyChannel must be a plain PostgreSQL identifier (letters, digits, _; at most 63)');
   }
   return config as StoreConfig;
@@ -59,7 +67,12 @@ export function loadStoreConfig(file: string, options: { required?: boolean } = 
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new EntityGitError('INVALID_OPTION', `[sqlite] ${file}: not JSON: ${(err as Error).message}`, { source: file }, { cause: err });
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      `[sqlite] ${file}: not JSON: ${(err as Error).message}`,
+      { source: file },
+      { cause: err },
+    );
   }
   return parseStoreConfig(parsed, file);
 }

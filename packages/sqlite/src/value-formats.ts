@@ -29,20 +29,24 @@ export function resolveValueFormats(input: ValueFormatsInput = {}): ValueFormats
   if (typeof input !== 'object' || input === null) throw invalid('formats must be an object');
   const out: Record<string, Record<string, ValueFormat>> = {};
   for (const table of Object.keys(input)) {
-    if (!(table in DEFAULT_VALUE_FORMATS)) throw invalid(`formats.${table}: unknown table (expected nodes or sessions)`);
+    if (!(table in DEFAULT_VALUE_FORMATS))
+      throw invalid(`formats.${table}: unknown table (expected nodes or sessions)`);
   }
   for (const table of Object.keys(DEFAULT_VALUE_FORMATS) as (keyof ValueFormats)[]) {
     const given = (input[table] ?? {}) as Record<string, unknown>;
     if (typeof given !== 'object' || given === null) throw invalid(`formats.${table} must be an object`);
     const defaults = DEFAULT_VALUE_FORMATS[table] as Record<string, ValueFormat>;
     for (const key of Object.keys(given)) {
-      if (!(key in defaults)) throw invalid(`formats.${table}.${key}: unknown column (expected ${Object.keys(defaults).join(' or ')})`);
+      if (!(key in defaults))
+        throw invalid(`formats.${table}.${key}: unknown column (expected ${Object.keys(defaults).join(' or ')})`);
     }
     const resolved: Record<string, ValueFormat> = {};
     for (const key of Object.keys(defaults)) {
       const value = key in given ? given[key] : defaults[key];
       if (!VALUE_FORMATS.includes(value as ValueFormat)) {
-        throw invalid(`formats.${table}.${key} must be one of ${VALUE_FORMATS.map((f) => JSON.stringify(f)).join(', ')}, got ${JSON.stringify(value)}`);
+        throw invalid(
+          `formats.${table}.${key} must be one of ${VALUE_FORMATS.map((f) => JSON.stringify(f)).join(', ')}, got ${JSON.stringify(value)}`,
+        );
       }
       resolved[key] = value as ValueFormat;
     }
@@ -56,7 +60,11 @@ export function encodeValue(value: JsonValue, format: ValueFormat, where: string
   if (value === null) return null;
   if (format !== 'text') return JSON.stringify(value);
   if (typeof value !== 'string') {
-    throw new EntityGitError('INVALID_OPTION', `[sqlite] ${where} is stored as plain text (format "text"), so it must be a string or null`, { where });
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      `[sqlite] ${where} is stored as plain text (format "text"), so it must be a string or null`,
+      { where },
+    );
   }
   return value;
 }
@@ -71,7 +79,12 @@ export function decodeValue(raw: unknown, format: ValueFormat, where: string): J
   try {
     return JSON.parse(raw) as JsonValue;
   } catch (err) {
-    throw new EntityGitError('DB_ERROR', `[sqlite] ${where} does not hold JSON text (if the column holds plain text, set formats.${where.startsWith('content') ? 'nodes.content' : where.includes('session') ? 'sessions.metadata' : 'nodes.metadata'} to "text")`, { where }, { cause: err });
+    throw new EntityGitError(
+      'DB_ERROR',
+      `[sqlite] ${where} does not hold JSON text (if the column holds plain text, set formats.${where.startsWith('content') ? 'nodes.content' : where.includes('session') ? 'sessions.metadata' : 'nodes.metadata'} to "text")`,
+      { where },
+      { cause: err },
+    );
   }
 }
 

@@ -41,7 +41,15 @@ async function writeSession(writer: DagWriter): Promise<void> {
   for (let i = 1; i <= 6; i++) {
     const role = i % 2 === 1 ? 'user' : 'assistant';
     const metadata = i === 6 ? { pending: true } : null;
-    const node = await writer.appendNode({ id: `m${i}`, session_id: SID, role, content: `message ${i}`, predecessor: prev, created_at: T0 + i, metadata });
+    const node = await writer.appendNode({
+      id: `m${i}`,
+      session_id: SID,
+      role,
+      content: `message ${i}`,
+      predecessor: prev,
+      created_at: T0 + i,
+      metadata,
+    });
     prev = node.id;
   }
 }
@@ -60,7 +68,12 @@ async function expectChecked(mirror: Mirror): Promise<void> {
 }
 
 async function expectSkipped(mirror: Mirror): Promise<void> {
-  expect(await mirror.verify(SID, { quick: true })).toEqual({ sessionId: SID, ok: true, differences: [], unchanged: true });
+  expect(await mirror.verify(SID, { quick: true })).toEqual({
+    sessionId: SID,
+    ok: true,
+    differences: [],
+    unchanged: true,
+  });
 }
 
 function scenario(name: string, open: () => Promise<Backend>): void {
@@ -70,25 +83,53 @@ function scenario(name: string, open: () => Promise<Backend>): void {
       await writeSession(dag);
       const mirror = mirrorOf(dag);
       // Before any sync: nothing recorded, so the full check (which finds no repository).
-      expect(await mirror.verify(SID, { quick: true })).toMatchObject({ ok: false, differences: [{ kind: 'missing-repo' }] });
+      expect(await mirror.verify(SID, { quick: true })).toMatchObject({
+        ok: false,
+        differences: [{ kind: 'missing-repo' }],
+      });
       await mirror.sync(SID);
       await expectSkipped(mirror);
       // A mirror that did not run the sync reads what the last sync recorded from the repository.
-      expect(await mirrorOf(dag).verify(SID, { quick: true })).toMatchObject({ ok: false, differences: [{ kind: 'missing-repo' }] });
+      expect(await mirrorOf(dag).verify(SID, { quick: true })).toMatchObject({
+        ok: false,
+        differences: [{ kind: 'missing-repo' }],
+      });
 
       const markers = new Set<string>([(await dag.changeMarker!(SID))!]);
       const writes: [string, () => Promise<unknown>, boolean][] = [
         ['fill', () => dag.fillNode(SID, 'm6', 'message 6, filled', { pending: false }), true],
-        ['append', async () => {
-          await dag.appendNode({ id: 'm7', session_id: SID, role: 'user', content: 'message 7', predecessor: 'm6', created_at: T0 + 7 });
-          await dag.appendNode({ id: 'm8', session_id: SID, role: 'assistant', content: 'message 8', predecessor: 'm7', created_at: T0 + 8 });
-        }, true],
+        [
+          'append',
+          async () => {
+            await dag.appendNode({
+              id: 'm7',
+              session_id: SID,
+              role: 'user',
+              content: 'message 7',
+              predecessor: 'm6',
+              created_at: T0 + 7,
+            });
+            await dag.appendNode({
+              id: 'm8',
+              session_id: SID,
+              role: 'assistant',
+              content: 'message 8',
+              predecessor: 'm7',
+              created_at: T0 + 8,
+            });
+          },
+          true,
+        ],
         ['head switch', () => dag.setHead(SID, 'm4'), true],
       ];
       if (exec) {
         writes.push(
           ['row edit by hand', () => exec(`update nodes set content = '"edited by hand"' where id = 'm2'`), false],
-          ['session row edit by hand', () => exec(`update sessions set title = 'Renamed by hand' where id = '${SID}'`), true],
+          [
+            'session row edit by hand',
+            () => exec(`update sessions set title = 'Renamed by hand' where id = '${SID}'`),
+            true,
+          ],
           ['row deleted by hand', () => exec(`delete from nodes where id = 'm8'`), false],
         );
       }
@@ -120,13 +161,17 @@ function scenario(name: string, open: () => Promise<Backend>): void {
       const report = await reconcile({ dag, mirror });
       expect(report.entries.find((e) => e.sessionId === SID)).toMatchObject({ action: 'repaired' });
       expect(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim()).toBe(tip);
-      expect((await reconcile({ dag, mirror })).entries.find((e) => e.sessionId === SID)).toMatchObject({ action: 'unchanged' });
+      expect((await reconcile({ dag, mirror })).entries.find((e) => e.sessionId === SID)).toMatchObject({
+        action: 'unchanged',
+      });
       await expectSkipped(mirror);
 
       // The same DAG through a source that keeps no marker: the full check every time.
       const plain: DagSource = {
-        listSessions: () => dag.listSessions(), getSession: (id) => dag.getSession(id),
-        nodesAfter: (id, after, o) => dag.nodesAfter(id, after, o), getHead: (id) => dag.getHead(id),
+        listSessions: () => dag.listSessions(),
+        getSession: (id) => dag.getSession(id),
+        nodesAfter: (id, after, o) => dag.nodesAfter(id, after, o),
+        getHead: (id) => dag.getHead(id),
       };
       const unmarked = createMirror({ dag: plain, storage: nodeStorage(), root: join(dir, '..') });
       await unmarked.sync(SID);
@@ -141,10 +186,15 @@ scenario('MemoryDag', async () => ({ dag: new MemoryDag() }));
 function backendOf(store: SqlStore): Backend {
   const { dag, writer } = store;
   const both: DagSource & DagWriter = {
-    listSessions: () => dag.listSessions(), getSession: (id) => dag.getSession(id), getHead: (id) => dag.getHead(id),
-    nodesAfter: (id, after, o) => dag.nodesAfter(id, after, o), changeMarker: (id) => dag.changeMarker!(id),
-    createSession: (s) => writer.createSession(s), appendNode: (n) => writer.appendNode(n),
-    fillNode: (id, node, content, metadata) => writer.fillNode(id, node, content, metadata), setHead: (id, node) => writer.setHead(id, node),
+    listSessions: () => dag.listSessions(),
+    getSession: (id) => dag.getSession(id),
+    getHead: (id) => dag.getHead(id),
+    nodesAfter: (id, after, o) => dag.nodesAfter(id, after, o),
+    changeMarker: (id) => dag.changeMarker!(id),
+    createSession: (s) => writer.createSession(s),
+    appendNode: (n) => writer.appendNode(n),
+    fillNode: (id, node, content, metadata) => writer.fillNode(id, node, content, metadata),
+    setHead: (id, node) => writer.setHead(id, node),
   };
   return { dag: both, exec: async (text) => void (await sql.raw(text).execute(store.db)) };
 }

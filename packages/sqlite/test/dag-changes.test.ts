@@ -75,6 +75,8 @@ describe('watchDagChanges on PostgreSQL', () => {
     await sql`select pg_notify('dag_changed', '')`.execute(store.db);
     await again;
     expect(await listening.poll()).toContain('a');
-    await expect(watchDagChanges(store, { channel: 'bad channel', connectionString: database.url })).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+    await expect(
+      watchDagChanges(store, { channel: 'bad channel', connectionString: database.url }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION' });
   });
 });

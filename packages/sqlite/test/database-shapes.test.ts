@@ -6,7 +6,13 @@ import Database from 'better-sqlite3';
 import { createMirror, type DagSource } from '@entity-git/core';
 import { nodeStorage } from '@entity-git/node-fs';
 import {
-  RENAMED_SHAPE_CONFIG, SHAPE_MESSAGES, SHAPE_SESSION, documentedShapeSql, incompatibleShapeSql, renamedShapeSql, type ShapeEngine,
+  RENAMED_SHAPE_CONFIG,
+  SHAPE_MESSAGES,
+  SHAPE_SESSION,
+  documentedShapeSql,
+  incompatibleShapeSql,
+  renamedShapeSql,
+  type ShapeEngine,
 } from '@entity-git/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgres, openSqlite, parseStoreConfig, type SqlStore } from '../src/index.js';
@@ -42,7 +48,9 @@ async function postgresDb(statements: string[]): Promise<{ url: string; tables: 
     const c = new Pg.Client({ connectionString: database.url });
     await c.connect();
     try {
-      const r = await c.query(`select table_name || '.' || column_name || ':' || data_type as c from information_schema.columns where table_schema = 'public' order by 1`);
+      const r = await c.query(
+        `select table_name || '.' || column_name || ':' || data_type as c from information_schema.columns where table_schema = 'public' order by 1`,
+      );
       return r.rows.map((x: { c: string }) => x.c);
     } finally {
       await c.end();
@@ -58,7 +66,8 @@ async function mirrored(dag: DagSource): Promise<Record<string, string[]>> {
   const mirror = createMirror({ dag, storage: nodeStorage(), root: tmp.dir });
   await mirror.sync(SHAPE_SESSION.id);
   const out: Record<string, string[]> = {};
-  for (const b of await mirror.branches(SHAPE_SESSION.id)) out[b.name] = (await mirror.log(SHAPE_SESSION.id, { branch: b.name })).map((c) => c.sha);
+  for (const b of await mirror.branches(SHAPE_SESSION.id))
+    out[b.name] = (await mirror.log(SHAPE_SESSION.id, { branch: b.name })).map((c) => c.sha);
   execFileSync('git', ['fsck', '--strict'], { cwd: mirror.repoPath(SHAPE_SESSION.id), stdio: 'pipe' });
   return out;
 }
@@ -67,9 +76,20 @@ async function mirrored(dag: DagSource): Promise<Record<string, string[]>> {
 async function ownStore(open: () => Promise<SqlStore>): Promise<SqlStore> {
   const store = await open();
   cleanups.push(() => store.close());
-  await store.writer.createSession({ id: SHAPE_SESSION.id, title: SHAPE_SESSION.title, created_at: SHAPE_SESSION.created_at });
+  await store.writer.createSession({
+    id: SHAPE_SESSION.id,
+    title: SHAPE_SESSION.title,
+    created_at: SHAPE_SESSION.created_at,
+  });
   for (const m of SHAPE_MESSAGES) {
-    await store.writer.appendNode({ id: m.id, session_id: SHAPE_SESSION.id, role: m.role, content: m.content, predecessor: m.predecessor, created_at: m.created_at });
+    await store.writer.appendNode({
+      id: m.id,
+      session_id: SHAPE_SESSION.id,
+      role: m.role,
+      content: m.content,
+      predecessor: m.predecessor,
+      created_at: m.created_at,
+    });
   }
   return store;
 }
@@ -113,7 +133,12 @@ for (const engine of ['sqlite', 'postgres'] as ShapeEngine[]) {
       const ren = await open(renamedShapeSql(engine), { ...renamed, migrate: false, checkSchema: true });
       const renBefore = await ren.unchanged();
       const s2 = await ren.store();
-      expect(s2.names.nodes).toMatchObject({ table: 'messages', predecessor: 'parent_id', caller: null, metadata: null });
+      expect(s2.names.nodes).toMatchObject({
+        table: 'messages',
+        predecessor: 'parent_id',
+        caller: null,
+        metadata: null,
+      });
       expect(s2.names.sessions).toMatchObject({ table: 'conversations', head: null, project_id: null, model: null });
       expect(await mirrored(s2.dag)).toEqual(expected);
       await s2.close();
@@ -128,7 +153,13 @@ for (const engine of ['sqlite', 'postgres'] as ShapeEngine[]) {
       // Both steps recorded; 0002's change marks are not made on tables entity-git did not create.
       expect(rows.map((r) => r.name)).toEqual(['0001_initial', '0002_change_marks']);
       expect((await store.db.introspection.getTables()).map((t) => t.name)).not.toContain('entity_git_session_marks');
-      const n = await store.writer.appendNode({ id: 'u4', session_id: SHAPE_SESSION.id, role: 'user', content: 'More', predecessor: 'u3' });
+      const n = await store.writer.appendNode({
+        id: 'u4',
+        session_id: SHAPE_SESSION.id,
+        role: 'user',
+        content: 'More',
+        predecessor: 'u3',
+      });
       expect(n.seq).toBe(7);
       // Opening again finds the migration recorded and does nothing.
       const again = await documented.store();
@@ -137,17 +168,32 @@ for (const engine of ['sqlite', 'postgres'] as ShapeEngine[]) {
       const ren = await open(renamedShapeSql(engine), { ...renamed });
       const s2 = await ren.store();
       cleanups.push(() => s2.close());
-      await s2.writer.appendNode({ id: 'u4', session_id: SHAPE_SESSION.id, role: 'user', content: 'Plain text, "as is"', predecessor: 'u3' });
-      const row = await s2.db.selectFrom('messages').select(['content', 'parent_id']).where('id', '=', 'u4').executeTakeFirstOrThrow();
+      await s2.writer.appendNode({
+        id: 'u4',
+        session_id: SHAPE_SESSION.id,
+        role: 'user',
+        content: 'Plain text, "as is"',
+        predecessor: 'u3',
+      });
+      const row = await s2.db
+        .selectFrom('messages')
+        .select(['content', 'parent_id'])
+        .where('id', '=', 'u4')
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ content: 'Plain text, "as is"', parent_id: 'u3' });
-      await expect(s2.writer.appendNode({ id: 'u5', session_id: SHAPE_SESSION.id, role: 'user', content: { not: 'text' } })).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+      await expect(
+        s2.writer.appendNode({ id: 'u5', session_id: SHAPE_SESSION.id, role: 'user', content: { not: 'text' } }),
+      ).rejects.toMatchObject({ code: 'INVALID_OPTION' });
     });
 
     it('an incompatible database is refused with SCHEMA_MISMATCH naming table and column, and is left unchanged', async () => {
       for (const options of [{}, { migrate: false }, { names: { nodes: { predecessor: 'parent_id' } } }]) {
         const bad = await open(incompatibleShapeSql(engine));
         const before = await bad.unchanged();
-        const err = await bad.store().then(() => null, (e: unknown) => e);
+        const err = await bad.store().then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err).toMatchObject({ code: 'SCHEMA_MISMATCH', data: { table: 'nodes' } });
         expect((err as Error).message).toMatch(/column "(seq|parent_id)" .*nodes/);
         expect(await bad.unchanged()).toEqual(before);
@@ -155,7 +201,10 @@ for (const engine of ['sqlite', 'postgres'] as ShapeEngine[]) {
       // A documented database read with the wrong format: a json column (PostgreSQL) or missing column.
       const doc = await open(documentedShapeSql(engine), { names: { nodes: { caller: 'tool_parent' } } });
       const before = await doc.unchanged();
-      await expect(doc.store()).rejects.toMatchObject({ code: 'SCHEMA_MISMATCH', data: { table: 'nodes', column: 'tool_parent' } });
+      await expect(doc.store()).rejects.toMatchObject({
+        code: 'SCHEMA_MISMATCH',
+        data: { table: 'nodes', column: 'tool_parent' },
+      });
       expect(await doc.unchanged()).toEqual(before);
     });
   });
@@ -169,9 +218,16 @@ describe('a PostgreSQL json column', () => {
     const { url, tables } = await postgresDb(statements);
     const before = await tables();
     expect(before).toContain('nodes.content:jsonb');
-    await expect(openPostgres({ connectionString: url })).rejects.toMatchObject({ code: 'SCHEMA_MISMATCH', data: { column: 'content' } });
+    await expect(openPostgres({ connectionString: url })).rejects.toMatchObject({
+      code: 'SCHEMA_MISMATCH',
+      data: { column: 'content' },
+    });
     expect(await tables()).toEqual(before);
-    const store = await openPostgres({ connectionString: url, formats: { nodes: { content: 'jsonb' } }, migrate: false });
+    const store = await openPostgres({
+      connectionString: url,
+      formats: { nodes: { content: 'jsonb' } },
+      migrate: false,
+    });
     cleanups.push(() => store.close());
     expect(await mirrored(store.dag)).toEqual(expected);
   });
@@ -179,13 +235,37 @@ describe('a PostgreSQL json column', () => {
 
 describe('the configuration', () => {
   it('is checked at load: unknown keys, tables, columns and formats are INVALID_OPTION naming the key', () => {
-    expect(() => parseStoreConfig({ name: {} }, 'x.json')).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('x.json: unknown key "name"') }));
-    expect(() => parseStoreConfig({ names: { nodez: {} } })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('names.nodez') }));
-    expect(() => parseStoreConfig({ names: { nodes: { parent: 'x' } } })).toThrow(expect.objectContaining({ message: expect.stringContaining('names.nodes.parent') }));
-    expect(() => parseStoreConfig({ formats: { nodes: { content: 'xml' } } })).toThrow(expect.objectContaining({ message: expect.stringContaining('formats.nodes.content must be one of "json", "text", "jsonb", got "xml"') }));
-    expect(() => parseStoreConfig({ notifyChannel: 'drop table;' })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+    expect(() => parseStoreConfig({ name: {} }, 'x.json')).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPTION',
+        message: expect.stringContaining('x.json: unknown key "name"'),
+      }),
+    );
+    expect(() => parseStoreConfig({ names: { nodez: {} } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('names.nodez') }),
+    );
+    expect(() => parseStoreConfig({ names: { nodes: { parent: 'x' } } })).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('names.nodes.parent') }),
+    );
+    expect(() => parseStoreConfig({ formats: { nodes: { content: 'xml' } } })).toThrow(
+      expect.objectContaining({
+        message: expect.stringContaining('formats.nodes.content must be one of "json", "text", "jsonb", got "xml"'),
+      }),
+    );
+    expect(() => parseStoreConfig({ notifyChannel: 'drop table;' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION' }),
+    );
     expect(() => parseStoreConfig([])).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
-    expect(parseStoreConfig({ names: { nodes: { predecessor: 'parent_id' } }, formats: { nodes: { content: 'text' } }, notifyChannel: 'dag_changed' }))
-      .toEqual({ names: { nodes: { predecessor: 'parent_id' } }, formats: { nodes: { content: 'text' } }, notifyChannel: 'dag_changed' });
+    expect(
+      parseStoreConfig({
+        names: { nodes: { predecessor: 'parent_id' } },
+        formats: { nodes: { content: 'text' } },
+        notifyChannel: 'dag_changed',
+      }),
+    ).toEqual({
+      names: { nodes: { predecessor: 'parent_id' } },
+      formats: { nodes: { content: 'text' } },
+      notifyChannel: 'dag_changed',
+    });
   });
 });

@@ -12,16 +12,22 @@ afterAll(async () => {
 });
 
 const engines: Array<[string, (plugin: ReturnType<typeof rowCounter>['plugin']) => Promise<SqlStore>]> = [
-  ['sqlite', async (plugin) => {
-    const tmp = tempDir();
-    cleanups.push(tmp.remove);
-    return openSqlite({ file: join(tmp.dir, 'large.sqlite'), plugins: [plugin] });
-  }],
-  ['postgres', async (plugin) => {
-    const database = await freshDatabase();
-    cleanups.push(database.drop);
-    return openPostgres({ connectionString: database.url, plugins: [plugin] });
-  }],
+  [
+    'sqlite',
+    async (plugin) => {
+      const tmp = tempDir();
+      cleanups.push(tmp.remove);
+      return openSqlite({ file: join(tmp.dir, 'large.sqlite'), plugins: [plugin] });
+    },
+  ],
+  [
+    'postgres',
+    async (plugin) => {
+      const database = await freshDatabase();
+      cleanups.push(database.drop);
+      return openPostgres({ connectionString: database.url, plugins: [plugin] });
+    },
+  ],
 ];
 
 describe.each(engines)('a session of 20,000 nodes on %s', (_name, open) => {
@@ -31,8 +37,12 @@ describe.each(engines)('a session of 20,000 nodes on %s', (_name, open) => {
     cleanups.push(() => store.close());
     await store.writer.createSession({ id: 'long' });
     const inputs: AppendNodeInput[] = Array.from({ length: COUNT }, (_, i) => ({
-      id: `n${i + 1}`, session_id: 'long', role: i % 2 === 0 ? 'user' : 'assistant',
-      content: { text: `message ${i + 1} `.repeat(8) }, predecessor: i === 0 ? null : `n${i}`, created_at: 1_700_000_000 + i,
+      id: `n${i + 1}`,
+      session_id: 'long',
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: { text: `message ${i + 1} `.repeat(8) },
+      predecessor: i === 0 ? null : `n${i}`,
+      created_at: 1_700_000_000 + i,
     }));
     await store.writer.appendNodes(inputs);
 

@@ -26,10 +26,17 @@ async function writeThroughWriter(writer: DagWriter, upTo = Number.POSITIVE_INFI
   if (from === 0) await writer.createSession({ ...GOLDEN_SESSION, head: null });
   for (const n of goldenNodes().slice(from, upTo)) {
     const stored = await writer.appendNode({
-      id: n.id, session_id: n.session_id, role: n.role, content: n.content, predecessor: n.predecessor,
-      caller: n.caller, created_at: n.created_at, metadata: n.metadata,
+      id: n.id,
+      session_id: n.session_id,
+      role: n.role,
+      content: n.content,
+      predecessor: n.predecessor,
+      caller: n.caller,
+      created_at: n.created_at,
+      metadata: n.metadata,
     });
-    if (stored.seq !== n.seq) throw new Error(`${n.id}: the writer gave seq ${stored.seq}, the golden DAG has ${n.seq}`);
+    if (stored.seq !== n.seq)
+      throw new Error(`${n.id}: the writer gave seq ${stored.seq}, the golden DAG has ${n.seq}`);
   }
 }
 
@@ -43,13 +50,16 @@ async function reference(fill?: boolean) {
 }
 
 const engines: Array<[string, () => Promise<SqlStore>]> = [
-  ['sqlite', async () => {
-    const tmp = tempDir();
-    cleanups.push(tmp.remove);
-    const store = await openSqlite({ file: join(tmp.dir, 'dag.sqlite') });
-    cleanups.push(() => store.close());
-    return store;
-  }],
+  [
+    'sqlite',
+    async () => {
+      const tmp = tempDir();
+      cleanups.push(tmp.remove);
+      const store = await openSqlite({ file: join(tmp.dir, 'dag.sqlite') });
+      cleanups.push(() => store.close());
+      return store;
+    },
+  ],
   ['postgres', () => pg.empty()],
 ];
 

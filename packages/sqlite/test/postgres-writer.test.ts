@@ -13,7 +13,10 @@ async function twoStores(): Promise<[SqlStore, SqlStore]> {
   // Two pools, as two server processes would have: appends race on separate connections.
   const a = await openPostgres({ connectionString: database.url, maxConnections: 8 });
   const b = await openPostgres({ connectionString: database.url, maxConnections: 8 });
-  cleanups.push(() => a.close(), () => b.close());
+  cleanups.push(
+    () => a.close(),
+    () => b.close(),
+  );
   return [a, b];
 }
 
@@ -23,14 +26,22 @@ describe('the writer on PostgreSQL under concurrency', () => {
     await a.writer.createSession({ id: 's1' });
     await a.writer.createSession({ id: 's2' });
     const told = new Map<string, number>();
-    await Promise.all(Array.from({ length: 320 }, async (_, i) => {
-      const store = i % 2 === 0 ? a : b;
-      const sessionId = i % 4 < 2 ? 's1' : 's2';
-      const node = await store.writer.appendNode({ id: `n${i}`, session_id: sessionId, role: 'user', content: i, metadata: { pending: true } });
-      told.set(node.id, node.seq);
-      if (i % 3 === 0) await store.writer.fillNode(sessionId, node.id, `filled ${i}`, null);
-      if (i % 5 === 0) await store.writer.setHead(sessionId, node.id);
-    }));
+    await Promise.all(
+      Array.from({ length: 320 }, async (_, i) => {
+        const store = i % 2 === 0 ? a : b;
+        const sessionId = i % 4 < 2 ? 's1' : 's2';
+        const node = await store.writer.appendNode({
+          id: `n${i}`,
+          session_id: sessionId,
+          role: 'user',
+          content: i,
+          metadata: { pending: true },
+        });
+        told.set(node.id, node.seq);
+        if (i % 3 === 0) await store.writer.fillNode(sessionId, node.id, `filled ${i}`, null);
+        if (i % 5 === 0) await store.writer.setHead(sessionId, node.id);
+      }),
+    );
     for (const sessionId of ['s1', 's2']) {
       const nodes = [];
       for await (const n of b.dag.nodesAfter(sessionId, 0, { batchSize: 33 })) nodes.push(n);

@@ -4,7 +4,10 @@ import { reusablePostgres } from './helpers/reusable-postgres.js';
 import { tempDir, workdirsIn } from './helpers/temp.js';
 import { OTHER_NAMES } from './helpers/other-names.js';
 
-for (const [label, names] of [['postgres', undefined], ['postgres, custom table and column names', OTHER_NAMES]] as const) {
+for (const [label, names] of [
+  ['postgres', undefined],
+  ['postgres, custom table and column names', OTHER_NAMES],
+] as const) {
   const dagDb = reusablePostgres(names);
   const projectDb = reusablePostgres(names);
   afterAll(async () => {

@@ -16,7 +16,8 @@ const PROCESSES = 4;
  */
 function startWorker(task: WorkerTask): { ready: Promise<void>; go: () => void; report: Promise<WorkerReport> } {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', WORKER, JSON.stringify(task)], {
-    cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'],
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -85,7 +86,8 @@ describe('several processes writing one SQLite file', () => {
           expect(mine).toEqual([...mine].sort((a, b) => a - b));
         }
         expect(nodes.filter((n) => (n.metadata as { pending?: boolean } | null)?.pending === true)).toEqual([]);
-        for (let i = 1; i < nodes.length; i++) if (nodes[i]!.id.split('-')[0] !== nodes[i - 1]!.id.split('-')[0]) interleavings++;
+        for (let i = 1; i < nodes.length; i++)
+          if (nodes[i]!.id.split('-')[0] !== nodes[i - 1]!.id.split('-')[0]) interleavings++;
         const head = await store.dag.getHead(sessionId);
         expect(head === null || stored.has(head)).toBe(true);
       }
@@ -105,7 +107,11 @@ describe('several processes writing one SQLite file', () => {
 
     expect(reports.flatMap((r) => r.created)).toEqual(['shared']);
     // The losers are told why, by code; nothing else went wrong.
-    expect(reports.flatMap((r) => r.errors.map((e) => e.code))).toEqual(['INVALID_SESSION', 'INVALID_SESSION', 'INVALID_SESSION']);
+    expect(reports.flatMap((r) => r.errors.map((e) => e.code))).toEqual([
+      'INVALID_SESSION',
+      'INVALID_SESSION',
+      'INVALID_SESSION',
+    ]);
     const store = await openSqlite({ file });
     try {
       const migrations = await store.db.selectFrom(MIGRATION_TABLE).select('name').execute();
@@ -119,7 +125,7 @@ describe('several processes writing one SQLite file', () => {
     }
   });
 
-  it('the control: kysely\'s own deferred transactions, under the same load, do hit SQLITE_BUSY', async () => {
+  it("the control: kysely's own deferred transactions, under the same load, do hit SQLITE_BUSY", async () => {
     tmp = tempDir();
     const file = join(tmp.dir, 'control.sqlite');
     const setup = await openSqlite({ file });

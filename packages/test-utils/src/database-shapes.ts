@@ -17,11 +17,39 @@ export const SHAPE_SESSION = { id: 'shape-1', title: 'Shapes of a database', cre
 
 /** Three turns with a retried answer (a fork), so a mirror makes two branches. */
 export const SHAPE_MESSAGES: readonly ShapeMessage[] = [
-  { id: 'u1', seq: 1, role: 'user', content: 'Hello, can you plan a trip?', predecessor: null, created_at: 1_700_000_001 },
-  { id: 'a1', seq: 2, role: 'assistant', content: 'Where to? Lisbon is lovely in May.', predecessor: 'u1', created_at: 1_700_000_002.5 },
-  { id: 'u2', seq: 3, role: 'user', content: 'Lisbon it is — "quotes", \\backslashes\\ and ünïcödé 🌍', predecessor: 'a1', created_at: 1_700_000_003 },
+  {
+    id: 'u1',
+    seq: 1,
+    role: 'user',
+    content: 'Hello, can you plan a trip?',
+    predecessor: null,
+    created_at: 1_700_000_001,
+  },
+  {
+    id: 'a1',
+    seq: 2,
+    role: 'assistant',
+    content: 'Where to? Lisbon is lovely in May.',
+    predecessor: 'u1',
+    created_at: 1_700_000_002.5,
+  },
+  {
+    id: 'u2',
+    seq: 3,
+    role: 'user',
+    content: 'Lisbon it is — "quotes", \\backslashes\\ and ünïcödé 🌍',
+    predecessor: 'a1',
+    created_at: 1_700_000_003,
+  },
   { id: 'a2', seq: 4, role: 'assistant', content: 'Day 1: Alfama.', predecessor: 'u2', created_at: 1_700_000_004 },
-  { id: 'a2r', seq: 5, role: 'assistant', content: 'Day 1: Belém, then Alfama.', predecessor: 'u2', created_at: 1_700_000_005 },
+  {
+    id: 'a2r',
+    seq: 5,
+    role: 'assistant',
+    content: 'Day 1: Belém, then Alfama.',
+    predecessor: 'u2',
+    created_at: 1_700_000_005,
+  },
   { id: 'u3', seq: 6, role: 'user', content: 'Thanks!', predecessor: 'a2r', created_at: 1_700_000_006 },
 ];
 
@@ -66,7 +94,10 @@ export function renamedInsert(m: ShapeMessage, session: string = SHAPE_SESSION.i
 
 /** The configuration (`--config` file / store options) that maps {@link renamedShapeSql}. */
 export const RENAMED_SHAPE_CONFIG = {
-  names: { sessions: { table: 'conversations' }, nodes: { table: 'messages', session_id: 'conversation_id', predecessor: 'parent_id' } },
+  names: {
+    sessions: { table: 'conversations' },
+    nodes: { table: 'messages', session_id: 'conversation_id', predecessor: 'parent_id' },
+  },
   formats: { nodes: { content: 'text' } },
 } as const;
 

@@ -1,6 +1,14 @@
 import {
-  UNCOMMITTED_CHANGES_WARNING, createProjectGit, gitBlobId,
-  type AfterTurnInput, type AfterTurnResult, type ProjectGit, type ProjectGitEngine, type ProjectGitOptions, type ProjectLock, type ProjectSnapshot,
+  UNCOMMITTED_CHANGES_WARNING,
+  createProjectGit,
+  gitBlobId,
+  type AfterTurnInput,
+  type AfterTurnResult,
+  type ProjectGit,
+  type ProjectGitEngine,
+  type ProjectGitOptions,
+  type ProjectLock,
+  type ProjectSnapshot,
 } from '@entity-git/core';
 import { describe, expect, it } from 'vitest';
 
@@ -48,7 +56,8 @@ const SESSION_COMMIT = 'c0ffee0000000000000000000000000000000001';
 const NOW = 1_700_000_100_000;
 const COMMITTER = 'agent (claude-sonnet-4.7 via OpenProgram)';
 const EMAIL = 'agent@openprogram.invalid';
-const LONG_MESSAGE = '  Fix the\tparser:\n\n  it drops   the last token when a line ends in a comment, and more words after sixty';
+const LONG_MESSAGE =
+  '  Fix the\tparser:\n\n  it drops   the last token when a line ends in a comment, and more words after sixty';
 
 /**
  * The project auto-commit conformance suite (DESIGN.md §4, issue 5), the same for every engine:
@@ -58,10 +67,18 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
   const { engine, judge: j } = options;
 
   const projectGit = (extra: Partial<ProjectGitOptions> = {}): ProjectGit =>
-    createProjectGit({ engine, ...(options.lock ? { lock: options.lock } : {}), initialBranch: 'main', now: () => NOW, ...extra });
+    createProjectGit({
+      engine,
+      ...(options.lock ? { lock: options.lock } : {}),
+      initialBranch: 'main',
+      now: () => NOW,
+      ...extra,
+    });
 
   /** A repository on `main` with `files` committed by the user (fixed dates: the same ids every run). */
-  async function repo(files: Record<string, string> = { 'README.md': '# project\n', 'src/main.ts': 'export const x = 1;\n' }): Promise<string> {
+  async function repo(
+    files: Record<string, string> = { 'README.md': '# project\n', 'src/main.ts': 'export const x = 1;\n' },
+  ): Promise<string> {
     const dir = await j.tempDir();
     await j.git(dir, 'init', '-q', '-b', 'main');
     for (const [p, c] of Object.entries(files)) await j.write(`${dir}/${p}`, c);
@@ -70,12 +87,25 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
     return dir;
   }
 
-  const input = (workdir: string, touchedPaths: string[], snapshot: ProjectSnapshot | null, extra: Partial<AfterTurnInput> = {}): AfterTurnInput => ({
-    workdir, sessionId: 'sess-1', turn: 7, userMessage: LONG_MESSAGE, model: 'claude-sonnet-4.7', sessionCommit: SESSION_COMMIT,
-    touchedPaths, snapshot, ...extra,
+  const input = (
+    workdir: string,
+    touchedPaths: string[],
+    snapshot: ProjectSnapshot | null,
+    extra: Partial<AfterTurnInput> = {},
+  ): AfterTurnInput => ({
+    workdir,
+    sessionId: 'sess-1',
+    turn: 7,
+    userMessage: LONG_MESSAGE,
+    model: 'claude-sonnet-4.7',
+    sessionCommit: SESSION_COMMIT,
+    touchedPaths,
+    snapshot,
+    ...extra,
   });
 
-  const names = async (dir: string, rev = 'HEAD') => (await j.git(dir, 'show', '--name-only', '--format=', rev)).trim().split('\n').filter(Boolean).sort();
+  const names = async (dir: string, rev = 'HEAD') =>
+    (await j.git(dir, 'show', '--name-only', '--format=', rev)).trim().split('\n').filter(Boolean).sort();
   const count = async (dir: string, rev = 'HEAD') => Number((await j.git(dir, 'rev-list', '--count', rev)).trim());
   const porcelain = async (dir: string) => j.git(dir, 'status', '--porcelain', '--untracked-files=all');
 
@@ -96,7 +126,11 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
   describe(`project git: ${options.name}`, () => {
     describe('committing the agent’s edits', () => {
       it('clean tree + agent edits → one commit of exactly those paths, committer, message and trailers', async () => {
-        const dir = await repo({ 'README.md': '# project\n', 'src/main.ts': 'export const x = 1;\n', 'old.txt': 'to be removed\n' });
+        const dir = await repo({
+          'README.md': '# project\n',
+          'src/main.ts': 'export const x = 1;\n',
+          'old.txt': 'to be removed\n',
+        });
         const pg = projectGit();
         const snap = await pg.beforeTurn(dir);
         expect(snap).toMatchObject({ version: 1, state: 'repository', dirty: [], root: dir });
@@ -106,15 +140,27 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const parent = (await j.git(dir, 'rev-parse', 'HEAD')).trim();
 
         const r = await pg.afterTurn(input(dir, ['src/main.ts', `${dir}/src/new/parser.ts`, 'old.txt'], snap));
-        expect(r).toMatchObject({ status: 'committed', branch: 'refs/heads/main', sessionId: 'sess-1', turn: 7, paths: ['old.txt', 'src/main.ts', 'src/new/parser.ts'], deferred: [], ignoredPaths: [] });
+        expect(r).toMatchObject({
+          status: 'committed',
+          branch: 'refs/heads/main',
+          sessionId: 'sess-1',
+          turn: 7,
+          paths: ['old.txt', 'src/main.ts', 'src/new/parser.ts'],
+          deferred: [],
+          ignoredPaths: [],
+        });
         if (r.status !== 'committed') return;
         expect((await j.git(dir, 'rev-parse', 'HEAD')).trim()).toBe(r.commit);
         expect(await names(dir)).toEqual(['old.txt', 'src/main.ts', 'src/new/parser.ts']);
-        expect((await j.git(dir, 'log', '-1', '--format=%cn|%ce|%an|%ae|%at|%ct|%P')).trim()).toBe(`${COMMITTER}|${EMAIL}|${COMMITTER}|${EMAIL}|1700000100|1700000100|${parent}`);
+        expect((await j.git(dir, 'log', '-1', '--format=%cn|%ce|%an|%ae|%at|%ct|%P')).trim()).toBe(
+          `${COMMITTER}|${EMAIL}|${COMMITTER}|${EMAIL}|1700000100|1700000100|${parent}`,
+        );
         expect(await j.git(dir, 'log', '-1', '--format=%B')).toBe(
           '[agent sess-1] turn 7: Fix the parser: it drops the last token when a line ends in\n\nSession: sess-1\nTurn: 7\nSession-Commit: c0ffee0000000000000000000000000000000001\n\n',
         );
-        expect((await j.git(dir, 'log', '-1', '--format=%(trailers:key=Session-Commit,valueonly)')).trim()).toBe(SESSION_COMMIT);
+        expect((await j.git(dir, 'log', '-1', '--format=%(trailers:key=Session-Commit,valueonly)')).trim()).toBe(
+          SESSION_COMMIT,
+        );
         // Deterministic: the same inputs give the same commit id on every engine.
         expect(r.commit).toBe('a7b1d17cb2ccabf6c74ad90cf8cce1c7d7b70104');
         // Plumbing first: `git status` would refresh the index itself and hide missing stat data.
@@ -122,7 +168,9 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         expect(await j.gitCode(dir, 'diff-index', '--cached', '--quiet', 'HEAD')).toBe(0);
         expect(await porcelain(dir)).toBe('');
         expect(await j.git(dir, 'fsck', '--strict')).toBe('');
-        expect((await j.git(dir, 'reflog', '-1', '--format=%gs', 'main')).trim()).toBe('commit: [agent sess-1] turn 7: Fix the parser: it drops the last token when a line ends in');
+        expect((await j.git(dir, 'reflog', '-1', '--format=%gs', 'main')).trim()).toBe(
+          'commit: [agent sess-1] turn 7: Fix the parser: it drops the last token when a line ends in',
+        );
         expect((await j.git(dir, 'reflog', '-1', '--format=%H', 'HEAD')).trim()).toBe(r.commit);
       });
 
@@ -138,9 +186,12 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         await j.write(`${dir}/README.md`, '# then edited again\n');
         const r = await pg.afterTurn(input(dir, ['bin/run.sh', 'link', 'README.md'], snap));
         expect(r).toMatchObject({ status: 'committed', paths: ['README.md', 'bin/run.sh', 'link'] });
-        expect((await j.git(dir, 'ls-tree', '-r', 'HEAD')).split('\n').filter(Boolean).map((l) => l.split(/\s+/).slice(0, 2).join(' ') + ' ' + l.split('\t')[1])).toEqual([
-          '100644 blob README.md', '100755 blob bin/run.sh', '120000 blob link', '100644 blob src/main.ts',
-        ]);
+        expect(
+          (await j.git(dir, 'ls-tree', '-r', 'HEAD'))
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => l.split(/\s+/).slice(0, 2).join(' ') + ' ' + l.split('\t')[1]),
+        ).toEqual(['100644 blob README.md', '100755 blob bin/run.sh', '120000 blob link', '100644 blob src/main.ts']);
         expect(await j.git(dir, 'show', 'HEAD:README.md')).toBe('# then edited again\n');
         expect(await j.git(dir, 'show', 'HEAD:link')).toBe('src/main.ts');
         expect(await porcelain(dir)).toBe('');
@@ -157,8 +208,12 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const pg = projectGit();
         const snap = await pg.beforeTurn(dir);
         await j.write(`${dir}/a.txt`, 'agent\n');
-        expect(await pg.afterTurn(input(dir, ['a.txt'], snap))).toMatchObject({ status: 'committed', paths: ['a.txt'] });
-        for (const hook of ['pre-commit', 'commit-msg', 'prepare-commit-msg', 'post-commit', 'reference-transaction']) expect(await j.exists(`${dir}/.git/ran-${hook}`)).toBe(false);
+        expect(await pg.afterTurn(input(dir, ['a.txt'], snap))).toMatchObject({
+          status: 'committed',
+          paths: ['a.txt'],
+        });
+        for (const hook of ['pre-commit', 'commit-msg', 'prepare-commit-msg', 'post-commit', 'reference-transaction'])
+          expect(await j.exists(`${dir}/.git/ran-${hook}`)).toBe(false);
         expect(await j.git(dir, 'cat-file', 'commit', 'HEAD')).not.toContain('gpgsig');
       });
 
@@ -169,7 +224,9 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const snap = await pg.beforeTurn(dir);
         expect(snap).toMatchObject({ state: 'repository', head: null, dirty: [] });
         await j.write(`${dir}/hello.py`, 'print("hi")\n');
-        const r = await pg.afterTurn(input(dir, ['hello.py'], snap, { turn: 1, userMessage: 'write hello', sessionCommit: null }));
+        const r = await pg.afterTurn(
+          input(dir, ['hello.py'], snap, { turn: 1, userMessage: 'write hello', sessionCommit: null }),
+        );
         expect(r).toMatchObject({ status: 'committed', branch: 'refs/heads/trunk', paths: ['hello.py'] });
         expect(await count(dir)).toBe(1);
         expect((await j.git(dir, 'log', '-1', '--format=%P|%s')).trim()).toBe('|[agent sess-1] turn 1: write hello');
@@ -186,7 +243,13 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const snap = await pg.beforeTurn(dir);
         await j.write(`${dir}/hello.py`, 'print("hi")\n');
         const r = await untouched(dir, () => pg.afterTurn(input(dir, ['hello.py'], snap)));
-        expect(r).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING, userPaths: ['notes.md'], agentPaths: ['hello.py'] });
+        expect(r).toMatchObject({
+          status: 'skipped',
+          reason: 'uncommitted-changes',
+          warning: UNCOMMITTED_CHANGES_WARNING,
+          userPaths: ['notes.md'],
+          agentPaths: ['hello.py'],
+        });
       });
 
       it('turns a directory that is no repository into one, then commits (only when the agent edited something)', async () => {
@@ -194,7 +257,11 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const pg = projectGit();
         const idle = await pg.beforeTurn(dir);
         expect(idle).toMatchObject({ state: 'not-a-repository', root: null, dirty: [] });
-        expect(await pg.afterTurn(input(dir, [], idle))).toMatchObject({ status: 'skipped', reason: 'nothing-to-commit', warning: null });
+        expect(await pg.afterTurn(input(dir, [], idle))).toMatchObject({
+          status: 'skipped',
+          reason: 'nothing-to-commit',
+          warning: null,
+        });
         expect(await j.exists(`${dir}/.git`)).toBe(false);
 
         const snap = await pg.beforeTurn(dir);
@@ -215,7 +282,13 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         expect(snap).toMatchObject({ state: 'not-a-repository', dirty: ['notes.txt'] });
         await j.write(`${dir}/notes.txt`, 'the user wrote this\nand the agent this\n');
         const r = await pg.afterTurn(input(dir, ['notes.txt'], snap));
-        expect(r).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING, userPaths: ['notes.txt'], agentPaths: [] });
+        expect(r).toMatchObject({
+          status: 'skipped',
+          reason: 'uncommitted-changes',
+          warning: UNCOMMITTED_CHANGES_WARNING,
+          userPaths: ['notes.txt'],
+          agentPaths: [],
+        });
         expect(await j.gitCode(dir, 'rev-parse', '-q', '--verify', 'HEAD')).not.toBe(0);
         expect(await j.read(`${dir}/notes.txt`)).toBe('the user wrote this\nand the agent this\n');
       });
@@ -229,19 +302,48 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         await j.write(`${workdir}/index.ts`, '2\n');
         await j.write(`${workdir}/lib/util.ts`, 'u\n');
         await j.write(`${dir}/other/x.ts`, '2\n');
-        const r = await pg.afterTurn(input(workdir, ['index.ts', `${workdir}/lib/util.ts`, '../../other/x.ts', '/definitely/elsewhere.txt', '../../../outside.txt'], snap));
-        expect(r).toMatchObject({ status: 'committed', paths: ['other/x.ts', 'pkg/a/index.ts', 'pkg/a/lib/util.ts'], ignoredPaths: ['/definitely/elsewhere.txt', '../../../outside.txt'] });
+        const r = await pg.afterTurn(
+          input(
+            workdir,
+            [
+              'index.ts',
+              `${workdir}/lib/util.ts`,
+              '../../other/x.ts',
+              '/definitely/elsewhere.txt',
+              '../../../outside.txt',
+            ],
+            snap,
+          ),
+        );
+        expect(r).toMatchObject({
+          status: 'committed',
+          paths: ['other/x.ts', 'pkg/a/index.ts', 'pkg/a/lib/util.ts'],
+          ignoredPaths: ['/definitely/elsewhere.txt', '../../../outside.txt'],
+        });
       });
 
       it('names git would quote or glob are committed exactly (spaces, newlines, globs, quotes, a leading dash, non-ASCII)', async () => {
         const dir = await repo();
         const pg = projectGit();
         const snap = await pg.beforeTurn(dir);
-        const weird = ['with space.txt', 'new\nline.txt', '*.ts', '[ab].md', '"quoted"', '-dash', 'ünïcødé/😀.txt', 'back\\slash', 'tab\there'];
+        const weird = [
+          'with space.txt',
+          'new\nline.txt',
+          '*.ts',
+          '[ab].md',
+          '"quoted"',
+          '-dash',
+          'ünïcødé/😀.txt',
+          'back\\slash',
+          'tab\there',
+        ];
         for (const p of weird) await j.write(`${dir}/${p}`, `${p}\n`);
         const r = await pg.afterTurn(input(dir, weird, snap));
         expect(r).toMatchObject({ status: 'committed', paths: [...weird].sort() });
-        const listed = (await j.git(dir, 'show', '--name-only', '-z', '--format=', 'HEAD')).split('\0').filter(Boolean).sort();
+        const listed = (await j.git(dir, 'show', '--name-only', '-z', '--format=', 'HEAD'))
+          .split('\0')
+          .filter(Boolean)
+          .sort();
         expect(listed).toEqual([...weird].sort());
         for (const p of weird) expect(await j.git(dir, 'show', `HEAD:${p}`)).toBe(`${p}\n`);
         expect(await porcelain(dir)).toBe('');
@@ -281,7 +383,13 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         expect(snap.dirty).toEqual(['README.md']);
         await j.write(`${dir}/src/agent.ts`, 'agent\n');
         const r = await untouched(dir, () => pg.afterTurn(input(dir, ['src/agent.ts'], snap)));
-        expect(r).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING, userPaths: ['README.md'], agentPaths: ['src/agent.ts'] });
+        expect(r).toMatchObject({
+          status: 'skipped',
+          reason: 'uncommitted-changes',
+          warning: UNCOMMITTED_CHANGES_WARNING,
+          userPaths: ['README.md'],
+          agentPaths: ['src/agent.ts'],
+        });
         expect(await count(dir)).toBe(1);
       });
 
@@ -293,7 +401,12 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         await j.write(`${dir}/src/main.ts`, 'export const x = 99; // the user, mid-turn\n');
         await j.write(`${dir}/scratch.txt`, 'untracked, the user’s\n');
         const r = await untouched(dir, () => pg.afterTurn(input(dir, ['src/agent.ts'], snap)));
-        expect(r).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING, userPaths: ['scratch.txt', 'src/main.ts'] });
+        expect(r).toMatchObject({
+          status: 'skipped',
+          reason: 'uncommitted-changes',
+          warning: UNCOMMITTED_CHANGES_WARNING,
+          userPaths: ['scratch.txt', 'src/main.ts'],
+        });
       });
 
       it('user edits on the same path the agent touched', async () => {
@@ -303,7 +416,13 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const snap = await pg.beforeTurn(dir);
         await j.write(`${dir}/src/main.ts`, 'export const x = 1; // user note\nexport const y = 2; // agent\n');
         const r = await untouched(dir, () => pg.afterTurn(input(dir, ['src/main.ts'], snap)));
-        expect(r).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING, userPaths: ['src/main.ts'], agentPaths: [] });
+        expect(r).toMatchObject({
+          status: 'skipped',
+          reason: 'uncommitted-changes',
+          warning: UNCOMMITTED_CHANGES_WARNING,
+          userPaths: ['src/main.ts'],
+          agentPaths: [],
+        });
       });
 
       it('the user edits, during the turn, the very file the agent wrote: with writtenBlobs it is theirs and blocks', async () => {
@@ -313,8 +432,16 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const agentBytes = 'export const x = 1;\nexport const y = 2; // agent\n';
         await j.write(`${dir}/src/main.ts`, agentBytes);
         await j.write(`${dir}/src/main.ts`, `${agentBytes}// the user, mid-turn\n`);
-        const r = await untouched(dir, () => pg.afterTurn(input(dir, ['src/main.ts'], snap, { writtenBlobs: { 'src/main.ts': gitBlobId(agentBytes) } })));
-        expect(r).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', warning: UNCOMMITTED_CHANGES_WARNING, userPaths: ['src/main.ts'], agentPaths: [] });
+        const r = await untouched(dir, () =>
+          pg.afterTurn(input(dir, ['src/main.ts'], snap, { writtenBlobs: { 'src/main.ts': gitBlobId(agentBytes) } })),
+        );
+        expect(r).toMatchObject({
+          status: 'skipped',
+          reason: 'uncommitted-changes',
+          warning: UNCOMMITTED_CHANGES_WARNING,
+          userPaths: ['src/main.ts'],
+          agentPaths: [],
+        });
       });
 
       it('writtenBlobs that match: the files commit (a removed one as removed), reported by absolute or relative path', async () => {
@@ -324,11 +451,17 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const agentBytes = 'export const x = 2; // agent\n';
         await j.write(`${dir}/src/main.ts`, agentBytes);
         await j.remove(`${dir}/README.md`);
-        const r = await pg.afterTurn(input(dir, ['src/main.ts', 'README.md'], snap, { writtenBlobs: { [`${dir}/src/main.ts`]: gitBlobId(agentBytes), 'README.md': null } }));
+        const r = await pg.afterTurn(
+          input(dir, ['src/main.ts', 'README.md'], snap, {
+            writtenBlobs: { [`${dir}/src/main.ts`]: gitBlobId(agentBytes), 'README.md': null },
+          }),
+        );
         expect(r).toMatchObject({ status: 'committed', paths: ['README.md', 'src/main.ts'] });
         expect(await j.git(dir, 'show', 'HEAD:src/main.ts')).toBe(agentBytes);
         expect(await j.git(dir, 'status', '--porcelain')).toBe('');
-        await expect(pg.afterTurn(input(dir, ['a'], snap, { writtenBlobs: { a: 'not an id' } }))).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+        await expect(pg.afterTurn(input(dir, ['a'], snap, { writtenBlobs: { a: 'not an id' } }))).rejects.toMatchObject(
+          { code: 'INVALID_OPTION' },
+        );
       });
 
       it('changes the user staged', async () => {
@@ -350,7 +483,11 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const snap = await pg.beforeTurn(`${dir}/web`);
         await j.write(`${dir}/web/index.html`, '<p>agent</p>\n');
         const r = await untouched(dir, () => pg.afterTurn(input(`${dir}/web`, ['index.html'], snap)));
-        expect(r).toMatchObject({ reason: 'uncommitted-changes', userPaths: ['api/server.ts'], agentPaths: ['web/index.html'] });
+        expect(r).toMatchObject({
+          reason: 'uncommitted-changes',
+          userPaths: ['api/server.ts'],
+          agentPaths: ['web/index.html'],
+        });
       });
 
       it('without a snapshot: skips by default, commits with withoutSnapshot: trust-touched, and a foreign change blocks either way', async () => {
@@ -359,10 +496,14 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const r = await untouched(dir, () => projectGit().afterTurn(input(dir, ['a.txt'], null)));
         expect(r).toMatchObject({ status: 'skipped', reason: 'no-snapshot', agentPaths: ['a.txt'] });
         await j.write(`${dir}/user.txt`, 'user\n');
-        const blocked = await untouched(dir, () => projectGit({ withoutSnapshot: 'trust-touched' }).afterTurn(input(dir, ['a.txt'], null)));
+        const blocked = await untouched(dir, () =>
+          projectGit({ withoutSnapshot: 'trust-touched' }).afterTurn(input(dir, ['a.txt'], null)),
+        );
         expect(blocked).toMatchObject({ reason: 'uncommitted-changes', userPaths: ['user.txt'] });
         await j.remove(`${dir}/user.txt`);
-        expect(await projectGit({ withoutSnapshot: 'trust-touched' }).afterTurn(input(dir, ['a.txt'], null))).toMatchObject({ status: 'committed', paths: ['a.txt'] });
+        expect(
+          await projectGit({ withoutSnapshot: 'trust-touched' }).afterTurn(input(dir, ['a.txt'], null)),
+        ).toMatchObject({ status: 'committed', paths: ['a.txt'] });
       });
 
       it('pending edits: a turn blocked by another session’s unfinished edits lands when that session’s turn ends', async () => {
@@ -371,11 +512,27 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const [snapA, snapB] = [await pg.beforeTurn(dir), await pg.beforeTurn(dir)];
         await j.write(`${dir}/a.txt`, 'session A\n');
         await j.write(`${dir}/b.txt`, 'session B\n');
-        const a = await untouched(dir, () => pg.afterTurn(input(dir, ['a.txt'], snapA, { sessionId: 'A', turn: 3, userMessage: 'do a' })));
-        expect(a).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', userPaths: ['b.txt'], agentPaths: ['a.txt'] });
+        const a = await untouched(dir, () =>
+          pg.afterTurn(input(dir, ['a.txt'], snapA, { sessionId: 'A', turn: 3, userMessage: 'do a' })),
+        );
+        expect(a).toMatchObject({
+          status: 'skipped',
+          reason: 'uncommitted-changes',
+          userPaths: ['b.txt'],
+          agentPaths: ['a.txt'],
+        });
         const b = await pg.afterTurn(input(dir, ['b.txt'], snapB, { sessionId: 'B', turn: 5, userMessage: 'do b' }));
-        expect(b).toMatchObject({ status: 'committed', sessionId: 'B', turn: 5, paths: ['b.txt'], deferred: [{ sessionId: 'A', turn: 3, paths: ['a.txt'] }] });
-        expect((await j.git(dir, 'log', '--format=%s', '-2')).trim().split('\n')).toEqual(['[agent B] turn 5: do b', '[agent A] turn 3: do a']);
+        expect(b).toMatchObject({
+          status: 'committed',
+          sessionId: 'B',
+          turn: 5,
+          paths: ['b.txt'],
+          deferred: [{ sessionId: 'A', turn: 3, paths: ['a.txt'] }],
+        });
+        expect((await j.git(dir, 'log', '--format=%s', '-2')).trim().split('\n')).toEqual([
+          '[agent B] turn 5: do b',
+          '[agent A] turn 3: do a',
+        ]);
         expect(await names(dir, 'HEAD')).toEqual(['b.txt']);
         expect(await names(dir, 'HEAD~1')).toEqual(['a.txt']);
         expect(await porcelain(dir)).toBe('');
@@ -387,10 +544,17 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const [snapA, snapB] = [await pg.beforeTurn(dir), await pg.beforeTurn(dir)];
         await j.write(`${dir}/a.txt`, 'session A\n');
         await j.write(`${dir}/b.txt`, 'session B\n');
-        expect(await pg.afterTurn(input(dir, ['a.txt'], snapA, { sessionId: 'A' }))).toMatchObject({ reason: 'uncommitted-changes' });
+        expect(await pg.afterTurn(input(dir, ['a.txt'], snapA, { sessionId: 'A' }))).toMatchObject({
+          reason: 'uncommitted-changes',
+        });
         await j.write(`${dir}/a.txt`, 'session A\nand the user\n');
         const b = await untouched(dir, () => pg.afterTurn(input(dir, ['b.txt'], snapB, { sessionId: 'B' })));
-        expect(b).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes', userPaths: ['a.txt'], agentPaths: ['b.txt'] });
+        expect(b).toMatchObject({
+          status: 'skipped',
+          reason: 'uncommitted-changes',
+          userPaths: ['a.txt'],
+          agentPaths: ['b.txt'],
+        });
         expect(await count(dir)).toBe(1);
       });
     });
@@ -463,9 +627,15 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const bare = await j.tempDir();
         await j.git(bare, 'init', '-q', '--bare');
         const pg = projectGit();
-        expect(await untouched(bare, () => pg.afterTurn(input(bare, ['x.txt'], null)))).toMatchObject({ status: 'skipped', reason: 'bare-repository' });
+        expect(await untouched(bare, () => pg.afterTurn(input(bare, ['x.txt'], null)))).toMatchObject({
+          status: 'skipped',
+          reason: 'bare-repository',
+        });
         const dir = await repo();
-        expect(await untouched(dir, () => pg.afterTurn(input(`${dir}/.git`, ['x.txt'], null)))).toMatchObject({ status: 'skipped', reason: 'bare-repository' });
+        expect(await untouched(dir, () => pg.afterTurn(input(`${dir}/.git`, ['x.txt'], null)))).toMatchObject({
+          status: 'skipped',
+          reason: 'bare-repository',
+        });
       });
 
       it('a workdir that is a file, and one that is missing: nothing is created', async () => {
@@ -473,8 +643,13 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         await j.write(`${dir}/file`, 'x\n');
         const pg = projectGit();
         expect(await pg.beforeTurn(`${dir}/file`)).toMatchObject({ state: 'not-a-directory' });
-        expect(await untouched(dir, () => pg.afterTurn(input(`${dir}/file`, ['a.txt'], null)))).toMatchObject({ status: 'skipped', reason: 'workdir-not-a-directory' });
-        expect(await untouched(dir, () => pg.afterTurn(input(`${dir}/missing/deeper`, ['a.txt'], null)))).toMatchObject({ status: 'skipped', reason: 'workdir-missing' });
+        expect(await untouched(dir, () => pg.afterTurn(input(`${dir}/file`, ['a.txt'], null)))).toMatchObject({
+          status: 'skipped',
+          reason: 'workdir-not-a-directory',
+        });
+        expect(await untouched(dir, () => pg.afterTurn(input(`${dir}/missing/deeper`, ['a.txt'], null)))).toMatchObject(
+          { status: 'skipped', reason: 'workdir-missing' },
+        );
         expect(await j.exists(`${dir}/missing`)).toBe(false);
       });
     });
@@ -495,13 +670,20 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
         const pg = projectGit();
         let snap = await pg.beforeTurn(dir);
         await j.write(`${dir}/app.txt`, 'app v2\n');
-        expect(await pg.afterTurn(input(dir, ['app.txt'], snap))).toMatchObject({ status: 'committed', paths: ['app.txt'] });
+        expect(await pg.afterTurn(input(dir, ['app.txt'], snap))).toMatchObject({
+          status: 'committed',
+          paths: ['app.txt'],
+        });
         expect((await j.git(dir, 'ls-tree', 'HEAD', 'lib')).trim()).toBe(gitlink);
 
         snap = await pg.beforeTurn(dir);
         await j.write(`${dir}/lib/lib.txt`, 'lib v2 by the agent\n');
         const r = await untouched(dir, () => pg.afterTurn(input(dir, ['lib/lib.txt'], snap)));
-        expect(r).toMatchObject({ status: 'skipped', reason: 'submodule-changes', warning: expect.stringContaining('lib') });
+        expect(r).toMatchObject({
+          status: 'skipped',
+          reason: 'submodule-changes',
+          warning: expect.stringContaining('lib'),
+        });
       });
 
       it('a submodule as the workdir commits into the submodule’s own repository (and skips when its HEAD is detached)', async () => {
@@ -545,7 +727,11 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
       });
 
       it('.gitignore’d outputs are never committed and never block; negations and nested ignore files hold', async () => {
-        const dir = await repo({ '.gitignore': 'dist/\n*.log\n!keep.log\n/.env\n', 'src/.gitignore': 'generated-*\n', 'src/main.ts': '1\n' });
+        const dir = await repo({
+          '.gitignore': 'dist/\n*.log\n!keep.log\n/.env\n',
+          'src/.gitignore': 'generated-*\n',
+          'src/main.ts': '1\n',
+        });
         await j.write(`${dir}/.git/info/exclude`, 'scratch/\n');
         await j.write(`${dir}/.env`, 'SECRET=the user’s\n');
         await j.write(`${dir}/scratch/notes.md`, 'the user’s\n');

@@ -46,15 +46,25 @@ export function testProjectStore(options: ProjectStoreSuiteOptions): void {
       it('createProject makes an active project with no sessions, and getProject returns it', async () => {
         const p = await f.store.createProject({ name: 'Parser', workdir: dirs[0] });
         expect(p).toEqual({
-          id: expect.any(String), name: 'Parser', workdir: dirs[0], status: 'active', description: null,
-          created_at: expect.any(Number), sessions: [],
+          id: expect.any(String),
+          name: 'Parser',
+          workdir: dirs[0],
+          status: 'active',
+          description: null,
+          created_at: expect.any(Number),
+          sessions: [],
         });
         expect(p.id.length).toBeGreaterThan(0);
         expect(await f.store.getProject(p.id)).toEqual(p);
       });
 
       it('keeps a given id and description', async () => {
-        const p = await f.store.createProject({ id: 'proj-1', name: 'Docs 📚', workdir: dirs[1], description: 'The manual, in two languages' });
+        const p = await f.store.createProject({
+          id: 'proj-1',
+          name: 'Docs 📚',
+          workdir: dirs[1],
+          description: 'The manual, in two languages',
+        });
         expect(p).toMatchObject({ id: 'proj-1', name: 'Docs 📚', description: 'The manual, in two languages' });
         expect(await f.store.getProject('proj-1')).toEqual(p);
       });
@@ -102,8 +112,10 @@ export function testProjectStore(options: ProjectStoreSuiteOptions): void {
 
       it('a missing workdir, or one that is a file, is INVALID_WORKDIR (stores that see a filesystem)', async (ctx) => {
         if (f.missingWorkdir === undefined && f.fileWorkdir === undefined) ctx.skip();
-        if (f.missingWorkdir !== undefined) await expectCode(f.store.createProject({ name: 'M', workdir: f.missingWorkdir }), 'INVALID_WORKDIR');
-        if (f.fileWorkdir !== undefined) await expectCode(f.store.createProject({ name: 'F', workdir: f.fileWorkdir }), 'INVALID_WORKDIR');
+        if (f.missingWorkdir !== undefined)
+          await expectCode(f.store.createProject({ name: 'M', workdir: f.missingWorkdir }), 'INVALID_WORKDIR');
+        if (f.fileWorkdir !== undefined)
+          await expectCode(f.store.createProject({ name: 'F', workdir: f.fileWorkdir }), 'INVALID_WORKDIR');
         expect(await f.store.listProjects()).toEqual([]);
       });
     });
@@ -128,7 +140,8 @@ export function testProjectStore(options: ProjectStoreSuiteOptions): void {
     describe('sessions of projects', () => {
       it('addSessionToProject binds sessions; the project, its session list and projectOfSession agree', async () => {
         const p = await f.store.createProject({ name: 'P', workdir: dirs[0] });
-        for (const [i, id] of ['s-late', 's-early', 's-loose'].entries()) await f.writer.createSession({ id, created_at: T0 + i });
+        for (const [i, id] of ['s-late', 's-early', 's-loose'].entries())
+          await f.writer.createSession({ id, created_at: T0 + i });
         await f.store.addSessionToProject(p.id, 's-early');
         await f.store.addSessionToProject(p.id, 's-late');
         expect(await f.store.sessionsOfProject(p.id)).toEqual(['s-late', 's-early']);

@@ -79,7 +79,12 @@ interface Response {
   lastStop: string | null;
 }
 
-function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionId: string, parentSession: string | null): ParsedSession | null {
+function buildSession(
+  recs: readonly Rec[],
+  indexes: readonly number[],
+  sessionId: string,
+  parentSession: string | null,
+): ParsedSession | null {
   const nodes: DagNode[] = [];
   /** Record uuid → the node a record continuing from it continues from (null: a root). */
   const continues = new Map<string, string | null>();
@@ -96,7 +101,7 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
 
   const resolve = (uuid: JsonValue | undefined): string | null => {
     const u = asString(uuid);
-    return u === null ? null : continues.get(u) ?? null;
+    return u === null ? null : (continues.get(u) ?? null);
   };
   const timeOf = (r: Rec): number => {
     const t = secondsOf(r.timestamp);
@@ -134,7 +139,12 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
     if (type === 'system') {
       // A compaction starts a new root in the file; the conversation goes on from where it was.
       const node = add({
-        id: uuid, role: 'system', content: r.content ?? '', predecessor: resolve(r.logicalParentUuid ?? r.parentUuid), caller: null, created_at,
+        id: uuid,
+        role: 'system',
+        content: r.content ?? '',
+        predecessor: resolve(r.logicalParentUuid ?? r.parentUuid),
+        caller: null,
+        created_at,
         metadata: pick(r, ['subtype', 'compactMetadata']),
       });
       continues.set(uuid, node.id);
@@ -142,7 +152,11 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
     }
 
     if (type === 'assistant') {
-      const blocks = Array.isArray(message?.content) ? message.content : message?.content === undefined ? [] : [message.content];
+      const blocks = Array.isArray(message?.content)
+        ? message.content
+        : message?.content === undefined
+          ? []
+          : [message.content];
       const messageId = asString(message?.id) ?? uuid;
       let response = responses.get(messageId);
       // A record continues a response only from that response (or a result riding on it): an id
@@ -156,7 +170,15 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
         response.node.created_at = Math.max(response.node.created_at, created_at);
         lastIndex.set(response.node.id, i);
       } else {
-        const node = add({ id: uuid, role: 'assistant', content: [...blocks], predecessor: resolve(r.parentUuid), caller: null, created_at, metadata: null });
+        const node = add({
+          id: uuid,
+          role: 'assistant',
+          content: [...blocks],
+          predecessor: resolve(r.parentUuid),
+          caller: null,
+          created_at,
+          metadata: null,
+        });
         response = { node, records: [uuid], lastStop: null };
         responses.set(messageId, response);
         responseOfNode.set(node.id, response);
@@ -165,7 +187,8 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
       response.node.metadata = assistantMetadata(message, messageId, response.records);
       for (const b of blocks) {
         const block = asObject(b);
-        if (block?.type === 'tool_use' && typeof block.id === 'string') toolUses.set(block.id, { node: response.node.id, name: asString(block.name) });
+        if (block?.type === 'tool_use' && typeof block.id === 'string')
+          toolUses.set(block.id, { node: response.node.id, name: asString(block.name) });
       }
       continues.set(uuid, response.node.id);
       continue;
@@ -175,7 +198,15 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
     const content = message?.content ?? '';
     const results = Array.isArray(content) ? content.filter((b) => asObject(b)?.type === 'tool_result') : [];
     if (results.length === 0) {
-      const node = add({ id: uuid, role: 'user', content, predecessor: resolve(r.parentUuid), caller: null, created_at, metadata: pick(r, ['isMeta', 'isCompactSummary']) });
+      const node = add({
+        id: uuid,
+        role: 'user',
+        content,
+        predecessor: resolve(r.parentUuid),
+        caller: null,
+        created_at,
+        metadata: pick(r, ['isMeta', 'isCompactSummary']),
+      });
       continues.set(uuid, node.id);
       continue;
     }
@@ -188,13 +219,27 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
       // A result rides on its caller: with the caller as predecessor the next reply's chain
       // passes through the caller even when the record named an earlier record of the response.
       const node = add({
-        id: k === 0 ? uuid : `${uuid}.${k}`, role: 'tool', content: block, predecessor: caller ?? last, caller, created_at,
+        id: k === 0 ? uuid : `${uuid}.${k}`,
+        role: 'tool',
+        content: block,
+        predecessor: caller ?? last,
+        caller,
+        created_at,
         metadata: { tool: use?.name ?? null, tool_use_id: asString(block.tool_use_id) },
       });
       last = node.id;
     });
     const rest = (content as JsonValue[]).filter((b) => asObject(b)?.type !== 'tool_result');
-    if (rest.length > 0) last = add({ id: `${uuid}.u`, role: 'user', content: rest, predecessor: last, caller: null, created_at, metadata: pick(r, ['isMeta']) }).id;
+    if (rest.length > 0)
+      last = add({
+        id: `${uuid}.u`,
+        role: 'user',
+        content: rest,
+        predecessor: last,
+        caller: null,
+        created_at,
+        metadata: pick(r, ['isMeta']),
+      }).id;
     continues.set(uuid, last);
   }
 
@@ -213,21 +258,35 @@ function buildSession(recs: readonly Rec[], indexes: readonly number[], sessionI
     while (p !== undefined && rides(p)) p = byId.get(p.caller!);
     if (p !== undefined) continued.add(p.id);
   }
-  const mainAfter = (i: number) => parentSession !== null && recs.slice(i + 1).some((r) => r.isSidechain !== true && typeof r.uuid === 'string');
+  const mainAfter = (i: number) =>
+    parentSession !== null && recs.slice(i + 1).some((r) => r.isSidechain !== true && typeof r.uuid === 'string');
   for (const n of nodes) {
     if (continued.has(rides(n) ? n.caller! : n.id)) continue;
     const at = lastIndex.get(n.id)!;
     const response = responseOfNode.get(n.id);
-    const closed = (response !== undefined && FINAL_STOPS.has(response.lastStop ?? '')) || endedAt.some((e) => e > at) || mainAfter(at);
+    const closed =
+      (response !== undefined && FINAL_STOPS.has(response.lastStop ?? '')) ||
+      endedAt.some((e) => e > at) ||
+      mainAfter(at);
     if (!closed) n.metadata = { ...(asObject(n.metadata) ?? {}), pending: true };
   }
 
   const session: Session = {
-    id: sessionId, title: null, agent_id: CLAUDE_CODE_AGENT, model: null, project_id: null, head: null,
+    id: sessionId,
+    title: null,
+    agent_id: CLAUDE_CODE_AGENT,
+    model: null,
+    project_id: null,
+    head: null,
     created_at: nodes[0]!.created_at,
-    metadata: { source: CLAUDE_CODE_AGENT, cwd: asString(first.cwd), ...(parentSession === null ? {} : { parent_session: parentSession }) },
+    metadata: {
+      source: CLAUDE_CODE_AGENT,
+      cwd: asString(first.cwd),
+      ...(parentSession === null ? {} : { parent_session: parentSession }),
+    },
   };
-  if (!Number.isFinite(session.created_at)) throw new EntityGitError('TRANSCRIPT_INVALID', `session ${sessionId}: no readable timestamp`);
+  if (!Number.isFinite(session.created_at))
+    throw new EntityGitError('TRANSCRIPT_INVALID', `session ${sessionId}: no readable timestamp`);
   return { session, nodes };
 }
 

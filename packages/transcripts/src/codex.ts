@@ -45,7 +45,10 @@ export function parseCodex(records: readonly JsonValue[], options: CodexOptions)
     time = secondsOf(r.timestamp) ?? time;
     const type = asString(r.type);
     const payload = asObject(r.payload);
-    if (i === 0 && (type === 'session_meta' || (payload === null && typeof r.id === 'string' && r.type === undefined))) {
+    if (
+      i === 0 &&
+      (type === 'session_meta' || (payload === null && typeof r.id === 'string' && r.type === undefined))
+    ) {
       cwd = asString((payload ?? r).cwd);
       return;
     }
@@ -53,47 +56,78 @@ export function parseCodex(records: readonly JsonValue[], options: CodexOptions)
       if (TURN_END.has(asString(payload?.type) ?? '')) endedAt = i;
       return;
     }
-    const item: Item | null = type === 'response_item' ? payload : payload === null && typeof r.type === 'string' ? r : null;
+    const item: Item | null =
+      type === 'response_item' ? payload : payload === null && typeof r.type === 'string' ? r : null;
     if (!item) return;
     const kind = asString(item.type) ?? '';
     const role = asString(item.role);
     const last = nodes.at(-1);
     const add = (n: Pick<DagNode, 'role' | 'content' | 'caller' | 'metadata'>): DagNode => {
-      const node: DagNode = { id: `l${i + 1}`, session_id: sessionId, seq: nodes.length + 1, predecessor: last?.id ?? null, created_at: time, ...n };
+      const node: DagNode = {
+        id: `l${i + 1}`,
+        session_id: sessionId,
+        seq: nodes.length + 1,
+        predecessor: last?.id ?? null,
+        created_at: time,
+        ...n,
+      };
       nodes.push(node);
       lastLine.set(node.id, i);
       return node;
     };
     if (MODEL_ITEMS.has(kind) || (kind === 'message' && role === 'assistant')) {
-      const node = last?.role === 'assistant' ? last : add({ role: 'assistant', content: [], caller: null, metadata: null });
+      const node =
+        last?.role === 'assistant' ? last : add({ role: 'assistant', content: [], caller: null, metadata: null });
       (node.content as JsonValue[]).push(item);
       node.created_at = time;
       lastLine.set(node.id, i);
       const callId = asString(item.call_id);
-      if (callId !== null) calls.set(callId, { node, name: asString(item.name) ?? (kind === 'local_shell_call' ? 'shell' : null) });
+      if (callId !== null)
+        calls.set(callId, { node, name: asString(item.name) ?? (kind === 'local_shell_call' ? 'shell' : null) });
       return;
     }
     if (OUTPUT_ITEMS.has(kind)) {
       const call = calls.get(asString(item.call_id) ?? '');
       const caller = call?.node.id ?? (last?.role === 'assistant' ? last.id : null);
-      add({ role: 'tool', content: item.output ?? null, caller, metadata: { tool: call?.name ?? null, call_id: asString(item.call_id) } });
+      add({
+        role: 'tool',
+        content: item.output ?? null,
+        caller,
+        metadata: { tool: call?.name ?? null, call_id: asString(item.call_id) },
+      });
       return;
     }
     if (kind === 'message') {
-      const text = Array.isArray(item.content) ? asString(asObject(item.content[0])?.text) ?? '' : asString(item.content) ?? '';
+      const text = Array.isArray(item.content)
+        ? (asString(asObject(item.content[0])?.text) ?? '')
+        : (asString(item.content) ?? '');
       const system = role !== 'user' || CONTEXT_PREFIX.test(text);
-      add({ role: system ? 'system' : 'user', content: item.content ?? null, caller: null, metadata: system && role !== 'system' ? { role } : null });
+      add({
+        role: system ? 'system' : 'user',
+        content: item.content ?? null,
+        caller: null,
+        metadata: system && role !== 'system' ? { role } : null,
+      });
     }
   });
   const last = nodes.at(-1);
   // The model may still be answering, or the tools running: only a turn-end event closes the turn.
   if (last && !(endedAt > lastLine.get(last.id)!)) {
-    const open = last.role === 'tool' && last.caller !== null ? nodes.filter((n) => n.caller === last.caller || n.id === last.caller) : [last];
+    const open =
+      last.role === 'tool' && last.caller !== null
+        ? nodes.filter((n) => n.caller === last.caller || n.id === last.caller)
+        : [last];
     for (const n of open) n.metadata = { ...(asObject(n.metadata) ?? {}), pending: true };
   }
   const session: Session = {
-    id: sessionId, title: null, agent_id: CODEX_AGENT, model: null, project_id: null, head: null,
-    created_at: nodes[0]?.created_at ?? 0, metadata: { source: CODEX_AGENT, cwd },
+    id: sessionId,
+    title: null,
+    agent_id: CODEX_AGENT,
+    model: null,
+    project_id: null,
+    head: null,
+    created_at: nodes[0]?.created_at ?? 0,
+    metadata: { source: CODEX_AGENT, cwd },
   };
   return { session, nodes };
 }

@@ -36,7 +36,12 @@ export function parseRecords(lines: readonly string[], firstLine = 1): JsonValue
     try {
       out.push(JSON.parse(line) as JsonValue);
     } catch (cause) {
-      throw new EntityGitError('TRANSCRIPT_INVALID', `line ${firstLine + i} is not JSON: ${(cause as Error).message}`, { line: firstLine + i }, { cause });
+      throw new EntityGitError(
+        'TRANSCRIPT_INVALID',
+        `line ${firstLine + i} is not JSON: ${(cause as Error).message}`,
+        { line: firstLine + i },
+        { cause },
+      );
     }
   }
   return out;

@@ -5,7 +5,14 @@ import type { ParsedSession } from './parsed-session.js';
 /** `agent_id` of the sessions read from OpenAI-style message logs. */
 export const MESSAGES_AGENT = 'openai-messages';
 
-const ROLE_OF: Record<string, Role> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant', tool: 'tool', function: 'tool' };
+const ROLE_OF: Record<string, Role> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  assistant: 'assistant',
+  tool: 'tool',
+  function: 'tool',
+};
 
 export interface MessagesOptions {
   /** The session id (the CLI uses the file's name without its extension). */
@@ -20,17 +27,37 @@ export interface MessagesOptions {
  */
 export function readMessages(bytes: Uint8Array): JsonValue[] {
   let i = 0;
-  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09 || bytes[i] === 0xef || bytes[i] === 0xbb || bytes[i] === 0xbf)) i++;
-  if (bytes[i] !== 0x5b && !(bytes[i] === 0x7b && !hasNewlineBetweenRecords(bytes, i))) return parseRecords(completeLines(bytes).lines);
+  while (
+    i < bytes.length &&
+    (bytes[i] === 0x20 ||
+      bytes[i] === 0x0a ||
+      bytes[i] === 0x0d ||
+      bytes[i] === 0x09 ||
+      bytes[i] === 0xef ||
+      bytes[i] === 0xbb ||
+      bytes[i] === 0xbf)
+  )
+    i++;
+  if (bytes[i] !== 0x5b && !(bytes[i] === 0x7b && !hasNewlineBetweenRecords(bytes, i)))
+    return parseRecords(completeLines(bytes).lines);
   const text = new TextDecoder().decode(bytes.subarray(i)).trimEnd();
   let doc: JsonValue;
   try {
     doc = JSON.parse(text) as JsonValue;
   } catch (cause) {
-    throw new EntityGitError('TRANSCRIPT_INVALID', `the message log is not JSON: ${(cause as Error).message}`, { incomplete: !/[\]}]$/.test(text) }, { cause });
+    throw new EntityGitError(
+      'TRANSCRIPT_INVALID',
+      `the message log is not JSON: ${(cause as Error).message}`,
+      { incomplete: !/[\]}]$/.test(text) },
+      { cause },
+    );
   }
   const list = Array.isArray(doc) ? doc : asObject(doc)?.messages;
-  if (!Array.isArray(list)) throw new EntityGitError('TRANSCRIPT_INVALID', 'a message log is an array of messages, or an object with a "messages" array');
+  if (!Array.isArray(list))
+    throw new EntityGitError(
+      'TRANSCRIPT_INVALID',
+      'a message log is an array of messages, or an object with a "messages" array',
+    );
   return list;
 }
 
@@ -64,7 +91,11 @@ export function parseMessages(messages: readonly JsonValue[], options: MessagesO
     const msg = asObject(m);
     const role = ROLE_OF[asString(msg?.role) ?? ''];
     if (!msg || !role) {
-      throw new EntityGitError('TRANSCRIPT_INVALID', `message ${i + 1} has no role among ${Object.keys(ROLE_OF).join(', ')}`, { message: i + 1 });
+      throw new EntityGitError(
+        'TRANSCRIPT_INVALID',
+        `message ${i + 1} has no role among ${Object.keys(ROLE_OF).join(', ')}`,
+        { message: i + 1 },
+      );
     }
     time = secondsOf(msg.created_at) ?? secondsOf(msg.timestamp) ?? time;
     const id = `m${i + 1}`;
@@ -82,7 +113,8 @@ export function parseMessages(messages: readonly JsonValue[], options: MessagesO
       const fn = asObject(msg.function_call);
       if (fn) callers.set(`function:${id}`, { node: id, name: asString(fn.name) });
     } else if (role === 'tool') {
-      const call = callers.get(asString(msg.tool_call_id) ?? '') ?? (lastAssistant && callers.get(`function:${lastAssistant}`));
+      const call =
+        callers.get(asString(msg.tool_call_id) ?? '') ?? (lastAssistant && callers.get(`function:${lastAssistant}`));
       caller = call ? call.node : lastAssistant;
       const name = asString(msg.name) ?? (call ? call.name : null);
       if (name !== null) metadata.tool = name;
@@ -90,16 +122,30 @@ export function parseMessages(messages: readonly JsonValue[], options: MessagesO
     const usage = asObject(msg.usage);
     if (usage && typeof usage.total_tokens === 'number') metadata.tokens = usage.total_tokens;
     nodes.push({
-      id, session_id: sessionId, seq: i + 1, role, content: msg.content ?? null, predecessor: nodes.at(-1)?.id ?? null, caller,
-      created_at: time, metadata: Object.keys(metadata).length === 0 ? null : metadata,
+      id,
+      session_id: sessionId,
+      seq: i + 1,
+      role,
+      content: msg.content ?? null,
+      predecessor: nodes.at(-1)?.id ?? null,
+      caller,
+      created_at: time,
+      metadata: Object.keys(metadata).length === 0 ? null : metadata,
     });
   });
   const last = nodes.at(-1);
   // Waiting for a reply, or for the results of the calls the reply made: the turn is not over.
-  if (last && !(last.role === 'assistant' && !hasCalls(messages.at(-1)!))) last.metadata = { ...(asObject(last.metadata) ?? {}), pending: true };
+  if (last && !(last.role === 'assistant' && !hasCalls(messages.at(-1)!)))
+    last.metadata = { ...(asObject(last.metadata) ?? {}), pending: true };
   const session: Session = {
-    id: sessionId, title: null, agent_id: MESSAGES_AGENT, model: null, project_id: null, head: null,
-    created_at: nodes[0]?.created_at ?? 0, metadata: { source: MESSAGES_AGENT },
+    id: sessionId,
+    title: null,
+    agent_id: MESSAGES_AGENT,
+    model: null,
+    project_id: null,
+    head: null,
+    created_at: nodes[0]?.created_at ?? 0,
+    metadata: { source: MESSAGES_AGENT },
   };
   return { session, nodes };
 }

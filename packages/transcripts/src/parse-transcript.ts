@@ -16,5 +16,8 @@ export function parseTranscript(bytes: Uint8Array, format: TranscriptFormat, ses
   if (format === 'claude-code') return parseClaudeCode(parseRecords(completeLines(bytes).lines), { sessionId });
   if (format === 'codex') return [parseCodex(parseRecords(completeLines(bytes).lines), { sessionId })];
   if (format === 'messages') return [parseMessages(readMessages(bytes), { sessionId })];
-  throw new EntityGitError('INVALID_ARGUMENT', `unknown transcript format ${JSON.stringify(format)}: expected ${TRANSCRIPT_FORMATS.join(', ')}`);
+  throw new EntityGitError(
+    'INVALID_ARGUMENT',
+    `unknown transcript format ${JSON.stringify(format)}: expected ${TRANSCRIPT_FORMATS.join(', ')}`,
+  );
 }

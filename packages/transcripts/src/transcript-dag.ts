@@ -18,7 +18,11 @@ export class TranscriptDag implements DagSource {
   set(parsed: ParsedSession): void {
     parsed.nodes.forEach((n, i) => {
       if (n.seq !== i + 1 || n.session_id !== parsed.session.id) {
-        throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(n.id)} is not seq ${i + 1} of session ${JSON.stringify(parsed.session.id)}`, { nodeId: n.id });
+        throw new EntityGitError(
+          'INVALID_NODE',
+          `node ${JSON.stringify(n.id)} is not seq ${i + 1} of session ${JSON.stringify(parsed.session.id)}`,
+          { nodeId: n.id },
+        );
       }
     });
     this.sessions.set(parsed.session.id, parsed);

@@ -11,7 +11,11 @@ const only = (sessions: ParsedSession[]): ParsedSession => {
   expect(sessions).toHaveLength(1);
   return sessions[0]!;
 };
-const branchesOf = (p: ParsedSession) => derive(p.nodes.map((n) => nodeFacts(n)), p.session.head).branches.map((b) => [b.name, b.turns.length, b.complete]);
+const branchesOf = (p: ParsedSession) =>
+  derive(
+    p.nodes.map((n) => nodeFacts(n)),
+    p.session.head,
+  ).branches.map((b) => [b.name, b.turns.length, b.complete]);
 
 describe('Claude Code transcripts', () => {
   for (const width of [2, 3, 4, 5]) {
@@ -40,9 +44,14 @@ describe('Claude Code transcripts', () => {
       const r = repo(t.sessionId);
       expect(Object.keys(refs(r))).toEqual(['main']);
       expect(turns(r, 'main')).toBe(2);
-      expect(files(r, 'main')).toEqual([...p.nodes.map((n) => `messages/${String(n.seq).padStart(6, '0')}-${n.role[0]}-${n.id}.json`), 'meta.json']);
+      expect(files(r, 'main')).toEqual([
+        ...p.nodes.map((n) => `messages/${String(n.seq).padStart(6, '0')}-${n.role[0]}-${n.id}.json`),
+        'meta.json',
+      ]);
       const tools = ['Read', 'Grep', 'Grep', 'Glob', 'Bash'].slice(0, width);
-      const counted = [...new Set(tools)].map((name) => (tools.filter((x) => x === name).length > 1 ? `${name} × ${tools.filter((x) => x === name).length}` : name));
+      const counted = [...new Set(tools)].map((name) =>
+        tools.filter((x) => x === name).length > 1 ? `${name} × ${tools.filter((x) => x === name).length}` : name,
+      );
       expect(git(r, 'log', '-1', '--format=%B', 'main~1')).toContain(`tools: ${counted.join(', ')}`);
       expect(git(r, 'log', '-1', '--format=%s', 'main')).toBe('turn 2: fix it\n');
       expect(fsck(r)).toBe('');
@@ -65,8 +74,16 @@ describe('Claude Code transcripts', () => {
     expect(turns(r, 'main')).toBe(1);
     expect(turns(r, `retry-${again.records[0]}`)).toBe(2);
     expect(git(r, 'symbolic-ref', 'HEAD').trim()).toBe(`refs/heads/retry-${again.records[0]}`);
-    expect(files(r, 'main').filter((f) => f.startsWith('messages/')).map((f) => f.slice(9, 17))).toEqual(['000001-u', '000002-a']);
-    expect(files(r, `retry-${again.records[0]}`).filter((f) => f.startsWith('messages/')).map((f) => f.slice(9, 17))).toEqual(['000001-u', '000003-a', '000004-u', '000005-a']);
+    expect(
+      files(r, 'main')
+        .filter((f) => f.startsWith('messages/'))
+        .map((f) => f.slice(9, 17)),
+    ).toEqual(['000001-u', '000002-a']);
+    expect(
+      files(r, `retry-${again.records[0]}`)
+        .filter((f) => f.startsWith('messages/'))
+        .map((f) => f.slice(9, 17)),
+    ).toEqual(['000001-u', '000003-a', '000004-u', '000005-a']);
     expect(git(r, 'log', '-1', '--format=%B', 'main')).toContain('assistant: First haiku.');
     expect(fsck(r)).toBe('');
   });
@@ -98,8 +115,14 @@ describe('Claude Code transcripts', () => {
     const t = new ClaudeTranscript();
     const u1 = t.user('long task', null);
     const x = t.response(u1, [{ text: 'Working.' }], { stop: 'end_turn' });
-    const boundary = t.system('compact_boundary', null, { logicalParentUuid: x.last, compactMetadata: { trigger: 'auto', preTokens: 155000 } });
-    const summary = t.user('This session is being continued from a previous conversation.', boundary, { isCompactSummary: true, isVisibleInTranscriptOnly: true });
+    const boundary = t.system('compact_boundary', null, {
+      logicalParentUuid: x.last,
+      compactMetadata: { trigger: 'auto', preTokens: 155000 },
+    });
+    const summary = t.user('This session is being continued from a previous conversation.', boundary, {
+      isCompactSummary: true,
+      isVisibleInTranscriptOnly: true,
+    });
     const y = t.response(summary, [{ text: 'Continuing.' }], { stop: 'end_turn' });
     const u3 = t.user('and now?', y.last);
     t.response(u3, [{ text: 'Done.' }], { stop: 'end_turn' });
@@ -110,8 +133,14 @@ describe('Claude Code transcripts', () => {
     const r = repo(t.sessionId);
     expect(Object.keys(refs(r))).toEqual(['main']);
     expect(turns(r, 'main')).toBe(3);
-    expect(files(r, 'main~2').filter((f) => f.startsWith('messages/')).map((f) => f.slice(9, 17))).toEqual(['000001-u', '000002-a', '000003-s']);
-    expect(git(r, 'log', '-1', '--format=%s', 'main~1')).toBe('turn 2: This session is being continued from a previous conversation\n');
+    expect(
+      files(r, 'main~2')
+        .filter((f) => f.startsWith('messages/'))
+        .map((f) => f.slice(9, 17)),
+    ).toEqual(['000001-u', '000002-a', '000003-s']);
+    expect(git(r, 'log', '-1', '--format=%s', 'main~1')).toBe(
+      'turn 2: This session is being continued from a previous conversation\n',
+    );
     expect(fsck(r)).toBe('');
   });
 
@@ -151,7 +180,12 @@ describe('Claude Code transcripts', () => {
       if (m?.id) m.id = 'msg_synthetic';
     }
     const p = only(parse(t));
-    expect(p.nodes.map((n) => [n.id, n.role])).toEqual([[u1, 'user'], [a.records[0], 'assistant'], [u2, 'user'], [b.records[0], 'assistant']]);
+    expect(p.nodes.map((n) => [n.id, n.role])).toEqual([
+      [u1, 'user'],
+      [a.records[0], 'assistant'],
+      [u2, 'user'],
+      [b.records[0], 'assistant'],
+    ]);
     expect(branchesOf(p)).toEqual([['main', 2, 2]]);
   });
 
@@ -175,7 +209,9 @@ describe('Claude Code transcripts', () => {
     const grown = t.bytes();
     // Cut inside the surrogate pair's UTF-8 bytes of the last line: still only the first lines.
     const cut = grown.subarray(0, grown.length - 8);
-    expect(parseTranscript(cut, 'claude-code', t.sessionId)).toEqual(parseTranscript(whole, 'claude-code', t.sessionId));
+    expect(parseTranscript(cut, 'claude-code', t.sessionId)).toEqual(
+      parseTranscript(whole, 'claude-code', t.sessionId),
+    );
     const a = await mirrorSessions(parseTranscript(cut, 'claude-code', t.sessionId));
     const b = await mirrorSessions(parseTranscript(whole, 'claude-code', t.sessionId));
     expect(refs(a.repo(t.sessionId))).toEqual(refs(b.repo(t.sessionId)));
@@ -198,7 +234,9 @@ describe('Claude Code transcripts', () => {
     const p = only(parse(t));
     const { repo } = await mirrorSessions([p]);
     const r = repo(t.sessionId);
-    expect(git(r, 'log', '-1', '--format=%B', 'main')).toMatch(/^turn 1: 𝒻𝒾𝓍 the 😀 parser — 修正\n\nassistant: Done 🎉 𝄞\n/);
+    expect(git(r, 'log', '-1', '--format=%B', 'main')).toMatch(
+      /^turn 1: 𝒻𝒾𝓍 the 😀 parser — 修正\n\nassistant: Done 🎉 𝄞\n/,
+    );
     expect(git(r, 'show', `main:messages/000001-u-${u1}.json`)).toContain('"content": "𝒻𝒾𝓍 the 😀 parser — 修正"');
     expect(fsck(r)).toBe('');
   });

@@ -14,7 +14,10 @@ export class ClaudeTranscript {
   private toolCounter = 0;
   private clock = Date.UTC(2026, 0, 2, 3, 4, 5);
 
-  constructor(readonly sessionId = SESSION, readonly cwd = '/home/dev/project') {}
+  constructor(
+    readonly sessionId = SESSION,
+    readonly cwd = '/home/dev/project',
+  ) {}
 
   uuid(): string {
     this.counter++;
@@ -24,8 +27,17 @@ export class ClaudeTranscript {
   private base(type: string, parentUuid: string | null, extra: { [key: string]: Json } = {}): { [key: string]: Json } {
     this.clock += 1500;
     return {
-      parentUuid, isSidechain: false, userType: 'external', cwd: this.cwd, sessionId: this.sessionId, version: '2.0.0',
-      gitBranch: 'main', type, uuid: this.uuid(), timestamp: new Date(this.clock).toISOString(), ...extra,
+      parentUuid,
+      isSidechain: false,
+      userType: 'external',
+      cwd: this.cwd,
+      sessionId: this.sessionId,
+      version: '2.0.0',
+      gitBranch: 'main',
+      type,
+      uuid: this.uuid(),
+      timestamp: new Date(this.clock).toISOString(),
+      ...extra,
     };
   }
 
@@ -40,7 +52,11 @@ export class ClaudeTranscript {
    * One model response split over one record per block (as Claude Code logs it), chained by
    * parentUuid. Returns the record uuids and the tool_use ids.
    */
-  response(parent: string, blocks: Block[], options: { stop?: string | null; sidechain?: boolean; model?: string } = {}): { records: string[]; tools: string[]; last: string } {
+  response(
+    parent: string,
+    blocks: Block[],
+    options: { stop?: string | null; sidechain?: boolean; model?: string } = {},
+  ): { records: string[]; tools: string[]; last: string } {
     const id = `msg_${(++this.msgCounter).toString().padStart(4, '0')}`;
     const records: string[] = [];
     const tools: string[] = [];
@@ -58,8 +74,13 @@ export class ClaudeTranscript {
       const r = this.base('assistant', p, {
         isSidechain: options.sidechain ?? false,
         message: {
-          id, type: 'message', role: 'assistant', model: options.model ?? 'claude-test-1', content: [block],
-          stop_reason: last ? (options.stop === undefined ? null : options.stop) : null, stop_sequence: null,
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: options.model ?? 'claude-test-1',
+          content: [block],
+          stop_reason: last ? (options.stop === undefined ? null : options.stop) : null,
+          stop_sequence: null,
           usage: { input_tokens: 10, output_tokens: 5 * (i + 1), cache_read_input_tokens: 100 },
         },
         requestId: `req_${this.msgCounter}`,
@@ -72,7 +93,12 @@ export class ClaudeTranscript {
   }
 
   /** One tool result record; `parent` is the record the result names as parentUuid. */
-  result(toolUseId: string, parent: string, content: Json, options: { source?: string; sidechain?: boolean } = {}): string {
+  result(
+    toolUseId: string,
+    parent: string,
+    content: Json,
+    options: { source?: string; sidechain?: boolean } = {},
+  ): string {
     const r = this.base('user', parent, {
       isSidechain: options.sidechain ?? false,
       message: { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content }] },
@@ -86,22 +112,54 @@ export class ClaudeTranscript {
   /** A record that is no conversation node. */
   bookkeeping(type: 'file-history-snapshot' | 'summary' | 'queue-operation'): void {
     this.clock += 10;
-    if (type === 'summary') this.records.push({ type, summary: 'A made-up summary', leafUuid: `00000000-0000-4000-8000-${this.counter.toString(16).padStart(12, '0')}` });
-    else if (type === 'queue-operation') this.records.push({ type, operation: 'dequeue', timestamp: new Date(this.clock).toISOString(), sessionId: this.sessionId });
-    else this.records.push({ type, messageId: this.uuid(), snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false });
+    if (type === 'summary')
+      this.records.push({
+        type,
+        summary: 'A made-up summary',
+        leafUuid: `00000000-0000-4000-8000-${this.counter.toString(16).padStart(12, '0')}`,
+      });
+    else if (type === 'queue-operation')
+      this.records.push({
+        type,
+        operation: 'dequeue',
+        timestamp: new Date(this.clock).toISOString(),
+        sessionId: this.sessionId,
+      });
+    else
+      this.records.push({
+        type,
+        messageId: this.uuid(),
+        snapshot: { trackedFileBackups: {} },
+        isSnapshotUpdate: false,
+      });
   }
 
   /** A system record (turn_duration, stop_hook_summary, compact_boundary…); returns its uuid. */
   system(subtype: string, parent: string | null, extra: { [key: string]: Json } = {}): string {
-    const r = this.base('system', parent, { subtype, content: subtype === 'compact_boundary' ? 'Conversation compacted' : '', level: 'info', ...extra });
+    const r = this.base('system', parent, {
+      subtype,
+      content: subtype === 'compact_boundary' ? 'Conversation compacted' : '',
+      level: 'info',
+      ...extra,
+    });
     this.records.push(r);
     return r.uuid as string;
   }
 
   /** The parallel-call shape: each result names the tool_use record of its own call as parent. */
-  parallel(parent: string, tools: string[], text = 'Looking.'): { response: string[]; results: string[]; last: string } {
-    const r = this.response(parent, [{ thinking: 'plan' }, { text }, ...tools.map((t) => ({ tool: t, input: { pattern: t } }))]);
-    const results = r.tools.map((id, i) => this.result(id, r.records[2 + i]!, `result of ${tools[i]} #${i + 1}`, { source: r.records[2 + i]! }));
+  parallel(
+    parent: string,
+    tools: string[],
+    text = 'Looking.',
+  ): { response: string[]; results: string[]; last: string } {
+    const r = this.response(parent, [
+      { thinking: 'plan' },
+      { text },
+      ...tools.map((t) => ({ tool: t, input: { pattern: t } })),
+    ]);
+    const results = r.tools.map((id, i) =>
+      this.result(id, r.records[2 + i]!, `result of ${tools[i]} #${i + 1}`, { source: r.records[2 + i]! }),
+    );
     return { response: r.records, results, last: results.at(-1)! };
   }
 

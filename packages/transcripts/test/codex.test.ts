@@ -8,12 +8,18 @@ afterAll(cleanupRoots);
 let clock = Date.UTC(2026, 1, 3, 4, 5, 6);
 const rec = (type: string, payload: object) => ({ timestamp: new Date((clock += 1000)).toISOString(), type, payload });
 const item = (payload: object) => rec('response_item', payload);
-const say = (role: string, text: string) => item({ type: 'message', role, content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }] });
+const say = (role: string, text: string) =>
+  item({ type: 'message', role, content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }] });
 
 function rollout(): object[] {
   clock = Date.UTC(2026, 1, 3, 4, 5, 6);
   return [
-    rec('session_meta', { id: '0199aaaa-0000-7000-8000-000000000001', cwd: '/home/dev/app', cli_version: '0.1.0', originator: 'codex_cli' }),
+    rec('session_meta', {
+      id: '0199aaaa-0000-7000-8000-000000000001',
+      cwd: '/home/dev/app',
+      cli_version: '0.1.0',
+      originator: 'codex_cli',
+    }),
     say('user', '<environment_context>\n  <cwd>/home/dev/app</cwd>\n</environment_context>'),
     rec('turn_context', { model: 'test-model', cwd: '/home/dev/app' }),
     rec('event_msg', { type: 'user_message', message: 'count the 🐙 files' }),
@@ -37,20 +43,40 @@ describe('Codex CLI rollouts', () => {
     const records = rollout();
     const [p] = parseTranscript(bytes(records), 'codex', 'rollout-1');
     expect(p!.nodes.map((n) => [n.id, n.role, n.caller])).toEqual([
-      ['l2', 'system', null], ['l5', 'user', null], ['l6', 'assistant', null], ['l9', 'tool', 'l6'], ['l10', 'tool', 'l6'],
-      ['l11', 'assistant', null], ['l14', 'user', null], ['l15', 'assistant', null],
+      ['l2', 'system', null],
+      ['l5', 'user', null],
+      ['l6', 'assistant', null],
+      ['l9', 'tool', 'l6'],
+      ['l10', 'tool', 'l6'],
+      ['l11', 'assistant', null],
+      ['l14', 'user', null],
+      ['l15', 'assistant', null],
     ]);
     expect(p!.session.metadata).toEqual({ source: 'codex', cwd: '/home/dev/app' });
     const waiting = await mirrorSessions([p!]);
     const r = waiting.repo('rollout-1');
     expect(Object.keys(refs(r))).toEqual(['main']);
     expect(turns(r, 'main')).toBe(1);
-    expect(files(r, 'main')).toEqual(['messages/000001-s-l2.json', 'messages/000002-u-l5.json', 'messages/000003-a-l6.json', 'messages/000004-t-l9.json', 'messages/000005-t-l10.json', 'messages/000006-a-l11.json', 'meta.json']);
-    expect(git(r, 'log', '-1', '--format=%B', 'main')).toMatch(/^turn 1: count the 🐙 files\n\nassistant: Three 🐙 files.\ntools: shell × 2\n/);
+    expect(files(r, 'main')).toEqual([
+      'messages/000001-s-l2.json',
+      'messages/000002-u-l5.json',
+      'messages/000003-a-l6.json',
+      'messages/000004-t-l9.json',
+      'messages/000005-t-l10.json',
+      'messages/000006-a-l11.json',
+      'meta.json',
+    ]);
+    expect(git(r, 'log', '-1', '--format=%B', 'main')).toMatch(
+      /^turn 1: count the 🐙 files\n\nassistant: Three 🐙 files.\ntools: shell × 2\n/,
+    );
 
     // The second turn closes: one more commit on top of the first, which is unchanged.
     const first = refs(r).main!;
-    const [done] = parseTranscript(bytes([...records, rec('event_msg', { type: 'task_complete', turn_id: 't2' })]), 'codex', 'rollout-1');
+    const [done] = parseTranscript(
+      bytes([...records, rec('event_msg', { type: 'task_complete', turn_id: 't2' })]),
+      'codex',
+      'rollout-1',
+    );
     const closed = await mirrorSessions([done!]);
     const c = closed.repo('rollout-1');
     expect(turns(c, 'main')).toBe(2);

@@ -21,7 +21,10 @@ export async function cleanupRoots(): Promise<void> {
 }
 
 /** Mirrors parsed sessions into a fresh root; returns the root and each repository's path. */
-export async function mirrorSessions(sessions: readonly ParsedSession[], root = tempRoot()): Promise<{ root: string; repo: (id: string) => string }> {
+export async function mirrorSessions(
+  sessions: readonly ParsedSession[],
+  root = tempRoot(),
+): Promise<{ root: string; repo: (id: string) => string }> {
   const dag = new TranscriptDag();
   for (const s of sessions) dag.set(s);
   const mirror = createNodeMirror({ dag, root });
@@ -32,7 +35,9 @@ export async function mirrorSessions(sessions: readonly ParsedSession[], root = 
 /** `branch → commit id` of a repository, as native git lists them. */
 export function refs(repo: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const line of git(repo, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads').trim().split('\n')) {
+  for (const line of git(repo, 'for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads')
+    .trim()
+    .split('\n')) {
     if (line === '') continue;
     const [name, oid] = line.split(' ');
     out[name!] = oid!;
@@ -41,9 +46,13 @@ export function refs(repo: string): Record<string, string> {
 }
 
 export const turns = (repo: string, branch: string): number => Number(git(repo, 'rev-list', '--count', branch).trim());
-export const files = (repo: string, branch: string): string[] => git(repo, 'ls-tree', '-r', '--name-only', branch).trim().split('\n');
+export const files = (repo: string, branch: string): string[] =>
+  git(repo, 'ls-tree', '-r', '--name-only', branch).trim().split('\n');
 
 /** `git fsck --strict` must print nothing and exit 0 (execFileSync throws otherwise). */
 export function fsck(repo: string): string {
-  return execFileSync('git', ['-C', repo, 'fsck', '--strict', '--no-progress'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('git', ['-C', repo, 'fsck', '--strict', '--no-progress'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }

@@ -40,7 +40,9 @@ describe('incremental import of a growing transcript', () => {
     const full = join(dir, `${t.sessionId}.jsonl`);
     writeFileSync(full, bytes);
     const whole = await importInto(tempRoot(), full);
-    const { entries: [entry] } = await whole.run();
+    const {
+      entries: [entry],
+    } = await whole.run();
     const expected = refs(entry!.result.sessionId === t.sessionId ? whole.mirror.repoPath(t.sessionId) : '');
     expect(Object.keys(expected).length).toBe(3);
     // Importing again is a no-op.
@@ -68,7 +70,9 @@ describe('incremental import of a growing transcript', () => {
       try {
         git(repo, 'merge-base', '--is-ancestor', oid, expected[name]!);
       } catch {
-        throw new Error(`${name} ${oid} is no ancestor of ${expected[name]}:\n${git(repo, 'log', '-1', '--format=%B', '--name-only', oid)}\nvs\n${git(repo, 'log', '--format=%B', '--name-only', expected[name]!)}`);
+        throw new Error(
+          `${name} ${oid} is no ancestor of ${expected[name]}:\n${git(repo, 'log', '-1', '--format=%B', '--name-only', oid)}\nvs\n${git(repo, 'log', '--format=%B', '--name-only', expected[name]!)}`,
+        );
       }
     }
     expect(git(repo, 'status', '--porcelain')).toBe('');

@@ -9,7 +9,9 @@ const log = [
   { role: 'system', content: 'You are a test agent.' },
   { role: 'user', content: 'What is the weather in Oslo and Bergen? 🌧' },
   {
-    role: 'assistant', content: null, tool_calls: [
+    role: 'assistant',
+    content: null,
+    tool_calls: [
       { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
       { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Bergen"}' } },
     ],
@@ -26,21 +28,50 @@ describe('OpenAI-style message logs', () => {
   it('a JSON array, an object with messages and JSONL give the same DAG and the same commits', async () => {
     const array = parseTranscript(enc(JSON.stringify(log, null, 2)), 'messages', 'chat-1');
     expect(parseTranscript(enc(JSON.stringify({ model: 'x', messages: log })), 'messages', 'chat-1')).toEqual(array);
-    expect(parseTranscript(enc(log.map((m) => `${JSON.stringify(m)}\n`).join('')), 'messages', 'chat-1')).toEqual(array);
+    expect(parseTranscript(enc(log.map((m) => `${JSON.stringify(m)}\n`).join('')), 'messages', 'chat-1')).toEqual(
+      array,
+    );
     const [p] = array;
     expect(p!.nodes.map((n) => [n.id, n.role, n.caller])).toEqual([
-      ['m1', 'system', null], ['m2', 'user', null], ['m3', 'assistant', null], ['m4', 'tool', 'm3'], ['m5', 'tool', 'm3'],
-      ['m6', 'assistant', null], ['m7', 'user', null], ['m8', 'assistant', null],
+      ['m1', 'system', null],
+      ['m2', 'user', null],
+      ['m3', 'assistant', null],
+      ['m4', 'tool', 'm3'],
+      ['m5', 'tool', 'm3'],
+      ['m6', 'assistant', null],
+      ['m7', 'user', null],
+      ['m8', 'assistant', null],
     ]);
     const { repo } = await mirrorSessions(array);
     const r = repo('chat-1');
     expect(Object.keys(refs(r))).toEqual(['main']);
     expect(turns(r, 'main')).toBe(2);
-    expect(files(r, 'main~1')).toEqual(['messages/000001-s-m1.json', 'messages/000002-u-m2.json', 'messages/000003-a-m3.json', 'messages/000004-t-m4.json', 'messages/000005-t-m5.json', 'messages/000006-a-m6.json', 'meta.json']);
-    expect(git(r, 'log', '-1', '--format=%B', 'main~1')).toBe([
-      'turn 1: What is the weather in Oslo and Bergen? 🌧', '', 'assistant: Oslo: snow. Bergen: rain.', 'tools: get_weather × 2', '',
-      '[meta: turn took 0.0s, 2 tools, 321 tokens]', '', 'Session: chat-1', 'Turn: 1', 'Node: m6', 'Seq: 6', '', '',
-    ].join('\n'));
+    expect(files(r, 'main~1')).toEqual([
+      'messages/000001-s-m1.json',
+      'messages/000002-u-m2.json',
+      'messages/000003-a-m3.json',
+      'messages/000004-t-m4.json',
+      'messages/000005-t-m5.json',
+      'messages/000006-a-m6.json',
+      'meta.json',
+    ]);
+    expect(git(r, 'log', '-1', '--format=%B', 'main~1')).toBe(
+      [
+        'turn 1: What is the weather in Oslo and Bergen? 🌧',
+        '',
+        'assistant: Oslo: snow. Bergen: rain.',
+        'tools: get_weather × 2',
+        '',
+        '[meta: turn took 0.0s, 2 tools, 321 tokens]',
+        '',
+        'Session: chat-1',
+        'Turn: 1',
+        'Node: m6',
+        'Seq: 6',
+        '',
+        '',
+      ].join('\n'),
+    );
     // No times in the log: commits are dated at the epoch, the same on every machine.
     expect(git(r, 'log', '-1', '--format=%at', 'main')).toBe('0\n');
     expect(fsck(r)).toBe('');

@@ -18,7 +18,10 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<void> {
   const dag = new TranscriptDag();
-  const sessions = [...parseTranscript(parityClaude(), 'claude-code', PARITY_SESSION), ...parseTranscript(parityLog(), 'messages', PARITY_LOG)];
+  const sessions = [
+    ...parseTranscript(parityClaude(), 'claude-code', PARITY_SESSION),
+    ...parseTranscript(parityLog(), 'messages', PARITY_LOG),
+  ];
   for (const s of sessions) dag.set(s);
   const root = mkdtempSync(join(tmpdir(), 'eg-transcripts-parity-'));
   try {

@@ -31,11 +31,17 @@ export function parityClaude(): Uint8Array {
 }
 
 export function parityLog(): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify([
-    { role: 'system', content: 'Be brief.', created_at: 1767312000 },
-    { role: 'user', content: 'Weather in Tromsø? ❄️' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
-    { role: 'tool', tool_call_id: 'c1', content: '-12 °C' },
-    { role: 'assistant', content: 'Cold: -12 °C.', created_at: 1767312009 },
-  ]));
+  return new TextEncoder().encode(
+    JSON.stringify([
+      { role: 'system', content: 'Be brief.', created_at: 1767312000 },
+      { role: 'user', content: 'Weather in Tromsø? ❄️' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '-12 °C' },
+      { role: 'assistant', content: 'Cold: -12 °C.', created_at: 1767312009 },
+    ]),
+  );
 }

@@ -3,11 +3,30 @@ import type { DagNode } from '@entity-git/core';
 import { TranscriptDag, type ParsedSession } from '../src/index.js';
 
 const session = (id: string, count: number): ParsedSession => ({
-  session: { id, title: null, agent_id: null, model: null, project_id: null, head: null, created_at: 1, metadata: null },
-  nodes: Array.from({ length: count }, (_, i): DagNode => ({
-    id: `n${i + 1}`, session_id: id, seq: i + 1, role: i % 2 ? 'assistant' : 'user', content: `c${i + 1}`,
-    predecessor: i ? `n${i}` : null, caller: null, created_at: 1 + i, metadata: null,
-  })),
+  session: {
+    id,
+    title: null,
+    agent_id: null,
+    model: null,
+    project_id: null,
+    head: null,
+    created_at: 1,
+    metadata: null,
+  },
+  nodes: Array.from(
+    { length: count },
+    (_, i): DagNode => ({
+      id: `n${i + 1}`,
+      session_id: id,
+      seq: i + 1,
+      role: i % 2 ? 'assistant' : 'user',
+      content: `c${i + 1}`,
+      predecessor: i ? `n${i}` : null,
+      caller: null,
+      created_at: 1 + i,
+      metadata: null,
+    }),
+  ),
 });
 
 async function read(dag: TranscriptDag, id: string, after?: number): Promise<string[]> {

@@ -16,7 +16,10 @@ describe('transcripts in Chromium', () => {
     expect(sessions.map((s) => s.session.id).sort()).toEqual(Object.keys(nodeTips).sort());
     const dag = new TranscriptDag();
     for (const s of sessions) dag.set(s);
-    const mirror = createBrowserMirror({ dag, fsName: `transcripts-${Date.now()}-${Math.random().toString(36).slice(2)}` });
+    const mirror = createBrowserMirror({
+      dag,
+      fsName: `transcripts-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+    });
     for (const s of sessions) {
       await mirror.sync(s.session.id);
       const tips = Object.fromEntries((await mirror.branches(s.session.id)).map((b) => [b.name, b.commit]));

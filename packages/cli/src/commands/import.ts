@@ -4,8 +4,17 @@ import { DEFAULT_IDENTITY, LAYOUTS, type Layout } from '@entity-git/core';
 import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
 import { TranscriptDag, type TranscriptFormat } from '@entity-git/transcripts';
 import {
-  defaultClaudeProjectsDir, defaultCodexSessionsDir, findClaudeTranscripts, findCodexRollouts, importTranscripts, TranscriptFile, watchTranscripts,
-  type ImportEntry, type ImportFailure, type ImportOptions, type ImportReport,
+  defaultClaudeProjectsDir,
+  defaultCodexSessionsDir,
+  findClaudeTranscripts,
+  findCodexRollouts,
+  importTranscripts,
+  TranscriptFile,
+  watchTranscripts,
+  type ImportEntry,
+  type ImportFailure,
+  type ImportOptions,
+  type ImportReport,
 } from '@entity-git/transcripts/node';
 import type { ParsedArgs } from '../args.js';
 import { CliError, exitCodeOf, messageOf } from '../cli-error.js';
@@ -30,11 +39,19 @@ export async function runImport(io: CliIo, args: ImportArgs): Promise<ExitCode> 
   const cwd = io.cwd ?? process.cwd();
   const root = resolve(cwd, values.root ?? defaultRoot());
   if (values.layout !== undefined && !(LAYOUTS as readonly string[]).includes(values.layout)) {
-    throw new CliError(`--layout must be one of ${LAYOUTS.join(', ')}, got ${JSON.stringify(values.layout)}`, EXIT_USAGE);
+    throw new CliError(
+      `--layout must be one of ${LAYOUTS.join(', ')}, got ${JSON.stringify(values.layout)}`,
+      EXIT_USAGE,
+    );
   }
   const identity = values.identity === undefined ? DEFAULT_IDENTITY : parseIdentity(values.identity);
   const dag = new TranscriptDag();
-  const mirror = createNodeMirror({ dag, root, identity, ...(values.layout ? { layout: values.layout as Layout } : {}) });
+  const mirror = createNodeMirror({
+    dag,
+    root,
+    identity,
+    ...(values.layout ? { layout: values.layout as Layout } : {}),
+  });
   const files = await fileSource(args, cwd);
   const json = values.json === true;
 
@@ -47,7 +64,10 @@ export async function runImport(io: CliIo, args: ImportArgs): Promise<ExitCode> 
     if (!json) println(io, `watching ${args.format} transcripts; repositories under ${root} (Ctrl-C stops)`);
     try {
       await watchTranscripts({
-        dag, mirror, files, signal: stop.signal,
+        dag,
+        mirror,
+        files,
+        signal: stop.signal,
         onRound: (report) => {
           for (const e of report.entries) {
             if (json) io.stdout.write(`${JSON.stringify(entryJson(e))}\n`);
@@ -65,7 +85,9 @@ export async function runImport(io: CliIo, args: ImportArgs): Promise<ExitCode> 
 
   const progress = new Progress(json ? { ...io, isTTY: false } : io);
   const report = await importTranscripts({
-    dag, mirror, files: await files(),
+    dag,
+    mirror,
+    files: await files(),
     onSession: (e, done, total) => {
       if (json) return;
       if (progress.tty) progress.bar(done, total, e.sessionId);
@@ -80,13 +102,23 @@ function finish(io: CliIo, report: ImportReport, root: string, json: boolean): E
   const commits = report.entries.reduce((sum, e) => sum + e.result.commitsWritten, 0);
   if (json) {
     printJson(io, {
-      ok: report.failures.length === 0, root, commitsWritten: commits,
+      ok: report.failures.length === 0,
+      root,
+      commitsWritten: commits,
       sessions: report.entries.map(entryJson),
-      failed: report.failures.map((f) => ({ path: f.path, session: f.sessionId ?? null, code: codeOf(f.error), message: messageOf(f.error) })),
+      failed: report.failures.map((f) => ({
+        path: f.path,
+        session: f.sessionId ?? null,
+        code: codeOf(f.error),
+        message: messageOf(f.error),
+      })),
     });
   } else {
     const n = report.entries.length;
-    println(io, `imported ${n} session${n === 1 ? '' : 's'} into ${root}: ${commits} commit${commits === 1 ? '' : 's'} written`);
+    println(
+      io,
+      `imported ${n} session${n === 1 ? '' : 's'} into ${root}: ${commits} commit${commits === 1 ? '' : 's'} written`,
+    );
   }
   for (const f of report.failures) io.stderr.write(`entity-git: ${failureLine(f)}\n`);
   if (report.failures.length === 0) return EXIT_OK;
@@ -107,14 +139,16 @@ async function fileSource(args: ImportArgs, cwd: string): Promise<() => Promise<
     return f;
   };
   if (args.format === 'messages') {
-    if (args.paths.length === 0) throw new CliError('import messages: missing FILE (see: entity-git import messages --help)');
+    if (args.paths.length === 0)
+      throw new CliError('import messages: missing FILE (see: entity-git import messages --help)');
     const paths = args.paths.map((p) => resolve(cwd, p));
     for (const p of paths) if (!existsSync(p) && args.values.watch !== true) throw new CliError(`no file ${p}`);
     return async () => paths.filter((p) => existsSync(p)).map(keep);
   }
   const codex = args.format === 'codex';
   const dir = resolve(cwd, args.paths[0] ?? (codex ? defaultCodexSessionsDir() : defaultClaudeProjectsDir()));
-  if (!existsSync(dir)) throw new CliError(`no directory ${dir}${args.paths[0] === undefined ? ' (the default; pass DIR)' : ''}`);
+  if (!existsSync(dir))
+    throw new CliError(`no directory ${dir}${args.paths[0] === undefined ? ' (the default; pass DIR)' : ''}`);
   return async () => (await (codex ? findCodexRollouts(dir) : findClaudeTranscripts(dir))).map(keep);
 }
 
@@ -125,7 +159,15 @@ function describe(e: ImportEntry): string {
 }
 
 function entryJson(e: ImportEntry) {
-  return { session: e.sessionId, path: e.path, nodes: e.nodes, commitsWritten: e.result.commitsWritten, branchesMoved: e.result.branchesMoved, head: e.result.head, noop: e.result.noop };
+  return {
+    session: e.sessionId,
+    path: e.path,
+    nodes: e.nodes,
+    commitsWritten: e.result.commitsWritten,
+    branchesMoved: e.result.branchesMoved,
+    head: e.result.head,
+    noop: e.result.noop,
+  };
 }
 
 function codeOf(err: unknown): string {

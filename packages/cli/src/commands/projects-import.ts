@@ -14,12 +14,19 @@ export interface ProjectsImportJson {
   candidates: Array<Omit<ImportCandidate, 'status'> & { status: ImportCandidate['status'] | 'created' }>;
 }
 
-export async function runProjectsImport(ctx: Context, io: CliIo, args: { dir: string; apply: boolean; json: boolean }): Promise<ExitCode> {
+export async function runProjectsImport(
+  ctx: Context,
+  io: CliIo,
+  args: { dir: string; apply: boolean; json: boolean },
+): Promise<ExitCode> {
   let repos: string[];
   try {
     repos = await findGitRepositories(args.dir);
   } catch (err) {
-    if (isEntityGitError(err, 'INVALID_WORKDIR')) throw new CliError(`DIR must be an existing directory given as an absolute path, got ${JSON.stringify(args.dir)}`);
+    if (isEntityGitError(err, 'INVALID_WORKDIR'))
+      throw new CliError(
+        `DIR must be an existing directory given as an absolute path, got ${JSON.stringify(args.dir)}`,
+      );
     throw err;
   }
   const plan = planProjectImport(repos, await ctx.store.projects.listProjects());
@@ -38,10 +45,16 @@ export async function runProjectsImport(ctx: Context, io: CliIo, args: { dir: st
   }
   if (candidates.length === 0) println(io, `no git repository under ${args.dir}`);
   for (const c of candidates) {
-    const what = c.status === 'exists' ? `already project ${c.project_id}` : c.status === 'created' ? `created project ${c.project_id}` : 'would create';
+    const what =
+      c.status === 'exists'
+        ? `already project ${c.project_id}`
+        : c.status === 'created'
+          ? `created project ${c.project_id}`
+          : 'would create';
     println(io, `${what}  ${JSON.stringify(c.name)}  ${c.workdir}`);
   }
   const fresh = candidates.filter((c) => c.status === 'new').length;
-  if (!args.apply && fresh > 0) println(io, `dry run: nothing written; run again with --apply to create ${fresh} project${fresh === 1 ? '' : 's'}`);
+  if (!args.apply && fresh > 0)
+    println(io, `dry run: nothing written; run again with --apply to create ${fresh} project${fresh === 1 ? '' : 's'}`);
   return EXIT_OK;
 }

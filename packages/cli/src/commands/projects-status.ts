@@ -9,7 +9,11 @@ import { printJson, println, type CliIo } from '../io.js';
 import { projectJson, type ProjectOneJson } from '../json-shapes.js';
 import { findProject } from './projects.js';
 
-export async function runProjectsStatus(ctx: Context, io: CliIo, args: { project: string; status?: string | undefined; json: boolean }): Promise<ExitCode> {
+export async function runProjectsStatus(
+  ctx: Context,
+  io: CliIo,
+  args: { project: string; status?: string | undefined; json: boolean },
+): Promise<ExitCode> {
   const project = await findProject(ctx, args.project);
   let after = project;
   if (args.status !== undefined) {
@@ -19,7 +23,8 @@ export async function runProjectsStatus(ctx: Context, io: CliIo, args: { project
     after = await ctx.store.projects.setProjectStatus(project.id, args.status as ProjectStatus);
   }
   if (args.json) printJson(io, { project: projectJson(after) } satisfies ProjectOneJson);
-  else if (args.status === undefined) println(io, `project ${after.id} ${JSON.stringify(after.name)} is ${after.status}`);
+  else if (args.status === undefined)
+    println(io, `project ${after.id} ${JSON.stringify(after.name)} is ${after.status}`);
   else println(io, `project ${after.id} ${JSON.stringify(after.name)}: ${project.status} → ${after.status}`);
   return EXIT_OK;
 }

@@ -7,7 +7,10 @@ import { printJson, println, type CliIo } from '../io.js';
 
 /** `--remote` with `{session}`; credentials from ENTITY_GIT_REMOTE_USER / ENTITY_GIT_REMOTE_TOKEN (never the URL). */
 async function remoteOf(url: string): Promise<Remote> {
-  if (!url.includes('{session}')) throw new CliError(`--remote must contain {session}, e.g. https://git.example.com/sessions/{session}.git (got ${JSON.stringify(url)})`);
+  if (!url.includes('{session}'))
+    throw new CliError(
+      `--remote must contain {session}, e.g. https://git.example.com/sessions/{session}.git (got ${JSON.stringify(url)})`,
+    );
   const http = (await import('isomorphic-git/http/node')).default;
   const token = process.env.ENTITY_GIT_REMOTE_TOKEN;
   const username = process.env.ENTITY_GIT_REMOTE_USER ?? 'entity-git';
@@ -27,29 +30,49 @@ export interface RestoreJson {
 }
 
 /** Rebuild session repositories from the git host: every session of the DAG (or one). */
-export async function runRestore(ctx: Context, io: CliIo, args: { remote: string; session?: string | undefined; json: boolean }): Promise<ExitCode> {
+export async function runRestore(
+  ctx: Context,
+  io: CliIo,
+  args: { remote: string; session?: string | undefined; json: boolean },
+): Promise<ExitCode> {
   const remote = await remoteOf(args.remote);
   const sessions = await sessionsOf(ctx, args.session);
   const report = await restoreSessions({
-    remote, storage: nodeStorage(), root: ctx.root, sessions,
+    remote,
+    storage: nodeStorage(),
+    root: ctx.root,
+    sessions,
     onProgress: (e, p) => {
-      if (!args.json) println(io, `${p.done}/${sessions.length} ${e.sessionId} ${e.action}${e.error ? ` (${e.error.code})` : ''}`);
+      if (!args.json)
+        println(io, `${p.done}/${sessions.length} ${e.sessionId} ${e.action}${e.error ? ` (${e.error.code})` : ''}`);
     },
   });
   const failed = report.counts.failed;
   if (args.json) {
     printJson(io, {
-      ok: failed === 0, counts: report.counts,
-      sessions: report.entries.map((e) => ({ sessionId: e.sessionId, action: e.action, error: e.error ? { code: e.error.code, message: e.error.message } : null })),
+      ok: failed === 0,
+      counts: report.counts,
+      sessions: report.entries.map((e) => ({
+        sessionId: e.sessionId,
+        action: e.action,
+        error: e.error ? { code: e.error.code, message: e.error.message } : null,
+      })),
     } satisfies RestoreJson);
   } else {
-    println(io, `restored ${report.counts.restored}, fetched ${report.counts.fetched}, missing ${report.counts.missing}, empty ${report.counts.empty}, failed ${failed}`);
+    println(
+      io,
+      `restored ${report.counts.restored}, fetched ${report.counts.fetched}, missing ${report.counts.missing}, empty ${report.counts.empty}, failed ${failed}`,
+    );
   }
   return failed === 0 ? EXIT_OK : EXIT_DIFFERS;
 }
 
 /** Push every branch of each session repository (every session, or one) to the git host. */
-export async function runPush(ctx: Context, io: CliIo, args: { remote: string; session?: string | undefined; json: boolean }): Promise<ExitCode> {
+export async function runPush(
+  ctx: Context,
+  io: CliIo,
+  args: { remote: string; session?: string | undefined; json: boolean },
+): Promise<ExitCode> {
   const remote = await remoteOf(args.remote);
   const sessions = await sessionsOf(ctx, args.session);
   const out: { sessionId: string; ok: boolean; error: { code: string; message: string } | null }[] = [];

@@ -47,16 +47,18 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
   }
   if (!report.ok) {
     const failed = report.entries.filter((e) => e.action === 'failed').map((e) => e.sessionId);
-    io.stderr.write(`entity-git: ${failed.length} session${failed.length === 1 ? '' : 's'} failed to sync: ${failed.map(printable).join(', ')}\n`);
+    io.stderr.write(
+      `entity-git: ${failed.length} session${failed.length === 1 ? '' : 's'} failed to sync: ${failed.map(printable).join(', ')}\n`,
+    );
     return EXIT_DIFFERS;
   }
   return EXIT_OK;
 }
 
 function describe(e: ReconcileEntry): string {
-  if (e.action === 'failed') return `failed (${e.error?.code ?? 'ERROR'}: ${untagged(e.error?.message ?? 'unknown error')})`;
+  if (e.action === 'failed')
+    return `failed (${e.error?.code ?? 'ERROR'}: ${untagged(e.error?.message ?? 'unknown error')})`;
   if (e.action === 'busy') return `busy (${untagged(e.error?.message ?? 'another process is syncing it')})`;
   if (e.action === 'repaired') return `repaired (${[...new Set(e.differences.map((d) => d.kind))].join(', ')})`;
   return e.action;
 }
-

@@ -38,11 +38,16 @@ export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Prom
       for (const d of s.differences) println(io, `  ${describeDifference(d)}`);
     }
     const bad = sessions.filter((s) => !s.ok).length;
-    println(io, `verified ${sessions.length} session${sessions.length === 1 ? '' : 's'}: ${sessions.length - bad} ok, ${bad} differ${bad === 1 ? 's' : ''}`);
+    println(
+      io,
+      `verified ${sessions.length} session${sessions.length === 1 ? '' : 's'}: ${sessions.length - bad} ok, ${bad} differ${bad === 1 ? 's' : ''}`,
+    );
   }
   if (!ok) {
     const bad = sessions.filter((s) => !s.ok).map((s) => printable(s.sessionId));
-    io.stderr.write(`entity-git: ${bad.length} of ${sessions.length} session${sessions.length === 1 ? '' : 's'} differ${bad.length === 1 ? 's' : ''} from the DAG: ${bad.join(', ')} (entity-git sync repairs them)\n`);
+    io.stderr.write(
+      `entity-git: ${bad.length} of ${sessions.length} session${sessions.length === 1 ? '' : 's'} differ${bad.length === 1 ? 's' : ''} from the DAG: ${bad.join(', ')} (entity-git sync repairs them)\n`,
+    );
     return EXIT_DIFFERS;
   }
   return EXIT_OK;
@@ -50,7 +55,9 @@ export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Prom
 
 function describeDifference(d: ReturnType<typeof differenceJson> | Difference): string {
   const where = d.branch ? ` [${d.branch}]` : '';
-  const values = d.expected !== undefined && d.expected !== null || d.actual !== undefined && d.actual !== null
-    ? ` (expected ${d.expected ?? 'nothing'}, actual ${d.actual ?? 'nothing'})` : '';
+  const values =
+    (d.expected !== undefined && d.expected !== null) || (d.actual !== undefined && d.actual !== null)
+      ? ` (expected ${d.expected ?? 'nothing'}, actual ${d.actual ?? 'nothing'})`
+      : '';
   return `${d.kind}${where}: ${d.detail}${values}`;
 }

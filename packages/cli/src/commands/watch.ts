@@ -24,9 +24,11 @@ const DEFAULT_INTERVAL_MS = 100;
  */
 export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promise<ExitCode> {
   const interval = args.interval === undefined ? DEFAULT_INTERVAL_MS : Number(args.interval);
-  if (!Number.isSafeInteger(interval) || interval < 10 || interval > 60_000) throw new CliError('--interval must be a whole number of ms from 10 to 60000');
+  if (!Number.isSafeInteger(interval) || interval < 10 || interval > 60_000)
+    throw new CliError('--interval must be a whole number of ms from 10 to 60000');
   const channel = args.channel ?? ctx.config.notifyChannel;
-  if (channel !== undefined && ctx.store.engine !== 'postgres') throw new CliError('--channel is for a PostgreSQL database (SQLite is watched with data_version)');
+  if (channel !== undefined && ctx.store.engine !== 'postgres')
+    throw new CliError('--channel is for a PostgreSQL database (SQLite is watched with data_version)');
   const changes = await watchDagChanges(ctx.store, { channel, connectionString: args.db });
   const service = createMirrorService({ mirror: ctx.mirror, dag: ctx.store.dag });
   const line = (event: string, fields: Record<string, unknown>, text: string) => {
@@ -35,12 +37,19 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
   };
   service.on('committed', ({ sessionId, result }) => {
     if (result.commitsWritten > 0 || result.branchesMoved.length > 0) {
-      line('committed', { sessionId, commits: result.commitsWritten, branches: result.branchesMoved },
-        `${sessionId}: ${result.commitsWritten} commit${result.commitsWritten === 1 ? '' : 's'}${result.branchesMoved.length ? ` (${result.branchesMoved.join(', ')})` : ''}`);
+      line(
+        'committed',
+        { sessionId, commits: result.commitsWritten, branches: result.branchesMoved },
+        `${sessionId}: ${result.commitsWritten} commit${result.commitsWritten === 1 ? '' : 's'}${result.branchesMoved.length ? ` (${result.branchesMoved.join(', ')})` : ''}`,
+      );
     }
   });
-  service.on('retrying', ({ sessionId, error, attempt, delayMs }) => io.stderr.write(`entity-git: ${sessionId}: ${error.code}, attempt ${attempt}, again in ${delayMs} ms\n`));
-  service.on('failed', ({ sessionId, error }) => io.stderr.write(`entity-git: ${sessionId} failed to sync: ${error.code}: ${error.message}\n`));
+  service.on('retrying', ({ sessionId, error, attempt, delayMs }) =>
+    io.stderr.write(`entity-git: ${sessionId}: ${error.code}, attempt ${attempt}, again in ${delayMs} ms\n`),
+  );
+  service.on('failed', ({ sessionId, error }) =>
+    io.stderr.write(`entity-git: ${sessionId} failed to sync: ${error.code}: ${error.message}\n`),
+  );
 
   let stopping = false;
   let wakeUp: () => void = () => undefined;
@@ -52,7 +61,11 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
   process.on('SIGTERM', stop);
   let failures = 0;
   try {
-    line('watching', { method: changes.method, intervalMs: interval }, `watching (${changes.method}${changes.method === 'data_version' || changes.method === 'polling' ? ` every ${interval} ms` : ''}); Ctrl-C stops`);
+    line(
+      'watching',
+      { method: changes.method, intervalMs: interval },
+      `watching (${changes.method}${changes.method === 'data_version' || changes.method === 'polling' ? ` every ${interval} ms` : ''}); Ctrl-C stops`,
+    );
     for (;;) {
       // The last look happens after the stop was asked: a turn committed before the signal is mirrored.
       const last = stopping;

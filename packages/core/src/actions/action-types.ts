@@ -90,7 +90,10 @@ export interface ActionMap {
   list_sessions: { params: Record<string, never>; result: { sessions: SessionSummary[] } };
   list_projects: { params: Record<string, never>; result: { projects: ProjectSummary[] } };
   project_detail: { params: { project_id: string }; result: ProjectDetail };
-  create_project: { params: { name: string; workdir: string; description?: string; session_id?: string }; result: ProjectSummary };
+  create_project: {
+    params: { name: string; workdir: string; description?: string; session_id?: string };
+    result: ProjectSummary;
+  };
   add_session_to_project: { params: { project_id: string; session_id: string }; result: ProjectSummary };
   /**
    * The messages of a window of turns, read from the DAG rather than the repository: the path that
@@ -98,7 +101,10 @@ export interface ActionMap {
    * back to the first node after seq `from_seq` (the last seq of the turn before the window; 0 for
    * the start). Replay's step: it reads a few turns, not the whole session.
    */
-  turn_messages: { params: { session_id: string; to_node: string; to_seq: number; from_seq: number }; result: { session_id: string; messages: DagNode[] } };
+  turn_messages: {
+    params: { session_id: string; to_node: string; to_seq: number; from_seq: number };
+    result: { session_id: string; messages: DagNode[] };
+  };
   /** Set a project's status (`active`, `paused`, `done`); a paused or done project gets no agent auto-commit. */
   set_project_status: { params: { project_id: string; status: ProjectStatus }; result: ProjectSummary };
 }

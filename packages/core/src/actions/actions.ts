@@ -4,8 +4,25 @@ import { isAbsolutePath } from '../dag/memory-dag.js';
 import { EntityGitError } from '../errors.js';
 import type { Mirror } from '../mirror/mirror.js';
 import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus } from '../model/types.js';
-import { idParam, intParam, invalidArgument, optionalString, paramsObject, requireProject, requireSession, shaParam } from './params.js';
-import type { ActionMap, ActionName, ActionRequest, ActionResponse, ProjectSummary, SessionSummary, TimelineCommit } from './action-types.js';
+import {
+  idParam,
+  intParam,
+  invalidArgument,
+  optionalString,
+  paramsObject,
+  requireProject,
+  requireSession,
+  shaParam,
+} from './params.js';
+import type {
+  ActionMap,
+  ActionName,
+  ActionRequest,
+  ActionResponse,
+  ProjectSummary,
+  SessionSummary,
+  TimelineCommit,
+} from './action-types.js';
 
 export interface ActionsOptions {
   dag: DagSource;
@@ -22,8 +39,14 @@ export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => P
 };
 
 const summary = (p: Project): ProjectSummary => ({
-  id: p.id, name: p.name, workdir: p.workdir, status: p.status, description: p.description,
-  created_at: p.created_at, sessions: p.sessions, sessions_count: p.sessions.length,
+  id: p.id,
+  name: p.name,
+  workdir: p.workdir,
+  status: p.status,
+  description: p.description,
+  created_at: p.created_at,
+  sessions: p.sessions,
+  sessions_count: p.sessions.length,
 });
 
 /**
@@ -37,7 +60,6 @@ export function createActions(options: ActionsOptions): Actions {
   const { dag, mirror } = options;
   const needProjects = (): ProjectStore => options.projects ?? invalidArgument('this server has no project store');
 
-
   const history = async (params: unknown) => {
     const p = paramsObject(params);
     const sessionId = idParam(p, 'session_id');
@@ -46,7 +68,15 @@ export function createActions(options: ActionsOptions): Actions {
     const branches = await mirror.branches(sessionId).catch(() => []);
     const name = branch ?? branches.find((b) => b.head)?.name ?? null;
     const log = name === null ? [] : await mirror.log(sessionId, { branch: name });
-    const commits: TimelineCommit[] = log.map((c) => ({ sha: c.sha, parents: c.parents, turn: c.turn, subject: c.subject, time: c.time, node: c.node, seq: c.seq }));
+    const commits: TimelineCommit[] = log.map((c) => ({
+      sha: c.sha,
+      parents: c.parents,
+      turn: c.turn,
+      subject: c.subject,
+      time: c.time,
+      node: c.node,
+      seq: c.seq,
+    }));
     return { session_id: sessionId, branch: name, commits };
   };
 
@@ -59,18 +89,38 @@ export function createActions(options: ActionsOptions): Actions {
     const view = await mirror.read(sessionId, sha, branch === undefined ? {} : { branch });
     const last = view.messages.at(-1);
     return {
-      session_id: sessionId, commit: view.commit, branch: view.branch, turn: view.turn, turns: view.turns,
-      prev: view.prev, next: view.next, messages: view.messages, meta: view.meta, continue_from: last?.id ?? null,
+      session_id: sessionId,
+      commit: view.commit,
+      branch: view.branch,
+      turn: view.turn,
+      turns: view.turns,
+      prev: view.prev,
+      next: view.next,
+      messages: view.messages,
+      meta: view.meta,
+      continue_from: last?.id ?? null,
     };
   };
 
-  const branchesOf = async (sessionId: string) => (await mirror.branches(sessionId)).map((b) => ({ name: b.name, commit: b.commit, turns: b.turns, head: b.head }));
+  const branchesOf = async (sessionId: string) =>
+    (await mirror.branches(sessionId)).map((b) => ({ name: b.name, commit: b.commit, turns: b.turns, head: b.head }));
 
   const sessionSummary = async (sessionId: string): Promise<SessionSummary | null> => {
     const s = await dag.getSession(sessionId);
     if (s === null) return null;
-    const head = await mirror.branches(sessionId).then((bs) => bs.find((b) => b.head) ?? null, () => null);
-    return { id: s.id, title: s.title, model: s.model, project_id: s.project_id, created_at: s.created_at, branch: head?.name ?? null, turns: head?.turns ?? 0 };
+    const head = await mirror.branches(sessionId).then(
+      (bs) => bs.find((b) => b.head) ?? null,
+      () => null,
+    );
+    return {
+      id: s.id,
+      title: s.title,
+      model: s.model,
+      project_id: s.project_id,
+      created_at: s.created_at,
+      branch: head?.name ?? null,
+      turns: head?.turns ?? 0,
+    };
   };
 
   const actions: Omit<Actions, 'handle'> = {
@@ -86,13 +136,20 @@ export function createActions(options: ActionsOptions): Actions {
     async git_switch_branch(params) {
       const p = paramsObject(params);
       const sessionId = idParam(p, 'session_id');
-      const branch = optionalString(p, 'branch') ?? invalidArgument('branch must be a non-empty string', { param: 'branch' });
+      const branch =
+        optionalString(p, 'branch') ?? invalidArgument('branch must be a non-empty string', { param: 'branch' });
       await requireSession(dag, sessionId);
       const writer = options.writer ?? invalidArgument('this server cannot write the DAG (no writer)');
       const target = (await mirror.branches(sessionId)).find((b) => b.name === branch);
-      if (!target) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`, { sessionId, branch });
+      if (!target)
+        throw new EntityGitError(
+          'BRANCH_NOT_FOUND',
+          `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`,
+          { sessionId, branch },
+        );
       const tip = (await mirror.log(sessionId, { branch }))[0];
-      if (!tip?.node) throw new EntityGitError('BRANCH_NOT_FOUND', `branch ${branch} has no mirrored turn`, { sessionId, branch });
+      if (!tip?.node)
+        throw new EntityGitError('BRANCH_NOT_FOUND', `branch ${branch} has no mirrored turn`, { sessionId, branch });
       await writer.setHead(sessionId, tip.node);
       await mirror.sync(sessionId);
       return { session_id: sessionId, head_node: tip.node, branches: await branchesOf(sessionId) };
@@ -120,10 +177,15 @@ export function createActions(options: ActionsOptions): Actions {
     },
     async create_project(params) {
       const p = paramsObject(params);
-      const name = typeof p.name === 'string' && p.name.trim() !== '' ? p.name : invalidArgument('name must be a non-empty string', { param: 'name' });
+      const name =
+        typeof p.name === 'string' && p.name.trim() !== ''
+          ? p.name
+          : invalidArgument('name must be a non-empty string', { param: 'name' });
       const workdir = p.workdir;
       if (typeof workdir !== 'string' || !isAbsolutePath(workdir)) {
-        throw new EntityGitError('INVALID_WORKDIR', `workdir must be an absolute path: ${JSON.stringify(workdir)}`, { workdir });
+        throw new EntityGitError('INVALID_WORKDIR', `workdir must be an absolute path: ${JSON.stringify(workdir)}`, {
+          workdir,
+        });
       }
       const description = optionalString(p, 'description');
       const sessionId = p.session_id === undefined || p.session_id === null ? undefined : idParam(p, 'session_id');
@@ -156,12 +218,24 @@ export function createActions(options: ActionsOptions): Actions {
         if (n.seq > toSeq) break;
         range.set(n.id, n);
       }
-      if (!range.has(toNode)) throw new EntityGitError('NODE_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(toNode)} at seq ${toSeq}`, { sessionId, nodeId: toNode });
+      if (!range.has(toNode))
+        throw new EntityGitError(
+          'NODE_NOT_FOUND',
+          `session ${JSON.stringify(sessionId)} has no node ${JSON.stringify(toNode)} at seq ${toSeq}`,
+          { sessionId, nodeId: toNode },
+        );
       // The path as the mirror derives it (model/derive.ts, `rides`): the predecessor chain, plus the tool
       // results riding on a node of it (their caller), in seq order.
       const chain = new Set<string>();
-      for (let n = range.get(toNode); n !== undefined; n = n.predecessor === null ? undefined : range.get(n.predecessor)) chain.add(n.id);
-      const messages = [...range.values()].filter((n) => chain.has(n.id) || (n.role === 'tool' && n.caller !== null && chain.has(n.caller)));
+      for (
+        let n = range.get(toNode);
+        n !== undefined;
+        n = n.predecessor === null ? undefined : range.get(n.predecessor)
+      )
+        chain.add(n.id);
+      const messages = [...range.values()].filter(
+        (n) => chain.has(n.id) || (n.role === 'tool' && n.caller !== null && chain.has(n.caller)),
+      );
       return { session_id: sessionId, messages: messages.sort((a, b) => a.seq - b.seq) };
     },
     async set_project_status(params) {
@@ -169,7 +243,9 @@ export function createActions(options: ActionsOptions): Actions {
       const projectId = idParam(p, 'project_id');
       const status = p.status;
       if (typeof status !== 'string' || !(PROJECT_STATUSES as readonly string[]).includes(status)) {
-        invalidArgument(`status must be one of ${PROJECT_STATUSES.join(', ')}, got ${JSON.stringify(status)}`, { param: 'status' });
+        invalidArgument(`status must be one of ${PROJECT_STATUSES.join(', ')}, got ${JSON.stringify(status)}`, {
+          param: 'status',
+        });
       }
       const store = needProjects();
       await requireProject(store, projectId);
@@ -187,15 +263,27 @@ export function createActions(options: ActionsOptions): Actions {
  * does; a server adding actions of its own dispatches to its table through it.
  */
 export async function dispatch(table: object, request: ActionRequest): Promise<ActionResponse> {
-  const id = request && typeof request === 'object' && (typeof request.id === 'string' || typeof request.id === 'number') ? request.id : undefined;
+  const id =
+    request && typeof request === 'object' && (typeof request.id === 'string' || typeof request.id === 'number')
+      ? request.id
+      : undefined;
   const envelope = <T extends ActionResponse>(r: T): T => (id === undefined ? r : { ...r, id });
   try {
-    if (!request || typeof request !== 'object' || typeof request.action !== 'string') invalidArgument('a request needs an action name');
-    const fn = Object.prototype.hasOwnProperty.call(table, request.action) ? (table as Record<string, (p: unknown) => Promise<unknown>>)[request.action] : undefined;
-    if (typeof fn !== 'function') throw new EntityGitError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(request.action)}`, { action: request.action });
+    if (!request || typeof request !== 'object' || typeof request.action !== 'string')
+      invalidArgument('a request needs an action name');
+    const fn = Object.prototype.hasOwnProperty.call(table, request.action)
+      ? (table as Record<string, (p: unknown) => Promise<unknown>>)[request.action]
+      : undefined;
+    if (typeof fn !== 'function')
+      throw new EntityGitError('UNKNOWN_ACTION', `unknown action ${JSON.stringify(request.action)}`, {
+        action: request.action,
+      });
     return envelope({ ok: true, result: await fn(request.params) });
   } catch (err) {
-    const e = err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err), {}, { cause: err });
+    const e =
+      err instanceof EntityGitError
+        ? err
+        : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err), {}, { cause: err });
     return envelope({ ok: false, error: { code: e.code, message: e.message } });
   }
 }

@@ -34,7 +34,8 @@ export function idParam(p: Record<string, unknown>, key: string): string {
 export function optionalString(p: Record<string, unknown>, key: string): string | undefined {
   const v = p[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || v === '' || v.length > MAX_ID_BYTES) invalidArgument(`${key} must be a non-empty string`, { param: key });
+  if (typeof v !== 'string' || v === '' || v.length > MAX_ID_BYTES)
+    invalidArgument(`${key} must be a non-empty string`, { param: key });
   return v as string;
 }
 
@@ -42,21 +43,24 @@ export function optionalString(p: Record<string, unknown>, key: string): string 
 export function intParam(p: Record<string, unknown>, key: string, fallback: number, min: number, max: number): number {
   const v = p[key];
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) invalidArgument(`${key} must be an integer from ${min} to ${max}`, { param: key });
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max)
+    invalidArgument(`${key} must be an integer from ${min} to ${max}`, { param: key });
   return v as number;
 }
 
 /** The session, or `SESSION_NOT_FOUND`. */
 export async function requireSession(dag: Pick<DagSource, 'getSession'>, sessionId: string): Promise<Session> {
   const s = await dag.getSession(sessionId);
-  if (s === null) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)}`, { sessionId });
+  if (s === null)
+    throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)}`, { sessionId });
   return s;
 }
 
 /** The project, or `PROJECT_NOT_FOUND`. */
 export async function requireProject(projects: Pick<ProjectStore, 'getProject'>, projectId: string): Promise<Project> {
   const project = await projects.getProject(projectId);
-  if (project === null) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`, { projectId });
+  if (project === null)
+    throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`, { projectId });
   return project;
 }
 

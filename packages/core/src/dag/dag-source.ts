@@ -58,10 +58,17 @@ export interface DagWriter {
    * Append a node; `seq` is assigned atomically per session (the next after the highest).
    * Returns the stored node.
    */
-  appendNode(node: Omit<DagNode, 'seq' | 'created_at' | 'metadata' | 'caller' | 'predecessor'> &
-    Partial<Pick<DagNode, 'created_at' | 'metadata' | 'caller' | 'predecessor'>>): Promise<DagNode>;
+  appendNode(
+    node: Omit<DagNode, 'seq' | 'created_at' | 'metadata' | 'caller' | 'predecessor'> &
+      Partial<Pick<DagNode, 'created_at' | 'metadata' | 'caller' | 'predecessor'>>,
+  ): Promise<DagNode>;
   /** Replace a placeholder's content and metadata (the seq stays). */
-  fillNode(sessionId: string, nodeId: string, content: DagNode['content'], metadata?: DagNode['metadata']): Promise<DagNode>;
+  fillNode(
+    sessionId: string,
+    nodeId: string,
+    content: DagNode['content'],
+    metadata?: DagNode['metadata'],
+  ): Promise<DagNode>;
   /** Move the session's head (null: follow the highest-seq leaf). */
   setHead(sessionId: string, nodeId: string | null): Promise<void>;
 }

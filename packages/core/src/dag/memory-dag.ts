@@ -91,7 +91,9 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     const list = this.nodes.get(node.session_id);
     if (!list) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(node.session_id)}`);
     if (list.some((n) => n.id === node.id)) {
-      throw new EntityGitError('DAG_DUPLICATE_ID', `node ${JSON.stringify(node.id)} exists already`, { nodeId: node.id });
+      throw new EntityGitError('DAG_DUPLICATE_ID', `node ${JSON.stringify(node.id)} exists already`, {
+        nodeId: node.id,
+      });
     }
     if (list.some((n) => n.seq === node.seq)) {
       throw new EntityGitError('DAG_DUPLICATE_SEQ', `seq ${node.seq} is used already`, { seq: node.seq });
@@ -119,10 +121,19 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     });
   }
 
-  async fillNode(sessionId: string, nodeId: string, content: DagNode['content'], metadata?: DagNode['metadata']): Promise<DagNode> {
+  async fillNode(
+    sessionId: string,
+    nodeId: string,
+    content: DagNode['content'],
+    metadata?: DagNode['metadata'],
+  ): Promise<DagNode> {
     const list = this.nodes.get(sessionId);
     const i = list?.findIndex((n) => n.id === nodeId) ?? -1;
-    if (!list || i < 0) throw new EntityGitError('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`);
+    if (!list || i < 0)
+      throw new EntityGitError(
+        'NODE_NOT_FOUND',
+        `no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`,
+      );
     const next = { ...list[i]!, content, metadata: metadata === undefined ? list[i]!.metadata : metadata };
     validateNode(next);
     next.content = clone(content);
@@ -137,15 +148,24 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     if (nodeId !== null) {
       assertId(nodeId, 'head');
       if (!this.nodes.get(sessionId)!.some((n) => n.id === nodeId)) {
-        throw new EntityGitError('NODE_NOT_FOUND', `no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`);
+        throw new EntityGitError(
+          'NODE_NOT_FOUND',
+          `no node ${JSON.stringify(nodeId)} in session ${JSON.stringify(sessionId)}`,
+        );
       }
     }
     s.head = nodeId;
     this.touch(sessionId);
   }
 
-  async createProject(input: { name: string; workdir: string; description?: string | null; id?: string }): Promise<Project> {
-    if (typeof input.name !== 'string' || input.name.trim() === '') throw new EntityGitError('INVALID_PROJECT', 'a project needs a name');
+  async createProject(input: {
+    name: string;
+    workdir: string;
+    description?: string | null;
+    id?: string;
+  }): Promise<Project> {
+    if (typeof input.name !== 'string' || input.name.trim() === '')
+      throw new EntityGitError('INVALID_PROJECT', 'a project needs a name');
     if (typeof input.workdir !== 'string' || !isAbsolutePath(input.workdir)) {
       throw new EntityGitError('INVALID_WORKDIR', `workdir must be an absolute path: ${JSON.stringify(input.workdir)}`);
     }
@@ -154,10 +174,16 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     }
     const id = input.id ?? `proj_${(this.projects.size + 1).toString(36)}_${Math.random().toString(36).slice(2, 10)}`;
     assertId(id, 'project id');
-    if (this.projects.has(id)) throw new EntityGitError('INVALID_PROJECT', `a project with id ${JSON.stringify(id)} exists already`);
+    if (this.projects.has(id))
+      throw new EntityGitError('INVALID_PROJECT', `a project with id ${JSON.stringify(id)} exists already`);
     const project: Project = {
-      id, name: input.name, workdir: input.workdir, status: 'active', description: input.description ?? null,
-      created_at: this.clock(), sessions: [],
+      id,
+      name: input.name,
+      workdir: input.workdir,
+      status: 'active',
+      description: input.description ?? null,
+      created_at: this.clock(),
+      sessions: [],
     };
     this.projects.set(id, project);
     return clone(project);
@@ -175,19 +201,22 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
   async setProjectStatus(projectId: string, status: ProjectStatus): Promise<Project> {
     const p = this.projects.get(projectId);
     if (!p) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`);
-    if (!PROJECT_STATUSES.includes(status)) throw new EntityGitError('INVALID_PROJECT', `status must be one of ${PROJECT_STATUSES.join(', ')}`);
+    if (!PROJECT_STATUSES.includes(status))
+      throw new EntityGitError('INVALID_PROJECT', `status must be one of ${PROJECT_STATUSES.join(', ')}`);
     p.status = status;
     return this.withSessions(p);
   }
 
   async addSessionToProject(projectId: string, sessionId: string): Promise<void> {
-    if (!this.projects.has(projectId)) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`);
+    if (!this.projects.has(projectId))
+      throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`);
     this.requireSession(sessionId).project_id = projectId;
     this.touch(sessionId);
   }
 
   async sessionsOfProject(projectId: string): Promise<string[]> {
-    if (!this.projects.has(projectId)) throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`);
+    if (!this.projects.has(projectId))
+      throw new EntityGitError('PROJECT_NOT_FOUND', `no project ${JSON.stringify(projectId)}`);
     return [...this.sessions.values()].filter((s) => s.project_id === projectId).map((s) => s.id);
   }
 

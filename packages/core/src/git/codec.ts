@@ -54,7 +54,8 @@ const nibble = (c: number): number => (c <= 57 ? c - 48 : (c | 32) - 87);
 
 export function fromHex(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
+  for (let i = 0; i < out.length; i++)
+    out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
   return out;
 }
 
@@ -111,7 +112,8 @@ export function storedZlib(data: Uint8Array): Uint8Array {
 
 /** The content of a zlib stream made only of stored blocks, checked; null when it is not one. */
 function unstored(data: Uint8Array): Uint8Array | null {
-  if (data.length < 11 || data[0] !== 0x78 || ((data[0] << 8) | data[1]!) % 31 !== 0 || (data[1]! & 0x20) !== 0) return null;
+  if (data.length < 11 || data[0] !== 0x78 || ((data[0] << 8) | data[1]!) % 31 !== 0 || (data[1]! & 0x20) !== 0)
+    return null;
   const parts: Uint8Array[] = [];
   let size = 0;
   let o = 2;

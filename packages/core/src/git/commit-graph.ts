@@ -35,7 +35,9 @@ const CDAT_WIDTH = 36;
  * Generations are topological levels (a root is 1), as git writes them without its v2 chunk.
  */
 export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec): Uint8Array | null {
-  const sorted = [...new Map(commits.map((c) => [c.oid, c])).values()].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+  const sorted = [...new Map(commits.map((c) => [c.oid, c])).values()].sort((a, b) =>
+    a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0,
+  );
   const pos = new Map(sorted.map((c, i) => [c.oid, i]));
   for (const c of sorted) {
     if (c.parents.length > 2) return null;
@@ -68,7 +70,11 @@ export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec):
     }
   }
   const n = sorted.length;
-  const chunks: [number, number][] = [[OIDF, 1024], [OIDL, 20 * n], [CDAT, CDAT_WIDTH * n]];
+  const chunks: [number, number][] = [
+    [OIDF, 1024],
+    [OIDL, 20 * n],
+    [CDAT, CDAT_WIDTH * n],
+  ];
   const tableEnd = HEADER + (chunks.length + 1) * CHUNK_ENTRY;
   const size = tableEnd + chunks.reduce((a, [, len]) => a + len, 0);
   const out = new Uint8Array(size + 20);
@@ -206,7 +212,11 @@ export function graphCommits(graph: CommitGraph): GraphCommit[] | null {
  * them must be in the repository already). Nothing is written when the two do not make a
  * whole graph (a parent in neither); the graph there, if any, stays, still true if incomplete.
  */
-export async function writeCommitGraph(store: Store, gitdir: string, commits: readonly GraphCommit[]): Promise<boolean> {
+export async function writeCommitGraph(
+  store: Store,
+  gitdir: string,
+  commits: readonly GraphCommit[],
+): Promise<boolean> {
   const path = joinPath(gitdir, COMMIT_GRAPH_PATH);
   const existing = await store.read(path);
   const old = existing === null ? null : CommitGraph.parse(existing, store.codec);

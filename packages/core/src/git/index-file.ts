@@ -33,8 +33,18 @@ export function entryFromStat(path: string, oid: string, st: StorageStat): Index
   const [ctimeSec, ctimeNsec] = split(st.ctimeMs ?? st.mtimeMs, st.ctimeNs);
   const [mtimeSec, mtimeNsec] = split(st.mtimeMs, st.mtimeNs);
   return {
-    path, oid, mode: 0o100644, ctimeSec, ctimeNsec, mtimeSec, mtimeNsec,
-    dev: st.dev ?? 0, ino: st.ino ?? 0, uid: st.uid ?? 0, gid: st.gid ?? 0, size: st.size,
+    path,
+    oid,
+    mode: 0o100644,
+    ctimeSec,
+    ctimeNsec,
+    mtimeSec,
+    mtimeNsec,
+    dev: st.dev ?? 0,
+    ino: st.ino ?? 0,
+    uid: st.uid ?? 0,
+    gid: st.gid ?? 0,
+    size: st.size,
   };
 }
 
@@ -109,7 +119,8 @@ function build(entries: readonly IndexEntry[], codec: Codec, extension: Uint8Arr
   // the mirror keeps its entries in order, so mostly there is nothing to sort.
   if (!(sorted && ascii)) {
     const idx = enc.map((_, i) => i);
-    if (ascii) idx.sort((a, b) => (entries[a]!.path < entries[b]!.path ? -1 : entries[a]!.path > entries[b]!.path ? 1 : 0));
+    if (ascii)
+      idx.sort((a, b) => (entries[a]!.path < entries[b]!.path ? -1 : entries[a]!.path > entries[b]!.path ? 1 : 0));
     else idx.sort((a, b) => compareBytes(enc[a]!.name, enc[b]!.name));
     order = idx.map((i) => enc[i]!);
   }
@@ -145,7 +156,8 @@ interface Link {
  */
 export function parseIndex(data: Uint8Array, codec: Codec): IndexEntry[] {
   const { entries, link } = parseParts(data, codec);
-  if (link !== null) throw new EntityGitError('REPO_CORRUPT', 'the index is split (it names a shared index): read it with readIndex');
+  if (link !== null)
+    throw new EntityGitError('REPO_CORRUPT', 'the index is split (it names a shared index): read it with readIndex');
   return entries;
 }
 
@@ -160,13 +172,21 @@ export interface SharedIndex {
  * index; `shared` is that shared index when none of its entries was deleted or replaced. Throws
  * `REPO_CORRUPT` when either file cannot be read as git would.
  */
-export async function readIndex(store: Store, gitdir: string, data?: Uint8Array | null): Promise<{ entries: IndexEntry[]; shared: SharedIndex | null } | null> {
+export async function readIndex(
+  store: Store,
+  gitdir: string,
+  data?: Uint8Array | null,
+): Promise<{ entries: IndexEntry[]; shared: SharedIndex | null } | null> {
   const bytes = data === undefined ? await store.read(joinPath(gitdir, 'index')) : data;
   if (bytes === null) return null;
   const { entries, link } = parseParts(bytes, store.codec);
   if (link === null) return { entries, shared: null };
   const sharedData = await store.read(joinPath(gitdir, `sharedindex.${link.shared}`));
-  if (sharedData === null) throw new EntityGitError('REPO_CORRUPT', `the index names a shared index that is missing: sharedindex.${link.shared}`);
+  if (sharedData === null)
+    throw new EntityGitError(
+      'REPO_CORRUPT',
+      `the index names a shared index that is missing: sharedindex.${link.shared}`,
+    );
   const base = parseParts(sharedData, store.codec);
   if (base.link !== null || toHex(sharedData.subarray(sharedData.length - 20)) !== link.shared) {
     throw new EntityGitError('REPO_CORRUPT', `sharedindex.${link.shared} is not the shared index its name says`);
@@ -177,7 +197,8 @@ export async function readIndex(store: Store, gitdir: string, data?: Uint8Array 
   for (const at of link.replaced) {
     const e = entries[r++];
     const from = base.entries[at];
-    if (e === undefined || from === undefined) throw new EntityGitError('REPO_CORRUPT', 'the split index replaces entries it does not hold');
+    if (e === undefined || from === undefined)
+      throw new EntityGitError('REPO_CORRUPT', 'the split index replaces entries it does not hold');
     replaced.set(at, e.path === '' ? { ...e, path: from.path } : e);
   }
   const merged: IndexEntry[] = [];
@@ -192,7 +213,8 @@ export async function readIndex(store: Store, gitdir: string, data?: Uint8Array 
     }
   });
   const added = entries.slice(r);
-  if (added.some((e) => e.path === '')) throw new EntityGitError('REPO_CORRUPT', 'an entry of the split index has no path');
+  if (added.some((e) => e.path === ''))
+    throw new EntityGitError('REPO_CORRUPT', 'an entry of the split index has no path');
   merged.push(...added);
   if (added.length > 0) merged.sort((a, b) => compareBytes(utf8(a.path), utf8(b.path)));
   return { entries: merged, shared: deleted.size === 0 && replaced.size === 0 ? { oid: link.shared, members } : null };
@@ -203,7 +225,8 @@ function parseParts(data: Uint8Array, codec: Codec): { entries: IndexEntry[]; li
     throw new EntityGitError('REPO_CORRUPT', `the index cannot be read: ${why}`);
   };
   if (data.length < 32 || fromUtf8(data.subarray(0, 4)) !== 'DIRC') bad('no DIRC header');
-  if (codec.sha1(data.subarray(0, data.length - 20)) !== toHex(data.subarray(data.length - 20))) bad('checksum mismatch');
+  if (codec.sha1(data.subarray(0, data.length - 20)) !== toHex(data.subarray(data.length - 20)))
+    bad('checksum mismatch');
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const version = view.getUint32(4);
   if (version !== 2 && version !== 3) bad(`version ${version}`);
@@ -220,8 +243,18 @@ function parseParts(data: Uint8Array, codec: Codec): { entries: IndexEntry[]; li
     if (end < 0) bad('unterminated path');
     if ((flags >> 12) & 0x3) bad('unmerged entries');
     entries.push({
-      path: fromUtf8(data.subarray(nameAt, end)), oid: toHex(data.subarray(at + 40, at + 60)),
-      ctimeSec: f(0), ctimeNsec: f(1), mtimeSec: f(2), mtimeNsec: f(3), dev: f(4), ino: f(5), mode: f(6), uid: f(7), gid: f(8), size: f(9),
+      path: fromUtf8(data.subarray(nameAt, end)),
+      oid: toHex(data.subarray(at + 40, at + 60)),
+      ctimeSec: f(0),
+      ctimeNsec: f(1),
+      mtimeSec: f(2),
+      mtimeNsec: f(3),
+      dev: f(4),
+      ino: f(5),
+      mode: f(6),
+      uid: f(7),
+      gid: f(8),
+      size: f(9),
     });
     at += Math.ceil((end - at + 1) / 8) * 8;
   }
@@ -262,7 +295,7 @@ function ewahBits(data: Uint8Array, at: number, into: number[], bad: (why: strin
   let p = at + 8;
   if (p + words * 8 + 4 > data.length) bad('truncated bitmap');
   let bit = 0;
-  for (let w = 0; w < words;) {
+  for (let w = 0; w < words; ) {
     const hi = view.getUint32(p);
     const lo = view.getUint32(p + 4);
     p += 8;
@@ -274,7 +307,10 @@ function ewahBits(data: Uint8Array, at: number, into: number[], bad: (why: strin
     bit += run * 64;
     for (let l = 0; l < literals; l++, w++) {
       if (w >= words) bad('bitmap literal words past its end');
-      for (const [half, base] of [[view.getUint32(p + 4), 0], [view.getUint32(p), 32]] as const) {
+      for (const [half, base] of [
+        [view.getUint32(p + 4), 0],
+        [view.getUint32(p), 32],
+      ] as const) {
         for (let b = 0; b < 32; b++) if ((half >>> b) & 1) into.push(bit + base + b);
       }
       p += 8;

@@ -142,7 +142,10 @@ export function buildTree(entries: readonly TreeEntry[]): Uint8Array {
       return x < y ? -1 : x > y ? 1 : 0;
     });
   } else {
-    sorted = entries.map((e) => ({ e, key: utf8(sortKey(e)) })).sort((a, b) => compareBytes(a.key, b.key)).map((k) => k.e);
+    sorted = entries
+      .map((e) => ({ e, key: utf8(sortKey(e)) }))
+      .sort((a, b) => compareBytes(a.key, b.key))
+      .map((k) => k.e);
   }
   return concatBytes(sorted.map(entryBytes));
 }
@@ -167,7 +170,8 @@ export function parseTree(content: Uint8Array): TreeEntry[] {
   while (i < content.length) {
     const space = content.indexOf(0x20, i);
     const nul = content.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 21 > content.length) throw new EntityGitError('OBJECT_CORRUPT', 'a tree object is truncated');
+    if (space < 0 || nul < 0 || nul + 21 > content.length)
+      throw new EntityGitError('OBJECT_CORRUPT', 'a tree object is truncated');
     entries.push({
       mode: fromUtf8(content.subarray(i, space)),
       name: fromUtf8(content.subarray(space + 1, nul)),
@@ -185,13 +189,21 @@ function signature(who: Identity & { time: number }): string {
 export function assertIdentity(who: Identity): void {
   for (const part of [who.name, who.email]) {
     if (typeof part !== 'string' || part.trim() === '' || /[<>\n\0]/.test(part)) {
-      throw new EntityGitError('INVALID_OPTION', `an identity needs a name and an email without <, >, newline or NUL: ${JSON.stringify(who)}`);
+      throw new EntityGitError(
+        'INVALID_OPTION',
+        `an identity needs a name and an email without <, >, newline or NUL: ${JSON.stringify(who)}`,
+      );
     }
   }
 }
 
 export function buildCommit(c: CommitFields): Uint8Array {
-  const lines = [`tree ${c.tree}`, ...c.parents.map((p) => `parent ${p}`), `author ${signature(c.author)}`, `committer ${signature(c.committer)}`];
+  const lines = [
+    `tree ${c.tree}`,
+    ...c.parents.map((p) => `parent ${p}`),
+    `author ${signature(c.author)}`,
+    `committer ${signature(c.committer)}`,
+  ];
   return utf8(`${lines.join('\n')}\n\n${c.message}`);
 }
 
@@ -209,7 +221,14 @@ export function parseCommit(content: Uint8Array): ParsedCommit {
   const text = fromUtf8(content);
   const split = text.indexOf('\n\n');
   const head = split < 0 ? text : text.slice(0, split);
-  const parsed: ParsedCommit = { tree: '', parents: [], author: '', committer: '', time: 0, message: split < 0 ? '' : text.slice(split + 2) };
+  const parsed: ParsedCommit = {
+    tree: '',
+    parents: [],
+    author: '',
+    committer: '',
+    time: 0,
+    message: split < 0 ? '' : text.slice(split + 2),
+  };
   for (const line of head.split('\n')) {
     const sp = line.indexOf(' ');
     const key = line.slice(0, sp);
@@ -241,7 +260,8 @@ function packsOf(store: Store): PackCache {
 }
 
 /** A framed object whose header says `tree`. */
-const isTree = (raw: Uint8Array): boolean => raw[0] === 0x74 && raw[1] === 0x72 && raw[2] === 0x65 && raw[3] === 0x65 && raw[4] === 0x20;
+const isTree = (raw: Uint8Array): boolean =>
+  raw[0] === 0x74 && raw[1] === 0x72 && raw[2] === 0x65 && raw[3] === 0x65 && raw[4] === 0x20;
 
 export class ObjectStore {
   private readonly isoFs: { promises: unknown };
@@ -251,7 +271,10 @@ export class ObjectStore {
   /** Bytes of the loose object files counted in {@link written}, as stored (deflated). */
   writtenBytes = 0;
 
-  constructor(private readonly store: Store, readonly gitdir: string) {
+  constructor(
+    private readonly store: Store,
+    readonly gitdir: string,
+  ) {
     this.isoFs = { promises: store.fs };
   }
 
@@ -352,7 +375,13 @@ export class ObjectStore {
     for (let attempt = 0; ; attempt++) {
       try {
         const { readObject } = await loadIsoGit();
-        const r = await readObject({ fs: this.isoFs as never, gitdir: this.gitdir, oid, format: 'content', cache: this.isoCache });
+        const r = await readObject({
+          fs: this.isoFs as never,
+          gitdir: this.gitdir,
+          oid,
+          format: 'content',
+          cache: this.isoCache,
+        });
         return { type: r.type as ObjectType, content: r.object as Uint8Array };
       } catch (err) {
         if (err instanceof EntityGitError) throw err;
@@ -363,9 +392,19 @@ export class ObjectStore {
             if (now) return now;
             continue;
           }
-          throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid }, { cause: err });
+          throw new EntityGitError(
+            'OBJECT_NOT_FOUND',
+            `object ${oid} is not in the repository`,
+            { oid },
+            { cause: err },
+          );
         }
-        throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} could not be read: ${(err as Error).message}`, { oid }, { cause: err });
+        throw new EntityGitError(
+          'OBJECT_CORRUPT',
+          `object ${oid} could not be read: ${(err as Error).message}`,
+          { oid },
+          { cause: err },
+        );
       }
     }
   }
@@ -380,14 +419,19 @@ export class ObjectStore {
     } catch (err) {
       throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} does not inflate`, { oid }, { cause: err });
     }
-    if (this.store.codec.sha1(raw) !== oid) throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} does not match its id`, { oid });
+    if (this.store.codec.sha1(raw) !== oid)
+      throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} does not match its id`, { oid });
     const nul = raw.indexOf(0);
     const [type] = fromUtf8(raw.subarray(0, nul)).split(' ');
     return { type: type as ObjectType, content: raw.subarray(nul + 1) };
   }
 
-  private checked(oid: string, o: { type: ObjectType; content: Uint8Array }): { type: ObjectType; content: Uint8Array } {
-    if (objectId(this.store.codec, o.type, o.content) !== oid) throw new EntityGitError('OBJECT_CORRUPT', `packed object ${oid} does not match its id`, { oid });
+  private checked(
+    oid: string,
+    o: { type: ObjectType; content: Uint8Array },
+  ): { type: ObjectType; content: Uint8Array } {
+    if (objectId(this.store.codec, o.type, o.content) !== oid)
+      throw new EntityGitError('OBJECT_CORRUPT', `packed object ${oid} does not match its id`, { oid });
     return o;
   }
 
@@ -398,15 +442,25 @@ export class ObjectStore {
    * thousands of small blobs), the rest one by one. `content` may be a view into a buffer that is
    * reused once `fn` returns: copy what is kept.
    */
-  async forEachTyped(oids: readonly string[], type: ObjectType, fn: (i: number, content: Uint8Array) => void): Promise<void> {
-    const taken = await packsOf(this.store).forEach(this.gitdir, oids.map((oid) => (isOid(oid) ? oid : null)), (base) => this.read(base), (i, t, content) => {
-      // A copy that does not match its id is not taken: read alone, where another copy (loose,
-      // a pack written since) is looked for, and the error reported when there is none.
-      if (objectId(this.store.codec, t, content) !== oids[i]) return false;
-      if (t !== type) throw new EntityGitError('OBJECT_CORRUPT', `object ${oids[i]} is a ${t}, not a ${type}`, { oid: oids[i] });
-      fn(i, content);
-      return true;
-    });
+  async forEachTyped(
+    oids: readonly string[],
+    type: ObjectType,
+    fn: (i: number, content: Uint8Array) => void,
+  ): Promise<void> {
+    const taken = await packsOf(this.store).forEach(
+      this.gitdir,
+      oids.map((oid) => (isOid(oid) ? oid : null)),
+      (base) => this.read(base),
+      (i, t, content) => {
+        // A copy that does not match its id is not taken: read alone, where another copy (loose,
+        // a pack written since) is looked for, and the error reported when there is none.
+        if (objectId(this.store.codec, t, content) !== oids[i]) return false;
+        if (t !== type)
+          throw new EntityGitError('OBJECT_CORRUPT', `object ${oids[i]} is a ${t}, not a ${type}`, { oid: oids[i] });
+        fn(i, content);
+        return true;
+      },
+    );
     for (let i = 0; i < oids.length; i++) if (!taken[i]) fn(i, await this.readTyped(oids[i]!, type));
   }
 
@@ -421,7 +475,8 @@ export class ObjectStore {
 
   async readTyped(oid: string, type: ObjectType): Promise<Uint8Array> {
     const o = await this.read(oid);
-    if (o.type !== type) throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} is a ${o.type}, not a ${type}`, { oid });
+    if (o.type !== type)
+      throw new EntityGitError('OBJECT_CORRUPT', `object ${oid} is a ${o.type}, not a ${type}`, { oid });
     return o.content;
   }
 

@@ -39,7 +39,12 @@ const scratchPool: Uint8Array[] = [];
 class PackBytes {
   private readonly blocks = new Map<number, Uint8Array>();
 
-  private constructor(private readonly store: Store, private readonly path: string, readonly size: number, private readonly whole: Uint8Array | null) {}
+  private constructor(
+    private readonly store: Store,
+    private readonly path: string,
+    readonly size: number,
+    private readonly whole: Uint8Array | null,
+  ) {}
 
   static async open(store: Store, path: string, size: number): Promise<PackBytes | null> {
     if (!store.readsRanges) {
@@ -69,7 +74,11 @@ class PackBytes {
 
   /** Bytes from `start` into `target` (fewer at the end of the pack); the count read. */
   async into(start: number, target: Uint8Array): Promise<number> {
-    const n = await this.store.readRangeInto(this.path, start, target.subarray(0, Math.max(0, Math.min(target.length, this.size - start))));
+    const n = await this.store.readRangeInto(
+      this.path,
+      start,
+      target.subarray(0, Math.max(0, Math.min(target.length, this.size - start))),
+    );
     if (n === null) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the pack is gone`);
     return n;
   }
@@ -83,7 +92,8 @@ class PackBytes {
     if (first === last) return (await this.block(first)).subarray(start - first * BLOCK, end - first * BLOCK);
     // An object over several blocks: read at once, not kept (large outputs are read once).
     const bytes = await this.store.readRange(this.path, start, end);
-    if (bytes === null || bytes.length !== end - start) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the pack is shorter than its index says`);
+    if (bytes === null || bytes.length !== end - start)
+      throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the pack is shorter than its index says`);
     return bytes;
   }
 
@@ -105,7 +115,8 @@ class PackBytes {
 
 /** The version of a pack index (`\xfftOc` and a version), or null when it is not one. */
 function idxVersion(idx: Uint8Array): number | null {
-  if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63) return null;
+  if (idx.length < 8 + 1024 + 40 || idx[0] !== 0xff || idx[1] !== 0x74 || idx[2] !== 0x4f || idx[3] !== 0x63)
+    return null;
   return new DataView(idx.buffer, idx.byteOffset, idx.byteLength).getUint32(4);
 }
 
@@ -135,15 +146,23 @@ class LoadedPack {
   /** Every entry's offset, ascending (built on first use): an entry ends where the next begins. */
   private offsets: Uint32Array | Float64Array | null = null;
 
-  constructor(readonly path: string, private readonly idx: Uint8Array, private readonly pack: PackBytes, head: Uint8Array, private readonly store: Store) {
+  constructor(
+    readonly path: string,
+    private readonly idx: Uint8Array,
+    private readonly pack: PackBytes,
+    head: Uint8Array,
+    private readonly store: Store,
+  ) {
     const version = idxVersion(idx);
     if (version === null) throw new UnsupportedPack(`${path}: not a version-2 index`);
     if (version !== 2) throw new UnsupportedPack(`${path}: index version ${version}`);
     this.view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
     this.count = this.view.getUint32(8 + 255 * 4);
     this.names = 8 + 1024;
-    if (idx.length < this.names + this.count * 28 + 40) throw new EntityGitError('OBJECT_CORRUPT', `${path}: the index is truncated`);
-    if (pack.size < 32 || head[0] !== 0x50 || head[1] !== 0x41 || head[2] !== 0x43 || head[3] !== 0x4b) throw new EntityGitError('OBJECT_CORRUPT', `${path}: not a pack`);
+    if (idx.length < this.names + this.count * 28 + 40)
+      throw new EntityGitError('OBJECT_CORRUPT', `${path}: the index is truncated`);
+    if (pack.size < 32 || head[0] !== 0x50 || head[1] !== 0x41 || head[2] !== 0x43 || head[3] !== 0x4b)
+      throw new EntityGitError('OBJECT_CORRUPT', `${path}: not a pack`);
   }
 
   /** The offset of `oid` in the pack, or -1. */
@@ -174,7 +193,8 @@ class LoadedPack {
     const off = this.view.getUint32(this.names + this.count * 24 + i * 4);
     if (!(off & 0x80000000)) return off;
     const at = this.names + this.count * 28 + 8 * (off & 0x7fffffff);
-    if (at + 8 > this.idx.length - 40) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a large offset past the end of the index`);
+    if (at + 8 > this.idx.length - 40)
+      throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a large offset past the end of the index`);
     return this.view.getUint32(at) * 2 ** 32 + this.view.getUint32(at + 4);
   }
 
@@ -192,7 +212,8 @@ class LoadedPack {
       const small = new Uint32Array(this.count);
       const base = this.names + this.count * 24;
       let large = false;
-      for (let i = 0; i < this.count; i++) large ||= ((small[i] = this.view.getUint32(base + i * 4)) & 0x80000000) !== 0;
+      for (let i = 0; i < this.count; i++)
+        large ||= ((small[i] = this.view.getUint32(base + i * 4)) & 0x80000000) !== 0;
       if (large) {
         // A pack over 2 GiB: offsets of up to 53 bits, sorted as numbers.
         const all = new Float64Array(this.count);
@@ -219,9 +240,18 @@ class LoadedPack {
     try {
       data = this.store.codec.inflate(stream, size);
     } catch (err) {
-      throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} does not inflate`, {}, { cause: err });
+      throw new EntityGitError(
+        'OBJECT_CORRUPT',
+        `${this.path}: the object at offset ${offset} does not inflate`,
+        {},
+        { cause: err },
+      );
     }
-    if (data.length !== size) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the object at offset ${offset} is ${data.length} bytes, not ${size}`);
+    if (data.length !== size)
+      throw new EntityGitError(
+        'OBJECT_CORRUPT',
+        `${this.path}: the object at offset ${offset} is ${data.length} bytes, not ${size}`,
+      );
     return data;
   }
 
@@ -232,7 +262,11 @@ class LoadedPack {
    * than the scratch, or one this cannot take goes through {@link readAt}. An entry that fails to
    * read is not emitted (the caller reads it alone). `emit` says whether it took the object.
    */
-  async scan(items: readonly { i: number; at: number }[], outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, emit: Emit): Promise<void> {
+  async scan(
+    items: readonly { i: number; at: number }[],
+    outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>,
+    emit: Emit,
+  ): Promise<void> {
     const one = async (i: number, at: number): Promise<void> => {
       let o: { type: ObjectType; content: Uint8Array };
       try {
@@ -300,15 +334,20 @@ class LoadedPack {
    * chain is walked down to its base (or to a link read before), its deltas composed into one and
    * applied once: a shard tree fifty links down is built once, not fifty times over.
    */
-  async readAt(offset: number, outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>): Promise<{ type: ObjectType; content: Uint8Array }> {
+  async readAt(
+    offset: number,
+    outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>,
+  ): Promise<{ type: ObjectType; content: Uint8Array }> {
     const cached = this.bases.get(offset);
     if (cached) return cached;
     const deltas: Uint8Array[] = [];
     let at = offset;
     let base: { type: ObjectType; content: Uint8Array } | undefined;
     while (base === undefined) {
-      if (deltas.length > 10_000) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a delta chain that does not end`);
-      if (at >= this.pack.size - 20) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: offset ${at} is past the end`);
+      if (deltas.length > 10_000)
+        throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: a delta chain that does not end`);
+      if (at >= this.pack.size - 20)
+        throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: offset ${at} is past the end`);
       if (deltas.length > 0 && (base = this.bases.get(at)) !== undefined) break;
       // The entry's own bytes: its header, then its zlib stream up to where the next entry begins.
       const end = this.endOf(at);
@@ -323,7 +362,11 @@ class LoadedPack {
           c = b[p++]!;
           ofs = (ofs + 1) * 128 + (c & 0x7f);
         }
-        if (ofs === 0 || ofs > at) throw new EntityGitError('OBJECT_CORRUPT', `${this.path}: the delta at offset ${at} has its base outside the pack`);
+        if (ofs === 0 || ofs > at)
+          throw new EntityGitError(
+            'OBJECT_CORRUPT',
+            `${this.path}: the delta at offset ${at} has its base outside the pack`,
+          );
         deltas.push(this.inflateAt(at, b.subarray(p), size));
         at -= ofs;
       } else if (code === REF_DELTA) {
@@ -365,7 +408,8 @@ function storedBlock(stream: Uint8Array, size: number): Uint8Array | null {
   const cmf = stream[0]!;
   const flg = stream[1]!;
   // Deflate, no preset dictionary, a valid header check; then BFINAL set and BTYPE 00 (stored).
-  if ((cmf & 0x0f) !== 8 || ((cmf << 8) | flg) % 31 !== 0 || (flg & 0x20) !== 0 || (stream[2]! & 0x07) !== 0x01) return null;
+  if ((cmf & 0x0f) !== 8 || ((cmf << 8) | flg) % 31 !== 0 || (flg & 0x20) !== 0 || (stream[2]! & 0x07) !== 0x01)
+    return null;
   const len = stream[3]! | (stream[4]! << 8);
   const nlen = stream[5]! | (stream[6]! << 8);
   if (len !== size || (len ^ 0xffff) !== nlen) return null;
@@ -448,11 +492,13 @@ function deltaRuns(delta: Uint8Array, where: string): Runs {
       for (let k = 0; k < 3; k++) if (op & (1 << (4 + k))) n += (delta[i++] ?? 0) * 2 ** (8 * k);
       if (i > delta.length) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta is truncated`);
       if (n === 0) n = 0x10000;
-      if (offset + n > runs.baseSize || at + n > runs.size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta copy out of range`);
+      if (offset + n > runs.baseSize || at + n > runs.size)
+        throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta copy out of range`);
       push(runs, null, offset, n);
       at += n;
     } else if (op > 0) {
-      if (i + op > delta.length || at + op > runs.size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta insert out of range`);
+      if (i + op > delta.length || at + op > runs.size)
+        throw new EntityGitError('OBJECT_CORRUPT', `${where}: a delta insert out of range`);
       push(runs, delta, i, op);
       i += op;
       at += op;
@@ -460,7 +506,8 @@ function deltaRuns(delta: Uint8Array, where: string): Runs {
       throw new EntityGitError('OBJECT_CORRUPT', `${where}: delta opcode 0`);
     }
   }
-  if (at !== runs.size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta made ${at} bytes, not ${runs.size}`);
+  if (at !== runs.size)
+    throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta made ${at} bytes, not ${runs.size}`);
   return runs;
 }
 
@@ -521,10 +568,18 @@ export function applyDeltas(base: Uint8Array, deltas: readonly Uint8Array[], whe
   let runs = deltaRuns(deltas[0]!, where);
   for (let k = 1; k < deltas.length; k++) {
     const lower = deltaRuns(deltas[k]!, where);
-    if (runs.baseSize !== lower.size) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta's base is ${runs.baseSize} bytes, not ${lower.size}`);
+    if (runs.baseSize !== lower.size)
+      throw new EntityGitError(
+        'OBJECT_CORRUPT',
+        `${where}: the delta's base is ${runs.baseSize} bytes, not ${lower.size}`,
+      );
     runs = compose(runs, lower);
   }
-  if (runs.baseSize !== base.length) throw new EntityGitError('OBJECT_CORRUPT', `${where}: the delta's base is ${runs.baseSize} bytes, not ${base.length}`);
+  if (runs.baseSize !== base.length)
+    throw new EntityGitError(
+      'OBJECT_CORRUPT',
+      `${where}: the delta's base is ${runs.baseSize} bytes, not ${base.length}`,
+    );
   const out = new Uint8Array(runs.size);
   for (let k = 0, at = 0; k < runs.len.length; k++) {
     const src = runs.src[k] ?? base;
@@ -554,7 +609,10 @@ export class PackCache {
 
   // Room for every pack a repository holds between two runs of a packer (up to TURN_PACKS_MAX
   // small ones of its turns, and its big ones): a lookup that misses walks them all.
-  constructor(private readonly store: Store, private readonly maxPacks = 64) {}
+  constructor(
+    private readonly store: Store,
+    private readonly maxPacks = 64,
+  ) {}
 
   private async load(path: string): Promise<LoadedPack | null> {
     // A pack is named by its checksum and never rewritten in place: once loaded, it is known
@@ -609,7 +667,10 @@ export class PackCache {
     const dir = joinPath(gitdir, 'objects', 'pack');
     let names = fresh ? undefined : this.lists.get(dir);
     if (names === undefined) {
-      names = (await this.store.readdir(dir)).filter((n) => n.endsWith('.idx')).sort().map((n) => joinPath(dir, n));
+      names = (await this.store.readdir(dir))
+        .filter((n) => n.endsWith('.idx'))
+        .sort()
+        .map((n) => joinPath(dir, n));
       this.lists.set(dir, names);
       while (this.lists.size > 256) this.lists.delete(this.lists.keys().next().value as string);
     }
@@ -624,7 +685,12 @@ export class PackCache {
    * {@link read}'s fallbacks and errors — an id no listed pack holds, a copy that failed to read,
    * a null in `oids` (not an object id). The contents are not checked against their ids here.
    */
-  async forEach(gitdir: string, oids: readonly (string | null)[], outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, emit: (i: number, type: ObjectType, content: Uint8Array) => boolean): Promise<boolean[]> {
+  async forEach(
+    gitdir: string,
+    oids: readonly (string | null)[],
+    outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>,
+    emit: (i: number, type: ObjectType, content: Uint8Array) => boolean,
+  ): Promise<boolean[]> {
     const taken: boolean[] = new Array(oids.length).fill(false);
     const packs: LoadedPack[] = [];
     try {
@@ -648,7 +714,8 @@ export class PackCache {
     }
     for (let k = 0; k < packs.length; k++) {
       const items = byPack[k]!.sort((x, y) => x.at - y.at);
-      if (items.length > 0) await packs[k]!.scan(items, outside, (i, type, content) => void (taken[i] = emit(i, type, content)));
+      if (items.length > 0)
+        await packs[k]!.scan(items, outside, (i, type, content) => void (taken[i] = emit(i, type, content)));
     }
     return taken;
   }
@@ -658,7 +725,12 @@ export class PackCache {
    * again before giving up, for a pack written since. Throws {@link UnsupportedPack} for a pack
    * it cannot read.
    */
-  async read(gitdir: string, oid: string, outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>, relist = true): Promise<{ type: ObjectType; content: Uint8Array } | null> {
+  async read(
+    gitdir: string,
+    oid: string,
+    outside: (oid: string) => Promise<{ type: ObjectType; content: Uint8Array }>,
+    relist = true,
+  ): Promise<{ type: ObjectType; content: Uint8Array } | null> {
     // A damaged copy in one pack does not hide a good one in another (a repair writes a new pack).
     let damaged: unknown = null;
     for (const fresh of relist ? [false, true] : [false]) {

@@ -77,8 +77,16 @@ export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Ar
       const at = offset + done;
       const bytes: number[] = [];
       let op = 0x80;
-      for (let i = 0; i < 4; i++) if ((at >>> (8 * i)) & 0xff) { op |= 1 << i; bytes.push((at >>> (8 * i)) & 0xff); }
-      for (let i = 0; i < 3; i++) if ((n >>> (8 * i)) & 0xff) { op |= 1 << (4 + i); bytes.push((n >>> (8 * i)) & 0xff); }
+      for (let i = 0; i < 4; i++)
+        if ((at >>> (8 * i)) & 0xff) {
+          op |= 1 << i;
+          bytes.push((at >>> (8 * i)) & 0xff);
+        }
+      for (let i = 0; i < 3; i++)
+        if ((n >>> (8 * i)) & 0xff) {
+          op |= 1 << (4 + i);
+          bytes.push((n >>> (8 * i)) & 0xff);
+        }
       out.push(op, ...bytes);
       done += n;
     }
@@ -112,7 +120,12 @@ async function packsToMerge(store: Store, gitdir: string): Promise<{ base: strin
   const names = await store.readdir(dir);
   const packs: { base: string; oids: string[] }[] = [];
   for (const name of names) {
-    if (!name.endsWith('.idx') || names.includes(name.replace(/\.idx$/, '.keep')) || !names.includes(name.replace(/\.idx$/, '.pack'))) continue;
+    if (
+      !name.endsWith('.idx') ||
+      names.includes(name.replace(/\.idx$/, '.keep')) ||
+      !names.includes(name.replace(/\.idx$/, '.pack'))
+    )
+      continue;
     const idx = await store.read(joinPath(dir, name));
     const oids = idx === null ? null : idxOids(idx);
     if (oids !== null) packs.push({ base: joinPath(dir, name.slice(0, -'.idx'.length)), oids });
@@ -201,7 +214,8 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
       mine.set(path, { oid: tree, content: bytes });
       for (const e of parseTree(bytes)) {
         if (e.mode === '40000') await walk(e.oid, `${path}${e.name}/`);
-        else if (e.mode !== '160000' && !offsets.has(e.oid) && (await isLoose(e.oid))) add(e.oid, 'blob', await objects.readTyped(e.oid, 'blob'), null);
+        else if (e.mode !== '160000' && !offsets.has(e.oid) && (await isLoose(e.oid)))
+          add(e.oid, 'blob', await objects.readTyped(e.oid, 'blob'), null);
       }
     };
     await walk(parsed.tree, '');
@@ -231,7 +245,14 @@ export async function packRepository(store: Store, gitdir: string): Promise<Pack
     await store.remove(`${pack.base}.pack`);
     await store.remove(`${pack.base}.rev`);
   }
-  return { pack: written.pack, objects: written.oids.length, deltas: written.deltas, looseRemoved, bytes: written.bytes, packsRemoved: merging.length };
+  return {
+    pack: written.pack,
+    objects: written.oids.length,
+    deltas: written.deltas,
+    looseRemoved,
+    bytes: written.bytes,
+    packsRemoved: merging.length,
+  };
 }
 
 /** Stored whole every this many deltas, so no reader follows a long chain (git's default depth). */
@@ -262,7 +283,10 @@ export class PackBuilder {
    * `storeTrees`: a tree that is not a delta is stored uncompressed (a turn's pack: the packer
    * compresses it). A blob of up to {@link STORED_BLOB_MAX} is stored uncompressed in every pack.
    */
-  constructor(private readonly store: Store, private readonly options: { storeTrees?: boolean } = {}) {}
+  constructor(
+    private readonly store: Store,
+    private readonly options: { storeTrees?: boolean } = {},
+  ) {}
 
   get count(): number {
     return this.entries.length;
@@ -313,7 +337,10 @@ export class PackBuilder {
     }
     head.push(first);
     const header = Uint8Array.from([...head, ...extra]);
-    const stored = code === TYPE_CODE.blob ? body.length <= STORED_BLOB_MAX : code === TYPE_CODE.tree && this.options.storeTrees === true;
+    const stored =
+      code === TYPE_CODE.blob
+        ? body.length <= STORED_BLOB_MAX
+        : code === TYPE_CODE.tree && this.options.storeTrees === true;
     const data = stored ? storedZlib(body) : this.store.codec.deflate(body);
     this.parts.push(header, data);
     this.size += header.length + data.length;
@@ -368,6 +395,11 @@ export class PackBuilder {
     const base = joinPath(dir, `pack-${packSum}`);
     await store.writeAtomic(`${base}.pack`, pack, joinPath(dir, `tmp_pack_${packSum.slice(0, 12)}`));
     await store.writeAtomic(`${base}.idx`, idx, joinPath(dir, `tmp_idx_${packSum.slice(0, 12)}`));
-    return { pack: `${base}.pack`, oids: sorted.filter((e) => isOid(e.oid)).map((e) => e.oid), deltas: this.deltas, bytes: pack.length };
+    return {
+      pack: `${base}.pack`,
+      oids: sorted.filter((e) => isOid(e.oid)).map((e) => e.oid),
+      deltas: this.deltas,
+      bytes: pack.length,
+    };
   }
 }

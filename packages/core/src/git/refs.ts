@@ -24,7 +24,12 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * for milliseconds, so one untouched for `staleMs` was left by a killed writer: it is removed
  * (the ref it guarded was never renamed over, so nothing is lost) and the lock taken.
  */
-export async function acquireLockFile(store: Store, lockPath: string, content: Uint8Array | string, options: LockFileOptions): Promise<void> {
+export async function acquireLockFile(
+  store: Store,
+  lockPath: string,
+  content: Uint8Array | string,
+  options: LockFileOptions,
+): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
     if (await store.createExclusive(lockPath, content)) return;
@@ -48,7 +53,11 @@ export async function acquireLockFile(store: Store, lockPath: string, content: U
 export class RefStore {
   private readonly lock: LockFileOptions;
 
-  constructor(private readonly store: Store, readonly gitdir: string, options: RefOptions = {}) {
+  constructor(
+    private readonly store: Store,
+    readonly gitdir: string,
+    options: RefOptions = {},
+  ) {
     this.lock = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: options.staleLockMs ?? 30_000 };
   }
 
@@ -66,7 +75,11 @@ export class RefStore {
     const value = text.trim();
     if (value.startsWith('ref: ')) return { symbolic: value.slice(5) };
     if (!isOid(value)) {
-      throw new EntityGitError('REF_CORRUPT', `ref ${name} holds ${JSON.stringify(text.slice(0, 60))}, not an object id`, { ref: name });
+      throw new EntityGitError(
+        'REF_CORRUPT',
+        `ref ${name} holds ${JSON.stringify(text.slice(0, 60))}, not an object id`,
+        { ref: name },
+      );
     }
     return { oid: value };
   }
@@ -126,7 +139,11 @@ export class RefStore {
    * `old`: the value the ref must hold now (`null`: must be absent); undefined skips the check
    * (repair of a damaged ref). Throws `REF_CONFLICT` when the ref moved meanwhile.
    */
-  async update(name: string, value: string, options: { old?: string | null; reflog: { who: Identity; message: string; alsoHead?: boolean } }): Promise<void> {
+  async update(
+    name: string,
+    value: string,
+    options: { old?: string | null; reflog: { who: Identity; message: string; alsoHead?: boolean } },
+  ): Promise<void> {
     const path = this.path(name);
     const lock = `${path}.lock`;
     await this.acquire(lock, `${value}\n`);
@@ -136,7 +153,11 @@ export class RefStore {
         const raw = await this.readRaw(name);
         before = raw === null ? null : 'oid' in raw ? raw.oid : `ref: ${raw.symbolic}`;
         if (before !== options.old) {
-          throw new EntityGitError('REF_CONFLICT', `ref ${name} is ${before ?? 'absent'}, expected ${options.old ?? 'absent'}`, { ref: name, actual: before, expected: options.old });
+          throw new EntityGitError(
+            'REF_CONFLICT',
+            `ref ${name} is ${before ?? 'absent'}, expected ${options.old ?? 'absent'}`,
+            { ref: name, actual: before, expected: options.old },
+          );
         }
       } else {
         try {
@@ -163,7 +184,12 @@ export class RefStore {
   }
 
   /** Point HEAD at `refs/heads/<branch>`, with a `checkout:` reflog entry like git's. */
-  async setHead(branch: string, who: Identity, from: { branch: string | null; oid: string | null }, to: string | null): Promise<void> {
+  async setHead(
+    branch: string,
+    who: Identity,
+    from: { branch: string | null; oid: string | null },
+    to: string | null,
+  ): Promise<void> {
     await this.update('HEAD', `ref: refs/heads/${branch}`, { reflog: { who, message: '' } });
     if (from.oid !== null || to !== null) {
       const entry = `${from.oid ?? ZERO_OID} ${to ?? ZERO_OID} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\tcheckout: moving from ${from.branch ?? 'nothing'} to ${branch}\n`;

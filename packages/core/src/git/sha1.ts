@@ -30,19 +30,35 @@ function blocks(d: Uint8Array, from: number, to: number): void {
     let i = 0;
     for (; i < 20; i++) {
       const t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & dd)) + e + W[i]! + 0x5a827999) | 0;
-      e = dd; dd = c; c = (b << 30) | (b >>> 2); b = a; a = t;
+      e = dd;
+      dd = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = t;
     }
     for (; i < 40; i++) {
       const t = (((a << 5) | (a >>> 27)) + (b ^ c ^ dd) + e + W[i]! + 0x6ed9eba1) | 0;
-      e = dd; dd = c; c = (b << 30) | (b >>> 2); b = a; a = t;
+      e = dd;
+      dd = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = t;
     }
     for (; i < 60; i++) {
       const t = (((a << 5) | (a >>> 27)) + ((b & c) | (b & dd) | (c & dd)) + e + W[i]! - 0x70e44324) | 0;
-      e = dd; dd = c; c = (b << 30) | (b >>> 2); b = a; a = t;
+      e = dd;
+      dd = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = t;
     }
     for (; i < 80; i++) {
       const t = (((a << 5) | (a >>> 27)) + (b ^ c ^ dd) + e + W[i]! - 0x359d3e2a) | 0;
-      e = dd; dd = c; c = (b << 30) | (b >>> 2); b = a; a = t;
+      e = dd;
+      dd = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = t;
     }
     h0 = (h0 + a) | 0;
     h1 = (h1 + b) | 0;

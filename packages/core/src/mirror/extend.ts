@@ -21,7 +21,11 @@ export interface Extension<N extends NodeShape> {
  * `previous` was derived with.
  */
 export function extendDerivation<N extends NodeShape>(
-  previous: Derivation<N>, added: readonly N[], byId: ReadonlyMap<string, N>, head: string | null, headBefore: string | null,
+  previous: Derivation<N>,
+  added: readonly N[],
+  byId: ReadonlyMap<string, N>,
+  head: string | null,
+  headBefore: string | null,
 ): Extension<N> | null {
   if (added.length === 0 || previous.unknownHead !== undefined) return null;
   const fresh = new Set<string>();
@@ -57,7 +61,12 @@ export function extendDerivation<N extends NodeShape>(
     if (n.seq <= prevSeq) return null;
     prevSeq = n.seq;
     if (rides(n)) {
-      if (!onChain.has(n.caller!) || n.predecessor === null || !(reachable.has(n.predecessor) || riderOfChain(byId.get(n.predecessor), onChain))) return null;
+      if (
+        !onChain.has(n.caller!) ||
+        n.predecessor === null ||
+        !(reachable.has(n.predecessor) || riderOfChain(byId.get(n.predecessor), onChain))
+      )
+        return null;
     } else {
       if (continues(n) !== last) return null;
       last = n.id;
@@ -86,7 +95,11 @@ export function extendDerivation<N extends NodeShape>(
 }
 
 /** The leaf the first new non-riding node continues, when its predecessors are all in view. */
-function findLeaf<N extends NodeShape>(previous: Derivation<N>, first: N, byId: ReadonlyMap<string, N>): string | undefined {
+function findLeaf<N extends NodeShape>(
+  previous: Derivation<N>,
+  first: N,
+  byId: ReadonlyMap<string, N>,
+): string | undefined {
   const leaves = new Set(previous.branches.map((b) => b.leaf.id));
   for (let p = first.predecessor, steps = 0; p !== null && steps <= byId.size; steps++) {
     const q = byId.get(p);

@@ -10,25 +10,29 @@ type Scheduler = (resume: () => void) => void;
 
 const g = globalThis as unknown as {
   setImmediate?: (fn: () => void) => unknown;
-  MessageChannel?: new () => { port1: { onmessage: (() => void) | null; close(): void }; port2: { postMessage(v: unknown): void; close(): void } };
+  MessageChannel?: new () => {
+    port1: { onmessage: (() => void) | null; close(): void };
+    port2: { postMessage(v: unknown): void; close(): void };
+  };
   performance?: { now(): number };
   setTimeout: (fn: () => void, ms?: number) => unknown;
 };
 
 // Node: setImmediate runs after the pending I/O and timers. Browsers: a MessageChannel message is
 // a macrotask without setTimeout's 4 ms clamp on nested calls.
-const schedule: Scheduler = typeof g.setImmediate === 'function'
-  ? (resume) => void g.setImmediate!(resume)
-  : typeof g.MessageChannel === 'function'
-    ? (resume) => {
-      const channel = new g.MessageChannel!();
-      channel.port1.onmessage = () => {
-        channel.port1.close();
-        resume();
-      };
-      channel.port2.postMessage(null);
-    }
-    : (resume) => void g.setTimeout(resume, 0);
+const schedule: Scheduler =
+  typeof g.setImmediate === 'function'
+    ? (resume) => void g.setImmediate!(resume)
+    : typeof g.MessageChannel === 'function'
+      ? (resume) => {
+          const channel = new g.MessageChannel!();
+          channel.port1.onmessage = () => {
+            channel.port1.close();
+            resume();
+          };
+          channel.port2.postMessage(null);
+        }
+      : (resume) => void g.setTimeout(resume, 0);
 
 const now: () => number = g.performance ? () => g.performance!.now() : () => Date.now();
 

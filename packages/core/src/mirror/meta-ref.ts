@@ -22,13 +22,23 @@ export interface MetaCommit {
  * hold the same meta ref, and a push from the second is a no-op. Earlier values stay in the ref's
  * reflog on the machine that saw them.
  */
-export function buildMetaCommit(session: Session, identity: Identity, hash: (type: 'blob' | 'tree', content: Uint8Array) => string): MetaCommit {
+export function buildMetaCommit(
+  session: Session,
+  identity: Identity,
+  hash: (type: 'blob' | 'tree', content: Uint8Array) => string,
+): MetaCommit {
   const blob = canonicalJsonBytes(sessionRecord(session));
   const tree = buildTree([{ mode: '100644', name: 'session.json', oid: hash('blob', blob) }]);
   const time = Math.max(0, Math.floor(session.created_at));
   const title = session.title === null ? '' : foldLine(session.title, 60);
   const message = `session: ${title === '' ? '(untitled)' : title}\n\nSession: ${encodeId(session.id)}\n`;
-  const commit = buildCommit({ tree: hash('tree', tree), parents: [], author: { ...identity, time }, committer: { ...identity, time }, message });
+  const commit = buildCommit({
+    tree: hash('tree', tree),
+    parents: [],
+    author: { ...identity, time },
+    committer: { ...identity, time },
+    message,
+  });
   return { blob, tree, commit };
 }
 
@@ -41,7 +51,13 @@ export function metaCommitId(objects: ObjectStore, session: Session, identity: I
  * Point {@link META_REF} at the row's commit, writing its three objects first. A no-op (false)
  * when it already does. A damaged ref is rewritten; with `checkObjects`, a missing commit too.
  */
-export async function syncMetaRef(objects: ObjectStore, refs: RefStore, session: Session, identity: Identity, checkObjects = false): Promise<boolean> {
+export async function syncMetaRef(
+  objects: ObjectStore,
+  refs: RefStore,
+  session: Session,
+  identity: Identity,
+  checkObjects = false,
+): Promise<boolean> {
   const meta = buildMetaCommit(session, identity, (t, c) => objects.hash(t, c));
   const oid = objects.hash('commit', meta.commit);
   let current: string | null | undefined;
@@ -54,12 +70,22 @@ export async function syncMetaRef(objects: ObjectStore, refs: RefStore, session:
   }
   // A turn trusts the ref; a repair (`checkObjects`) also checks its commit, tree and blob are
   // there (a damaged pack can lose any one of them).
-  const present = async () => (await objects.has(oid)) && (await objects.has(objects.hash('tree', meta.tree))) && (await objects.has(objects.hash('blob', meta.blob)));
+  const present = async () =>
+    (await objects.has(oid)) &&
+    (await objects.has(objects.hash('tree', meta.tree))) &&
+    (await objects.has(objects.hash('blob', meta.blob)));
   if (current === oid && (!checkObjects || (await present()))) return false;
   await objects.write('blob', meta.blob);
   await objects.write('tree', meta.tree);
   await objects.write('commit', meta.commit);
-  if (current !== oid) await refs.update(META_REF, oid, { old: current, reflog: { who: identity, message: current === null ? 'entity-git: session row' : 'entity-git: session row changed' } });
+  if (current !== oid)
+    await refs.update(META_REF, oid, {
+      old: current,
+      reflog: {
+        who: identity,
+        message: current === null ? 'entity-git: session row' : 'entity-git: session row changed',
+      },
+    });
   return true;
 }
 

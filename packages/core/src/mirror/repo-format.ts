@@ -52,7 +52,11 @@ export function withFormat(text: string): string {
  * rebuild that a crash cut short leaves some tips in each format: that reads as 1, so it is
  * never taken for a whole format-2 history.
  */
-export async function formatFromTrees(objects: ObjectStore, refs: RefStore, metaOid: string): Promise<{ format: 1 | 2; tips: Map<string, string> }> {
+export async function formatFromTrees(
+  objects: ObjectStore,
+  refs: RefStore,
+  metaOid: string,
+): Promise<{ format: 1 | 2; tips: Map<string, string> }> {
   const tips = new Map<string, string>();
   let format: 1 | 2 = 2;
   for (const name of await refs.branches()) {
@@ -85,6 +89,9 @@ export async function backUpFormat1(refs: RefStore, tips: Map<string, string>, w
   for (const [name, tip] of tips) {
     const ref = `${FORMAT_1_BACKUP}${name}`;
     if ((await refs.readRaw(ref).catch(() => null)) !== null) continue;
-    await refs.update(ref, tip, { old: null, reflog: { who, message: 'entity-git: format 1 tip kept before the rebuild' } });
+    await refs.update(ref, tip, {
+      old: null,
+      reflog: { who, message: 'entity-git: format 1 tip kept before the rebuild' },
+    });
   }
 }

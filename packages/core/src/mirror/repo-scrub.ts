@@ -24,14 +24,18 @@ export interface Damage {
 const HEX38 = /^[0-9a-f]{38}$/;
 
 function checksumOk(store: Store, bytes: Uint8Array): boolean {
-  return bytes.length >= 20 && store.codec.sha1(bytes.subarray(0, bytes.length - 20)) === toHex(bytes.subarray(bytes.length - 20));
+  return (
+    bytes.length >= 20 &&
+    store.codec.sha1(bytes.subarray(0, bytes.length - 20)) === toHex(bytes.subarray(bytes.length - 20))
+  );
 }
 
 /** Every damage of the three kinds in the repository at `gitdir`; writes nothing. */
 export async function inspectRepository(store: Store, gitdir: string): Promise<Damage[]> {
   const found: Damage[] = [];
   const graph = await store.read(joinPath(gitdir, COMMIT_GRAPH_PATH));
-  if (graph !== null && !checksumOk(store, graph)) found.push({ kind: 'commit-graph', path: COMMIT_GRAPH_PATH, detail: `${COMMIT_GRAPH_PATH} fails its checksum` });
+  if (graph !== null && !checksumOk(store, graph))
+    found.push({ kind: 'commit-graph', path: COMMIT_GRAPH_PATH, detail: `${COMMIT_GRAPH_PATH} fails its checksum` });
   for (const dir of await store.readdir(joinPath(gitdir, 'objects'))) {
     if (!/^[0-9a-f]{2}$/.test(dir)) continue;
     for (const name of await store.readdir(joinPath(gitdir, 'objects', dir))) {
@@ -45,16 +49,33 @@ export async function inspectRepository(store: Store, gitdir: string): Promise<D
       } catch {
         ok = false;
       }
-      if (!ok) found.push({ kind: 'loose-object', path, detail: `loose object ${dir}${name} is corrupt (${deflated.length === 0 ? 'empty' : 'does not inflate to its id'})` });
+      if (!ok)
+        found.push({
+          kind: 'loose-object',
+          path,
+          detail: `loose object ${dir}${name} is corrupt (${deflated.length === 0 ? 'empty' : 'does not inflate to its id'})`,
+        });
     }
   }
   for (const name of await store.readdir(joinPath(gitdir, 'objects', 'pack'))) {
     if (!name.endsWith('.idx')) continue;
     const base = `objects/pack/${name.slice(0, -4)}`;
-    const [idx, pack] = await Promise.all([store.read(joinPath(gitdir, `${base}.idx`)), store.read(joinPath(gitdir, `${base}.pack`))]);
+    const [idx, pack] = await Promise.all([
+      store.read(joinPath(gitdir, `${base}.idx`)),
+      store.read(joinPath(gitdir, `${base}.pack`)),
+    ]);
     if (idx === null) continue;
-    if (pack === null || !checksumOk(store, idx) || !checksumOk(store, pack) || toHex(idx.subarray(idx.length - 40, idx.length - 20)) !== toHex(pack.subarray(pack.length - 20))) {
-      found.push({ kind: 'pack', path: `${base}.pack`, detail: `pack ${base}.pack ${pack === null ? 'is missing' : 'fails its checksum'}` });
+    if (
+      pack === null ||
+      !checksumOk(store, idx) ||
+      !checksumOk(store, pack) ||
+      toHex(idx.subarray(idx.length - 40, idx.length - 20)) !== toHex(pack.subarray(pack.length - 20))
+    ) {
+      found.push({
+        kind: 'pack',
+        path: `${base}.pack`,
+        detail: `pack ${base}.pack ${pack === null ? 'is missing' : 'fails its checksum'}`,
+      });
     }
   }
   return found;

@@ -117,7 +117,8 @@ export class StateCache {
 
   private async matches(state: LiveState, refs: RefStore): Promise<boolean> {
     try {
-      for (const [branch, tip] of Object.entries(state.tips)) if ((await refs.resolve(`refs/heads/${branch}`)) !== tip) return false;
+      for (const [branch, tip] of Object.entries(state.tips))
+        if ((await refs.resolve(`refs/heads/${branch}`)) !== tip) return false;
       return state.head === null || (await refs.headBranch()) === state.head;
     } catch (err) {
       if (isEntityGitError(err, 'REF_CORRUPT')) return false;
@@ -159,7 +160,16 @@ export class StateCache {
     }
     const h = (records[last] as { h: Summary }).h;
     if (known.size !== h.nodes || memo.size !== h.memo) return null;
-    return { lastSeq: h.lastSeq, tips: h.tips, head: h.head, known, memo, records: last + 1, sealed, marker: typeof h.m === 'string' ? h.m : null };
+    return {
+      lastSeq: h.lastSeq,
+      tips: h.tips,
+      head: h.head,
+      known,
+      memo,
+      records: last + 1,
+      sealed,
+      marker: typeof h.m === 'string' ? h.m : null,
+    };
   }
 
   /** Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew). */
@@ -167,7 +177,13 @@ export class StateCache {
     const logPath = joinPath(gitdir, LOG);
     const live = state.known.size + state.memo.size;
     const summary = (): string => {
-      const h: Summary = { lastSeq: state.lastSeq, tips: state.tips, head: state.head, nodes: state.known.size, memo: state.memo.size };
+      const h: Summary = {
+        lastSeq: state.lastSeq,
+        tips: state.tips,
+        head: state.head,
+        nodes: state.known.size,
+        memo: state.memo.size,
+      };
       if (typeof state.marker === 'string') h.m = state.marker;
       return JSON.stringify({ h });
     };
@@ -190,7 +206,8 @@ export class StateCache {
       // Sealed segments are left behind only until the header no longer names them (also those
       // of a state that was not trusted, whose segments this one never knew).
       const dir = joinPath(gitdir, 'entity-git');
-      for (const name of await this.store.readdir(dir)) if (/^state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(dir, name));
+      for (const name of await this.store.readdir(dir))
+        if (/^state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(dir, name));
     } else {
       const lines: string[] = [];
       for (const id of delta.nodes) {
@@ -236,7 +253,10 @@ export class StateCache {
    * the log alone: the last summary record, in time that does not grow with the session. Null when
    * there is no whole summary to read (no state, or a state written before markers).
    */
-  async recorded(gitdir: string, config: string): Promise<{ tips: Record<string, string>; head: string | null; marker: string } | null> {
+  async recorded(
+    gitdir: string,
+    config: string,
+  ): Promise<{ tips: Record<string, string>; head: string | null; marker: string } | null> {
     let path = joinPath(gitdir, LOG);
     let size = (await this.store.lstat(path))?.size ?? 0;
     // The header names the config the state was computed under: another config's state is not this one's.

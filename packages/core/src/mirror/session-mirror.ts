@@ -1,10 +1,37 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { EntityGitError, isEntityGitError } from '../errors.js';
-import { buildIndex, buildSplitIndex, entryFromStat, readIndex, type IndexEntry, type SharedIndex } from '../git/index-file.js';
-import { assertIdentity, buildCommit, buildTree, extendTree, frame, isOid, unframe, ObjectStore, parseCommit, parseTree, type Identity, type TreeEntry } from '../git/objects.js';
+import {
+  buildIndex,
+  buildSplitIndex,
+  entryFromStat,
+  readIndex,
+  type IndexEntry,
+  type SharedIndex,
+} from '../git/index-file.js';
+import {
+  assertIdentity,
+  buildCommit,
+  buildTree,
+  extendTree,
+  frame,
+  isOid,
+  unframe,
+  ObjectStore,
+  parseCommit,
+  parseTree,
+  type Identity,
+  type TreeEntry,
+} from '../git/objects.js';
 import { acquireLockFile, RefStore } from '../git/refs.js';
 import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
-import { commitMessage, defaultMetadataKeys, nodeFacts, parseTrailers, turnTime, type MetadataKeys } from '../model/commit-message.js';
+import {
+  commitMessage,
+  defaultMetadataKeys,
+  nodeFacts,
+  parseTrailers,
+  turnTime,
+  type MetadataKeys,
+} from '../model/commit-message.js';
 import { immutableMeta, REPO_FORMAT } from '../model/session-meta.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
 import { extendDerivation } from './extend.js';
@@ -24,7 +51,17 @@ import type { Storage, StorageStat } from '../storage/storage.js';
 import { memoryStorage } from '../storage/memory-storage.js';
 import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
 import { LIVE_STATES, remember, StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
-import type { BranchInfo, CommitInfo, Difference, Mirror, SyncOptions, SyncResult, TurnView, VerifyOptions, VerifyReport } from './mirror.js';
+import type {
+  BranchInfo,
+  CommitInfo,
+  Difference,
+  Mirror,
+  SyncOptions,
+  SyncResult,
+  TurnView,
+  VerifyOptions,
+  VerifyReport,
+} from './mirror.js';
 import type { Logger } from '../observe/logger.js';
 import { observeMirror } from '../observe/observed.js';
 import { unchangedSinceSync } from './unchanged.js';
@@ -85,7 +122,8 @@ export const LAYOUTS: readonly Layout[] = Object.freeze(['flat', 'sharded']);
 export const shardOf = (seq: number): string => String(Math.floor(seq / 1000)).padStart(3, '0');
 
 /** A message file's path under `messages/`. */
-const messagePath = (layout: Layout, n: { seq: number; name: string }): string => (layout === 'sharded' ? `${shardOf(n.seq)}/${n.name}` : n.name);
+const messagePath = (layout: Layout, n: { seq: number; name: string }): string =>
+  layout === 'sharded' ? `${shardOf(n.seq)}/${n.name}` : n.name;
 
 export const DEFAULT_IDENTITY: Identity = Object.freeze({ name: 'entity-git', email: 'entity-git@localhost' });
 
@@ -260,7 +298,14 @@ interface BranchBuild {
   /** Flat: the bytes of the last messages tree built, and how many entries it holds. */
   flat: { bytes: Uint8Array; count: number } | null;
 }
-const newBuild = (): BranchBuild => ({ commits: [], entries: [], shards: new Map(), built: new Map(), checked: 0, flat: null });
+const newBuild = (): BranchBuild => ({
+  commits: [],
+  entries: [],
+  shards: new Map(),
+  built: new Map(),
+  checked: 0,
+  flat: null,
+});
 
 /**
  * What the last sync of a repository derived and built, kept in memory with its state: a turn
@@ -284,7 +329,11 @@ export function createMirror(options: MirrorOptions): Mirror {
  * its generation. Null when either is not in the graph, when the commit is not on the chain, or
  * when the chain's generations do not count its turns one by one (the caller then walks it).
  */
-function onChain(graph: CommitGraph, tip: string, commit: string): { turn: number; turns: number; prev: string | null; next: string | null } | null {
+function onChain(
+  graph: CommitGraph,
+  tip: string,
+  commit: string,
+): { turn: number; turns: number; prev: string | null; next: string | null } | null {
   const top = graph.positionOf(tip);
   const at = top < 0 ? -1 : graph.positionOf(commit);
   if (at < 0) return null;
@@ -302,7 +351,7 @@ function onChain(graph: CommitGraph, tip: string, commit: string): { turn: numbe
   }
   const parent = graph.firstParent(at);
   // By exactly one at every step, down to a root at 1: a linear history, its turns counted.
-  if (steps !== turns - turn || parent === null || (parent < 0) !== (turn === 1)) return null;
+  if (steps !== turns - turn || parent === null || parent < 0 !== (turn === 1)) return null;
   return { turn, turns, prev: parent >= 0 ? graph.oidAt(parent) : null, next: child >= 0 ? graph.oidAt(child) : null };
 }
 
@@ -310,7 +359,9 @@ function onChain(graph: CommitGraph, tip: string, commit: string): { turn: numbe
 function headFiles(derivation: Derivation<Known>, layout: Layout): Map<string, Known> {
   const out = new Map<string, Known>();
   const branch = derivation.branches.find((b) => b.name === derivation.head);
-  if (branch) for (const t of branch.turns.slice(0, branch.complete)) for (const n of t.nodes) out.set(`messages/${messagePath(layout, n)}`, n);
+  if (branch)
+    for (const t of branch.turns.slice(0, branch.complete))
+      for (const n of t.nodes) out.set(`messages/${messagePath(layout, n)}`, n);
   return out;
 }
 
@@ -359,7 +410,10 @@ class SessionMirror implements Mirror {
   private readonly packTurns: boolean;
   private readonly states: StateCache;
   /** Per repository: the index entries this mirror last wrote, the file they were written to, and its shared index. */
-  private readonly indexes = new Map<string, { id: string; entries: IndexEntry[]; shared: SharedIndex | null; added: IndexEntry[] }>();
+  private readonly indexes = new Map<
+    string,
+    { id: string; entries: IndexEntry[]; shared: SharedIndex | null; added: IndexEntry[] }
+  >();
   /** Per repository: its commit-graph as last read, and the file it was read from. */
   private readonly graphs = new Map<string, { id: string; graph: CommitGraph | null }>();
   /** Per repository: the plan of the last sync, valid while its state object is the one loaded. */
@@ -369,7 +423,10 @@ class SessionMirror implements Mirror {
   /** Per repository: the layout its config records. */
   private readonly layouts = new Map<string, Layout>();
   /** Per tip: the first-parent chain below it as far as a replay has walked it (tip first). */
-  private readonly chains = new Map<string, { links: { sha: string; parent: string | null; turn: number | null }[]; index: Map<string, number>; done: boolean }>();
+  private readonly chains = new Map<
+    string,
+    { links: { sha: string; parent: string | null; turn: number | null }[]; index: Map<string, number>; done: boolean }
+  >();
 
   private readonly yieldEveryMs: number;
 
@@ -386,17 +443,27 @@ class SessionMirror implements Mirror {
     this.lock = { timeoutMs: o.lockTimeoutMs ?? 5000, staleMs: o.staleLockMs ?? 30_000 };
     this.batchSize = o.batchSize ?? 500;
     this.layout = o.layout ?? 'flat';
-    if (!LAYOUTS.includes(this.layout)) throw new EntityGitError('INVALID_OPTION', `layout must be one of ${LAYOUTS.join(', ')}: ${JSON.stringify(o.layout)}`);
+    if (!LAYOUTS.includes(this.layout))
+      throw new EntityGitError(
+        'INVALID_OPTION',
+        `layout must be one of ${LAYOUTS.join(', ')}: ${JSON.stringify(o.layout)}`,
+      );
     this.states = new StateCache(this.store);
     this.packTurns = o.packTurns ?? false;
     this.yieldEveryMs = o.yieldEveryMs ?? DEFAULT_YIELD_EVERY_MS;
-    if (!(this.yieldEveryMs >= 0)) throw new EntityGitError('INVALID_OPTION', `yieldEveryMs must be a number >= 0: ${JSON.stringify(o.yieldEveryMs)}`);
+    if (!(this.yieldEveryMs >= 0))
+      throw new EntityGitError(
+        'INVALID_OPTION',
+        `yieldEveryMs must be a number >= 0: ${JSON.stringify(o.yieldEveryMs)}`,
+      );
   }
 
   /** Where a live turn's objects go: a pack of its own while the repository has room for one. */
   private async turnSink(repo: Repo): Promise<ObjectSink> {
     if (!this.packTurns) return looseSink(repo.objects);
-    return (await countPacks(this.store, repo.gitdir)) < TURN_PACKS_MAX ? turnPackSink(this.store, repo) : looseSink(repo.objects);
+    return (await countPacks(this.store, repo.gitdir)) < TURN_PACKS_MAX
+      ? turnPackSink(this.store, repo)
+      : looseSink(repo.objects);
   }
 
   repoPath(sessionId: string): string {
@@ -407,13 +474,21 @@ class SessionMirror implements Mirror {
   private repo(sessionId: string): Repo {
     const dir = this.repoPath(sessionId);
     const gitdir = joinPath(dir, '.git');
-    return { dir, gitdir, objects: new ObjectStore(this.store, gitdir), refs: new RefStore(this.store, gitdir, { lockTimeoutMs: this.lock.timeoutMs, staleLockMs: this.lock.staleMs }) };
+    return {
+      dir,
+      gitdir,
+      objects: new ObjectStore(this.store, gitdir),
+      refs: new RefStore(this.store, gitdir, { lockTimeoutMs: this.lock.timeoutMs, staleLockMs: this.lock.staleMs }),
+    };
   }
 
   private async session(sessionId: string): Promise<Session> {
     assertId(sessionId, 'session id');
     const session = await this.dag.getSession(sessionId);
-    if (session === null) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)} in the DAG`, { sessionId });
+    if (session === null)
+      throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)} in the DAG`, {
+        sessionId,
+      });
     validateSession(session);
     return session;
   }
@@ -440,7 +515,11 @@ class SessionMirror implements Mirror {
       const text = await this.store.readText(config);
       if (configReadable(text)) {
         // A repository made elsewhere (restored from a remote, or before layouts were recorded).
-        if (configuredLayout(text) === null) await this.store.writeAtomic(config, `${text!.replace(/\n?$/, '\n')}${layoutSection(await this.treeLayout(repo) ?? this.layout)}`);
+        if (configuredLayout(text) === null)
+          await this.store.writeAtomic(
+            config,
+            `${text!.replace(/\n?$/, '\n')}${layoutSection((await this.treeLayout(repo)) ?? this.layout)}`,
+          );
       } else if (full) {
         await this.store.writeAtomic(config, repoConfig((await this.treeLayout(repo)) ?? this.layout));
       }
@@ -473,7 +552,11 @@ class SessionMirror implements Mirror {
       return false;
     }
     if (recorded !== null && recorded > REPO_FORMAT) {
-      throw new EntityGitError('REPO_CORRUPT', `${repo.gitdir} is in format ${recorded}, written by a newer entity-git (this one writes ${REPO_FORMAT})`, { format: recorded });
+      throw new EntityGitError(
+        'REPO_CORRUPT',
+        `${repo.gitdir} is in format ${recorded}, written by a newer entity-git (this one writes ${REPO_FORMAT})`,
+        { format: recorded },
+      );
     }
     const { format, tips } = await formatFromTrees(repo.objects, repo.refs, metaOid);
     if (format === 2) {
@@ -481,7 +564,11 @@ class SessionMirror implements Mirror {
       return false;
     }
     if (!full) {
-      throw new EntityGitError('REPO_FORMAT_OLD', `${repo.dir} was written in format 1 (meta.json held the mutable session row, so its commit ids depend on when the row changed); reconcile (\`entity-git sync\`) or a full sync rebuilds it: the old tips are kept under refs/entity-git/format-1/`, { format: 1 });
+      throw new EntityGitError(
+        'REPO_FORMAT_OLD',
+        `${repo.dir} was written in format 1 (meta.json held the mutable session row, so its commit ids depend on when the row changed); reconcile (\`entity-git sync\`) or a full sync rebuilds it: the old tips are kept under refs/entity-git/format-1/`,
+        { format: 1 },
+      );
     }
     await backUpFormat1(repo.refs, tips, this.identity);
     return true;
@@ -512,7 +599,9 @@ class SessionMirror implements Mirror {
       try {
         const tip = await repo.refs.resolve(`refs/heads/${name}`);
         if (tip === null) continue;
-        const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
+        const root = parseTree(
+          await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'),
+        );
         const messages = root.find((e) => e.name === 'messages');
         if (!messages) continue;
         const first = parseTree(await repo.objects.readTyped(messages.oid, 'tree'))[0];
@@ -528,7 +617,9 @@ class SessionMirror implements Mirror {
   private async messageEntries(repo: Repo, messagesTree: string): Promise<TreeEntry[]> {
     // Shard trees read all at once: each is a chain of deltas read link by link, a read a link.
     const top = parseTree(await repo.objects.readTyped(messagesTree, 'tree'));
-    const shards = await Promise.all(top.map((e) => (e.mode === '40000' ? repo.objects.readTyped(e.oid, 'tree') : null)));
+    const shards = await Promise.all(
+      top.map((e) => (e.mode === '40000' ? repo.objects.readTyped(e.oid, 'tree') : null)),
+    );
     const out: TreeEntry[] = [];
     top.forEach((e, k) => {
       const shard = shards[k];
@@ -538,7 +629,12 @@ class SessionMirror implements Mirror {
     return out;
   }
 
-  private async syncLocked(sessionId: string, repo: Repo, full: boolean, beside: Promise<unknown>[]): Promise<SyncResult> {
+  private async syncLocked(
+    sessionId: string,
+    repo: Repo,
+    full: boolean,
+    beside: Promise<unknown>[],
+  ): Promise<SyncResult> {
     // Before any row: a write after this read leaves the marker behind the rows (checked again).
     const marker = (await this.dag.changeMarker?.(sessionId)) ?? null;
     const session = await this.session(sessionId);
@@ -552,13 +648,21 @@ class SessionMirror implements Mirror {
     const config = `${layout}|${this.identity.name}|${this.identity.email}`;
     if (full) this.states.forget(repo.gitdir);
     const loaded = full ? null : await this.states.load(repo.gitdir, repo.refs, config);
-    const state: LiveState = loaded ?? { lastSeq: 0, tips: {}, head: null, known: new Map(), memo: new Map(), records: 0 };
+    const state: LiveState = loaded ?? {
+      lastSeq: 0,
+      tips: {},
+      head: null,
+      known: new Map(),
+      memo: new Map(),
+      records: 0,
+    };
     const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
     const known = state.known;
     let from = state.lastSeq;
     // Re-read from the first node that may still change (a placeholder) or that no commit holds
     // yet (its turn was incomplete, so its blob was not written).
-    const unsettled = state.unsettled ?? new Set([...known.values()].filter((n) => n.pending || !n.stored).map((n) => n.id));
+    const unsettled =
+      state.unsettled ?? new Set([...known.values()].filter((n) => n.pending || !n.stored).map((n) => n.id));
     for (const id of unsettled) {
       const n = known.get(id);
       if (n) from = Math.min(from, n.seq - 1);
@@ -610,9 +714,12 @@ class SessionMirror implements Mirror {
     let appended: Known[] | null = null;
     // A backfill's message files, written beside its objects.
     let prewritten: Promise<Prewritten> | null = null;
-    const extension = plan !== undefined && added !== null
-      ? (added.length === 0 && session.head === plan.sessionHead ? 'same' : extendDerivation(plan.derivation, added, known, session.head, plan.sessionHead))
-      : null;
+    const extension =
+      plan !== undefined && added !== null
+        ? added.length === 0 && session.head === plan.sessionHead
+          ? 'same'
+          : extendDerivation(plan.derivation, added, known, session.head, plan.sessionHead)
+        : null;
     if (plan !== undefined && extension === 'same') {
       derivation = plan.derivation;
       builds = plan.builds;
@@ -626,7 +733,18 @@ class SessionMirror implements Mirror {
       const kept = build.commits.length;
       if (extension.keep < kept) this.trimBuild(build, layout, extension.before, extension.keep);
       const sink = await this.turnSink(repo);
-      commitsWritten = await this.commitBranches(sessionId, repo, layout, [[extension.after, build]], state.memo, metaBytes, fresh, delta.memo, sink, created);
+      commitsWritten = await this.commitBranches(
+        sessionId,
+        repo,
+        layout,
+        [[extension.after, build]],
+        state.memo,
+        metaBytes,
+        fresh,
+        delta.memo,
+        sink,
+        created,
+      );
       await sink.finish();
       inPacks.objects += sink.packed.objects;
       inPacks.bytes += sink.packed.bytes;
@@ -635,14 +753,27 @@ class SessionMirror implements Mirror {
         if (extension.after.name !== derivation.head) appended = [];
         else {
           const fresh = new Set(added!.map((n) => n.id));
-          const extended = extension.keep < kept ? extension.after.turns[extension.keep]!.nodes.filter((n) => fresh.has(n.id)) : [];
-          appended = [...extended, ...extension.after.turns.slice(kept, extension.after.complete).flatMap((t) => t.nodes)];
+          const extended =
+            extension.keep < kept ? extension.after.turns[extension.keep]!.nodes.filter((n) => fresh.has(n.id)) : [];
+          appended = [
+            ...extended,
+            ...extension.after.turns.slice(kept, extension.after.complete).flatMap((t) => t.nodes),
+          ];
         }
       }
       this.markStored([extension.after], Math.min(kept, extension.keep), delta);
     } else {
       derivation = derive([...known.values()], session.head);
-      if (loaded === null && !converting) await this.seedFromRepository(sessionId, repo, layout, derivation, state.memo, delta.memo, repo.objects.hash('blob', metaBytes));
+      if (loaded === null && !converting)
+        await this.seedFromRepository(
+          sessionId,
+          repo,
+          layout,
+          derivation,
+          state.memo,
+          delta.memo,
+          repo.objects.hash('blob', metaBytes),
+        );
       builds = new Map(derivation.branches.map((b) => [b.name, newBuild()]));
       // A backfill writes one pack, not a file per object; the pack is whole before any ref moves.
       const turns = derivation.branches.reduce((sum, b) => sum + b.complete, 0);
@@ -653,14 +784,28 @@ class SessionMirror implements Mirror {
       // A short backfill goes where a turn goes (a small pack on Node): two files, not a file
       // and a fan-out directory per object (a 3-turn session's 17 objects were 136 KB of blocks).
       // A repair (full) writes loose, so a damaged loose file is rewritten, not left beside a pack.
-      const sink = onePack ? packSink(this.store, repo) : loaded === null && !full ? await this.turnSink(repo) : looseSink(repo.objects);
+      const sink = onePack
+        ? packSink(this.store, repo)
+        : loaded === null && !full
+          ? await this.turnSink(repo)
+          : looseSink(repo.objects);
       if (onePack && this.store.workTree) {
         prewritten = this.prewrite(repo, layout, derivation, fresh);
         // Its failure is met where the checkout awaits it (or the sync failed before that).
         prewritten.catch(() => undefined);
         beside.push(prewritten);
       }
-      commitsWritten = await this.commitBranches(sessionId, repo, layout, derivation.branches.map((b) => [b, builds.get(b.name)!]), state.memo, metaBytes, fresh, delta.memo, sink);
+      commitsWritten = await this.commitBranches(
+        sessionId,
+        repo,
+        layout,
+        derivation.branches.map((b) => [b, builds.get(b.name)!]),
+        state.memo,
+        metaBytes,
+        fresh,
+        delta.memo,
+        sink,
+      );
       await sink.finish();
       inPacks.objects += sink.packed.objects;
       inPacks.bytes += sink.packed.bytes;
@@ -691,13 +836,25 @@ class SessionMirror implements Mirror {
       if (current === oid) continue;
       await repo.refs.update(ref, oid, {
         old: current,
-        reflog: { who: this.identity, message: current === null ? `branch: created at turn ${turn}` : `entity-git: turn ${turn}`, alsoHead: headBefore === name },
+        reflog: {
+          who: this.identity,
+          message: current === null ? `branch: created at turn ${turn}` : `entity-git: turn ${turn}`,
+          alsoHead: headBefore === name,
+        },
       });
       branchesMoved.push(name);
     }
     let headMoved = false;
     if (derivation.head !== null && headBefore !== derivation.head) {
-      await repo.refs.setHead(derivation.head, this.identity, { branch: headBefore, oid: headBefore ? await repo.refs.resolve(`refs/heads/${headBefore}`).catch(() => null) : null }, tips.get(derivation.head)?.oid ?? null);
+      await repo.refs.setHead(
+        derivation.head,
+        this.identity,
+        {
+          branch: headBefore,
+          oid: headBefore ? await repo.refs.resolve(`refs/heads/${headBefore}`).catch(() => null) : null,
+        },
+        tips.get(derivation.head)?.oid ?? null,
+      );
       headMoved = true;
     }
     const metaMoved = await syncMetaRef(repo.objects, repo.refs, session, this.identity, full);
@@ -705,9 +862,25 @@ class SessionMirror implements Mirror {
     if (this.store.workTree) {
       const headTip = derivation.head === null ? undefined : tips.get(derivation.head);
       // Only the head branch's new turns to add, HEAD where it was: the index needs only those.
-      const hint = appended !== null && !headMoved && headBefore === derivation.head && (appended.length === 0 || branchesMoved.includes(derivation.head ?? '')) ? appended : null;
+      const hint =
+        appended !== null &&
+        !headMoved &&
+        headBefore === derivation.head &&
+        (appended.length === 0 || branchesMoved.includes(derivation.head ?? ''))
+          ? appended
+          : null;
       const metaOid = headTip && created.has(headTip.oid) ? repo.objects.hash('blob', metaBytes) : null;
-      worktreeChanged = await this.checkout(repo, layout, headTip?.oid ?? null, derivation, fresh, full ? null : hint, metaOid, prewritten === null ? null : await prewritten, full);
+      worktreeChanged = await this.checkout(
+        repo,
+        layout,
+        headTip?.oid ?? null,
+        derivation,
+        fresh,
+        full ? null : hint,
+        metaOid,
+        prewritten === null ? null : await prewritten,
+        full,
+      );
     }
 
     const stillUnsettled = new Set<string>();
@@ -717,18 +890,38 @@ class SessionMirror implements Mirror {
     }
     state.unsettled = stillUnsettled;
     // Last: until every ref holds the new history, the repository still reads as format 1.
-    if (converting) await this.store.writeAtomic(joinPath(repo.gitdir, 'config'), withFormat((await this.store.readText(joinPath(repo.gitdir, 'config'))) ?? repoConfig(layout)));
+    if (converting)
+      await this.store.writeAtomic(
+        joinPath(repo.gitdir, 'config'),
+        withFormat((await this.store.readText(joinPath(repo.gitdir, 'config'))) ?? repoConfig(layout)),
+      );
     state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
     state.head = derivation.head ?? (await repo.refs.headBranch());
     const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0 || (state.marker ?? null) !== marker;
     state.marker = marker;
-    const noop = repo.objects.written === writtenBefore && packed === 0 && branchesMoved.length === 0 && !headMoved && !worktreeChanged && !metaMoved && !converting;
-    if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved) this.states.keep(repo.gitdir, state, config);
+    const noop =
+      repo.objects.written === writtenBefore &&
+      packed === 0 &&
+      branchesMoved.length === 0 &&
+      !headMoved &&
+      !worktreeChanged &&
+      !metaMoved &&
+      !converting;
+    if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved)
+      this.states.keep(repo.gitdir, state, config);
     else await this.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
-    if (derivation.unknownHead === undefined) remember(this.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
+    if (derivation.unknownHead === undefined)
+      remember(this.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
     const result: SyncResult = {
-      sessionId, commitsWritten, branchesMoved, head: derivation.head, nodesRead, noop, derivation: extension !== null ? 'extended' : 'full',
-      objectsWritten: repo.objects.written - writtenBefore + inPacks.objects, bytesWritten: repo.objects.writtenBytes - bytesBefore + inPacks.bytes,
+      sessionId,
+      commitsWritten,
+      branchesMoved,
+      head: derivation.head,
+      nodesRead,
+      noop,
+      derivation: extension !== null ? 'extended' : 'full',
+      objectsWritten: repo.objects.written - writtenBefore + inPacks.objects,
+      bytesWritten: repo.objects.writtenBytes - bytesBefore + inPacks.bytes,
     };
     if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
     return result;
@@ -738,14 +931,26 @@ class SessionMirror implements Mirror {
    * Validate a node read from the DAG. `changed`: it is new or differs from what is known;
    * `bytes`: its framed blob (`blob <size>\0<file content>`), unless a commit already holds it.
    */
-  private ingest(sessionId: string, node: DagNode, seen: Set<string>, known: Map<string, Known>, from: number): { known: Known; bytes: Uint8Array | null; changed: boolean } {
+  private ingest(
+    sessionId: string,
+    node: DagNode,
+    seen: Set<string>,
+    known: Map<string, Known>,
+    from: number,
+  ): { known: Known; bytes: Uint8Array | null; changed: boolean } {
     validateNode(node);
     if (node.session_id !== sessionId) {
-      throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(node.id)} belongs to session ${JSON.stringify(node.session_id)}, not ${JSON.stringify(sessionId)}`, { nodeId: node.id });
+      throw new EntityGitError(
+        'INVALID_NODE',
+        `node ${JSON.stringify(node.id)} belongs to session ${JSON.stringify(node.session_id)}, not ${JSON.stringify(sessionId)}`,
+        { nodeId: node.id },
+      );
     }
     const prev = known.get(node.id);
     if (seen.has(node.id) || (prev && prev.seq <= from && prev.seq !== node.seq)) {
-      throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(node.id)} appears twice`, { nodeId: node.id });
+      throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(node.id)} appears twice`, {
+        nodeId: node.id,
+      });
     }
     seen.add(node.id);
     const bytes = canonicalJsonBytes(node, (size) => `blob ${size}\0`);
@@ -762,7 +967,15 @@ class SessionMirror implements Mirror {
    * commit has this mirror's identity and meta.json and its messages are exactly the DAG's — so a
    * kept commit is the one this mirror would write, and ids stay a pure function of the DAG.
    */
-  private async seedFromRepository(sessionId: string, repo: Repo, layout: Layout, derivation: Derivation<Known>, memo: Map<string, string>, added: string[], metaOid: string): Promise<void> {
+  private async seedFromRepository(
+    sessionId: string,
+    repo: Repo,
+    layout: Layout,
+    derivation: Derivation<Known>,
+    memo: Map<string, string>,
+    added: string[],
+    metaOid: string,
+  ): Promise<void> {
     for (const b of derivation.branches) {
       let tip: string | null = null;
       try {
@@ -803,7 +1016,11 @@ class SessionMirror implements Mirror {
         const messages = root.find((e) => e.name === 'messages');
         const actual = messages ? await this.messageEntries(repo, messages.oid) : [];
         if (actual.length !== expected.size || !actual.every((e) => expected.get(e.name) === e.oid)) continue;
-        await repo.objects.forEachTyped(actual.map((e) => e.oid), 'blob', () => {});
+        await repo.objects.forEachTyped(
+          actual.map((e) => e.oid),
+          'blob',
+          () => {},
+        );
       } catch (err) {
         if (isEntityGitError(err, 'OBJECT_NOT_FOUND') || isEntityGitError(err, 'OBJECT_CORRUPT')) continue;
         throw err;
@@ -857,7 +1074,18 @@ class SessionMirror implements Mirror {
    * key → commit). Blobs are written as the first tree that holds them is, so a pending turn
    * leaves nothing dangling. Returns how many commits were made.
    */
-  private async commitBranches(sessionId: string, repo: Repo, layout: Layout, work: [BranchPlan<Known>, BranchBuild][], memo: Map<string, string>, metaBytes: Uint8Array, fresh: Map<string, Uint8Array>, added: string[], sink: ObjectSink, created?: Set<string>): Promise<number> {
+  private async commitBranches(
+    sessionId: string,
+    repo: Repo,
+    layout: Layout,
+    work: [BranchPlan<Known>, BranchBuild][],
+    memo: Map<string, string>,
+    metaBytes: Uint8Array,
+    fresh: Map<string, Uint8Array>,
+    added: string[],
+    sink: ObjectSink,
+    created?: Set<string>,
+  ): Promise<number> {
     let metaBlob: string | null = null;
     const blobsDone = new Set<string>();
     let commits = 0;
@@ -912,13 +1140,25 @@ class SessionMirror implements Mirror {
           build.checked = build.entries.length;
           metaBlob ??= await sink.write('blob', metaBytes);
           const messages = await messagesTree(build);
-          const root = await sink.write('tree', buildTree([{ mode: '100644', name: 'meta.json', oid: metaBlob }, { mode: '40000', name: 'messages', oid: messages }]), '');
+          const root = await sink.write(
+            'tree',
+            buildTree([
+              { mode: '100644', name: 'meta.json', oid: metaBlob },
+              { mode: '40000', name: 'messages', oid: messages },
+            ]),
+            '',
+          );
           const time = turnTime(turn.nodes);
-          oid = await sink.write('commit', buildCommit({
-            tree: root, parents: parent === null ? [] : [parent],
-            author: { ...this.identity, time }, committer: { ...this.identity, time },
-            message: commitMessage(sessionId, turn.index, turn.nodes),
-          }));
+          oid = await sink.write(
+            'commit',
+            buildCommit({
+              tree: root,
+              parents: parent === null ? [] : [parent],
+              author: { ...this.identity, time },
+              committer: { ...this.identity, time },
+              message: commitMessage(sessionId, turn.index, turn.nodes),
+            }),
+          );
           memo.set(key, oid);
           added.push(key);
           created?.add(oid);
@@ -938,7 +1178,12 @@ class SessionMirror implements Mirror {
    * write every file anyway), from {@link PREWRITE_MIN_FILES} files, each of at most
    * {@link PREWRITE_FILE_MAX} bytes, up to {@link PREWRITE_BYTES_MAX} in all.
    */
-  private async prewrite(repo: Repo, layout: Layout, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>): Promise<Prewritten> {
+  private async prewrite(
+    repo: Repo,
+    layout: Layout,
+    derivation: Derivation<Known>,
+    fresh: Map<string, Uint8Array>,
+  ): Promise<Prewritten> {
     if ((await this.store.lstat(joinPath(repo.gitdir, 'index'))) !== null) return new Map();
     const files: { path: string; oid: string; data: Uint8Array }[] = [];
     let bytes = 0;
@@ -959,11 +1204,24 @@ class SessionMirror implements Mirror {
    * HEAD's branch only gained these nodes' files since the index this mirror last wrote (and the
    * meta.json of its new tip), so only they are written — when that index is still the file.
    */
-  private async checkout(repo: Repo, layout: Layout, tip: string | null, derivation: Derivation<Known>, fresh: Map<string, Uint8Array>, appended: Known[] | null = null, metaOid: string | null = null, prewritten: Prewritten | null = null, checkFiles = false): Promise<boolean> {
-    if (appended !== null && tip !== null && (await this.appendToIndex(repo, layout, tip, appended, fresh, metaOid))) return appended.length > 0;
+  private async checkout(
+    repo: Repo,
+    layout: Layout,
+    tip: string | null,
+    derivation: Derivation<Known>,
+    fresh: Map<string, Uint8Array>,
+    appended: Known[] | null = null,
+    metaOid: string | null = null,
+    prewritten: Prewritten | null = null,
+    checkFiles = false,
+  ): Promise<boolean> {
+    if (appended !== null && tip !== null && (await this.appendToIndex(repo, layout, tip, appended, fresh, metaOid)))
+      return appended.length > 0;
     const target = new Map<string, string>();
     if (tip !== null) {
-      const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
+      const root = parseTree(
+        await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'),
+      );
       const meta = root.find((e) => e.name === 'meta.json');
       if (meta) target.set('meta.json', meta.oid);
       for (const [path, n] of headFiles(derivation, layout)) target.set(path, n.blob);
@@ -1031,7 +1289,18 @@ class SessionMirror implements Mirror {
       }
     }
     if (!changed) {
-      if (st) remember(this.indexes, repo.gitdir, { id: fileId(st), entries: current, shared, added: shared === null ? current : current.filter((e) => !shared!.members.has(e)) }, LIVE_STATES);
+      if (st)
+        remember(
+          this.indexes,
+          repo.gitdir,
+          {
+            id: fileId(st),
+            entries: current,
+            shared,
+            added: shared === null ? current : current.filter((e) => !shared!.members.has(e)),
+          },
+          LIVE_STATES,
+        );
       return false;
     }
     // Kept in path order, so the next turn's entries only need appending.
@@ -1041,17 +1310,31 @@ class SessionMirror implements Mirror {
   }
 
   /** The `appended` case of {@link checkout}; false when it does not apply. */
-  private async appendToIndex(repo: Repo, layout: Layout, tip: string, appended: Known[], fresh: Map<string, Uint8Array>, knownMeta: string | null): Promise<boolean> {
+  private async appendToIndex(
+    repo: Repo,
+    layout: Layout,
+    tip: string,
+    appended: Known[],
+    fresh: Map<string, Uint8Array>,
+    knownMeta: string | null,
+  ): Promise<boolean> {
     const indexPath = joinPath(repo.gitdir, 'index');
     const cached = this.indexes.get(repo.gitdir);
     const st = await this.store.lstat(indexPath);
     if (!cached || !st || !sameFile(cached.id, st)) return false;
     if (appended.length === 0) return true;
     const current = cached.entries;
-    const at = current.length > 0 && current.at(-1)!.path === 'meta.json' ? current.length - 1 : current.findIndex((e) => e.path === 'meta.json');
+    const at =
+      current.length > 0 && current.at(-1)!.path === 'meta.json'
+        ? current.length - 1
+        : current.findIndex((e) => e.path === 'meta.json');
     if (at < 0) return false;
     const meta = current[at]!;
-    const metaOid = knownMeta ?? parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree')).find((e) => e.name === 'meta.json')?.oid;
+    const metaOid =
+      knownMeta ??
+      parseTree(
+        await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'),
+      ).find((e) => e.name === 'meta.json')?.oid;
     if (metaOid === undefined) return false;
     this.indexes.delete(repo.gitdir);
     const next = at === current.length - 1 ? current.slice(0, -1) : current.filter((_, i) => i !== at);
@@ -1093,7 +1376,12 @@ class SessionMirror implements Mirror {
    * every entry, is written once those added entries pass an eighth of it (or one of its entries
    * changed). Shared indexes other than the new one and the one it replaces are removed.
    */
-  private async writeIndex(repo: Repo, entries: IndexEntry[], shared: SharedIndex | null, knownAdded?: IndexEntry[]): Promise<void> {
+  private async writeIndex(
+    repo: Repo,
+    entries: IndexEntry[],
+    shared: SharedIndex | null,
+    knownAdded?: IndexEntry[],
+  ): Promise<void> {
     const indexPath = joinPath(repo.gitdir, 'index');
     const lock = `${indexPath}.lock`;
     const codec = this.store.codec;
@@ -1105,7 +1393,12 @@ class SessionMirror implements Mirror {
     else {
       // `knownAdded`, from a caller that knows which entries are new, spares a pass over them all.
       const added = shared && (knownAdded ?? entries.filter((e) => !shared.members.has(e)));
-      if (shared && added && added.length + shared.members.size === entries.length && added.length <= shared.members.size / 8) {
+      if (
+        shared &&
+        added &&
+        added.length + shared.members.size === entries.length &&
+        added.length <= shared.members.size / 8
+      ) {
         now = shared;
         outside = added;
       } else {
@@ -1140,7 +1433,12 @@ class SessionMirror implements Mirror {
     if (branch === null) return [];
     const tip = await repo.refs.resolve(`refs/heads/${branch}`);
     if (tip === null) {
-      if (options.branch !== undefined) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`, { sessionId, branch });
+      if (options.branch !== undefined)
+        throw new EntityGitError(
+          'BRANCH_NOT_FOUND',
+          `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`,
+          { sessionId, branch },
+        );
       return [];
     }
     return this.walk(repo, tip);
@@ -1153,7 +1451,16 @@ class SessionMirror implements Mirror {
       seen.add(sha);
       const c = parseCommit(await repo.objects.readTyped(sha, 'commit'));
       const t = parseTrailers(c.message);
-      out.push({ sha, parents: c.parents, time: c.time, subject: c.message.split('\n', 1)[0]!, message: c.message, turn: t?.turn ?? null, node: t?.node ?? null, seq: t?.seq ?? null });
+      out.push({
+        sha,
+        parents: c.parents,
+        time: c.time,
+        subject: c.message.split('\n', 1)[0]!,
+        message: c.message,
+        turn: t?.turn ?? null,
+        node: t?.node ?? null,
+        seq: t?.seq ?? null,
+      });
       sha = c.parents[0];
     }
     return out;
@@ -1162,7 +1469,11 @@ class SessionMirror implements Mirror {
   private async openExisting(sessionId: string): Promise<Repo> {
     const repo = this.repo(sessionId);
     if ((await this.store.lstat(joinPath(repo.gitdir, 'HEAD'))) === null) {
-      throw new EntityGitError('SESSION_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no repository under ${this.root}`, { sessionId });
+      throw new EntityGitError(
+        'SESSION_NOT_FOUND',
+        `session ${JSON.stringify(sessionId)} has no repository under ${this.root}`,
+        { sessionId },
+      );
     }
     return repo;
   }
@@ -1177,34 +1488,59 @@ class SessionMirror implements Mirror {
       const c = parseCommit(await repo.objects.readTyped(commit, 'commit'));
       out.push({ name, commit, turns: parseTrailers(c.message)?.turn ?? 0, head: name === head });
     }
-    return out.sort((a, b) => (a.name === 'main' ? -1 : b.name === 'main' ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return out.sort((a, b) =>
+      a.name === 'main' ? -1 : b.name === 'main' ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
   }
 
   async read(sessionId: string, commit: string, options: { branch?: string } = {}): Promise<TurnView> {
-    if (!isOid(commit)) throw new EntityGitError('COMMIT_NOT_FOUND', `not a commit id (40 hex digits): ${JSON.stringify(commit)}`, { commit });
+    if (!isOid(commit))
+      throw new EntityGitError('COMMIT_NOT_FOUND', `not a commit id (40 hex digits): ${JSON.stringify(commit)}`, {
+        commit,
+      });
     const repo = await this.openExisting(sessionId);
     const branches = await this.branches(sessionId);
-    const order = options.branch !== undefined ? branches.filter((b) => b.name === options.branch) : [...branches.filter((b) => b.head), ...branches.filter((b) => !b.head)];
-    if (options.branch !== undefined && order.length === 0) throw new EntityGitError('BRANCH_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(options.branch)}`, { sessionId, branch: options.branch });
+    const order =
+      options.branch !== undefined
+        ? branches.filter((b) => b.name === options.branch)
+        : [...branches.filter((b) => b.head), ...branches.filter((b) => !b.head)];
+    if (options.branch !== undefined && order.length === 0)
+      throw new EntityGitError(
+        'BRANCH_NOT_FOUND',
+        `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(options.branch)}`,
+        { sessionId, branch: options.branch },
+      );
     for (const b of order) {
       const found = await this.position(repo, b.commit, commit);
       if (found === null) continue;
-      const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(commit, 'commit')).tree, 'tree'));
+      const root = parseTree(
+        await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(commit, 'commit')).tree, 'tree'),
+      );
       let messages: DagNode[] = [];
       const messagesTree = root.find((e) => e.name === 'messages');
       if (messagesTree) {
         const entries = await this.messageEntries(repo, messagesTree.oid);
         messages = new Array<DagNode>(entries.length);
-        await repo.objects.forEachTyped(entries.map((e) => e.oid), 'blob', (i, bytes) => {
-          messages[i] = JSON.parse(fromUtf8(bytes)) as DagNode;
-        });
+        await repo.objects.forEachTyped(
+          entries.map((e) => e.oid),
+          'blob',
+          (i, bytes) => {
+            messages[i] = JSON.parse(fromUtf8(bytes)) as DagNode;
+          },
+        );
       }
       messages.sort((x, y) => x.seq - y.seq);
       const metaEntry = root.find((e) => e.name === 'meta.json');
-      const meta = metaEntry ? (JSON.parse(fromUtf8(await repo.objects.readTyped(metaEntry.oid, 'blob'))) as JsonValue) : null;
+      const meta = metaEntry
+        ? (JSON.parse(fromUtf8(await repo.objects.readTyped(metaEntry.oid, 'blob'))) as JsonValue)
+        : null;
       return { sessionId, commit, branch: b.name, ...found, messages, meta };
     }
-    throw new EntityGitError('COMMIT_NOT_FOUND', `commit ${commit} is on no branch of session ${JSON.stringify(sessionId)}`, { sessionId, commit });
+    throw new EntityGitError(
+      'COMMIT_NOT_FOUND',
+      `commit ${commit} is on no branch of session ${JSON.stringify(sessionId)}`,
+      { sessionId, commit },
+    );
   }
 
   /**
@@ -1212,7 +1548,11 @@ class SessionMirror implements Mirror {
    * Walks from the tip down to the commit only, when the trailers agree with the walk (they do in
    * every repository the mirror wrote); else walks the whole chain. Null when it is not there.
    */
-  private async position(repo: Repo, tip: string, commit: string): Promise<{ turn: number; turns: number; prev: string | null; next: string | null } | null> {
+  private async position(
+    repo: Repo,
+    tip: string,
+    commit: string,
+  ): Promise<{ turn: number; turns: number; prev: string | null; next: string | null } | null> {
     // The chain below a tip never changes: what one read walked, the next one starts from.
     const key = `${repo.gitdir}\0${tip}`;
     let walked = this.chains.get(key);
@@ -1231,7 +1571,7 @@ class SessionMirror implements Mirror {
       // In the commit-graph, the rest of the chain is read from it, not from each commit object:
       // positions, first parents and generations (a commit's turn, on the mirror's linear history).
       const before = links.length;
-      for (let p = graph?.positionOf(sha) ?? -1, oid = sha; graph && p >= 0;) {
+      for (let p = graph?.positionOf(sha) ?? -1, oid = sha; graph && p >= 0; ) {
         const parent = graph.firstParent(p);
         if (parent === null) break; // an octopus merge: read from its object below
         const parentOid = parent >= 0 ? graph.oidAt(parent) : null;
@@ -1252,12 +1592,22 @@ class SessionMirror implements Mirror {
     const tipTurn = links[0]!.turn;
     // Turn N of M from the trailers when they agree with the chain (they do in every repository
     // the mirror wrote); else counted along the whole chain.
-    if (tipTurn !== null && link.turn !== null && tipTurn - link.turn === at && (link.parent === null) === (link.turn === 1)) {
+    if (
+      tipTurn !== null &&
+      link.turn !== null &&
+      tipTurn - link.turn === at &&
+      (link.parent === null) === (link.turn === 1)
+    ) {
       return { turn: link.turn, turns: tipTurn, prev: link.parent, next: at > 0 ? links[at - 1]!.sha : null };
     }
     const chain = (await this.walk(repo, tip)).reverse();
     const i = chain.findIndex((x) => x.sha === commit);
-    return { turn: chain[i]!.turn ?? i + 1, turns: chain.length, prev: i > 0 ? chain[i - 1]!.sha : null, next: i + 1 < chain.length ? chain[i + 1]!.sha : null };
+    return {
+      turn: chain[i]!.turn ?? i + 1,
+      turns: chain.length,
+      prev: i > 0 ? chain[i - 1]!.sha : null,
+      next: i + 1 < chain.length ? chain[i + 1]!.sha : null,
+    };
   }
 
   /** The repository's commit-graph, read once while the file stays the same; null when there is none this reader takes. */
@@ -1278,8 +1628,20 @@ class SessionMirror implements Mirror {
     // A config git cannot read is a difference the refs do not show: checked on the fast path too.
     const gitConfig = options.quick === true ? await this.store.readText(joinPath(repo.gitdir, 'config')) : null;
     // The state must have been recorded under this mirror's config (layout, identity): another's ids differ.
-    const stateConfig = () => `${configuredLayout(gitConfig) ?? this.layout}|${this.identity.name}|${this.identity.email}`;
-    if (options.quick === true && configReadable(gitConfig) && (await unchangedSinceSync(this.dag, this.states, repo, sessionId, this.store.workTree === true ? this.store : null, stateConfig()))) {
+    const stateConfig = () =>
+      `${configuredLayout(gitConfig) ?? this.layout}|${this.identity.name}|${this.identity.email}`;
+    if (
+      options.quick === true &&
+      configReadable(gitConfig) &&
+      (await unchangedSinceSync(
+        this.dag,
+        this.states,
+        repo,
+        sessionId,
+        this.store.workTree === true ? this.store : null,
+        stateConfig(),
+      ))
+    ) {
       return { sessionId, ok: true, differences: [], unchanged: true };
     }
     const session = await this.session(sessionId);
@@ -1287,17 +1649,24 @@ class SessionMirror implements Mirror {
       return { sessionId, ok: false, differences: [{ kind: 'missing-repo', detail: `no repository at ${repo.dir}` }] };
     }
     // Under the sync lock: a sync half done by another caller is not a difference.
-    return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () => this.verifyLocked(sessionId, session, repo));
+    return this.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () =>
+      this.verifyLocked(sessionId, session, repo),
+    );
   }
 
   private async verifyLocked(sessionId: string, session: Session, repo: Repo): Promise<VerifyReport> {
     const differences: Difference[] = [];
-    const report = (): VerifyReport => ({ sessionId, ok: differences.every((d) => d.kind === 'extra-branch'), differences });
+    const report = (): VerifyReport => ({
+      sessionId,
+      ok: differences.every((d) => d.kind === 'extra-branch'),
+      differences,
+    });
     const known: Known[] = [];
     try {
       const seen = new Set<string>();
       const none = new Map<string, Known>();
-      for await (const node of this.dag.nodesAfter(sessionId, 0, { batchSize: this.batchSize })) known.push(this.ingest(sessionId, node, seen, none, 0).known);
+      for await (const node of this.dag.nodesAfter(sessionId, 0, { batchSize: this.batchSize }))
+        known.push(this.ingest(sessionId, node, seen, none, 0).known);
     } catch (err) {
       if (!(err instanceof EntityGitError)) throw err;
       differences.push({ kind: 'dag-error', detail: err.message });
@@ -1325,7 +1694,12 @@ class SessionMirror implements Mirror {
       differences.push({ kind: 'corrupt', detail: (err as Error).message });
     }
     for (const name of actualBranches) {
-      if (!expectedNames.has(name)) differences.push({ kind: 'extra-branch', branch: name, detail: `branch ${name} is not derived from the DAG (kept: refs are never deleted)` });
+      if (!expectedNames.has(name))
+        differences.push({
+          kind: 'extra-branch',
+          branch: name,
+          detail: `branch ${name} is not derived from the DAG (kept: refs are never deleted)`,
+        });
     }
     if (!configReadable(await this.store.readText(joinPath(repo.gitdir, 'config')))) {
       differences.push({ kind: 'corrupt', detail: `${repo.gitdir}/config is missing or unreadable by git` });
@@ -1346,12 +1720,25 @@ class SessionMirror implements Mirror {
         entries = [];
       }
       const indexed = entries.filter((e) => e.path !== 'meta.json');
-      const same = indexed.length === expected.size && indexed.every((e) => expected.get(e.path) === e.oid) && (expected.size === 0 || entries.some((e) => e.path === 'meta.json'));
-      if (!same) differences.push({ kind: 'worktree-differs', branch: head, detail: `the index of ${repo.dir} does not hold the files of ${head}` });
+      const same =
+        indexed.length === expected.size &&
+        indexed.every((e) => expected.get(e.path) === e.oid) &&
+        (expected.size === 0 || entries.some((e) => e.path === 'meta.json'));
+      if (!same)
+        differences.push({
+          kind: 'worktree-differs',
+          branch: head,
+          detail: `the index of ${repo.dir} does not hold the files of ${head}`,
+        });
       // The files themselves: `git status` clean is the promise, not only the index.
       try {
         const tip = await repo.refs.resolve(`refs/heads/${head}`);
-        const meta = tip === null ? undefined : parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree')).find((e) => e.name === 'meta.json');
+        const meta =
+          tip === null
+            ? undefined
+            : parseTree(
+                await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'),
+              ).find((e) => e.name === 'meta.json');
         const target = new Map(expected);
         if (meta) target.set('meta.json', meta.oid);
         differences.push(...worktreeDifferences(await worktreeDamage(this.store, repo.dir, target), head, repo.dir));
@@ -1360,11 +1747,24 @@ class SessionMirror implements Mirror {
       }
     }
     if (derivation.head !== null && head !== derivation.head && expectedNames.has(derivation.head)) {
-      differences.push({ kind: 'head-differs', expected: derivation.head, actual: head, detail: `HEAD names ${head ?? 'nothing'}, the DAG head is on ${derivation.head}` });
+      differences.push({
+        kind: 'head-differs',
+        expected: derivation.head,
+        actual: head,
+        detail: `HEAD names ${head ?? 'nothing'}, the DAG head is on ${derivation.head}`,
+      });
     }
     // The ids themselves, once all else agrees: those a fresh backfill of this DAG writes.
-    if (differences.every((d) => d.kind === 'extra-branch')) await this.verifyIds(sessionId, layout, expectedNames, repo, differences);
-    await verifyFormatAndMeta(this.store, repo, session, this.identity, repo.objects.hash('blob', utf8(canonicalJson(metaOf(session)))), differences);
+    if (differences.every((d) => d.kind === 'extra-branch'))
+      await this.verifyIds(sessionId, layout, expectedNames, repo, differences);
+    await verifyFormatAndMeta(
+      this.store,
+      repo,
+      session,
+      this.identity,
+      repo.objects.hash('blob', utf8(canonicalJson(metaOf(session)))),
+      differences,
+    );
     return report();
   }
 
@@ -1374,21 +1774,46 @@ class SessionMirror implements Mirror {
    * (written by another config, or a format-1 history) and would then diverge from every other
    * mirror of the DAG.
    */
-  private async verifyIds(sessionId: string, layout: Layout, names: Set<string>, repo: Repo, differences: Difference[]): Promise<void> {
-    const fresh = new SessionMirror({ dag: this.dag, storage: memoryStorage(), root: '/expected', identity: this.identity, metadataKeys: this.keys, layout, batchSize: this.batchSize });
+  private async verifyIds(
+    sessionId: string,
+    layout: Layout,
+    names: Set<string>,
+    repo: Repo,
+    differences: Difference[],
+  ): Promise<void> {
+    const fresh = new SessionMirror({
+      dag: this.dag,
+      storage: memoryStorage(),
+      root: '/expected',
+      identity: this.identity,
+      metadataKeys: this.keys,
+      layout,
+      batchSize: this.batchSize,
+    });
     await fresh.sync(sessionId);
     const expected = new Map((await fresh.branches(sessionId)).map((b) => [b.name, b.commit]));
     for (const name of [...names].sort()) {
       const want = expected.get(name);
       const actual = await repo.refs.resolve(`refs/heads/${name}`).catch(() => null);
       if (want !== undefined && actual !== want) {
-        differences.push({ kind: 'ids-differ', branch: name, expected: want, actual, detail: `branch ${name} holds the DAG's turns under other commit ids than a fresh backfill writes (${want.slice(0, 10)})` });
+        differences.push({
+          kind: 'ids-differ',
+          branch: name,
+          expected: want,
+          actual,
+          detail: `branch ${name} holds the DAG's turns under other commit ids than a fresh backfill writes (${want.slice(0, 10)})`,
+        });
       }
     }
   }
 
   /** Compare one derived branch with the repository by trailers and message blobs. */
-  private async verifyBranch(repo: Repo, layout: Layout, b: BranchPlan<Known>, differences: Difference[]): Promise<void> {
+  private async verifyBranch(
+    repo: Repo,
+    layout: Layout,
+    b: BranchPlan<Known>,
+    differences: Difference[],
+  ): Promise<void> {
     let tip: string | null;
     try {
       tip = await repo.refs.resolve(`refs/heads/${b.name}`);
@@ -1397,14 +1822,22 @@ class SessionMirror implements Mirror {
       return;
     }
     if (tip === null) {
-      differences.push({ kind: 'missing-branch', branch: b.name, detail: `branch ${b.name} (${b.complete} turns) is missing` });
+      differences.push({
+        kind: 'missing-branch',
+        branch: b.name,
+        detail: `branch ${b.name} (${b.complete} turns) is missing`,
+      });
       return;
     }
     let chain: CommitInfo[];
     try {
       chain = (await this.walk(repo, tip)).reverse();
     } catch (err) {
-      differences.push({ kind: isEntityGitError(err, 'OBJECT_NOT_FOUND') ? 'missing-object' : 'corrupt', branch: b.name, detail: (err as Error).message });
+      differences.push({
+        kind: isEntityGitError(err, 'OBJECT_NOT_FOUND') ? 'missing-object' : 'corrupt',
+        branch: b.name,
+        detail: (err as Error).message,
+      });
       return;
     }
     const expectTurns = b.turns.slice(0, b.complete);
@@ -1414,7 +1847,10 @@ class SessionMirror implements Mirror {
       const last = t?.nodes.reduce((x, y) => (y.seq > x.seq ? y : x));
       if (!c || !t || !last || c.turn !== t.index || c.node !== last.id || c.seq !== last.seq) {
         differences.push({
-          kind: 'branch-differs', branch: b.name, expected: last ? `turn ${t!.index} ending at ${last.id}` : null, actual: c ? `turn ${c.turn} ending at ${c.node}` : null,
+          kind: 'branch-differs',
+          branch: b.name,
+          expected: last ? `turn ${t!.index} ending at ${last.id}` : null,
+          actual: c ? `turn ${c.turn} ending at ${c.node}` : null,
           detail: `branch ${b.name} differs from the DAG at turn ${k + 1} (${chain.length} commits, ${expectTurns.length} turns expected)`,
         });
         return;
@@ -1423,19 +1859,35 @@ class SessionMirror implements Mirror {
     const expected = new Map<string, string>();
     for (const t of expectTurns) for (const n of t.nodes) expected.set(messagePath(layout, n), n.blob);
     try {
-      const root = parseTree(await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'));
+      const root = parseTree(
+        await repo.objects.readTyped(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, 'tree'),
+      );
       const messages = root.find((e) => e.name === 'messages');
       const actual = messages ? await this.messageEntries(repo, messages.oid) : [];
       const same = actual.length === expected.size && actual.every((e) => expected.get(e.name) === e.oid);
       if (!same) {
-        differences.push({ kind: 'branch-differs', branch: b.name, detail: `the messages at the tip of ${b.name} differ from the DAG's nodes` });
+        differences.push({
+          kind: 'branch-differs',
+          branch: b.name,
+          detail: `the messages at the tip of ${b.name} differ from the DAG's nodes`,
+        });
         return;
       }
       for (const e of actual) {
-        if (!(await repo.objects.has(e.oid))) differences.push({ kind: 'missing-object', branch: b.name, actual: e.oid, detail: `blob ${e.oid} (${e.name}) is missing` });
+        if (!(await repo.objects.has(e.oid)))
+          differences.push({
+            kind: 'missing-object',
+            branch: b.name,
+            actual: e.oid,
+            detail: `blob ${e.oid} (${e.name}) is missing`,
+          });
       }
     } catch (err) {
-      differences.push({ kind: isEntityGitError(err, 'OBJECT_NOT_FOUND') ? 'missing-object' : 'corrupt', branch: b.name, detail: (err as Error).message });
+      differences.push({
+        kind: isEntityGitError(err, 'OBJECT_NOT_FOUND') ? 'missing-object' : 'corrupt',
+        branch: b.name,
+        detail: (err as Error).message,
+      });
     }
   }
 }

@@ -20,7 +20,14 @@ import { mirrorFiles } from './worktree-check.js';
  * a repository with commits must still have its index file. False, never an error, whenever anything is missing or
  * unreadable: the caller then does the full check, which reports what is wrong.
  */
-export async function unchangedSinceSync(dag: DagSource, states: StateCache, repo: { dir: string; gitdir: string; refs: RefStore }, sessionId: string, worktree: Store | null, config: string): Promise<boolean> {
+export async function unchangedSinceSync(
+  dag: DagSource,
+  states: StateCache,
+  repo: { dir: string; gitdir: string; refs: RefStore },
+  sessionId: string,
+  worktree: Store | null,
+  config: string,
+): Promise<boolean> {
   if (dag.changeMarker === undefined) return false;
   try {
     const recorded = await states.recorded(repo.gitdir, config);
@@ -29,7 +36,8 @@ export async function unchangedSinceSync(dag: DagSource, states: StateCache, rep
     if (marker === null || marker !== recorded.marker) return false;
     const tips = Object.entries(recorded.tips);
     for (const [branch, tip] of tips) if ((await repo.refs.resolve(`refs/heads/${branch}`)) !== tip) return false;
-    if (worktree !== null && tips.length > 0 && !(await worktreeAsIndexed(worktree, repo.dir, repo.gitdir))) return false;
+    if (worktree !== null && tips.length > 0 && !(await worktreeAsIndexed(worktree, repo.dir, repo.gitdir)))
+      return false;
     return recorded.head === null || (await repo.refs.headBranch()) === recorded.head;
   } catch {
     return false;
@@ -56,10 +64,19 @@ async function worktreeAsIndexed(store: Store, dir: string, gitdir: string): Pro
     const st = await store.lstat(joinPath(dir, e.path));
     if (st === null || !st.isFile()) return false;
     const now = entryFromStat(e.path, e.oid, st);
-    if (u32(now.size) !== u32(e.size) || u32(now.ino) !== u32(e.ino) || now.mtimeSec !== e.mtimeSec || now.mtimeNsec !== e.mtimeNsec) return false;
+    if (
+      u32(now.size) !== u32(e.size) ||
+      u32(now.ino) !== u32(e.ino) ||
+      now.mtimeSec !== e.mtimeSec ||
+      now.mtimeNsec !== e.mtimeNsec
+    )
+      return false;
     // Racy: written in the clock tick the index was (a checkout writes both within milliseconds),
     // so an edit in that tick could keep the stat. Its bytes are hashed instead, as git does.
-    if (now.mtimeSec > indexTime.mtimeSec || (now.mtimeSec === indexTime.mtimeSec && now.mtimeNsec >= indexTime.mtimeNsec)) {
+    if (
+      now.mtimeSec > indexTime.mtimeSec ||
+      (now.mtimeSec === indexTime.mtimeSec && now.mtimeNsec >= indexTime.mtimeNsec)
+    ) {
       const bytes = await store.read(joinPath(dir, e.path));
       if (bytes === null || objectId(store.codec, 'blob', bytes) !== e.oid) return false;
     }

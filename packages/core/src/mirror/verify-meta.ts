@@ -13,11 +13,21 @@ import { configuredFormat, formatFromTrees } from './repo-format.js';
  * format-1 history, which no sync adds to) and the meta ref (`meta-differs` when it does not show
  * the row as it is now: the next sync moves it).
  */
-export async function verifyFormatAndMeta(store: Store, repo: { gitdir: string; objects: ObjectStore; refs: RefStore }, session: Session, identity: Identity, metaOid: string, differences: Difference[]): Promise<void> {
+export async function verifyFormatAndMeta(
+  store: Store,
+  repo: { gitdir: string; objects: ObjectStore; refs: RefStore },
+  session: Session,
+  identity: Identity,
+  metaOid: string,
+  differences: Difference[],
+): Promise<void> {
   if (configuredFormat(await store.readText(joinPath(repo.gitdir, 'config'))) !== REPO_FORMAT) {
     try {
       if ((await formatFromTrees(repo.objects, repo.refs, metaOid)).format === 1) {
-        differences.push({ kind: 'format-old', detail: `${repo.gitdir} is in format 1 (meta.json holds the mutable session row); a full sync rebuilds it in format ${REPO_FORMAT}` });
+        differences.push({
+          kind: 'format-old',
+          detail: `${repo.gitdir} is in format 1 (meta.json holds the mutable session row); a full sync rebuilds it in format ${REPO_FORMAT}`,
+        });
       }
     } catch (err) {
       if (!(err instanceof Error)) throw err;
@@ -33,6 +43,11 @@ export async function verifyFormatAndMeta(store: Store, repo: { gitdir: string; 
   }
   const present = actual === expected && (await repo.objects.has(expected));
   if (!present) {
-    differences.push({ kind: 'meta-differs', expected, actual, detail: `${META_REF} does not show the session row as it is now; the next sync moves it` });
+    differences.push({
+      kind: 'meta-differs',
+      expected,
+      actual,
+      detail: `${META_REF} does not show the session row as it is now; the next sync moves it`,
+    });
   }
 }

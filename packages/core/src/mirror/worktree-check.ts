@@ -22,7 +22,11 @@ export interface WorktreeDamage {
  * Paths in `files` are taken for files without a stat (a backfill's thousands of message files
  * cost one directory listing, not a stat each).
  */
-export async function mirrorFiles(store: Store, dir: string, files: ReadonlyMap<string, unknown> = new Map()): Promise<string[]> {
+export async function mirrorFiles(
+  store: Store,
+  dir: string,
+  files: ReadonlyMap<string, unknown> = new Map(),
+): Promise<string[]> {
   const out: string[] = [];
   if ((await store.lstat(joinPath(dir, 'meta.json'))) !== null) out.push('meta.json');
   const walk = async (rel: string): Promise<void> => {
@@ -43,7 +47,11 @@ export async function mirrorFiles(store: Store, dir: string, files: ReadonlyMap<
 }
 
 /** How the working tree at `dir` differs from `target` (path → blob id); all lists empty when it does not. */
-export async function worktreeDamage(store: Store, dir: string, target: ReadonlyMap<string, string>): Promise<WorktreeDamage> {
+export async function worktreeDamage(
+  store: Store,
+  dir: string,
+  target: ReadonlyMap<string, string>,
+): Promise<WorktreeDamage> {
   const damage: WorktreeDamage = { missing: [], changed: [], extra: [] };
   for (const [path, oid] of target) {
     const st = await store.lstat(joinPath(dir, path));
@@ -64,9 +72,25 @@ export const worktreeDamaged = (d: WorktreeDamage): boolean => d.missing.length 
 /** Verify's differences for `damage` on branch `head`. */
 export function worktreeDifferences(damage: WorktreeDamage, head: string, dir: string): Difference[] {
   const out: Difference[] = [];
-  const list = (paths: string[]) => (paths.length > 5 ? `${paths.slice(0, 5).join(', ')} and ${paths.length - 5} more` : paths.join(', '));
-  if (damage.missing.length > 0) out.push({ kind: 'worktree-differs', branch: head, detail: `the working tree of ${dir} lacks ${list(damage.missing)} of ${head}` });
-  if (damage.changed.length > 0) out.push({ kind: 'worktree-differs', branch: head, detail: `the working tree of ${dir} holds other bytes in ${list(damage.changed)} than ${head}` });
-  if (damage.extra.length > 0) out.push({ kind: 'worktree-differs', branch: head, detail: `the working tree of ${dir} holds ${list(damage.extra)}, which ${head} does not have` });
+  const list = (paths: string[]) =>
+    paths.length > 5 ? `${paths.slice(0, 5).join(', ')} and ${paths.length - 5} more` : paths.join(', ');
+  if (damage.missing.length > 0)
+    out.push({
+      kind: 'worktree-differs',
+      branch: head,
+      detail: `the working tree of ${dir} lacks ${list(damage.missing)} of ${head}`,
+    });
+  if (damage.changed.length > 0)
+    out.push({
+      kind: 'worktree-differs',
+      branch: head,
+      detail: `the working tree of ${dir} holds other bytes in ${list(damage.changed)} than ${head}`,
+    });
+  if (damage.extra.length > 0)
+    out.push({
+      kind: 'worktree-differs',
+      branch: head,
+      detail: `the working tree of ${dir} holds ${list(damage.extra)}, which ${head} does not have`,
+    });
   return out;
 }

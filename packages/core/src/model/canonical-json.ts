@@ -43,11 +43,13 @@ export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) 
     if (typeof p === 'string') at += encoder.encodeInto(p, out.subarray(at)).written;
     else {
       out[at++] = 0x22;
-      for (const slice of slices(p.big)) at += encoder.encodeInto(JSON.stringify(slice).slice(1, -1), out.subarray(at)).written;
+      for (const slice of slices(p.big))
+        at += encoder.encodeInto(JSON.stringify(slice).slice(1, -1), out.subarray(at)).written;
       out[at++] = 0x22;
     }
   }
-  if (at !== out.length) throw new EntityGitError('NON_JSON_VALUE', `canonical JSON came out ${at - head.length} bytes, not ${size}`);
+  if (at !== out.length)
+    throw new EntityGitError('NON_JSON_VALUE', `canonical JSON came out ${at - head.length} bytes, not ${size}`);
   return out;
 }
 
@@ -86,7 +88,13 @@ function bigLength(text: string): number {
 }
 
 /** {@link write}, emitting pieces: large strings go out unescaped, for the caller to slice. */
-function emit(value: unknown, indent: string, seen: Set<object>, path: string, out: (piece: string | { big: string }) => void): void {
+function emit(
+  value: unknown,
+  indent: string,
+  seen: Set<object>,
+  path: string,
+  out: (piece: string | { big: string }) => void,
+): void {
   if (typeof value === 'string' && value.length >= BIG) return out({ big: value });
   if (scalar(value, path)) return out(JSON.stringify(value));
   const obj = value as object;

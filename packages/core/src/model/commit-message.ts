@@ -78,7 +78,8 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   if (reply) body.push(`assistant: ${reply.text}`);
   const counts = new Map<string, number>();
   for (const n of nodes) if (n.role === 'tool' && n.tool !== null) counts.set(n.tool, (counts.get(n.tool) ?? 0) + 1);
-  if (counts.size > 0) body.push(`tools: ${[...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ')}`);
+  if (counts.size > 0)
+    body.push(`tools: ${[...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ')}`);
   if (body.length > 0) lines.push('', ...body);
 
   let first = Infinity;
@@ -97,7 +98,13 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   lines.push('', `[meta: ${meta.join(', ')}]`);
 
   const lastNode = nodes.reduce((a, b) => (b.seq > a.seq ? b : a));
-  lines.push('', `Session: ${encodeId(sessionId)}`, `Turn: ${turn}`, `Node: ${encodeId(lastNode.id)}`, `Seq: ${lastNode.seq}`);
+  lines.push(
+    '',
+    `Session: ${encodeId(sessionId)}`,
+    `Turn: ${turn}`,
+    `Node: ${encodeId(lastNode.id)}`,
+    `Seq: ${lastNode.seq}`,
+  );
   return lines.join('\n') + '\n';
 }
 

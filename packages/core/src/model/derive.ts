@@ -48,16 +48,24 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
   const byId = new Map<string, N>();
   const seqs = new Set<number>();
   for (const n of nodes) {
-    if (byId.has(n.id)) throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(n.id)} appears twice`, { nodeId: n.id });
+    if (byId.has(n.id))
+      throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(n.id)} appears twice`, { nodeId: n.id });
     if (seqs.has(n.seq)) throw new EntityGitError('DAG_DUPLICATE_SEQ', `seq ${n.seq} appears twice`, { seq: n.seq });
     byId.set(n.id, n);
     seqs.add(n.seq);
   }
   const sorted = [...nodes].sort((a, b) => a.seq - b.seq);
   for (const n of sorted) {
-    for (const [edge, target] of [['predecessor', n.predecessor], ['caller', n.caller]] as const) {
+    for (const [edge, target] of [
+      ['predecessor', n.predecessor],
+      ['caller', n.caller],
+    ] as const) {
       if (target !== null && !byId.has(target)) {
-        throw new EntityGitError('DAG_MISSING_PREDECESSOR', `node ${JSON.stringify(n.id)} has ${edge} ${JSON.stringify(target)}, which is not in the DAG`, { nodeId: n.id, [edge]: target });
+        throw new EntityGitError(
+          'DAG_MISSING_PREDECESSOR',
+          `node ${JSON.stringify(n.id)} has ${edge} ${JSON.stringify(target)}, which is not in the DAG`,
+          { nodeId: n.id, [edge]: target },
+        );
       }
     }
   }
@@ -87,7 +95,8 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
       const siblings = children.get(forkParent(c, byId, sorted.length))!;
       if (siblings.length > 1 && siblings[0] !== c) deviation = c;
     }
-    const name = deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
+    const name =
+      deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
     const onPath = new Set<N>(chain);
     for (const c of chain) for (const r of riders.get(c.id) ?? []) onPath.add(r);
     const path = [...onPath].sort((a, b) => a.seq - b.seq);
@@ -101,7 +110,9 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
   // A node on no leaf's chain can only sit on a predecessor loop (every other node leads to a leaf).
   const stranded = sorted.find((n) => !rides(n) && !reached.has(n.id));
   if (stranded) {
-    throw new EntityGitError('DAG_CYCLE', `node ${JSON.stringify(stranded.id)} is on a predecessor cycle`, { nodeId: stranded.id });
+    throw new EntityGitError('DAG_CYCLE', `node ${JSON.stringify(stranded.id)} is on a predecessor cycle`, {
+      nodeId: stranded.id,
+    });
   }
 
   let headBranch: string | null = null;
@@ -138,7 +149,8 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 function forkParent<N extends NodeShape>(n: N, byId: Map<string, N>, limit: number): string {
   let p = n.predecessor === null ? undefined : byId.get(n.predecessor);
   for (let steps = 0; p !== undefined && rides(p); steps++) {
-    if (steps > limit) throw new EntityGitError('DAG_CYCLE', `the predecessor chain of ${JSON.stringify(n.id)} loops`, { nodeId: n.id });
+    if (steps > limit)
+      throw new EntityGitError('DAG_CYCLE', `the predecessor chain of ${JSON.stringify(n.id)} loops`, { nodeId: n.id });
     p = p.predecessor === null ? undefined : byId.get(p.predecessor);
   }
   return p?.id ?? '';
@@ -150,7 +162,9 @@ function chainOf<N extends NodeShape>(leaf: N, byId: Map<string, N>, limit: numb
   for (let n: N | undefined = leaf; n; n = n.predecessor === null ? undefined : byId.get(n.predecessor)) {
     chain.push(n);
     if (chain.length > limit) {
-      throw new EntityGitError('DAG_CYCLE', `the predecessor chain of ${JSON.stringify(leaf.id)} loops`, { nodeId: leaf.id });
+      throw new EntityGitError('DAG_CYCLE', `the predecessor chain of ${JSON.stringify(leaf.id)} loops`, {
+        nodeId: leaf.id,
+      });
     }
   }
   return chain.reverse();

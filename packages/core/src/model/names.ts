@@ -16,7 +16,9 @@ export function assertId(id: unknown, what = 'id'): asserts id is string {
     throw new EntityGitError('INVALID_ID', `${what} must be a non-empty string`, { id });
   }
   if (encoder.encode(id).length > MAX_ID_BYTES) {
-    throw new EntityGitError('INVALID_ID', `${what} is longer than ${MAX_ID_BYTES} bytes`, { bytes: encoder.encode(id).length });
+    throw new EntityGitError('INVALID_ID', `${what} is longer than ${MAX_ID_BYTES} bytes`, {
+      bytes: encoder.encode(id).length,
+    });
   }
 }
 
@@ -34,7 +36,14 @@ export function encodeId(id: string): string {
     const c = chars[i]!;
     if (SAFE.test(c)) {
       out += c;
-    } else if (c === '.' && i > 0 && i < chars.length - 1 && chars[i - 1] !== '.' && chars[i + 1] !== '.' && i !== lockAt) {
+    } else if (
+      c === '.' &&
+      i > 0 &&
+      i < chars.length - 1 &&
+      chars[i - 1] !== '.' &&
+      chars[i + 1] !== '.' &&
+      i !== lockAt
+    ) {
       out += c;
     } else {
       for (const b of encoder.encode(c)) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');

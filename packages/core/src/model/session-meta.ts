@@ -27,7 +27,15 @@ export const META_REF = 'refs/entity-git/meta';
  * already shows (the branch it names).
  */
 export function sessionRecord(s: Session): JsonValue {
-  return { id: s.id, title: s.title, agent_id: s.agent_id, model: s.model, project_id: s.project_id, created_at: s.created_at, metadata: s.metadata };
+  return {
+    id: s.id,
+    title: s.title,
+    agent_id: s.agent_id,
+    model: s.model,
+    project_id: s.project_id,
+    created_at: s.created_at,
+    metadata: s.metadata,
+  };
 }
 
 /**

@@ -8,7 +8,10 @@ export function textOf(content: JsonValue | undefined, depth = 0): string {
   if (typeof content === 'string') return content;
   if (depth > 8 || content === null || typeof content !== 'object') return '';
   if (Array.isArray(content)) {
-    return content.map((part) => textOf(part, depth + 1)).filter((t) => t !== '').join(' ');
+    return content
+      .map((part) => textOf(part, depth + 1))
+      .filter((t) => t !== '')
+      .join(' ');
   }
   if (typeof content.text === 'string') return content.text;
   if (content.content !== undefined) return textOf(content.content, depth + 1);

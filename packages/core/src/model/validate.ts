@@ -14,13 +14,21 @@ export function validateNode(node: unknown): asserts node is DagNode {
     throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(n.id)}: seq must be a positive integer`, where);
   }
   if (!ROLES.includes(n.role as never)) {
-    throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(n.id)}: role must be one of ${ROLES.join(', ')}`, where);
+    throw new EntityGitError(
+      'INVALID_NODE',
+      `node ${JSON.stringify(n.id)}: role must be one of ${ROLES.join(', ')}`,
+      where,
+    );
   }
   for (const edge of ['predecessor', 'caller'] as const) {
     if (n[edge] !== null) assertId(n[edge], `node ${JSON.stringify(n.id)} ${edge}`);
   }
   if (typeof n.created_at !== 'number' || !Number.isFinite(n.created_at)) {
-    throw new EntityGitError('INVALID_NODE', `node ${JSON.stringify(n.id)}: created_at must be a finite number of seconds`, where);
+    throw new EntityGitError(
+      'INVALID_NODE',
+      `node ${JSON.stringify(n.id)}: created_at must be a finite number of seconds`,
+      where,
+    );
   }
   assertJson(n.content, 'content');
   assertJson(n.metadata, 'metadata');
@@ -31,7 +39,8 @@ export function validateNode(node: unknown): asserts node is DagNode {
  * validated (`INVALID_SESSION`, `INVALID_ID`, `NON_JSON_VALUE`).
  */
 export function sessionRow(input: Partial<Session> & { id: string }, now: () => number): Session {
-  if (typeof input !== 'object' || input === null) throw new EntityGitError('INVALID_SESSION', 'a session must be an object');
+  if (typeof input !== 'object' || input === null)
+    throw new EntityGitError('INVALID_SESSION', 'a session must be an object');
   const session: Session = {
     id: input.id,
     title: input.title ?? null,
@@ -48,7 +57,8 @@ export function sessionRow(input: Partial<Session> & { id: string }, now: () => 
 
 /** Checks a session row at the boundary; throws `INVALID_SESSION`, `INVALID_ID` or `NON_JSON_VALUE`. */
 export function validateSession(session: unknown): asserts session is Session {
-  if (typeof session !== 'object' || session === null) throw new EntityGitError('INVALID_SESSION', 'a session must be an object');
+  if (typeof session !== 'object' || session === null)
+    throw new EntityGitError('INVALID_SESSION', 'a session must be an object');
   const s = session as Record<string, unknown>;
   assertId(s.id, 'session id');
   for (const key of ['title', 'agent_id', 'model', 'project_id'] as const) {

@@ -67,7 +67,10 @@ export function parseGitConfig(text: string): GitConfig {
 export function configValue(config: GitConfig, key: string): string | undefined {
   const first = key.indexOf('.');
   const last = key.lastIndexOf('.');
-  const name = first === last ? key.toLowerCase() : `${key.slice(0, first).toLowerCase()}${key.slice(first, last)}${key.slice(last).toLowerCase()}`;
+  const name =
+    first === last
+      ? key.toLowerCase()
+      : `${key.slice(0, first).toLowerCase()}${key.slice(first, last)}${key.slice(last).toLowerCase()}`;
   const list = config.get(name);
   return list?.[list.length - 1];
 }

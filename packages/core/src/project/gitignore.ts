@@ -32,8 +32,18 @@ function classToRegex(glob: string, start: number): [string, number] | null {
       if (end > 0) {
         const name = glob.slice(i + 2, end);
         const named: Record<string, string> = {
-          alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: ' \\t\\n\\r\\f\\v',
-          xdigit: '0-9a-fA-F', punct: '!-\\/:-@\\[-`{-~', blank: ' \\t', cntrl: '\\x00-\\x1f\\x7f', print: ' -~', graph: '!-~',
+          alpha: 'a-zA-Z',
+          digit: '0-9',
+          alnum: 'a-zA-Z0-9',
+          upper: 'A-Z',
+          lower: 'a-z',
+          space: ' \\t\\n\\r\\f\\v',
+          xdigit: '0-9a-fA-F',
+          punct: '!-\\/:-@\\[-`{-~',
+          blank: ' \\t',
+          cntrl: '\\x00-\\x1f\\x7f',
+          print: ' -~',
+          graph: '!-~',
         };
         if (named[name] === undefined) return null;
         body += named[name];

@@ -7,7 +7,17 @@ import { Store, joinPath, utf8 } from '../storage/store.js';
 import { configBool, configValue, parseGitConfig, type GitConfig } from './git-config.js';
 import { isIgnored, parseIgnore, type IgnoreStack } from './gitignore.js';
 import { operationsInProgress } from './operations.js';
-import { applicableUpdates, type ChangedPath, type CommitDone, type CommitRequest, type FileState, type IndexUpdate, type ProjectGitEngine, type RepoState, type WorkdirState } from './project-git-engine.js';
+import {
+  applicableUpdates,
+  type ChangedPath,
+  type CommitDone,
+  type CommitRequest,
+  type FileState,
+  type IndexUpdate,
+  type ProjectGitEngine,
+  type RepoState,
+  type WorkdirState,
+} from './project-git-engine.js';
 import { normalizeAbsolute } from './paths.js';
 import { readWorkIndex, unsupportedIndex, writeWorkIndex, type WorkIndex, type WorkIndexEntry } from './work-index.js';
 
@@ -41,7 +51,8 @@ const parent = (p: string) => {
   const i = p.lastIndexOf('/');
   return i <= 0 ? '/' : p.slice(0, i);
 };
-const resolvePath = (base: string, p: string) => normalizeAbsolute(p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) ? p : `${base}/${p}`);
+const resolvePath = (base: string, p: string) =>
+  normalizeAbsolute(p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) ? p : `${base}/${p}`);
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 interface Flat {
@@ -50,7 +61,13 @@ interface Flat {
 }
 
 /** Stat data as the index records it: whole seconds and nanoseconds, truncated to 32 bits. */
-function statTimes(st: StorageStat): { mtimeSec: number; mtimeNsec: number; ctimeSec: number; ctimeNsec: number; nsExact: boolean } {
+function statTimes(st: StorageStat): {
+  mtimeSec: number;
+  mtimeNsec: number;
+  ctimeSec: number;
+  ctimeNsec: number;
+  nsExact: boolean;
+} {
   const split = (ms: number, ns: bigint | undefined): [number, number] => {
     if (ns !== undefined) return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
     const sec = Math.floor(ms / 1000);
@@ -92,7 +109,12 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
 
   const fail = (what: string, err: unknown, data: Record<string, unknown> = {}): never => {
     if (err instanceof EntityGitError) throw err;
-    throw new EntityGitError('PROJECT_GIT_ERROR', `[${ISO_GIT_ENGINE}] ${what}: ${(err as Error)?.message ?? String(err)}`, data, { cause: err });
+    throw new EntityGitError(
+      'PROJECT_GIT_ERROR',
+      `[${ISO_GIT_ENGINE}] ${what}: ${(err as Error)?.message ?? String(err)}`,
+      data,
+      { cause: err },
+    );
   };
   const readText = (p: string) => store.readText(p);
   /** A file's text; null when absent or not a file (a `.gitignore` that is a directory counts for nothing, as in git). */
@@ -130,7 +152,8 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
     const main = parseGitConfig((await readText(joinPath(commonDir, 'config'))) ?? '');
     if (!configBool(main, 'extensions.worktreeconfig', false)) return main;
     const merged = new Map(main);
-    for (const [k, v] of parseGitConfig((await readText(joinPath(gitdir, 'config.worktree'))) ?? '')) merged.set(k, [...(merged.get(k) ?? []), ...v]);
+    for (const [k, v] of parseGitConfig((await readText(joinPath(gitdir, 'config.worktree'))) ?? ''))
+      merged.set(k, [...(merged.get(k) ?? []), ...v]);
     return merged;
   }
 
@@ -141,7 +164,12 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
     return { index: readWorkIndex(data, codec), mtime };
   }
 
-  async function unsupportedReason(root: string, gitdir: string, commonDir: string, config: GitConfig): Promise<string | null> {
+  async function unsupportedReason(
+    root: string,
+    gitdir: string,
+    commonDir: string,
+    config: GitConfig,
+  ): Promise<string | null> {
     const version = Number(configValue(config, 'core.repositoryformatversion') ?? '0');
     if (version > 1) return `repository format version ${version}`;
     if (version === 1) {
@@ -154,9 +182,11 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       }
     }
     const autocrlf = configValue(config, 'core.autocrlf')?.toLowerCase();
-    if (autocrlf !== undefined && autocrlf !== 'false') return `core.autocrlf=${autocrlf} (line endings are not converted by this engine)`;
+    if (autocrlf !== undefined && autocrlf !== 'false')
+      return `core.autocrlf=${autocrlf} (line endings are not converted by this engine)`;
     for (const attributes of [joinPath(root, '.gitattributes'), joinPath(commonDir, 'info', 'attributes')]) {
-      if (/(^|\s)filter=/m.test((await readText(attributes)) ?? '')) return 'a clean/smudge filter in the git attributes (e.g. Git LFS)';
+      if (/(^|\s)filter=/m.test((await readText(attributes)) ?? ''))
+        return 'a clean/smudge filter in the git attributes (e.g. Git LFS)';
     }
     try {
       return unsupportedIndex((await readIndex(gitdir)).index);
@@ -188,7 +218,11 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       }
       // A `.git` git cannot use stops discovery with an error in git too: never a reason to init, or to look further up.
       if ((await store.lstat(joinPath(dir, '.git'))) !== null) {
-        throw new EntityGitError('PROJECT_GIT_ERROR', `[${ISO_GIT_ENGINE}] ${dir}/.git is not a git directory git could use`, { workdir, dir });
+        throw new EntityGitError(
+          'PROJECT_GIT_ERROR',
+          `[${ISO_GIT_ENGINE}] ${dir}/.git is not a git directory git could use`,
+          { workdir, dir },
+        );
       }
       if (await isGitDir(dir)) return { kind: 'bare', gitdir: dir };
       if (dir === '/' || parent(dir) === dir) break;
@@ -209,12 +243,22 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       branch = target.startsWith('refs/heads/') ? target : null;
       headOid = await refs.resolve(target);
     } else headOid = head;
-    const ops = await operationsInProgress(async (n) => (await store.lstat(joinPath(gitdir!, n))) !== null, (n) => readText(joinPath(gitdir!, n)));
+    const ops = await operationsInProgress(
+      async (n) => (await store.lstat(joinPath(gitdir!, n))) !== null,
+      (n) => readText(joinPath(gitdir!, n)),
+    );
     const prefix = workdir === root ? '' : workdir.slice(root === '/' ? 1 : root.length + 1);
     return {
       kind: 'repository',
       repo: {
-        root, prefix, gitdir, commonDir, linkedWorktree: commonDir !== gitdir, branch, head: headOid, operations: ops,
+        root,
+        prefix,
+        gitdir,
+        commonDir,
+        linkedWorktree: commonDir !== gitdir,
+        branch,
+        head: headOid,
+        operations: ops,
         unsupported: await unsupportedReason(root, gitdir, commonDir, config),
       },
     };
@@ -248,10 +292,15 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
   /** Whether stat data proves the file unchanged since the index entry was written (git's racy-git rule included). */
   function statClean(e: WorkIndexEntry, st: StorageStat, indexStat: StorageStat | null): boolean {
     const t = statTimes(st);
-    if ((st.size >>> 0) !== e.size || (st.ino >>> 0) !== e.ino) return false;
+    if (st.size >>> 0 !== e.size || st.ino >>> 0 !== e.ino) return false;
     if (e.size === 0 && e.oid !== EMPTY_BLOB) return false;
     if (t.mtimeSec >>> 0 !== e.mtimeSec || t.ctimeSec >>> 0 !== e.ctimeSec) return false;
-    if (t.nsExact ? t.mtimeNsec !== e.mtimeNsec || t.ctimeNsec !== e.ctimeNsec : Math.floor(t.mtimeNsec / 1e6) !== Math.floor(e.mtimeNsec / 1e6)) return false;
+    if (
+      t.nsExact
+        ? t.mtimeNsec !== e.mtimeNsec || t.ctimeNsec !== e.ctimeNsec
+        : Math.floor(t.mtimeNsec / 1e6) !== Math.floor(e.mtimeNsec / 1e6)
+    )
+      return false;
     if (indexStat === null) return false;
     // Written in the same instant as the index (or later): the stat data cannot tell a change apart.
     const it = statTimes(indexStat);
@@ -277,11 +326,32 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
   async function status(repo: RepoState): Promise<ChangedPath[]> {
     const objects = new ObjectStore(store, repo.commonDir);
     const fileMode = await fileModeOf(repo);
-    const [{ index, mtime: indexStat }, head] = await Promise.all([readIndex(repo.gitdir).catch((err) => fail('read the index', err)), flatTree(objects, repo.head)]);
-    const flags = new Map<string, { staged: boolean; unstaged: boolean; untracked: boolean; conflicted: boolean; submodule: boolean }>();
-    const mark = (path: string, f: Partial<{ staged: boolean; unstaged: boolean; untracked: boolean; conflicted: boolean; submodule: boolean }>) => {
-      const cur = flags.get(path) ?? { staged: false, unstaged: false, untracked: false, conflicted: false, submodule: false };
-      flags.set(path, { staged: cur.staged || !!f.staged, unstaged: cur.unstaged || !!f.unstaged, untracked: cur.untracked || !!f.untracked, conflicted: cur.conflicted || !!f.conflicted, submodule: cur.submodule || !!f.submodule });
+    const [{ index, mtime: indexStat }, head] = await Promise.all([
+      readIndex(repo.gitdir).catch((err) => fail('read the index', err)),
+      flatTree(objects, repo.head),
+    ]);
+    const flags = new Map<
+      string,
+      { staged: boolean; unstaged: boolean; untracked: boolean; conflicted: boolean; submodule: boolean }
+    >();
+    const mark = (
+      path: string,
+      f: Partial<{ staged: boolean; unstaged: boolean; untracked: boolean; conflicted: boolean; submodule: boolean }>,
+    ) => {
+      const cur = flags.get(path) ?? {
+        staged: false,
+        unstaged: false,
+        untracked: false,
+        conflicted: false,
+        submodule: false,
+      };
+      flags.set(path, {
+        staged: cur.staged || !!f.staged,
+        unstaged: cur.unstaged || !!f.unstaged,
+        untracked: cur.untracked || !!f.untracked,
+        conflicted: cur.conflicted || !!f.conflicted,
+        submodule: cur.submodule || !!f.submodule,
+      });
     };
 
     const stage0 = new Map<string, WorkIndexEntry>();
@@ -297,7 +367,8 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
     for (const [path, e] of stage0) {
       const h = head.get(path);
       if (e.intentToAdd) mark(path, { unstaged: true });
-      else if (!h || h.oid !== e.oid || parseInt(h.mode, 8) !== e.mode) mark(path, { staged: true, submodule: e.mode === MODE_GITLINK || h?.mode === '160000' });
+      else if (!h || h.oid !== e.oid || parseInt(h.mode, 8) !== e.mode)
+        mark(path, { staged: true, submodule: e.mode === MODE_GITLINK || h?.mode === '160000' });
     }
     for (const [path, h] of head) if (!tracked.has(path)) mark(path, { staged: true, submodule: h.mode === '160000' });
     // Unstaged: the working tree against the index.
@@ -359,13 +430,23 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
   }
 
   /** A path's content as git would record it, with the stat taken before reading it (so a later write shows as a change). */
-  async function capture(root: string, path: string, fileMode: boolean, indexMode: number | undefined): Promise<{ state: FileState; st: StorageStat | null; data: Uint8Array | null }> {
+  async function capture(
+    root: string,
+    path: string,
+    fileMode: boolean,
+    indexMode: number | undefined,
+  ): Promise<{ state: FileState; st: StorageStat | null; data: Uint8Array | null }> {
     const full = joinPath(root, path);
     const st = await store.lstat(full);
-    if (st === null || !(st.isFile() || st.isSymbolicLink())) return { state: { path, oid: null, mode: null }, st: null, data: null };
+    if (st === null || !(st.isFile() || st.isSymbolicLink()))
+      return { state: { path, oid: null, mode: null }, st: null, data: null };
     if (st.isSymbolicLink() && !fs.readlink) {
       // Recording it as absent would commit its removal.
-      throw new EntityGitError('PROJECT_GIT_ERROR', `[${ISO_GIT_ENGINE}] ${full} is a symbolic link and this file system cannot read links`, { path: full });
+      throw new EntityGitError(
+        'PROJECT_GIT_ERROR',
+        `[${ISO_GIT_ENGINE}] ${full} is a symbolic link and this file system cannot read links`,
+        { path: full },
+      );
     }
     const data = st.isSymbolicLink() ? utf8(await fs.readlink!(full)) : await store.read(full);
     if (data === null) return { state: { path, oid: null, mode: null }, st: null, data: null };
@@ -382,14 +463,25 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
     } catch (err) {
       fail(`init ${workdir}`, err, { workdir });
     }
-    for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags', 'info']) await store.mkdirp(joinPath(gitdir, d));
-    await store.writeAtomic(joinPath(gitdir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n');
-    await store.writeAtomic(joinPath(gitdir, 'description'), "Unnamed repository; edit this file 'description' to name the repository.\n");
+    for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags', 'info'])
+      await store.mkdirp(joinPath(gitdir, d));
+    await store.writeAtomic(
+      joinPath(gitdir, 'config'),
+      '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n',
+    );
+    await store.writeAtomic(
+      joinPath(gitdir, 'description'),
+      "Unnamed repository; edit this file 'description' to name the repository.\n",
+    );
     await store.writeAtomic(joinPath(gitdir, 'HEAD'), `ref: refs/heads/${branch}\n`);
   }
 
   /** HEAD's tree with `changes` applied (null: remove). A file where a directory is needed gives way, as `update-index --replace` does. */
-  async function applyToTree(objects: ObjectStore, tree: string | null, changes: ReadonlyMap<string, Flat | null>): Promise<string | null> {
+  async function applyToTree(
+    objects: ObjectStore,
+    tree: string | null,
+    changes: ReadonlyMap<string, Flat | null>,
+  ): Promise<string | null> {
     const entries = new Map<string, TreeEntry>();
     if (tree !== null) for (const e of parseTree(await objects.readTyped(tree, 'tree'))) entries.set(e.name, e);
     const nested = new Map<string, Map<string, Flat | null>>();
@@ -418,7 +510,8 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
   }
 
   async function commit(repo: RepoState, req: CommitRequest): Promise<CommitDone | null> {
-    if (repo.branch === null) throw new EntityGitError('PROJECT_GIT_ERROR', `[${ISO_GIT_ENGINE}] no branch to commit on (HEAD is detached)`);
+    if (repo.branch === null)
+      throw new EntityGitError('PROJECT_GIT_ERROR', `[${ISO_GIT_ENGINE}] no branch to commit on (HEAD is detached)`);
     const branch = repo.branch;
     const objects = new ObjectStore(store, repo.commonDir);
     const refs = new RefStore(store, repo.commonDir, USER_REF_OPTIONS);
@@ -426,15 +519,23 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
     // The index lock first, as git commit takes it: a user's git that holds it makes us wait, never the reverse.
     return underIndexLock(repo, async (writeIndex) => {
       const headNow = ((await readText(joinPath(repo.gitdir, 'HEAD'))) ?? '').trim();
-      if (headNow !== `ref: ${branch}`) throw new EntityGitError('REF_CONFLICT', `[${ISO_GIT_ENGINE}] HEAD no longer names ${branch}`, { branch });
+      if (headNow !== `ref: ${branch}`)
+        throw new EntityGitError('REF_CONFLICT', `[${ISO_GIT_ENGINE}] HEAD no longer names ${branch}`, { branch });
       const { index, mtime: indexStat } = await readIndex(repo.gitdir);
       const indexModes = new Map(index.entries.filter((e) => e.stage === 0).map((e) => [e.path, e.mode]));
       const captured: Array<{ state: FileState; st: StorageStat | null; data: Uint8Array | null }> = [];
       for (const path of req.paths) captured.push(await capture(repo.root, path, fileMode, indexModes.get(path)));
       if (req.expect) {
         const expected = new Map(req.expect.map((f) => [f.path, f.oid]));
-        const moved = captured.filter((c) => expected.has(c.state.path) && expected.get(c.state.path) !== c.state.oid).map((c) => c.state.path);
-        if (moved.length > 0) throw new EntityGitError('WORKTREE_CHANGED', `[${ISO_GIT_ENGINE}] ${moved.join(', ')} changed since the agent's edit was recorded`, { paths: moved });
+        const moved = captured
+          .filter((c) => expected.has(c.state.path) && expected.get(c.state.path) !== c.state.oid)
+          .map((c) => c.state.path);
+        if (moved.length > 0)
+          throw new EntityGitError(
+            'WORKTREE_CHANGED',
+            `[${ISO_GIT_ENGINE}] ${moved.join(', ')} changed since the agent's edit was recorded`,
+            { paths: moved },
+          );
       }
       const changes = new Map<string, Flat | null>();
       for (const c of captured) {
@@ -444,10 +545,22 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       const headTree = repo.head === null ? null : parseCommit(await objects.readTyped(repo.head, 'commit')).tree;
       const tree = (await applyToTree(objects, headTree, changes)) ?? (await objects.write('tree', new Uint8Array(0)));
       if (tree === (headTree ?? EMPTY_TREE)) return null;
-      const commitId = await objects.write('commit', buildCommit({ tree, parents: repo.head === null ? [] : [repo.head], author: req.author, committer: req.committer, message: req.message }));
+      const commitId = await objects.write(
+        'commit',
+        buildCommit({
+          tree,
+          parents: repo.head === null ? [] : [repo.head],
+          author: req.author,
+          committer: req.committer,
+          message: req.message,
+        }),
+      );
       const who = { name: req.committer.name, email: req.committer.email };
       if (req.beforeBranchMoves) await req.beforeBranchMoves(commitId);
-      await refs.update(branch, commitId, { old: repo.head, reflog: { who, message: req.reflogMessage, alsoHead: !repo.linkedWorktree } });
+      await refs.update(branch, commitId, {
+        old: repo.head,
+        reflog: { who, message: req.reflogMessage, alsoHead: !repo.linkedWorktree },
+      });
       if (repo.linkedWorktree) {
         const line = `${repo.head ?? ZERO_OID} ${commitId} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${req.reflogMessage.replace(/\n/g, ' ')}\n`;
         await store.append(joinPath(repo.gitdir, 'logs', 'HEAD'), line);
@@ -494,7 +607,9 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
         const at = index.entries.filter((e) => e.path === u.path);
         if (at.some((e) => e.stage !== 0)) return null;
         const e = at[0];
-        return e === undefined ? { path: u.path, oid: null, mode: null } : { path: u.path, oid: e.oid, mode: e.mode.toString(8) };
+        return e === undefined
+          ? { path: u.path, oid: null, mode: null }
+          : { path: u.path, oid: e.oid, mode: e.mode.toString(8) };
       });
       const apply = applicableUpdates(updates, found);
       if (apply.length === 0) return found;
@@ -502,7 +617,10 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       for (const u of apply) {
         // Stat data only when the working file holds exactly the entry (as git's refresh would record it); else none, so it is hashed.
         const c = u.entry.oid === null ? null : await capture(repo.root, u.path, fileMode, parseInt(u.entry.mode!, 8));
-        set.push({ state: u.entry, st: c !== null && c.state.oid === u.entry.oid && c.state.mode === u.entry.mode ? c.st : null });
+        set.push({
+          state: u.entry,
+          st: c !== null && c.state.oid === u.entry.oid && c.state.mode === u.entry.mode ? c.st : null,
+        });
       }
       await writeIndex(nextIndex(index, indexStat, set));
       return found;
@@ -519,7 +637,10 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
    * taken over. `fn` writes the new index through `writeIndex` (renamed over the index); a lock it
    * did not turn into the index is removed.
    */
-  async function underIndexLock<T>(repo: RepoState, fn: (writeIndex: (index: WorkIndex) => Promise<void>) => Promise<T>): Promise<T> {
+  async function underIndexLock<T>(
+    repo: RepoState,
+    fn: (writeIndex: (index: WorkIndex) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
     const indexPath = joinPath(repo.gitdir, 'index');
     const lockPath = `${indexPath}.lock`;
     await acquireLockFile(store, lockPath, '', { timeoutMs: lockTimeoutMs, staleMs: Number.POSITIVE_INFINITY });
@@ -536,7 +657,11 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
   }
 
   /** The index with exactly the given paths set (stat data included where known, so status stays fast), racily-clean entries smudged. */
-  function nextIndex(index: WorkIndex, indexStat: StorageStat | null, captured: ReadonlyArray<{ state: FileState; st: StorageStat | null }>): WorkIndex {
+  function nextIndex(
+    index: WorkIndex,
+    indexStat: StorageStat | null,
+    captured: ReadonlyArray<{ state: FileState; st: StorageStat | null }>,
+  ): WorkIndex {
     const paths = new Set(captured.map((c) => c.state.path));
     const added = captured.filter((c) => c.state.oid !== null).map((c) => c.state.path);
     const it = indexStat === null ? null : statTimes(indexStat);
@@ -545,7 +670,8 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       // A committed file replaces a directory of entries, and a committed entry a file where its directory is.
       .filter((e) => !added.some((p) => e.path.startsWith(`${p}/`) || p.startsWith(`${e.path}/`)))
       .map((e) => {
-        const racy = it !== null && (e.mtimeSec > it.mtimeSec || (e.mtimeSec === it.mtimeSec && e.mtimeNsec >= it.mtimeNsec));
+        const racy =
+          it !== null && (e.mtimeSec > it.mtimeSec || (e.mtimeSec === it.mtimeSec && e.mtimeNsec >= it.mtimeNsec));
         return racy && e.oid !== EMPTY_BLOB ? { ...e, size: 0 } : e;
       });
     for (const c of captured) {
@@ -553,9 +679,22 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
       // Without stat data (as `update-index --index-info` leaves an entry) the file is hashed to compare.
       const t = c.st === null ? { ctimeSec: 0, ctimeNsec: 0, mtimeSec: 0, mtimeNsec: 0 } : statTimes(c.st);
       entries.push({
-        ctimeSec: t.ctimeSec, ctimeNsec: t.ctimeNsec, mtimeSec: t.mtimeSec, mtimeNsec: t.mtimeNsec,
-        dev: c.st?.dev ?? 0, ino: c.st?.ino ?? 0, mode: parseInt(c.state.mode!, 8), uid: c.st?.uid ?? 0, gid: c.st?.gid ?? 0, size: c.st?.size ?? 0,
-        oid: c.state.oid, stage: 0, assumeValid: false, skipWorktree: false, intentToAdd: false, path: c.state.path,
+        ctimeSec: t.ctimeSec,
+        ctimeNsec: t.ctimeNsec,
+        mtimeSec: t.mtimeSec,
+        mtimeNsec: t.mtimeNsec,
+        dev: c.st?.dev ?? 0,
+        ino: c.st?.ino ?? 0,
+        mode: parseInt(c.state.mode!, 8),
+        uid: c.st?.uid ?? 0,
+        gid: c.st?.gid ?? 0,
+        size: c.st?.size ?? 0,
+        oid: c.state.oid,
+        stage: 0,
+        assumeValid: false,
+        skipWorktree: false,
+        intentToAdd: false,
+        path: c.state.path,
       });
     }
     return { version: index.version, entries, extensions: index.extensions };
@@ -563,4 +702,3 @@ export function createIsoGitEngine(options: IsoGitEngineOptions): ProjectGitEngi
 
   return Object.freeze({ name: ISO_GIT_ENGINE, inspect, status, hashPaths, init, commit, treeEntries, updateIndex });
 }
-

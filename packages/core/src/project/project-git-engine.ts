@@ -123,13 +123,17 @@ export interface IndexUpdate {
 }
 
 /** Two index or tree entries alike: the same blob and mode, or both absent. */
-export const sameEntry = (a: FileState, b: FileState): boolean => a.oid === b.oid && (a.oid === null || a.mode === b.mode);
+export const sameEntry = (a: FileState, b: FileState): boolean =>
+  a.oid === b.oid && (a.oid === null || a.mode === b.mode);
 
 /**
  * The updates an engine's `updateIndex` applies, given what the index holds at each path
  * (`found`, null for a conflicted path): those whose expected entry is still there.
  */
-export function applicableUpdates(updates: readonly IndexUpdate[], found: readonly (FileState | null)[]): IndexUpdate[] {
+export function applicableUpdates(
+  updates: readonly IndexUpdate[],
+  found: readonly (FileState | null)[],
+): IndexUpdate[] {
   return updates.filter((u, i) => found[i] !== null && found[i] !== undefined && sameEntry(found[i]!, u.expect));
 }
 

@@ -5,11 +5,22 @@ import { foldLine } from '../model/text.js';
 import type { PendingEdit, ProjectJournal, ProjectLock } from './project-coordination.js';
 import type { Logger } from '../observe/logger.js';
 import { observeAfterTurn } from '../observe/observed.js';
-import { sameEntry, type ChangedPath, type CommitDone, type FileState, type InFlightCommit, type ProjectGitEngine, type RepoOperation, type RepoState, type WorkdirState } from './project-git-engine.js';
+import {
+  sameEntry,
+  type ChangedPath,
+  type CommitDone,
+  type FileState,
+  type InFlightCommit,
+  type ProjectGitEngine,
+  type RepoOperation,
+  type RepoState,
+  type WorkdirState,
+} from './project-git-engine.js';
 import { isAbsolute, normalizeAbsolute, toRepoPath, within } from './paths.js';
 
 /** The warning of DESIGN.md §4, word for word. */
-export const UNCOMMITTED_CHANGES_WARNING = "you have uncommitted changes, the agent's edits won't be auto-committed for now";
+export const UNCOMMITTED_CHANGES_WARNING =
+  "you have uncommitted changes, the agent's edits won't be auto-committed for now";
 
 /** Why `afterTurn` did not commit the turn's edits. */
 export type SkipReason =
@@ -187,7 +198,12 @@ export interface ProjectGitOptions {
 
 const OPERATION_ORDER: readonly RepoOperation[] = ['rebase', 'am', 'merge', 'cherry-pick', 'revert', 'bisect'];
 const OPERATION_NAMES: Record<RepoOperation, string> = {
-  rebase: 'a rebase', am: 'a `git am` session', merge: 'a merge', 'cherry-pick': 'a cherry-pick', revert: 'a revert', bisect: 'a bisect',
+  rebase: 'a rebase',
+  am: 'a `git am` session',
+  merge: 'a merge',
+  'cherry-pick': 'a cherry-pick',
+  revert: 'a revert',
+  bisect: 'a bisect',
 };
 /** Upper bound on attempts when the branch or a file moves between the decision and the commit. */
 const ATTEMPTS = 4;
@@ -230,7 +246,8 @@ export function memoryJournal(): ProjectJournal {
 const CRUD = /^[\x00-\x20.,:;<>"\\']+|[\x00-\x20.,:;<>"\\']+$/g;
 const tidy = (who: Identity): Identity => ({ name: who.name.replace(CRUD, ''), email: who.email.replace(CRUD, '') });
 /** A branch name `git check-ref-format --branch` accepts (the common rules; git has the last word). */
-const BRANCH = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock(?:\/|$))(?!.*\/\.)(?!\.)[^\x00-\x20\x7f~^:?*[\\]+(?<![./])$/;
+const BRANCH =
+  /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock(?:\/|$))(?!.*\/\.)(?!\.)[^\x00-\x20\x7f~^:?*[\\]+(?<![./])$/;
 
 function agentName(model: string, product: string): string {
   const m = foldLine(model, 80).replace(/[<>]/g, '').trim();
@@ -238,9 +255,19 @@ function agentName(model: string, product: string): string {
 }
 
 /** `[agent <session>] turn <N>: <subject>`, then the trailers that link the session repository. */
-export function projectCommitMessage(sessionId: string, turn: number, subject: string, sessionCommit: string | null): string {
+export function projectCommitMessage(
+  sessionId: string,
+  turn: number,
+  subject: string,
+  sessionCommit: string | null,
+): string {
   const id = encodeId(sessionId);
-  const lines = [subject === '' ? `[agent ${id}] turn ${turn}` : `[agent ${id}] turn ${turn}: ${subject}`, '', `Session: ${id}`, `Turn: ${turn}`];
+  const lines = [
+    subject === '' ? `[agent ${id}] turn ${turn}` : `[agent ${id}] turn ${turn}: ${subject}`,
+    '',
+    `Session: ${id}`,
+    `Turn: ${turn}`,
+  ];
   if (sessionCommit !== null) lines.push(`Session-Commit: ${sessionCommit}`);
   return `${lines.join('\n')}\n`;
 }
@@ -256,14 +283,23 @@ function validSnapshot(s: unknown, workdir: string): ProjectSnapshot {
   const o = s as Partial<ProjectSnapshot> | null;
   const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
   if (
-    typeof o !== 'object' || o === null || o.version !== 1 || typeof o.workdir !== 'string' ||
-    !(o.root === null || typeof o.root === 'string') || !(o.head === null || typeof o.head === 'string') ||
-    typeof o.state !== 'string' || !strings(o.dirty) || !strings(o.agentDirty)
+    typeof o !== 'object' ||
+    o === null ||
+    o.version !== 1 ||
+    typeof o.workdir !== 'string' ||
+    !(o.root === null || typeof o.root === 'string') ||
+    !(o.head === null || typeof o.head === 'string') ||
+    typeof o.state !== 'string' ||
+    !strings(o.dirty) ||
+    !strings(o.agentDirty)
   ) {
     throw new EntityGitError('INVALID_OPTION', 'snapshot is not a value beforeTurn returned', { snapshot: s });
   }
   if (normalizeAbsolute(o.workdir) !== workdir) {
-    throw new EntityGitError('INVALID_OPTION', `the snapshot was taken of ${o.workdir}, not of ${workdir}`, { snapshot: o.workdir, workdir });
+    throw new EntityGitError('INVALID_OPTION', `the snapshot was taken of ${o.workdir}, not of ${workdir}`, {
+      snapshot: o.workdir,
+      workdir,
+    });
   }
   return o as ProjectSnapshot;
 }
@@ -281,24 +317,41 @@ interface Turn {
 }
 
 function validTurn(input: AfterTurnInput): Turn {
-  if (typeof input !== 'object' || input === null) throw new EntityGitError('INVALID_OPTION', 'afterTurn needs an input object');
+  if (typeof input !== 'object' || input === null)
+    throw new EntityGitError('INVALID_OPTION', 'afterTurn needs an input object');
   const workdir = requireWorkdir(input.workdir);
   assertId(input.sessionId, 'sessionId');
-  if (!Number.isSafeInteger(input.turn) || input.turn < 1) throw new EntityGitError('INVALID_OPTION', `turn must be a positive integer: ${String(input.turn)}`);
+  if (!Number.isSafeInteger(input.turn) || input.turn < 1)
+    throw new EntityGitError('INVALID_OPTION', `turn must be a positive integer: ${String(input.turn)}`);
   if (typeof input.userMessage !== 'string') throw new EntityGitError('INVALID_OPTION', 'userMessage must be a string');
   if (typeof input.model !== 'string') throw new EntityGitError('INVALID_OPTION', 'model must be a string');
   const sessionCommit = input.sessionCommit ?? null;
-  if (sessionCommit !== null && !isOid(sessionCommit)) throw new EntityGitError('INVALID_OPTION', `sessionCommit must be a commit id: ${JSON.stringify(sessionCommit)}`);
+  if (sessionCommit !== null && !isOid(sessionCommit))
+    throw new EntityGitError('INVALID_OPTION', `sessionCommit must be a commit id: ${JSON.stringify(sessionCommit)}`);
   if (!Array.isArray(input.touchedPaths) || !input.touchedPaths.every((p) => typeof p === 'string')) {
     throw new EntityGitError('INVALID_OPTION', 'touchedPaths must be an array of strings');
   }
   const written = input.writtenBlobs ?? {};
-  if (typeof written !== 'object' || written === null || Array.isArray(written) || !Object.values(written).every((v) => v === null || isOid(v))) {
-    throw new EntityGitError('INVALID_OPTION', 'writtenBlobs must map paths to git blob ids (or null for a removed file)');
+  if (
+    typeof written !== 'object' ||
+    written === null ||
+    Array.isArray(written) ||
+    !Object.values(written).every((v) => v === null || isOid(v))
+  ) {
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      'writtenBlobs must map paths to git blob ids (or null for a removed file)',
+    );
   }
   return {
-    workdir, sessionId: input.sessionId, turn: input.turn, subject: foldLine(input.userMessage, 60), model: input.model, sessionCommit,
-    touched: [...input.touchedPaths], written: Object.entries(written),
+    workdir,
+    sessionId: input.sessionId,
+    turn: input.turn,
+    subject: foldLine(input.userMessage, 60),
+    model: input.model,
+    sessionCommit,
+    touched: [...input.touchedPaths],
+    written: Object.entries(written),
     snapshot: input.snapshot === undefined || input.snapshot === null ? null : validSnapshot(input.snapshot, workdir),
   };
 }
@@ -318,8 +371,13 @@ interface Journal {
 const isInFlight = (e: PendingEdit): boolean => e.inFlight !== undefined && e.inFlight !== null;
 /** A journal record of an in-flight commit as JSON brought it back: usable, or to be dropped. */
 const validFlight = (f: InFlightCommit): boolean =>
-  typeof f === 'object' && f !== null && isOid(f.commit) && (f.parent === null || isOid(f.parent)) && typeof f.branch === 'string' &&
-  Array.isArray(f.paths) && f.paths.every((p) => typeof p === 'string');
+  typeof f === 'object' &&
+  f !== null &&
+  isOid(f.commit) &&
+  (f.parent === null || isOid(f.parent)) &&
+  typeof f.branch === 'string' &&
+  Array.isArray(f.paths) &&
+  f.paths.every((p) => typeof p === 'string');
 
 /**
  * The project auto-commit logic (DESIGN.md §4), the one implementation; an engine supplies git.
@@ -327,17 +385,25 @@ const validFlight = (f: InFlightCommit): boolean =>
  */
 export function createProjectGit(options: ProjectGitOptions): ProjectGit {
   const engine = options.engine;
-  if (!engine || typeof engine.inspect !== 'function') throw new EntityGitError('INVALID_OPTION', 'createProjectGit needs an engine');
+  if (!engine || typeof engine.inspect !== 'function')
+    throw new EntityGitError('INVALID_OPTION', 'createProjectGit needs an engine');
   const product = foldLine(options.product ?? 'OpenProgram', 60).replace(/[<>]/g, '') || 'OpenProgram';
   const email = (options.committerEmail ?? 'agent@openprogram.invalid').replace(CRUD, '');
   assertIdentity({ name: 'agent', email });
   const author = options.author ? tidy(options.author) : null;
   if (author) assertIdentity(author);
-  if (options.initialBranch !== undefined && (typeof options.initialBranch !== 'string' || !BRANCH.test(options.initialBranch))) {
-    throw new EntityGitError('INVALID_OPTION', `initialBranch is not a valid branch name: ${JSON.stringify(options.initialBranch)}`);
+  if (
+    options.initialBranch !== undefined &&
+    (typeof options.initialBranch !== 'string' || !BRANCH.test(options.initialBranch))
+  ) {
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      `initialBranch is not a valid branch name: ${JSON.stringify(options.initialBranch)}`,
+    );
   }
   const withoutSnapshot = options.withoutSnapshot ?? 'skip';
-  if (withoutSnapshot !== 'skip' && withoutSnapshot !== 'trust-touched') throw new EntityGitError('INVALID_OPTION', `withoutSnapshot: ${String(withoutSnapshot)}`);
+  if (withoutSnapshot !== 'skip' && withoutSnapshot !== 'trust-touched')
+    throw new EntityGitError('INVALID_OPTION', `withoutSnapshot: ${String(withoutSnapshot)}`);
   const ttl = options.pendingTtlMs ?? 7 * DAY;
   const now = options.now ?? Date.now;
   const lock = serialized(options.lock);
@@ -365,7 +431,8 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     return j.all.filter((e) => !isInFlight(e) && e.at >= cutoff);
   };
   /** Replace the pending edits, keeping the in-flight commit records. */
-  const writePending = (j: Journal, edits: readonly PendingEdit[]): Promise<void> => j.write([...j.all.filter(isInFlight), ...edits]);
+  const writePending = (j: Journal, edits: readonly PendingEdit[]): Promise<void> =>
+    j.write([...j.all.filter(isInFlight), ...edits]);
 
   /**
    * Finish the index update of agent commits whose process died after the branch moved (the
@@ -384,8 +451,13 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       const f = e.inFlight!;
       if (!validFlight(f) || repo.head !== f.commit) continue;
       const paths = [...f.paths];
-      const [before, after] = await Promise.all([engine.treeEntries(repo, f.parent, paths), engine.treeEntries(repo, f.commit, paths)]);
-      const updates = paths.map((path, i) => ({ path, expect: before[i]!, entry: after[i]! })).filter((u) => !sameEntry(u.expect, u.entry));
+      const [before, after] = await Promise.all([
+        engine.treeEntries(repo, f.parent, paths),
+        engine.treeEntries(repo, f.commit, paths),
+      ]);
+      const updates = paths
+        .map((path, i) => ({ path, expect: before[i]!, entry: after[i]! }))
+        .filter((u) => !sameEntry(u.expect, u.entry));
       const found = updates.length === 0 ? [] : await engine.updateIndex(repo, updates);
       const set: string[] = [];
       const left: string[] = [];
@@ -394,16 +466,24 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         if (was !== null && sameEntry(was, u.expect)) set.push(u.path);
         else if (was === null || !sameEntry(was, u.entry)) left.push(u.path);
       });
-      const warning = left.length === 0 ? null
-        : `an interrupted auto-commit (${f.commit.slice(0, 12)}) could not finish updating the index: you have staged changes of your own on ${left.join(', ')} since, left as they are — check \`git status\` before committing`;
-      recovered.push(Object.freeze({ commit: f.commit, paths: Object.freeze(set), userPaths: Object.freeze(left), warning }));
+      const warning =
+        left.length === 0
+          ? null
+          : `an interrupted auto-commit (${f.commit.slice(0, 12)}) could not finish updating the index: you have staged changes of your own on ${left.join(', ')} since, left as they are — check \`git status\` before committing`;
+      recovered.push(
+        Object.freeze({ commit: f.commit, paths: Object.freeze(set), userPaths: Object.freeze(left), warning }),
+      );
     }
     await j.write(all.filter((x) => !isInFlight(x)));
     return recovered;
   };
 
   /** The current content of the dirty paths that pending edits name: the only files ever hashed. */
-  const currentOfPending = async (repo: RepoState, paths: readonly string[], pending: readonly PendingEdit[]): Promise<Map<string, FileState>> => {
+  const currentOfPending = async (
+    repo: RepoState,
+    paths: readonly string[],
+    pending: readonly PendingEdit[],
+  ): Promise<Map<string, FileState>> => {
     const named = new Set(pending.flatMap((e) => e.files.map((f) => f.path)));
     const wanted = paths.filter((p) => named.has(p));
     const current = new Map<string, FileState>();
@@ -425,8 +505,23 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
 
   async function beforeTurn(workdirInput: string): Promise<ProjectSnapshot> {
     const workdir = requireWorkdir(workdirInput);
-    const snapshot = (state: WorkdirState['kind'], root: string | null, head: string | null, dirty: string[], agentDirty: string[] = []): ProjectSnapshot =>
-      Object.freeze({ version: 1 as const, workdir, root, state, head, takenAt: now(), dirty: Object.freeze(dirty), agentDirty: Object.freeze(agentDirty) });
+    const snapshot = (
+      state: WorkdirState['kind'],
+      root: string | null,
+      head: string | null,
+      dirty: string[],
+      agentDirty: string[] = [],
+    ): ProjectSnapshot =>
+      Object.freeze({
+        version: 1 as const,
+        workdir,
+        root,
+        state,
+        head,
+        takenAt: now(),
+        dirty: Object.freeze(dirty),
+        agentDirty: Object.freeze(agentDirty),
+      });
     const first = await engine.inspect(workdir);
     if (first.kind === 'missing' || first.kind === 'not-a-directory') return snapshot(first.kind, null, null, []);
     return lock(lockKey(first, workdir), async () => {
@@ -445,13 +540,32 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       const dirty = (await engine.status(repo)).map((c) => c.path);
       const pending = freshPending(j);
       const owners = ownersOf(pending, await currentOfPending(repo, dirty, pending));
-      const taken = snapshot(state.kind, repo.root, repo.head, dirty.filter((p) => !owners.has(p)), dirty.filter((p) => owners.has(p)));
+      const taken = snapshot(
+        state.kind,
+        repo.root,
+        repo.head,
+        dirty.filter((p) => !owners.has(p)),
+        dirty.filter((p) => owners.has(p)),
+      );
       return recovered.length === 0 ? taken : Object.freeze({ ...taken, recovered: Object.freeze(recovered) });
     });
   }
 
-  const skip = (reason: Exclude<SkipReason, 'nothing-to-commit'>, warning: string, extra: Partial<Pick<SkippedResult, 'userPaths' | 'agentPaths' | 'ignoredPaths' | 'deferred'>> = {}): SkippedResult =>
-    Object.freeze({ status: 'skipped' as const, reason, warning, userPaths: [], agentPaths: [], deferred: [], ignoredPaths: [], ...extra });
+  const skip = (
+    reason: Exclude<SkipReason, 'nothing-to-commit'>,
+    warning: string,
+    extra: Partial<Pick<SkippedResult, 'userPaths' | 'agentPaths' | 'ignoredPaths' | 'deferred'>> = {},
+  ): SkippedResult =>
+    Object.freeze({
+      status: 'skipped' as const,
+      reason,
+      warning,
+      userPaths: [],
+      agentPaths: [],
+      deferred: [],
+      ignoredPaths: [],
+      ...extra,
+    });
 
   /** The user's paths before the turn, relative to `repo`; null when the snapshot cannot say. */
   function userBefore(t: Turn, repo: RepoState): { user: readonly string[]; agent: ReadonlySet<string> } | null {
@@ -459,12 +573,19 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     if (s === null) return null;
     if (s.root === repo.root) return { user: s.dirty, agent: new Set(s.agentDirty) };
     // A directory that had no repository: everything in it then was the user's.
-    if (s.root === null && s.state === 'not-a-repository') return { user: s.dirty.map((e) => (repo.prefix === '' ? e : `${repo.prefix}/${e}`)), agent: new Set() };
+    if (s.root === null && s.state === 'not-a-repository')
+      return { user: s.dirty.map((e) => (repo.prefix === '' ? e : `${repo.prefix}/${e}`)), agent: new Set() };
     if (s.root === null && s.state === 'missing') return { user: [], agent: new Set() };
     return null;
   }
 
-  async function commitFiles(repo: RepoState, j: Journal, who: { sessionId: string; turn: number; subject: string; model: string; sessionCommit: string | null; at: number }, paths: string[], expect?: FileState[]): Promise<CommitDone | null> {
+  async function commitFiles(
+    repo: RepoState,
+    j: Journal,
+    who: { sessionId: string; turn: number; subject: string; model: string; sessionCommit: string | null; at: number },
+    paths: string[],
+    expect?: FileState[],
+  ): Promise<CommitDone | null> {
     const committer = { name: agentName(who.model, product), email, time: Math.floor(now() / 1000) };
     const authorSig = { ...(author ?? committer), time: Math.floor(who.at / 1000) };
     const message = projectCommitMessage(who.sessionId, who.turn, who.subject, who.sessionCommit);
@@ -473,43 +594,99 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     const sorted = [...paths].sort();
     const beforeBranchMoves = async (commit: string): Promise<void> => {
       const record: PendingEdit = {
-        sessionId: who.sessionId, turn: who.turn, subject: who.subject, model: who.model, sessionCommit: who.sessionCommit, at: who.at, files: [],
+        sessionId: who.sessionId,
+        turn: who.turn,
+        subject: who.subject,
+        model: who.model,
+        sessionCommit: who.sessionCommit,
+        at: who.at,
+        files: [],
         inFlight: { commit, parent: repo.head, branch: repo.branch!, paths: sorted },
       };
       await j.write([...j.all, record]);
     };
-    const request = { paths: sorted, message, author: authorSig, committer, reflogMessage: `commit: ${message.slice(0, message.indexOf('\n'))}`, beforeBranchMoves };
+    const request = {
+      paths: sorted,
+      message,
+      author: authorSig,
+      committer,
+      reflogMessage: `commit: ${message.slice(0, message.indexOf('\n'))}`,
+      beforeBranchMoves,
+    };
     const done = await engine.commit(repo, expect ? { ...request, expect } : request);
-    if (done !== null && j.all.some((e) => e.inFlight?.commit === done.commit)) await j.write(j.all.filter((e) => e.inFlight?.commit !== done.commit));
+    if (done !== null && j.all.some((e) => e.inFlight?.commit === done.commit))
+      await j.write(j.all.filter((e) => e.inFlight?.commit !== done.commit));
     return done;
   }
 
-  async function attempt(t: Turn, recovered: RecoveredCommit[], seen: { mine: readonly string[]; ignored: readonly string[] }): Promise<AfterTurnResult> {
+  async function attempt(
+    t: Turn,
+    recovered: RecoveredCommit[],
+    seen: { mine: readonly string[]; ignored: readonly string[] },
+  ): Promise<AfterTurnResult> {
     const first = await engine.inspect(t.workdir);
-    if (first.kind === 'missing') return skip('workdir-missing', `the project directory ${t.workdir} does not exist, the agent's edits won't be auto-committed`);
-    if (first.kind === 'not-a-directory') return skip('workdir-not-a-directory', `the project path ${t.workdir} is not a directory, the agent's edits won't be auto-committed`);
+    if (first.kind === 'missing')
+      return skip(
+        'workdir-missing',
+        `the project directory ${t.workdir} does not exist, the agent's edits won't be auto-committed`,
+      );
+    if (first.kind === 'not-a-directory')
+      return skip(
+        'workdir-not-a-directory',
+        `the project path ${t.workdir} is not a directory, the agent's edits won't be auto-committed`,
+      );
     const key = lockKey(first, t.workdir);
     return lock(key, async () => {
       let state = await engine.inspect(t.workdir);
       if (lockKey(state, t.workdir) !== key) throw new Retry();
       if (state.kind === 'missing' || state.kind === 'not-a-directory') throw new Retry();
       if (state.kind === 'not-a-repository') {
-        const inside = t.touched.map((p) => toRepoPath(p, t.workdir, t.workdir, '')).filter((p): p is string => p !== null);
+        const inside = t.touched
+          .map((p) => toRepoPath(p, t.workdir, t.workdir, ''))
+          .filter((p): p is string => p !== null);
         // No edit, no repository: a project directory becomes one on the agent's first commit.
-        if (inside.length === 0) return Object.freeze({ status: 'skipped' as const, reason: 'nothing-to-commit' as const, warning: null, deferred: [], ignoredPaths: [...t.touched] });
+        if (inside.length === 0)
+          return Object.freeze({
+            status: 'skipped' as const,
+            reason: 'nothing-to-commit' as const,
+            warning: null,
+            deferred: [],
+            ignoredPaths: [...t.touched],
+          });
         await engine.init(t.workdir, initOptions);
         state = await engine.inspect(t.workdir);
-        if (state.kind !== 'repository') throw new EntityGitError('PROJECT_GIT_ERROR', `[${engine.name}] ${t.workdir} is still no repository after init`, { workdir: t.workdir, state: state.kind });
+        if (state.kind !== 'repository')
+          throw new EntityGitError(
+            'PROJECT_GIT_ERROR',
+            `[${engine.name}] ${t.workdir} is still no repository after init`,
+            { workdir: t.workdir, state: state.kind },
+          );
       }
-      if (state.kind === 'bare') return skip('bare-repository', `the project directory is a bare repository (or inside a git directory): there is no working tree to commit, the agent's edits won't be auto-committed`);
+      if (state.kind === 'bare')
+        return skip(
+          'bare-repository',
+          `the project directory is a bare repository (or inside a git directory): there is no working tree to commit, the agent's edits won't be auto-committed`,
+        );
       let repo = state.repo;
-      if (repo.unsupported !== null) return skip('unsupported-repository', `${engine.name} cannot commit safely into this repository (${repo.unsupported}), the agent's edits won't be auto-committed`);
+      if (repo.unsupported !== null)
+        return skip(
+          'unsupported-repository',
+          `${engine.name} cannot commit safely into this repository (${repo.unsupported}), the agent's edits won't be auto-committed`,
+        );
       // Before anything is looked at: an earlier agent commit whose process died after its branch moved gets its index entries.
       const j = await openJournal(repo.root);
       recovered.push(...(await finishInFlight(repo, j)));
       const op = OPERATION_ORDER.find((o) => repo.operations.includes(o));
-      if (op) return skip(`${op}-in-progress`, `${OPERATION_NAMES[op]} is in progress, the agent's edits won't be auto-committed until it is finished`);
-      if (repo.branch === null) return skip('detached-head', `HEAD is detached, the agent's edits won't be auto-committed until a branch is checked out`);
+      if (op)
+        return skip(
+          `${op}-in-progress`,
+          `${OPERATION_NAMES[op]} is in progress, the agent's edits won't be auto-committed until it is finished`,
+        );
+      if (repo.branch === null)
+        return skip(
+          'detached-head',
+          `HEAD is detached, the agent's edits won't be auto-committed until a branch is checked out`,
+        );
 
       const ignoredPaths: string[] = [];
       const touched = new Set<string>();
@@ -522,7 +699,8 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
       const before = userBefore(t, repo);
       // A path an interrupted commit's recovery left staged is the user's staging, whatever the snapshot says.
       const staged = new Set(recovered.flatMap((r) => r.userPaths));
-      const wasUsers = (p: string) => staged.has(p) || (before !== null && !before.agent.has(p) && before.user.some((e) => within(p, e)));
+      const wasUsers = (p: string) =>
+        staged.has(p) || (before !== null && !before.agent.has(p) && before.user.some((e) => within(p, e)));
 
       const mine: string[] = [];
       seen.mine = mine;
@@ -556,26 +734,54 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         if (editedDuring.length > 0) mine.splice(0, mine.length, ...mine.filter((p) => !editedDuring.includes(p)));
       }
       if (inSubmodules.length > 0) {
-        return skip('submodule-changes', `the agent edited files inside the submodule ${inSubmodules.join(', ')}, its edits won't be auto-committed`, { agentPaths: mine, ignoredPaths });
+        return skip(
+          'submodule-changes',
+          `the agent edited files inside the submodule ${inSubmodules.join(', ')}, its edits won't be auto-committed`,
+          { agentPaths: mine, ignoredPaths },
+        );
       }
 
       // A change the agent did not make this turn is still an agent's if it holds the exact bytes
       // of a pending edit (another session whose turn ended first, or an earlier blocked turn).
       const pending = freshPending(j);
-      const current = await currentOfPending(repo, others.filter((c) => !c.conflicted && !c.submodule).map((c) => c.path), pending);
+      const current = await currentOfPending(
+        repo,
+        others.filter((c) => !c.conflicted && !c.submodule).map((c) => c.path),
+        pending,
+      );
       const owners = ownersOf(pending, current);
-      const userPaths = [...others.filter((c) => c.conflicted || c.submodule || !owners.has(c.path)).map((c) => c.path), ...editedDuring].sort();
+      const userPaths = [
+        ...others.filter((c) => c.conflicted || c.submodule || !owners.has(c.path)).map((c) => c.path),
+        ...editedDuring,
+      ].sort();
 
       if (userPaths.length > 0) {
         if (mine.length > 0 && (before !== null || withoutSnapshot === 'trust-touched')) {
           const files = hashedMine?.filter((f) => mine.includes(f.path)) ?? (await engine.hashPaths(repo, mine));
-          const kept = pending.map((e) => ({ ...e, files: e.files.filter((f) => !mine.includes(f.path)) })).filter((e) => e.files.length > 0);
-          await writePending(j, [...kept, { sessionId: t.sessionId, turn: t.turn, subject: t.subject, model: t.model, sessionCommit: t.sessionCommit, at: now(), files }]);
+          const kept = pending
+            .map((e) => ({ ...e, files: e.files.filter((f) => !mine.includes(f.path)) }))
+            .filter((e) => e.files.length > 0);
+          await writePending(j, [
+            ...kept,
+            {
+              sessionId: t.sessionId,
+              turn: t.turn,
+              subject: t.subject,
+              model: t.model,
+              sessionCommit: t.sessionCommit,
+              at: now(),
+              files,
+            },
+          ]);
         }
         return skip('uncommitted-changes', UNCOMMITTED_CHANGES_WARNING, { userPaths, agentPaths: mine, ignoredPaths });
       }
       if (mine.length > 0 && before === null && withoutSnapshot === 'skip') {
-        return skip('no-snapshot', `no snapshot of the working tree was taken before the turn, the agent's edits won't be auto-committed`, { agentPaths: mine, ignoredPaths });
+        return skip(
+          'no-snapshot',
+          `no snapshot of the working tree was taken before the turn, the agent's edits won't be auto-committed`,
+          { agentPaths: mine, ignoredPaths },
+        );
       }
 
       // Nothing of the user's is uncommitted: land the pending edits, oldest first, then this turn's.
@@ -584,19 +790,46 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         const e = pending[i]!;
         const files = e.files.filter((f) => owners.get(f.path) === i);
         if (files.length === 0) continue;
-        const done = await commitFiles(repo, j, e, files.map((f) => f.path), files);
+        const done = await commitFiles(
+          repo,
+          j,
+          e,
+          files.map((f) => f.path),
+          files,
+        );
         if (done === null) continue;
         repo = { ...repo, head: done.commit };
-        deferred.push(Object.freeze({ commit: done.commit, branch: done.branch, sessionId: e.sessionId, turn: e.turn, paths: done.entries.map((f) => f.path) }));
+        deferred.push(
+          Object.freeze({
+            commit: done.commit,
+            branch: done.branch,
+            sessionId: e.sessionId,
+            turn: e.turn,
+            paths: done.entries.map((f) => f.path),
+          }),
+        );
         await writePending(j, pending.slice(i + 1));
       }
       if (pending.length > 0) await writePending(j, []);
 
       const done = mine.length === 0 ? null : await commitFiles(repo, j, { ...t, at: now() }, mine, expectMine);
-      if (done === null) return Object.freeze({ status: 'skipped' as const, reason: 'nothing-to-commit' as const, warning: null, deferred, ignoredPaths });
+      if (done === null)
+        return Object.freeze({
+          status: 'skipped' as const,
+          reason: 'nothing-to-commit' as const,
+          warning: null,
+          deferred,
+          ignoredPaths,
+        });
       return Object.freeze({
-        status: 'committed' as const, commit: done.commit, branch: done.branch, sessionId: t.sessionId, turn: t.turn,
-        paths: done.entries.map((f) => f.path), deferred, ignoredPaths,
+        status: 'committed' as const,
+        commit: done.commit,
+        branch: done.branch,
+        sessionId: t.sessionId,
+        turn: t.turn,
+        paths: done.entries.map((f) => f.path),
+        deferred,
+        ignoredPaths,
       });
     });
   }
@@ -614,14 +847,26 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
         // lock a killed git left): the engines move nothing then, so this is a skip, not a failure.
         if (isEntityGitError(err, 'REF_LOCKED') && err.data.committed !== true) {
           const what = typeof err.data.lock === 'string' ? err.data.lock : 'a lock file';
-          const result = skip('repository-locked', `another git is using the repository (${what} exists), the agent's edits won't be auto-committed for now`, { agentPaths: [...seen.mine], ignoredPaths: [...seen.ignored] });
-          return recovered.length === 0 ? result : Object.freeze({ ...result, recovered: Object.freeze([...recovered]) });
+          const result = skip(
+            'repository-locked',
+            `another git is using the repository (${what} exists), the agent's edits won't be auto-committed for now`,
+            { agentPaths: [...seen.mine], ignoredPaths: [...seen.ignored] },
+          );
+          return recovered.length === 0
+            ? result
+            : Object.freeze({ ...result, recovered: Object.freeze([...recovered]) });
         }
         // The branch, a file or the repository itself moved between looking and committing: look again.
-        const moved = err instanceof Retry || isEntityGitError(err, 'REF_CONFLICT') || isEntityGitError(err, 'WORKTREE_CHANGED');
+        const moved =
+          err instanceof Retry || isEntityGitError(err, 'REF_CONFLICT') || isEntityGitError(err, 'WORKTREE_CHANGED');
         if (!moved) throw err;
         if (n >= ATTEMPTS) {
-          if (err instanceof Retry) throw new EntityGitError('PROJECT_GIT_ERROR', `[${engine.name}] ${t.workdir} kept changing while the agent's commit was prepared`, { workdir: t.workdir });
+          if (err instanceof Retry)
+            throw new EntityGitError(
+              'PROJECT_GIT_ERROR',
+              `[${engine.name}] ${t.workdir} kept changing while the agent's commit was prepared`,
+              { workdir: t.workdir },
+            );
           throw err;
         }
       }

@@ -61,7 +61,8 @@ const bad = (why: string): never => {
 export function readWorkIndex(data: Uint8Array, codec: Codec): WorkIndex {
   if (data.length < 32 || fromUtf8(data.subarray(0, 4)) !== 'DIRC') bad('no DIRC header');
   const trailer = data.subarray(data.length - 20);
-  if (trailer.some((b) => b !== 0) && codec.sha1(data.subarray(0, data.length - 20)) !== toHex(trailer)) bad('checksum mismatch');
+  if (trailer.some((b) => b !== 0) && codec.sha1(data.subarray(0, data.length - 20)) !== toHex(trailer))
+    bad('checksum mismatch');
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const version = view.getUint32(4);
   if (version < 2 || version > 4) bad(`version ${version}`);
@@ -103,9 +104,22 @@ export function readWorkIndex(data: Uint8Array, codec: Codec): WorkIndex {
     }
     previous = name;
     entries.push({
-      ctimeSec: f(0), ctimeNsec: f(1), mtimeSec: f(2), mtimeNsec: f(3), dev: f(4), ino: f(5), mode: f(6), uid: f(7), gid: f(8), size: f(9),
-      oid: toHex(data.subarray(at + 40, at + 60)), stage: (flags >> 12) & 3, assumeValid: (flags & 0x8000) !== 0,
-      skipWorktree: (ext & 0x4000) !== 0, intentToAdd: (ext & 0x2000) !== 0, path: fromUtf8(name),
+      ctimeSec: f(0),
+      ctimeNsec: f(1),
+      mtimeSec: f(2),
+      mtimeNsec: f(3),
+      dev: f(4),
+      ino: f(5),
+      mode: f(6),
+      uid: f(7),
+      gid: f(8),
+      size: f(9),
+      oid: toHex(data.subarray(at + 40, at + 60)),
+      stage: (flags >> 12) & 3,
+      assumeValid: (flags & 0x8000) !== 0,
+      skipWorktree: (ext & 0x4000) !== 0,
+      intentToAdd: (ext & 0x2000) !== 0,
+      path: fromUtf8(name),
     });
     at = p;
   }
@@ -132,11 +146,14 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
  * then stage; the cache extensions dropped, the others (e.g. REUC, resolve-undo) kept.
  */
 export function writeWorkIndex(index: WorkIndex, codec: Codec): Uint8Array {
-  const named = index.entries.map((e) => ({ e, name: utf8(e.path) })).sort((a, b) => compareBytes(a.name, b.name) || a.e.stage - b.e.stage);
+  const named = index.entries
+    .map((e) => ({ e, name: utf8(e.path) }))
+    .sort((a, b) => compareBytes(a.name, b.name) || a.e.stage - b.e.stage);
   const v3 = named.some(({ e }) => e.skipWorktree || e.intentToAdd);
   const kept = index.extensions.filter((x) => !DROPPED_ON_WRITE.has(x.signature));
   let size = 12;
-  for (const { e, name } of named) size += Math.ceil((62 + (e.skipWorktree || e.intentToAdd ? 2 : 0) + name.length + 1) / 8) * 8;
+  for (const { e, name } of named)
+    size += Math.ceil((62 + (e.skipWorktree || e.intentToAdd ? 2 : 0) + name.length + 1) / 8) * 8;
   for (const x of kept) size += 8 + x.data.length;
   const out = new Uint8Array(size + 20);
   const view = new DataView(out.buffer);
@@ -146,9 +163,14 @@ export function writeWorkIndex(index: WorkIndex, codec: Codec): Uint8Array {
   let at = 12;
   for (const { e, name } of named) {
     const extended = e.skipWorktree || e.intentToAdd;
-    [e.ctimeSec, e.ctimeNsec, e.mtimeSec, e.mtimeNsec, e.dev, e.ino, e.mode, e.uid, e.gid, e.size].forEach((v, i) => view.setUint32(at + i * 4, v >>> 0));
+    [e.ctimeSec, e.ctimeNsec, e.mtimeSec, e.mtimeNsec, e.dev, e.ino, e.mode, e.uid, e.gid, e.size].forEach((v, i) =>
+      view.setUint32(at + i * 4, v >>> 0),
+    );
     out.set(fromHex(e.oid), at + 40);
-    view.setUint16(at + 60, (e.assumeValid ? 0x8000 : 0) | (extended ? 0x4000 : 0) | ((e.stage & 3) << 12) | Math.min(name.length, 0xfff));
+    view.setUint16(
+      at + 60,
+      (e.assumeValid ? 0x8000 : 0) | (extended ? 0x4000 : 0) | ((e.stage & 3) << 12) | Math.min(name.length, 0xfff),
+    );
     if (extended) view.setUint16(at + 62, (e.skipWorktree ? 0x4000 : 0) | (e.intentToAdd ? 0x2000 : 0));
     out.set(name, at + 62 + (extended ? 2 : 0));
     at += Math.ceil((62 + (extended ? 2 : 0) + name.length + 1) / 8) * 8;

@@ -18,7 +18,8 @@ export async function checkoutHead(store: Store, repo: Repo, lockTimeoutMs: numb
     const walk = async (tree: string, prefix: string): Promise<void> => {
       for (const e of parseTree(await repo.objects.readTyped(tree, 'tree'))) {
         if (e.mode === '40000') await walk(e.oid, `${prefix}${e.name}/`);
-        else if (e.mode === '100644' || e.mode === '100755') target.set(prefix + e.name, { oid: e.oid, mode: e.mode === '100755' ? 0o100755 : 0o100644 });
+        else if (e.mode === '100644' || e.mode === '100755')
+          target.set(prefix + e.name, { oid: e.oid, mode: e.mode === '100755' ? 0o100755 : 0o100644 });
       }
     };
     await walk(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, '');

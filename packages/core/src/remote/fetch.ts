@@ -7,7 +7,19 @@ import { isAncestor, readHeadRecord } from './head-record.js';
 import { localBranches, type RemoteTarget } from './push.js';
 import { defineRemote } from './remote.js';
 import { META_REF } from '../model/session-meta.js';
-import { Connection, ensureRemoteConfig, HEAD_RECORD_REF, initRepo, remoteError, remoteLockKey, repoExists, repoOf, storeFor, syncLockKey, transportFs } from './transport.js';
+import {
+  Connection,
+  ensureRemoteConfig,
+  HEAD_RECORD_REF,
+  initRepo,
+  remoteError,
+  remoteLockKey,
+  repoExists,
+  repoOf,
+  storeFor,
+  syncLockKey,
+  transportFs,
+} from './transport.js';
 
 export interface FetchOptions extends RemoteTarget {
   sessionId: string;
@@ -85,13 +97,30 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
   const url = remote.urlFor(sessionId);
   const identity = options.identity ?? DEFAULT_IDENTITY;
   if (!options.create && !(await repoExists(store, repo))) {
-    throw new EntityGitError('SESSION_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no repository at ${repo.dir} to fetch into`, { sessionId });
+    throw new EntityGitError(
+      'SESSION_NOT_FOUND',
+      `session ${JSON.stringify(sessionId)} has no repository at ${repo.dir} to fetch into`,
+      { sessionId },
+    );
   }
   const conn = new Connection(remote, url);
   const result: FetchResult = {
-    sessionId, url: conn.safeUrl, empty: false, repositoryCreated: false, downloaded: false,
-    created: [], fastForwarded: [], forced: [], upToDate: [], ahead: [], diverged: [], localOnly: [],
-    head: null, remoteHead: null, headMoved: false, worktreeChanged: false,
+    sessionId,
+    url: conn.safeUrl,
+    empty: false,
+    repositoryCreated: false,
+    downloaded: false,
+    created: [],
+    fastForwarded: [],
+    forced: [],
+    upToDate: [],
+    ahead: [],
+    diverged: [],
+    localOnly: [],
+    head: null,
+    remoteHead: null,
+    headMoved: false,
+    worktreeChanged: false,
   };
   return store.lock(remoteLockKey(repo), async () => {
     let advertised: Map<string, string>;
@@ -102,7 +131,9 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
     } catch (err) {
       throw remoteError(err, 'fetch', url, sessionId);
     }
-    const heads = [...advertised.keys()].filter((r) => r.startsWith('refs/heads/')).sort((a, b) => (a === 'refs/heads/main' ? -1 : b === 'refs/heads/main' ? 1 : a < b ? -1 : 1));
+    const heads = [...advertised.keys()]
+      .filter((r) => r.startsWith('refs/heads/'))
+      .sort((a, b) => (a === 'refs/heads/main' ? -1 : b === 'refs/heads/main' ? 1 : a < b ? -1 : 1));
     if (heads.length === 0) {
       result.empty = true;
       return result;
@@ -122,13 +153,24 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
     const tips = new Map<string, string>(wanted.map((ref) => [ref, advertised.get(ref)!]));
     if (missing) {
       const want = advertised.has(HEAD_RECORD_REF) ? HEAD_RECORD_REF : heads[0]!;
-      const recorded = advertised.has(HEAD_RECORD_REF) ? await readHeadRecord(repo.objects, advertised.get(HEAD_RECORD_REF)!) : null;
-      conn.assumeHead(recorded !== null && heads.includes(`refs/heads/${recorded}`) ? `refs/heads/${recorded}` : heads[0]!);
+      const recorded = advertised.has(HEAD_RECORD_REF)
+        ? await readHeadRecord(repo.objects, advertised.get(HEAD_RECORD_REF)!)
+        : null;
+      conn.assumeHead(
+        recorded !== null && heads.includes(`refs/heads/${recorded}`) ? `refs/heads/${recorded}` : heads[0]!,
+      );
       try {
         const { fetch: isoFetch } = await loadIsoGit();
         await isoFetch({
-          ...conn.args(), fs: transportFs(store, repo), gitdir: repo.gitdir,
-          remote: remote.name, ref: want, remoteRef: want, singleBranch: false, tags: false, prune: false,
+          ...conn.args(),
+          fs: transportFs(store, repo),
+          gitdir: repo.gitdir,
+          remote: remote.name,
+          ref: want,
+          remoteRef: want,
+          singleBranch: false,
+          tags: false,
+          prune: false,
         });
       } catch (err) {
         throw remoteError(err, 'fetch', url, sessionId);
@@ -143,7 +185,11 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
     }
     for (const [ref, oid] of tips) {
       if (!(await repo.objects.has(oid))) {
-        throw new EntityGitError('REMOTE_ERROR', `fetch of session ${JSON.stringify(sessionId)} (${conn.safeUrl}): ${ref} ${oid} did not arrive`, { sessionId, url: conn.safeUrl, ref, oid, retryable: true });
+        throw new EntityGitError(
+          'REMOTE_ERROR',
+          `fetch of session ${JSON.stringify(sessionId)} (${conn.safeUrl}): ${ref} ${oid} did not arrive`,
+          { sessionId, url: conn.safeUrl, ref, oid, retryable: true },
+        );
       }
     }
     // The host's meta ref is taken where this repository has none (a restore), or with force;
@@ -155,7 +201,17 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
     if (takeMeta && !(await repo.objects.has(theirMeta!))) {
       try {
         const { fetch: isoFetch } = await loadIsoGit();
-        await isoFetch({ ...conn.args(), fs: transportFs(store, repo), gitdir: repo.gitdir, remote: remote.name, ref: META_REF, remoteRef: META_REF, singleBranch: true, tags: false, prune: false });
+        await isoFetch({
+          ...conn.args(),
+          fs: transportFs(store, repo),
+          gitdir: repo.gitdir,
+          remote: remote.name,
+          ref: META_REF,
+          remoteRef: META_REF,
+          singleBranch: true,
+          tags: false,
+          prune: false,
+        });
       } catch (err) {
         throw remoteError(err, 'fetch', url, sessionId);
       }
@@ -173,36 +229,56 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
         const theirs = tips.get(ref)!;
         const ours = local.get(name);
         if (ours === undefined) {
-          await repo.refs.update(ref, theirs, { old: null, reflog: reflog(`fetch: storing head from ${conn.safeUrl}`, name) });
+          await repo.refs.update(ref, theirs, {
+            old: null,
+            reflog: reflog(`fetch: storing head from ${conn.safeUrl}`, name),
+          });
           result.created.push(name);
         } else if (ours === theirs) {
           result.upToDate.push(name);
         } else if (await isAncestor(repo.objects, ours, theirs)) {
-          await repo.refs.update(ref, theirs, { old: ours, reflog: reflog(`fetch: fast-forward from ${conn.safeUrl}`, name) });
+          await repo.refs.update(ref, theirs, {
+            old: ours,
+            reflog: reflog(`fetch: fast-forward from ${conn.safeUrl}`, name),
+          });
           result.fastForwarded.push(name);
         } else if (await isAncestor(repo.objects, theirs, ours)) {
           result.ahead.push(name);
         } else if (options.force) {
-          await repo.refs.update(ref, theirs, { old: ours, reflog: reflog(`fetch: forced-update from ${conn.safeUrl}`, name) });
+          await repo.refs.update(ref, theirs, {
+            old: ours,
+            reflog: reflog(`fetch: forced-update from ${conn.safeUrl}`, name),
+          });
           result.forced.push(name);
         } else {
           result.diverged.push(name);
         }
       }
-      if (takeMeta) await repo.refs.update(META_REF, theirMeta!, { old: ourMeta, reflog: { who: identity, message: `fetch: session row from ${conn.safeUrl}` } });
+      if (takeMeta)
+        await repo.refs.update(META_REF, theirMeta!, {
+          old: ourMeta,
+          reflog: { who: identity, message: `fetch: session row from ${conn.safeUrl}` },
+        });
       const remoteNames = new Set(heads.map((r) => r.slice(11)));
       result.localOnly = [...local.keys()].filter((n) => !remoteNames.has(n));
 
       const mode = options.head ?? 'auto';
-      const headTip = headBefore === null ? null : await repo.refs.resolve(`refs/heads/${headBefore}`).catch(() => null);
+      const headTip =
+        headBefore === null ? null : await repo.refs.resolve(`refs/heads/${headBefore}`).catch(() => null);
       const replica = result.ahead.length === 0 && result.diverged.length === 0 && result.localOnly.length === 0;
       const follow = mode === 'remote' || (mode === 'auto' && (replica || headTip === null));
-      const exists = async (b: string | null) => b !== null && (await repo.refs.resolve(`refs/heads/${b}`).catch(() => null)) !== null;
+      const exists = async (b: string | null) =>
+        b !== null && (await repo.refs.resolve(`refs/heads/${b}`).catch(() => null)) !== null;
       let target: string | null = null;
       if (follow && (await exists(result.remoteHead))) target = result.remoteHead;
       else if (headTip === null) target = (await localBranches(repo)).keys().next().value ?? null;
       if (target !== null && target !== headBefore) {
-        await repo.refs.setHead(target, identity, { branch: headBefore, oid: headTip }, await repo.refs.resolve(`refs/heads/${target}`));
+        await repo.refs.setHead(
+          target,
+          identity,
+          { branch: headBefore, oid: headTip },
+          await repo.refs.resolve(`refs/heads/${target}`),
+        );
         result.headMoved = true;
       }
       result.head = target ?? headBefore;
@@ -258,13 +334,24 @@ export async function restoreSessions(options: RestoreOptions): Promise<RestoreR
   const entries: RestoreEntry[] = [];
   const counts: RestoreReport['counts'] = { restored: 0, fetched: 0, skipped: 0, missing: 0, empty: 0, failed: 0 };
   const concurrency = Math.max(1, options.concurrency ?? 4);
-  const iterator = (Symbol.asyncIterator in options.sessions ? (options.sessions as AsyncIterable<string>)[Symbol.asyncIterator]() : (options.sessions as Iterable<string>)[Symbol.iterator]()) as AsyncIterator<string> | Iterator<string>;
+  const iterator = (
+    Symbol.asyncIterator in options.sessions
+      ? (options.sessions as AsyncIterable<string>)[Symbol.asyncIterator]()
+      : (options.sessions as Iterable<string>)[Symbol.iterator]()
+  ) as AsyncIterator<string> | Iterator<string>;
   let done = 0;
   const one = async (sessionId: string): Promise<RestoreEntry> => {
     try {
       const exists = await repoExists(store, repoOf(store, options.root, sessionId));
       if (exists && options.existing === 'skip') return { sessionId, action: 'skipped' };
-      const fetchOptions: FetchOptions = { remote, storage: options.storage, root: options.root, sessionId, create: true, head: exists ? 'auto' : 'remote' };
+      const fetchOptions: FetchOptions = {
+        remote,
+        storage: options.storage,
+        root: options.root,
+        sessionId,
+        create: true,
+        head: exists ? 'auto' : 'remote',
+      };
       if (options.lockTimeoutMs !== undefined) fetchOptions.lockTimeoutMs = options.lockTimeoutMs;
       if (options.identity !== undefined) fetchOptions.identity = options.identity;
       const result = await fetchSession(fetchOptions);
@@ -272,7 +359,15 @@ export async function restoreSessions(options: RestoreOptions): Promise<RestoreR
       return { sessionId, action: result.repositoryCreated ? 'restored' : 'fetched', result };
     } catch (err) {
       if (isEntityGitError(err, 'REMOTE_NOT_FOUND')) return { sessionId, action: 'missing', error: err };
-      const error = err instanceof EntityGitError ? err : new EntityGitError('REMOTE_ERROR', `restore of session ${JSON.stringify(sessionId)}: ${(err as Error)?.message ?? String(err)}`, { sessionId, retryable: true }, { cause: err });
+      const error =
+        err instanceof EntityGitError
+          ? err
+          : new EntityGitError(
+              'REMOTE_ERROR',
+              `restore of session ${JSON.stringify(sessionId)}: ${(err as Error)?.message ?? String(err)}`,
+              { sessionId, retryable: true },
+              { cause: err },
+            );
       return { sessionId, action: 'failed', error };
     }
   };

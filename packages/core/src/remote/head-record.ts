@@ -12,7 +12,9 @@ import { fromUtf8, utf8 } from '../storage/store.js';
  * byte. `git fsck --strict` accepts it; `git fetch` with the default refspec ignores it.
  */
 export function buildHeadRecord(branch: string, root: { oid: string; committer: string }): Uint8Array {
-  return utf8(`object ${root.oid}\ntype commit\ntag entity-git/HEAD\ntagger ${root.committer}\n\nref: refs/heads/${branch}\n`);
+  return utf8(
+    `object ${root.oid}\ntype commit\ntag entity-git/HEAD\ntagger ${root.committer}\n\nref: refs/heads/${branch}\n`,
+  );
 }
 
 /** The branch a HEAD record names, or null when the object is not one. */

@@ -90,7 +90,11 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
   const maxDelay = options.maxDelayMs ?? 60_000;
   const slots = new Map<string, Slot>();
   const queue: string[] = [];
-  const listeners: { [E in PushSchedulerEventName]: Set<(p: PushSchedulerEvents[E]) => void> } = { pushed: new Set(), retrying: new Set(), failed: new Set() };
+  const listeners: { [E in PushSchedulerEventName]: Set<(p: PushSchedulerEvents[E]) => void> } = {
+    pushed: new Set(),
+    retrying: new Set(),
+    failed: new Set(),
+  };
   let running = 0;
   let closed = false;
   let idleWaiters: Array<() => void> = [];
@@ -147,14 +151,29 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
     slot.status.again = false;
     slot.status.attempts++;
     try {
-      const pushOptions = { remote, storage: options.storage, root: options.root, sessionId, force: options.force === true, ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}) };
+      const pushOptions = {
+        remote,
+        storage: options.storage,
+        root: options.root,
+        sessionId,
+        force: options.force === true,
+        ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+      };
       const result = await pushSession(pushOptions);
       slot.status.attempts = 0;
       slot.status.lastError = null;
       emit('pushed', { sessionId, result });
       finish(slot);
     } catch (err) {
-      const error = err instanceof EntityGitError ? err : new EntityGitError('REMOTE_ERROR', `push of session ${JSON.stringify(sessionId)}: ${(err as Error)?.message ?? String(err)}`, { sessionId, retryable: true }, { cause: err });
+      const error =
+        err instanceof EntityGitError
+          ? err
+          : new EntityGitError(
+              'REMOTE_ERROR',
+              `push of session ${JSON.stringify(sessionId)}: ${(err as Error)?.message ?? String(err)}`,
+              { sessionId, retryable: true },
+              { cause: err },
+            );
       slot.status.lastError = { code: error.code, message: error.message, at: Date.now() };
       const attempts = slot.status.attempts;
       if (!closed && isRetryable(error) && attempts < maxAttempts) {
@@ -188,14 +207,19 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
       if (slot.status.state === 'running') slot.status.again = true;
       return;
     }
-    const fresh: Slot = { status: { sessionId, state: 'waiting', again: false, attempts: 0, lastError: null }, timer: null };
+    const fresh: Slot = {
+      status: { sessionId, state: 'waiting', again: false, attempts: 0, lastError: null },
+      timer: null,
+    };
     slots.set(sessionId, fresh);
     wait(fresh, 'waiting', delayMs);
   };
 
-  const drain = () => (slots.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
+  const drain = () =>
+    slots.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
   const flush = async () => {
-    for (const slot of slots.values()) if (slot.status.state === 'waiting' || slot.status.state === 'backoff') enqueue(slot);
+    for (const slot of slots.values())
+      if (slot.status.state === 'waiting' || slot.status.state === 'backoff') enqueue(slot);
     await drain();
   };
 
@@ -212,7 +236,8 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
     },
     flush,
     drain,
-    status: () => [...slots.values()].map((s) => ({ ...s.status, lastError: s.status.lastError && { ...s.status.lastError } })),
+    status: () =>
+      [...slots.values()].map((s) => ({ ...s.status, lastError: s.status.lastError && { ...s.status.lastError } })),
     async close() {
       closed = true;
       await flush();

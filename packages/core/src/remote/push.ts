@@ -4,7 +4,18 @@ import type { Storage } from '../storage/storage.js';
 import { META_REF } from '../model/session-meta.js';
 import { buildHeadRecord, readHeadRecord, rootCommit } from './head-record.js';
 import { defineRemote, type Remote, type RemoteOptions } from './remote.js';
-import { Connection, ensureRemoteConfig, HEAD_RECORD_REF, remoteError, remoteLockKey, repoExists, repoOf, storeFor, transportFs, type Repo } from './transport.js';
+import {
+  Connection,
+  ensureRemoteConfig,
+  HEAD_RECORD_REF,
+  remoteError,
+  remoteLockKey,
+  repoExists,
+  repoOf,
+  storeFor,
+  transportFs,
+  type Repo,
+} from './transport.js';
 
 /** Where a session's repository is, locally and on the host. */
 export interface RemoteTarget {
@@ -78,7 +89,11 @@ export async function pushSession(options: PushOptions): Promise<PushResult> {
   const repo = repoOf(store, options.root, sessionId, options.lockTimeoutMs);
   const url = remote.urlFor(sessionId);
   if (!(await repoExists(store, repo))) {
-    throw new EntityGitError('SESSION_NOT_FOUND', `session ${JSON.stringify(sessionId)} has no repository at ${repo.dir} to push`, { sessionId });
+    throw new EntityGitError(
+      'SESSION_NOT_FOUND',
+      `session ${JSON.stringify(sessionId)} has no repository at ${repo.dir} to push`,
+      { sessionId },
+    );
   }
   return store.lock(remoteLockKey(repo), async () => {
     await ensureRemoteConfig(store, repo, remote, url);
@@ -108,12 +123,25 @@ export async function pushSession(options: PushOptions): Promise<PushResult> {
         // By object id, not by ref name: what is sent is the snapshot read above, even if a
         // sync moves the branch meanwhile (the next push sends that).
         const { push: isoPush } = await loadIsoGit();
-        await isoPush({ ...conn.args(), fs, gitdir: repo.gitdir, ref: local, remoteRef: ref, remote: remote.name, force });
+        await isoPush({
+          ...conn.args(),
+          fs,
+          gitdir: repo.gitdir,
+          ref: local,
+          remoteRef: ref,
+          remote: remote.name,
+          force,
+        });
         result.pushed.push({ ref, from: before, to: local });
       } catch (err) {
         const e = remoteError(err, 'push', url, sessionId);
         if (e.code !== 'REMOTE_REJECTED') throw e;
-        result.rejected.push({ ref, local, remote: before ?? '', reason: String(e.data.reason ?? 'rejected by the host') });
+        result.rejected.push({
+          ref,
+          local,
+          remote: before ?? '',
+          reason: String(e.data.reason ?? 'rejected by the host'),
+        });
       }
     };
     for (const [name, oid] of branches) await send(oid, `refs/heads/${name}`, options.force === true);
@@ -123,7 +151,10 @@ export async function pushSession(options: PushOptions): Promise<PushResult> {
       if (current !== undefined && (await readHeadRecord(repo.objects, current)) === head) {
         result.upToDate.push(HEAD_RECORD_REF);
       } else {
-        const record = await repo.objects.write('tag', buildHeadRecord(head, await rootCommit(repo.objects, branches.get(head)!)));
+        const record = await repo.objects.write(
+          'tag',
+          buildHeadRecord(head, await rootCommit(repo.objects, branches.get(head)!)),
+        );
         // The record is this library's own ref: it always takes the local value.
         await send(record, HEAD_RECORD_REF, true);
       }

@@ -59,14 +59,21 @@ export function defineRemote(options: RemoteOptions | Remote): Remote {
   if (isRemote(options)) return options;
   const { url, http } = options;
   if (http === null || typeof http !== 'object' || typeof http.request !== 'function') {
-    throw new EntityGitError('INVALID_OPTION', 'remote.http must be an isomorphic-git HTTP client (isomorphic-git/http/node or /http/web)');
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      'remote.http must be an isomorphic-git HTTP client (isomorphic-git/http/node or /http/web)',
+    );
   }
   const name = options.name ?? 'origin';
-  if (!REMOTE_NAME.test(name)) throw new EntityGitError('INVALID_OPTION', `remote.name must match ${REMOTE_NAME}: ${JSON.stringify(name)}`);
+  if (!REMOTE_NAME.test(name))
+    throw new EntityGitError('INVALID_OPTION', `remote.name must match ${REMOTE_NAME}: ${JSON.stringify(name)}`);
   let urlFor: (sessionId: string) => string;
   if (typeof url === 'string') {
     if (!url.includes('{session}')) {
-      throw new EntityGitError('INVALID_OPTION', `remote.url must contain {session} (one repository per session): ${JSON.stringify(url)}`);
+      throw new EntityGitError(
+        'INVALID_OPTION',
+        `remote.url must contain {session} (one repository per session): ${JSON.stringify(url)}`,
+      );
     }
     assertHttpUrl(url.replaceAll('{session}', 'x'));
     urlFor = (sessionId) => {
@@ -81,7 +88,10 @@ export function defineRemote(options: RemoteOptions | Remote): Remote {
       return u;
     };
   } else {
-    throw new EntityGitError('INVALID_OPTION', 'remote.url must be a URL template with {session} or a function of the session id');
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      'remote.url must be a URL template with {session} or a function of the session id',
+    );
   }
   const remote: Remote & { [BRAND]: true } = {
     [BRAND]: true,

@@ -1,4 +1,11 @@
-import type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth, HttpClient, PromiseFsClient } from 'isomorphic-git';
+import type {
+  AuthCallback,
+  AuthFailureCallback,
+  AuthSuccessCallback,
+  GitAuth,
+  HttpClient,
+  PromiseFsClient,
+} from 'isomorphic-git';
 import { EntityGitError, fsErrorCode, type ErrorCode } from '../errors.js';
 import { concatBytes } from '../git/codec.js';
 import { ObjectStore } from '../git/objects.js';
@@ -37,7 +44,13 @@ export function repoOf(store: Store, root: string, sessionId: string, lockTimeou
   }
   const dir = joinPath(root.replace(/\/+$/, '') || '/', sessionDirName(sessionId));
   const gitdir = joinPath(dir, '.git');
-  return { sessionId, dir, gitdir, objects: new ObjectStore(store, gitdir), refs: new RefStore(store, gitdir, { lockTimeoutMs }) };
+  return {
+    sessionId,
+    dir,
+    gitdir,
+    objects: new ObjectStore(store, gitdir),
+    refs: new RefStore(store, gitdir, { lockTimeoutMs }),
+  };
 }
 
 export async function repoExists(store: Store, repo: Repo): Promise<boolean> {
@@ -61,17 +74,24 @@ export function transportFs(store: Store, repo: Repo): PromiseFsClient & { promi
   const rel = (path: string) => (path.startsWith(`${repo.gitdir}/`) ? path.slice(repo.gitdir.length + 1) : null);
   const writable = (path: string) => {
     const r = rel(path);
-    return r !== null && !r.includes('..') && (r.startsWith('objects/') || r.startsWith(`refs/remotes/`) || r === 'shallow');
+    return (
+      r !== null && !r.includes('..') && (r.startsWith('objects/') || r.startsWith(`refs/remotes/`) || r === 'shallow')
+    );
   };
   const refuse = (op: string, path: string): never => {
-    throw new EntityGitError('STORAGE_ERROR', `[${store.name}] the git transport may not ${op} ${path}: only objects and remote-tracking refs are written outside core's ref locks`, { op, path });
+    throw new EntityGitError(
+      'STORAGE_ERROR',
+      `[${store.name}] the git transport may not ${op} ${path}: only objects and remote-tracking refs are written outside core's ref locks`,
+      { op, path },
+    );
   };
   const promises: Required<StorageFs> = {
     readFile: (p, o) => base.readFile(p, o),
     stat: (p) => base.stat(p),
     lstat: (p) => base.lstat(p),
     readdir: (p) => base.readdir(p),
-    readlink: (p) => (base.readlink ? base.readlink(p) : Promise.reject(Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' }))),
+    readlink: (p) =>
+      base.readlink ? base.readlink(p) : Promise.reject(Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' })),
     async writeFile(p: string, data: Uint8Array | string) {
       if (!writable(p)) refuse('write', p);
       await store.writeAtomic(p, typeof data === 'string' ? utf8(data) : data);
@@ -101,24 +121,56 @@ export function transportFs(store: Store, repo: Repo): PromiseFsClient & { promi
 /** Strip credentials from anything that ends up in a message. */
 const clean = (s: string, url: string) => s.split(url).join(redactUrl(url));
 
-const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Any failure of isomorphic-git's transport as a typed error (STYLE.md §6). */
-export function remoteError(err: unknown, op: 'push' | 'fetch' | 'list', url: string, sessionId: string): EntityGitError {
+export function remoteError(
+  err: unknown,
+  op: 'push' | 'fetch' | 'list',
+  url: string,
+  sessionId: string,
+): EntityGitError {
   if (err instanceof EntityGitError) return err;
   const e = err as { code?: string; name?: string; message?: string; data?: Record<string, unknown>; cause?: unknown };
   const safeUrl = redactUrl(url);
   const base = { op, url: safeUrl, sessionId };
   const make = (code: ErrorCode, message: string, data: Record<string, unknown>) =>
-    new EntityGitError(code, `${op} of session ${JSON.stringify(sessionId)} (${safeUrl}): ${clean(message, url)}`, { ...base, ...data }, { cause: err });
+    new EntityGitError(
+      code,
+      `${op} of session ${JSON.stringify(sessionId)} (${safeUrl}): ${clean(message, url)}`,
+      { ...base, ...data },
+      { cause: err },
+    );
   const message = e?.message ?? String(err);
   switch (e?.code) {
     case 'HttpError': {
       const status = Number(e.data?.statusCode ?? 0);
-      if (status === 401 || status === 403) return make('REMOTE_AUTH', `the host refused the credentials (HTTP ${status})`, { statusCode: status, retryable: false });
-      if (status === 404) return make('REMOTE_NOT_FOUND', 'no such repository on the host (HTTP 404)', { statusCode: status, retryable: false });
+      if (status === 401 || status === 403)
+        return make('REMOTE_AUTH', `the host refused the credentials (HTTP ${status})`, {
+          statusCode: status,
+          retryable: false,
+        });
+      if (status === 404)
+        return make('REMOTE_NOT_FOUND', 'no such repository on the host (HTTP 404)', {
+          statusCode: status,
+          retryable: false,
+        });
       const retryable = status >= 500 || status === 408 || status === 429;
-      return make('REMOTE_ERROR', `HTTP ${status} ${String(e.data?.statusMessage ?? '')}`.trim(), { statusCode: status, retryable });
+      return make('REMOTE_ERROR', `HTTP ${status} ${String(e.data?.statusMessage ?? '')}`.trim(), {
+        statusCode: status,
+        retryable,
+      });
     }
     case 'UserCanceledError':
       return make('REMOTE_AUTH', 'onAuth cancelled the request', { retryable: false });
@@ -130,9 +182,11 @@ export function remoteError(err: unknown, op: 'push' | 'fetch' | 'list', url: st
       return make('REMOTE_ERROR', `not a smart-HTTP git server: ${message}`, { retryable: false });
   }
   const sys = fsErrorCode(err) ?? fsErrorCode(e?.cause);
-  if (sys !== undefined && NETWORK.has(sys)) return make('REMOTE_ERROR', `cannot reach the host (${sys})`, { networkCode: sys, retryable: true });
+  if (sys !== undefined && NETWORK.has(sys))
+    return make('REMOTE_ERROR', `cannot reach the host (${sys})`, { networkCode: sys, retryable: true });
   // fetch() in browsers and undici rejects with a bare TypeError when the host is unreachable.
-  if (e?.name === 'TypeError' && /fetch|network/i.test(message)) return make('REMOTE_ERROR', `cannot reach the host (${message})`, { retryable: true });
+  if (e?.name === 'TypeError' && /fetch|network/i.test(message))
+    return make('REMOTE_ERROR', `cannot reach the host (${message})`, { retryable: true });
   return make('REMOTE_ERROR', message, { isoCode: e?.code, retryable: true });
 }
 
@@ -146,7 +200,11 @@ function base64(bytes: Uint8Array): string {
   let out = '';
   for (let i = 0; i < bytes.length; i += 3) {
     const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    out += B64[(n >> 18) & 63]! + B64[(n >> 12) & 63]! + (i + 1 < bytes.length ? B64[(n >> 6) & 63]! : '=') + (i + 2 < bytes.length ? B64[n & 63]! : '=');
+    out +=
+      B64[(n >> 18) & 63]! +
+      B64[(n >> 12) & 63]! +
+      (i + 1 < bytes.length ? B64[(n >> 6) & 63]! : '=') +
+      (i + 2 < bytes.length ? B64[n & 63]! : '=');
   }
   return out;
 }
@@ -169,7 +227,10 @@ export class Connection {
   private auth: GitAuth | null = null;
   readonly safeUrl: string;
   private http: HttpClient;
-  constructor(readonly remote: Remote, readonly url: string) {
+  constructor(
+    readonly remote: Remote,
+    readonly url: string,
+  ) {
     this.safeUrl = redactUrl(url);
     this.http = remote.http;
   }
@@ -217,14 +278,15 @@ export async function ensureRemoteConfig(store: Store, repo: Repo, remote: Remot
   const path = joinPath(repo.gitdir, 'config');
   const text = (await store.readText(path)) ?? '';
   const n = remote.name;
-  const section = [
-    `[remote "${n}"]`,
-    `\turl = ${redactUrl(url)}`,
-    `\tfetch = +refs/heads/*:refs/remotes/${n}/*`,
-    // isomorphic-git's push keeps its copy of any pushed ref at refs/remotes/<name>/<ref>;
-    // fetching to the same place keeps one remote-tracking copy of the record.
-    `\tfetch = +refs/entity-git/*:refs/remotes/${n}/refs/entity-git/*`,
-  ].join('\n') + '\n';
+  const section =
+    [
+      `[remote "${n}"]`,
+      `\turl = ${redactUrl(url)}`,
+      `\tfetch = +refs/heads/*:refs/remotes/${n}/*`,
+      // isomorphic-git's push keeps its copy of any pushed ref at refs/remotes/<name>/<ref>;
+      // fetching to the same place keeps one remote-tracking copy of the record.
+      `\tfetch = +refs/entity-git/*:refs/remotes/${n}/refs/entity-git/*`,
+    ].join('\n') + '\n';
   const lines = text.split('\n');
   const out: string[] = [];
   let skipping = false;
@@ -241,9 +303,11 @@ export async function ensureRemoteConfig(store: Store, repo: Repo, remote: Remot
 /** Create an empty repository exactly as the mirror's first sync does (HEAD last). */
 export async function initRepo(store: Store, repo: Repo): Promise<void> {
   if (await repoExists(store, repo)) return;
-  for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await store.mkdirp(joinPath(repo.gitdir, d));
+  for (const d of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags'])
+    await store.mkdirp(joinPath(repo.gitdir, d));
   const config = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
-  if ((await store.lstat(joinPath(repo.gitdir, 'config'))) === null) await store.writeAtomic(joinPath(repo.gitdir, 'config'), config);
+  if ((await store.lstat(joinPath(repo.gitdir, 'config'))) === null)
+    await store.writeAtomic(joinPath(repo.gitdir, 'config'), config);
   await store.writeAtomic(joinPath(repo.gitdir, 'description'), 'entity-git session repository\n');
   await store.writeAtomic(joinPath(repo.gitdir, 'HEAD'), 'ref: refs/heads/main\n');
 }
@@ -289,9 +353,19 @@ function withHeadSymref(http: HttpClient, target: string): HttpClient {
   return {
     async request(req) {
       const res = await http.request(req);
-      if ((req.method ?? 'GET') !== 'GET' || !/\/info\/refs\?service=git-upload-pack$/.test(req.url) || res.statusCode !== 200) return res;
+      if (
+        (req.method ?? 'GET') !== 'GET' ||
+        !/\/info\/refs\?service=git-upload-pack$/.test(req.url) ||
+        res.statusCode !== 200
+      )
+        return res;
       const bytes = addHeadSymref(await collect(res.body), target);
-      return { ...res, body: (async function* () { yield bytes; })() };
+      return {
+        ...res,
+        body: (async function* () {
+          yield bytes;
+        })(),
+      };
     },
   };
 }

@@ -122,8 +122,17 @@ export interface MirrorService {
 
 /** Errors that another attempt cannot fix: the DAG or the input is wrong, not the storage. */
 const PERMANENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'INVALID_ID', 'INVALID_NODE', 'INVALID_SESSION', 'NON_JSON_VALUE', 'DAG_DUPLICATE_ID', 'DAG_DUPLICATE_SEQ',
-  'DAG_MISSING_PREDECESSOR', 'DAG_CYCLE', 'SESSION_NOT_FOUND', 'INVALID_OPTION', 'REPO_FORMAT_OLD',
+  'INVALID_ID',
+  'INVALID_NODE',
+  'INVALID_SESSION',
+  'NON_JSON_VALUE',
+  'DAG_DUPLICATE_ID',
+  'DAG_DUPLICATE_SEQ',
+  'DAG_MISSING_PREDECESSOR',
+  'DAG_CYCLE',
+  'SESSION_NOT_FOUND',
+  'INVALID_OPTION',
+  'REPO_FORMAT_OLD',
 ]);
 
 /** A session node as `notify` saw it: the turn a report is about. */
@@ -162,7 +171,9 @@ interface Slot {
 }
 
 const asError = (err: unknown): EntityGitError =>
-  err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', (err as Error)?.message ?? String(err), {}, { cause: err });
+  err instanceof EntityGitError
+    ? err
+    : new EntityGitError('STORAGE_ERROR', (err as Error)?.message ?? String(err), {}, { cause: err });
 
 /**
  * The async mirror service (DESIGN.md §5): a serial queue per session, several sessions at once,
@@ -197,8 +208,12 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     let slot = slots.get(sessionId);
     if (!slot) {
       slot = {
-        status: { sessionId, state: 'idle', again: false, attempts: 0, lastError: null, lastResult: null }, timer: null, turns: [],
-        handled: 0, waiters: new Set(), seen: null,
+        status: { sessionId, state: 'idle', again: false, attempts: 0, lastError: null, lastResult: null },
+        timer: null,
+        turns: [],
+        handled: 0,
+        waiters: new Set(),
+        seen: null,
       };
       slots.set(sessionId, slot);
     }
@@ -282,7 +297,12 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
    * trailer names the report's node (HEAD's branch first, then the others); else the newest commit
    * of HEAD's branch at or before the node `notify` saw (the next turn had begun); else HEAD's tip.
    */
-  async function sessionCommitOf(sessionId: string, report: Queued, result: SyncResult, seen: RunLogs): Promise<CommitInfo | undefined> {
+  async function sessionCommitOf(
+    sessionId: string,
+    report: Queued,
+    result: SyncResult,
+    seen: RunLogs,
+  ): Promise<CommitInfo | undefined> {
     const logOf = async (branch: string) => {
       let log = seen.logs.get(branch);
       if (!log) seen.logs.set(branch, (log = await mirror.log(sessionId, { branch })));
@@ -314,7 +334,12 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     const project = await projects.projectOfSession(sessionId);
     if (project === null) return;
     if (project.status !== 'active') {
-      emit('skipped', { sessionId, reason: `project-${project.status}`, warning: `the project ${JSON.stringify(project.name)} is ${project.status}: the agent's edits are not auto-committed`, result });
+      emit('skipped', {
+        sessionId,
+        reason: `project-${project.status}`,
+        warning: `the project ${JSON.stringify(project.name)} is ${project.status}: the agent's edits are not auto-committed`,
+        result,
+      });
       return;
     }
     const tip = await sessionCommitOf(sessionId, report, result, seen);
@@ -331,7 +356,8 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       snapshot: report.snapshot,
     });
     emit('project', { sessionId, projectId: project.id, result: outcome });
-    if (outcome.status === 'skipped' && outcome.warning !== null) emit('skipped', { sessionId, reason: outcome.reason, warning: outcome.warning, result });
+    if (outcome.status === 'skipped' && outcome.warning !== null)
+      emit('skipped', { sessionId, reason: outcome.reason, warning: outcome.warning, result });
   }
 
   async function run(sessionId: string): Promise<void> {
@@ -353,7 +379,12 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       if (!result.noop) emit('committed', { sessionId, result });
       if (result.commitsWritten > 0) options.packer?.request(`${mirror.repoPath(sessionId)}/.git`);
       if (result.unknownHead !== undefined) {
-        emit('skipped', { sessionId, reason: 'unknown-head', warning: `the session head ${JSON.stringify(result.unknownHead)} is not in the DAG; HEAD follows the newest leaf`, result });
+        emit('skipped', {
+          sessionId,
+          reason: 'unknown-head',
+          warning: `the session head ${JSON.stringify(result.unknownHead)} is not in the DAG; HEAD follows the newest leaf`,
+          result,
+        });
       }
       try {
         if (options.afterSync) {
@@ -407,8 +438,15 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
         const slot = slotOf(sessionId);
         if (turn && Array.isArray(turn.touchedPaths)) {
           const node = typeof turn.node === 'string' ? turn.node : null;
-          const writtenBlobs = turn.writtenBlobs && typeof turn.writtenBlobs === 'object' ? { ...turn.writtenBlobs } : undefined;
-          slot.turns.push({ touchedPaths: [...turn.touchedPaths], writtenBlobs, snapshot: turn.snapshot ?? null, node, mark: capture(sessionId, slot) });
+          const writtenBlobs =
+            turn.writtenBlobs && typeof turn.writtenBlobs === 'object' ? { ...turn.writtenBlobs } : undefined;
+          slot.turns.push({
+            touchedPaths: [...turn.touchedPaths],
+            writtenBlobs,
+            snapshot: turn.snapshot ?? null,
+            node,
+            mark: capture(sessionId, slot),
+          });
         }
         if (slot.status.state === 'running') slot.status.again = true;
         else if (slot.status.state === 'idle') enqueue(slot);
@@ -444,7 +482,10 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       await options.packer?.idle();
     },
     status(): ServiceStatus {
-      const sessions = [...slots.values()].map((s) => ({ ...s.status, lastError: s.status.lastError && { ...s.status.lastError } }));
+      const sessions = [...slots.values()].map((s) => ({
+        ...s.status,
+        lastError: s.status.lastError && { ...s.status.lastError },
+      }));
       return {
         queued: sessions.filter((s) => s.state === 'queued').length,
         running: sessions.filter((s) => s.state === 'running').length,

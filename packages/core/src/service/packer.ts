@@ -68,10 +68,19 @@ export function createPacker(options: PackerOptions): Packer {
   let running: Promise<void> | null = null;
   let settle: (() => void)[] = [];
 
-  const asError = (err: unknown): EntityGitError => (err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', `packing failed: ${(err as Error)?.message ?? String(err)}`, {}, { cause: err }));
+  const asError = (err: unknown): EntityGitError =>
+    err instanceof EntityGitError
+      ? err
+      : new EntityGitError(
+          'STORAGE_ERROR',
+          `packing failed: ${(err as Error)?.message ?? String(err)}`,
+          {},
+          { cause: err },
+        );
 
   async function packNow(gitdir: string): Promise<PackReport | void | null> {
-    if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold) return null;
+    if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)
+      return null;
     const lock = joinPath(gitdir, 'entity-git', 'pack.lock');
     await store.mkdirp(joinPath(gitdir, 'entity-git'));
     if (!(await store.createExclusive(lock, `${Date.now()}\n`))) {
@@ -98,8 +107,14 @@ export function createPacker(options: PackerOptions): Packer {
     }
     const start = now();
     running = packNow(gitdir)
-      .then((report) => { logPackerRun(options.logger, gitdir, start, report); if (report !== null) options.onPacked?.(gitdir, report); })
-      .catch((err: unknown) => { logPackerRun(options.logger, gitdir, start, undefined, err); options.onError?.(gitdir, asError(err)); })
+      .then((report) => {
+        logPackerRun(options.logger, gitdir, start, report);
+        if (report !== null) options.onPacked?.(gitdir, report);
+      })
+      .catch((err: unknown) => {
+        logPackerRun(options.logger, gitdir, start, undefined, err);
+        options.onError?.(gitdir, asError(err));
+      })
       .finally(() => {
         running = null;
         pump();

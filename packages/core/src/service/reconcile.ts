@@ -70,7 +70,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
       } else {
         const missing = before.differences.some((d) => d.kind === 'missing-repo');
         // A row that changed since the last sync needs only a sync, not a repair.
-        const light = missing || before.differences.every((d) => d.kind === 'meta-differs' || d.kind === 'extra-branch');
+        const light =
+          missing || before.differences.every((d) => d.kind === 'meta-differs' || d.kind === 'extra-branch');
         // While a dispatcher writes, the DAG may gain a turn between the repair and the check:
         // try again a few times before calling the session failed.
         let after = before;
@@ -86,15 +87,32 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         entry = after.ok
           ? { sessionId, action: missing ? 'backfilled' : 'repaired', differences: before.differences }
           : written
-            ? { sessionId, action: 'busy', differences: after.differences, error: { code: 'DAG_CHANGED', message: `the DAG of ${sessionId} was written to while its repair was checked; the next sync continues it` } }
-            : { sessionId, action: 'failed', differences: after.differences, error: { code: 'REPO_CORRUPT', message: after.differences.map((d) => d.detail).join('; ') } };
+            ? {
+                sessionId,
+                action: 'busy',
+                differences: after.differences,
+                error: {
+                  code: 'DAG_CHANGED',
+                  message: `the DAG of ${sessionId} was written to while its repair was checked; the next sync continues it`,
+                },
+              }
+            : {
+                sessionId,
+                action: 'failed',
+                differences: after.differences,
+                error: { code: 'REPO_CORRUPT', message: after.differences.map((d) => d.detail).join('; ') },
+              };
       }
     } catch (err) {
-      const e = err instanceof EntityGitError ? err : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err));
+      const e =
+        err instanceof EntityGitError
+          ? err
+          : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err));
       // Another process holds the session's sync lock (a long sync): busy, not broken.
-      entry = e.code === 'LOCK_TIMEOUT'
-        ? { sessionId, action: 'busy', differences: [], error: { code: e.code, message: e.message } }
-        : { sessionId, action: 'failed', differences: [], error: { code: e.code, message: e.message } };
+      entry =
+        e.code === 'LOCK_TIMEOUT'
+          ? { sessionId, action: 'busy', differences: [], error: { code: e.code, message: e.message } }
+          : { sessionId, action: 'failed', differences: [], error: { code: e.code, message: e.message } };
     }
     entries.push(entry);
     try {

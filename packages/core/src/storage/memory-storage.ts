@@ -3,7 +3,8 @@ import type { Storage, StorageFs, StorageStat } from './storage.js';
 /** The name of {@link memoryStorage}. */
 export const MEMORY_STORAGE = 'memory';
 
-const fsError = (code: string, op: string, path: string) => Object.assign(new Error(`${code}: ${op} ${path}`), { code });
+const fsError = (code: string, op: string, path: string) =>
+  Object.assign(new Error(`${code}: ${op} ${path}`), { code });
 const parentOf = (path: string) => path.slice(0, Math.max(1, path.lastIndexOf('/')));
 
 /**
@@ -21,7 +22,15 @@ export function memoryStorage(): Storage {
     if (file === undefined && !dirs.has(path)) throw fsError('ENOENT', 'stat', path);
     if (!inos.has(path)) inos.set(path, ++ino);
     const isDir = file === undefined;
-    return { mode: isDir ? 0o40755 : 0o100644, size: file?.length ?? 0, ino: inos.get(path)!, mtimeMs: 0, isFile: () => !isDir, isDirectory: () => isDir, isSymbolicLink: () => false };
+    return {
+      mode: isDir ? 0o40755 : 0o100644,
+      size: file?.length ?? 0,
+      ino: inos.get(path)!,
+      mtimeMs: 0,
+      isFile: () => !isDir,
+      isDirectory: () => isDir,
+      isSymbolicLink: () => false,
+    };
   };
   const needParent = (path: string, op: string) => {
     if (!dirs.has(parentOf(path))) throw fsError('ENOENT', op, path);
@@ -46,7 +55,9 @@ export function memoryStorage(): Storage {
       if (!dirs.has(path)) throw fsError('ENOENT', 'readdir', path);
       const prefix = path === '/' ? '/' : `${path}/`;
       const names = new Set<string>();
-      for (const p of [...files.keys(), ...dirs]) if (p.startsWith(prefix) && p !== path && !p.slice(prefix.length).includes('/')) names.add(p.slice(prefix.length));
+      for (const p of [...files.keys(), ...dirs])
+        if (p.startsWith(prefix) && p !== path && !p.slice(prefix.length).includes('/'))
+          names.add(p.slice(prefix.length));
       return [...names].sort();
     },
     async mkdir(path) {

@@ -160,14 +160,18 @@ export class Store {
         return await this.storage.writeFiles(files);
       } catch (err) {
         const path = (err as { path?: unknown })?.path;
-        throw this.wrap(err, 'write', typeof path === 'string' ? path : files[0]?.path ?? '');
+        throw this.wrap(err, 'write', typeof path === 'string' ? path : (files[0]?.path ?? ''));
       }
     }
     const out: StorageStat[] = [];
     for (const f of files) {
       await this.writeCreatingParent(f.path, f.data);
       const st = await this.lstat(f.path);
-      if (st === null) throw new EntityGitError('STORAGE_ERROR', `[${this.name}] ${f.path} is gone right after its write`, { op: 'write', path: f.path });
+      if (st === null)
+        throw new EntityGitError('STORAGE_ERROR', `[${this.name}] ${f.path} is gone right after its write`, {
+          op: 'write',
+          path: f.path,
+        });
       out.push(st);
     }
     return out;
@@ -262,6 +266,11 @@ export class Store {
     if (err instanceof EntityGitError) return err;
     const code = fsErrorCode(err);
     const quota = code === 'ENOSPC' || code === 'EDQUOT' || (err as { name?: string })?.name === 'QuotaExceededError';
-    return new EntityGitError(quota ? 'QUOTA_EXCEEDED' : 'STORAGE_ERROR', `[${this.name}] ${op} ${path}: ${(err as Error)?.message ?? String(err)}`, { op, path, fsCode: code }, { cause: err });
+    return new EntityGitError(
+      quota ? 'QUOTA_EXCEEDED' : 'STORAGE_ERROR',
+      `[${this.name}] ${op} ${path}: ${(err as Error)?.message ?? String(err)}`,
+      { op, path, fsCode: code },
+      { cause: err },
+    );
   }
 }

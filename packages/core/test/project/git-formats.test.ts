@@ -9,8 +9,17 @@ import { isIgnored, parseIgnore, type IgnoreStack } from '../../src/project/giti
 import { isAbsolute, joinRelative, normalizeAbsolute, toRepoPath, within } from '../../src/project/paths.js';
 import { readWorkIndex, unsupportedIndex, writeWorkIndex } from '../../src/project/work-index.js';
 
-const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@x', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@x' };
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'u',
+  GIT_AUTHOR_EMAIL: 'u@x',
+  GIT_COMMITTER_NAME: 'u',
+  GIT_COMMITTER_EMAIL: 'u@x',
+};
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
 const gitIn = (cwd: string, input: string, ...args: string[]) => {
   try {
     return execFileSync('git', args, { cwd, env, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
@@ -30,20 +39,84 @@ const repo = () => {
 
 describe('gitignore matching agrees with git check-ignore', () => {
   const root = [
-    '# a comment', '', '*.log', '!keep.log', '/root-only.txt', 'build/', 'docs/**/*.tmp', '**/cache', 'a?c', '[xy]z', '[!q]w', 'vendor/*',
-    '!vendor/ok', '\\#literal', '\\!bang', 'spaces   ', 'esc\\ ', 'deep/**', 'mid/**/end', '*.[oa]', 'name/', 'x/y', '[[:digit:]]d',
+    '# a comment',
+    '',
+    '*.log',
+    '!keep.log',
+    '/root-only.txt',
+    'build/',
+    'docs/**/*.tmp',
+    '**/cache',
+    'a?c',
+    '[xy]z',
+    '[!q]w',
+    'vendor/*',
+    '!vendor/ok',
+    '\\#literal',
+    '\\!bang',
+    'spaces   ',
+    'esc\\ ',
+    'deep/**',
+    'mid/**/end',
+    '*.[oa]',
+    'name/',
+    'x/y',
+    '[[:digit:]]d',
   ].join('\n');
   const sub = ['*.c', '!main.c', '/local', 'nested/'].join('\n');
   const paths: Array<[string, boolean]> = [
-    ['a.log', false], ['keep.log', false], ['src/x.log', false], ['root-only.txt', false], ['src/root-only.txt', false], ['build', true], ['build', false],
-    ['src/build', true], ['docs/a.tmp', false], ['docs/x/y/a.tmp', false], ['cache', true], ['src/cache', true], ['src/cache', false], ['abc', false],
-    ['xz', false], ['yz', false], ['zz', false], ['pw', false], ['qw', false], ['vendor/lib', false], ['vendor/ok', false], ['#literal', false],
-    ['!bang', false], ['spaces', false], ['spaces   ', false], ['esc ', false], ['esc', false], ['deep/a/b', false], ['deep', true], ['mid/end', false],
-    ['mid/a/b/end', false], ['x.o', false], ['x.a', false], ['x.b', false], ['name', true], ['name', false], ['x/y', false], ['q/x/y', false], ['3d', false],
-    ['sub/a.c', false], ['sub/main.c', false], ['sub/local', false], ['sub/deeper/local', false], ['sub/nested', true], ['sub/nested', false], ['sub/x.log', false],
+    ['a.log', false],
+    ['keep.log', false],
+    ['src/x.log', false],
+    ['root-only.txt', false],
+    ['src/root-only.txt', false],
+    ['build', true],
+    ['build', false],
+    ['src/build', true],
+    ['docs/a.tmp', false],
+    ['docs/x/y/a.tmp', false],
+    ['cache', true],
+    ['src/cache', true],
+    ['src/cache', false],
+    ['abc', false],
+    ['xz', false],
+    ['yz', false],
+    ['zz', false],
+    ['pw', false],
+    ['qw', false],
+    ['vendor/lib', false],
+    ['vendor/ok', false],
+    ['#literal', false],
+    ['!bang', false],
+    ['spaces', false],
+    ['spaces   ', false],
+    ['esc ', false],
+    ['esc', false],
+    ['deep/a/b', false],
+    ['deep', true],
+    ['mid/end', false],
+    ['mid/a/b/end', false],
+    ['x.o', false],
+    ['x.a', false],
+    ['x.b', false],
+    ['name', true],
+    ['name', false],
+    ['x/y', false],
+    ['q/x/y', false],
+    ['3d', false],
+    ['sub/a.c', false],
+    ['sub/main.c', false],
+    ['sub/local', false],
+    ['sub/deeper/local', false],
+    ['sub/nested', true],
+    ['sub/nested', false],
+    ['sub/x.log', false],
   ];
   it('for every pattern form gitignore(5) documents', () => {
-    const stack: IgnoreStack = [{ dir: '', rules: parseIgnore(root) }, { dir: 'sub', rules: parseIgnore(sub) }];
+    const stack: IgnoreStack = [
+      { dir: '', rules: parseIgnore(root) },
+      { dir: 'sub', rules: parseIgnore(sub) },
+    ];
     // Real entries on disk, so git knows a directory from a file (one repository for each kind).
     for (const asDir of [true, false]) {
       const dir = repo();
@@ -54,7 +127,11 @@ describe('gitignore matching agrees with git check-ignore', () => {
         if (asDir) mkdirSync(join(dir, p), { recursive: true });
         else write(join(dir, p), 'x\n');
       }
-      const ignored = new Set(gitIn(dir, cases.map(([p]) => p).join('\0') + '\0', 'check-ignore', '-z', '--stdin').split('\0').filter(Boolean));
+      const ignored = new Set(
+        gitIn(dir, cases.map(([p]) => p).join('\0') + '\0', 'check-ignore', '-z', '--stdin')
+          .split('\0')
+          .filter(Boolean),
+      );
       for (const [p] of cases) expect([p, asDir, isIgnored(stack, p, asDir)]).toEqual([p, asDir, ignored.has(p)]);
     }
   });
@@ -62,7 +139,8 @@ describe('gitignore matching agrees with git check-ignore', () => {
 
 describe('the user’s index, read and written without loss', () => {
   const fill = (dir: string) => {
-    for (const p of ['a.txt', 'dir/b.txt', 'dir/sub/c.txt', 'dir/sub/d.txt', 'zeta/e.txt', 'ünï/ö.txt']) write(join(dir, p), `${p}\n`);
+    for (const p of ['a.txt', 'dir/b.txt', 'dir/sub/c.txt', 'dir/sub/d.txt', 'zeta/e.txt', 'ünï/ö.txt'])
+      write(join(dir, p), `${p}\n`);
     git(dir, 'add', '-A');
     git(dir, 'commit', '-q', '-m', 'x');
   };
@@ -115,7 +193,9 @@ describe('the user’s index, read and written without loss', () => {
     const resolved = readWorkIndex(readFileSync(join(dir, '.git/index')), portableCodec);
     expect(resolved.extensions.map((x) => x.signature)).toContain('REUC');
     const again = writeWorkIndex(resolved, portableCodec);
-    expect(readWorkIndex(again, portableCodec).extensions.map((x) => x.signature)).toEqual(resolved.extensions.map((x) => x.signature).filter((s) => !['TREE', 'UNTR', 'FSMN', 'EOIE', 'IEOT'].includes(s)));
+    expect(readWorkIndex(again, portableCodec).extensions.map((x) => x.signature)).toEqual(
+      resolved.extensions.map((x) => x.signature).filter((s) => !['TREE', 'UNTR', 'FSMN', 'EOIE', 'IEOT'].includes(s)),
+    );
     writeFileSync(join(dir, '.git/index'), again);
     expect(git(dir, 'ls-files', '--resolve-undo')).toContain('x.txt');
   });
@@ -134,7 +214,9 @@ describe('the user’s index, read and written without loss', () => {
 
 describe('git config, as far as the engine reads it', () => {
   it('sections, subsections, quoting, escapes, continuations and booleans', () => {
-    const c = parseGitConfig('[core]\n\tbare = false\n\tFileMode = no ; comment\n[Extensions]\n\tobjectFormat = "sha256"\n[remote "Origin"]\n\turl = "a \\"b\\" c" # x\n[x]\n\tflag\n\tempty =\n\tlong = one \\\n two\n');
+    const c = parseGitConfig(
+      '[core]\n\tbare = false\n\tFileMode = no ; comment\n[Extensions]\n\tobjectFormat = "sha256"\n[remote "Origin"]\n\turl = "a \\"b\\" c" # x\n[x]\n\tflag\n\tempty =\n\tlong = one \\\n two\n',
+    );
     expect(configBool(c, 'core.bare', true)).toBe(false);
     expect(configBool(c, 'core.filemode', true)).toBe(false);
     expect(configValue(c, 'extensions.objectformat')).toBe('sha256');

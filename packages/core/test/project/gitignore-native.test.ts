@@ -13,7 +13,10 @@ import { isIgnored, parseIgnore, type IgnoreStack } from '../../src/project/giti
 
 type Case = { files: Record<string, string>; paths: string[] };
 const CASES: Case[] = [
-  { files: { '.gitignore': 'dist/\n*.log\n!keep.log\n/.env\n' }, paths: ['dist/a.js', 'a.log', 'keep.log', '.env', 'sub/.env', 'sub/x.log', 'sub/dist/b', 'distx'] },
+  {
+    files: { '.gitignore': 'dist/\n*.log\n!keep.log\n/.env\n' },
+    paths: ['dist/a.js', 'a.log', 'keep.log', '.env', 'sub/.env', 'sub/x.log', 'sub/dist/b', 'distx'],
+  },
   { files: { '.gitignore': '**/foo\n' }, paths: ['foo', 'a/foo', 'b/c/foo', 'foox'] },
   { files: { '.gitignore': 'a/**/b\n' }, paths: ['a/b', 'a/x/b', 'a/y/z/b', 'b'] },
   { files: { '.gitignore': 'abc/**\n' }, paths: ['abc/x', 'abc/y/z'] },
@@ -25,7 +28,10 @@ const CASES: Case[] = [
   { files: { '.gitignore': '[a-]\n' }, paths: ['-', 'a', 'b'] },
   { files: { '.gitignore': 'foo\\ \ntrail   \n' }, paths: ['foo ', 'foo', 'trail', 'trail '] },
   { files: { '.gitignore': '\\#hash\n\\!bang\n# comment\n' }, paths: ['#hash', '!bang', '# comment'] },
-  { files: { '.gitignore': 'doc/*.txt\n/root.txt\n' }, paths: ['doc/a.txt', 'doc/x/a.txt', 'root.txt', 'sub/root.txt'] },
+  {
+    files: { '.gitignore': 'doc/*.txt\n/root.txt\n' },
+    paths: ['doc/a.txt', 'doc/x/a.txt', 'root.txt', 'sub/root.txt'],
+  },
   { files: { '.gitignore': '*\n!*/\n!*.keep\n' }, paths: ['a.keep', 'd/b.keep', 'd/c.txt'] },
   { files: { '.gitignore': 'a?c\n[a-c]x\na\\*b\n' }, paths: ['abc', 'a/c', 'bx', 'dx', 'a*b', 'axb'] },
   { files: { '.gitignore': '**/x/**/y\n' }, paths: ['x/y', 'p/x/q/y'] },
@@ -33,7 +39,10 @@ const CASES: Case[] = [
   { files: { '.gitignore': 'build\n!build/keep\n' }, paths: ['build/keep', 'build/other'] },
   { files: { '.gitignore': '*/\na/b/\n' }, paths: ['d/f', 'f'] },
   { files: { '.gitignore': 'ü*\n' }, paths: ['über', 'uber'] },
-  { files: { '.gitignore': '*.gen\n', 'src/.gitignore': '!keep.gen\nlocal\n' }, paths: ['a.gen', 'src/keep.gen', 'src/x.gen', 'src/local', 'local', 'src/deep/local'] },
+  {
+    files: { '.gitignore': '*.gen\n', 'src/.gitignore': '!keep.gen\nlocal\n' },
+    paths: ['a.gen', 'src/keep.gen', 'src/x.gen', 'src/local', 'local', 'src/deep/local'],
+  },
 ];
 
 const dirs: string[] = [];
@@ -56,7 +65,10 @@ function nativeIgnored(c: Case): Set<string> {
   }
   let out = '';
   try {
-    out = execFileSync('git', ['-C', dir, 'check-ignore', '--stdin', '-z'], { input: `${c.paths.join('\0')}\0`, encoding: 'utf8' });
+    out = execFileSync('git', ['-C', dir, 'check-ignore', '--stdin', '-z'], {
+      input: `${c.paths.join('\0')}\0`,
+      encoding: 'utf8',
+    });
   } catch (err) {
     out = (err as { stdout?: string }).stdout ?? ''; // exit 1: none ignored
   }
@@ -73,12 +85,16 @@ function walked(decide: (path: string, isDir: boolean) => boolean, path: string)
 }
 
 function handWritten(c: Case): (path: string) => boolean {
-  const stack: IgnoreStack = Object.entries(c.files).map(([f, t]) => ({ dir: fileDir(f), rules: parseIgnore(t) })).sort((a, b) => a.dir.length - b.dir.length);
+  const stack: IgnoreStack = Object.entries(c.files)
+    .map(([f, t]) => ({ dir: fileDir(f), rules: parseIgnore(t) }))
+    .sort((a, b) => a.dir.length - b.dir.length);
   return (path) => walked((p, isDir) => isIgnored(stack, p, isDir), path);
 }
 
 function ignorePackage(c: Case): (path: string) => boolean {
-  const stack = Object.entries(c.files).map(([f, t]) => ({ dir: fileDir(f), ig: ignore().add(t) })).sort((a, b) => a.dir.length - b.dir.length);
+  const stack = Object.entries(c.files)
+    .map(([f, t]) => ({ dir: fileDir(f), ig: ignore().add(t) }))
+    .sort((a, b) => a.dir.length - b.dir.length);
   const decide = (path: string, isDir: boolean): boolean => {
     for (let i = stack.length - 1; i >= 0; i--) {
       const { dir, ig } = stack[i]!;
@@ -99,7 +115,8 @@ describe('.gitignore matching against native git check-ignore', () => {
     for (const c of CASES) {
       const git = nativeIgnored(c);
       const ours = handWritten(c);
-      for (const p of c.paths) if (ours(p) !== git.has(p)) wrong.push(`${JSON.stringify(c.files)} ${p}: git ${git.has(p)}`);
+      for (const p of c.paths)
+        if (ours(p) !== git.has(p)) wrong.push(`${JSON.stringify(c.files)} ${p}: git ${git.has(p)}`);
     }
     expect(wrong).toEqual([]);
   });

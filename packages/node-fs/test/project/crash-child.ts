@@ -9,5 +9,13 @@ const snapshot = await pg.beforeTurn(workdir);
 process.stdout.write(`ready ${JSON.stringify(snapshot)}\n`);
 await new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
 process.stdin.destroy();
-const result = await pg.afterTurn({ workdir, sessionId: 'crash', turn: 1, userMessage: 'write agent.txt', model: 'm', touchedPaths: ['agent.txt'], snapshot });
+const result = await pg.afterTurn({
+  workdir,
+  sessionId: 'crash',
+  turn: 1,
+  userMessage: 'write agent.txt',
+  model: 'm',
+  touchedPaths: ['agent.txt'],
+  snapshot,
+});
 process.stdout.write(`result ${JSON.stringify(result.status)}\n`);

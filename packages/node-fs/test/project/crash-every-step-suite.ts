@@ -20,13 +20,16 @@ const home = isolateGit();
 // Runs git, counts the call (under flock: inspect spawns in parallel), and after the k-th call
 // kills the node process that spawned it — once git is done, so the step is whole.
 const wrapper = join(home, 'git-step.sh');
-writeFileSync(wrapper, `#!/bin/sh
+writeFileSync(
+  wrapper,
+  `#!/bin/sh
 git "$@"
 rc=$?
 n=$(flock "$EG_STEPS_FILE.lock" sh -c 'n=$(( $(cat "$1" 2>/dev/null || echo 0) + 1 )); echo $n > "$1"; echo $n' _ "$EG_STEPS_FILE")
 if [ "$n" = "\${EG_CRASH_AT:-}" ]; then kill -9 $PPID; fi
 exit $rc
-`);
+`,
+);
 chmodSync(wrapper, 0o755);
 
 const AGENT_PATHS = ['agent.txt', 'notes.txt', 'old.txt'];
@@ -40,7 +43,12 @@ function worktree(dir: string, rel = ''): string[] {
     const st = lstatSync(join(dir, path), { bigint: true });
     if (st.isDirectory()) out.push(`${path}/ ${st.mode}`, ...worktree(dir, path));
     else if (st.isSymbolicLink()) out.push(`${path} -> ${readlinkSync(join(dir, path))}`);
-    else out.push(`${path} ${st.mode} ${st.size} ${st.mtimeNs} ${createHash('sha1').update(readFileSync(join(dir, path))).digest('hex')}`);
+    else
+      out.push(
+        `${path} ${st.mode} ${st.size} ${st.mtimeNs} ${createHash('sha1')
+          .update(readFileSync(join(dir, path)))
+          .digest('hex')}`,
+      );
   }
   return out;
 }
@@ -87,7 +95,9 @@ async function prepare(engine: 'native' | 'iso', tag: string): Promise<Turn> {
   await judge.write(`${dir}/notes.txt`, 'v2, by the agent\n');
   await judge.remove(`${dir}/old.txt`);
   return {
-    dir, lockDir, snapshotFile,
+    dir,
+    lockDir,
+    snapshotFile,
     head0: (await judge.git(dir, 'rev-parse', 'HEAD')).trim(),
     index0: readFileSync(join(dir, '.git/index')),
     tree0: worktree(dir),
@@ -104,12 +114,20 @@ interface ChildOut {
 }
 
 /** Runs the child; resolves its output, and whether it was killed. */
-function afterTurn(engine: 'native' | 'iso', t: Turn, crashAt: number | null, stepsFile: string): Promise<{ killed: boolean; out: ChildOut | null }> {
+function afterTurn(
+  engine: 'native' | 'iso',
+  t: Turn,
+  crashAt: number | null,
+  stepsFile: string,
+): Promise<{ killed: boolean; out: ChildOut | null }> {
   const env: NodeJS.ProcessEnv = { ...process.env, EG_GIT_WRAPPER: wrapper, EG_STEPS_FILE: stepsFile };
   if (crashAt !== null) env.EG_CRASH_AT = String(crashAt);
   else delete env.EG_CRASH_AT;
   return new Promise((resolve, reject) => {
-    const p = spawn(tsx, ['--conditions=source', child, engine, t.dir, t.lockDir, t.snapshotFile], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(tsx, ['--conditions=source', child, engine, t.dir, t.lockDir, t.snapshotFile], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -136,13 +154,21 @@ async function judgeState(t: Turn, when: string): Promise<'untouched' | 'committ
     expect(readFileSync(join(dir, '.git/index')).equals(t.index0), `${when}: index untouched`).toBe(true);
     return 'untouched';
   }
-  expect((await judge.git(dir, 'rev-list', '--parents', '-n', '1', 'HEAD')).trim(), `${when}: one commit on the user's`).toBe(`${head} ${head0}`);
-  expect((await judge.git(dir, 'diff', '--name-only', head0, head)).trim().split('\n'), `${when}: exactly the agent's paths`).toEqual(AGENT_PATHS);
+  expect(
+    (await judge.git(dir, 'rev-list', '--parents', '-n', '1', 'HEAD')).trim(),
+    `${when}: one commit on the user's`,
+  ).toBe(`${head} ${head0}`);
+  expect(
+    (await judge.git(dir, 'diff', '--name-only', head0, head)).trim().split('\n'),
+    `${when}: exactly the agent's paths`,
+  ).toEqual(AGENT_PATHS);
   expect(await judge.git(dir, 'show', 'HEAD:agent.txt')).toBe('written by the agent\n');
   expect(await judge.git(dir, 'show', 'HEAD:notes.txt')).toBe('v2, by the agent\n');
   expect(await judge.gitCode(dir, 'cat-file', '-e', 'HEAD:old.txt')).not.toBe(0);
   expect(await judge.git(dir, 'show', 'HEAD:README.md')).toBe("the user's file\n");
-  expect(await judge.git(dir, 'log', '-1', '--format=%s', 'HEAD')).toBe('[agent crash] turn 1: the agent edits three files\n');
+  expect(await judge.git(dir, 'log', '-1', '--format=%s', 'HEAD')).toBe(
+    '[agent crash] turn 1: the agent edits three files\n',
+  );
   return 'committed';
 }
 
@@ -174,65 +200,89 @@ const TEST_TIMEOUT_MS = 300_000;
 
 export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
   describe(`the project auto-commit killed after every step (${engine === 'native' ? 'native git' : 'isomorphic-git'} engine)`, () => {
-    it("leaves HEAD, the index and the user's files as they were, or one whole agent commit, also after a rerun in a fresh process", async () => {
-      // An uninterrupted run: the reference, and how many steps a turn takes.
-      const ref = await prepare(engine, 'ref');
-      const full = await afterTurn(engine, ref, null, join(ref.lockDir, 'steps'));
-      expect(full.out).toMatchObject({ status: 'committed', recovered: null });
-      expect(await judgeState(ref, 'uninterrupted')).toBe('committed');
-      expect(await judge.git(ref.dir, 'status', '--porcelain')).toBe('');
-      const total = full.out!.steps!;
-      expect(total).toBeGreaterThan(engine === 'native' ? 8 : 4);
+    it(
+      "leaves HEAD, the index and the user's files as they were, or one whole agent commit, also after a rerun in a fresh process",
+      async () => {
+        // An uninterrupted run: the reference, and how many steps a turn takes.
+        const ref = await prepare(engine, 'ref');
+        const full = await afterTurn(engine, ref, null, join(ref.lockDir, 'steps'));
+        expect(full.out).toMatchObject({ status: 'committed', recovered: null });
+        expect(await judgeState(ref, 'uninterrupted')).toBe('committed');
+        expect(await judge.git(ref.dir, 'status', '--porcelain')).toBe('');
+        const total = full.out!.steps!;
+        expect(total).toBeGreaterThan(engine === 'native' ? 8 : 4);
 
-      // Until a run has fewer steps than k. Every run takes the same steps: the user's commit has
-      // fixed dates and the child a fixed clock, so the agent commit's objects, and which fan-out
-      // directories they need (each new one a step), are the same each time.
-      for (let k = 1; ; k++) {
-        const t = await prepare(engine, String(k));
-        const run = await afterTurn(engine, t, k, join(t.lockDir, 'steps'));
-        if (process.env.EG_PROGRESS) writeFileSync(process.env.EG_PROGRESS, `${new Date().toISOString()} k=${k}/${total} killed=${run.killed}\n`, { flag: 'a' });
-        if (!run.killed) {
-          expect(k, `not killed at step ${k} of about ${total}`).toBeGreaterThan(total - 4);
-          expect(run.out).toMatchObject({ status: 'committed' });
-          expect(await judgeState(t, 'a run of fewer steps')).toBe('committed');
-          break;
-        }
-        const outcome = await judgeState(t, `after a crash at step ${k}`);
-        const left = locks(join(t.dir, '.git'));
+        // Until a run has fewer steps than k. Every run takes the same steps: the user's commit has
+        // fixed dates and the child a fixed clock, so the agent commit's objects, and which fan-out
+        // directories they need (each new one a step), are the same each time.
+        for (let k = 1; ; k++) {
+          const t = await prepare(engine, String(k));
+          const run = await afterTurn(engine, t, k, join(t.lockDir, 'steps'));
+          if (process.env.EG_PROGRESS)
+            writeFileSync(
+              process.env.EG_PROGRESS,
+              `${new Date().toISOString()} k=${k}/${total} killed=${run.killed}\n`,
+              { flag: 'a' },
+            );
+          if (!run.killed) {
+            expect(k, `not killed at step ${k} of about ${total}`).toBeGreaterThan(total - 4);
+            expect(run.out).toMatchObject({ status: 'committed' });
+            expect(await judgeState(t, 'a run of fewer steps')).toBe('committed');
+            break;
+          }
+          const outcome = await judgeState(t, `after a crash at step ${k}`);
+          const left = locks(join(t.dir, '.git'));
 
-        // The turn's afterTurn again, in a fresh process.
-        let again = await afterTurn(engine, t, null, join(t.lockDir, 'steps-again'));
-        const firstError = again.out?.error ?? (again.out?.reason === 'repository-locked' ? 'repository-locked' : null);
-        // A rerun that was refused leaves things as the crash did.
-        expect(await judgeState(t, `after the rerun (crash at step ${k})`)).toBe(firstError === null ? 'committed' : outcome);
-        if (firstError !== null) {
-          expect(firstError, `rerun after step ${k}: ${again.out?.message}`).toBe('repository-locked');
-          expect(left.length, `rerun after step ${k} failed with no lock left`).toBeGreaterThan(0);
-          // Only a lock file the killed run left in the user's repository may stop it: git's to judge, never taken over.
-          expect(locks(join(t.dir, '.git')), `rerun after step ${k}: ${again.out?.message}`).toEqual(left);
-          // What git tells the user to do: remove the lock. Then a rerun finishes the turn.
-          for (const l of left) await judge.remove(join(t.dir, '.git', l));
-          again = await afterTurn(engine, t, null, join(t.lockDir, 'steps-again2'));
-          expect(again.out?.error, `rerun after step ${k} and the lock removed: ${again.out?.message}`).toBeUndefined();
+          // The turn's afterTurn again, in a fresh process.
+          let again = await afterTurn(engine, t, null, join(t.lockDir, 'steps-again'));
+          const firstError =
+            again.out?.error ?? (again.out?.reason === 'repository-locked' ? 'repository-locked' : null);
+          // A rerun that was refused leaves things as the crash did.
+          expect(await judgeState(t, `after the rerun (crash at step ${k})`)).toBe(
+            firstError === null ? 'committed' : outcome,
+          );
+          if (firstError !== null) {
+            expect(firstError, `rerun after step ${k}: ${again.out?.message}`).toBe('repository-locked');
+            expect(left.length, `rerun after step ${k} failed with no lock left`).toBeGreaterThan(0);
+            // Only a lock file the killed run left in the user's repository may stop it: git's to judge, never taken over.
+            expect(locks(join(t.dir, '.git')), `rerun after step ${k}: ${again.out?.message}`).toEqual(left);
+            // What git tells the user to do: remove the lock. Then a rerun finishes the turn.
+            for (const l of left) await judge.remove(join(t.dir, '.git', l));
+            again = await afterTurn(engine, t, null, join(t.lockDir, 'steps-again2'));
+            expect(
+              again.out?.error,
+              `rerun after step ${k} and the lock removed: ${again.out?.message}`,
+            ).toBeUndefined();
+          }
+          expect(await judgeState(t, `after the rerun that ran (crash at step ${k})`)).toBe('committed');
+          expect(again.out, `rerun after step ${k}`).toMatchObject(
+            outcome === 'committed' ? { status: 'skipped', reason: 'nothing-to-commit' } : { status: 'committed' },
+          );
+          runs[engine].push({
+            k,
+            outcome,
+            left,
+            firstError,
+            rerun: again.out!,
+            status: await judge.git(t.dir, 'status', '--porcelain'),
+            commits: Number((await judge.git(t.dir, 'rev-list', '--count', `${t.head0}..HEAD`)).trim()),
+            locksAfter: locks(join(t.dir, '.git')),
+          });
         }
-        expect(await judgeState(t, `after the rerun that ran (crash at step ${k})`)).toBe('committed');
-        expect(again.out, `rerun after step ${k}`).toMatchObject(outcome === 'committed' ? { status: 'skipped', reason: 'nothing-to-commit' } : { status: 'committed' });
-        runs[engine].push({
-          k, outcome, left, firstError, rerun: again.out!,
-          status: await judge.git(t.dir, 'status', '--porcelain'),
-          commits: Number((await judge.git(t.dir, 'rev-list', '--count', `${t.head0}..HEAD`)).trim()),
-          locksAfter: locks(join(t.dir, '.git')),
-        });
-      }
-      const outcomes = runs[engine].map((r) => r.outcome);
-      console.log(`${engine}: ${total} steps; ${runs[engine].map((r) => `${r.k}:${r.outcome}${r.firstError ? ` (${r.left.join(', ')} left: ${r.firstError})` : ''}${r.rerun.recovered ? ` recovered ${r.rerun.recovered.map((x) => x.paths.join('+') || '-').join(' ')}` : ''}`).join(' ')}`);
-      // Crashes before the branch moved and after it both occurred …
-      expect(new Set(outcomes)).toEqual(new Set(['untouched', 'committed']));
-      // … split at one step: every crash before it left all untouched, every crash after it the whole commit.
-      const firstCommitted = runs[engine].find((r) => r.outcome === 'committed')!.k;
-      for (const r of runs[engine]) expect(r.outcome, `step ${r.k}`).toBe(r.k < firstCommitted ? 'untouched' : 'committed');
-      complete[engine] = true;
-    }, LOOP_TIMEOUT_MS);
+        const outcomes = runs[engine].map((r) => r.outcome);
+        console.log(
+          `${engine}: ${total} steps; ${runs[engine].map((r) => `${r.k}:${r.outcome}${r.firstError ? ` (${r.left.join(', ')} left: ${r.firstError})` : ''}${r.rerun.recovered ? ` recovered ${r.rerun.recovered.map((x) => x.paths.join('+') || '-').join(' ')}` : ''}`).join(' ')}`,
+        );
+        // Crashes before the branch moved and after it both occurred …
+        expect(new Set(outcomes)).toEqual(new Set(['untouched', 'committed']));
+        // … split at one step: every crash before it left all untouched, every crash after it the whole commit.
+        const firstCommitted = runs[engine].find((r) => r.outcome === 'committed')!.k;
+        for (const r of runs[engine])
+          expect(r.outcome, `step ${r.k}`).toBe(r.k < firstCommitted ? 'untouched' : 'committed');
+        complete[engine] = true;
+      },
+      LOOP_TIMEOUT_MS,
+    );
 
     // Once the branch has moved, the index may still hold the user's old entries for the agent's
     // paths (native: killed after `update-ref`, before `update-index --index-info`; isomorphic-git:
@@ -281,9 +331,9 @@ export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
     });
   });
 
-// The recovery's two other sides: the user staged something of their own on an agent path after
-// the crash (left as it is, with a warning, and not committed as the agent's), and the next turn's
-// beforeTurn as the recovery point (its snapshot must not take the agent's paths for the user's).
+  // The recovery's two other sides: the user staged something of their own on an agent path after
+  // the crash (left as it is, with a warning, and not committed as the agent's), and the next turn's
+  // beforeTurn as the recovery point (its snapshot must not take the agent's paths for the user's).
   describe(`a crash after the branch moved, then (${engine === 'native' ? 'native git' : 'isomorphic-git'} engine)`, () => {
     /** A turn killed after its branch moved and before the index was set: HEAD the agent commit, the index the user's old entries. */
     async function crashedAfterBranchMoved(tag: string): Promise<Turn> {
@@ -295,38 +345,58 @@ export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
       const run = await afterTurn(engine, t, engine === 'native' ? total : total - 2, join(t.lockDir, 'steps'));
       expect(run.killed).toBe(true);
       expect(await judgeState(t, 'after the crash')).toBe('committed');
-      expect(await judge.git(t.dir, 'status', '--porcelain')).toBe('D  agent.txt\nMM notes.txt\nAD old.txt\n?? agent.txt\n');
+      expect(await judge.git(t.dir, 'status', '--porcelain')).toBe(
+        'D  agent.txt\nMM notes.txt\nAD old.txt\n?? agent.txt\n',
+      );
       // What git tells the user to do about a lock a killed git left.
       await judge.remove(join(t.dir, '.git/index.lock'));
       return t;
     }
 
-    it("leaves an index entry the user staged since as it is, warns, and commits none of the user's bytes", async () => {
-      const t = await crashedAfterBranchMoved('user-staged');
-      const agentCommit = (await judge.git(t.dir, 'rev-parse', 'HEAD')).trim();
-      await judge.write(`${t.dir}/notes.txt`, 'v3, by the user\n');
-      await judge.git(t.dir, 'add', 'notes.txt');
-      const again = await afterTurn(engine, t, null, join(t.lockDir, 'steps-again'));
-      expect(again.out).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes' });
-      expect(again.out!.recovered).toEqual([{ commit: agentCommit, paths: ['agent.txt', 'old.txt'], userPaths: ['notes.txt'], warning: expect.stringContaining('notes.txt') }]);
-      expect((await judge.git(t.dir, 'rev-parse', 'HEAD')).trim()).toBe(agentCommit);
-      expect(await judge.git(t.dir, 'status', '--porcelain')).toBe('M  notes.txt\n');
-      expect(await judge.git(t.dir, 'show', ':notes.txt')).toBe('v3, by the user\n');
-      expect(await judge.git(t.dir, 'show', 'HEAD:notes.txt')).toBe('v2, by the agent\n');
-      expect(locks(join(t.dir, '.git'))).toEqual([]);
-    }, TEST_TIMEOUT_MS);
+    it(
+      "leaves an index entry the user staged since as it is, warns, and commits none of the user's bytes",
+      async () => {
+        const t = await crashedAfterBranchMoved('user-staged');
+        const agentCommit = (await judge.git(t.dir, 'rev-parse', 'HEAD')).trim();
+        await judge.write(`${t.dir}/notes.txt`, 'v3, by the user\n');
+        await judge.git(t.dir, 'add', 'notes.txt');
+        const again = await afterTurn(engine, t, null, join(t.lockDir, 'steps-again'));
+        expect(again.out).toMatchObject({ status: 'skipped', reason: 'uncommitted-changes' });
+        expect(again.out!.recovered).toEqual([
+          {
+            commit: agentCommit,
+            paths: ['agent.txt', 'old.txt'],
+            userPaths: ['notes.txt'],
+            warning: expect.stringContaining('notes.txt'),
+          },
+        ]);
+        expect((await judge.git(t.dir, 'rev-parse', 'HEAD')).trim()).toBe(agentCommit);
+        expect(await judge.git(t.dir, 'status', '--porcelain')).toBe('M  notes.txt\n');
+        expect(await judge.git(t.dir, 'show', ':notes.txt')).toBe('v3, by the user\n');
+        expect(await judge.git(t.dir, 'show', 'HEAD:notes.txt')).toBe('v2, by the agent\n');
+        expect(locks(join(t.dir, '.git'))).toEqual([]);
+      },
+      TEST_TIMEOUT_MS,
+    );
 
-    it("is finished by the next turn's beforeTurn, whose snapshot then finds nothing of the user's", async () => {
-      const t = await crashedAfterBranchMoved('before-turn');
-      const agentCommit = (await judge.git(t.dir, 'rev-parse', 'HEAD')).trim();
-      const eng = engine === 'iso' ? createIsoGitEngine({ storage: nodeStorage(), codec: nodeCodec }) : nativeGitEngine();
-      const snapshot = await createNodeProjectGit({ engine: eng, dir: t.lockDir }).beforeTurn(t.dir);
-      expect(snapshot.recovered).toEqual([{ commit: agentCommit, paths: AGENT_PATHS, userPaths: [], warning: null }]);
-      expect(snapshot.dirty).toEqual([]);
-      expect(await judge.git(t.dir, 'status', '--porcelain')).toBe('');
-      expect((await judge.git(t.dir, 'rev-parse', 'HEAD')).trim()).toBe(agentCommit);
-      // The record is gone: the next snapshot recovers nothing.
-      expect((await createNodeProjectGit({ engine: eng, dir: t.lockDir }).beforeTurn(t.dir)).recovered).toBeUndefined();
-    }, TEST_TIMEOUT_MS);
+    it(
+      "is finished by the next turn's beforeTurn, whose snapshot then finds nothing of the user's",
+      async () => {
+        const t = await crashedAfterBranchMoved('before-turn');
+        const agentCommit = (await judge.git(t.dir, 'rev-parse', 'HEAD')).trim();
+        const eng =
+          engine === 'iso' ? createIsoGitEngine({ storage: nodeStorage(), codec: nodeCodec }) : nativeGitEngine();
+        const snapshot = await createNodeProjectGit({ engine: eng, dir: t.lockDir }).beforeTurn(t.dir);
+        expect(snapshot.recovered).toEqual([{ commit: agentCommit, paths: AGENT_PATHS, userPaths: [], warning: null }]);
+        expect(snapshot.dirty).toEqual([]);
+        expect(await judge.git(t.dir, 'status', '--porcelain')).toBe('');
+        expect((await judge.git(t.dir, 'rev-parse', 'HEAD')).trim()).toBe(agentCommit);
+        // The record is gone: the next snapshot recovers nothing.
+        expect(
+          (await createNodeProjectGit({ engine: eng, dir: t.lockDir }).beforeTurn(t.dir)).recovered,
+        ).toBeUndefined();
+      },
+      TEST_TIMEOUT_MS,
+    );
   });
 }

@@ -48,21 +48,36 @@ function countingStorage(base: Storage): Storage {
   };
 }
 
-const engine = engineName === 'iso'
-  // A short wait for a lock file someone else holds: a lock left by the killed run is reported, not waited for 10 s.
-  ? createIsoGitEngine({ storage: countingStorage(nodeStorage()), codec: nodeCodec, lockTimeoutMs: 300 })
-  : nativeGitEngine({ gitPath: process.env.EG_GIT_WRAPPER!, indexLockTimeoutMs: 300 });
+const engine =
+  engineName === 'iso'
+    ? // A short wait for a lock file someone else holds: a lock left by the killed run is reported, not waited for 10 s.
+      createIsoGitEngine({ storage: countingStorage(nodeStorage()), codec: nodeCodec, lockTimeoutMs: 300 })
+    : nativeGitEngine({ gitPath: process.env.EG_GIT_WRAPPER!, indexLockTimeoutMs: 300 });
 // A fixed clock: the agent commit's id, so which fan-out directories its objects need (each one a
 // step of the isomorphic-git engine when it is new), is the same in every run.
 const pg = createNodeProjectGit({ engine, dir: lockDir, now: () => 1779500000000 });
 const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as ProjectSnapshot;
 try {
   const result = await pg.afterTurn({
-    workdir, sessionId: 'crash', turn: 1, userMessage: 'the agent edits three files', model: 'm',
-    touchedPaths: ['agent.txt', 'notes.txt', 'old.txt'], snapshot,
+    workdir,
+    sessionId: 'crash',
+    turn: 1,
+    userMessage: 'the agent edits three files',
+    model: 'm',
+    touchedPaths: ['agent.txt', 'notes.txt', 'old.txt'],
+    snapshot,
   });
   const native = engineName === 'iso' ? steps : Number(readFileSync(process.env.EG_STEPS_FILE!, 'utf8').trim());
-  process.stdout.write(JSON.stringify({ status: result.status, reason: 'reason' in result ? result.reason : null, steps: native, recovered: result.recovered ?? null }));
+  process.stdout.write(
+    JSON.stringify({
+      status: result.status,
+      reason: 'reason' in result ? result.reason : null,
+      steps: native,
+      recovered: result.recovered ?? null,
+    }),
+  );
 } catch (err) {
-  process.stdout.write(JSON.stringify({ error: (err as { code?: string }).code ?? String(err), message: (err as Error).message }));
+  process.stdout.write(
+    JSON.stringify({ error: (err as { code?: string }).code ?? String(err), message: (err as Error).message }),
+  );
 }

@@ -18,20 +18,25 @@ describe('a process killed in the middle of a project auto-commit', () => {
       const dir = await judge.tempDir();
       const lockDir = join(home, `locks-${delay ?? 'none'}`);
       await judge.git(dir, 'init', '-q', '-b', 'main');
-      await judge.write(`${dir}/README.md`, 'the user\'s file\n');
+      await judge.write(`${dir}/README.md`, "the user's file\n");
       await judge.git(dir, 'add', '-A');
       await judge.git(dir, 'commit', '-q', '-m', 'initial');
       const head0 = (await judge.git(dir, 'rev-parse', 'HEAD')).trim();
       const index0 = readFileSync(join(dir, '.git/index'));
       // Its own process group: tsx runs the script in a node of its own, which a kill of tsx alone would leave running.
-      const p = spawn(tsx, ['--conditions=source', child, dir, lockDir], { stdio: ['pipe', 'pipe', 'inherit'], detached: true });
+      const p = spawn(tsx, ['--conditions=source', child, dir, lockDir], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        detached: true,
+      });
       let out = '';
       // The turn begins: the child takes its snapshot before the agent writes anything.
-      const snapshot = await new Promise<ProjectSnapshot>((resolve) => p.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /^ready (.*)\n/m.exec(out);
-        if (m) resolve(JSON.parse(m[1]!) as ProjectSnapshot);
-      }));
+      const snapshot = await new Promise<ProjectSnapshot>((resolve) =>
+        p.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /^ready (.*)\n/m.exec(out);
+          if (m) resolve(JSON.parse(m[1]!) as ProjectSnapshot);
+        }),
+      );
       expect(snapshot.dirty).toEqual([]);
       // The agent's edit, then the turn ends.
       await judge.write(`${dir}/agent.txt`, 'written by the agent\n');
@@ -51,7 +56,7 @@ describe('a process killed in the middle of a project auto-commit', () => {
       await exited;
       if (delay === null) expect(out).toContain('result "committed"');
 
-      expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('the user\'s file\n');
+      expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe("the user's file\n");
       expect(readFileSync(join(dir, 'agent.txt'), 'utf8')).toBe('written by the agent\n');
       // A commit object written before the kill and never referenced is dangling: harmless, `git gc` prunes it.
       expect(await judge.git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
@@ -64,15 +69,22 @@ describe('a process killed in the middle of a project auto-commit', () => {
         outcomes.add(killed ? 'committed, killed' : 'committed');
         expect((await judge.git(dir, 'rev-parse', 'HEAD~1')).trim()).toBe(head0);
         expect((await judge.git(dir, 'diff', '--name-only', head0, head)).trim()).toBe('agent.txt');
-        expect((await judge.git(dir, 'show', 'HEAD:agent.txt'))).toBe('written by the agent\n');
-        expect((await judge.git(dir, 'show', 'HEAD:README.md'))).toBe('the user\'s file\n');
+        expect(await judge.git(dir, 'show', 'HEAD:agent.txt')).toBe('written by the agent\n');
+        expect(await judge.git(dir, 'show', 'HEAD:README.md')).toBe("the user's file\n");
       }
 
       // The turn's afterTurn again (the killed one's snapshot, the same lock and journal): it
       // commits what was not committed, or finishes what was, and leaves nothing staged.
-      const rerun = () => createNodeProjectGit({ dir: lockDir }).afterTurn({
-        workdir: dir, sessionId: 'crash', turn: 1, userMessage: 'write agent.txt', model: 'm', touchedPaths: ['agent.txt'], snapshot,
-      });
+      const rerun = () =>
+        createNodeProjectGit({ dir: lockDir }).afterTurn({
+          workdir: dir,
+          sessionId: 'crash',
+          turn: 1,
+          userMessage: 'write agent.txt',
+          model: 'm',
+          touchedPaths: ['agent.txt'],
+          snapshot,
+        });
       let again = await rerun();
       // A kill while the commit held git's index.lock leaves it, as git does when killed: the rerun
       // moves nothing and says so; once the lock is removed (as git's own message asks), it runs.
@@ -84,9 +96,11 @@ describe('a process killed in the middle of a project auto-commit', () => {
         rmSync(join(dir, '.git/index.lock'));
         again = await rerun();
       }
-      expect(again, `rerun after a kill at ${delay} ms: ${JSON.stringify(again)}`).toMatchObject({ status: head === head0 ? 'committed' : 'skipped' });
+      expect(again, `rerun after a kill at ${delay} ms: ${JSON.stringify(again)}`).toMatchObject({
+        status: head === head0 ? 'committed' : 'skipped',
+      });
       expect((await judge.git(dir, 'rev-list', '--count', `${head0}..HEAD`)).trim()).toBe('1');
-      expect((await judge.git(dir, 'show', 'HEAD:agent.txt'))).toBe('written by the agent\n');
+      expect(await judge.git(dir, 'show', 'HEAD:agent.txt')).toBe('written by the agent\n');
       expect(await judge.git(dir, 'status', '--porcelain')).toBe('');
     }
     // An early kill comes before the commit, the run not killed commits (the checks above hold

@@ -13,22 +13,34 @@ import type { ProjectGitJudge } from '@entity-git/test-utils';
 export function isolateGit(): string {
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'eg-gitconfig-')));
   const global = join(home, 'gitconfig');
-  writeFileSync(global, '[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n[commit]\n\tgpgsign = false\n');
+  writeFileSync(
+    global,
+    '[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n[commit]\n\tgpgsign = false\n',
+  );
   process.env.GIT_CONFIG_GLOBAL = global;
   process.env.GIT_CONFIG_NOSYSTEM = '1';
   return home;
 }
 
 const USER = {
-  GIT_AUTHOR_NAME: 'User', GIT_AUTHOR_EMAIL: 'user@example.com', GIT_AUTHOR_DATE: '@1700000000 +0000',
-  GIT_COMMITTER_NAME: 'User', GIT_COMMITTER_EMAIL: 'user@example.com', GIT_COMMITTER_DATE: '@1700000000 +0000',
-  GIT_EDITOR: 'true', GIT_TERMINAL_PROMPT: '0',
+  GIT_AUTHOR_NAME: 'User',
+  GIT_AUTHOR_EMAIL: 'user@example.com',
+  GIT_AUTHOR_DATE: '@1700000000 +0000',
+  GIT_COMMITTER_NAME: 'User',
+  GIT_COMMITTER_EMAIL: 'user@example.com',
+  GIT_COMMITTER_DATE: '@1700000000 +0000',
+  GIT_EDITOR: 'true',
+  GIT_TERMINAL_PROMPT: '0',
 };
 
 function runGit(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile('git', args, { cwd, env: { ...process.env, ...USER }, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+      const code = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : -1
+        : 0;
       resolve({ code, stdout, stderr });
     });
   });
@@ -41,9 +53,15 @@ export async function fingerprint(root: string): Promise<string> {
     const head = `${rel}\t${st.mode.toString(8)}\t${st.size}\t${st.mtimeNs}`;
     if (st.isDirectory()) {
       lines.push(`${head}\tdir`);
-      for (const name of (await fsp.readdir(path)).sort()) await visit(join(path, name), rel === '' ? name : `${rel}/${name}`);
+      for (const name of (await fsp.readdir(path)).sort())
+        await visit(join(path, name), rel === '' ? name : `${rel}/${name}`);
     } else if (st.isSymbolicLink()) lines.push(`${head}\tlink ${await fsp.readlink(path)}`);
-    else lines.push(`${head}\t${createHash('sha1').update(await fsp.readFile(path)).digest('hex')}`);
+    else
+      lines.push(
+        `${head}\t${createHash('sha1')
+          .update(await fsp.readFile(path))
+          .digest('hex')}`,
+      );
   };
   await visit(root, '');
   return lines.join('\n');

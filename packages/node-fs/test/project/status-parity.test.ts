@@ -21,11 +21,51 @@ function rng(seed: number) {
 }
 
 const IGNORE = [
-  '*.log', '!important.log', '/build', 'docs/**/*.tmp', '**/cache/', 'a?c.txt', '[xy]z.txt', 'vendor/*', '!vendor/keep.txt',
-  '\\#hash.txt', '\\!bang.txt', 'trailing.txt   ', 'deep/**', 'out/', '*.o',
+  '*.log',
+  '!important.log',
+  '/build',
+  'docs/**/*.tmp',
+  '**/cache/',
+  'a?c.txt',
+  '[xy]z.txt',
+  'vendor/*',
+  '!vendor/keep.txt',
+  '\\#hash.txt',
+  '\\!bang.txt',
+  'trailing.txt   ',
+  'deep/**',
+  'out/',
+  '*.o',
 ];
-const NAMES = ['a.txt', 'abc.txt', 'xz.txt', 'zz.txt', 'x.log', 'important.log', '#hash.txt', '!bang.txt', 'trailing.txt', 'f.o', 'f.c', 'notes.md', 'z.tmp'];
-const DIRS = ['', 'src', 'src/lib', 'docs', 'docs/api/v1', 'build', 'cache', 'src/cache', 'vendor', 'deep/er', 'out', 'tools/out'];
+const NAMES = [
+  'a.txt',
+  'abc.txt',
+  'xz.txt',
+  'zz.txt',
+  'x.log',
+  'important.log',
+  '#hash.txt',
+  '!bang.txt',
+  'trailing.txt',
+  'f.o',
+  'f.c',
+  'notes.md',
+  'z.tmp',
+];
+const DIRS = [
+  '',
+  'src',
+  'src/lib',
+  'docs',
+  'docs/api/v1',
+  'build',
+  'cache',
+  'src/cache',
+  'vendor',
+  'deep/er',
+  'out',
+  'tools/out',
+];
 
 async function state(engine: ProjectGitEngine, dir: string): Promise<{ repo: RepoState; changes: ChangedPath[] }> {
   const s = await engine.inspect(dir);
@@ -33,7 +73,11 @@ async function state(engine: ProjectGitEngine, dir: string): Promise<{ repo: Rep
   return { repo: s.repo, changes: await engine.status(s.repo) };
 }
 
-const summary = (changes: ChangedPath[]) => changes.map((c) => `${c.path} ${c.untracked ? '?' : ''}${c.staged ? 'S' : ''}${c.unstaged ? 'U' : ''}${c.conflicted ? 'C' : ''}${c.submodule ? 'M' : ''}`);
+const summary = (changes: ChangedPath[]) =>
+  changes.map(
+    (c) =>
+      `${c.path} ${c.untracked ? '?' : ''}${c.staged ? 'S' : ''}${c.unstaged ? 'U' : ''}${c.conflicted ? 'C' : ''}${c.submodule ? 'M' : ''}`,
+  );
 
 async function scenario(seed: number): Promise<string> {
   const r = rng(seed);
@@ -43,7 +87,8 @@ async function scenario(seed: number): Promise<string> {
   await judge.write(`${dir}/.gitignore`, IGNORE.filter(() => r() < 0.7).join('\n') + '\n');
   if (r() < 0.5) await judge.write(`${dir}/src/.gitignore`, '*.c\n!keep.c\n');
   if (r() < 0.5) await judge.write(`${dir}/.git/info/exclude`, 'notes.md\n');
-  for (let i = 0; i < 40; i++) await judge.write(join(dir, pick(DIRS), pick(NAMES)), `v${i} ${'x'.repeat(Math.floor(r() * 20))}\n`);
+  for (let i = 0; i < 40; i++)
+    await judge.write(join(dir, pick(DIRS), pick(NAMES)), `v${i} ${'x'.repeat(Math.floor(r() * 20))}\n`);
   await judge.git(dir, 'add', '-A', '-f');
   await judge.git(dir, 'commit', '-q', '-m', 'base');
   if (r() < 0.3) await judge.git(dir, 'update-index', '--index-version', '4');
@@ -74,11 +119,12 @@ async function scenario(seed: number): Promise<string> {
     } else if (op < 0.63) await judge.symlink('src', join(dir, `link-${i}`));
     else await judge.write(join(dir, pick(DIRS), r() < 0.5 ? pick(NAMES) : `fresh-${i}.txt`), `new ${i}\n`);
   }
-  if (r() < 0.3) await judge.write(`${dir}/nested/inner/.git/HEAD`, 'ref: refs/heads/main\n').then(async () => {
-    await fsp.mkdir(`${dir}/nested/inner/.git/objects`, { recursive: true });
-    await fsp.mkdir(`${dir}/nested/inner/.git/refs`, { recursive: true });
-    await judge.write(`${dir}/nested/inner/file.txt`, 'inside a nested repository\n');
-  });
+  if (r() < 0.3)
+    await judge.write(`${dir}/nested/inner/.git/HEAD`, 'ref: refs/heads/main\n').then(async () => {
+      await fsp.mkdir(`${dir}/nested/inner/.git/objects`, { recursive: true });
+      await fsp.mkdir(`${dir}/nested/inner/.git/refs`, { recursive: true });
+      await judge.write(`${dir}/nested/inner/file.txt`, 'inside a nested repository\n');
+    });
   return dir;
 }
 
@@ -112,18 +158,30 @@ describe('the isomorphic-git engine commits what native git commits', () => {
       await fsp.cp(a, b, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
       const [n, i] = await Promise.all([state(native, a), state(iso, b)]);
       const r = rng(seed * 7919);
-      const paths = n.changes.filter((c) => !c.conflicted && !c.submodule && !c.path.startsWith('nested') && r() < 0.6).map((c) => c.path);
+      const paths = n.changes
+        .filter((c) => !c.conflicted && !c.submodule && !c.path.startsWith('nested') && r() < 0.6)
+        .map((c) => c.path);
       if (paths.length === 0) return;
-      const request = { paths, message: `agent commit ${seed}\n`, author: who, committer: who, reflogMessage: `commit: agent commit ${seed}` };
+      const request = {
+        paths,
+        message: `agent commit ${seed}\n`,
+        author: who,
+        committer: who,
+        reflogMessage: `commit: agent commit ${seed}`,
+      };
       const [dn, di] = [await native.commit(n.repo, request), await iso.commit(i.repo, request)];
       expect(di?.commit).toBe(dn?.commit);
       expect(di?.entries).toEqual(dn?.entries);
       if (dn === null) return;
       landed++;
       expect(await judge.git(b, 'ls-files', '-s')).toBe(await judge.git(a, 'ls-files', '-s'));
-      expect(await judge.git(b, 'status', '--porcelain=v2', '--untracked-files=all')).toBe(await judge.git(a, 'status', '--porcelain=v2', '--untracked-files=all'));
+      expect(await judge.git(b, 'status', '--porcelain=v2', '--untracked-files=all')).toBe(
+        await judge.git(a, 'status', '--porcelain=v2', '--untracked-files=all'),
+      );
       expect(await judge.git(b, 'fsck', '--strict', '--no-dangling')).toBe('');
-      expect((await judge.git(b, 'reflog', '-1', '--format=%H %gs', 'main')).trim()).toBe(`${dn.commit} commit: agent commit ${seed}`);
+      expect((await judge.git(b, 'reflog', '-1', '--format=%H %gs', 'main')).trim()).toBe(
+        `${dn.commit} commit: agent commit ${seed}`,
+      );
     });
   }
 });

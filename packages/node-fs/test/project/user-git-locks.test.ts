@@ -40,10 +40,22 @@ async function waitFor(path: string): Promise<void> {
 async function openAmend(dir: string): Promise<{ save: () => Promise<{ code: number; stderr: string }> }> {
   const ctl = await judge.tempDir();
   const editor = join(ctl, 'editor.sh');
-  await fsp.writeFile(editor, `#!/bin/sh\n: > "${ctl}/open"\nwhile [ ! -e "${ctl}/go" ]; do sleep 0.05; done\nprintf 'reworded by the user\\n' > "$1"\n`, { mode: 0o755 });
+  await fsp.writeFile(
+    editor,
+    `#!/bin/sh\n: > "${ctl}/open"\nwhile [ ! -e "${ctl}/go" ]; do sleep 0.05; done\nprintf 'reworded by the user\\n' > "$1"\n`,
+    { mode: 0o755 },
+  );
   const child = spawn('git', ['commit', '-a', '--amend', '-q'], {
-    cwd: dir, stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, GIT_EDITOR: editor, GIT_AUTHOR_NAME: 'User', GIT_AUTHOR_EMAIL: 'user@example.com', GIT_COMMITTER_NAME: 'User', GIT_COMMITTER_EMAIL: 'user@example.com' },
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: {
+      ...process.env,
+      GIT_EDITOR: editor,
+      GIT_AUTHOR_NAME: 'User',
+      GIT_AUTHOR_EMAIL: 'user@example.com',
+      GIT_COMMITTER_NAME: 'User',
+      GIT_COMMITTER_EMAIL: 'user@example.com',
+    },
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -75,19 +87,34 @@ for (const [name, engine] of engines) {
       let saved: { code: number; stderr: string };
       try {
         await judge.write(`${dir}/agent.txt`, 'by the agent\n');
-        r = await pg.afterTurn({ workdir: dir, sessionId: 's', turn: 1, userMessage: 'x', model: 'm', touchedPaths: ['agent.txt'], snapshot });
+        r = await pg.afterTurn({
+          workdir: dir,
+          sessionId: 's',
+          turn: 1,
+          userMessage: 'x',
+          model: 'm',
+          touchedPaths: ['agent.txt'],
+          snapshot,
+        });
         tip = await head(dir);
       } finally {
         // The user saves in any case: no git process outlives the test.
         saved = await amend.save();
       }
-      expect(r).toMatchObject({ status: 'skipped', reason: 'repository-locked', agentPaths: ['agent.txt'], warning: expect.stringContaining('index.lock') });
+      expect(r).toMatchObject({
+        status: 'skipped',
+        reason: 'repository-locked',
+        agentPaths: ['agent.txt'],
+        warning: expect.stringContaining('index.lock'),
+      });
       expect(tip).toBe(old);
       expect(saved.stderr).toBe('');
       expect(saved.code).toBe(0);
       // The user's reword is HEAD, on the same parent; the agent's file is left untracked, nothing staged or deleted.
       expect(await judge.git(dir, 'log', '-1', '--format=%s')).toBe('reworded by the user\n');
-      expect((await judge.git(dir, 'rev-parse', 'HEAD^')).trim()).toBe((await judge.git(dir, 'rev-parse', `${old}^`)).trim());
+      expect((await judge.git(dir, 'rev-parse', 'HEAD^')).trim()).toBe(
+        (await judge.git(dir, 'rev-parse', `${old}^`)).trim(),
+      );
       expect(await judge.git(dir, 'status', '--porcelain')).toBe('?? agent.txt\n');
       expect(await judge.git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     });
@@ -100,7 +127,15 @@ for (const [name, engine] of engines) {
       const snapshot = await pg.beforeTurn(dir);
       await fsp.writeFile(join(dir, '.git/index.lock'), '');
       await judge.write(`${dir}/agent.txt`, 'by the agent\n');
-      const r = await pg.afterTurn({ workdir: dir, sessionId: 's', turn: 1, userMessage: 'x', model: 'm', touchedPaths: ['agent.txt'], snapshot });
+      const r = await pg.afterTurn({
+        workdir: dir,
+        sessionId: 's',
+        turn: 1,
+        userMessage: 'x',
+        model: 'm',
+        touchedPaths: ['agent.txt'],
+        snapshot,
+      });
       expect(r).toMatchObject({ status: 'skipped', reason: 'repository-locked', agentPaths: ['agent.txt'] });
       expect(await head(dir)).toBe(old);
       expect(await fsp.readFile(join(dir, '.git/index'))).toEqual(index);
@@ -108,7 +143,15 @@ for (const [name, engine] of engines) {
       await fsp.rm(join(dir, '.git/index.lock'));
       expect(await judge.git(dir, 'status', '--porcelain')).toBe('?? agent.txt\n');
       // The same turn again, the lock gone: committed on top of the user's tip.
-      const again = await pg.afterTurn({ workdir: dir, sessionId: 's', turn: 1, userMessage: 'x', model: 'm', touchedPaths: ['agent.txt'], snapshot });
+      const again = await pg.afterTurn({
+        workdir: dir,
+        sessionId: 's',
+        turn: 1,
+        userMessage: 'x',
+        model: 'm',
+        touchedPaths: ['agent.txt'],
+        snapshot,
+      });
       expect(again).toMatchObject({ status: 'committed', paths: ['agent.txt'] });
       expect((await judge.git(dir, 'rev-parse', 'HEAD^')).trim()).toBe(old);
       expect(await judge.git(dir, 'status', '--porcelain')).toBe('');

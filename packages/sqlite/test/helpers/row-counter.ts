@@ -1,6 +1,11 @@
 import {
-  TableNode, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult,
-  type RootOperationNode, type UnknownRow,
+  TableNode,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
 } from 'kysely';
 
 /**
@@ -13,7 +18,10 @@ export function rowCounter(table: string): { plugin: KyselyPlugin; batches: numb
   const plugin: KyselyPlugin = {
     transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
       const node = args.node;
-      if (node.kind === 'SelectQueryNode' && node.from?.froms.some((f) => TableNode.is(f) && f.table.identifier.name === table)) {
+      if (
+        node.kind === 'SelectQueryNode' &&
+        node.from?.froms.some((f) => TableNode.is(f) && f.table.identifier.name === table)
+      ) {
         watched.add(args.queryId.queryId);
       }
       return node;

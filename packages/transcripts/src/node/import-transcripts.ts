@@ -54,7 +54,11 @@ export async function importTranscripts(options: ImportOptions): Promise<ImportR
       for (const p of file.parsed) {
         const other = owner.get(p.session.id);
         if (other !== undefined && other !== file.path) {
-          throw new EntityGitError('TRANSCRIPT_INVALID', `${file.path} and ${other} are both session ${JSON.stringify(p.session.id)}`, { sessionId: p.session.id });
+          throw new EntityGitError(
+            'TRANSCRIPT_INVALID',
+            `${file.path} and ${other} are both session ${JSON.stringify(p.session.id)}`,
+            { sessionId: p.session.id },
+          );
         }
         owner.set(p.session.id, file.path);
       }
@@ -110,7 +114,14 @@ export async function watchTranscripts(options: WatchOptions): Promise<void> {
     if (report.entries.length > 0 || report.failures.length > 0) options.onRound?.(report);
     await new Promise<void>((done) => {
       const t = setTimeout(done, interval);
-      options.signal.addEventListener('abort', () => { clearTimeout(t); done(); }, { once: true });
+      options.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          done();
+        },
+        { once: true },
+      );
     });
   }
 }

@@ -30,7 +30,11 @@ export class TranscriptFile {
   private messages: JsonValue[] = [];
   private sessions: ParsedSession[] = [];
 
-  constructor(readonly path: string, readonly format: TranscriptFormat, sessionId?: string) {
+  constructor(
+    readonly path: string,
+    readonly format: TranscriptFormat,
+    sessionId?: string,
+  ) {
     this.sessionId = sessionId ?? sessionIdOfFile(path);
   }
 
@@ -48,7 +52,12 @@ export class TranscriptFile {
     try {
       st = await stat(this.path);
     } catch (cause) {
-      throw new EntityGitError('TRANSCRIPT_INVALID', `cannot read ${this.path}: ${(cause as Error).message}`, { path: this.path }, { cause });
+      throw new EntityGitError(
+        'TRANSCRIPT_INVALID',
+        `cannot read ${this.path}: ${(cause as Error).message}`,
+        { path: this.path },
+        { cause },
+      );
     }
     if (st.size === this.size && st.mtimeMs === this.mtimeMs) return false;
     const shrank = st.size < this.offset;
@@ -68,11 +77,12 @@ export class TranscriptFile {
     this.lineCount += lines.length;
     if (records.length === 0) return false;
     this.records.push(...records);
-    this.sessions = this.format === 'claude-code'
-      ? parseClaudeCode(this.records, { sessionId: this.sessionId })
-      : this.format === 'codex'
-        ? [parseCodex(this.records, { sessionId: this.sessionId })]
-        : [parseMessages(this.records, { sessionId: this.sessionId })];
+    this.sessions =
+      this.format === 'claude-code'
+        ? parseClaudeCode(this.records, { sessionId: this.sessionId })
+        : this.format === 'codex'
+          ? [parseCodex(this.records, { sessionId: this.sessionId })]
+          : [parseMessages(this.records, { sessionId: this.sessionId })];
     return true;
   }
 
@@ -87,7 +97,8 @@ export class TranscriptFile {
       messages = readMessages(bytes);
     } catch (err) {
       // A document still being written parses later; the messages read before stay.
-      if (isEntityGitError(err, 'TRANSCRIPT_INVALID') && err.data.incomplete === true && this.messages.length > 0) return false;
+      if (isEntityGitError(err, 'TRANSCRIPT_INVALID') && err.data.incomplete === true && this.messages.length > 0)
+        return false;
       throw err;
     }
     if (JSON.stringify(messages) === JSON.stringify(this.messages)) return false;
