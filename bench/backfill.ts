@@ -56,7 +56,7 @@ function rawCommits(repo: string): RawCommit[] {
   const shas = git(repo, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n');
   const batch = execFileSync('git', ['cat-file', '--batch'], {
     cwd: repo,
-    input: shas.join('\n') + '\n',
+    input: `${shas.join('\n')}\n`,
     maxBuffer: 1 << 28,
   });
   const out: RawCommit[] = [];

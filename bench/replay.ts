@@ -78,7 +78,7 @@ function nativeRead(dir: string, commit: string): Snapshot {
     });
   const batch = execFileSync('git', ['cat-file', '--batch'], {
     cwd: dir,
-    input: entries.map((e) => e.oid).join('\n') + '\n',
+    input: `${entries.map((e) => e.oid).join('\n')}\n`,
     maxBuffer: 1 << 28,
   });
   const out: Snapshot = { messages: new Map(), meta: null };

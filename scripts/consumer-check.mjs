@@ -22,7 +22,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { gzipSync } from 'node:zlib';
 
 const root = new URL('..', import.meta.url).pathname;
 const started = Date.now();
@@ -76,7 +75,7 @@ try {
   for (const p of published) {
     run('npx', ['-y', TOOLS.pnpm, 'pack', '--pack-destination', tarballs], { cwd: p.dir, capture: true });
     const tgz = readdirSync(tarballs).find((f) =>
-      f.startsWith(p.manifest.name.replace('@', '').replace('/', '-') + '-'),
+      f.startsWith(`${p.manifest.name.replace('@', '').replace('/', '-')}-`),
     );
     if (!tgz) throw new Error(`no tarball for ${p.manifest.name}`);
     files[p.manifest.name] = join(tarballs, tgz);

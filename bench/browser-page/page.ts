@@ -140,7 +140,7 @@ async function run(o: {
     }
     await mirror.sync(SID);
     if (g.timeline) {
-      console.log('TL ' + g.timeline.join('\nTL ') + `\nTL ${(performance.now() - t).toFixed(2)} done`);
+      console.log(`TL ${g.timeline.join('\nTL ')}\nTL ${(performance.now() - t).toFixed(2)} done`);
       g.timeline = undefined;
     }
     if (o.only !== 'entity-git') await isoTurn(turn, o.warmup + o.timed + k);

@@ -68,6 +68,6 @@ export function writeResults(name: string, data: Record<string, unknown>): void 
   const outDir = new URL('../out/', import.meta.url);
   mkdirSync(outDir, { recursive: true });
   const out = new URL(`${name}.json`, outDir);
-  writeFileSync(out, JSON.stringify({ bench: name, date: new Date().toISOString(), ...data }, null, 2) + '\n');
+  writeFileSync(out, `${JSON.stringify({ bench: name, date: new Date().toISOString(), ...data }, null, 2)}\n`);
   console.log(`results: ${out.pathname}`);
 }

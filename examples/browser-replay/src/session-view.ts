@@ -14,7 +14,7 @@ import type {
   SessionSummary,
   TimelineCommit,
 } from 'ws-server/protocol';
-import { branchLabel, forkOf, type BranchFork } from './branch-labels.js';
+import { branchLabel, type BranchFork } from './branch-labels.js';
 import { h } from './dom.js';
 import { abbreviate, contentText, plural, projectHref, sessionHref, short, toolCalls, when } from './format.js';
 import { groupTurns, turnGist, type TurnGroup } from './turns.js';

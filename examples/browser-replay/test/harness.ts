@@ -126,9 +126,7 @@ export async function waitText(page: Page, testId: string, pattern: string): Pro
  * Where the current turn's first message is: its box, the viewport's height, and the bottom of
  * the fixed replay head (what covers the top of the viewport).
  */
-export async function currentTurnPlacement(
-  page: Page,
-): Promise<{
+export async function currentTurnPlacement(page: Page): Promise<{
   turn: string | null;
   id: string | null;
   top: number;

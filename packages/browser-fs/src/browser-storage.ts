@@ -465,7 +465,7 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
           forget(path);
           return asText(o) ? '' : new Uint8Array(0);
         }
-        if (st !== null && st.isFile() && !writing.has(path) && data.byteLength === st.size)
+        if (st?.isFile() && !writing.has(path) && data.byteLength === st.size)
           remember(path, statKey(st), data.slice());
         return asText(o) ? fromUtf8(data) : data;
       }),
@@ -501,7 +501,7 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
         forget(to);
         // A file renamed over is gone from the tree: bytes still held for it are not written.
         const over = await p.lstat(to).catch(() => null);
-        if (over !== null && over.isFile()) {
+        if (over?.isFile()) {
           const src = await p.lstat(from).catch(() => null);
           if (src === null || src.ino !== over.ino) dropPending(over.ino);
         }

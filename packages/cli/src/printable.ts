@@ -8,14 +8,14 @@
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-const escape = (c: string): string => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+const escapeControl = (c: string): string => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
 
 /** One field on one line (an id, a branch name): every control character escaped, newlines and tabs too. */
 export function printable(text: string): string {
-  return text.replace(CONTROL, escape);
+  return text.replace(CONTROL, escapeControl);
 }
 
 /** Whole lines of output: control characters escaped, except the newlines and tabs that lay it out. */
 export function printableLines(text: string): string {
-  return text.replace(CONTROL_BUT_LINES, escape);
+  return text.replace(CONTROL_BUT_LINES, escapeControl);
 }

@@ -27,6 +27,7 @@ describe('canonicalJson', () => {
     ['a symbol', Symbol('x'), '$'],
     ['a Date', { d: new Date(0) }, '$.d'],
     ['a Map', new Map(), '$'],
+    // biome-ignore lint/suspicious/noSparseArray: the hole is what this case tests
     ['a sparse array', [1, , 3], '$[1]'],
   ])('rejects %s with NON_JSON_VALUE', (_what, value, path) => {
     expect(() => canonicalJson(value)).toThrow(expect.objectContaining({ code: 'NON_JSON_VALUE', data: { path } }));

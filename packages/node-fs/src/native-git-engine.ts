@@ -329,7 +329,7 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
     if (files.length > 0) {
       // Through git, so the repository's clean filters and line-ending rules apply as `git add` would.
       const ids = (
-        await git(repo.root, ['hash-object', '--stdin-paths'], { input: files.map(cQuote).join('\n') + '\n' })
+        await git(repo.root, ['hash-object', '--stdin-paths'], { input: `${files.map(cQuote).join('\n')}\n` })
       )
         .trim()
         .split('\n');

@@ -21,7 +21,7 @@ const skipMount = !mountable && !process.env.CI;
 const refs = (dir: string) => git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
 
 /** The DAG: A synced with its head placeholder a6 then filled with more than the disk holds; B, a whole golden session, never synced. */
-async function dagWithBigTurn(big: string): Promise<MemoryDag> {
+async function dagWithBigTurn(_big: string): Promise<MemoryDag> {
   const dag = new MemoryDag();
   await writeGolden(dag);
   await dag.setHead(A, 'a6');

@@ -15,7 +15,7 @@ export class FileDag implements DagSource {
   }
 
   append(nodes: DagNode[]): void {
-    appendFileSync(this.file, nodes.map((n) => JSON.stringify(n) + '\n').join(''));
+    appendFileSync(this.file, nodes.map((n) => `${JSON.stringify(n)}\n`).join(''));
   }
 
   private nodes(): DagNode[] {

@@ -1,4 +1,4 @@
-import { canonicalJson, EntityGitError, FORMAT_1_BACKUP, MemoryDag, META_REF } from '@entity-git/core';
+import { canonicalJson, type EntityGitError, FORMAT_1_BACKUP, MemoryDag, META_REF } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { rmSync, writeFileSync } from 'node:fs';

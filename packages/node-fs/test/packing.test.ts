@@ -64,8 +64,8 @@ const looseBytes = (gitdir: string) => {
 
 describe('the pack delta', () => {
   it('rebuilds the target exactly (git applies it: see the pack tests), and declines when nothing is shared', () => {
-    const base = new TextEncoder().encode('a'.repeat(1000) + 'tail');
-    const target = new TextEncoder().encode('a'.repeat(1000) + 'new entries' + 'tail');
+    const base = new TextEncoder().encode(`${'a'.repeat(1000)}tail`);
+    const target = new TextEncoder().encode(`${'a'.repeat(1000)}new entriestail`);
     const delta = prefixSuffixDelta(base, target)!;
     // sizes, copy 1000 from 0, insert 11, copy 4 from 1000
     expect([...delta]).toEqual([

@@ -187,7 +187,7 @@ for (const engine of ['sqlite', 'postgres'] as ShapeEngine[]) {
     });
 
     it('an incompatible database is refused with SCHEMA_MISMATCH naming table and column, and is left unchanged', async () => {
-      for (const options of [{}, { migrate: false }, { names: { nodes: { predecessor: 'parent_id' } } }]) {
+      for (const _options of [{}, { migrate: false }, { names: { nodes: { predecessor: 'parent_id' } } }]) {
         const bad = await open(incompatibleShapeSql(engine));
         const before = await bad.unchanged();
         const err = await bad.store().then(

@@ -190,7 +190,7 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
           (await j.git(dir, 'ls-tree', '-r', 'HEAD'))
             .split('\n')
             .filter(Boolean)
-            .map((l) => l.split(/\s+/).slice(0, 2).join(' ') + ' ' + l.split('\t')[1]),
+            .map((l) => `${l.split(/\s+/).slice(0, 2).join(' ')} ${l.split('\t')[1]}`),
         ).toEqual(['100644 blob README.md', '100755 blob bin/run.sh', '120000 blob link', '100644 blob src/main.ts']);
         expect(await j.git(dir, 'show', 'HEAD:README.md')).toBe('# then edited again\n');
         expect(await j.git(dir, 'show', 'HEAD:link')).toBe('src/main.ts');

@@ -227,7 +227,7 @@ export function testStorage(options: { name: string; create(): Promise<StorageFi
       const log = text(await store.read(`${root}/.git/logs/refs/heads/main`))!
         .trim()
         .split('\n');
-      expect(log.map((l) => l.split(' ').slice(0, 2).join(' ') + ' ' + l.split('\t')[1])).toEqual([
+      expect(log.map((l) => `${l.split(' ').slice(0, 2).join(' ')} ${l.split('\t')[1]}`)).toEqual([
         `${'0'.repeat(40)} ${a} first`,
         `${a} ${b} second`,
       ]);

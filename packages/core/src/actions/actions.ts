@@ -271,7 +271,7 @@ export async function dispatch(table: object, request: ActionRequest): Promise<A
   try {
     if (!request || typeof request !== 'object' || typeof request.action !== 'string')
       invalidArgument('a request needs an action name');
-    const fn = Object.prototype.hasOwnProperty.call(table, request.action)
+    const fn = Object.hasOwn(table, request.action)
       ? (table as Record<string, (p: unknown) => Promise<unknown>>)[request.action]
       : undefined;
     if (typeof fn !== 'function')

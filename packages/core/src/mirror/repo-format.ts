@@ -38,7 +38,6 @@ export function withFormat(text: string): string {
         done = true;
       }
     } else if (inSection && /^\s*format\s*=/i.test(line)) {
-      continue;
     } else out.push(line);
   }
   const joined = out.join('\n');

@@ -1076,7 +1076,7 @@ class SessionMirror implements Mirror {
    */
   private async commitBranches(
     sessionId: string,
-    repo: Repo,
+    _repo: Repo,
     layout: Layout,
     work: [BranchPlan<Known>, BranchBuild][],
     memo: Map<string, string>,

@@ -8,7 +8,7 @@ import type { JsonValue } from './types.js';
  * different values serialize alike. `-0` is written as `0`, as JSON has a single zero.
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, '', new Set(), '$') + '\n';
+  return `${write(value, '', new Set(), '$')}\n`;
 }
 
 /** Strings at least this long are escaped and encoded in slices, never as one escaped copy. */
@@ -32,7 +32,7 @@ export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) 
     }
   };
   emit(value, '', new Set(), '$', sink);
-  parts.push(small + '\n');
+  parts.push(`${small}\n`);
   let size = 0;
   for (const p of parts) size += typeof p === 'string' ? utf8Length(p) : bigLength(p.big);
   const head = encoder.encode(prefix(size));
@@ -95,22 +95,32 @@ function emit(
   path: string,
   out: (piece: string | { big: string }) => void,
 ): void {
-  if (typeof value === 'string' && value.length >= BIG) return out({ big: value });
-  if (scalar(value, path)) return out(JSON.stringify(value));
+  if (typeof value === 'string' && value.length >= BIG) {
+    out({ big: value });
+    return;
+  }
+  if (scalar(value, path)) {
+    out(JSON.stringify(value));
+    return;
+  }
   const obj = value as object;
   if (seen.has(obj)) fail(path, 'a cycle');
-  const inner = indent + '  ';
+  const inner = `${indent}  `;
   seen.add(obj);
   try {
     if (Array.isArray(obj)) {
-      if (obj.length === 0) return out('[]');
+      if (obj.length === 0) {
+        out('[]');
+        return;
+      }
       out('[\n');
       for (let i = 0; i < obj.length; i++) {
         if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
         out(i === 0 ? inner : `,\n${inner}`);
         emit(obj[i], inner, seen, `${path}[${i}]`, out);
       }
-      return out(`\n${indent}]`);
+      out(`\n${indent}]`);
+      return;
     }
     const proto = Object.getPrototypeOf(obj);
     if (proto !== Object.prototype && proto !== null) {
@@ -118,13 +128,17 @@ function emit(
     }
     if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
     const keys = Object.keys(obj).sort(compareCodePoints);
-    if (keys.length === 0) return out('{}');
+    if (keys.length === 0) {
+      out('{}');
+      return;
+    }
     out('{\n');
     keys.forEach((k, i) => {
       out(`${i === 0 ? '' : ',\n'}${inner}${JSON.stringify(k)}: `);
       emit((obj as Record<string, unknown>)[k], inner, seen, `${path}.${k}`, out);
     });
-    return out(`\n${indent}}`);
+    out(`\n${indent}}`);
+    return;
   } finally {
     seen.delete(obj);
   }
@@ -205,7 +219,7 @@ function write(value: unknown, indent: string, seen: Set<object>, path: string):
   if (scalar(value, path)) return JSON.stringify(value);
   const obj = value as object;
   if (seen.has(obj)) fail(path, 'a cycle');
-  const inner = indent + '  ';
+  const inner = `${indent}  `;
   seen.add(obj);
   try {
     if (Array.isArray(obj)) {

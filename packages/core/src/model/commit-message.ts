@@ -105,7 +105,7 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
     `Node: ${encodeId(lastNode.id)}`,
     `Seq: ${lastNode.seq}`,
   );
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** The trailers of a commit message written by {@link commitMessage}, or null. */

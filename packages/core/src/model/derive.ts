@@ -102,7 +102,7 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
     const path = [...onPath].sort((a, b) => a.seq - b.seq);
     const turns = cutTurns(path);
     const last = turns.at(-1);
-    const complete = last && last.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
+    const complete = last?.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
     branches.push({ name, leaf, turns, complete });
     branchOfLeaf.set(leaf.id, name);
   }

@@ -46,7 +46,7 @@ export function encodeId(id: string): string {
     ) {
       out += c;
     } else {
-      for (const b of encoder.encode(c)) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
+      for (const b of encoder.encode(c)) out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
     }
   }
   return out;

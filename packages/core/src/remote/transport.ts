@@ -278,15 +278,14 @@ export async function ensureRemoteConfig(store: Store, repo: Repo, remote: Remot
   const path = joinPath(repo.gitdir, 'config');
   const text = (await store.readText(path)) ?? '';
   const n = remote.name;
-  const section =
-    [
-      `[remote "${n}"]`,
-      `\turl = ${redactUrl(url)}`,
-      `\tfetch = +refs/heads/*:refs/remotes/${n}/*`,
-      // isomorphic-git's push keeps its copy of any pushed ref at refs/remotes/<name>/<ref>;
-      // fetching to the same place keeps one remote-tracking copy of the record.
-      `\tfetch = +refs/entity-git/*:refs/remotes/${n}/refs/entity-git/*`,
-    ].join('\n') + '\n';
+  const section = `${[
+    `[remote "${n}"]`,
+    `\turl = ${redactUrl(url)}`,
+    `\tfetch = +refs/heads/*:refs/remotes/${n}/*`,
+    // isomorphic-git's push keeps its copy of any pushed ref at refs/remotes/<name>/<ref>;
+    // fetching to the same place keeps one remote-tracking copy of the record.
+    `\tfetch = +refs/entity-git/*:refs/remotes/${n}/refs/entity-git/*`,
+  ].join('\n')}\n`;
   const lines = text.split('\n');
   const out: string[] = [];
   let skipping = false;

@@ -129,7 +129,7 @@ describe('createProjectGit: the decision alone, over a scripted engine', () => {
   it('looks again and retries when the branch moves between the decision and the commit', async () => {
     const f = fakeEngine({
       changes: [change('a.txt')],
-      commit: (req, n) => {
+      commit: (_req, n) => {
         if (n === 1) throw new EntityGitError('REF_CONFLICT', 'moved');
         return {
           commit: 'e'.repeat(40),

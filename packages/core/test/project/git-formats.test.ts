@@ -128,7 +128,7 @@ describe('gitignore matching agrees with git check-ignore', () => {
         else write(join(dir, p), 'x\n');
       }
       const ignored = new Set(
-        gitIn(dir, cases.map(([p]) => p).join('\0') + '\0', 'check-ignore', '-z', '--stdin')
+        gitIn(dir, `${cases.map(([p]) => p).join('\0')}\0`, 'check-ignore', '-z', '--stdin')
           .split('\0')
           .filter(Boolean),
       );

@@ -84,7 +84,7 @@ async function scenario(seed: number): Promise<string> {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!;
   const dir = await judge.tempDir();
   await judge.git(dir, 'init', '-q', '-b', 'main');
-  await judge.write(`${dir}/.gitignore`, IGNORE.filter(() => r() < 0.7).join('\n') + '\n');
+  await judge.write(`${dir}/.gitignore`, `${IGNORE.filter(() => r() < 0.7).join('\n')}\n`);
   if (r() < 0.5) await judge.write(`${dir}/src/.gitignore`, '*.c\n!keep.c\n');
   if (r() < 0.5) await judge.write(`${dir}/.git/info/exclude`, 'notes.md\n');
   for (let i = 0; i < 40; i++)
