@@ -1,11 +1,13 @@
 import {
   assertId,
+  draftNode,
   EntityGitError,
   isAbsolutePath,
   PROJECT_STATUSES,
   sessionRow,
   validateNode,
   validateSession,
+  type AppendNodeInput as CoreAppendNodeInput,
   type DagNode,
   type DagSource,
   type DagWriter,
@@ -104,7 +106,7 @@ export interface IdbDagOptions {
 }
 
 /** An append as {@link DagWriter.appendNode} takes it. */
-export type AppendNodeInput = Parameters<DagWriter['appendNode']>[0];
+export type AppendNodeInput = CoreAppendNodeInput;
 
 const encode = (v: JsonValue): string => JSON.stringify(v);
 const decode = (text: string): JsonValue => JSON.parse(text) as JsonValue;
@@ -442,7 +444,8 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
   async appendNodes(inputs: readonly AppendNodeInput[]): Promise<DagNode[]> {
     if (!Array.isArray(inputs))
       throw new EntityGitError('INVALID_NODE', `${PREFIX} appendNodes takes an array of nodes`);
-    const drafts = inputs.map((input) => this.draft(input));
+    // Each with seq 1, a stand-in: the transaction assigns the real one.
+    const drafts = inputs.map((input) => draftNode(input, { now: () => this.options.now(), prefix: PREFIX }));
     if (drafts.length === 0) return [];
     return this.write(['sessions', 'nodes'], 'appending nodes', async (tx) => {
       const nodes = tx.objectStore('nodes');
@@ -603,24 +606,6 @@ export class IdbDag implements DagSource, DagWriter, ProjectStore {
       }
       await sessions.put({ ...row, head: nodeId, rev: nextRev(row) });
     });
-  }
-
-  private draft(input: AppendNodeInput): DagNode {
-    if (typeof input !== 'object' || input === null)
-      throw new EntityGitError('INVALID_NODE', `${PREFIX} a node must be an object`);
-    const node: DagNode = {
-      id: input.id,
-      session_id: input.session_id,
-      seq: 1, // a stand-in: the transaction assigns the real one
-      role: input.role,
-      content: input.content,
-      predecessor: input.predecessor ?? null,
-      caller: input.caller ?? null,
-      created_at: input.created_at ?? this.options.now(),
-      metadata: input.metadata ?? null,
-    };
-    validateNode(node);
-    return node;
   }
 
   // ---- ProjectStore ----

@@ -34,7 +34,9 @@ export {
 export { textOf, foldLine } from './model/text.js';
 export type { DagSource, DagWriter } from './dag/dag-source.js';
 export type { ProjectStore } from './dag/project-store.js';
-export { MemoryDag, isAbsolutePath } from './dag/memory-dag.js';
+export { MemoryDag } from './dag/memory-dag.js';
+export { draftNode, type AppendNodeInput, type DraftNodeOptions } from './dag/draft-node.js';
+export { isAbsolutePath } from './model/is-absolute-path.js';
 export type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage/storage.js';
 export { Store } from './storage/store.js';
 export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from './git/codec.js';

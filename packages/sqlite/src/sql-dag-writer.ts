@@ -2,9 +2,11 @@ import {
   EntityGitError,
   assertId,
   assertJson,
+  draftNode,
   isEntityGitError,
   sessionRow,
   validateNode,
+  type AppendNodeInput as CoreAppendNodeInput,
   type DagNode,
   type DagWriter,
   type JsonValue,
@@ -25,7 +27,7 @@ import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './s
 import { encodeValue, resolveValueFormats, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
 
 /** What {@link SqlDagWriter.appendNode} takes: a node without its seq, which the writer assigns. */
-export type AppendNodeInput = Parameters<DagWriter['appendNode']>[0];
+export type AppendNodeInput = CoreAppendNodeInput;
 
 export interface SqlDagWriterOptions {
   /** A Kysely instance on SQLite or PostgreSQL. */
@@ -282,20 +284,7 @@ export class SqlDagWriter implements DagWriter {
 
   /** The node as it will be stored, checked before any lock is taken; its seq is a stand-in. */
   private draft(input: AppendNodeInput): DagNode {
-    if (typeof input !== 'object' || input === null)
-      throw new EntityGitError('INVALID_NODE', '[sqlite] a node must be an object');
-    const node: DagNode = {
-      id: input.id,
-      session_id: input.session_id,
-      seq: 1,
-      role: input.role,
-      content: input.content,
-      predecessor: input.predecessor ?? null,
-      caller: input.caller ?? null,
-      created_at: input.created_at ?? this.options.now(),
-      metadata: input.metadata ?? null,
-    };
-    validateNode(node);
+    const node = draftNode(input, { now: () => this.options.now(), prefix: '[sqlite]' });
     assertStorableText(node.id, 'node id', 'INVALID_ID');
     assertStorableText(node.session_id, 'session id', 'INVALID_ID');
     assertStorableText(node.predecessor, 'predecessor', 'INVALID_ID');

@@ -1,8 +1,8 @@
 import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
-import { isAbsolutePath } from '../dag/memory-dag.js';
 import { EntityGitError } from '../errors.js';
 import type { Mirror } from '../mirror/mirror.js';
+import { isAbsolutePath } from '../model/is-absolute-path.js';
 import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus } from '../model/types.js';
 import {
   idParam,

@@ -1,8 +1,10 @@
 import { EntityGitError } from '../errors.js';
+import { isAbsolutePath } from '../model/is-absolute-path.js';
 import { assertId } from '../model/names.js';
 import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus, type Session } from '../model/types.js';
 import { sessionRow, validateNode, validateSession } from '../model/validate.js';
 import type { DagSource, DagWriter } from './dag-source.js';
+import { draftNode, type AppendNodeInput } from './draft-node.js';
 import type { ProjectStore } from './project-store.js';
 
 const clone = <T>(v: T): T => (v === undefined ? v : structuredCloneJson(v));
@@ -104,21 +106,11 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     return clone(node);
   }
 
-  async appendNode(input: Parameters<DagWriter['appendNode']>[0]): Promise<DagNode> {
+  async appendNode(input: AppendNodeInput): Promise<DagNode> {
     const list = this.nodes.get(input.session_id);
     if (!list) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(input.session_id)}`);
     const seq = (list.at(-1)?.seq ?? 0) + 1;
-    return this.addNode({
-      id: input.id,
-      session_id: input.session_id,
-      seq,
-      role: input.role,
-      content: input.content,
-      predecessor: input.predecessor ?? null,
-      caller: input.caller ?? null,
-      created_at: input.created_at ?? this.clock(),
-      metadata: input.metadata ?? null,
-    });
+    return this.addNode(draftNode(input, { now: () => this.clock(), seq }));
   }
 
   async fillNode(
@@ -234,9 +226,4 @@ export class MemoryDag implements DagSource, DagWriter, ProjectStore {
     if (!s) throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)}`);
     return s;
   }
-}
-
-/** POSIX absolute (`/…`) or Windows absolute (`C:\…`, `\\server\…`). */
-export function isAbsolutePath(p: string): boolean {
-  return p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
 }
