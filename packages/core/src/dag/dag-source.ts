@@ -8,19 +8,22 @@ import type { DagNode, Session } from '../model/types.js';
  */
 export interface DagSource {
   /**
-   * The ids of every session, in a stable order (creation order where known).
+   * The ids of every session, in a stable order (creation order where known). `[]` for an empty
+   * DAG.
    */
   listSessions(): Promise<string[]>;
 
   /**
-   * One session's row, or `null` when the session does not exist.
+   * One session's row, or `null` when the session does not exist (never an error). The row is a
+   * copy: changing it changes nothing stored.
    */
   getSession(sessionId: string): Promise<Session | null>;
 
   /**
    * The nodes of a session whose `seq` is greater than `afterSeq`, ordered by `seq` ascending.
    * Implementations stream or page so that a 20,000-node session is never held in memory at once
-   * by the source itself; the mirror consumes the iterator incrementally.
+   * by the source itself; the mirror consumes the iterator incrementally. An unknown session
+   * yields nothing; nodes appended while a caller iterates are yielded once each, in order.
    *
    * @param afterSeq - exclusive lower bound; `0` (the default) reads the whole session.
    * @param options.batchSize - a hint for paged implementations (default: implementation's own).
@@ -28,10 +31,12 @@ export interface DagSource {
   nodesAfter(sessionId: string, afterSeq?: number, options?: { batchSize?: number }): AsyncIterable<DagNode>;
 
   /**
-   * The session's head: the node the conversation continues from, `null` for "the leaf with the
-   * highest seq". Equal to `getSession(id).head`; separate so a source can answer it cheaply.
+   * Optional: the session's head, the node the conversation continues from, `null` for "the leaf
+   * with the highest seq" and for an unknown session. Equal to `getSession(id)?.head ?? null`,
+   * which is what a caller reads when a source leaves it out (the default); a source may add it
+   * to answer cheaply. The mirror does not call it.
    */
-  getHead(sessionId: string): Promise<string | null>;
+  getHead?(sessionId: string): Promise<string | null>;
 
   /**
    * Optional: the session's change marker, an opaque revision the writers keep that changes with
@@ -50,25 +55,43 @@ export interface DagSource {
   changeMarker?(sessionId: string): Promise<string | null>;
 }
 
-/** What a dispatcher writes; the mirror never calls these. */
+/**
+ * What a dispatcher writes; the mirror never calls these. Errors are `EntityGitError`s; a refused
+ * write stores nothing.
+ */
 export interface DagWriter {
-  /** Create a session; `created_at` defaults to now, the other fields to null. */
+  /**
+   * Create a session and return the stored row. `created_at` defaults to now; `title`,
+   * `agent_id`, `model`, `project_id`, `head` and `metadata` to `null`. An id already used is
+   * `INVALID_SESSION`; an invalid field `INVALID_ID`, `INVALID_SESSION` or `NON_JSON_VALUE`.
+   */
   createSession(session: Partial<Session> & { id: string }): Promise<Session>;
   /**
-   * Append a node; `seq` is assigned atomically per session (the next after the highest).
-   * Returns the stored node.
+   * Append a node; `seq` is assigned atomically per session (the next after the highest, `1` for
+   * the first). `predecessor`, `caller` and `metadata` default to `null`, `created_at` to now.
+   * Returns the stored node. An unknown session is `SESSION_NOT_FOUND`, an id already used
+   * `DAG_DUPLICATE_ID`, an invalid node `INVALID_NODE`, `INVALID_ID` or `NON_JSON_VALUE`; a refused
+   * append consumes no seq.
    */
   appendNode(
     node: Omit<DagNode, 'seq' | 'created_at' | 'metadata' | 'caller' | 'predecessor'> &
       Partial<Pick<DagNode, 'created_at' | 'metadata' | 'caller' | 'predecessor'>>,
   ): Promise<DagNode>;
-  /** Replace a placeholder's content and metadata (the seq stays). */
+  /**
+   * Replace a placeholder's content and metadata (the seq and every other field stay); returns
+   * the stored node. `metadata` absent (the default) keeps the old metadata, `null` clears it. A
+   * node not in that session is `NODE_NOT_FOUND`.
+   */
   fillNode(
     sessionId: string,
     nodeId: string,
     content: DagNode['content'],
     metadata?: DagNode['metadata'],
   ): Promise<DagNode>;
-  /** Move the session's head (null: follow the highest-seq leaf). */
+  /**
+   * Move the session's head (`null`: follow the highest-seq leaf). An unknown session is
+   * `SESSION_NOT_FOUND`, a malformed node id `INVALID_ID`, a node not in the session
+   * `NODE_NOT_FOUND`.
+   */
   setHead(sessionId: string, nodeId: string | null): Promise<void>;
 }
