@@ -1,13 +1,12 @@
 export {
   browserStorage,
-  requestPersistentStorage,
   fsDatabaseName,
   DRIVER_NAME,
   DEFAULT_FS_NAME,
   type BrowserStorage,
   type BrowserStorageOptions,
-  type PersistenceReport,
 } from './browser-storage.js';
+export { requestPersistentStorage, type PersistenceReport } from './persistent-storage.js';
 export { createBrowserMirror, DEFAULT_ROOT, type BrowserMirrorOptions } from './browser-mirror.js';
 export {
   IdbDag,
