@@ -1,5 +1,8 @@
 import type { DagSource } from '../dag/dag-source.js';
 import type { CommitInfo, SyncResult } from '../mirror/mirror.js';
+import { type NodeShape, rides } from '../model/derive.js';
+import { textOf } from '../model/text.js';
+import type { DagNode } from '../model/types.js';
 import type { ProjectSnapshot } from '../project/project-git.js';
 import type { MirrorServiceOptions, ServiceEventName, ServiceEvents } from './service-types.js';
 
@@ -139,6 +142,53 @@ export async function sessionCommitOf(
   return at(head, head.length > 0 ? 0 : -1);
 }
 
+type Edges = NodeShape & Pick<DagNode, 'content'>;
+
+/**
+ * The user message of the turn a session commit holds, as the DAG has it: the text of the turn's
+ * user node (`textOf` its content, the text the commit's subject was cut from), found by walking
+ * back from the turn's last node (the `Node:` trailer). Read from the DAG source, only the nodes
+ * after the previous turn's last one; without a source (or when the DAG no longer holds the node)
+ * from the messages the commit holds. '' for a turn with no user node.
+ */
+export async function userMessageOf(
+  options: Pick<MirrorServiceOptions, 'mirror' | 'dag'>,
+  sessionId: string,
+  tip: TurnCommit,
+): Promise<string> {
+  const { commit, parent } = tip;
+  if (commit.node === null) return '';
+  const last = commit.node;
+  const nodes = new Map<string, Edges>();
+  const keep = (n: DagNode) =>
+    nodes.set(n.id, {
+      id: n.id,
+      seq: n.seq,
+      pending: false,
+      role: n.role,
+      predecessor: n.predecessor,
+      caller: n.caller,
+      content: n.role === 'user' ? n.content : null,
+    });
+  if (options.dag) {
+    for await (const n of options.dag.nodesAfter(sessionId, parent?.seq ?? 0)) {
+      if (commit.seq !== null && n.seq > commit.seq) break;
+      keep(n);
+    }
+  }
+  if (!nodes.has(last)) {
+    nodes.clear();
+    for (const n of (await options.mirror.read(sessionId, commit.sha)).messages) keep(n);
+  }
+  let n = nodes.get(last);
+  if (n && rides(n)) n = nodes.get(n.caller!);
+  for (let steps = 0; n !== undefined && steps <= nodes.size; steps++) {
+    if (n.role === 'user') return textOf(n.content);
+    n = n.predecessor === null ? undefined : nodes.get(n.predecessor);
+  }
+  return '';
+}
+
 /** The project auto-commit of one reported turn, labelled from that turn's session commit. */
 export async function projectTurn(
   options: MirrorServiceOptions,
@@ -168,7 +218,7 @@ export async function projectTurn(
     workdir: project.workdir,
     sessionId,
     turn: tip?.turn ?? 1,
-    userMessage: tip ? tip.subject.replace(/^turn \d+:? ?/, '') : '',
+    userMessage: found ? await userMessageOf(options, sessionId, found) : '',
     model: session?.model ?? 'unknown model',
     sessionCommit: tip?.sha ?? null,
     touchedPaths: report.touchedPaths,
