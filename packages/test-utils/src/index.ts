@@ -6,3 +6,4 @@ export * from './hostile-ids.js';
 export * from './faulty-storage.js';
 export * from './project-git-suite.js';
 export * from './database-shapes.js';
+export * from './mirror-suite.js';

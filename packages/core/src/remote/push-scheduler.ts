@@ -5,6 +5,7 @@ import { defineRemote } from './remote.js';
 import { isRetryable } from './transport.js';
 import type { Logger } from '../observe/logger.js';
 import { logPushEvent } from '../observe/observed.js';
+import { createEmitter, createSessionQueue } from '../service/session-queue.js';
 
 export interface PushSchedulerOptions extends RemoteTarget {
   /** Where each push event is reported (`push.<event>`; failures at error). Default: none. */
@@ -76,81 +77,23 @@ export interface PushScheduler {
   close(): Promise<void>;
 }
 
-interface Slot {
-  status: PushSessionStatus;
-  timer: unknown;
-}
-
 export function createPushScheduler(options: PushSchedulerOptions): PushScheduler {
   const remote = defineRemote(options.remote);
-  const delayMs = Math.max(0, options.delayMs ?? 2000);
-  const concurrency = Math.max(1, options.concurrency ?? 2);
-  const maxAttempts = Math.max(1, options.attempts ?? 8);
-  const baseDelay = options.baseDelayMs ?? 1000;
-  const maxDelay = options.maxDelayMs ?? 60_000;
-  const slots = new Map<string, Slot>();
-  const queue: string[] = [];
-  const listeners: { [E in PushSchedulerEventName]: Set<(p: PushSchedulerEvents[E]) => void> } = {
-    pushed: new Set(),
-    retrying: new Set(),
-    failed: new Set(),
-  };
-  let running = 0;
-  let closed = false;
-  let idleWaiters: Array<() => void> = [];
+  const events = createEmitter<PushSchedulerEvents>((event, payload) => logPushEvent(options.logger, event, payload));
 
-  const emit = <E extends PushSchedulerEventName>(event: E, payload: PushSchedulerEvents[E]) => {
-    logPushEvent(options.logger, event, payload);
-    for (const l of listeners[event]) {
-      try {
-        (l as (p: PushSchedulerEvents[E]) => void)(payload);
-      } catch {
-        // a listener cannot break the scheduler
-      }
-    }
-  };
-  const settle = () => {
-    if (slots.size > 0) return;
-    const waiters = idleWaiters;
-    idleWaiters = [];
-    for (const w of waiters) w();
-  };
-  const unref = (t: unknown) => (t as { unref?: () => void } | null)?.unref?.();
-
-  const wait = (slot: Slot, state: 'waiting' | 'backoff', ms: number) => {
-    slot.status.state = state;
-    slot.timer = setTimeout(() => {
-      slot.timer = null;
-      enqueue(slot);
-    }, ms);
+  const queue = createSessionQueue<PushSessionStatus>({
+    concurrency: Math.max(1, options.concurrency ?? 2),
+    attempts: Math.max(1, options.attempts ?? 8),
+    baseDelayMs: options.baseDelayMs ?? 1000,
+    maxDelayMs: options.maxDelayMs ?? 60_000,
+    delayMs: Math.max(0, options.delayMs ?? 2000),
+    keepIdle: false,
+    deferStart: false,
     // A pending push does not keep a Node process alive; `close()` pushes it at shutdown.
-    unref(slot.timer);
-  };
-  const enqueue = (slot: Slot) => {
-    if (slot.timer !== null) {
-      clearTimeout(slot.timer as never);
-      slot.timer = null;
-    }
-    if (slot.status.state === 'queued' || slot.status.state === 'running') return;
-    slot.status.state = 'queued';
-    queue.push(slot.status.sessionId);
-    pump();
-  };
-  const pump = () => {
-    while (running < concurrency && queue.length > 0) {
-      const sessionId = queue.shift()!;
-      const slot = slots.get(sessionId);
-      if (slot) void run(slot);
-    }
-  };
-
-  const run = async (slot: Slot): Promise<void> => {
-    const { sessionId } = slot.status;
-    running++;
-    slot.status.state = 'running';
-    slot.status.again = false;
-    slot.status.attempts++;
-    try {
+    unrefTimers: true,
+    lastRunOnClose: true,
+    status: (sessionId) => ({ sessionId, state: 'waiting', again: false, attempts: 0, lastError: null }),
+    async run({ sessionId }, succeeded) {
       const pushOptions = {
         remote,
         storage: options.storage,
@@ -160,67 +103,30 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
         ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
       };
       const result = await pushSession(pushOptions);
-      slot.status.attempts = 0;
-      slot.status.lastError = null;
-      emit('pushed', { sessionId, result });
-      finish(slot);
-    } catch (err) {
-      const error =
-        err instanceof EntityGitError
-          ? err
-          : new EntityGitError(
-              'REMOTE_ERROR',
-              `push of session ${JSON.stringify(sessionId)}: ${(err as Error)?.message ?? String(err)}`,
-              { sessionId, retryable: true },
-              { cause: err },
-            );
-      slot.status.lastError = { code: error.code, message: error.message, at: Date.now() };
-      const attempts = slot.status.attempts;
-      if (!closed && isRetryable(error) && attempts < maxAttempts) {
-        const delay = Math.min(maxDelay, baseDelay * 2 ** (attempts - 1));
-        emit('retrying', { sessionId, error, attempt: attempts, delayMs: delay });
-        wait(slot, 'backoff', delay);
-      } else {
-        slot.status.attempts = 0;
-        emit('failed', { sessionId, error, attempts });
-        finish(slot);
-      }
-    } finally {
-      running--;
-      pump();
-      settle();
-    }
-  };
-  const finish = (slot: Slot) => {
-    if (slot.status.again && !closed) {
-      wait(slot, 'waiting', delayMs);
-      return;
-    }
-    slots.delete(slot.status.sessionId);
-  };
+      succeeded();
+      events.emit('pushed', { sessionId, result });
+    },
+    toError: (err, sessionId) =>
+      err instanceof EntityGitError
+        ? err
+        : new EntityGitError(
+            'REMOTE_ERROR',
+            `push of session ${JSON.stringify(sessionId)}: ${(err as Error)?.message ?? String(err)}`,
+            { sessionId, retryable: true },
+            { cause: err },
+          ),
+    retryable: isRetryable,
+    emit: events.emit,
+  });
 
   const schedule = (sessionId: string) => {
-    if (closed || typeof sessionId !== 'string' || sessionId === '') return;
-    const slot = slots.get(sessionId);
-    if (slot) {
-      // waiting/queued/backoff: the push to come reads the refs when it runs, so it carries this.
-      if (slot.status.state === 'running') slot.status.again = true;
-      return;
-    }
-    const fresh: Slot = {
-      status: { sessionId, state: 'waiting', again: false, attempts: 0, lastError: null },
-      timer: null,
-    };
-    slots.set(sessionId, fresh);
-    wait(fresh, 'waiting', delayMs);
+    if (typeof sessionId !== 'string' || sessionId === '') return;
+    // waiting/queued/backoff: the push to come reads the refs when it runs, so it carries this.
+    queue.request(sessionId);
   };
-
-  const drain = () =>
-    slots.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
   const flush = async () => {
-    for (const slot of slots.values())
-      if (slot.status.state === 'waiting' || slot.status.state === 'backoff') enqueue(slot);
-    await drain();
+    queue.flush();
+    await queue.drain();
   };
 
   return Object.freeze({
@@ -228,18 +134,12 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
     afterSync: async (sessionId: string, result: SyncResult) => {
       if (!result.noop) schedule(sessionId);
     },
-    on<E extends PushSchedulerEventName>(event: E, listener: (payload: PushSchedulerEvents[E]) => void) {
-      listeners[event].add(listener as never);
-      return () => {
-        listeners[event].delete(listener as never);
-      };
-    },
+    on: events.on,
     flush,
-    drain,
-    status: () =>
-      [...slots.values()].map((s) => ({ ...s.status, lastError: s.status.lastError && { ...s.status.lastError } })),
+    drain: queue.drain,
+    status: queue.statuses,
     async close() {
-      closed = true;
+      queue.close();
       await flush();
     },
   });
