@@ -1,7 +1,7 @@
 import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import { isAbsolutePath } from '../dag/memory-dag.js';
-import { EntityGitError } from '../errors.js';
+import { EntityGitError } from '@entity-git/git';
 import type { Mirror } from '../mirror/mirror.js';
 import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus } from '../model/types.js';
 import {

@@ -1,6 +1,6 @@
 import type { DagSource } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
-import { EntityGitError, type ErrorCode } from '../errors.js';
+import { EntityGitError, type ErrorCode } from '@entity-git/git';
 import type { CommitInfo, Mirror, SyncResult } from '../mirror/mirror.js';
 import type { Logger } from '../observe/logger.js';
 import { logServiceEvent } from '../observe/observed.js';
