@@ -1,11 +1,12 @@
 // What a consumer gets: packs every published package (`pnpm pack`, as a release would), installs
 // the tarballs into a fresh project outside the workspace (npm, from the registry for the rest),
-// and checks them there: a Node ESM script mirrors a small DAG (SQLite through kysely 0.29, the
-// newest of the peer range; the workspace tests run 0.28) and `git fsck --strict` passes; the
-// `entity-git` bin answers; TypeScript type-checks an import of every package with `nodenext` and
-// with `bundler`; vite builds core + browser-fs with a mirror for the browser (gzip sizes printed,
-// the first load held to BUNDLE_BUDGET_KB); `publint --strict` and `attw --profile esm-only` pass
-// on each tarball. Run after `tsc -b` (the dist/ it packs); `.ci/run` runs it after the tests.
+// and checks them there (pako and @entity-git/git installed once each): a Node ESM script mirrors
+// a small DAG (SQLite through kysely 0.29, the newest of the peer range; the workspace tests run
+// 0.28) and `git fsck --strict` passes; the `entity-git` bin answers; TypeScript type-checks an
+// import of every package with `nodenext` and with `bundler`; vite builds core + browser-fs with a
+// mirror for the browser (gzip sizes printed, the first load held to BUNDLE_BUDGET_KB);
+// `publint --strict` and `attw --profile esm-only` pass on each tarball. Run after `tsc -b` (the
+// dist/ it packs); `.ci/run` runs it after the tests.
 //
 //   node scripts/consumer-check.mjs [--keep]     (--keep: leave the temp project for a look)
 import { spawnSync } from 'node:child_process';
@@ -124,6 +125,11 @@ try {
     .filter(Boolean).length;
   console.log(`  kysely ${kysely}; pako installed ${pakoCopies} time(s)`);
   if (pakoCopies !== 1) failures.push(`pako is installed ${pakoCopies} times, not once`);
+  // One copy of the git package, or `instanceof EntityGitError` fails between core and it.
+  const gitCopies = run('npm', ['ls', '@entity-git/git', '--all', '--parseable'], { cwd: app, capture: true })
+    .split('\n')
+    .filter(Boolean).length;
+  if (gitCopies !== 1) failures.push(`@entity-git/git is installed ${gitCopies} times, not once`);
 
   step('source maps point at shipped files');
   for (const name of Object.keys(files)) {

@@ -3,6 +3,7 @@
 import { createMirror, EntityGitError, MemoryDag, type Mirror, type SyncResult } from '@entity-git/core';
 import { browserStorage, createBrowserMirror } from '@entity-git/browser-fs';
 import * as cli from '@entity-git/cli';
+import { type EntityGitError as GitError, memoryStorage, ObjectStore, storeFor } from '@entity-git/git';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sqlite';
 import Database from 'better-sqlite3';
@@ -16,6 +17,10 @@ export async function check(): Promise<SyncResult> {
   const file: SqlStore = await openSqlite({ file: ':memory:' });
   void createNodeMirror({ dag: store.dag, root: '/tmp/y' });
   void [createBrowserMirror, browserStorage, file, cli];
+  // The git package on its own, and core's error class is its class (one copy installed).
+  void new ObjectStore(storeFor(memoryStorage()), '/tmp/z/.git');
+  const same: typeof GitError = EntityGitError;
+  void same;
   const e = new EntityGitError('INVALID_OPTION', 'x');
   const code: 'INVALID_OPTION' = e.code;
   void code;

@@ -1,4 +1,4 @@
-export { EntityGitError, isEntityGitError, type ErrorCode } from './errors.js';
+export { EntityGitError, isEntityGitError, type ErrorCode } from '@entity-git/git';
 export type { DagNode, Session, Project, ProjectStatus, Role, JsonValue } from './model/types.js';
 export { ROLES, PROJECT_STATUSES } from './model/types.js';
 export { canonicalJson, canonicalJsonBytes, assertJson } from './model/canonical-json.js';
@@ -37,9 +37,9 @@ export type { ProjectStore } from './dag/project-store.js';
 export { MemoryDag } from './dag/memory-dag.js';
 export { draftNode, type AppendNodeInput, type DraftNodeOptions } from './dag/draft-node.js';
 export { isAbsolutePath } from './model/is-absolute-path.js';
-export type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage/storage.js';
-export { Store } from './storage/store.js';
-export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from './git/codec.js';
+export type { Storage, StorageFs, StorageStat, WorkTreeFile } from '@entity-git/git';
+export { Store } from '@entity-git/git';
+export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from '@entity-git/git';
 export {
   ObjectStore,
   buildTree,
@@ -53,9 +53,10 @@ export {
   type Identity,
   type ObjectType,
   type ParsedCommit,
-} from './git/objects.js';
-export { RefStore, acquireLockFile, ZERO_OID } from './git/refs.js';
-export { packRepository, prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from './git/pack-writer.js';
+} from '@entity-git/git';
+export { RefStore, acquireLockFile, ZERO_OID } from '@entity-git/git';
+export { prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from '@entity-git/git';
+export { packRepository } from './git/pack-repository.js';
 export {
   buildIndex,
   buildSplitIndex,
@@ -64,7 +65,7 @@ export {
   entryFromStat,
   type IndexEntry,
   type SharedIndex,
-} from './git/index-file.js';
+} from '@entity-git/git';
 export type {
   Mirror,
   SyncResult,
@@ -75,7 +76,7 @@ export type {
   Difference,
   DifferenceKind,
 } from './mirror/mirror.js';
-export { CommitGraph, COMMIT_GRAPH_PATH } from './git/commit-graph.js';
+export { CommitGraph, COMMIT_GRAPH_PATH } from '@entity-git/git';
 export {
   createMirror,
   DEFAULT_IDENTITY,
@@ -99,7 +100,7 @@ export {
   type SessionStatus,
 } from './service/mirror-service.js';
 export { createPacker, countLooseObjects, type Packer, type PackerOptions } from './service/packer.js';
-export { countPacks } from './git/pack-reader.js';
+export { countPacks } from '@entity-git/git';
 export {
   reconcile,
   type ReconcileOptions,
@@ -188,6 +189,6 @@ export { HEAD_RECORD_REF } from './remote/transport.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
-export { memoryStorage, MEMORY_STORAGE } from './storage/memory-storage.js';
+export { memoryStorage, MEMORY_STORAGE } from '@entity-git/git';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';
 export { consoleLogger, type ConsoleLoggerOptions } from './observe/loggers.js';

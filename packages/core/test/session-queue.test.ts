@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EntityGitError } from '../src/errors.js';
+import { EntityGitError } from '@entity-git/git';
 import {
   createSessionQueue,
   type QueueEvents,

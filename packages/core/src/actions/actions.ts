@@ -1,6 +1,6 @@
 import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
-import { EntityGitError } from '../errors.js';
+import { EntityGitError } from '@entity-git/git';
 import type { Mirror } from '../mirror/mirror.js';
 import { isAbsolutePath } from '../model/is-absolute-path.js';
 import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus } from '../model/types.js';

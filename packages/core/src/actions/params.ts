@@ -1,7 +1,6 @@
 import type { DagSource } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
-import { EntityGitError } from '../errors.js';
-import { isOid } from '../git/objects.js';
+import { EntityGitError, isOid } from '@entity-git/git';
 import type { Project, Session } from '../model/types.js';
 import { assertId, MAX_ID_BYTES } from '../model/names.js';
 

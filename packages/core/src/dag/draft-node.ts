@@ -1,4 +1,4 @@
-import { EntityGitError } from '../errors.js';
+import { EntityGitError } from '@entity-git/git';
 import type { DagNode } from '../model/types.js';
 import { validateNode } from '../model/validate.js';
 import type { DagWriter } from './dag-source.js';

@@ -1,4 +1,4 @@
-import { EntityGitError } from '../errors.js';
+import { EntityGitError } from '@entity-git/git';
 import { isAbsolutePath } from '../model/is-absolute-path.js';
 import { assertId } from '../model/names.js';
 import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus, type Session } from '../model/types.js';

@@ -1,6 +1,11 @@
-import { isEntityGitError } from '../errors.js';
-import { buildCommit, buildTree, type Identity, type ObjectStore } from '../git/objects.js';
-import type { RefStore } from '../git/refs.js';
+import {
+  isEntityGitError,
+  buildCommit,
+  buildTree,
+  type Identity,
+  type ObjectStore,
+  type RefStore,
+} from '@entity-git/git';
 import { canonicalJsonBytes } from '../model/canonical-json.js';
 import { encodeId } from '../model/names.js';
 import { META_REF, sessionRecord } from '../model/session-meta.js';

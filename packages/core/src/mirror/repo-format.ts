@@ -1,6 +1,11 @@
-import { isEntityGitError } from '../errors.js';
-import { parseCommit, parseTree, type Identity, type ObjectStore } from '../git/objects.js';
-import type { RefStore } from '../git/refs.js';
+import {
+  isEntityGitError,
+  parseCommit,
+  parseTree,
+  type Identity,
+  type ObjectStore,
+  type RefStore,
+} from '@entity-git/git';
 import { REPO_FORMAT } from '../model/session-meta.js';
 
 /** Where a rebuild keeps the tips a format-1 repository had: `refs/entity-git/format-1/heads/<branch>`. */

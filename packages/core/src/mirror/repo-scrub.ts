@@ -1,8 +1,4 @@
-import { COMMIT_GRAPH_PATH } from '../git/commit-graph.js';
-import { toHex } from '../git/codec.js';
-import type { ObjectStore } from '../git/objects.js';
-import { idxOids } from '../git/pack-reader.js';
-import { joinPath, type Store } from '../storage/store.js';
+import { COMMIT_GRAPH_PATH, toHex, type ObjectStore, idxOids, joinPath, type Store } from '@entity-git/git';
 import type { Difference } from './mirror.js';
 
 /**

@@ -1,7 +1,5 @@
 import type { NodeFacts } from '../model/commit-message.js';
-import type { RefStore } from '../git/refs.js';
-import { isEntityGitError } from '../errors.js';
-import { joinPath, type Store } from '../storage/store.js';
+import { type RefStore, isEntityGitError, joinPath, type Store } from '@entity-git/git';
 
 /** A node as the mirror keeps it between syncs: its facts, file name and blob id. */
 export interface Known extends NodeFacts {

@@ -1,14 +1,13 @@
 import type { DagSource } from '../dag/dag-source.js';
-import { EntityGitError, isEntityGitError } from '../errors.js';
 import {
+  EntityGitError,
+  isEntityGitError,
   buildIndex,
   buildSplitIndex,
   entryFromStat,
   readIndex,
   type IndexEntry,
   type SharedIndex,
-} from '../git/index-file.js';
-import {
   assertIdentity,
   buildCommit,
   buildTree,
@@ -21,8 +20,23 @@ import {
   parseTree,
   type Identity,
   type TreeEntry,
-} from '../git/objects.js';
-import { acquireLockFile, RefStore } from '../git/refs.js';
+  acquireLockFile,
+  RefStore,
+  PackBuilder,
+  countPacks,
+  CommitGraph,
+  COMMIT_GRAPH_PATH,
+  writeCommitGraph,
+  type GraphCommit,
+  toHex,
+  type Storage,
+  type StorageStat,
+  memoryStorage,
+  fromUtf8,
+  joinPath,
+  Store,
+  utf8,
+} from '@entity-git/git';
 import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
 import {
   commitMessage,
@@ -40,16 +54,9 @@ import { verifyFormatAndMeta } from './verify-meta.js';
 import { backUpFormat1, configuredFormat, formatFromTrees, withFormat } from './repo-format.js';
 import { damageDifferences, inspectRepository, scrubRepository } from './repo-scrub.js';
 import { mirrorFiles, worktreeDamage, worktreeDamaged, worktreeDifferences } from './worktree-check.js';
-import { PackBuilder } from '../git/pack-writer.js';
-import { countPacks } from '../git/pack-reader.js';
-import { CommitGraph, COMMIT_GRAPH_PATH, writeCommitGraph, type GraphCommit } from '../git/commit-graph.js';
-import { toHex } from '../git/codec.js';
 import { assertId, messageFileName, sessionDirName } from '../model/names.js';
 import type { DagNode, JsonValue, Session } from '../model/types.js';
 import { validateNode, validateSession } from '../model/validate.js';
-import type { Storage, StorageStat } from '../storage/storage.js';
-import { memoryStorage } from '../storage/memory-storage.js';
-import { fromUtf8, joinPath, Store, utf8 } from '../storage/store.js';
 import { LIVE_STATES, remember, StateCache, type Known, type LiveState, type StateDelta } from './repo-state.js';
 import type {
   BranchInfo,

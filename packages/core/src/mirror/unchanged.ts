@@ -1,8 +1,5 @@
 import type { DagSource } from '../dag/dag-source.js';
-import { entryFromStat, readIndex } from '../git/index-file.js';
-import { objectId } from '../git/objects.js';
-import type { RefStore } from '../git/refs.js';
-import { joinPath, type Store } from '../storage/store.js';
+import { entryFromStat, readIndex, objectId, type RefStore, joinPath, type Store } from '@entity-git/git';
 import type { StateCache } from './repo-state.js';
 import { mirrorFiles } from './worktree-check.js';
 

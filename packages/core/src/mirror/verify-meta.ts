@@ -1,9 +1,13 @@
-import { isEntityGitError } from '../errors.js';
-import type { Identity, ObjectStore } from '../git/objects.js';
-import type { RefStore } from '../git/refs.js';
+import {
+  isEntityGitError,
+  type Identity,
+  type ObjectStore,
+  type RefStore,
+  joinPath,
+  type Store,
+} from '@entity-git/git';
 import { META_REF, REPO_FORMAT } from '../model/session-meta.js';
 import type { Session } from '../model/types.js';
-import { joinPath, type Store } from '../storage/store.js';
 import { metaCommitId } from './meta-ref.js';
 import type { Difference } from './mirror.js';
 import { configuredFormat, formatFromTrees } from './repo-format.js';

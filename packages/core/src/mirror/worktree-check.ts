@@ -1,5 +1,4 @@
-import { objectId } from '../git/objects.js';
-import { joinPath, type Store } from '../storage/store.js';
+import { objectId, joinPath, type Store } from '@entity-git/git';
 import type { Difference } from './mirror.js';
 
 /**

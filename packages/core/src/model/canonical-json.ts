@@ -1,4 +1,4 @@
-import { EntityGitError } from '../errors.js';
+import { EntityGitError } from '@entity-git/git';
 import type { JsonValue } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import { EntityGitError } from '../errors.js';
+import { EntityGitError } from '@entity-git/git';
 import { idSegment } from './names.js';
 import type { Role } from './types.js';
 

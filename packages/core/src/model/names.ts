@@ -1,5 +1,4 @@
-import { EntityGitError } from '../errors.js';
-import { sha1Hex } from '../git/codec.js';
+import { EntityGitError, sha1Hex } from '@entity-git/git';
 import type { DagNode, Role } from './types.js';
 
 /** Longest id accepted, in UTF-8 bytes. Longer ids get `INVALID_ID` (they cannot be a useful key). */

@@ -1,4 +1,4 @@
-import { EntityGitError } from '../errors.js';
+import { EntityGitError } from '@entity-git/git';
 import { assertJson } from './canonical-json.js';
 import { assertId } from './names.js';
 import { ROLES, type DagNode, type Session } from './types.js';

@@ -1,6 +1,5 @@
-import { isEntityGitError } from '../errors.js';
+import { isEntityGitError, type PackReport } from '@entity-git/git';
 import type { Mirror, SyncResult } from '../mirror/mirror.js';
-import type { PackReport } from '../git/pack-writer.js';
 import type { AfterTurnInput, AfterTurnResult } from '../project/project-git.js';
 import type { PushSchedulerEventName, PushSchedulerEvents } from '../remote/push-scheduler.js';
 import type { ServiceEventName, ServiceEvents } from '../service/mirror-service.js';

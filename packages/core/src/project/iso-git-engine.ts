@@ -1,9 +1,24 @@
-import { EntityGitError, fsErrorCode } from '../errors.js';
-import { portableCodec, type Codec } from '../git/codec.js';
-import { ObjectStore, buildCommit, buildTree, parseCommit, parseTree, type TreeEntry } from '../git/objects.js';
-import { RefStore, ZERO_OID, acquireLockFile } from '../git/refs.js';
-import type { Storage, StorageFs, StorageStat } from '../storage/storage.js';
-import { Store, joinPath, utf8 } from '../storage/store.js';
+import {
+  EntityGitError,
+  fsErrorCode,
+  portableCodec,
+  type Codec,
+  ObjectStore,
+  buildCommit,
+  buildTree,
+  parseCommit,
+  parseTree,
+  type TreeEntry,
+  RefStore,
+  ZERO_OID,
+  acquireLockFile,
+  type Storage,
+  type StorageFs,
+  type StorageStat,
+  Store,
+  joinPath,
+  utf8,
+} from '@entity-git/git';
 import { configBool, configValue, parseGitConfig, type GitConfig } from './git-config.js';
 import { isIgnored, parseIgnore, type IgnoreStack } from './gitignore.js';
 import { operationsInProgress } from './operations.js';

@@ -1,4 +1,4 @@
-import type { Identity } from '../git/objects.js';
+import type { Identity } from '@entity-git/git';
 
 /**
  * A multi-step git operation that stopped half-way and waits for the user (`git status` tells them

@@ -1,5 +1,4 @@
-import { EntityGitError, isEntityGitError } from '../errors.js';
-import { assertIdentity, isOid, type Identity } from '../git/objects.js';
+import { EntityGitError, isEntityGitError, assertIdentity, isOid, type Identity } from '@entity-git/git';
 import { assertId, encodeId } from '../model/names.js';
 import { foldLine } from '../model/text.js';
 import type { PendingEdit, ProjectJournal, ProjectLock } from './project-coordination.js';

@@ -1,7 +1,4 @@
-import { EntityGitError } from '../errors.js';
-import type { Codec } from '../git/codec.js';
-import { fromHex, toHex } from '../git/codec.js';
-import { fromUtf8, utf8 } from '../storage/store.js';
+import { EntityGitError, type Codec, fromHex, toHex, fromUtf8, utf8 } from '@entity-git/git';
 
 /**
  * A user's git index, read whole and written back without loss of what matters: versions 2, 3

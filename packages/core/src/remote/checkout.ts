@@ -1,8 +1,15 @@
-import { isEntityGitError } from '../errors.js';
-import { buildIndex, entryFromStat, readIndex, type IndexEntry } from '../git/index-file.js';
-import { parseCommit, parseTree } from '../git/objects.js';
-import { acquireLockFile } from '../git/refs.js';
-import { joinPath, type Store } from '../storage/store.js';
+import {
+  isEntityGitError,
+  buildIndex,
+  entryFromStat,
+  readIndex,
+  type IndexEntry,
+  parseCommit,
+  parseTree,
+  acquireLockFile,
+  joinPath,
+  type Store,
+} from '@entity-git/git';
 import type { Repo } from './transport.js';
 
 /**

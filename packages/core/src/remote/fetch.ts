@@ -1,6 +1,4 @@
-import { EntityGitError, isEntityGitError } from '../errors.js';
-import { loadIsoGit } from '../git/iso-git.js';
-import type { Identity } from '../git/objects.js';
+import { EntityGitError, isEntityGitError, loadIsoGit, type Identity } from '@entity-git/git';
 import { DEFAULT_IDENTITY } from '../mirror/session-mirror.js';
 import { checkoutHead } from './checkout.js';
 import { isAncestor, readHeadRecord } from './head-record.js';

@@ -1,6 +1,4 @@
-import { isEntityGitError } from '../errors.js';
-import { isOid, parseCommit, type ObjectStore } from '../git/objects.js';
-import { fromUtf8, utf8 } from '../storage/store.js';
+import { isEntityGitError, isOid, parseCommit, type ObjectStore, fromUtf8, utf8 } from '@entity-git/git';
 
 /**
  * HEAD on the remote. Smart HTTP cannot push a symbolic ref, and a bare repository's own HEAD is

@@ -1,4 +1,4 @@
-import { EntityGitError, type ErrorCode } from '../errors.js';
+import { EntityGitError, type ErrorCode } from '@entity-git/git';
 import type { SyncResult } from '../mirror/mirror.js';
 import { pushSession, type PushResult, type RemoteTarget } from './push.js';
 import { defineRemote } from './remote.js';

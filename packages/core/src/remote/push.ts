@@ -1,6 +1,4 @@
-import { EntityGitError } from '../errors.js';
-import { loadIsoGit } from '../git/iso-git.js';
-import type { Storage } from '../storage/storage.js';
+import { EntityGitError, loadIsoGit, type Storage } from '@entity-git/git';
 import { META_REF } from '../model/session-meta.js';
 import { buildHeadRecord, readHeadRecord, rootCommit } from './head-record.js';
 import { defineRemote, type Remote, type RemoteOptions } from './remote.js';

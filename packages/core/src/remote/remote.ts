@@ -1,5 +1,5 @@
 import type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth, HttpClient } from 'isomorphic-git';
-import { EntityGitError } from '../errors.js';
+import { EntityGitError } from '@entity-git/git';
 import { assertId, idSegment } from '../model/names.js';
 
 export type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth, HttpClient };

@@ -6,13 +6,19 @@ import type {
   HttpClient,
   PromiseFsClient,
 } from 'isomorphic-git';
-import { EntityGitError, fsErrorCode, type ErrorCode } from '../errors.js';
-import { concatBytes } from '../git/codec.js';
-import { ObjectStore } from '../git/objects.js';
-import { RefStore } from '../git/refs.js';
+import {
+  EntityGitError,
+  fsErrorCode,
+  type ErrorCode,
+  concatBytes,
+  ObjectStore,
+  RefStore,
+  type StorageFs,
+  joinPath,
+  type Store,
+  utf8,
+} from '@entity-git/git';
 import { assertId, sessionDirName } from '../model/names.js';
-import type { Storage, StorageFs } from '../storage/storage.js';
-import { joinPath, Store, utf8 } from '../storage/store.js';
 import { redactUrl, type Remote } from './remote.js';
 
 /** The ref that records which branch HEAD names (isomorphic-git cannot push a symbolic ref). */
@@ -26,16 +32,8 @@ export interface Repo {
   refs: RefStore;
 }
 
-// One Store per storage object, so callers in this process share its in-process mutexes.
-const stores = new WeakMap<Storage, Store>();
-export function storeFor(storage: Storage): Store {
-  let store = stores.get(storage);
-  if (!store) {
-    store = new Store(storage);
-    stores.set(storage, store);
-  }
-  return store;
-}
+// One Store per storage object (the git package's storeFor), so callers in this process share its in-process mutexes.
+export { storeFor } from '@entity-git/git';
 
 export function repoOf(store: Store, root: string, sessionId: string, lockTimeoutMs = 5000): Repo {
   assertId(sessionId, 'session id');

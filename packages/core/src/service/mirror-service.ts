@@ -1,4 +1,4 @@
-import { EntityGitError, type ErrorCode } from '../errors.js';
+import { EntityGitError, type ErrorCode } from '@entity-git/git';
 import { logServiceEvent } from '../observe/observed.js';
 import type { ProjectSnapshot } from '../project/project-git.js';
 import { capture, projectTurn, type Reports, reportsDone, type RunLogs, wake } from './project-turns.js';

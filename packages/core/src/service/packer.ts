@@ -1,8 +1,5 @@
-import { EntityGitError } from '../errors.js';
-import { countPacks } from '../git/pack-reader.js';
-import { packRepository, type PackReport } from '../git/pack-writer.js';
-import type { Storage } from '../storage/storage.js';
-import { joinPath, Store } from '../storage/store.js';
+import { EntityGitError, countPacks, type PackReport, type Storage, joinPath, Store } from '@entity-git/git';
+import { packRepository } from '../git/pack-repository.js';
 import type { Logger } from '../observe/logger.js';
 import { now } from '../observe/loggers.js';
 import { logPackerRun } from '../observe/observed.js';

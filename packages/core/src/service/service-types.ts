@@ -1,6 +1,6 @@
 import type { DagSource } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
-import type { EntityGitError, ErrorCode } from '../errors.js';
+import type { EntityGitError, ErrorCode } from '@entity-git/git';
 import type { Mirror, SyncResult } from '../mirror/mirror.js';
 import type { Logger } from '../observe/logger.js';
 import type { AfterTurnResult, ProjectGit, ProjectSnapshot } from '../project/project-git.js';

@@ -1,4 +1,4 @@
-import type { EntityGitError, ErrorCode } from '../errors.js';
+import type { EntityGitError, ErrorCode } from '@entity-git/git';
 
 /** What a per-session queue shows of each session it holds. */
 export interface QueueStatus {

@@ -1,4 +1,4 @@
-import { applyDelta, applyDeltas } from '../src/git/pack-reader.js';
+import { applyDelta, applyDeltas } from '../src/pack/delta.js';
 import { describe, expect, it } from 'vitest';
 
 /** A deterministic generator of numbers in [0, n). */

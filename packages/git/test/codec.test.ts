@@ -1,7 +1,6 @@
-import { portableCodec, storedZlib } from '@entity-git/core';
-import { sha1OfParts } from '../src/git/codec.js';
-import { objectId } from '../src/git/objects.js';
-import { radixSort } from '../src/git/pack-reader.js';
+import { portableCodec, sha1OfParts, storedZlib } from '../src/codec/codec.js';
+import { objectId } from '../src/objects/frame.js';
+import { radixSort } from '../src/pack/pack-index.js';
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';

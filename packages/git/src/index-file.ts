@@ -1,8 +1,10 @@
-import { EntityGitError } from '../errors.js';
-import type { StorageStat } from '../storage/storage.js';
-import { fromUtf8, joinPath, utf8, type Store } from '../storage/store.js';
-import type { Codec } from './codec.js';
-import { fromHex, toHex } from './codec.js';
+import { EntityGitError } from './errors.js';
+import { fromHex, toHex } from './bytes/hex.js';
+import { fromUtf8, utf8 } from './bytes/utf8.js';
+import type { Codec } from './codec/codec.js';
+import { joinPath } from './storage/paths.js';
+import type { StorageStat } from './storage/storage.js';
+import type { Store } from './storage/store.js';
 
 /** One entry of git's index: a path, its blob, and the stat data git compares to skip re-hashing. */
 export interface IndexEntry {

@@ -1,27 +1,9 @@
-import { EntityGitError, fsErrorCode } from '../errors.js';
-import { portableCodec, type Codec } from '../git/codec.js';
+import { fromUtf8, utf8 } from '../bytes/utf8.js';
+import { portableCodec, type Codec } from '../codec/codec.js';
+import { EntityGitError, fsErrorCode, toStorageError } from '../errors.js';
+import { KeyedMutex } from './mutex.js';
+import { dirname, uniqueSuffix } from './paths.js';
 import type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage.js';
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-export const utf8 = (s: string): Uint8Array => encoder.encode(s);
-export const fromUtf8 = (b: Uint8Array): string => decoder.decode(b);
-
-let counter = 0;
-/** A name no other writer picks: random, plus a per-process counter. */
-export function uniqueSuffix(): string {
-  counter = (counter + 1) % 1e9;
-  return `${Math.random().toString(36).slice(2, 10)}${counter.toString(36)}`;
-}
-
-export function joinPath(...parts: string[]): string {
-  return parts.join('/').replace(/\/{2,}/g, '/');
-}
-
-export function dirname(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
-}
 
 /**
  * A {@link Storage} with every optional member filled in — the one object the git layer uses.
@@ -34,7 +16,7 @@ export class Store {
   readonly codec: Codec;
   readonly workTree: boolean;
   private readonly storage: Storage;
-  private readonly mutexes = new Map<string, Promise<unknown>>();
+  private readonly mutex = new KeyedMutex();
 
   constructor(storage: Storage) {
     this.storage = storage;
@@ -247,18 +229,7 @@ export class Store {
 
   /** Run `fn` alone for `key`: first among this process's callers, then against other processes. */
   async lock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.mutexes.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
-    const chained = previous.then(() => mine);
-    this.mutexes.set(key, chained);
-    await previous;
-    try {
-      return this.storage.withLock ? await this.storage.withLock(key, fn) : await fn();
-    } finally {
-      release();
-      if (this.mutexes.get(key) === chained) this.mutexes.delete(key);
-    }
+    return this.mutex.run(key, () => (this.storage.withLock ? this.storage.withLock(key, fn) : fn()));
   }
 
   /** An fs error as a typed error; typed errors pass through. */
@@ -266,11 +237,23 @@ export class Store {
     if (err instanceof EntityGitError) return err;
     const code = fsErrorCode(err);
     const quota = code === 'ENOSPC' || code === 'EDQUOT' || (err as { name?: string })?.name === 'QuotaExceededError';
-    return new EntityGitError(
-      quota ? 'QUOTA_EXCEEDED' : 'STORAGE_ERROR',
-      `[${this.name}] ${op} ${path}: ${(err as Error)?.message ?? String(err)}`,
-      { op, path, fsCode: code },
-      { cause: err },
-    );
+    const context = `[${this.name}] ${op} ${path}`;
+    const data = { op, path, fsCode: code };
+    if (!quota) return toStorageError(err, context, data);
+    return new EntityGitError('QUOTA_EXCEEDED', `${context}: ${(err as Error)?.message ?? String(err)}`, data, {
+      cause: err,
+    });
   }
+}
+
+// One Store per storage object, so callers in this process share its in-process mutexes.
+const stores = new WeakMap<Storage, Store>();
+/** The one {@link Store} of `storage` in this process (made on first use): its callers share its locks. */
+export function storeFor(storage: Storage): Store {
+  let store = stores.get(storage);
+  if (!store) {
+    store = new Store(storage);
+    stores.set(storage, store);
+  }
+  return store;
 }

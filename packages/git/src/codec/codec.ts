@@ -1,3 +1,4 @@
+import { concatBytes } from '../bytes/concat.js';
 import { sha1 } from './sha1.js';
 // pako 1, the version isomorphic-git uses: a browser bundle holds one copy (two measured ~46 KB gzip).
 import pako from 'pako';
@@ -24,39 +25,9 @@ export interface Codec {
   sha1Parts?(parts: readonly Uint8Array[]): string;
 }
 
-/** `parts` joined into one array. */
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of parts) size += p.length;
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return all;
-}
-
 /** SHA-1 of `parts` joined, through the codec's {@link Codec.sha1Parts} where it has one. */
 export function sha1OfParts(codec: Codec, parts: readonly Uint8Array[]): string {
   return codec.sha1Parts ? codec.sha1Parts(parts) : codec.sha1(concatBytes(parts));
-}
-
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-export function toHex(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]!];
-  return s;
-}
-
-const nibble = (c: number): number => (c <= 57 ? c - 48 : (c | 32) - 87);
-
-export function fromHex(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0; i < out.length; i++)
-    out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
-  return out;
 }
 
 /** SHA-1 of `data` as 40 lowercase hex digits (the portable implementation). */

@@ -1,4 +1,4 @@
-import type { Codec } from '../git/codec.js';
+import type { Codec } from '../codec/codec.js';
 
 /** What `stat`/`lstat` return: the fields of Node's `fs.Stats` that git and the index need. */
 export interface StorageStat {

@@ -1,6 +1,7 @@
-import { joinPath, type Store } from '../storage/store.js';
-import type { Codec } from './codec.js';
-import { fromHex, toHex } from './codec.js';
+import { fromHex, toHex } from './bytes/hex.js';
+import type { Codec } from './codec/codec.js';
+import { joinPath } from './storage/paths.js';
+import type { Store } from './storage/store.js';
 
 /**
  * git's commit-graph file (`objects/info/commit-graph`, version 1, SHA-1): every commit's tree,

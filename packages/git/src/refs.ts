@@ -1,6 +1,8 @@
-import { EntityGitError } from '../errors.js';
-import { dirname, joinPath, type Store } from '../storage/store.js';
-import { isOid, type Identity } from './objects.js';
+import { EntityGitError } from './errors.js';
+import type { Identity } from './objects/commit.js';
+import { isOid } from './objects/frame.js';
+import { dirname, joinPath } from './storage/paths.js';
+import type { Store } from './storage/store.js';
 
 export const ZERO_OID = '0'.repeat(40);
 

@@ -71,3 +71,16 @@ export function fsErrorCode(err: unknown): string | undefined {
     ? (err as { code: string }).code
     : undefined;
 }
+
+/**
+ * Any error as a typed one: an {@link EntityGitError} passes through; anything else becomes a
+ * `STORAGE_ERROR` whose message is `context` (when given) and the error's message, with `data`,
+ * the original as its `cause`.
+ */
+export function toStorageError(err: unknown, context?: string, data: Record<string, unknown> = {}): EntityGitError {
+  if (err instanceof EntityGitError) return err;
+  const message = String((err as Error)?.message ?? err);
+  return new EntityGitError('STORAGE_ERROR', context === undefined ? message : `${context}: ${message}`, data, {
+    cause: err,
+  });
+}

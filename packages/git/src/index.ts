@@ -1,0 +1,59 @@
+export {
+  EntityGitError,
+  isEntityGitError,
+  fsErrorCode,
+  toStorageError,
+  type ErrorCode,
+} from './errors.js';
+export { utf8, fromUtf8, utf8Length } from './bytes/utf8.js';
+export { toHex, fromHex } from './bytes/hex.js';
+export { concatBytes } from './bytes/concat.js';
+export { compareBytes } from './bytes/compare.js';
+export { portableCodec, storedZlib, sha1Hex, sha1OfParts, type Codec } from './codec/codec.js';
+export type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage/storage.js';
+export { Store, storeFor } from './storage/store.js';
+export { joinPath, dirname, uniqueSuffix } from './storage/paths.js';
+export { KeyedMutex } from './storage/mutex.js';
+export { memoryStorage, MEMORY_STORAGE } from './storage/memory-storage.js';
+export {
+  frame,
+  frameText,
+  unframe,
+  gitBlobId,
+  objectId,
+  isOid,
+  type ObjectType,
+} from './objects/frame.js';
+export { buildTree, extendTree, parseTree, entryBytes, type TreeEntry } from './objects/tree.js';
+export {
+  buildCommit,
+  parseCommit,
+  assertIdentity,
+  type Identity,
+  type CommitFields,
+  type ParsedCommit,
+} from './objects/commit.js';
+export { ObjectStore } from './object-store.js';
+export { RefStore, acquireLockFile, ZERO_OID, type RefOptions, type LockFileOptions } from './refs.js';
+export { applyDelta, applyDeltas } from './pack/delta.js';
+export { idxOids, countPacks } from './pack/pack-index.js';
+export { PackBuilder, prefixSuffixDelta, STORED_BLOB_MAX } from './pack/pack-writer.js';
+export { packRepository, type PackReport } from './pack-repository.js';
+export {
+  CommitGraph,
+  COMMIT_GRAPH_PATH,
+  buildCommitGraph,
+  graphCommits,
+  writeCommitGraph,
+  type GraphCommit,
+} from './commit-graph.js';
+export {
+  buildIndex,
+  buildSplitIndex,
+  parseIndex,
+  readIndex,
+  entryFromStat,
+  type IndexEntry,
+  type SharedIndex,
+} from './index-file.js';
+export { loadIsoGit } from './iso-git.js';

@@ -1,0 +1,101 @@
+import { EntityGitError } from '../errors.js';
+import { compareBytes } from '../bytes/compare.js';
+import { concatBytes } from '../bytes/concat.js';
+import { fromHex, toHex } from '../bytes/hex.js';
+import { fromUtf8, utf8 } from '../bytes/utf8.js';
+
+export interface TreeEntry {
+  /** `100644` (file), `100755` (executable), `40000` (tree), `120000` (link), `160000` (gitlink). */
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+// Entry bytes by `mode name oid`: a session's trees repeat the same entries turn after turn.
+const entryCache = new Map<string, Uint8Array>();
+const ENTRY_CACHE_MAX = 200_000;
+const ASCII = /^[\x00-\x7f]*$/;
+
+// And by entry object, for the entries a mirror keeps from one turn to the next (no key to build).
+const entryObjects = new WeakMap<TreeEntry, Uint8Array>();
+
+export function entryBytes(e: TreeEntry): Uint8Array {
+  const kept = entryObjects.get(e);
+  if (kept !== undefined) return kept;
+  const key = `${e.mode} ${e.name}\0${e.oid}`;
+  let bytes = entryCache.get(key);
+  if (bytes === undefined) {
+    const head = utf8(`${e.mode} ${e.name}\0`);
+    bytes = new Uint8Array(head.length + 20);
+    bytes.set(head, 0);
+    bytes.set(fromHex(e.oid), head.length);
+    if (entryCache.size >= ENTRY_CACHE_MAX) entryCache.clear();
+    entryCache.set(key, bytes);
+  }
+  entryObjects.set(e, bytes);
+  return bytes;
+}
+
+/**
+ * Tree bytes built by hand (measured ~80x cheaper than isomorphic-git's writeTree on 10k entries):
+ * entries sorted as git sorts them — bytewise, a tree's name compared as if it ended in `/`.
+ */
+export function buildTree(entries: readonly TreeEntry[]): Uint8Array {
+  const sortKey = (e: TreeEntry) => (e.mode === '40000' ? `${e.name}/` : e.name);
+  let ascii = true;
+  let inOrder = true;
+  for (let i = 0; i < entries.length && ascii; i++) {
+    if (!ASCII.test(entries[i]!.name)) ascii = false;
+    else if (i > 0 && inOrder && !(sortKey(entries[i - 1]!) < sortKey(entries[i]!))) inOrder = false;
+  }
+  let sorted: readonly TreeEntry[];
+  if (ascii && inOrder) {
+    // What a mirror passes: its entries kept in order, so there is nothing to sort.
+    sorted = entries;
+  } else if (ascii) {
+    // For ASCII, UTF-16 order is byte order; message file names are always ASCII.
+    sorted = [...entries].sort((a, b) => {
+      const x = sortKey(a);
+      const y = sortKey(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+  } else {
+    sorted = entries
+      .map((e) => ({ e, key: utf8(sortKey(e)) }))
+      .sort((a, b) => compareBytes(a.key, b.key))
+      .map((k) => k.e);
+  }
+  return concatBytes(sorted.map(entryBytes));
+}
+
+/**
+ * `tree` (the bytes of `entries.slice(0, count)`, as {@link buildTree} made them) followed by
+ * `entries.slice(count)` — the tree {@link buildTree} would make of all of `entries` when the
+ * added entries sort after the kept ones; null when they do not.
+ */
+export function extendTree(tree: Uint8Array, entries: readonly TreeEntry[], count: number): Uint8Array | null {
+  const sortKey = (e: TreeEntry) => (e.mode === '40000' ? `${e.name}/` : e.name);
+  for (let i = Math.max(1, count); i < entries.length; i++) {
+    if (!ASCII.test(entries[i]!.name) || !(sortKey(entries[i - 1]!) < sortKey(entries[i]!))) return null;
+  }
+  if (count > 0 && count < entries.length && !ASCII.test(entries[count - 1]!.name)) return null;
+  return concatBytes([tree, ...entries.slice(count).map(entryBytes)]);
+}
+
+export function parseTree(content: Uint8Array): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(0x20, i);
+    const nul = content.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > content.length)
+      throw new EntityGitError('OBJECT_CORRUPT', 'a tree object is truncated');
+    entries.push({
+      mode: fromUtf8(content.subarray(i, space)),
+      name: fromUtf8(content.subarray(space + 1, nul)),
+      oid: toHex(content.subarray(nul + 1, nul + 21)),
+    });
+    i = nul + 21;
+  }
+  return entries;
+}
