@@ -38,7 +38,7 @@ export { MemoryDag } from './dag/memory-dag.js';
 export { draftNode, type AppendNodeInput, type DraftNodeOptions } from './dag/draft-node.js';
 export { isAbsolutePath } from './model/is-absolute-path.js';
 export type { Storage, StorageFs, StorageStat, WorkTreeFile } from '@entity-git/git';
-export { Store } from '@entity-git/git';
+export { Store, storeFor } from '@entity-git/git';
 export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from '@entity-git/git';
 export {
   ObjectStore,

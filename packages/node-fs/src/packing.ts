@@ -2,7 +2,7 @@ import {
   createPacker,
   EntityGitError,
   packRepository,
-  Store,
+  storeFor,
   type Packer,
   type PackerOptions,
   type PackReport,
@@ -126,7 +126,7 @@ export function createNodePacker(options: NodePackerOptions = {}): Packer {
   const { engine, repack, ...rest } = options;
   const storage = nodeStorage();
   const useNative = engine === 'native' || (engine === undefined && nativeGitAvailable(repack?.gitPath));
-  const store = new Store(storage);
+  const store = storeFor(storage);
   return createPacker({
     ...rest,
     storage,

@@ -1,4 +1,4 @@
-import { EntityGitError } from '@entity-git/git';
+import { EntityGitError, utf8Length } from '@entity-git/git';
 import type { JsonValue } from './types.js';
 
 /**
@@ -54,21 +54,6 @@ export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) 
 }
 
 const encoder = new TextEncoder();
-
-/** UTF-8 bytes of a string (lone surrogates count as U+FFFD, as TextEncoder writes them). */
-function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
 
 /** Slices of a long string, cut where no surrogate pair is split. */
 function* slices(text: string): Generator<string> {

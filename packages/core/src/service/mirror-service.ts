@@ -1,4 +1,4 @@
-import { EntityGitError, type ErrorCode } from '@entity-git/git';
+import { type EntityGitError, type ErrorCode, toStorageError } from '@entity-git/git';
 import { logServiceEvent } from '../observe/observed.js';
 import type { ProjectSnapshot } from '../project/project-git.js';
 import { capture, projectTurn, type Reports, reportsDone, type RunLogs, wake } from './project-turns.js';
@@ -37,10 +37,7 @@ const PERMANENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'REPO_FORMAT_OLD',
 ]);
 
-const asError = (err: unknown): EntityGitError =>
-  err instanceof EntityGitError
-    ? err
-    : new EntityGitError('STORAGE_ERROR', (err as Error)?.message ?? String(err), {}, { cause: err });
+const asError = (err: unknown): EntityGitError => toStorageError(err);
 
 /**
  * The async mirror service (DESIGN.md §5): a serial queue per session, several sessions at once,

@@ -1,4 +1,12 @@
-import { EntityGitError, countPacks, type PackReport, type Storage, joinPath, Store } from '@entity-git/git';
+import {
+  type EntityGitError,
+  countPacks,
+  type PackReport,
+  type Storage,
+  joinPath,
+  storeFor,
+  toStorageError,
+} from '@entity-git/git';
 import { packRepository } from '../git/pack-repository.js';
 import type { Logger } from '../observe/logger.js';
 import { now } from '../observe/loggers.js';
@@ -54,7 +62,7 @@ export async function countLooseObjects(store: Store, gitdir: string): Promise<n
 }
 
 export function createPacker(options: PackerOptions): Packer {
-  const store = new Store(options.storage);
+  const store = storeFor(options.storage);
   const threshold = options.looseObjects ?? 256;
   const packsThreshold = options.packs ?? 16;
   const delayMs = options.delayMs ?? 500;
@@ -65,15 +73,7 @@ export function createPacker(options: PackerOptions): Packer {
   let running: Promise<void> | null = null;
   let settle: (() => void)[] = [];
 
-  const asError = (err: unknown): EntityGitError =>
-    err instanceof EntityGitError
-      ? err
-      : new EntityGitError(
-          'STORAGE_ERROR',
-          `packing failed: ${(err as Error)?.message ?? String(err)}`,
-          {},
-          { cause: err },
-        );
+  const asError = (err: unknown): EntityGitError => toStorageError(err, 'packing failed');
 
   async function packNow(gitdir: string): Promise<PackReport | void | null> {
     if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)

@@ -1,5 +1,5 @@
 import type { DagSource } from '../dag/dag-source.js';
-import { EntityGitError } from '@entity-git/git';
+import { EntityGitError, toStorageError } from '@entity-git/git';
 import { DEFAULT_YIELD_EVERY_MS, HostYield } from '../mirror/host-yield.js';
 import type { Difference, Mirror } from '../mirror/mirror.js';
 import { dagFingerprint } from './dag-fingerprint.js';
@@ -104,10 +104,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
               };
       }
     } catch (err) {
-      const e =
-        err instanceof EntityGitError
-          ? err
-          : new EntityGitError('STORAGE_ERROR', String((err as Error)?.message ?? err));
+      const e = toStorageError(err);
       // Another process holds the session's sync lock (a long sync): busy, not broken.
       entry =
         e.code === 'LOCK_TIMEOUT'
