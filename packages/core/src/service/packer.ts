@@ -4,6 +4,7 @@ import {
   type PackReport,
   type Storage,
   joinPath,
+  type Store,
   storeFor,
   toStorageError,
 } from '@entity-git/git';
