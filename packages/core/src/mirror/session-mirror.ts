@@ -34,7 +34,8 @@ import {
 } from '../model/commit-message.js';
 import { immutableMeta, REPO_FORMAT } from '../model/session-meta.js';
 import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
-import { extendDerivation } from './extend.js';
+import { extendDerivation } from '../model/extend.js';
+import { DEFAULT_IDENTITY } from '../model/identity.js';
 import { syncMetaRef } from './meta-ref.js';
 import { verifyFormatAndMeta } from './verify-meta.js';
 import { backUpFormat1, configuredFormat, formatFromTrees, withFormat } from './repo-format.js';
@@ -66,6 +67,8 @@ import type { Logger } from '../observe/logger.js';
 import { observeMirror } from '../observe/observed.js';
 import { unchangedSinceSync } from './unchanged.js';
 import { DEFAULT_YIELD_EVERY_MS, HostYield } from './host-yield.js';
+
+export { DEFAULT_IDENTITY };
 
 export interface MirrorOptions {
   /** The DAG to follow. */
@@ -124,8 +127,6 @@ export const shardOf = (seq: number): string => String(Math.floor(seq / 1000)).p
 /** A message file's path under `messages/`. */
 const messagePath = (layout: Layout, n: { seq: number; name: string }): string =>
   layout === 'sharded' ? `${shardOf(n.seq)}/${n.name}` : n.name;
-
-export const DEFAULT_IDENTITY: Identity = Object.freeze({ name: 'entity-git', email: 'entity-git@localhost' });
 
 interface Repo {
   dir: string;

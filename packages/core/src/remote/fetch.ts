@@ -1,7 +1,7 @@
 import { EntityGitError, isEntityGitError } from '../errors.js';
 import { loadIsoGit } from '../git/iso-git.js';
 import type { Identity } from '../git/objects.js';
-import { DEFAULT_IDENTITY } from '../mirror/session-mirror.js';
+import { DEFAULT_IDENTITY } from '../model/identity.js';
 import { checkoutHead } from './checkout.js';
 import { isAncestor, readHeadRecord } from './head-record.js';
 import { localBranches, type RemoteTarget } from './push.js';
