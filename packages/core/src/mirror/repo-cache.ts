@@ -5,7 +5,7 @@ import type { StorageStat } from '../storage/storage.js';
 import type { Store } from '../storage/store.js';
 import type { Layout } from './mirror.js';
 import { StateCache, type Known, type LiveState } from './repo-state.js';
-import type { BranchBuild } from './sync/branch-build.js';
+import type { BranchBuild } from './branch-build.js';
 
 /**
  * What the last sync of a repository derived and built, kept in memory with its state: a turn

@@ -6,7 +6,7 @@ import { HostYield } from '../host-yield.js';
 import { shardOf } from '../layout.js';
 import type { Layout } from '../mirror.js';
 import type { Known } from '../repo-state.js';
-import { newBuild, trimBuild, type BranchBuild } from './branch-build.js';
+import { newBuild, trimBuild, type BranchBuild } from '../branch-build.js';
 import type { Planned } from './plan.js';
 import { prewrite, type Prewritten } from './prewrite.js';
 import { seedFromRepository } from './seed.js';

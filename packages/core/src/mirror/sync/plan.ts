@@ -1,7 +1,7 @@
 import { derive, type Derivation } from '../../model/derive.js';
 import { extendDerivation, type Extension } from '../../model/extend.js';
 import type { Known } from '../repo-state.js';
-import type { BranchBuild } from './branch-build.js';
+import type { BranchBuild } from '../branch-build.js';
 import type { Ingested } from './ingest.js';
 
 /** A sync this long or longer writes its objects as one pack: a backfill, or a repair. */
