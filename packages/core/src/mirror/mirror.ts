@@ -236,20 +236,29 @@ export interface Mirror {
    * is read, every object is checked (missing or damaged ones are written again), damaged refs
    * and HEAD are rewritten — and commits already in the repository that still match the DAG
    * (by trailers, parents and the messages at their tip) are kept, not recomputed.
+   *
+   * Fails with, among others, `SESSION_NOT_FOUND` when the DAG has no such session, `INVALID_NODE` or
+   * `DAG_DUPLICATE_ID` for a node the DAG should not hold, `REPO_FORMAT_OLD` for a format-1
+   * repository outside a full sync.
    */
   sync(sessionId: string, options?: SyncOptions): Promise<SyncResult>;
-  /** The commits of a branch (default: HEAD's), newest first, following first parents. */
+  /**
+   * The commits of a branch (default: HEAD's), newest first, following first parents; empty
+   * before the first turn. `SESSION_NOT_FOUND` without a repository, `BRANCH_NOT_FOUND` for a
+   * named branch it lacks.
+   */
   log(sessionId: string, options?: { branch?: string }): Promise<CommitInfo[]>;
-  /** Every branch with its tip, `main` first. */
+  /** Every branch with its tip, `main` first, the others by name. `SESSION_NOT_FOUND` without a repository. */
   branches(sessionId: string): Promise<BranchInfo[]>;
   /**
    * The session as it stood at `commit` — from objects alone, the working tree is not touched.
    * `branch` picks the branch for turn numbers and prev/next (default: HEAD's if it contains the
-   * commit, else the first branch that does).
+   * commit, else the first branch that does). `COMMIT_NOT_FOUND` for an id on no branch (or not
+   * an id), `BRANCH_NOT_FOUND` for a named branch the repository lacks.
    */
   read(sessionId: string, commit: string, options?: { branch?: string }): Promise<TurnView>;
   /** Whether the repository equals the DAG, and where it differs. Writes nothing. */
   verify(sessionId: string, options?: VerifyOptions): Promise<VerifyReport>;
-  /** The directory of a session's repository (the working tree on Node). */
+  /** The directory of a session's repository (the working tree on Node); the id is checked, nothing is read. */
   repoPath(sessionId: string): string;
 }

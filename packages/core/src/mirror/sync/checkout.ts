@@ -47,20 +47,36 @@ export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<Chec
         ? appended
         : null;
     const metaOid = headTip && created.has(headTip.oid) ? repo.objects.hash('blob', metaBytes) : null;
-    worktreeChanged = await checkout(
-      ctx,
-      repo,
+    worktreeChanged = await checkout(ctx, repo, {
       layout,
-      headTip?.oid ?? null,
+      tip: headTip?.oid ?? null,
       derivation,
       fresh,
-      full ? null : hint,
+      appended: full ? null : hint,
       metaOid,
-      prewritten === null ? null : await prewritten,
-      full,
-    );
+      prewritten: prewritten === null ? null : await prewritten,
+      checkFiles: full,
+    });
   }
   return { ...w, worktreeChanged };
+}
+
+/** What {@link checkout} makes the working tree and index hold, and what it may take as known. */
+interface CheckoutTarget {
+  layout: Layout;
+  /** HEAD's tip; null before the first complete turn. */
+  tip: string | null;
+  derivation: Derivation<Known>;
+  /** Framed blobs this sync read from the DAG, by blob id (written without reading them back). */
+  fresh: Map<string, Uint8Array>;
+  /** The nodes HEAD's branch alone gained since the index this mirror last wrote. Default null: none known. */
+  appended?: Known[] | null;
+  /** meta.json's blob id at `tip`, when known (a commit this sync made). Default null. */
+  metaOid?: string | null;
+  /** A backfill's message files already in the working tree. Default null. */
+  prewritten?: Prewritten | null;
+  /** A repair: compare the files themselves, not only the index. Default false. */
+  checkFiles?: boolean;
 }
 
 /**
@@ -68,18 +84,9 @@ export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<Chec
  * HEAD's branch only gained these nodes' files since the index this mirror last wrote (and the
  * meta.json of its new tip), so only they are written — when that index is still the file.
  */
-export async function checkout(
-  ctx: MirrorContext,
-  repo: Repo,
-  layout: Layout,
-  tip: string | null,
-  derivation: Derivation<Known>,
-  fresh: Map<string, Uint8Array>,
-  appended: Known[] | null = null,
-  metaOid: string | null = null,
-  prewritten: Prewritten | null = null,
-  checkFiles = false,
-): Promise<boolean> {
+async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Promise<boolean> {
+  const { layout, tip, derivation, fresh } = o;
+  const { appended = null, metaOid = null, prewritten = null, checkFiles = false } = o;
   if (appended !== null && tip !== null && (await appendToIndex(ctx, repo, layout, tip, appended, fresh, metaOid)))
     return appended.length > 0;
   const target = new Map<string, string>();
