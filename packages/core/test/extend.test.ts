@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { derive, type Derivation, type NodeShape } from '../src/model/derive.js';
-import { extendDerivation } from '../src/mirror/extend.js';
+import { extendDerivation } from '../src/model/extend.js';
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;

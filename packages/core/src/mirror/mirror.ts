@@ -1,5 +1,68 @@
+import type { DagSource } from '../dag/dag-source.js';
+import type { Identity, Storage } from '@entity-git/git';
+import type { MetadataKeys } from '../model/commit-message.js';
 import type { DagNode, JsonValue } from '../model/types.js';
+import type { Logger } from '../observe/logger.js';
 
+/** The two layouts of `messages/` (see {@link MirrorOptions.layout}). */
+export type Layout = 'flat' | 'sharded';
+
+/** How {@link createMirror} builds a mirror. */
+export interface MirrorOptions {
+  /** The DAG to follow. Required. */
+  dag: DagSource;
+  /** The storage adapter (`nodeStorage()` from @entity-git/node-fs, the browser's, …). Required. */
+  storage: Storage;
+  /**
+   * Absolute directory holding one repository per session (trailing slashes are dropped). Required:
+   * a path not starting with `/` is refused (`INVALID_OPTION`).
+   */
+  root: string;
+  /**
+   * Author and committer of session commits; part of every commit id. Default
+   * `entity-git <entity-git@localhost>` (`DEFAULT_IDENTITY`).
+   */
+  identity?: Identity;
+  /**
+   * Where commit messages look in node metadata (tool name, tokens, pending); the keys given
+   * replace those of `defaultMetadataKeys`, the others are kept. Default `defaultMetadataKeys`.
+   */
+  metadataKeys?: Partial<MetadataKeys>;
+  /** How long to wait for a ref or index lock held by someone else. Default 5000 ms. */
+  lockTimeoutMs?: number;
+  /** A ref or index lock untouched this long was left by a killed writer and is removed. Default 30 s. */
+  staleLockMs?: number;
+  /** Page size asked of the DagSource. Default 500. */
+  batchSize?: number;
+  /**
+   * How new repositories lay out `messages/` (DESIGN.md §3): `flat` (the default) puts every
+   * message file in `messages/`; `sharded` puts each in `messages/<seq div 1000, 3 digits>/`, so a
+   * turn rewrites one small tree instead of one that grows with the session. The layout is
+   * recorded in the repository's config (`entitygit.layout`) when it is created, and a
+   * repository keeps its own: this option never rewrites an existing history. Readers take
+   * either layout from the trees themselves.
+   */
+  layout?: Layout;
+  /**
+   * Write a turn's objects as one small pack (`.pack` + `.idx`) instead of a loose file each: two
+   * files created instead of about ten, most of a turn's cost on a disk where creating a file is
+   * slow. Objects of 64 KB or more stay loose (a pack is built in memory and hashed whole). At most
+   * {@link TURN_PACKS_MAX} packs: past that a turn goes loose again, so a repository without a
+   * background packer never holds an unbounded number of packs (32). Default `false`;
+   * `createNodeMirror` turns it on (the Node packer merges the small packs in the background).
+   */
+  packTurns?: boolean;
+  /** Where each sync is reported (`mirror.sync`, timed; packages/core/README.md, "Observability"). Default: none (nothing logged). */
+  logger?: Logger;
+  /**
+   * Give the event loop a macrotask turn after this many ms of work in a sync's loops, so a long
+   * backfill never stalls the host (0: never; a negative number is refused). Default
+   * `DEFAULT_YIELD_EVERY_MS` (4 ms).
+   */
+  yieldEveryMs?: number;
+}
+
+/** Options of {@link Mirror.sync}. */
 export interface SyncOptions {
   /** Ignore the cache and check everything (repair). Default false. */
   full?: boolean;
@@ -7,6 +70,7 @@ export interface SyncOptions {
 
 /** What one `sync` did. */
 export interface SyncResult {
+  /** The session synced. */
   sessionId: string;
   /** Commit objects written by this sync (0 when the repository already equalled the DAG). */
   commitsWritten: number;
@@ -38,22 +102,31 @@ export interface SyncResult {
 
 /** One commit of a session branch, as `log` returns it (newest first). */
 export interface CommitInfo {
+  /** The commit id (40 hex digits). */
   sha: string;
+  /** Its parents' ids, first parent first (none for turn 1). */
   parents: string[];
   /** Committer time, seconds since the epoch (the turn's latest created_at). */
   time: number;
+  /** The message's first line. */
   subject: string;
+  /** The whole commit message, trailers included. */
   message: string;
-  /** From the trailers; null for a commit the mirror did not write. */
+  /** The turn number, from the trailers; null for a commit the mirror did not write. */
   turn: number | null;
+  /** The id of the turn's last node, from the trailers; null for a commit the mirror did not write. */
   node: string | null;
+  /** The seq of the turn's last node, from the trailers; null for a commit the mirror did not write. */
   seq: number | null;
 }
 
+/** One branch of a session's repository, as `branches` returns it. */
 export interface BranchInfo {
+  /** The branch name (`main`, or the fork's name), without `refs/heads/`. */
   name: string;
+  /** The commit id at its tip. */
   commit: string;
-  /** The tip's turn number. */
+  /** The tip's turn number (from its trailers; 0 for a tip the mirror did not write). */
   turns: number;
   /** True for the branch HEAD names. */
   head: boolean;
@@ -61,7 +134,9 @@ export interface BranchInfo {
 
 /** A read-only view of a session at one commit (replay): nothing in the working tree changes. */
 export interface TurnView {
+  /** The session read. */
   sessionId: string;
+  /** The commit read (as asked). */
   commit: string;
   /** The branch the view walks for turn numbers and prev/next. */
   branch: string;
@@ -79,15 +154,25 @@ export interface TurnView {
   meta: JsonValue;
 }
 
+/** What a {@link Difference} found. */
 export type DifferenceKind =
+  /** The session has no repository. */
   | 'missing-repo'
+  /** The DAG itself is invalid (a node, a duplicate id, a cycle): nothing else is compared. */
   | 'dag-error'
+  /** A branch the DAG derives has no ref. */
   | 'missing-branch'
+  /** A branch's commits (trailers) or the messages at its tip are not the DAG's. */
   | 'branch-differs'
+  /** A branch the DAG does not derive (kept: refs are never deleted; `ok` stays true). */
   | 'extra-branch'
+  /** HEAD names another branch than the one holding the DAG head. */
   | 'head-differs'
+  /** An object a branch needs is missing. */
   | 'missing-object'
+  /** Something is damaged: a ref, HEAD, the config, an object, a pack, a lock left behind. */
   | 'corrupt'
+  /** The index or the working-tree files are not those of HEAD's tip. */
   | 'worktree-differs'
   /** The meta ref (`refs/entity-git/meta`) does not show the session row as it is now. */
   | 'meta-differs'
@@ -96,14 +181,21 @@ export type DifferenceKind =
   /** A branch's commit ids differ from those a fresh backfill of the same DAG writes. */
   | 'ids-differ';
 
+/** One way a repository differs from its DAG. */
 export interface Difference {
+  /** What differs. */
   kind: DifferenceKind;
+  /** The branch it concerns, when it concerns one. */
   branch?: string;
+  /** What the DAG expects there (a branch, a commit id, a turn), when the kind has one. */
   expected?: string | null;
+  /** What the repository holds there (null: nothing), when the kind has one. */
   actual?: string | null;
+  /** A sentence for people. */
   detail: string;
 }
 
+/** Options of {@link Mirror.verify}. */
 export interface VerifyOptions {
   /**
    * Skip a session the DAG's change marker proves unchanged since the last sync and whose refs
@@ -114,12 +206,15 @@ export interface VerifyOptions {
   quick?: boolean;
 }
 
+/** What one `verify` found. */
 export interface VerifyReport {
+  /** The session verified. */
   sessionId: string;
   /** Set when `quick` skipped the comparison: the marker and the refs equal what the last sync recorded. */
   unchanged?: true;
   /** True when the repository equals the DAG (`extra-branch` alone keeps it true). */
   ok: boolean;
+  /** Every difference found, in the order checked (empty when `unchanged`). */
   differences: Difference[];
 }
 
@@ -140,20 +235,29 @@ export interface Mirror {
    * is read, every object is checked (missing or damaged ones are written again), damaged refs
    * and HEAD are rewritten — and commits already in the repository that still match the DAG
    * (by trailers, parents and the messages at their tip) are kept, not recomputed.
+   *
+   * Fails with, among others, `SESSION_NOT_FOUND` when the DAG has no such session, `INVALID_NODE` or
+   * `DAG_DUPLICATE_ID` for a node the DAG should not hold, `REPO_FORMAT_OLD` for a format-1
+   * repository outside a full sync.
    */
   sync(sessionId: string, options?: SyncOptions): Promise<SyncResult>;
-  /** The commits of a branch (default: HEAD's), newest first, following first parents. */
+  /**
+   * The commits of a branch (default: HEAD's), newest first, following first parents; empty
+   * before the first turn. `SESSION_NOT_FOUND` without a repository, `BRANCH_NOT_FOUND` for a
+   * named branch it lacks.
+   */
   log(sessionId: string, options?: { branch?: string }): Promise<CommitInfo[]>;
-  /** Every branch with its tip, `main` first. */
+  /** Every branch with its tip, `main` first, the others by name. `SESSION_NOT_FOUND` without a repository. */
   branches(sessionId: string): Promise<BranchInfo[]>;
   /**
    * The session as it stood at `commit` — from objects alone, the working tree is not touched.
    * `branch` picks the branch for turn numbers and prev/next (default: HEAD's if it contains the
-   * commit, else the first branch that does).
+   * commit, else the first branch that does). `COMMIT_NOT_FOUND` for an id on no branch (or not
+   * an id), `BRANCH_NOT_FOUND` for a named branch the repository lacks.
    */
   read(sessionId: string, commit: string, options?: { branch?: string }): Promise<TurnView>;
   /** Whether the repository equals the DAG, and where it differs. Writes nothing. */
   verify(sessionId: string, options?: VerifyOptions): Promise<VerifyReport>;
-  /** The directory of a session's repository (the working tree on Node). */
+  /** The directory of a session's repository (the working tree on Node); the id is checked, nothing is read. */
   repoPath(sessionId: string): string;
 }

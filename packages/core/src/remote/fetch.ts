@@ -1,5 +1,5 @@
 import { EntityGitError, isEntityGitError, loadIsoGit, type Identity } from '@entity-git/git';
-import { DEFAULT_IDENTITY } from '../mirror/session-mirror.js';
+import { DEFAULT_IDENTITY } from '../model/identity.js';
 import { checkoutHead } from './checkout.js';
 import { isAncestor, readHeadRecord } from './head-record.js';
 import { localBranches, type RemoteTarget } from './push.js';

@@ -1,4 +1,4 @@
-import { compareBranches, cutTurns, rides, type BranchPlan, type Derivation, type NodeShape } from '../model/derive.js';
+import { compareBranches, cutTurns, rides, type BranchPlan, type Derivation, type NodeShape } from './derive.js';
 
 /** A derivation extended by new nodes, and where the one branch they went to changed. */
 export interface Extension<N extends NodeShape> {

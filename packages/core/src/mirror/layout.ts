@@ -1,0 +1,23 @@
+import type { Derivation } from '../model/derive.js';
+import type { Layout } from './mirror.js';
+import type { Known } from './repo-state.js';
+
+/** The two layouts of `messages/`. */
+export const LAYOUTS: readonly Layout[] = Object.freeze(['flat', 'sharded']);
+
+/** The shard directory of a message in the sharded layout: its seq div 1000, 3 digits. */
+export const shardOf = (seq: number): string => String(Math.floor(seq / 1000)).padStart(3, '0');
+
+/** A message file's path under `messages/`. */
+export const messagePath = (layout: Layout, n: { seq: number; name: string }): string =>
+  layout === 'sharded' ? `${shardOf(n.seq)}/${n.name}` : n.name;
+
+/** The message files of the head branch at its last complete turn: each one's path and node. */
+export function headFiles(derivation: Derivation<Known>, layout: Layout): Map<string, Known> {
+  const out = new Map<string, Known>();
+  const branch = derivation.branches.find((b) => b.name === derivation.head);
+  if (branch)
+    for (const t of branch.turns.slice(0, branch.complete))
+      for (const n of t.nodes) out.set(`messages/${messagePath(layout, n)}`, n);
+  return out;
+}

@@ -1,0 +1,98 @@
+import {
+  EntityGitError,
+  ObjectStore,
+  parseCommit,
+  parseTree,
+  type TreeEntry,
+  RefStore,
+  joinPath,
+} from '@entity-git/git';
+import { parseTrailers } from '../model/commit-message.js';
+import { assertId, sessionDirName } from '../model/names.js';
+import { immutableMeta } from '../model/session-meta.js';
+import type { MirrorContext } from './context.js';
+import type { CommitInfo } from './mirror.js';
+
+/** A session's repository: its directories and the stores of its objects and refs. */
+export interface Repo {
+  dir: string;
+  gitdir: string;
+  objects: ObjectStore;
+  refs: RefStore;
+}
+
+// meta.json holds the immutable fields only: a commit id never depends on when the row changed.
+export const metaOf = immutableMeta;
+
+/** The directory of a session's repository (asserts the id). */
+export function repoPath(ctx: MirrorContext, sessionId: string): string {
+  assertId(sessionId, 'session id');
+  return joinPath(ctx.root, sessionDirName(sessionId));
+}
+
+/** A session's repository, whether or not it exists yet. */
+export function openRepo(ctx: MirrorContext, sessionId: string): Repo {
+  const dir = repoPath(ctx, sessionId);
+  const gitdir = joinPath(dir, '.git');
+  return {
+    dir,
+    gitdir,
+    objects: new ObjectStore(ctx.store, gitdir),
+    refs: new RefStore(ctx.store, gitdir, { lockTimeoutMs: ctx.lock.timeoutMs, staleLockMs: ctx.lock.staleMs }),
+  };
+}
+
+/** A session's repository, which must exist (`SESSION_NOT_FOUND` otherwise). */
+export async function openExisting(ctx: MirrorContext, sessionId: string): Promise<Repo> {
+  const repo = openRepo(ctx, sessionId);
+  if ((await ctx.store.lstat(joinPath(repo.gitdir, 'HEAD'))) === null) {
+    throw new EntityGitError(
+      'SESSION_NOT_FOUND',
+      `session ${JSON.stringify(sessionId)} has no repository under ${ctx.root}`,
+      { sessionId },
+    );
+  }
+  return repo;
+}
+
+/** The root tree of a commit: its entries. */
+export async function readCommitTree(objects: ObjectStore, commit: string): Promise<TreeEntry[]> {
+  return parseTree(await objects.readTyped(parseCommit(await objects.readTyped(commit, 'commit')).tree, 'tree'));
+}
+
+/** The message files of a `messages/` tree, by path under it, in either layout. */
+export async function messageEntries(repo: Repo, messagesTree: string): Promise<TreeEntry[]> {
+  // Shard trees read all at once: each is a chain of deltas read link by link, a read a link.
+  const top = parseTree(await repo.objects.readTyped(messagesTree, 'tree'));
+  const shards = await Promise.all(top.map((e) => (e.mode === '40000' ? repo.objects.readTyped(e.oid, 'tree') : null)));
+  const out: TreeEntry[] = [];
+  top.forEach((e, k) => {
+    const shard = shards[k];
+    if (!shard) out.push(e);
+    else for (const f of parseTree(shard)) out.push({ ...f, name: `${e.name}/${f.name}` });
+  });
+  return out;
+}
+
+/** The commits from `tip` down its first parents, tip first (a commit seen before ends the walk). */
+export async function walk(repo: Repo, tip: string): Promise<CommitInfo[]> {
+  const out: CommitInfo[] = [];
+  const seen = new Set<string>();
+  for (let sha: string | undefined = tip; sha !== undefined && !seen.has(sha); ) {
+    seen.add(sha);
+    const c = parseCommit(await repo.objects.readTyped(sha, 'commit'));
+    const t = parseTrailers(c.message);
+    out.push({
+      sha,
+      parents: c.parents,
+      time: c.time,
+      subject: c.message.split('\n', 1)[0]!,
+      message: c.message,
+      turn: t?.turn ?? null,
+      node: t?.node ?? null,
+      seq: t?.seq ?? null,
+    });
+    sha = c.parents[0];
+  }
+  return out;
+}

@@ -1,0 +1,185 @@
+import { EntityGitError, utf8 } from '@entity-git/git';
+import { canonicalJson, canonicalJsonBytes } from '../../model/canonical-json.js';
+import { nodeFacts } from '../../model/commit-message.js';
+import { messageFileName, assertId } from '../../model/names.js';
+import type { DagNode, Session } from '../../model/types.js';
+import { validateNode, validateSession } from '../../model/validate.js';
+import type { MirrorContext } from '../context.js';
+import { HostYield } from '../host-yield.js';
+import type { Layout } from '../mirror.js';
+import type { KeptPlan } from '../repo-cache.js';
+import { scrubRepository } from '../repo-scrub.js';
+import { checkFormat, init, repoLayout } from '../repo-setup.js';
+import type { Known, LiveState, StateDelta } from '../repo-state.js';
+import { metaOf, type Repo } from '../repo.js';
+
+/**
+ * The first phase of a sync: the repository readied (made, scrubbed by a repair, its layout and
+ * format known), the state the last sync recorded, and what the DAG holds since.
+ */
+export interface Ingested {
+  sessionId: string;
+  repo: Repo;
+  /** A repair (`sync({ full: true })`): the caches ignored, every object checked. */
+  full: boolean;
+  /** The DAG's change marker, read before any row (null: the source keeps none). */
+  marker: string | null;
+  /** The session row. */
+  session: Session;
+  /** The repository's layout of `messages/`. */
+  layout: Layout;
+  /** meta.json's content: the row's immutable fields. */
+  metaBytes: Uint8Array;
+  /** Set when a full sync rebuilds a format-1 history (its tips are backed up first). */
+  converting: boolean;
+  /** What the state is recorded under: layout and identity (another's ids differ). */
+  config: string;
+  /** The state the last sync recorded, as loaded; null without one (or for a repair). */
+  loaded: LiveState | null;
+  /** The state this sync carries on: `loaded`, or a new one. Its `known` and `lastSeq` include the nodes read. */
+  state: LiveState;
+  /** What changed in the state, to append to its log. */
+  delta: StateDelta;
+  /** The nodes that were pending or held by no commit before this sync. */
+  unsettled: Set<string>;
+  /** The framed blob of every node read that no commit holds yet, by blob id. */
+  fresh: Map<string, Uint8Array>;
+  /** The last sync's plan, taken out of the cache (put back by the state phase). */
+  previous: KeptPlan | undefined;
+  /** New nodes in seq order, while every change is a new node newer than all known ones; else null. */
+  added: Known[] | null;
+  /** Nodes read from the DAG. */
+  nodesRead: number;
+}
+
+/** The session row, validated (`SESSION_NOT_FOUND` when the DAG has none). */
+export async function readSession(ctx: MirrorContext, sessionId: string): Promise<Session> {
+  assertId(sessionId, 'session id');
+  const session = await ctx.dag.getSession(sessionId);
+  if (session === null)
+    throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)} in the DAG`, {
+      sessionId,
+    });
+  validateSession(session);
+  return session;
+}
+
+/** Ready the repository, load its state and read the DAG's nodes the state does not settle. */
+export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, full: boolean): Promise<Ingested> {
+  // Before any row: a write after this read leaves the marker behind the rows (checked again).
+  const marker = (await ctx.dag.changeMarker?.(sessionId)) ?? null;
+  const session = await readSession(ctx, sessionId);
+  await init(ctx, repo, full);
+  // A repair first removes what native git would trip over; what goes missing is written again below.
+  if (full) await scrubRepository(ctx.store, repo.objects, repo.gitdir);
+  const layout = await repoLayout(ctx, repo);
+  const metaBytes = utf8(canonicalJson(metaOf(session)));
+  // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
+  const converting = await checkFormat(ctx, repo, repo.objects.hash('blob', metaBytes), full);
+  const config = `${layout}|${ctx.identity.name}|${ctx.identity.email}`;
+  if (full) ctx.cache.states.forget(repo.gitdir);
+  const loaded = full ? null : await ctx.cache.states.load(repo.gitdir, repo.refs, config);
+  const state: LiveState = loaded ?? {
+    lastSeq: 0,
+    tips: {},
+    head: null,
+    known: new Map(),
+    memo: new Map(),
+    records: 0,
+  };
+  const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
+  const known = state.known;
+  let from = state.lastSeq;
+  // Re-read from the first node that may still change (a placeholder) or that no commit holds
+  // yet (its turn was incomplete, so its blob was not written).
+  const unsettled =
+    state.unsettled ?? new Set([...known.values()].filter((n) => n.pending || !n.stored).map((n) => n.id));
+  for (const id of unsettled) {
+    const n = known.get(id);
+    if (n) from = Math.min(from, n.seq - 1);
+  }
+
+  const fresh = new Map<string, Uint8Array>();
+  const seen = new Set<string>();
+  const previous = ctx.cache.plans.get(repo.gitdir);
+  ctx.cache.plans.delete(repo.gitdir);
+  const seqBefore = state.lastSeq;
+  // New nodes in seq order, while every change is a new node newer than all known ones.
+  let added: Known[] | null = previous !== undefined && previous.state === loaded ? [] : null;
+  let nodesRead = 0;
+  const host = new HostYield(ctx.yieldEveryMs);
+  for await (const node of ctx.dag.nodesAfter(sessionId, from, { batchSize: ctx.batchSize })) {
+    nodesRead++;
+    await host.due();
+    const { known: k, bytes, changed } = ingestNode(ctx, sessionId, node, seen, known, from);
+    state.lastSeq = Math.max(state.lastSeq, node.seq);
+    if (bytes) fresh.set(k.blob, bytes);
+    if (changed) {
+      if (added !== null && (known.has(k.id) || k.seq <= seqBefore)) added = null;
+      known.set(k.id, k);
+      delta.nodes.add(k.id);
+      added?.push(k);
+    }
+  }
+  if (from < seqBefore) {
+    for (const n of [...known.values()]) {
+      if (n.seq > from && !seen.has(n.id)) {
+        known.delete(n.id);
+        delta.deleted.add(n.id);
+        added = null;
+      }
+    }
+  }
+  return {
+    sessionId,
+    repo,
+    full,
+    marker,
+    session,
+    layout,
+    metaBytes,
+    converting,
+    config,
+    loaded,
+    state,
+    delta,
+    unsettled,
+    fresh,
+    previous,
+    added,
+    nodesRead,
+  };
+}
+
+/**
+ * Validate a node read from the DAG. `changed`: it is new or differs from what is known;
+ * `bytes`: its framed blob (`blob <size>\0<file content>`), unless a commit already holds it.
+ */
+export function ingestNode(
+  ctx: MirrorContext,
+  sessionId: string,
+  node: DagNode,
+  seen: Set<string>,
+  known: Map<string, Known>,
+  from: number,
+): { known: Known; bytes: Uint8Array | null; changed: boolean } {
+  validateNode(node);
+  if (node.session_id !== sessionId) {
+    throw new EntityGitError(
+      'INVALID_NODE',
+      `node ${JSON.stringify(node.id)} belongs to session ${JSON.stringify(node.session_id)}, not ${JSON.stringify(sessionId)}`,
+      { nodeId: node.id },
+    );
+  }
+  const prev = known.get(node.id);
+  if (seen.has(node.id) || (prev && prev.seq <= from && prev.seq !== node.seq)) {
+    throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(node.id)} appears twice`, {
+      nodeId: node.id,
+    });
+  }
+  seen.add(node.id);
+  const bytes = canonicalJsonBytes(node, (size) => `blob ${size}\0`);
+  const blob = ctx.store.codec.sha1(bytes);
+  if (prev && prev.blob === blob) return { known: prev, bytes: prev.stored ? null : bytes, changed: false };
+  return { known: { ...nodeFacts(node, ctx.keys), name: messageFileName(node), blob }, bytes, changed: true };
+}

@@ -1,0 +1,34 @@
+import { joinPath } from '@entity-git/git';
+import type { MirrorContext } from '../context.js';
+import type { SyncOptions, SyncResult } from '../mirror.js';
+import { openRepo } from '../repo.js';
+import { build } from './build.js';
+import { checkOutHead } from './checkout.js';
+import { ingest } from './ingest.js';
+import { plan } from './plan.js';
+import { record } from './state.js';
+import { write } from './write.js';
+
+/**
+ * One sync of a session, serialized per repository by its sync lock: ingest (the repository
+ * readied, its state and the DAG read) → plan (the turns and branches to write, pure) → build
+ * (blobs, trees, commits into a sink) → write (the objects finished, refs, HEAD, the meta ref)
+ * → check out (working tree and index) → record (the repository's state). Each phase hands the
+ * next one value.
+ */
+export async function syncSession(ctx: MirrorContext, sessionId: string, options: SyncOptions): Promise<SyncResult> {
+  const repo = openRepo(ctx, sessionId);
+  // The key is a path: adapters with files lock that file, others use it as a lock name.
+  return ctx.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), async () => {
+    // Work a sync started beside its own (a backfill's working-tree files) ends before the lock
+    // is let go, also when the sync fails.
+    const beside: Promise<unknown>[] = [];
+    try {
+      const ingested = await ingest(ctx, sessionId, repo, options.full === true);
+      const built = await build(ctx, plan(ingested), beside);
+      return await record(ctx, await checkOutHead(ctx, await write(ctx, built)));
+    } finally {
+      await Promise.allSettled(beside);
+    }
+  });
+}

@@ -1,0 +1,44 @@
+import { unframe, type StorageStat, joinPath } from '@entity-git/git';
+import type { Derivation } from '../../model/derive.js';
+import type { MirrorContext } from '../context.js';
+import { headFiles } from '../layout.js';
+import type { Layout } from '../mirror.js';
+import type { Known } from '../repo-state.js';
+import type { Repo } from '../repo.js';
+
+/** A backfill's message files, already in the working tree: their blob and stat, by path. */
+export type Prewritten = Map<string, { oid: string; stat: StorageStat }>;
+/** A backfill hands its working-tree files to the storage's writer from this many on… */
+const PREWRITE_MIN_FILES = 256;
+/** …each of at most this size, up to this many bytes in all (the writer is handed a copy). */
+const PREWRITE_FILE_MAX = 1 << 20;
+const PREWRITE_BYTES_MAX = 64 << 20;
+
+/**
+ * Start writing the message files of a backfill's head branch, to run beside the writing of its
+ * objects (the storage's {@link Store.writeFiles}); {@link checkout} then takes their stats for
+ * the index instead of writing them. Only into a repository without an index (a checkout would
+ * write every file anyway), from {@link PREWRITE_MIN_FILES} files, each of at most
+ * {@link PREWRITE_FILE_MAX} bytes, up to {@link PREWRITE_BYTES_MAX} in all.
+ */
+export async function prewrite(
+  ctx: MirrorContext,
+  repo: Repo,
+  layout: Layout,
+  derivation: Derivation<Known>,
+  fresh: Map<string, Uint8Array>,
+): Promise<Prewritten> {
+  if ((await ctx.store.lstat(joinPath(repo.gitdir, 'index'))) !== null) return new Map();
+  const files: { path: string; oid: string; data: Uint8Array }[] = [];
+  let bytes = 0;
+  for (const [path, n] of headFiles(derivation, layout)) {
+    const raw = fresh.get(n.blob);
+    const data = raw === undefined ? null : unframe(raw);
+    if (data === null || data.length > PREWRITE_FILE_MAX || bytes + data.length > PREWRITE_BYTES_MAX) continue;
+    bytes += data.length;
+    files.push({ path, oid: n.blob, data });
+  }
+  if (files.length < PREWRITE_MIN_FILES) return new Map();
+  const stats = await ctx.store.writeFiles(files.map((f) => ({ path: joinPath(repo.dir, f.path), data: f.data })));
+  return new Map(files.map((f, i) => [f.path, { oid: f.oid, stat: stats[i]! }]));
+}

@@ -1,0 +1,61 @@
+import { joinPath } from '@entity-git/git';
+import type { MirrorContext } from '../context.js';
+import type { SyncResult } from '../mirror.js';
+import { repoConfig } from '../repo-config.js';
+import { withFormat } from '../repo-format.js';
+import { LIVE_STATES, remember } from '../repo-state.js';
+import type { CheckedOut } from './checkout.js';
+
+/**
+ * The last phase: record the repository's state (what stays unsettled, the tips, HEAD, the
+ * change marker; a format-1 rebuild's new format last), keep the plan for the next sync, and
+ * say what the sync did.
+ */
+export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncResult> {
+  const { sessionId, repo, session, layout, config, marker, loaded, state, delta, unsettled, converting } = c;
+  const { derivation, builds, commitsWritten, before, tips, branchesMoved, headMoved, metaMoved } = c;
+  const { inPacks, packed, worktreeChanged, nodesRead } = c;
+  const known = state.known;
+  const stillUnsettled = new Set<string>();
+  for (const id of [...unsettled, ...delta.nodes]) {
+    const n = known.get(id);
+    if (n && (n.pending || !n.stored)) stillUnsettled.add(id);
+  }
+  state.unsettled = stillUnsettled;
+  // Last: until every ref holds the new history, the repository still reads as format 1.
+  if (converting)
+    await ctx.store.writeAtomic(
+      joinPath(repo.gitdir, 'config'),
+      withFormat((await ctx.store.readText(joinPath(repo.gitdir, 'config'))) ?? repoConfig(layout)),
+    );
+  state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
+  state.head = derivation.head ?? (await repo.refs.headBranch());
+  const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0 || (state.marker ?? null) !== marker;
+  state.marker = marker;
+  const noop =
+    repo.objects.written === before.objects &&
+    packed === 0 &&
+    branchesMoved.length === 0 &&
+    !headMoved &&
+    !worktreeChanged &&
+    !metaMoved &&
+    !converting;
+  if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved)
+    ctx.cache.states.keep(repo.gitdir, state, config);
+  else await ctx.cache.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
+  if (derivation.unknownHead === undefined)
+    remember(ctx.cache.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
+  const result: SyncResult = {
+    sessionId,
+    commitsWritten,
+    branchesMoved,
+    head: derivation.head,
+    nodesRead,
+    noop,
+    derivation: c.work.kind !== 'derive' ? 'extended' : 'full',
+    objectsWritten: repo.objects.written - before.objects + inPacks.objects,
+    bytesWritten: repo.objects.writtenBytes - before.bytes + inPacks.bytes,
+  };
+  if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
+  return result;
+}
