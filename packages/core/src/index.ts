@@ -77,16 +77,12 @@ export type {
   DifferenceKind,
 } from './mirror/mirror.js';
 export { CommitGraph, COMMIT_GRAPH_PATH } from '@entity-git/git';
-export {
-  createMirror,
-  DEFAULT_IDENTITY,
-  LAYOUTS,
-  shardOf,
-  SPLIT_MIN,
-  TURN_PACKS_MAX,
-  type MirrorOptions,
-  type Layout,
-} from './mirror/session-mirror.js';
+export { createMirror } from './mirror/session-mirror.js';
+export type { MirrorOptions, Layout } from './mirror/mirror.js';
+export { DEFAULT_IDENTITY } from './model/identity.js';
+export { LAYOUTS, shardOf } from './mirror/layout.js';
+export { SPLIT_MIN } from './mirror/sync/checkout.js';
+export { TURN_PACKS_MAX } from './mirror/sync/sinks.js';
 export { SEGMENT_BYTES } from './mirror/repo-state.js';
 export type { SyncOptions, VerifyOptions } from './mirror/mirror.js';
 export {

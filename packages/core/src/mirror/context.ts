@@ -1,5 +1,5 @@
 import type { DagSource } from '../dag/dag-source.js';
-import { EntityGitError, assertIdentity, type Identity, Store } from '@entity-git/git';
+import { EntityGitError, assertIdentity, type Identity, type Store, storeFor } from '@entity-git/git';
 import { defaultMetadataKeys, type MetadataKeys } from '../model/commit-message.js';
 import { DEFAULT_IDENTITY } from '../model/identity.js';
 import { DEFAULT_YIELD_EVERY_MS } from './host-yield.js';
@@ -30,7 +30,7 @@ export function createContext(o: MirrorOptions): MirrorContext {
     throw new EntityGitError('INVALID_OPTION', `root must be an absolute path: ${JSON.stringify(o.root)}`);
   }
   const dag = o.dag;
-  const store = new Store(o.storage);
+  const store = storeFor(o.storage);
   const root = o.root.replace(/\/+$/, '') || '/';
   const identity = Object.freeze({ ...(o.identity ?? DEFAULT_IDENTITY) });
   assertIdentity(identity);

@@ -16,13 +16,6 @@ import { branches, log, read } from './replay.js';
 import { syncSession } from './sync/pipeline.js';
 import { verify } from './verify.js';
 
-// The names the package index takes from here, each from its own home.
-export { DEFAULT_IDENTITY } from '../model/identity.js';
-export type { Layout, MirrorOptions } from './mirror.js';
-export { LAYOUTS, shardOf } from './layout.js';
-export { SPLIT_MIN } from './sync/checkout.js';
-export { TURN_PACKS_MAX } from './sync/sinks.js';
-
 /**
  * The mirror over any storage adapter (DESIGN.md §1): Node and the browser run the same code and
  * produce the same commit ids. A sync runs the phases of `sync/` (pipeline.ts); replay.ts reads
