@@ -5,145 +5,39 @@
 // with a user edit in the workdir it is skipped and the design's warning shows), save a session
 // for offline, stop the server, reload, replay offline. Every step leaves a screenshot in
 // test-output/e2e/ and asserts on what is on screen.
-import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright';
-import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEMO_SESSION, ECHO_NOTES_FILE, NOTES_SESSION } from 'ws-server';
 import {
-  createServer,
-  DEMO_SESSION,
-  ECHO_NOTES_FILE,
-  echoAgent,
-  NOTES_SESSION,
-  seedDemo,
-  type EntityGitServer,
-} from 'ws-server';
+  byTestId,
+  consoleErrors,
+  count,
+  messages,
+  page,
+  screenshot,
+  server,
+  store,
+  textOf,
+  tmp,
+  TOKEN,
+  url,
+  useE2eApp,
+  waitText,
+  waitTurn,
+  WARNING,
+} from './e2e-helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const APP_DIR = resolve(import.meta.dirname, '..');
-const REPO = resolve(APP_DIR, '../..');
-const SHOTS = join(REPO, 'test-output/e2e');
-const BUILT = join(REPO, 'test-output/browser-replay-app');
-const TOKEN = 'e2e-token-9f8e7d6c5b4a';
-/** DESIGN.md §4's warning, word for word. */
-const WARNING = "you have uncommitted changes, the agent's edits won't be auto-committed for now";
+useE2eApp();
 
-let tmp = '';
-let store: SqlStore;
-let server: EntityGitServer;
-let browser: Browser;
-let page: Page;
-let url = '';
-let shot = 0;
 /** The Lexer Project's workdir (made by the New Project case). */
 let workdir = '';
-const consoleErrors: string[] = [];
-
-async function screenshot(name: string): Promise<void> {
-  shot++;
-  await page.screenshot({ path: join(SHOTS, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-}
-
-const byTestId = (id: string) => page.getByTestId(id);
 /** The git binary in the project's workdir; optional locks off, so reading never rewrites the index. */
 const nativeGit = (...args: string[]) =>
   execFileSync('git', args, { cwd: workdir, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
 const sha1 = (file: string) => createHash('sha1').update(readFileSync(file)).digest('hex');
-const textOf = async (id: string) => (await byTestId(id).first().innerText()).trim();
-const count = (id: string) => byTestId(id).count();
-
-/** Wait until the page is idle and the turn indicator reads `text`. */
-async function waitTurn(text: string): Promise<void> {
-  await page.waitForFunction(
-    (t) =>
-      document.querySelector('main')?.dataset.loading === 'false' &&
-      document.querySelector('[data-testid=turn]')?.textContent === t,
-    text,
-    { timeout: 30_000 },
-  );
-}
-
-async function waitText(testId: string, pattern: string): Promise<void> {
-  try {
-    await page.waitForFunction(
-      ([id, p]) =>
-        [...document.querySelectorAll(`[data-testid="${id}"]`)].some((el) => (el.textContent ?? '').includes(p!)),
-      [testId, pattern] as const,
-      { timeout: 30_000 },
-    );
-  } catch (err) {
-    throw new Error(
-      `no [data-testid=${testId}] reads ${JSON.stringify(pattern)}; the page reads:\n${await page.innerText('body').catch(() => '?')}\nconsole errors: ${consoleErrors.join('\n')}`,
-      { cause: err },
-    );
-  }
-}
-
-async function messages(): Promise<Array<{ role: string; text: string }>> {
-  return page.$$eval('[data-testid=message]', (els) =>
-    els.map((el) => ({
-      role: (el as HTMLElement).dataset.role ?? '',
-      text: el.querySelector('.content')?.textContent ?? '',
-    })),
-  );
-}
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
-  rmSync(SHOTS, { recursive: true, force: true });
-  mkdirSync(SHOTS, { recursive: true });
-  await build({
-    root: APP_DIR,
-    configFile: join(APP_DIR, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir: BUILT, emptyOutDir: true },
-  });
-
-  tmp = mkdtempSync(join(tmpdir(), 'eg-e2e-'));
-  store = await openSqlite({ file: join(tmp, 'dag.db') });
-  await seedDemo(store);
-  server = await createServer({
-    db: store,
-    root: join(tmp, 'sessions'),
-    port: 0,
-    token: TOKEN,
-    staticDir: BUILT,
-    agent: echoAgent,
-    projectLocks: join(tmp, 'locks'),
-  });
-  url = server.url;
-
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  const context = await browser.newContext({ viewport: { width: 1320, height: 900 } });
-  page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(m.text());
-  });
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await store?.close();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
 
 describe('browser-replay in Chromium', () => {
   it('opens on 127.0.0.1 with the token link: the sessions and an empty Projects section', async () => {

@@ -7,76 +7,27 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_SESSION, NOTES_SESSION } from 'ws-server';
-import { axeViolations, currentTurnPlacement, startHarness, waitText, waitTurn, type Harness } from './harness.js';
-import { seedLongSession } from './long-session.js';
+import { axeViolations, waitText, waitTurn } from './harness.js';
+import {
+  context,
+  errors,
+  expectTimelineEntryInView,
+  expectTurnOnScreen,
+  focusedTestId,
+  hx,
+  LONG,
+  page,
+  screenshot,
+  testId,
+  textOf,
+  TURNS,
+  useReplayUx,
+  WARNING,
+} from './replay-ux-helpers.js';
 
-const LONG = 'long-80';
-const TURNS = 80;
-const WARNING = "you have uncommitted changes, the agent's edits won't be auto-committed for now";
-
-let hx: Harness;
-let context: BrowserContext;
-let page: Page;
-let errors: string[] = [];
-let shot = 0;
-
-async function screenshot(p: Page, name: string): Promise<void> {
-  shot++;
-  await p.screenshot({ path: join(hx.shots, `${String(shot).padStart(2, '0')}-${name}.png`) });
-}
-
-const testId = (p: Page, id: string) => p.getByTestId(id);
-const textOf = async (p: Page, id: string) => (await testId(p, id).first().innerText()).trim();
-
-/** The current turn's first message is in the viewport, below the fixed replay head, and is that turn's user message. */
-async function expectTurnOnScreen(p: Page, turn: number): Promise<void> {
-  const at = await currentTurnPlacement(p);
-  expect(at.turn).toBe(String(turn));
-  expect(at.id).toBe(`${LONG}-u${turn}`);
-  expect(at.top).toBeGreaterThanOrEqual(at.headBottom - 1);
-  expect(at.bottom).toBeLessThanOrEqual(at.viewport);
-}
-
-/** The timeline's current entry is marked and inside the timeline panel's visible part. */
-async function expectTimelineEntryInView(p: Page, turn: number): Promise<void> {
-  const r = await p.evaluate(() => {
-    const list = document.querySelector('[data-testid=timeline]')!;
-    const current = [...list.querySelectorAll('[aria-current=step]')];
-    const box = current[0]?.getBoundingClientRect();
-    const panel = list.getBoundingClientRect();
-    return {
-      n: current.length,
-      subject: current[0]?.querySelector('.subject')?.textContent ?? '',
-      top: box?.top ?? -1,
-      bottom: box?.bottom ?? -1,
-      panelTop: panel.top,
-      panelBottom: panel.bottom,
-      viewport: window.innerHeight,
-    };
-  });
-  expect(r.n).toBe(1);
-  expect(r.subject).toMatch(new RegExp(`^turn ${turn}: `));
-  expect(r.top).toBeGreaterThanOrEqual(r.panelTop - 1);
-  expect(r.bottom).toBeLessThanOrEqual(r.panelBottom + 1);
-  expect(r.bottom).toBeLessThanOrEqual(r.viewport);
-}
-
-const focusedTestId = (p: Page) =>
-  p.evaluate(
-    () => (document.activeElement as HTMLElement | null)?.dataset.testid ?? document.activeElement?.tagName ?? null,
-  );
-
-beforeAll(async () => {
-  hx = await startHarness('replay-ux', (store) => seedLongSession(store, LONG, TURNS));
-  ({ context, page, errors } = await hx.open(1280, 800));
-});
-
-afterAll(async () => {
-  await hx?.close();
-});
+useReplayUx();
 
 describe('replay centred on the turn (1280×800, an 80-turn session)', () => {
   it('opens at the newest turn with its first message on screen, the turn announced, earlier turns past 20 behind a button', async () => {

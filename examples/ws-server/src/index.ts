@@ -6,18 +6,14 @@ export {
   type ServerOptions,
   type EntityGitServer,
 } from './server.js';
+export { echoAgent, ECHO_NOTES_FILE, type Agent, type AgentInput, type AgentTools } from './agent.js';
 export {
   createServerActions,
-  echoAgent,
-  ECHO_NOTES_FILE,
   DEFAULT_EXPORT_LIMIT,
   MAX_EXPORT_LIMIT,
   DEFAULT_LOG_LIMIT,
   MAX_LOG_LIMIT,
   MAX_MESSAGE_LENGTH,
-  type Agent,
-  type AgentInput,
-  type AgentTools,
   type ServerActions,
   type ServerActionsOptions,
 } from './server-actions.js';

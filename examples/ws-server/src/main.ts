@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedDemo } from './demo-data.js';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT } from './server.js';
-import { echoAgent } from './server-actions.js';
+import { echoAgent } from './agent.js';
 import { openSqlite } from '@entity-git/sqlite';
 
 const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]

@@ -10,7 +10,6 @@ import {
   createMirrorService,
   dispatch,
   EntityGitError,
-  gitBlobId,
   idParam,
   intParam,
   invalidArgument,
@@ -23,65 +22,20 @@ import {
   type DagNode,
   type DagSource,
   type DagWriter,
-  type JsonValue,
   type Mirror,
   type MirrorService,
   type Project,
   type ProjectGit,
   type ProjectStore,
   type ServiceEvents,
-  type Session,
   type TurnReport,
 } from '@entity-git/core';
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { toolsFor, type Agent } from './agent.js';
 import { ensureRepo, isRepo, readLog } from './project-repo.js';
 import { projectStatusAction } from './project-status.js';
 import { importProjectsAction } from './import-projects.js';
 import type { ProjectTurnResult, ServerActionMap, ServerActionName } from './protocol.js';
-
-/**
- * The tools an agent gets for one turn. They work in the session's project workdir, and every path
- * written is reported to the project auto-commit as the turn's own edit. Without a project they
- * throw (`INVALID_ARGUMENT`): check `input.project` first.
- */
-export interface AgentTools {
-  /** Write a UTF-8 file at a path relative to the workdir (parents created; no `..`, nothing in `.git`). */
-  writeFile(path: string, content: string): Promise<void>;
-  /** A UTF-8 file relative to the workdir, or null when it does not exist. */
-  readFile(path: string): Promise<string | null>;
-}
-
-export interface AgentInput {
-  session: Session;
-  message: DagNode;
-  /** The project the session is bound to, or null. */
-  project: Pick<Project, 'id' | 'name' | 'workdir' | 'status'> | null;
-  tools: AgentTools;
-}
-
-/** Replies to a message sent from the app; null for no reply. The example has no model. */
-export type Agent = (input: AgentInput) => JsonValue | null | Promise<JsonValue | null>;
-
-/** The file the echo agent keeps in a project's workdir, one line per message. */
-export const ECHO_NOTES_FILE = 'agent-notes.md';
-
-/**
- * An agent that says what it was told: enough to see a fork become a conversation. In a session
- * bound to a project it also notes the message in {@link ECHO_NOTES_FILE} in the workdir, so the
- * turn has an edit for the project auto-commit.
- */
-export const echoAgent: Agent = async ({ session, message, project, tools }) => {
-  const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
-  let noted = '';
-  if (project !== null) {
-    const before = (await tools.readFile(ECHO_NOTES_FILE)) ?? '# Notes from the echo agent\n\n';
-    await tools.writeFile(ECHO_NOTES_FILE, `${before}- ${session.id}: ${text.replace(/\s+/g, ' ').trim()}\n`);
-    noted = ` I noted it in ${ECHO_NOTES_FILE}.`;
-  }
-  return `You said: ${text} — (the example server's echo agent; no model is connected)${noted}`;
-};
 
 export const DEFAULT_EXPORT_LIMIT = 1000;
 export const MAX_EXPORT_LIMIT = 10_000;
@@ -160,44 +114,6 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   const hasNode = async (sessionId: string, nodeId: string): Promise<boolean> => {
     for await (const n of dag.nodesAfter(sessionId, 0)) if (n.id === nodeId) return true;
     return false;
-  };
-
-  /** The agent's tools for one turn in `project`'s workdir; `touched` collects what they wrote. */
-  const toolsFor = (project: Project | null, touched: string[], written: Record<string, string>): AgentTools => {
-    const place = (path: string): string => {
-      if (project === null) return invalidArgument('the session has no project: its agent has no workdir to write in');
-      if (typeof path !== 'string' || path === '' || path.includes('\0'))
-        return invalidArgument('an agent tool needs a non-empty relative path');
-      const root = resolve(project.workdir);
-      const full = resolve(root, path);
-      const rel = relative(root, full);
-      if (
-        isAbsolute(path) ||
-        rel === '' ||
-        rel.startsWith('..') ||
-        isAbsolute(rel) ||
-        rel.split(sep).includes('.git')
-      ) {
-        invalidArgument(`the agent's path ${JSON.stringify(path)} is not a file inside the project's workdir`);
-      }
-      return full;
-    };
-    return {
-      async writeFile(path, content) {
-        const full = place(path);
-        await mkdir(dirname(full), { recursive: true });
-        await writeFile(full, content, 'utf8');
-        if (!touched.includes(full)) touched.push(full);
-        // The bytes this tool left: an edit of the same file by the user during the turn then blocks.
-        written[full] = gitBlobId(content);
-      },
-      async readFile(path) {
-        return readFile(place(path), 'utf8').catch((err: NodeJS.ErrnoException) => {
-          if (err.code === 'ENOENT') return null;
-          throw err;
-        });
-      },
-    };
   };
 
   const projectTurn = async (projectId: string, r: AfterTurnResult, workdir: string): Promise<ProjectTurnResult> => {

@@ -11,7 +11,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { TOKEN_PARAM, WS_PATH, type ServerEvent } from './protocol.js';
-import { createServerActions, type Agent, type ServerActions } from './server-actions.js';
+import type { Agent } from './agent.js';
+import { createServerActions, type ServerActions } from './server-actions.js';
 import { sendText, staticFiles } from './static-files.js';
 
 export const DEFAULT_HOST = '127.0.0.1';

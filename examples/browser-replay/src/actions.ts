@@ -1,0 +1,185 @@
+// The user's actions: each calls the backend, sets a notice (or a form's error), refreshes what it
+// changed and re-renders; `step` moves the replay one turn (the keys, as the buttons do).
+import type { ProjectStatus } from 'ws-server/protocol';
+import type { State } from './app-state.js';
+import { localStore } from './backend.js';
+import { shownError } from './errors.js';
+import { projectHref, sessionHref } from './format.js';
+import { saveForOffline } from './offline.js';
+import { labelOf } from './session-page.js';
+import { blankProjectForm } from './sidebar-view.js';
+
+export interface ActionDeps {
+  state: State;
+  online: () => boolean;
+  fail: (err: unknown) => void;
+  render: () => void;
+  refreshLists: () => Promise<void>;
+  navigate: () => Promise<void>;
+}
+
+export function createActions({ state, online, fail, render, refreshLists, navigate }: ActionDeps) {
+  /** Make a branch HEAD: an explicit action (viewing a branch moves nothing). */
+  async function makeHead(name: string): Promise<void> {
+    const s = state.session;
+    if (!s) return;
+    try {
+      const r = await state.backend.call('git_switch_branch', { session_id: s.id, branch: name });
+      state.notice = {
+        kind: 'info',
+        text: `HEAD is now ${labelOf(s, name)}: new messages continue it.`,
+        at: location.hash,
+      };
+      s.branches = r.branches;
+      await refreshLists();
+      await navigate();
+    } catch (err) {
+      fail(err);
+      render();
+    }
+  }
+
+  async function send(): Promise<void> {
+    const s = state.session;
+    const text = state.draft.trim();
+    if (!s || text === '' || state.sending || !online()) return;
+    state.sending = true;
+    render();
+    try {
+      const r = await state.backend.call('send_message', {
+        session_id: s.id,
+        content: text,
+        continue_from: s.view?.continue_from ?? null,
+      });
+      state.draft = '';
+      if (r.project) state.projectTurns.set(s.id, r.project);
+      else state.projectTurns.delete(s.id);
+      const target = sessionHref(s.id, r.commit ?? undefined, r.branch ?? undefined);
+      state.notice = r.branch_created
+        ? { kind: 'info', text: `Your message started branch ${r.branch}.`, at: target }
+        : null;
+      await refreshLists();
+      state.sending = false;
+      if (location.hash === target) await navigate();
+      else location.hash = target;
+    } catch (err) {
+      fail(err);
+      state.sending = false;
+      render();
+    }
+  }
+
+  async function save(): Promise<void> {
+    const s = state.session;
+    if (!s || !online()) return;
+    state.save = { sessionId: s.id, status: 'running', nodes: 0 };
+    render();
+    try {
+      const report = await saveForOffline(state.backend, await localStore(), s.id, (nodes) => {
+        state.save = { sessionId: s.id, status: 'running', nodes };
+        render();
+      });
+      state.save = { sessionId: s.id, status: 'done', report };
+    } catch (err) {
+      const e = shownError(err);
+      state.save = { sessionId: s.id, status: 'failed', message: `${e.text} (${e.code}: ${e.detail})` };
+    }
+    await refreshLists();
+  }
+
+  async function createProject(): Promise<void> {
+    const f = state.newProject;
+    const sessionId = f.withSession && state.route.page === 'session' ? state.route.id : undefined;
+    f.busy = true;
+    f.error = null;
+    render();
+    try {
+      const p = await state.backend.call('create_project', {
+        workdir: f.workdir.trim(),
+        name: f.name.trim(),
+        ...(sessionId ? { session_id: sessionId } : {}),
+      });
+      state.newProject = blankProjectForm();
+      const target = sessionId ? location.hash : projectHref(p.id);
+      state.notice = {
+        kind: 'info',
+        text: `Project ${p.name} created (${p.repo === 'created' ? 'git init in' : p.repo === 'reused' ? 'reusing the git repository of' : 'no git available for'} ${p.workdir}).`,
+        at: target,
+      };
+      await refreshLists();
+      if (!sessionId) location.hash = target;
+      else await navigate();
+    } catch (err) {
+      f.busy = false;
+      const e = shownError(err);
+      f.error = { text: e.text, detail: `${e.code}: ${e.detail}` };
+      render();
+    }
+  }
+
+  async function addToProject(projectId: string, sessionId: string): Promise<void> {
+    try {
+      await state.backend.call('add_session_to_project', { project_id: projectId, session_id: sessionId });
+      await refreshLists();
+      await navigate();
+    } catch (err) {
+      fail(err);
+      render();
+    }
+  }
+
+  async function setStatus(projectId: string, status: ProjectStatus): Promise<void> {
+    if (state.project) state.project.busy = true;
+    render();
+    try {
+      const p = await state.backend.call('set_project_status', { project_id: projectId, status });
+      state.notice = {
+        kind: 'info',
+        text: `${p.name} is now ${p.status}${p.status === 'active' ? ': the agent’s edits are auto-committed again.' : ': the agent’s edits are not auto-committed.'}`,
+        at: location.hash,
+      };
+      await refreshLists();
+      await navigate();
+    } catch (err) {
+      fail(err);
+      if (state.project) state.project.busy = false;
+      render();
+    }
+  }
+
+  /** The dry run (apply false) or the import itself. */
+  async function importProjects(apply: boolean): Promise<void> {
+    const f = state.importForm;
+    f.busy = true;
+    f.error = null;
+    render();
+    try {
+      f.plan = await state.backend.call('import_projects', { dir: f.dir.trim(), apply });
+      if (apply) {
+        const n = f.plan.candidates.filter((c) => c.status === 'created').length;
+        state.notice = {
+          kind: 'info',
+          text: `Imported ${n === 1 ? '1 project' : `${n} projects`} from ${f.plan.dir}.`,
+          at: location.hash,
+        };
+        await refreshLists();
+      }
+    } catch (err) {
+      const e = shownError(err);
+      f.error = { text: e.text, detail: `${e.code}: ${e.detail}` };
+    }
+    f.busy = false;
+    render();
+  }
+
+  const step = (dir: 'prev' | 'next') => {
+    const v = state.route.page === 'session' ? state.session?.view : null;
+    const sha = v?.[dir];
+    if (!v || !sha || state.loading) return;
+    location.hash = sessionHref(state.session!.id, sha, v.branch);
+  };
+
+  return { makeHead, send, save, createProject, addToProject, setStatus, importProjects, step };
+}
+
+export type Actions = ReturnType<typeof createActions>;

@@ -1,0 +1,78 @@
+// The app's state: what the page shows and what the user is doing, the route read from the hash,
+// and the access token kept from the server's link.
+import type { ProjectStatusResult, ProjectSummary, ProjectTurnResult, SessionSummary } from 'ws-server/protocol';
+import type { Backend } from './backend.js';
+import type { ImportForm } from './import-view.js';
+import type { ProjectPage } from './project-view.js';
+import type { SaveState } from './save-view.js';
+import type { SessionPage } from './session-page.js';
+import type { NewProjectForm } from './sidebar-view.js';
+
+export type Route =
+  | { page: 'home' }
+  | { page: 'session'; id: string; sha?: string; branch?: string }
+  | { page: 'project'; id: string };
+
+/** A banner. `at` is the page (hash) it belongs to: it goes when the user leaves that page; none for the app's own state (offline). */
+export interface Notice {
+  kind: 'info' | 'warn' | 'error';
+  text: string;
+  detail?: string;
+  at?: string;
+}
+
+export interface State {
+  backend: Backend;
+  notice: Notice | null;
+  /** The server refused our token: a field to give another. */
+  tokenRefused: boolean;
+  sessions: SessionSummary[];
+  projects: ProjectSummary[];
+  /** Sessions with a copy in this browser. */
+  saved: Set<string>;
+  route: Route;
+  session: SessionPage | null;
+  project: ProjectPage | null;
+  save: SaveState | null;
+  newProject: NewProjectForm;
+  importForm: ImportForm;
+  /** The project auto-commit of the last turn, per session (sent from here or pushed by the server). */
+  projectTurns: Map<string, ProjectTurnResult>;
+  /** Each project's workdir as last read with `project_status`. */
+  projectStatus: Map<string, ProjectStatusResult>;
+  draft: string;
+  sending: boolean;
+  appCached: boolean;
+  loading: boolean;
+  drawerOpen: boolean;
+}
+
+export const TOKEN_KEY = 'entity-git-replay-token';
+
+/** `#token=…` (the link the server prints) is kept for later loads and taken out of the address bar. */
+export function takeToken(): string | null {
+  const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (m) {
+    const token = decodeURIComponent(m[1]!);
+    localStorage.setItem(TOKEN_KEY, token);
+    history.replaceState(null, '', `${location.pathname}${location.search}#/`);
+    return token;
+  }
+  return localStorage.getItem(TOKEN_KEY);
+}
+
+export function parseRoute(hash: string): Route {
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => decodeURIComponent(p));
+  if (parts[0] === 's' && parts[1]) {
+    const r: Route = { page: 'session', id: parts[1] };
+    if (parts[2] === 'c' && parts[3]) r.sha = parts[3];
+    if (parts[2] === 'c' && parts[4]) r.branch = parts[4];
+    return r;
+  }
+  if (parts[0] === 'p' && parts[1]) return { page: 'project', id: parts[1] };
+  return { page: 'home' };
+}

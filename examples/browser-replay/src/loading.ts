@@ -1,0 +1,206 @@
+// Reading what the page shows from the backend: the sidebar's lists, a session (on a step within the
+// branch on screen, only a window of its turns), where its branches leave main, a project, and the
+// project's workdir status. `navigate` loads what the hash names, then re-renders.
+import { localStore } from './backend.js';
+import { forkOf, type BranchFork } from './branch-labels.js';
+import { parseRoute, type Route, type State } from './app-state.js';
+import { EARLIER_SHOWN, type SessionPage } from './session-page.js';
+
+/** Branches whose fork point is read (one history each): past this many, the rest keep their names. */
+const LABELLED_BRANCHES = 12;
+
+export interface LoadingDeps {
+  state: State;
+  /** Marked `data-loading` while a page loads. */
+  main: HTMLElement;
+  online: () => boolean;
+  fail: (err: unknown) => void;
+  render: () => void;
+}
+
+export function createLoading({ state, main, online, fail, render }: LoadingDeps) {
+  async function refreshLists(): Promise<void> {
+    try {
+      const [s, p] = await Promise.all([
+        state.backend.call('list_sessions', {}),
+        state.backend.call('list_projects', {}),
+      ]);
+      state.sessions = s.sessions;
+      state.projects = p.projects;
+    } catch (err) {
+      fail(err);
+    }
+    const local = await localStore().catch(() => null);
+    state.saved = new Set(local ? await local.dag.listSessions().catch(() => []) : []);
+    render();
+  }
+
+  /** The workdir read without committing (online only); kept until it reads clean. */
+  async function readProjectStatus(projectId: string | null | undefined): Promise<void> {
+    if (!projectId || !online()) return;
+    try {
+      state.projectStatus.set(projectId, await state.backend.call('project_status', { project_id: projectId }));
+    } catch {
+      state.projectStatus.delete(projectId);
+    }
+  }
+
+  async function loadForks(
+    sessionId: string,
+    branches: SessionPage['branches'],
+    known: Map<string, BranchFork | null>,
+  ): Promise<Map<string, BranchFork | null>> {
+    const b = state.backend;
+    const forks = new Map<string, BranchFork | null>();
+    const main = branches.find((x) => x.name === 'main');
+    if (!main || branches.length === 1) return forks;
+    const mainLog = (await b.call('git_history', { session_id: sessionId, branch: 'main' })).commits;
+    for (const br of branches.filter((x) => x.name !== 'main').slice(0, LABELLED_BRANCHES)) {
+      if (known.has(br.name)) {
+        forks.set(br.name, known.get(br.name)!);
+        continue;
+      }
+      const log = (await b.call('git_history', { session_id: sessionId, branch: br.name })).commits;
+      forks.set(br.name, forkOf(log, mainLog));
+    }
+    return forks;
+  }
+
+  async function loadSession(r: Extract<Route, { page: 'session' }>): Promise<void> {
+    const b = state.backend;
+    const prev = state.session?.id === r.id ? state.session : null;
+    // A step within the branch on screen reads a window of turns from the DAG (the current one and
+    // the earlier ones drawn), not the whole conversation: history and branches are on screen already.
+    if (
+      prev &&
+      r.sha &&
+      (r.branch ?? prev.history.branch) === prev.history.branch &&
+      prev.history.branch !== null &&
+      prev.view
+    ) {
+      const commits = prev.history.commits;
+      const i = commits.findIndex((c) => c.sha === r.sha);
+      const c = commits[i];
+      if (c && c.node !== null && c.seq !== null && c.turn !== null && !prev.showAll) {
+        const older = commits[i + 1 + EARLIER_SHOWN];
+        const { messages } = await b.call('turn_messages', {
+          session_id: r.id,
+          to_node: c.node,
+          to_seq: c.seq,
+          from_seq: older?.seq ?? 0,
+        });
+        prev.view = {
+          session_id: r.id,
+          commit: c.sha,
+          branch: prev.history.branch,
+          turn: c.turn,
+          turns: commits.length,
+          prev: commits[i + 1]?.sha ?? null,
+          next: commits[i - 1]?.sha ?? null,
+          messages,
+          meta: prev.view.meta,
+          continue_from: c.node,
+        };
+        prev.notLoaded = older?.turn ?? 0;
+        return;
+      }
+      if (c) {
+        prev.view = await b.call('git_checkout', { session_id: r.id, commit_sha: c.sha, branch: prev.history.branch });
+        prev.notLoaded = 0;
+        return;
+      }
+    }
+    let history = await b.call('git_history', r.branch ? { session_id: r.id, branch: r.branch } : { session_id: r.id });
+    const sha = r.sha ?? history.commits[0]?.sha;
+    let view: SessionPage['view'] = null;
+    let notLoaded = 0;
+    const i = history.commits.findIndex((c) => c.sha === sha);
+    const c = history.commits[i];
+    if (c && c.node !== null && c.seq !== null && c.turn !== null && history.branch !== null && !prev?.showAll) {
+      // On the branch read: a window of turns from the DAG, as a step does.
+      const older = history.commits[i + 1 + EARLIER_SHOWN];
+      const { messages } = await b.call('turn_messages', {
+        session_id: r.id,
+        to_node: c.node,
+        to_seq: c.seq,
+        from_seq: older?.seq ?? 0,
+      });
+      view = {
+        session_id: r.id,
+        commit: c.sha,
+        branch: history.branch,
+        turn: c.turn,
+        turns: history.commits.length,
+        prev: history.commits[i + 1]?.sha ?? null,
+        next: history.commits[i - 1]?.sha ?? null,
+        messages,
+        meta: null,
+        continue_from: c.node,
+      };
+      notLoaded = older?.turn ?? 0;
+    } else if (sha) {
+      view = await b.call(
+        'git_checkout',
+        history.branch
+          ? { session_id: r.id, commit_sha: sha, branch: history.branch }
+          : { session_id: r.id, commit_sha: sha },
+      );
+      if (view.branch !== history.branch)
+        history = await b.call('git_history', { session_id: r.id, branch: view.branch });
+    }
+    const { branches } = await b.call('git_branches', { session_id: r.id });
+    const forks = await loadForks(r.id, branches, prev?.forks ?? new Map()).catch(
+      () => new Map<string, BranchFork | null>(),
+    );
+    state.session = {
+      id: r.id,
+      history,
+      view,
+      branches,
+      forks,
+      collapsed: prev?.collapsed ?? new Set(),
+      showAll: prev?.showAll ?? false,
+      notLoaded,
+    };
+  }
+
+  async function loadProject(id: string): Promise<void> {
+    const detail = await state.backend.call('project_detail', { project_id: id });
+    const log = online() ? await state.backend.call('project_log', { project_id: id }).catch(() => null) : null;
+    state.project = {
+      detail,
+      log,
+      pendingMove: state.project?.detail.id === id ? state.project.pendingMove : null,
+      busy: false,
+    };
+  }
+
+  async function navigate(): Promise<void> {
+    state.route = parseRoute(location.hash);
+    state.drawerOpen = false;
+    // A banner of another page is stale here.
+    if (state.notice?.at !== undefined && state.notice.at !== location.hash) state.notice = null;
+    state.loading = true;
+    main.dataset.loading = 'true';
+    try {
+      if (state.route.page === 'session') {
+        if (state.session?.id !== state.route.id) state.draft = '';
+        if (state.save && state.save.sessionId !== state.route.id) state.save = null;
+        const id = state.route.id;
+        await loadSession(state.route);
+        await readProjectStatus(state.sessions.find((s) => s.id === id)?.project_id);
+      } else {
+        state.session = null;
+      }
+      if (state.route.page === 'project') await loadProject(state.route.id);
+      else state.project = null;
+    } catch (err) {
+      fail(err);
+      if (state.route.page === 'session') state.session = null;
+    }
+    state.loading = false;
+    render();
+  }
+
+  return { refreshLists, readProjectStatus, navigate };
+}

@@ -1,0 +1,59 @@
+// A session page's state (what app.ts keeps of the session on screen), what its view is given, and
+// the branch names it shows.
+import type {
+  BranchSummary,
+  CheckoutResult,
+  HistoryResult,
+  ProjectStatusResult,
+  ProjectSummary,
+  ProjectTurnResult,
+  SessionSummary,
+} from 'ws-server/protocol';
+import { branchLabel, type BranchFork } from './branch-labels.js';
+
+export interface SessionPage {
+  id: string;
+  history: HistoryResult;
+  view: CheckoutResult | null;
+  branches: BranchSummary[];
+  /** Where each branch leaves main (from each branch's history), by name; null for main itself. */
+  forks: Map<string, BranchFork | null>;
+  /** Earlier turns the user folded away. */
+  collapsed: Set<number>;
+  /** All earlier turns rendered, not only the last {@link EARLIER_SHOWN}. */
+  showAll: boolean;
+  /** Earlier turns whose messages were not read (a step reads a window of turns, see loading.ts). */
+  notLoaded: number;
+  /** The timeline drawn for this history, reused while it is the same (a step only moves its mark). */
+  timeline?: { key: string; el: HTMLElement; rows: Map<string, HTMLElement> };
+}
+
+/** Earlier turns rendered by default: the rest wait behind a button (a long session stays fast). */
+export const EARLIER_SHOWN = 20;
+
+export interface SessionViewInput {
+  s: SessionPage;
+  summary: SessionSummary | undefined;
+  project: ProjectSummary | undefined;
+  online: boolean;
+  saved: boolean;
+  saving: boolean;
+  draft: string;
+  sending: boolean;
+  /** The project auto-commit of the last turn sent in this session (from this page or pushed by the server). */
+  projectTurn: ProjectTurnResult | undefined;
+  /** The project's workdir as last read (`project_status`); undefined when unknown (offline). */
+  projectStatus: ProjectStatusResult | undefined;
+  saveReport: HTMLElement | null;
+  on: {
+    rerender(): void;
+    /** Read and show every earlier turn. */
+    showAll(): void;
+    makeHead(branch: string): void;
+    save(): void;
+    send(): void;
+    draft(text: string): void;
+  };
+}
+
+export const labelOf = (s: SessionPage, name: string) => branchLabel({ name }, s.forks.get(name) ?? null);
