@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
 
 // Packs whose index is not version 2 are handed to isomorphic-git, which core imports only then
-// (packages/core/src/git/iso-git.ts). isomorphic-git 1.44 does not read a version 1 index either
+// (packages/git/src/iso-git.ts). isomorphic-git 1.44 does not read a version 1 index either
 // (measured here: it fails inside readObjectPacked), so such a repository is reported with a
 // typed error, never a crash; native git still reads it. Reading version 1 is not done.
 describe('a pack with a version 1 index', () => {
