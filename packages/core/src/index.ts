@@ -150,7 +150,7 @@ export {
   type ProjectCommit,
   type RecoveredCommit,
 } from './project/project-git.js';
-export { createIsoGitEngine, ISO_GIT_ENGINE, type IsoGitEngineOptions } from './project/iso-git-engine.js';
+export { createIsoGitEngine, ISO_GIT_ENGINE, type IsoGitEngineOptions } from './project/object-engine.js';
 export { operationsInProgress } from './project/operations.js';
 export {
   defineRemote,
