@@ -149,7 +149,14 @@ export {
   type ProjectCommit,
   type RecoveredCommit,
 } from './project/project-git.js';
-export { createIsoGitEngine, ISO_GIT_ENGINE, type IsoGitEngineOptions } from './project/iso-git-engine.js';
+export {
+  createObjectEngine,
+  OBJECT_ENGINE,
+  type ObjectEngineOptions,
+  createIsoGitEngine,
+  ISO_GIT_ENGINE,
+  type IsoGitEngineOptions,
+} from './project/object-engine.js';
 export { operationsInProgress } from './project/operations.js';
 export {
   defineRemote,

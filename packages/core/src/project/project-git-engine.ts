@@ -26,14 +26,17 @@ export interface RepoState {
   readonly operations: readonly RepoOperation[];
   /**
    * Why this engine cannot work safely on this repository (e.g. a split or sparse index, a reftable
-   * or SHA-256 repository for the isomorphic-git engine), or null. The decision logic skips then.
+   * or SHA-256 repository for the object engine), or null (the usual case). The decision logic
+   * skips then (`unsupported-repository`).
    */
   readonly unsupported: string | null;
 }
 
 /** What a workdir is, as far as committing into it goes. */
 export type WorkdirState =
+  /** Nothing exists at the workdir (or a parent of it is a file). */
   | { readonly kind: 'missing' }
+  /** The workdir is a file, not a directory. */
   | { readonly kind: 'not-a-directory' }
   /** A directory in no repository. `entries`: the names directly in it (what the user had there before any init). */
   | { readonly kind: 'not-a-repository'; readonly entries: readonly string[] }
@@ -76,6 +79,7 @@ export interface FileState {
 
 /** An identity with a time: who, and when (seconds since the epoch; the offset is always +0000). */
 export interface Signature extends Identity {
+  /** Seconds since the epoch, UTC. */
   readonly time: number;
 }
 
@@ -86,24 +90,28 @@ export interface CommitRequest {
   /**
    * When given, the content each path must still have (from an earlier {@link ProjectGitEngine.hashPaths});
    * any difference aborts with `WORKTREE_CHANGED` before anything is written to a ref or the index.
+   * Paths not named here are not checked. Default: none (nothing is checked).
    */
   readonly expect?: readonly FileState[];
   /** The full commit message, trailers included, ending in a newline. */
   readonly message: string;
+  /** Who wrote the change, and when (core: the committer unless `ProjectGitOptions.author`, at the turn's time). */
   readonly author: Signature;
+  /** Who made the commit, and when (core: `agent (<model> via <product>)`, now). */
   readonly committer: Signature;
-  /** The reflog line for the branch and HEAD. */
+  /** The reflog line for the branch and HEAD (`commit: <subject>`). */
   readonly reflogMessage: string;
   /**
    * Called with the new commit's id once the commit object exists and before the branch moves
    * (core records the commit in its journal here, to finish the index update after a crash). If
-   * it throws, nothing moves.
+   * it throws, nothing moves. Default: none.
    */
   readonly beforeBranchMoves?: (commit: string) => Promise<void>;
 }
 
 /** A commit about to land, as core's journal records it: what it needs to finish the index update if the process dies after the branch moved. */
 export interface InFlightCommit {
+  /** The new commit's id. */
   readonly commit: string;
   /** The commit it is made on (HEAD before it); null for the first commit of an unborn branch. */
   readonly parent: string | null;
@@ -115,6 +123,7 @@ export interface InFlightCommit {
 
 /** One index entry to set only if the index still holds what is expected there (a compare-and-set). */
 export interface IndexUpdate {
+  /** Relative to the repository root. */
   readonly path: string;
   /** What the index must hold at `path` (a stage-0 entry, no conflict stages) for the update to apply; null `oid`: no entry. */
   readonly expect: FileState;
@@ -139,13 +148,15 @@ export function applicableUpdates(
 
 /** A commit that landed. */
 export interface CommitDone {
+  /** The new commit's id. */
   readonly commit: string;
+  /** Its tree's id. */
   readonly tree: string;
   /** The commit it was made on; null for the first commit of an unborn branch. */
   readonly parent: string | null;
   /** The full ref that moved, `refs/heads/…`. */
   readonly branch: string;
-  /** What each path was recorded as (null `oid`: removed). */
+  /** What each requested path was recorded as (null `oid`: removed), in the order of `CommitRequest.paths`. */
   readonly entries: readonly FileState[];
 }
 
@@ -154,7 +165,7 @@ export interface CommitDone {
  * whether to commit, what — is core's, made once; an engine only observes and performs.
  *
  * Engines: `nativeGitEngine` in `@entity-git/node-fs` (spawns `git`; the default on Node) and
- * {@link createIsoGitEngine} in core (over a `StorageFs`: the browser's, and Node's fallback).
+ * {@link createObjectEngine} in core (formerly `createIsoGitEngine`) (over a `StorageFs`: the browser's, and Node's fallback).
  *
  * Contract for every member:
  * - Read-only members write nothing anywhere: not the index (no stat refresh), not an object, not a
@@ -166,7 +177,7 @@ export interface CommitDone {
  * The caller holds a cross-process lock on the repository around every call.
  */
 export interface ProjectGitEngine {
-  /** A constant naming the engine, for messages and results (`native-git`, `isomorphic-git`). */
+  /** A constant naming the engine, for messages and results (`native-git`; `isomorphic-git` for the object engine). */
   readonly name: string;
 
   /**
@@ -187,7 +198,7 @@ export interface ProjectGitEngine {
 
   /**
    * Make `workdir` (an existing directory in no repository) a repository with an unborn branch:
-   * `initialBranch`, else the engine's default (native: git's own, `init.defaultBranch`; isomorphic-git: `main`).
+   * `initialBranch`, else the engine's default (native: git's own, `init.defaultBranch`; the object engine: `main`).
    */
   init(workdir: string, options: { readonly initialBranch?: string }): Promise<void>;
 

@@ -1,3 +1,27 @@
+/*
+ * Why core has two git index codecs, this one and the session mirror's `git/index-file.ts`.
+ *
+ * They read and write different indexes, under different rules, and neither can serve the other
+ * without a change of behaviour:
+ * - The mirror's (`parseIndex`/`readIndex`, `buildIndex`/`buildSplitIndex`) reads only indexes the
+ *   mirror wrote itself, and is strict on purpose: versions 2–3 only, a real checksum, no conflict
+ *   stages; anything else is `REPO_CORRUPT`, which makes the mirror rebuild its working tree. It
+ *   keeps path, blob and stat data only (no flags, no extensions) and merges a split index with its
+ *   `sharedindex.<oid>` (the EWAH bitmaps of the `link` extension are parsed there, privately).
+ * - This one reads whatever a user's git wrote and writes it back without losing what matters:
+ *   version 4 path compression, conflict stages, assume-valid / skip-worktree / intent-to-add, the
+ *   zero checksum of `index.skipHash`, and the extensions it does not understand (REUC…) kept;
+ *   a split or sparse index is reported as unsupported (`unsupportedIndex`), never merged or
+ *   rewritten.
+ * One reader for both would either make the mirror accept indexes it now rejects (v4, stages, a zero
+ * checksum), or make this one drop what it must write back. Building the mirror's strict reader on
+ * `readWorkIndex` (its checks on top, the entries mapped down) is possible, but only by changing
+ * `git/index-file.ts`, which also owns the split-index `link` parsing this one does not do; that file
+ * is the git layer's, below this one, and was left alone (issue #23). The writers differ the same
+ * way: the mirror's writes its own fresh entries (optionally split), this one rewrites a user's index
+ * with exactly some entries changed and the cache extensions dropped.
+ */
+
 import { EntityGitError, type Codec, fromHex, toHex, fromUtf8, utf8 } from '@entity-git/git';
 
 /**

@@ -1,0 +1,122 @@
+import { execFile } from 'node:child_process';
+import { EntityGitError } from '@entity-git/core';
+
+export const NATIVE_GIT_ENGINE = 'native-git';
+
+export const ZERO = '0'.repeat(40);
+export const NO_HOOKS = process.platform === 'win32' ? 'NUL' : '/dev/null';
+
+export interface NativeGitEngineOptions {
+  /** The git binary. Default `git` (found on PATH). */
+  gitPath?: string;
+  /** How long one git command may run. Default 120 s. */
+  timeoutMs?: number;
+  /** How long to wait for someone else's `index.lock` when setting the agent's paths in the index. Default 10 s. */
+  indexLockTimeoutMs?: number;
+}
+
+/** The options with their defaults filled in. */
+export type NativeGitOptions = Readonly<Required<NativeGitEngineOptions>>;
+
+/** Variables a hook or a wrapping git process may have set, which would point our git elsewhere. */
+export const KEPT_GIT_VARIABLES = new Set([
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_SYSTEM',
+  'GIT_CONFIG_NOSYSTEM',
+  'GIT_EXEC_PATH',
+  'GIT_CEILING_DIRECTORIES',
+]);
+
+export function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') || KEPT_GIT_VARIABLES.has(k)) env[k] = v;
+  return {
+    ...env,
+    LC_ALL: 'C',
+    GIT_TERMINAL_PROMPT: '0',
+    // `git status` would otherwise refresh and rewrite the index: an index write on a skip.
+    GIT_OPTIONAL_LOCKS: '0',
+    // Paths are file names, never globs (a file named `*.ts` is that one file).
+    GIT_LITERAL_PATHSPECS: '1',
+    // A commit is built on what the objects are, not on what refs/replace/ says they are.
+    GIT_NO_REPLACE_OBJECTS: '1',
+  };
+}
+
+export interface Run {
+  stdout: Buffer;
+  stderr: string;
+  code: number;
+}
+
+export const fsErrorCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Running git: `run` resolves whatever the exit code, `git` rejects a non-zero one with {@link failure}'s error. */
+export function gitProcess(opts: NativeGitOptions) {
+  function run(
+    cwd: string,
+    args: string[],
+    extra: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<Run> {
+    return new Promise((done, fail) => {
+      // No hook of the user's runs for an agent commit — not even reference-transaction, which
+      // update-ref would run and which could veto it (see docs/project-git.md, "Hooks").
+      const child = execFile(
+        opts.gitPath,
+        ['-c', `core.hooksPath=${NO_HOOKS}`, ...args],
+        {
+          cwd,
+          env: { ...baseEnv(), ...extra.env },
+          encoding: 'buffer',
+          maxBuffer: 1 << 30,
+          timeout: opts.timeoutMs,
+          windowsHide: true,
+        },
+        (err, stdout, stderr) => {
+          const code = err
+            ? typeof (err as { code?: unknown }).code === 'number'
+              ? (err as { code: number }).code
+              : -1
+            : 0;
+          if (err && code === -1) {
+            fail(
+              new EntityGitError(
+                fsErrorCode(err) === 'ENOENT' ? 'GIT_NOT_FOUND' : 'PROJECT_GIT_ERROR',
+                `[${NATIVE_GIT_ENGINE}] git ${args[0]} in ${cwd}: ${err.message}`,
+                { args, cwd },
+                { cause: err },
+              ),
+            );
+            return;
+          }
+          done({ stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8'), code });
+        },
+      );
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(extra.input ?? '');
+    });
+  }
+
+  async function git(
+    cwd: string,
+    args: string[],
+    extra: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<string> {
+    const r = await run(cwd, args, extra);
+    if (r.code !== 0) throw failure(cwd, args, r);
+    return r.stdout.toString('utf8');
+  }
+
+  function failure(cwd: string, args: string[], r: Run): EntityGitError {
+    return new EntityGitError(
+      'PROJECT_GIT_ERROR',
+      `[${NATIVE_GIT_ENGINE}] git ${args[0]} failed in ${cwd} (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' / ')}`,
+      { args, cwd, exit: r.code, stderr: r.stderr },
+    );
+  }
+
+  return { run, git, failure };
+}
+
+export type GitProcess = ReturnType<typeof gitProcess>;
