@@ -1,4 +1,4 @@
-import { observeMirror } from '../observe/observed.js';
+import { observeMirror } from './observed-mirror.js';
 import { createContext, type MirrorContext } from './context.js';
 import type {
   BranchInfo,

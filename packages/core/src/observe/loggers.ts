@@ -1,3 +1,4 @@
+import { isEntityGitError } from '@entity-git/git';
 import type { LogFields, Logger, LogLevel } from './logger.js';
 
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -49,3 +50,8 @@ export function now(): number {
 export function since(start: number): number {
   return Math.round((now() - start) * 10) / 10;
 }
+
+/** An error's code for a log line (`UNKNOWN` for anything not an EntityGitError). */
+export const codeOf = (err: unknown): string => (isEntityGitError(err) ? err.code : 'UNKNOWN');
+/** An error's message for a log line. */
+export const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

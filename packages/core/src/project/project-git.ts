@@ -1,5 +1,5 @@
 import { EntityGitError, isEntityGitError } from '@entity-git/git';
-import { observeAfterTurn } from '../observe/observed.js';
+import { observeAfterTurn } from './project-observe.js';
 import type { FileState, WorkdirState } from './project-git-engine.js';
 import { toRepoPath } from './paths.js';
 import { OPERATION_NAMES, OPERATION_ORDER, classify, lockKey, ownersOf, skip, userBefore } from './decision.js';

@@ -1,22 +1,11 @@
+import { KeyedMutex } from '@entity-git/git';
 import type { ProjectLock } from './project-coordination.js';
 
-// The project auto-commit's own mutex, kept here in one small place until a shared one replaces it.
-
-/** One in-process queue per lock key, around the (cross-process) lock the adapter supplies. */
+/**
+ * One in-process queue per lock key (the shared {@link KeyedMutex}), around the cross-process lock
+ * the adapter supplies: callers in this process wait their turn before asking for the file lock.
+ */
 export function serialized(lock: ProjectLock | undefined): ProjectLock {
-  const tails = new Map<string, Promise<unknown>>();
-  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const previous = tails.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
-    const tail = previous.then(() => mine);
-    tails.set(key, tail);
-    await previous;
-    try {
-      return lock ? await lock(key, fn) : await fn();
-    } finally {
-      release();
-      if (tails.get(key) === tail) tails.delete(key);
-    }
-  };
+  const mutex = new KeyedMutex();
+  return <T>(key: string, fn: () => Promise<T>): Promise<T> => mutex.run(key, () => (lock ? lock(key, fn) : fn()));
 }

@@ -3,8 +3,8 @@ import type { SyncResult } from '../mirror/mirror.js';
 import { pushSession, type PushResult, type RemoteTarget } from './push.js';
 import { defineRemote } from './remote.js';
 import { isRetryable } from './transport.js';
-import type { Logger } from '../observe/logger.js';
-import { logPushEvent } from '../observe/observed.js';
+import type { LogFields, Logger } from '../observe/logger.js';
+import { emitLog } from '../observe/loggers.js';
 import { createEmitter, createSessionQueue } from '../service/session-queue.js';
 
 export interface PushSchedulerOptions extends RemoteTarget {
@@ -143,4 +143,28 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
       await flush();
     },
   });
+}
+
+/** One `push.<event>` per push scheduler event: failures at error, retries at warn. */
+export function logPushEvent<E extends PushSchedulerEventName>(
+  logger: Logger | undefined,
+  event: E,
+  payload: PushSchedulerEvents[E],
+): void {
+  if (logger === undefined) return;
+  const p = payload as Partial<
+    PushSchedulerEvents['failed'] & PushSchedulerEvents['retrying'] & PushSchedulerEvents['pushed']
+  >;
+  const fields: Record<string, LogFields[string]> = { sessionId: p.sessionId ?? null };
+  if (p.error) Object.assign(fields, { code: p.error.code, message: p.error.message });
+  if (p.attempts !== undefined) fields.attempts = p.attempts;
+  if (p.attempt !== undefined) Object.assign(fields, { attempt: p.attempt, delayMs: p.delayMs ?? null });
+  if (p.result)
+    Object.assign(fields, {
+      url: p.result.url,
+      pushed: p.result.pushed.length,
+      upToDate: p.result.upToDate.length,
+      rejected: p.result.rejected.length,
+    });
+  emitLog(logger, event === 'failed' ? 'error' : event === 'retrying' ? 'warn' : 'info', `push.${event}`, fields);
 }

@@ -1,5 +1,5 @@
 import { type EntityGitError, type ErrorCode, toStorageError } from '@entity-git/git';
-import { logServiceEvent } from '../observe/observed.js';
+import { logServiceEvent } from './service-log.js';
 import type { ProjectSnapshot } from '../project/project-git.js';
 import { capture, projectTurn, type Reports, reportsDone, type RunLogs, wake } from './project-turns.js';
 import { createEmitter, createSessionQueue } from './session-queue.js';

@@ -10,8 +10,7 @@ import {
 } from '@entity-git/git';
 import { packRepository } from '../git/pack-repository.js';
 import type { Logger } from '../observe/logger.js';
-import { now } from '../observe/loggers.js';
-import { logPackerRun } from '../observe/observed.js';
+import { codeOf, emitLog, messageOf, now, since } from '../observe/loggers.js';
 
 export interface PackerOptions {
   /** The storage the repositories are on. */
@@ -145,4 +144,40 @@ export function createPacker(options: PackerOptions): Packer {
     },
     packNow,
   };
+}
+
+/** `packer.packed` (info: objects, bytes, loose files removed) or `packer.failed` (warn), timed. */
+export function logPackerRun(
+  logger: Logger | undefined,
+  gitdir: string,
+  start: number,
+  report: PackReport | void | null,
+  error?: unknown,
+): void {
+  if (logger === undefined || report === null) return;
+  if (error !== undefined) {
+    emitLog(logger, 'warn', 'packer.failed', {
+      gitdir,
+      durationMs: since(start),
+      code: codeOf(error),
+      message: messageOf(error),
+    });
+    return;
+  }
+  emitLog(
+    logger,
+    'info',
+    'packer.packed',
+    report
+      ? {
+          gitdir,
+          durationMs: since(start),
+          pack: report.pack,
+          objects: report.objects,
+          bytes: report.bytes,
+          looseRemoved: report.looseRemoved,
+          packsRemoved: report.packsRemoved ?? 0,
+        }
+      : { gitdir, durationMs: since(start) },
+  );
 }

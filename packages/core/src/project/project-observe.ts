@@ -1,0 +1,40 @@
+import type { LogFields, Logger } from '../observe/logger.js';
+import { codeOf, emitLog, messageOf, now, since } from '../observe/loggers.js';
+import type { AfterTurnInput, AfterTurnResult } from './project-git-types.js';
+
+// The events this part emits through its `logger` option (packages/core/README.md, "Observability"
+// lists them with their fields).
+
+/** `project.commit` (info: status, reason, paths, duration) or `project.commit.failed` (error). */
+export function observeAfterTurn(
+  logger: Logger | undefined,
+  afterTurn: (input: AfterTurnInput) => Promise<AfterTurnResult>,
+): (input: AfterTurnInput) => Promise<AfterTurnResult> {
+  if (logger === undefined) return afterTurn;
+  return async (input) => {
+    const start = now();
+    const workdir = typeof input?.workdir === 'string' ? input.workdir : null;
+    try {
+      const r = await afterTurn(input);
+      const fields: Record<string, LogFields[string]> = { workdir, durationMs: since(start), status: r.status };
+      if (r.status === 'committed')
+        Object.assign(fields, {
+          sessionId: input.sessionId,
+          turn: input.turn,
+          commit: r.commit,
+          paths: r.paths.length,
+        });
+      if (r.status === 'skipped') Object.assign(fields, { reason: r.reason, warning: r.warning });
+      emitLog(logger, r.status === 'skipped' && r.warning !== null ? 'warn' : 'info', 'project.commit', fields);
+      return r;
+    } catch (err) {
+      emitLog(logger, 'error', 'project.commit.failed', {
+        workdir,
+        durationMs: since(start),
+        code: codeOf(err),
+        message: messageOf(err),
+      });
+      throw err;
+    }
+  };
+}
