@@ -2,25 +2,39 @@ import type { Codec } from '../codec/codec.js';
 
 /** What `stat`/`lstat` return: the fields of Node's `fs.Stats` that git and the index need. */
 export interface StorageStat {
+  /** File type and permission bits, as `st_mode` (0o100644 a file, 0o100755 executable, 0o120000 a symlink). */
   mode: number;
+  /** Size in bytes. */
   size: number;
+  /** Inode number (0 where the platform has none; git's index then matches on the other fields). */
   ino: number;
+  /** Modification time in milliseconds since the epoch. */
   mtimeMs: number;
+  /** Status-change time in milliseconds; default: `mtimeMs`. */
   ctimeMs?: number;
+  /** Device number; default 0. */
   dev?: number;
+  /** Owner's user id; default 0. */
   uid?: number;
+  /** Owner's group id; default 0. */
   gid?: number;
   /** Nanosecond times where the platform has them (written into git's index for exact matches). */
   mtimeNs?: bigint;
+  /** Nanosecond status-change time where the platform has it; default: from `ctimeMs`. */
   ctimeNs?: bigint;
+  /** A regular file. */
   isFile(): boolean;
+  /** A directory. */
   isDirectory(): boolean;
+  /** A symbolic link (only `lstat` reports one). */
   isSymbolicLink(): boolean;
 }
 
 /** A file {@link Storage.writeFiles} writes: an absolute path and its bytes. */
 export interface WorkTreeFile {
+  /** Absolute, `/`-separated path of the file. */
   path: string;
+  /** Its whole content. */
   data: Uint8Array;
 }
 
@@ -30,16 +44,30 @@ export interface WorkTreeFile {
  * `code` (`ENOENT`, `EEXIST`, `ENOTDIR`, `ENOTEMPTY`).
  */
 export interface StorageFs {
+  /** A file's bytes (a string with `utf8`); `ENOENT` when it does not exist. */
   readFile(path: string, options?: { encoding?: 'utf8' } | 'utf8'): Promise<Uint8Array | string>;
+  /** Create or replace a file (not atomically: core writes a temporary file and renames it). */
   writeFile(path: string, data: Uint8Array | string, options?: { mode?: number } | 'utf8'): Promise<void>;
+  /** Remove a file; `ENOENT` when it does not exist. */
   unlink(path: string): Promise<void>;
+  /** The names in a directory, in no particular order; `ENOENT` / `ENOTDIR`. */
   readdir(path: string): Promise<string[]>;
+  /** Create one directory (its parent must exist); `EEXIST` when it does. */
   mkdir(path: string, options?: { mode?: number }): Promise<void>;
+  /** Remove an empty directory; `ENOTEMPTY` otherwise. */
   rmdir(path: string): Promise<void>;
+  /** A path's stat, following symbolic links. */
   stat(path: string): Promise<StorageStat>;
+  /** A path's own stat (a symbolic link is reported as one). */
   lstat(path: string): Promise<StorageStat>;
+  /** Move a file over another atomically (what makes every write of core all-or-nothing). */
   rename(from: string, to: string): Promise<void>;
+  /**
+   * A symbolic link's target. Optional: without it the project's object engine cannot read a link
+   * in the user's working tree and refuses to commit that path (rather than record its removal).
+   */
   readlink?(path: string): Promise<string>;
+  /** Create a symbolic link. Optional; entity-git itself never calls it (isomorphic-git may). */
   symlink?(target: string, path: string): Promise<void>;
 }
 
@@ -50,6 +78,7 @@ export interface StorageFs {
 export interface Storage {
   /** A constant naming the adapter, for messages (`node-fs`, `browser-fs`). */
   readonly name: string;
+  /** The file system every read and write goes through. */
   readonly fs: StorageFs;
   /**
    * Whether session repositories keep a checked-out working tree and index, so `git status` is
