@@ -56,7 +56,7 @@ export {
 } from '@entity-git/git';
 export { RefStore, acquireLockFile, ZERO_OID } from '@entity-git/git';
 export { prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from '@entity-git/git';
-export { packRepository } from './git/pack-repository.js';
+export { packRepository } from './service/pack-session.js';
 export {
   buildIndex,
   buildSplitIndex,

@@ -8,7 +8,7 @@ import {
   storeFor,
   toStorageError,
 } from '@entity-git/git';
-import { packRepository } from '../git/pack-repository.js';
+import { packRepository } from './pack-session.js';
 import type { Logger } from '../observe/logger.js';
 import { codeOf, emitLog, messageOf, now, since } from '../observe/loggers.js';
 
