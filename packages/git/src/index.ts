@@ -57,3 +57,18 @@ export {
   type SharedIndex,
 } from './index-file.js';
 export { loadIsoGit } from './iso-git.js';
+export {
+  readWorkIndex,
+  writeWorkIndex,
+  unsupportedIndex,
+  type WorkIndex,
+  type WorkIndexEntry,
+} from './worktree/work-index.js';
+export {
+  parseIgnore,
+  matchRules,
+  isIgnored,
+  type IgnoreRule,
+  type IgnoreStack,
+} from './worktree/gitignore.js';
+export { parseGitConfig, configValue, configBool, type GitConfig } from './worktree/git-config.js';

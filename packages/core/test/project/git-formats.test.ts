@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { portableCodec } from '@entity-git/core';
 import { describe, expect, it } from 'vitest';
-import { parseGitConfig, configBool, configValue } from '../../src/project/git-config.js';
-import { isIgnored, parseIgnore, type IgnoreStack } from '../../src/project/gitignore.js';
+import { parseGitConfig, configBool, configValue } from '@entity-git/git';
+import { isIgnored, parseIgnore, type IgnoreStack } from '@entity-git/git';
 import { isAbsolute, joinRelative, normalizeAbsolute, toRepoPath, within } from '../../src/project/paths.js';
-import { readWorkIndex, unsupportedIndex, writeWorkIndex } from '../../src/project/work-index.js';
+import { readWorkIndex, unsupportedIndex, writeWorkIndex } from '@entity-git/git';
 
 const env = {
   ...process.env,

@@ -1,9 +1,9 @@
 import { EntityGitError, fsErrorCode, RefStore, type StorageStat, joinPath } from '@entity-git/git';
-import { configBool, configValue, parseGitConfig, type GitConfig } from '../git-config.js';
+import { configBool, configValue, parseGitConfig, type GitConfig } from '@entity-git/git';
 import { operationsInProgress } from '../operations.js';
 import type { RepoState, WorkdirState } from '../project-git-engine.js';
 import { normalizeAbsolute } from '../paths.js';
-import { unsupportedIndex } from '../work-index.js';
+import { unsupportedIndex } from '@entity-git/git';
 import { OBJECT_ENGINE, type EngineContext } from './context.js';
 import type { IndexIo } from './index-io.js';
 

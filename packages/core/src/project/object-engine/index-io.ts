@@ -1,6 +1,6 @@
 import { acquireLockFile, type StorageStat, joinPath } from '@entity-git/git';
 import type { FileState, RepoState } from '../project-git-engine.js';
-import { readWorkIndex, writeWorkIndex, type WorkIndex } from '../work-index.js';
+import { readWorkIndex, writeWorkIndex, type WorkIndex } from '@entity-git/git';
 import type { EngineContext } from './context.js';
 
 export const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';

@@ -1,7 +1,7 @@
 import { ObjectStore, parseCommit, parseTree, type StorageStat, joinPath } from '@entity-git/git';
-import { isIgnored, parseIgnore, type IgnoreStack } from '../gitignore.js';
+import { isIgnored, parseIgnore, type IgnoreStack } from '@entity-git/git';
 import type { ChangedPath, RepoState } from '../project-git-engine.js';
-import type { WorkIndexEntry } from '../work-index.js';
+import type { WorkIndexEntry } from '@entity-git/git';
 import type { EngineContext, Flat } from './context.js';
 import type { Discovery } from './discovery.js';
 import { EMPTY_BLOB, statTimes, type IndexIo } from './index-io.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ignore from 'ignore';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isIgnored, parseIgnore, type IgnoreStack } from '../../src/project/gitignore.js';
+import { isIgnored, parseIgnore, type IgnoreStack } from '../src/worktree/gitignore.js';
 
 // The `.gitignore` matcher decides what is the user's work, so it is held to native git's
 // `git check-ignore` on the same files. The `ignore` package (a well-kept library, in the tree

@@ -1,5 +1,6 @@
 /*
- * Why core has two git index codecs, this one and the session mirror's `git/index-file.ts`.
+ * Why this package has two git index codecs: this one (the project auto-commit's, for a user's
+ * index) and `index-file.ts` (the session mirror's).
  *
  * They read and write different indexes, under different rules, and neither can serve the other
  * without a change of behaviour:
@@ -15,14 +16,17 @@
  *   rewritten.
  * One reader for both would either make the mirror accept indexes it now rejects (v4, stages, a zero
  * checksum), or make this one drop what it must write back. Building the mirror's strict reader on
- * `readWorkIndex` (its checks on top, the entries mapped down) is possible, but only by changing
- * `git/index-file.ts`, which also owns the split-index `link` parsing this one does not do; that file
- * is the git layer's, below this one, and was left alone (issue #23). The writers differ the same
+ * `readWorkIndex` (its checks on top, the entries mapped down) is possible, but it would trade a
+ * small, strict reader for a lenient one plus checks, for no reader fewer in the code that matters
+ * (the split-index `link` parsing stays in `index-file.ts` either way). The writers differ the same
  * way: the mirror's writes its own fresh entries (optionally split), this one rewrites a user's index
  * with exactly some entries changed and the cache extensions dropped.
  */
 
-import { EntityGitError, type Codec, fromHex, toHex, fromUtf8, utf8 } from '@entity-git/git';
+import type { Codec } from '../codec/codec.js';
+import { EntityGitError } from '../errors.js';
+import { fromHex, toHex } from '../bytes/hex.js';
+import { fromUtf8, utf8 } from '../bytes/utf8.js';
 
 /**
  * A user's git index, read whole and written back without loss of what matters: versions 2, 3
