@@ -1,5 +1,5 @@
 import type { DagSource } from '../dag/dag-source.js';
-import { EntityGitError, toStorageError } from '@entity-git/git';
+import { toStorageError } from '@entity-git/git';
 import { DEFAULT_YIELD_EVERY_MS, HostYield } from '../mirror/host-yield.js';
 import type { Difference, Mirror } from '../mirror/mirror.js';
 import { dagFingerprint } from './dag-fingerprint.js';
