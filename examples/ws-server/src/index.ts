@@ -17,5 +17,6 @@ export {
   type ServerActions,
   type ServerActionsOptions,
 } from './server-actions.js';
+export { turnWindow, DEFAULT_READ_AHEAD } from './turn-window.js';
 export { seedDemo, DEMO_SESSION, NOTES_SESSION } from './demo-data.js';
 export * from './protocol.js';

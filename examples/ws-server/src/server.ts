@@ -55,6 +55,8 @@ export interface ServerOptions {
   maxPayload?: number;
   /** The clock for nodes the server writes (seconds since the epoch). */
   now?: () => number;
+  /** Turns read ahead for replay's steps, served from memory (see server-actions). Default `DEFAULT_READ_AHEAD` (8); 0 turns it off. */
+  readAhead?: number;
   /** Where the server reports (listening, refused upgrades, failed syncs). Default: nothing. */
   log?: (line: string) => void;
 }
@@ -115,6 +117,7 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     agent: options.agent ?? null,
     now: options.now,
     projectGit,
+    ...(options.readAhead === undefined ? {} : { readAhead: options.readAhead }),
     onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
     onProjectTurn: (sessionId, result) => {
       if (result.status === 'failed')
