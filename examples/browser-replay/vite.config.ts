@@ -38,5 +38,11 @@ export default defineConfig({
   plugins: [serviceWorker()],
   // `vite` (dev): the page on :5173, the actions proxied to a ws-server on :8787 started with
   // `--origin http://localhost:5173`.
-  server: { proxy: { '/ws': { target: 'ws://127.0.0.1:8787', ws: true }, '/healthz': 'http://127.0.0.1:8787' } },
+  server: {
+    proxy: {
+      '/ws': { target: 'ws://127.0.0.1:8787', ws: true },
+      '/healthz': 'http://127.0.0.1:8787',
+      '/repo/': 'http://127.0.0.1:8787',
+    },
+  },
 });

@@ -5,7 +5,7 @@ import type { State } from './app-state.js';
 import { localStore } from './backend.js';
 import { shownError } from './errors.js';
 import { projectHref, sessionHref } from './format.js';
-import { saveForOffline } from './offline.js';
+import { checkRebuilt, copyForOffline } from './offline.js';
 import { labelOf } from './session-page.js';
 import { blankProjectForm } from './sidebar-view.js';
 
@@ -74,15 +74,28 @@ export function createActions({ state, online, fail, render, refreshLists, navig
     if (!s || !online()) return;
     state.save = { sessionId: s.id, status: 'running', nodes: 0 };
     render();
+    const mine = () => state.save?.sessionId === s.id;
     try {
-      const report = await saveForOffline(state.backend, await localStore(), s.id, (nodes) => {
-        state.save = { sessionId: s.id, status: 'running', nodes };
+      const copy = await copyForOffline(state.backend, localStore(), s.id, (nodes) => {
+        if (mine()) state.save = { sessionId: s.id, status: 'running', nodes };
         render();
       });
-      state.save = { sessionId: s.id, status: 'done', report };
+      // Replayable offline from here; the check runs on behind the report.
+      if (mine())
+        state.save = {
+          sessionId: s.id,
+          status: 'checking',
+          nodes: copy.nodes,
+          branches: copy.serverBranches.length,
+          copied: copy.copied,
+        };
+      render();
+      await refreshLists();
+      const report = await checkRebuilt(state.backend, copy);
+      if (mine()) state.save = { sessionId: s.id, status: 'done', report };
     } catch (err) {
       const e = shownError(err);
-      state.save = { sessionId: s.id, status: 'failed', message: `${e.text} (${e.code}: ${e.detail})` };
+      if (mine()) state.save = { sessionId: s.id, status: 'failed', message: `${e.text} (${e.code}: ${e.detail})` };
     }
     await refreshLists();
   }

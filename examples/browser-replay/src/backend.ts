@@ -4,7 +4,6 @@
 import type { ActionResponse } from '@entity-git/core';
 import { createActions } from '@entity-git/core';
 import { createBrowserMirror, openIdbDag, type IdbDag } from '@entity-git/browser-fs';
-import type { Mirror } from '@entity-git/core';
 import {
   TOKEN_PARAM,
   WS_PATH,
@@ -12,6 +11,7 @@ import {
   type ServerActionName,
   type ServerEvent,
 } from 'ws-server/protocol';
+import { REPO_AUTH_SCHEME, REPO_PATH } from 'ws-server/repo-bundle';
 
 export class ActionError extends Error {
   constructor(
@@ -30,12 +30,14 @@ export interface Backend {
   ): Promise<ServerActionMap[K]['result']>;
   /** The server's unsolicited frames (`project_turn`); offline there are none. */
   onEvent?(listener: (event: ServerEvent) => void): void;
+  /** A copy of a session's repository (`GET /repo/<session>`, a bundle); online only. */
+  fetchRepo?(sessionId: string): Promise<Uint8Array>;
 }
 
 /** The browser's own copy: the DAG in IndexedDB, session repositories in LightningFS. */
 export interface LocalStore {
   dag: IdbDag;
-  mirror: Mirror;
+  mirror: ReturnType<typeof createBrowserMirror>;
   backend: Backend;
 }
 
@@ -135,6 +137,18 @@ export async function connect(token: string | null): Promise<Connection> {
     mode: 'online',
     onEvent: (listener) => {
       listeners.push(listener);
+    },
+    async fetchRepo(sessionId) {
+      const url = new URL(`${REPO_PATH.slice(1)}${encodeURIComponent(sessionId)}`, location.href.replace(/#.*$/, ''));
+      const r = await fetch(url, {
+        cache: 'no-store',
+        headers: token === null ? {} : { Authorization: `${REPO_AUTH_SCHEME} ${token}` },
+      });
+      if (!r.ok) {
+        const body = (await r.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+        throw new ActionError(body?.error?.code ?? `HTTP_${r.status}`, body?.error?.message ?? r.statusText);
+      }
+      return new Uint8Array(await r.arrayBuffer());
     },
     async call(action, params) {
       if (gone) throw new ActionError('DISCONNECTED', 'the server connection closed');

@@ -167,7 +167,7 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
         project,
         online: online(),
         saved: state.saved.has(s.id),
-        saving: state.save?.status === 'running',
+        saving: state.save?.status === 'running' || state.save?.status === 'checking',
         draft: state.draft,
         sending: state.sending,
         projectTurn: state.projectTurns.get(s.id),

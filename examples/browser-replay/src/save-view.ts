@@ -1,11 +1,13 @@
-// "Save for offline" on screen: progress, then every branch's commit id on the server beside the
-// one rebuilt in this browser, and whether they are equal.
+// "Save for offline" on screen: progress, then (the copy saved) the check running, then every
+// branch's commit id on the server beside the one rebuilt in this browser, and whether they are equal.
 import { h } from './dom.js';
 import { plural, short } from './format.js';
 import type { SaveReport } from './offline.js';
 
 export type SaveState =
   | { sessionId: string; status: 'running'; nodes: number }
+  /** Saved (replayable offline); the commit ids are being rebuilt in this browser to compare. */
+  | { sessionId: string; status: 'checking'; nodes: number; branches: number; copied: boolean }
   | { sessionId: string; status: 'done'; report: SaveReport }
   | { sessionId: string; status: 'failed'; message: string };
 
@@ -13,19 +15,34 @@ export function renderSave(s: SaveState): HTMLElement {
   if (s.status === 'running')
     return h(
       'div',
-      { class: 'save running', 'data-testid': 'save-report', role: 'status' },
+      { class: 'save running', 'data-testid': 'save-report', 'data-phase': 'running', role: 'status' },
       `Saving… ${plural(s.nodes, 'node')} copied`,
+    );
+  if (s.status === 'checking')
+    return h(
+      'div',
+      { class: 'save running', 'data-testid': 'save-report', 'data-phase': 'checking', role: 'status' },
+      h(
+        'p',
+        { 'data-testid': 'save-summary' },
+        `Copied for offline: ${plural(s.nodes, 'node')}, ${plural(s.branches, 'branch')}${s.copied ? ' (the server’s repository)' : ''} — rebuilding the commit ids in this browser to compare them with the server’s…`,
+      ),
     );
   if (s.status === 'failed')
     return h(
       'div',
-      { class: 'save failed', 'data-testid': 'save-report', role: 'alert' },
+      { class: 'save failed', 'data-testid': 'save-report', 'data-phase': 'failed', role: 'alert' },
       `Save for offline failed: ${s.message}`,
     );
   const r = s.report;
   return h(
     'div',
-    { class: `save ${r.equal ? 'equal' : 'differs'}`, 'data-testid': 'save-report', role: 'status' },
+    {
+      class: `save ${r.equal ? 'equal' : 'differs'}`,
+      'data-testid': 'save-report',
+      'data-phase': 'done',
+      role: 'status',
+    },
     h(
       'p',
       { 'data-testid': 'save-summary' },

@@ -1,7 +1,7 @@
 // The app shell for offline use (VERSION and ASSETS are prepended at build time by
 // vite.config.ts). Pages: network first, the cached page when the server is gone. Built files:
 // cache first (their names carry their hash). /ws and /healthz always go to the network, so the
-// app can tell "offline" from "online".
+// app can tell "offline" from "online"; so do the repository copies of /repo/.
 /* global VERSION, ASSETS */
 const CACHE = `entity-git-replay-${VERSION}`;
 const scope = new URL(self.registration.scope);
@@ -30,6 +30,7 @@ self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
   if (request.method !== 'GET' || url.origin !== scope.origin || NETWORK_ONLY.has(url.pathname)) return;
+  if (url.pathname.startsWith(`${scope.pathname}repo/`)) return;
   if (request.mode === 'navigate') {
     event.respondWith(
       fetch(request).catch(

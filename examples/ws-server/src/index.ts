@@ -17,5 +17,8 @@ export {
   type ServerActions,
   type ServerActionsOptions,
 } from './server-actions.js';
+export { turnWindow, DEFAULT_READ_AHEAD } from './turn-window.js';
+export * from './repo-bundle.js';
+export { repoRoute, type RepoRouteOptions } from './repo-route.js';
 export { seedDemo, DEMO_SESSION, NOTES_SESSION } from './demo-data.js';
 export * from './protocol.js';

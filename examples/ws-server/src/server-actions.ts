@@ -35,6 +35,7 @@ import { toolsFor, type Agent } from './agent.js';
 import { ensureRepo, isRepo, readLog } from './project-repo.js';
 import { projectStatusAction } from './project-status.js';
 import { importProjectsAction } from './import-projects.js';
+import { DEFAULT_READ_AHEAD, turnWindow } from './turn-window.js';
 import type { ProjectTurnResult, ServerActionMap, ServerActionName } from './protocol.js';
 
 export const DEFAULT_EXPORT_LIMIT = 1000;
@@ -61,6 +62,8 @@ export interface ServerActionsOptions {
   projectGit?: ProjectGit | null;
   /** Told about every project auto-commit outcome (the server pushes it to its sockets). */
   onProjectTurn?: (sessionId: string, result: ProjectTurnResult) => void;
+  /** Turns of a session's rows read ahead for replay's steps (`turn_messages`); 0 reads each step. Default {@link DEFAULT_READ_AHEAD}. */
+  readAhead?: number;
 }
 
 type Handlers<N extends ServerActionName> = {
@@ -329,7 +332,11 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   };
 
   const { handle: _coreHandle, ...coreHandlers } = core;
-  const handlers: Handlers<ServerActionName> = { ...coreHandlers, ...own };
+  const handlers: Handlers<ServerActionName> = {
+    ...coreHandlers,
+    ...own,
+    turn_messages: turnWindow(dag, core.turn_messages, options.readAhead ?? DEFAULT_READ_AHEAD),
+  };
 
   return { ...handlers, service, handle: (request: ActionRequest) => dispatch(handlers, request) };
 }

@@ -1,4 +1,5 @@
-// One HTTP server on 127.0.0.1: the built web app as static files, `GET /healthz`, and the
+// One HTTP server on 127.0.0.1: the built web app as static files, `GET /healthz`, a copy of a
+// session's repository for "Save for offline" (`GET /repo/<session>`, token-checked), and the
 // actions over a WebSocket at /ws. The upgrade is refused (403, 401) before any WebSocket exists
 // unless the Origin is allowed and the token is right; messages are JSON ActionRequest →
 // ActionResponse, answered in any order (match them by `id`). Unsolicited frames carry `event`
@@ -14,6 +15,8 @@ import { TOKEN_PARAM, WS_PATH, type ServerEvent } from './protocol.js';
 import type { Agent } from './agent.js';
 import { createServerActions, type ServerActions } from './server-actions.js';
 import { sendText, staticFiles } from './static-files.js';
+import { REPO_PATH } from './repo-bundle.js';
+import { repoRoute } from './repo-route.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
@@ -55,6 +58,8 @@ export interface ServerOptions {
   maxPayload?: number;
   /** The clock for nodes the server writes (seconds since the epoch). */
   now?: () => number;
+  /** Turns read ahead for replay's steps, served from memory (see server-actions). Default `DEFAULT_READ_AHEAD` (8); 0 turns it off. */
+  readAhead?: number;
   /** Where the server reports (listening, refused upgrades, failed syncs). Default: nothing. */
   log?: (line: string) => void;
 }
@@ -115,6 +120,7 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     agent: options.agent ?? null,
     now: options.now,
     projectGit,
+    ...(options.readAhead === undefined ? {} : { readAhead: options.readAhead }),
     onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
     onProjectTurn: (sessionId, result) => {
       if (result.status === 'failed')
@@ -134,6 +140,13 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
   }
 
   const serveFile = staticFiles(options.staticDir ?? null);
+  const serveRepo = repoRoute({
+    dag: store.dag,
+    mirror,
+    root: options.root,
+    tokenMatches: (given) => tokenMatches(given, token),
+    origins: () => origins,
+  });
   const http: Server = createHttpServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz')
@@ -141,6 +154,12 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
         'Content-Type': 'application/json',
       });
     if (path === WS_PATH) return sendText(res, 426, 'this path takes a WebSocket upgrade', { Upgrade: 'websocket' });
+    if (path?.startsWith(REPO_PATH))
+      return void serveRepo(req, res).catch((err: unknown) => {
+        if (!res.headersSent) sendText(res, 500, 'internal error');
+        else res.destroy();
+        log(`repository copy error: ${(err as Error).message}`);
+      });
     void serveFile(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendText(res, 500, 'internal error');
       else res.destroy();

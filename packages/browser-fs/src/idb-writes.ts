@@ -24,7 +24,7 @@ import {
   sessionNotFound,
   sessionOf,
 } from './idb-rows.js';
-import { AFTER_NUMBERS } from './idb-schema.js';
+import { AFTER_NUMBERS, type NodeRow } from './idb-schema.js';
 
 /** The {@link DagWriter} side of {@link IdbDag} (and its bulk and import writes): one read-write transaction each. */
 export class IdbDagWriter extends IdbDagReader {
@@ -210,6 +210,90 @@ export class IdbDagWriter extends IdbDagReader {
       if (counts.added + counts.updated > 0) await bumpRevs(tx.objectStore('sessions'), sessions);
     });
     return counts;
+  }
+
+  /**
+   * A session's rows from another DAG (the row, head included, and its nodes whole, seq
+   * included) in ONE transaction, with `importRows`'s semantics: the session made if new, each
+   * node added, replaced (same seq and id, other fields) or found equal; a seq held by another id
+   * is `DAG_DUPLICATE_SEQ`, an id held at another seq `DAG_DUPLICATE_ID`; nodes only here are
+   * kept; the row (head included) taken over last. The session's stored nodes are read with one
+   * request and compared in memory, the writes issued together: all or nothing. With
+   * `takeRow: false` (a first part of the rows, the rest to come) the row is made if new, head
+   * null, and otherwise left as it is: a head is never set before the node it names is in.
+   */
+  async importSessionRows(
+    session: Session,
+    input: readonly DagNode[],
+    options: { takeRow?: boolean } = {},
+  ): Promise<{ created: boolean; added: number; updated: number; unchanged: number; lastSeq: number }> {
+    validateSession(session);
+    if (!Array.isArray(input))
+      throw new EntityGitError('INVALID_NODE', `${PREFIX} importSessionRows takes an array of nodes`);
+    const rows = input.map((n) => {
+      if (typeof n !== 'object' || n === null || n.session_id !== session.id) {
+        throw new EntityGitError(
+          'INVALID_NODE',
+          `${PREFIX} a node of session ${JSON.stringify((n as DagNode | null)?.session_id)} among the rows of ${JSON.stringify(session.id)}`,
+          { nodeId: (n as DagNode | null)?.id ?? null },
+        );
+      }
+      validateNode(n);
+      return rowOf(n);
+    });
+    const id = session.id;
+    const metadata = encode(session.metadata);
+    const result = { created: false, added: 0, updated: 0, unchanged: 0, lastSeq: 0 };
+    await this.write(['sessions', 'nodes'], `importing session ${JSON.stringify(id)}`, async (tx) => {
+      const sessions = tx.objectStore('sessions');
+      const nodes = tx.objectStore('nodes');
+      const row = await sessions.get(id);
+      result.created = row === undefined;
+      const bySeq = new Map<number, NodeRow>();
+      const seqOfId = new Map<string, number>();
+      if (row !== undefined)
+        for (const r of await nodes.getAll(IDBKeyRange.bound([id, -Infinity], [id, AFTER_NUMBERS]))) {
+          bySeq.set(r.seq, r);
+          seqOfId.set(r.id, r.seq);
+        }
+      const writes: Promise<unknown>[] = [];
+      for (const r of rows) {
+        result.lastSeq = Math.max(result.lastSeq, r.seq);
+        const here = bySeq.get(r.seq);
+        if (here && here.id !== r.id) {
+          throw new EntityGitError(
+            'DAG_DUPLICATE_SEQ',
+            `${PREFIX} seq ${r.seq} of session ${JSON.stringify(id)} is node ${JSON.stringify(here.id)} here, ${JSON.stringify(r.id)} in the rows given`,
+            { seq: r.seq, sessionId: id, here: here.id, given: r.id },
+          );
+        }
+        if (!here) {
+          if (seqOfId.has(r.id)) throw duplicateId(r.id);
+          writes.push(nodes.add(r));
+          result.added++;
+        } else if (JSON.stringify(here) !== JSON.stringify({ ...here, ...r })) {
+          writes.push(nodes.put(r));
+          result.updated++;
+        } else {
+          result.unchanged++;
+          continue;
+        }
+        bySeq.set(r.seq, r);
+        seqOfId.set(r.id, r.seq);
+      }
+      await Promise.all(writes);
+      const takeRow = options.takeRow ?? true;
+      if (row === undefined) {
+        const last = await sessions.index('by_ord').openCursor(null, 'prev');
+        const head = takeRow ? session.head : null;
+        await sessions.add({ ...session, head, metadata, ord: (last?.value.ord ?? 0) + 1, rev: firstRev() });
+      } else if (takeRow) {
+        await sessions.put({ ...session, metadata, ord: row.ord, rev: nextRev(row) });
+      } else if (result.added + result.updated > 0) {
+        await sessions.put({ ...row, rev: nextRev(row) });
+      }
+    });
+    return result;
   }
 
   async fillNode(

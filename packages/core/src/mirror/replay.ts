@@ -1,17 +1,9 @@
-import {
-  EntityGitError,
-  CommitGraph,
-  COMMIT_GRAPH_PATH,
-  isOid,
-  parseCommit,
-  fromUtf8,
-  joinPath,
-} from '@entity-git/git';
+import { EntityGitError, type CommitGraph, isOid, parseCommit, fromUtf8 } from '@entity-git/git';
 import { parseTrailers } from '../model/commit-message.js';
 import type { DagNode, JsonValue } from '../model/types.js';
 import type { MirrorContext } from './context.js';
 import type { BranchInfo, CommitInfo, TurnView } from './mirror.js';
-import { fileId, sameFile } from './repo-cache.js';
+import { chainLog, commitGraph } from './replay-log.js';
 import { LIVE_STATES, remember } from './repo-state.js';
 import { messageEntries, openExisting, readCommitTree, walk, type Repo } from './repo.js';
 
@@ -65,7 +57,7 @@ export async function log(
       );
     return [];
   }
-  return walk(repo, tip);
+  return chainLog(ctx, repo, tip);
 }
 
 /** Every branch with its tip, `main` first. */
@@ -199,17 +191,4 @@ async function position(ctx: MirrorContext, repo: Repo, tip: string, commit: str
     prev: i > 0 ? chain[i - 1]!.sha : null,
     next: i + 1 < chain.length ? chain[i + 1]!.sha : null,
   };
-}
-
-/** The repository's commit-graph, read once while the file stays the same; null when there is none this reader takes. */
-async function commitGraph(ctx: MirrorContext, repo: Repo): Promise<CommitGraph | null> {
-  const path = joinPath(repo.gitdir, COMMIT_GRAPH_PATH);
-  const st = await ctx.store.lstat(path);
-  if (st === null) return null;
-  const cached = ctx.cache.graphs.get(repo.gitdir);
-  if (cached && sameFile(cached.id, st)) return cached.graph;
-  const data = await ctx.store.read(path);
-  const graph = data === null ? null : CommitGraph.parse(data, ctx.store.codec);
-  remember(ctx.cache.graphs, repo.gitdir, { id: fileId(st), graph }, LIVE_STATES);
-  return graph;
 }
