@@ -94,7 +94,11 @@ export async function planMetaRef(
 
 /**
  * Move {@link META_REF} as `plan` says, writing its three objects first as loose objects unless
- * the caller already put them into a pack that is in place (`written`).
+ * the caller already put them into a pack that is in place (`written`). Its first value writes no
+ * reflog, as git writes none for a ref outside `refs/heads`, `refs/remotes` and `refs/notes`
+ * (`core.logAllRefUpdates`): the entry would record no earlier row, and cost every session a
+ * directory and a file (`logs/refs/entity-git/meta`). A change of the row appends an entry,
+ * creating the reflog then, so each earlier value stays in it on the machine that saw it.
  */
 export async function moveMetaRef(
   objects: ObjectStore,
@@ -112,10 +116,7 @@ export async function moveMetaRef(
   if (current !== oid)
     await refs.update(META_REF, oid, {
       old: current,
-      reflog: {
-        who: identity,
-        message: current === null ? 'entity-git: session row' : 'entity-git: session row changed',
-      },
+      reflog: current === null ? null : { who: identity, message: 'entity-git: session row changed' },
     });
 }
 
