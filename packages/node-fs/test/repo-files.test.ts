@@ -4,7 +4,7 @@
 // never both hold "the" lock during an upgrade.
 import { createMirror, createPacker } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -76,7 +76,7 @@ describe("entity-git's files at the root of .git", () => {
   });
 
   it('waits for the lock an older process holds (.git/entity-git/sync.lock), and takes it too while it syncs', async () => {
-    const { dag, turns, root, gitdir } = await legacyRepo();
+    const { dag, turns, root, dir, gitdir } = await legacyRepo();
     await turns(1);
     const legacyLock = join(gitdir, 'entity-git', 'sync.lock');
     holdLock(legacyLock);
@@ -90,26 +90,52 @@ describe("entity-git's files at the root of .git", () => {
     rmSync(legacyLock);
     expect(await waiting).toMatchObject({ commitsWritten: 1 });
 
-    // While this version syncs it holds both names: an older process finds its own lock taken.
+    // While this version syncs, `.git/entity-git` is a lock file of its own: an older process
+    // cannot create its lock in it (ENOTDIR), so it fails (and retries later) instead of syncing too;
+    // this version's node-fs takes such a lock as held, and waits (here: not at all, LOCK_TIMEOUT).
     const storage = nodeStorage();
     const seen: string[] = [];
+    const older: unknown[] = [];
     const spy = {
       ...storage,
       withLock: <T>(key: string, fn: () => Promise<T>) =>
         storage.withLock(key, async () => {
-          seen.push(`${key.slice(gitdir.length + 1)} ${existsSync(key)}`);
+          seen.push(`${key.slice(gitdir.length + 1)} ${lstatSync(key).isFile()}`);
+          if (key === join(gitdir, 'entity-git'))
+            older.push(
+              await nodeStorage({ syncLockTimeoutMs: 0 })
+                .withLock(legacyLock, async () => 'held')
+                .catch((e) => e),
+            );
           return fn();
         }),
     };
     await turns(1);
     await createMirror({ dag, root, storage: spy }).sync('s');
-    expect(seen).toEqual(['entity-git-sync.lock true', 'entity-git/sync.lock true']);
-    // Both let go, and the old name's directory removed again.
+    expect(seen).toEqual(['entity-git-sync.lock true', 'entity-git true']);
+    expect(older).toHaveLength(1);
+    expect(older[0]).toMatchObject({ code: 'LOCK_TIMEOUT' });
+    // Both let go: nothing of the lock is left.
     expect(
       readdirSync(gitdir)
         .filter((n) => n.startsWith('entity-git'))
         .sort(),
     ).toEqual(['entity-git-state.json', 'entity-git-state.jsonl']);
+
+    // An older process's directory made after this one looked: its lock is taken instead.
+    mkdirSync(join(gitdir, 'entity-git'));
+    seen.length = 0;
+    older.length = 0;
+    await turns(1);
+    await createMirror({ dag, root, storage: spy }).sync('s');
+    expect(seen).toEqual(['entity-git-sync.lock true', 'entity-git/sync.lock true']);
+    expect(existsSync(join(gitdir, 'entity-git'))).toBe(false);
+    // A lock file left at .git/entity-git by a process of this version that died: taken over.
+    writeFileSync(join(gitdir, 'entity-git'), JSON.stringify({ pid: 999999999, host: hostname(), at: 0 }));
+    await turns(1);
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ commitsWritten: 1 });
+    expect(existsSync(join(gitdir, 'entity-git'))).toBe(false);
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
   });
 
   it("the packer honours an older packer's .git/entity-git/pack.lock, and leaves no directory behind", async () => {

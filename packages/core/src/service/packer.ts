@@ -1,6 +1,7 @@
 import {
   type EntityGitError,
   countPacks,
+  isEntityGitError,
   type PackReport,
   type Storage,
   joinPath,
@@ -96,9 +97,18 @@ export function createPacker(options: PackerOptions): Packer {
     }
   }
 
-  /** Create the lock file `lock` (its parent made on demand), taking over one left for `staleMs`. */
+  /**
+   * Create the lock file `lock` (its parent made on demand), taking over one left for `staleMs`.
+   * False also when its directory is a file: `.git/entity-git` held by a sync (`withRepoLock`),
+   * which keeps an older packer out as well; the next request packs.
+   */
   async function take(lock: string): Promise<boolean> {
-    if (await store.createExclusive(lock, `${Date.now()}\n`)) return true;
+    try {
+      if (await store.createExclusive(lock, `${Date.now()}\n`)) return true;
+    } catch (err) {
+      if (isEntityGitError(err, 'STORAGE_ERROR') && err.data.fsCode === 'ENOTDIR') return false;
+      throw err;
+    }
     const st = await store.lstat(lock);
     if (!st || Date.now() - st.mtimeMs < staleMs) return false;
     await store.remove(lock);
