@@ -139,12 +139,13 @@ export class RefStore {
   /**
    * Move `name` to `value` (an oid, or `ref: <target>` for a symbolic ref) under its lock.
    * `old`: the value the ref must hold now (`null`: must be absent); undefined skips the check
-   * (repair of a damaged ref). Throws `REF_CONFLICT` when the ref moved meanwhile.
+   * (repair of a damaged ref). Throws `REF_CONFLICT` when the ref moved meanwhile. `reflog`
+   * null: no reflog entry (a ref outside those git logs, see `core.logAllRefUpdates`).
    */
   async update(
     name: string,
     value: string,
-    options: { old?: string | null; reflog: { who: Identity; message: string; alsoHead?: boolean } },
+    options: { old?: string | null; reflog: { who: Identity; message: string; alsoHead?: boolean } | null },
   ): Promise<void> {
     const path = this.path(name);
     const lock = `${path}.lock`;
@@ -175,7 +176,7 @@ export class RefStore {
       await this.store.remove(lock);
       throw err instanceof EntityGitError ? err : this.store.wrap(err, 'update ref', name);
     }
-    if (value.startsWith('ref: ')) return;
+    if (value.startsWith('ref: ') || options.reflog === null) return;
     const { who, message, alsoHead } = options.reflog;
     const entry = `${before !== null && isOid(before) ? before : ZERO_OID} ${value} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${message.replace(/\n/g, ' ')}\n`;
     // The two reflogs at once: on IndexedDB each append is a round trip.

@@ -308,9 +308,20 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
         fss.mkdirSync(dirname(path), { recursive: true });
         return tryLock(path);
       }
+      // Its directory is a file: a lock taken by that name (core holds `.git/entity-git` so while it
+      // syncs, which keeps out processes that lock `.git/entity-git/sync.lock`): held until it goes.
+      if (code === 'ENOTDIR' && fss.lstatSync(dirname(path), { throwIfNoEntry: false })?.isFile()) {
+        await takeOverIfGone(dirname(path));
+        return false;
+      }
       if (code !== 'EEXIST') throw err;
     }
-    // Someone holds it: take it over only if the holder is provably gone.
+    await takeOverIfGone(path);
+    return false;
+  }
+
+  /** Someone holds the lock `path`: take it over only if the holder is provably gone. */
+  async function takeOverIfGone(path: string): Promise<void> {
     try {
       const [text, st] = await Promise.all([fsp.readFile(path, 'utf8'), fsp.stat(path)]);
       let holder: { pid?: number; host?: string } = {};
@@ -329,7 +340,6 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
-    return false;
   }
 
   return Object.freeze({

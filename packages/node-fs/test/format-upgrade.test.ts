@@ -59,7 +59,7 @@ async function format1Repo() {
   for (const ref of git(dir, 'for-each-ref', '--format=%(refname)', 'refs/original').trim().split('\n'))
     git(dir, 'update-ref', '-d', ref);
   git(dir, 'config', '--unset', 'entitygit.format');
-  rmSync(join(dir, '.git', 'entity-git'), { recursive: true, force: true });
+  rmSync(join(dir, '.git', 'entity-git-state.json'), { force: true }); // the mirror's cache, forgotten
   git(dir, 'reset', '-q', '--hard');
   return { dag, root, dir };
 }

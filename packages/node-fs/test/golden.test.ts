@@ -258,7 +258,7 @@ describe('golden session on node-fs', () => {
 
   it('survives a torn or lost cache: the state log is checked, and rebuilt from the DAG when it disagrees', async () => {
     const { dag, dir } = await goldenRepo();
-    const log = join(dir, '.git/entity-git/state.jsonl');
+    const log = join(dir, '.git/entity-git-state.jsonl');
     // A crash in the middle of an append leaves a torn line past the recorded length.
     appendFileSync(log, '{"n":{"id":"torn');
     const other = createNodeMirror({ dag, root: dirname(dir) });

@@ -187,7 +187,7 @@ describe('the sharded layout', () => {
     const dir = first.repoPath('cloned');
     const before = tipsOf(dir);
     git(dir, 'config', '--remove-section', 'entitygit');
-    rmSync(join(dir, '.git', 'entity-git'), { recursive: true, force: true });
+    rmSync(join(dir, '.git', 'entity-git-state.json'), { force: true }); // the mirror's cache, forgotten
     for (const n of nodes.slice(8)) await dag.addNode(n);
     // A new mirror (no memory of the repository) whose own option is flat.
     const later = createNodeMirror({ dag, root });

@@ -249,8 +249,8 @@ describe('packing session repositories', () => {
       const idx = readdirSync(packsDir).filter((f) => f.endsWith('.idx'));
       expect(idx).toHaveLength(1);
       expect(spawnSync('git', ['verify-pack', join(packsDir, idx[0]!)], { cwd: dir }).status).toBe(0);
-      // Loose: only the meta ref's commit, tree and session.json, written after the pack.
-      expect(await countLooseObjects(new Store(nodeStorage()), gitdir)).toBe(3);
+      // No loose object: the meta ref's commit, tree and session.json are in the pack too (issue 22).
+      expect(await countLooseObjects(new Store(nodeStorage()), gitdir)).toBe(0);
       const meta = git(
         dir,
         'rev-parse',
@@ -260,7 +260,14 @@ describe('packing session repositories', () => {
       )
         .trim()
         .split('\n');
-      for (const oid of meta) expect(existsSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)))).toBe(true);
+      const inPack = spawnSync('git', ['show-index'], {
+        cwd: dir,
+        input: readFileSync(join(packsDir, idx[0]!)),
+      }).stdout.toString();
+      for (const oid of meta) {
+        expect(existsSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)))).toBe(false);
+        expect(inPack).toContain(oid);
+      }
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect(Number(/in-pack: (\d+)/.exec(git(dir, 'count-objects', '-v'))![1])).toBeGreaterThan(40 * 4);

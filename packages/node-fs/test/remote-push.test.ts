@@ -4,6 +4,7 @@ import { defineRemote, HEAD_RECORD_REF, MemoryDag, META_REF, pushSession } from 
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import http from 'isomorphic-git/http/node';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
@@ -140,8 +141,14 @@ describe('push and fetch over smart HTTP (native git http-backend on 127.0.0.1)'
       model: 'another-model',
       metadata: { tags: ['x'] },
     });
-    // The live root's reflog keeps each version of the row it saw.
-    expect(git(live.repoPath(sid), 'reflog', 'show', '--format=%gs', META_REF).trim().split('\n')).toHaveLength(5);
+    // The live root's reflog keeps each version of the row it saw: one entry a change (the first
+    // value writes none, issue 22), the first version the old side of the first entry.
+    const metaLog = readFileSync(join(live.repoPath(sid), '.git', 'logs', META_REF), 'utf8')
+      .trim()
+      .split('\n');
+    expect(metaLog).toHaveLength(4);
+    expect(new Set(metaLog.flatMap((line) => line.split(' ').slice(0, 2))).size).toBe(5);
+    expect(git(live.repoPath(sid), 'reflog', 'show', '--format=%gs', META_REF).trim().split('\n')).toHaveLength(4);
 
     const first = await pushSession({
       remote: remoteOf(),

@@ -188,7 +188,7 @@ describe('the service, a live turn failing', () => {
       expect(synced.length, `k=${k}`).toBe(1);
       // Only the last write failed, the state log's append: the turn's commit and ref were in place,
       // so the retry finds nothing to write (\`synced\`, not \`committed\`).
-      expect(committed.length, `k=${k} (${failedPath})`).toBe(failedPath!.endsWith('/entity-git/state.jsonl') ? 0 : 1);
+      expect(committed.length, `k=${k} (${failedPath})`).toBe(failedPath!.endsWith('/entity-git-state.jsonl') ? 0 : 1);
       const dir = join(root, GOLDEN_SESSION.id);
       expect(tipsOf(dir), `k=${k}`).toEqual(GOLDEN_TIPS);
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
@@ -203,7 +203,7 @@ describe('the service, a live turn failing', () => {
       '/.git/logs/',
       '/messages/',
       '/.git/index',
-      '/.git/entity-git/state',
+      '/.git/entity-git-state',
     ]) {
       expect(
         failedPaths.some((p) => p.includes(part)),
@@ -276,7 +276,7 @@ describe('reconcile', () => {
     const dir = mirror.repoPath(GOLDEN_SESSION.id);
     await dag.updateSession(GOLDEN_SESSION.id, { title: 'Renamed later' });
     expect((await mirror.verify(GOLDEN_SESSION.id)).differences.map((d) => d.kind)).toEqual(['meta-differs']);
-    unlinkSync(join(dir, '.git/entity-git/state.json'));
+    unlinkSync(join(dir, '.git/entity-git-state.json'));
     const report = await reconcile({ dag, mirror });
     expect(report.entries.map((e) => e.action)).toEqual(['repaired']);
     expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);

@@ -2,10 +2,10 @@
 // no empty fan-out directory, no `description`; still a repository native git reads clean.
 import { createMirror, MemoryDag } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
-import { lstatSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, listTree, tempDir } from './helpers.js';
 
 const T0 = 1779500000;
 
@@ -27,6 +27,40 @@ async function smallSession(): Promise<MemoryDag> {
   }
   return dag;
 }
+
+/** What a backfilled 3-turn session repository holds, no more (`listTree` order). */
+const SMALL_REPO_FILES = [
+  '.git/',
+  '.git/HEAD',
+  '.git/config',
+  '.git/entity-git-state.json',
+  '.git/entity-git-state.jsonl',
+  '.git/index',
+  '.git/logs/',
+  '.git/logs/HEAD',
+  '.git/logs/refs/',
+  '.git/logs/refs/heads/',
+  '.git/logs/refs/heads/main',
+  '.git/objects/',
+  '.git/objects/pack/',
+  '.git/objects/pack/pack-*.idx',
+  '.git/objects/pack/pack-*.pack',
+  '.git/refs/',
+  '.git/refs/entity-git/',
+  '.git/refs/entity-git/meta',
+  '.git/refs/heads/',
+  '.git/refs/heads/main',
+  'messages/',
+  'messages/000001-u-n1.json',
+  'messages/000002-a-n2.json',
+  'messages/000003-u-n3.json',
+  'messages/000004-a-n4.json',
+  'messages/000005-u-n5.json',
+  'messages/000006-a-n6.json',
+  'meta.json',
+];
+/** Its size as `du -sb` counts it: 58,143 bytes today (45,056 of them the 11 directories), held here so it cannot grow unseen. */
+const SMALL_REPO_BYTES = 57 << 10;
 
 /** Every directory under `dir`, and the bytes of its files plus 4 KiB a directory (what `du -sb` says on ext4). */
 function walk(dir: string): { dirs: string[]; bytes: number } {
@@ -67,11 +101,39 @@ describe('a 3-turn session repository', () => {
       expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect(git(dir, 'rev-list', '--count', 'main').trim()).toBe('3');
-      // Issue 22's goal is 64 KiB; the meta ref of issue 19 (refs/entity-git/meta, its reflog, its
-      // three loose objects) adds four directories, 16 KiB as du counts them, which it does not
-      // meet yet: this bound holds the repository to what it is now, so it cannot grow unseen.
-      if (kind.startsWith('Node')) expect(bytes).toBeLessThanOrEqual(76 << 10);
+      if (kind.startsWith('Node')) {
+        // Exactly these (issue 22): entity-git's state as two files at the root of .git, the
+        // meta ref's objects in the backfill's pack, no reflog for the meta ref's first value.
+        expect(listTree(dir).map((p) => p.replace(/pack-[0-9a-f]{40}\./, 'pack-*.'))).toEqual(SMALL_REPO_FILES);
+        // Issue 22's goal is 64 KiB as `du -sb` counts (4 KiB a directory): 11 directories, 18 files.
+        expect(bytes).toBeLessThanOrEqual(SMALL_REPO_BYTES);
+      }
       expect(await mirror.verify('s')).toEqual({ sessionId: 's', ok: true, differences: [] });
     });
   }
+
+  it("the meta ref's first value writes no reflog; a change of the row appends one that keeps the earlier value", async () => {
+    const dag = await smallSession();
+    const root = tempDir();
+    const mirror = createNodeMirror({ dag, root });
+    await mirror.sync('s');
+    const dir = mirror.repoPath('s');
+    const first = git(dir, 'rev-parse', 'refs/entity-git/meta').trim();
+    expect(existsSync(join(dir, '.git', 'logs', 'refs', 'entity-git'))).toBe(false);
+    await dag.updateSession('s', { title: 'Renamed' });
+    await mirror.sync('s');
+    const second = git(dir, 'rev-parse', 'refs/entity-git/meta').trim();
+    expect(second).not.toBe(first);
+    const log = readFileSync(join(dir, '.git', 'logs', 'refs', 'entity-git', 'meta'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatch(new RegExp(`^${first} ${second} .*\tentity-git: session row changed$`));
+    expect(git(dir, 'reflog', 'show', '--format=%H', 'refs/entity-git/meta').trim()).toBe(second);
+    expect(JSON.parse(git(dir, 'show', 'refs/entity-git/meta:session.json')).title).toBe('Renamed');
+    expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    // Branches keep their reflogs (DESIGN §3: `git reflog` shows every move).
+    expect(git(dir, 'reflog', 'show', '--format=%gs', 'main').trim()).toBe('branch: created at turn 3');
+  });
 });

@@ -22,15 +22,18 @@ async function grownSession(turns: number) {
 describe("the mirror's state log, in segments", () => {
   it('seals the live segment past SEGMENT_BYTES; a new process trusts the segments, and rebuilds from the DAG when one is lost', async () => {
     const { dag, root, dir, nodes, grow } = await grownSession(200);
-    const state = join(dir, '.git', 'entity-git');
-    const header = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8')) as { sealed?: number[]; bytes: number };
+    const state = join(dir, '.git'); // entity-git's files: .git/entity-git-*
+    const header = JSON.parse(readFileSync(join(state, 'entity-git-state.json'), 'utf8')) as {
+      sealed?: number[];
+      bytes: number;
+    };
     expect(header.sealed?.length).toBeGreaterThanOrEqual(2);
     header.sealed!.forEach((bytes, k) => {
       expect(bytes).toBeGreaterThanOrEqual(SEGMENT_BYTES);
-      expect(statSync(join(state, `state.${k}.jsonl`)).size).toBe(bytes);
+      expect(statSync(join(state, `entity-git-state.${k}.jsonl`)).size).toBe(bytes);
     });
     // No append rewrote more than a segment: the live one is below the limit.
-    expect(statSync(join(state, 'state.jsonl')).size).toBeLessThan(SEGMENT_BYTES + 4096);
+    expect(statSync(join(state, 'entity-git-state.jsonl')).size).toBeLessThan(SEGMENT_BYTES + 4096);
     const tips = git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
 
     // A new process reads the segments: nothing to do, and no node read again.
@@ -42,7 +45,7 @@ describe("the mirror's state log, in segments", () => {
     const tipsAfter = git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
 
     // A sealed segment lost: the log is not trusted, the whole DAG is read, the ids do not move.
-    unlinkSync(join(state, 'state.0.jsonl'));
+    unlinkSync(join(state, 'entity-git-state.0.jsonl'));
     expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({
       commitsWritten: 0,
       nodesRead: nodes + 4,
@@ -51,9 +54,9 @@ describe("the mirror's state log, in segments", () => {
     expect(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(tipsAfter);
     expect(tipsAfter).not.toBe(tips);
     // Rewritten whole: one live segment, the old sealed ones gone.
-    const rewritten = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8')) as { sealed?: number[] };
+    const rewritten = JSON.parse(readFileSync(join(state, 'entity-git-state.json'), 'utf8')) as { sealed?: number[] };
     expect(rewritten.sealed).toBeUndefined();
-    expect(existsSync(join(state, 'state.1.jsonl'))).toBe(false);
+    expect(existsSync(join(state, 'entity-git-state.1.jsonl'))).toBe(false);
     expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
     expect(git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect(git(dir, 'status', '--porcelain')).toBe('');
@@ -61,9 +64,9 @@ describe("the mirror's state log, in segments", () => {
 
   it('reads the log only up to its last whole summary: a crash that tore an append loses nothing, and a turn writes no other state file', async () => {
     const { dag, root, dir, nodes, grow } = await grownSession(3);
-    const state = join(dir, '.git', 'entity-git');
-    const header = readFileSync(join(state, 'state.json'));
-    const log = join(state, 'state.jsonl');
+    const state = join(dir, '.git'); // entity-git's files: .git/entity-git-*
+    const header = readFileSync(join(state, 'entity-git-state.json'));
+    const log = join(state, 'entity-git-state.jsonl');
     const lines = readFileSync(log, 'utf8')
       .split('\n')
       .filter((l) => l !== '');
@@ -82,14 +85,14 @@ describe("the mirror's state log, in segments", () => {
     // A turn appends to the log; the header (config, sealed segments) is not rewritten.
     const mirror = createNodeMirror({ dag, root });
     await mirror.sync('s');
-    const headerAt = statSync(join(state, 'state.json'), { bigint: true });
+    const headerAt = statSync(join(state, 'entity-git-state.json'), { bigint: true });
     const before = statSync(log).size;
     await grow(1);
     expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 1 });
-    const headerAfter = statSync(join(state, 'state.json'), { bigint: true });
+    const headerAfter = statSync(join(state, 'entity-git-state.json'), { bigint: true });
     expect([headerAfter.ino, headerAfter.mtimeNs]).toEqual([headerAt.ino, headerAt.mtimeNs]);
     expect(statSync(log).size).toBeGreaterThan(before);
-    expect(readFileSync(join(state, 'state.json')).equals(header)).toBe(true);
+    expect(readFileSync(join(state, 'entity-git-state.json')).equals(header)).toBe(true);
     expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
   });
 });

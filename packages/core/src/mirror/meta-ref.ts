@@ -52,17 +52,26 @@ export function metaCommitId(objects: ObjectStore, session: Session, identity: I
   return objects.hash('commit', buildMetaCommit(session, identity, (t, c) => objects.hash(t, c)).commit);
 }
 
+/** What the meta ref needs to show the row: its commit's objects and where the ref is now. */
+export interface MetaRefPlan {
+  meta: MetaCommit;
+  /** The commit id the ref is to hold. */
+  oid: string;
+  /** What it holds now (null: absent; undefined: damaged, rewritten without a check). */
+  current: string | null | undefined;
+}
+
 /**
- * Point {@link META_REF} at the row's commit, writing its three objects first. A no-op (false)
- * when it already does. A damaged ref is rewritten; with `checkObjects`, a missing commit too.
+ * What {@link META_REF} needs for the row: null when it already points at the row's commit. A
+ * damaged ref is rewritten; with `checkObjects`, a missing commit, tree or blob too.
  */
-export async function syncMetaRef(
+export async function planMetaRef(
   objects: ObjectStore,
   refs: RefStore,
   session: Session,
   identity: Identity,
   checkObjects = false,
-): Promise<boolean> {
+): Promise<MetaRefPlan | null> {
   const meta = buildMetaCommit(session, identity, (t, c) => objects.hash(t, c));
   const oid = objects.hash('commit', meta.commit);
   let current: string | null | undefined;
@@ -79,18 +88,52 @@ export async function syncMetaRef(
     (await objects.has(oid)) &&
     (await objects.has(objects.hash('tree', meta.tree))) &&
     (await objects.has(objects.hash('blob', meta.blob)));
-  if (current === oid && (!checkObjects || (await present()))) return false;
-  await objects.write('blob', meta.blob);
-  await objects.write('tree', meta.tree);
-  await objects.write('commit', meta.commit);
+  if (current === oid && (!checkObjects || (await present()))) return null;
+  return { meta, oid, current };
+}
+
+/**
+ * Move {@link META_REF} as `plan` says, writing its three objects first as loose objects unless
+ * the caller already put them into a pack that is in place (`written`). Its first value writes no
+ * reflog, as git writes none for a ref outside `refs/heads`, `refs/remotes` and `refs/notes`
+ * (`core.logAllRefUpdates`): the entry would record no earlier row, and cost every session a
+ * directory and a file (`logs/refs/entity-git/meta`). A change of the row appends an entry,
+ * creating the reflog then, so each earlier value stays in it on the machine that saw it.
+ */
+export async function moveMetaRef(
+  objects: ObjectStore,
+  refs: RefStore,
+  plan: MetaRefPlan,
+  identity: Identity,
+  written = false,
+): Promise<void> {
+  const { meta, oid, current } = plan;
+  if (!written) {
+    await objects.write('blob', meta.blob);
+    await objects.write('tree', meta.tree);
+    await objects.write('commit', meta.commit);
+  }
   if (current !== oid)
     await refs.update(META_REF, oid, {
       old: current,
-      reflog: {
-        who: identity,
-        message: current === null ? 'entity-git: session row' : 'entity-git: session row changed',
-      },
+      reflog: current === null ? null : { who: identity, message: 'entity-git: session row changed' },
     });
+}
+
+/**
+ * Point {@link META_REF} at the row's commit, writing its three objects first. A no-op (false)
+ * when it already does. A damaged ref is rewritten; with `checkObjects`, a missing commit too.
+ */
+export async function syncMetaRef(
+  objects: ObjectStore,
+  refs: RefStore,
+  session: Session,
+  identity: Identity,
+  checkObjects = false,
+): Promise<boolean> {
+  const plan = await planMetaRef(objects, refs, session, identity, checkObjects);
+  if (plan === null) return false;
+  await moveMetaRef(objects, refs, plan, identity);
   return true;
 }
 

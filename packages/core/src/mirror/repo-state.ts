@@ -1,5 +1,6 @@
 import type { NodeFacts } from '../model/commit-message.js';
 import { type RefStore, isEntityGitError, joinPath, type Store } from '@entity-git/git';
+import { LEGACY_DIR, legacyRepoFile, removeLegacyDir, repoFile } from './repo-files.js';
 
 /** A node as the mirror keeps it between syncs: its facts, file name and blob id. */
 export interface Known extends NodeFacts {
@@ -35,6 +36,8 @@ export interface LiveState {
   sealed?: number[];
   /** The DAG's change marker read before the last sync's rows (null: the source keeps none). */
   marker?: string | null;
+  /** Read from `.git/entity-git/` (the layout before): the next save writes it whole at the root. */
+  legacy?: true;
 }
 
 /** The records of a segment's lines; a line a crash tore does not parse and is left out. */
@@ -77,9 +80,26 @@ interface Summary {
 
 type Record_ = { n: Known } | { d: string } | { c: [string, string] } | { h: Summary };
 
-const HEADER = 'entity-git/state.json';
-const LOG = 'entity-git/state.jsonl';
-const sealedLog = (k: number) => `entity-git/state.${k}.jsonl`;
+/**
+ * Where the state lives: `.git/entity-git-state.json`, `.git/entity-git-state.jsonl` and the
+ * sealed `.git/entity-git-state.<k>.jsonl` (see {@link repoFile}); `legacy`: the same names in
+ * `.git/entity-git/`, where versions before kept them, read until the next save moves them.
+ */
+interface StatePaths {
+  header: string;
+  log: string;
+  sealed(k: number): string;
+  legacy: boolean;
+}
+const statePaths = (gitdir: string, legacy = false): StatePaths => {
+  const at = legacy ? legacyRepoFile : repoFile;
+  return {
+    header: at(gitdir, 'state.json'),
+    log: at(gitdir, 'state.jsonl'),
+    sealed: (k) => at(gitdir, `state.${k}.jsonl`),
+    legacy,
+  };
+};
 /** The live segment of the log is sealed once it holds this many bytes. */
 export const SEGMENT_BYTES = 64 << 10;
 
@@ -125,7 +145,9 @@ export class StateCache {
   }
 
   private async read(gitdir: string, config: string): Promise<LiveState | null> {
-    const text = await this.store.readText(joinPath(gitdir, HEADER));
+    const paths = await this.located(gitdir);
+    if (paths === null) return null;
+    const text = await this.store.readText(paths.header);
     if (text === null) return null;
     let header: Header;
     try {
@@ -138,12 +160,12 @@ export class StateCache {
     const decoder = new TextDecoder();
     const records: Record_[] = [];
     for (const [k, bytes] of sealed.entries()) {
-      const log = await this.store.read(joinPath(gitdir, sealedLog(k)));
+      const log = await this.store.read(paths.sealed(k));
       if (typeof bytes !== 'number' || log === null || log.length !== bytes) return null;
       parseLines(decoder.decode(log), records);
     }
     // No live segment: none begun since the last seal.
-    const live = await this.store.read(joinPath(gitdir, LOG));
+    const live = await this.store.read(paths.log);
     if (live !== null) parseLines(decoder.decode(live), records);
     let last = records.length - 1;
     while (last >= 0 && !('h' in records[last]!)) last--;
@@ -167,12 +189,25 @@ export class StateCache {
       records: last + 1,
       sealed,
       marker: typeof h.m === 'string' ? h.m : null,
+      ...(paths.legacy ? { legacy: true as const } : {}),
     };
+  }
+
+  /**
+   * Where the state of `gitdir` is: at the root of `.git`, else (a repository last synced by a
+   * version before the flat layout) in `.git/entity-git/`; null when neither has a header.
+   */
+  private async located(gitdir: string): Promise<StatePaths | null> {
+    const paths = statePaths(gitdir);
+    if ((await this.store.lstat(paths.header)) !== null) return paths;
+    const legacy = statePaths(gitdir, true);
+    return (await this.store.lstat(legacy.header)) !== null ? legacy : null;
   }
 
   /** Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew). */
   async save(gitdir: string, state: LiveState, delta: StateDelta | null, config: string): Promise<void> {
-    const logPath = joinPath(gitdir, LOG);
+    const paths = statePaths(gitdir);
+    const logPath = paths.log;
     const live = state.known.size + state.memo.size;
     const summary = (): string => {
       const h: Summary = {
@@ -188,9 +223,11 @@ export class StateCache {
     const writeHeader = async (sealed: number[]) => {
       const header: Header = { v: 3, config };
       if (sealed.length > 0) header.sealed = sealed;
-      await this.store.writeAtomic(joinPath(gitdir, HEADER), JSON.stringify(header));
+      await this.store.writeAtomic(paths.header, JSON.stringify(header));
     };
-    if (delta === null || state.records > 2 * live + 1000) {
+    // A state read from the old directory is written whole at the root (appending there would
+    // append to a log that is not there).
+    if (delta === null || state.legacy === true || state.records > 2 * live + 1000) {
       const lines: string[] = [];
       for (const n of state.known.values()) lines.push(JSON.stringify({ n }));
       for (const c of state.memo) lines.push(JSON.stringify({ c }));
@@ -201,11 +238,17 @@ export class StateCache {
       await writeHeader([]);
       state.records = lines.length;
       state.sealed = [];
+      delete state.legacy;
       // Sealed segments are left behind only until the header no longer names them (also those
-      // of a state that was not trusted, whose segments this one never knew).
-      const dir = joinPath(gitdir, 'entity-git');
-      for (const name of await this.store.readdir(dir))
-        if (/^state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(dir, name));
+      // of a state that was not trusted, whose segments this one never knew). The state of the
+      // layout before (`.git/entity-git/state*`) goes too, header first: it is this one's past.
+      for (const name of await this.store.readdir(gitdir))
+        if (/^entity-git-state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(gitdir, name));
+      const old = joinPath(gitdir, LEGACY_DIR);
+      const names = await this.store.readdir(old);
+      if (names.includes('state.json')) await this.store.remove(joinPath(old, 'state.json'));
+      for (const name of names) if (/^state(\.\d+)?\.jsonl$/.test(name)) await this.store.remove(joinPath(old, name));
+      if (names.length > 0) await removeLegacyDir(this.store, gitdir);
     } else {
       const lines: string[] = [];
       for (const id of delta.nodes) {
@@ -224,7 +267,7 @@ export class StateCache {
         // Sealed: the header names the segment before the rename makes it, so a crash between
         // the two leaves a header naming a segment that is not there (not trusted, rebuilt).
         const sealed = [...(state.sealed ?? []), bytes];
-        const to = joinPath(gitdir, sealedLog(sealed.length - 1));
+        const to = paths.sealed(sealed.length - 1);
         await writeHeader(sealed);
         try {
           await this.store.fs.rename(logPath, to);
@@ -255,10 +298,12 @@ export class StateCache {
     gitdir: string,
     config: string,
   ): Promise<{ tips: Record<string, string>; head: string | null; marker: string } | null> {
-    let path = joinPath(gitdir, LOG);
+    const paths = await this.located(gitdir);
+    if (paths === null) return null;
+    let path = paths.log;
     let size = (await this.store.lstat(path))?.size ?? 0;
     // The header names the config the state was computed under: another config's state is not this one's.
-    const text = await this.store.readText(joinPath(gitdir, HEADER));
+    const text = await this.store.readText(paths.header);
     let header: Header;
     try {
       if (text === null) return null;
@@ -271,7 +316,7 @@ export class StateCache {
       // Just sealed: the summary ends the last sealed segment.
       const sealed: unknown = header.sealed;
       if (!Array.isArray(sealed) || sealed.length === 0) return null;
-      path = joinPath(gitdir, sealedLog(sealed.length - 1));
+      path = paths.sealed(sealed.length - 1);
       size = (await this.store.lstat(path))?.size ?? 0;
     }
     // A summary is one line: its tips are most of it, ~60 bytes a branch.

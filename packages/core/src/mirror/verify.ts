@@ -15,6 +15,7 @@ import { headFiles, messagePath } from './layout.js';
 import type { CommitInfo, Difference, Layout, VerifyOptions, VerifyReport } from './mirror.js';
 import { configReadable, configuredLayout } from './repo-config.js';
 import { damageDifferences, inspectRepository } from './repo-scrub.js';
+import { withRepoLock } from './repo-files.js';
 import { repoLayout } from './repo-setup.js';
 import type { Known } from './repo-state.js';
 import { messageEntries, metaOf, openRepo, readCommitTree, walk, type Repo } from './repo.js';
@@ -55,9 +56,7 @@ export async function verify(
     return { sessionId, ok: false, differences: [{ kind: 'missing-repo', detail: `no repository at ${repo.dir}` }] };
   }
   // Under the sync lock: a sync half done by another caller is not a difference.
-  return ctx.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), () =>
-    verifyLocked(ctx, sessionId, session, repo),
-  );
+  return withRepoLock(ctx.store, repo.gitdir, 'sync.lock', () => verifyLocked(ctx, sessionId, session, repo));
 }
 
 async function verifyLocked(

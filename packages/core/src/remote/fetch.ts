@@ -11,13 +11,12 @@ import {
   HEAD_RECORD_REF,
   initRepo,
   remoteError,
-  remoteLockKey,
   repoExists,
   repoOf,
   storeFor,
-  syncLockKey,
   transportFs,
 } from './transport.js';
+import { repoFile, withRepoLock } from '../mirror/repo-files.js';
 
 export interface FetchOptions extends RemoteTarget {
   sessionId: string;
@@ -120,7 +119,7 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
     headMoved: false,
     worktreeChanged: false,
   };
-  return store.lock(remoteLockKey(repo), async () => {
+  return store.lock(repoFile(repo.gitdir, 'remote.lock'), async () => {
     let advertised: Map<string, string>;
     try {
       const { getRemoteInfo2 } = await loadIsoGit();
@@ -137,7 +136,7 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
       return result;
     }
     if (!(await repoExists(store, repo))) {
-      await store.lock(syncLockKey(repo), async () => {
+      await withRepoLock(store, repo.gitdir, 'sync.lock', async () => {
         if (await repoExists(store, repo)) return;
         await initRepo(store, repo);
         result.repositoryCreated = true;
@@ -218,7 +217,7 @@ export async function fetchSession(options: FetchOptions): Promise<FetchResult> 
     const record = tips.get(HEAD_RECORD_REF);
     result.remoteHead = record === undefined ? null : await readHeadRecord(repo.objects, record);
 
-    return store.lock(syncLockKey(repo), async () => {
+    return withRepoLock(store, repo.gitdir, 'sync.lock', async () => {
       const local = await localBranches(repo);
       const headBefore = await repo.refs.headBranch().catch(() => null);
       const reflog = (message: string, branch: string) => ({ who: identity, message, alsoHead: branch === headBefore });

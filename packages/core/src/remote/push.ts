@@ -7,13 +7,13 @@ import {
   ensureRemoteConfig,
   HEAD_RECORD_REF,
   remoteError,
-  remoteLockKey,
   repoExists,
   repoOf,
   storeFor,
   transportFs,
   type Repo,
 } from './transport.js';
+import { repoFile } from '../mirror/repo-files.js';
 
 /** Where a session's repository is, locally and on the host. */
 export interface RemoteTarget {
@@ -93,7 +93,7 @@ export async function pushSession(options: PushOptions): Promise<PushResult> {
       { sessionId },
     );
   }
-  return store.lock(remoteLockKey(repo), async () => {
+  return store.lock(repoFile(repo.gitdir, 'remote.lock'), async () => {
     await ensureRemoteConfig(store, repo, remote, url);
     const branches = await localBranches(repo);
     const head = await repo.refs.headBranch().catch(() => null);

@@ -55,10 +55,13 @@ export async function repoExists(store: Store, repo: Repo): Promise<boolean> {
   return (await store.lstat(joinPath(repo.gitdir, 'HEAD'))) !== null;
 }
 
-/** The key the mirror's `sync` locks; local branches move only while holding it. */
-export const syncLockKey = (repo: Repo) => joinPath(repo.gitdir, 'entity-git', 'sync.lock');
-/** Serializes this module's pushes and fetches of one repository (they write remote-tracking refs). */
-export const remoteLockKey = (repo: Repo) => joinPath(repo.gitdir, 'entity-git', 'remote.lock');
+// Locks: `.git/entity-git-remote.lock` serializes this module's pushes and fetches of one
+// repository (they write remote-tracking refs); a fetch that moves local branches then takes the
+// mirror's sync lock through `withRepoLock` (mirror/repo-files.ts), as every sync does. The remote
+// lock is not fenced against versions before the flat layout the way the sync lock is: it is taken
+// with the sync lock inside it, and the fence is one per repository, so fencing both would make
+// the inner one wait for the outer; an old and a new push overlapping during an upgrade still move
+// each remote-tracking ref under its own `<ref>.lock`.
 
 /**
  * The file system isomorphic-git sees during push and fetch: reads pass through; writes are

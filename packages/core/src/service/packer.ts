@@ -1,6 +1,7 @@
 import {
   type EntityGitError,
   countPacks,
+  isEntityGitError,
   type PackReport,
   type Storage,
   joinPath,
@@ -9,6 +10,7 @@ import {
   toStorageError,
 } from '@entity-git/git';
 import { packRepository } from './pack-session.js';
+import { legacyRepoFile, removeLegacyDir, repoFile } from '../mirror/repo-files.js';
 import type { Logger } from '../observe/logger.js';
 import { codeOf, emitLog, messageOf, now, since } from '../observe/loggers.js';
 
@@ -41,7 +43,8 @@ export interface PackerOptions {
  * quiet for `delayMs`. Packing takes no session lock — it cannot hold a turn back — and cannot
  * lose an object a sync writes meanwhile: the pack's index appears only when the pack is whole,
  * and only loose files the new pack holds are removed. Two packers on one repository are kept
- * apart by `entity-git/pack.lock`.
+ * apart by `.git/entity-git-pack.lock`, and from a packer of a version before the flat layout
+ * by its `.git/entity-git/pack.lock`, taken too while packing.
  */
 export interface Packer {
   request(gitdir: string): void;
@@ -78,19 +81,38 @@ export function createPacker(options: PackerOptions): Packer {
   async function packNow(gitdir: string): Promise<PackReport | void | null> {
     if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)
       return null;
-    const lock = joinPath(gitdir, 'entity-git', 'pack.lock');
-    await store.mkdirp(joinPath(gitdir, 'entity-git'));
-    if (!(await store.createExclusive(lock, `${Date.now()}\n`))) {
-      const st = await store.lstat(lock);
-      if (!st || Date.now() - st.mtimeMs < staleMs) return null;
-      await store.remove(lock);
-      if (!(await store.createExclusive(lock, `${Date.now()}\n`))) return null;
-    }
+    const lock = repoFile(gitdir, 'pack.lock');
+    const legacy = legacyRepoFile(gitdir, 'pack.lock');
+    if (!(await take(lock))) return null;
     try {
-      return await pack(gitdir);
+      if (!(await take(legacy))) return null;
+      try {
+        return await pack(gitdir);
+      } finally {
+        await store.remove(legacy);
+        await removeLegacyDir(store, gitdir);
+      }
     } finally {
       await store.remove(lock);
     }
+  }
+
+  /**
+   * Create the lock file `lock` (its parent made on demand), taking over one left for `staleMs`.
+   * False also when its directory is a file: `.git/entity-git` held by a sync (`withRepoLock`),
+   * which keeps an older packer out as well; the next request packs.
+   */
+  async function take(lock: string): Promise<boolean> {
+    try {
+      if (await store.createExclusive(lock, `${Date.now()}\n`)) return true;
+    } catch (err) {
+      if (isEntityGitError(err, 'STORAGE_ERROR') && err.data.fsCode === 'ENOTDIR') return false;
+      throw err;
+    }
+    const st = await store.lstat(lock);
+    if (!st || Date.now() - st.mtimeMs < staleMs) return false;
+    await store.remove(lock);
+    return store.createExclusive(lock, `${Date.now()}\n`);
   }
 
   function pump(): void {

@@ -1,7 +1,7 @@
-import { joinPath } from '@entity-git/git';
 import type { MirrorContext } from '../context.js';
 import type { SyncOptions, SyncResult } from '../mirror.js';
 import { openRepo } from '../repo.js';
+import { withRepoLock } from '../repo-files.js';
 import { build } from './build.js';
 import { checkOutHead } from './checkout.js';
 import { ingest } from './ingest.js';
@@ -19,7 +19,7 @@ import { write } from './write.js';
 export async function syncSession(ctx: MirrorContext, sessionId: string, options: SyncOptions): Promise<SyncResult> {
   const repo = openRepo(ctx, sessionId);
   // The key is a path: adapters with files lock that file, others use it as a lock name.
-  return ctx.store.lock(joinPath(repo.gitdir, 'entity-git', 'sync.lock'), async () => {
+  return withRepoLock(ctx.store, repo.gitdir, 'sync.lock', async () => {
     // Work a sync started beside its own (a backfill's working-tree files) ends before the lock
     // is let go, also when the sync fails.
     const beside: Promise<unknown>[] = [];

@@ -40,7 +40,8 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
     !worktreeChanged &&
     !metaMoved &&
     !converting;
-  if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved)
+  // A state read from the layout before (`.git/entity-git/`) is moved to the root by this save.
+  if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved && state.legacy !== true)
     ctx.cache.states.keep(repo.gitdir, state, config);
   else await ctx.cache.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
   if (derivation.unknownHead === undefined)

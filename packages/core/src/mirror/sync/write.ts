@@ -1,7 +1,7 @@
 import { isEntityGitError } from '@entity-git/git';
 import type { BranchPlan } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
-import { syncMetaRef } from '../meta-ref.js';
+import { moveMetaRef, planMetaRef } from '../meta-ref.js';
 import type { Known, StateDelta } from '../repo-state.js';
 import type { Built } from './build.js';
 
@@ -30,6 +30,14 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
   const { repo, derivation, builds, sink, stored, delta, session, full } = built;
   const inPacks = { objects: 0, bytes: 0 };
   let packed = 0;
+  // The meta ref's commit, tree and blob go into the sync's pack with its turns (a loose object
+  // would cost an `objects/xx` directory each); without a sink, they are written loose below.
+  const meta = await planMetaRef(repo.objects, repo.refs, session, ctx.identity, full);
+  if (sink !== null && meta !== null) {
+    await sink.write('blob', meta.meta.blob);
+    await sink.write('tree', meta.meta.tree);
+    await sink.write('commit', meta.meta.commit);
+  }
   if (sink !== null) {
     await sink.finish();
     inPacks.objects += sink.packed.objects;
@@ -82,7 +90,8 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     );
     headMoved = true;
   }
-  const metaMoved = await syncMetaRef(repo.objects, repo.refs, session, ctx.identity, full);
+  if (meta !== null) await moveMetaRef(repo.objects, repo.refs, meta, ctx.identity, sink !== null);
+  const metaMoved = meta !== null;
   return { ...built, tips, headBefore, branchesMoved, headMoved, metaMoved, inPacks, packed };
 }
 
