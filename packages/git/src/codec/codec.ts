@@ -36,7 +36,8 @@ export const sha1Hex: (data: Uint8Array) => string = sha1;
 /** Inputs up to this size are stored, not compressed, by the portable codec (see {@link storedZlib}). */
 const STORED_MAX = 4096;
 
-function adler32(data: Uint8Array): number {
+/** zlib's Adler-32 of `data`. */
+export function adler32(data: Uint8Array): number {
   let a = 1;
   let b = 0;
   for (let i = 0; i < data.length; ) {

@@ -2,6 +2,7 @@ import { EntityGitError } from '../errors.js';
 import { fromHex } from '../bytes/hex.js';
 import { utf8 } from '../bytes/utf8.js';
 import { storedZlib } from '../codec/codec.js';
+import { FIXED_DEFLATE_MAX, fixedZlib } from '../codec/fixed-deflate.js';
 import { isOid, type ObjectType } from '../objects/frame.js';
 import { joinPath } from '../storage/paths.js';
 import type { Store } from '../storage/store.js';
@@ -179,7 +180,11 @@ export class PackBuilder {
       code === TYPE_CODE.blob
         ? body.length <= STORED_BLOB_MAX
         : code === TYPE_CODE.tree && this.options.storeTrees === true;
-    const data = stored ? storedZlib(body) : this.store.codec.deflate(body);
+    const data = stored
+      ? storedZlib(body)
+      : body.length <= FIXED_DEFLATE_MAX
+        ? fixedZlib(body)
+        : this.store.codec.deflate(body);
     this.parts.push(header, data);
     this.size += header.length + data.length;
     this.offsets.set(oid, { offset: at, depth });
