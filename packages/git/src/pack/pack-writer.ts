@@ -42,8 +42,10 @@ const varint = (n: number, out: number[]): void => {
 export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Array | null {
   const max = Math.min(base.length, target.length);
   let prefix = 0;
+  // The same memory (a tree {@link extendTree} wrote after its base): the prefix is all of it.
+  if (base.buffer === target.buffer && base.byteOffset === target.byteOffset) prefix = max;
   // Four bytes at a time while both are aligned (a tree is often hundreds of kilobytes).
-  if (base.byteOffset % 4 === 0 && target.byteOffset % 4 === 0) {
+  else if (base.byteOffset % 4 === 0 && target.byteOffset % 4 === 0) {
     const a = new Uint32Array(base.buffer, base.byteOffset, max >>> 2);
     const b = new Uint32Array(target.buffer, target.byteOffset, max >>> 2);
     let w = 0;
