@@ -10,20 +10,40 @@ import type { Store } from '../storage/store.js';
 const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 const OFS_DELTA = 6;
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
+// CRC-32 by eight bytes a step ("slicing-by-8"): table k gives a byte's CRC followed by k zero bytes.
+const CRC_TABLES = (() => {
+  const t = new Int32Array(8 * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
+    t[n] = c;
   }
+  for (let n = 0; n < 256; n++)
+    for (let k = 1; k < 8; k++) t[k * 256 + n] = (t[(k - 1) * 256 + n]! >>> 8) ^ t[t[(k - 1) * 256 + n]! & 0xff]!;
   return t;
 })();
 
 function crc32(parts: readonly Uint8Array[]): number {
-  let c = 0xffffffff;
-  for (const p of parts) for (let i = 0; i < p.length; i++) c = CRC_TABLE[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+  const t = CRC_TABLES;
+  let c = -1;
+  for (const p of parts) {
+    const n = p.length;
+    let i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const a = c ^ (p[i]! | (p[i + 1]! << 8) | (p[i + 2]! << 16) | (p[i + 3]! << 24));
+      c =
+        t[1792 + (a & 0xff)]! ^
+        t[1536 + ((a >>> 8) & 0xff)]! ^
+        t[1280 + ((a >>> 16) & 0xff)]! ^
+        t[1024 + (a >>> 24)]! ^
+        t[768 + p[i + 4]!]! ^
+        t[512 + p[i + 5]!]! ^
+        t[256 + p[i + 6]!]! ^
+        t[p[i + 7]!]!;
+    }
+    for (; i < n; i++) c = t[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
+  }
+  return (c ^ -1) >>> 0;
 }
 
 const varint = (n: number, out: number[]): void => {
