@@ -46,14 +46,6 @@ function crc32(parts: readonly Uint8Array[]): number {
   return (c ^ -1) >>> 0;
 }
 
-const varint = (n: number, out: number[]): void => {
-  while (n >= 0x80) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-};
-
 /**
  * A delta (git's pack delta format) that rebuilds `target` from `base` by copying their common
  * prefix and suffix and inserting the rest: what a session tree is between two turns (the same
@@ -75,39 +67,50 @@ export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Ar
   while (prefix < max && base[prefix] === target[prefix]) prefix++;
   let suffix = 0;
   while (suffix < max - prefix && base[base.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
-  const out: number[] = [];
-  varint(base.length, out);
-  varint(target.length, out);
+  const middle = target.length - suffix - prefix;
+  const inserts = middle + Math.ceil(middle / 127);
+  if (inserts > target.length / 2) return null;
+  // Written straight into bytes: two sizes, a copy op of at most 8 bytes per 16 MB, the inserts.
+  const out = new Uint8Array(20 + 8 * (Math.ceil(prefix / 0xffffff) + Math.ceil(suffix / 0xffffff)) + inserts);
+  let o = 0;
+  const size = (n: number) => {
+    while (n >= 0x80) {
+      out[o++] = (n & 0x7f) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    out[o++] = n;
+  };
+  size(base.length);
+  size(target.length);
   const copy = (offset: number, size: number) => {
     for (let done = 0; done < size; ) {
       const n = Math.min(size - done, 0xffffff);
       const at = offset + done;
-      const bytes: number[] = [];
+      const opAt = o++;
       let op = 0x80;
       for (let i = 0; i < 4; i++)
         if ((at >>> (8 * i)) & 0xff) {
           op |= 1 << i;
-          bytes.push((at >>> (8 * i)) & 0xff);
+          out[o++] = (at >>> (8 * i)) & 0xff;
         }
       for (let i = 0; i < 3; i++)
         if ((n >>> (8 * i)) & 0xff) {
           op |= 1 << (4 + i);
-          bytes.push((n >>> (8 * i)) & 0xff);
+          out[o++] = (n >>> (8 * i)) & 0xff;
         }
-      out.push(op, ...bytes);
+      out[opAt] = op;
       done += n;
     }
   };
   copy(0, prefix);
-  const middle = target.subarray(prefix, target.length - suffix);
-  for (let i = 0; i < middle.length; i += 127) {
-    const chunk = middle.subarray(i, Math.min(middle.length, i + 127));
-    out.push(chunk.length);
-    for (const b of chunk) out.push(b);
-    if (out.length > target.length / 2) return null;
+  for (let i = prefix, end = target.length - suffix; i < end; i += 127) {
+    const n = Math.min(end - i, 127);
+    out[o++] = n;
+    out.set(target.subarray(i, i + n), o);
+    o += n;
   }
   copy(base.length - suffix, suffix);
-  return out.length > target.length / 2 ? null : Uint8Array.from(out);
+  return o > target.length / 2 ? null : out.subarray(0, o);
 }
 
 interface Entry {
@@ -169,7 +172,7 @@ export class PackBuilder {
     let code = TYPE_CODE[type];
     let body = content;
     let depth = 0;
-    const extra: number[] = [];
+    let ofs = -1;
     const baseAt = base ? this.offsets.get(base.oid) : undefined;
     if (base && baseAt !== undefined && baseAt.depth < MAX_DEPTH) {
       const delta = prefixSuffixDelta(base.content, content);
@@ -177,27 +180,32 @@ export class PackBuilder {
         code = OFS_DELTA;
         body = delta;
         depth = baseAt.depth + 1;
-        let ofs = at - baseAt.offset;
-        const enc = [ofs & 0x7f];
-        while ((ofs = Math.floor(ofs / 128)) > 0) {
-          ofs -= 1;
-          enc.unshift(0x80 | (ofs & 0x7f));
-        }
-        extra.push(...enc);
+        ofs = at - baseAt.offset;
         this.deltas++;
       }
     }
-    const head: number[] = [];
+    // The entry's head: type and size (4 bits, then 7 a byte), then a delta's base offset
+    // (7 bits a byte, most significant first, each continued byte one less).
+    const head = new Uint8Array(20);
+    let h = 0;
     let n = body.length;
     let first = (code << 4) | (n & 0x0f);
     n = Math.floor(n / 16);
     while (n > 0) {
-      head.push(first | 0x80);
+      head[h++] = first | 0x80;
       first = n & 0x7f;
       n = Math.floor(n / 128);
     }
-    head.push(first);
-    const header = Uint8Array.from([...head, ...extra]);
+    head[h++] = first;
+    if (ofs >= 0) {
+      const enc = [ofs & 0x7f];
+      while ((ofs = Math.floor(ofs / 128)) > 0) {
+        ofs -= 1;
+        enc.push(0x80 | (ofs & 0x7f));
+      }
+      for (let i = enc.length - 1; i >= 0; i--) head[h++] = enc[i]!;
+    }
+    const header = head.subarray(0, h);
     const stored =
       code === TYPE_CODE.blob
         ? body.length <= STORED_BLOB_MAX
