@@ -17,7 +17,7 @@ import { ClaudeTranscript } from '../packages/transcripts/test/claude-fixture.js
 import { align, failWith, fsckOr, git, int, mb, ratio, stats, writeResults } from './lib/measure.js';
 
 const RECORDS = Number(process.env.IMPORT_BENCH_RECORDS ?? 5000);
-const REPS = 3;
+const REPS = Math.max(1, Number(process.env.IMPORT_BENCH_REPS ?? 3));
 const SESSION = 'bench0000-0000-4000-8000-000000005000';
 
 const fail: (message: string) => never = failWith('import');
