@@ -1,7 +1,36 @@
 import { EntityGitError, type DagNode, type DagSource, type Session } from '@entity-git/core';
 import type { ParsedSession } from './parsed-session.js';
 
-const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+/**
+ * A copy of a JSON value as `JSON.parse(JSON.stringify(v))` gives it (a property that is
+ * undefined left out, one in an array null, a non-finite number null, -0 as 0), without writing
+ * and reading it back: strings are immutable, so they are shared, not copied (an import's 6 MB of
+ * tool outputs were serialised and parsed again node by node).
+ */
+function copy<T>(v: T): T {
+  return clone(v) as T;
+}
+
+function clone(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isFinite(v) ? v + 0 : null;
+  if (v === null || typeof v !== 'object') return v;
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return JSON.parse(JSON.stringify(v));
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      out[i] = x === undefined || typeof x === 'function' || typeof x === 'symbol' ? null : clone(x);
+    }
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+    out[k] = clone(x);
+  }
+  return out;
+}
 
 /**
  * A {@link DagSource} over parsed transcripts. `set` replaces a session with its newest parse

@@ -36,12 +36,48 @@ export const sha1Hex: (data: Uint8Array) => string = sha1;
 /** Inputs up to this size are stored, not compressed, by the portable codec (see {@link storedZlib}). */
 const STORED_MAX = 4096;
 
-function adler32(data: Uint8Array): number {
+/** zlib's Adler-32 of `data`. */
+export function adler32(data: Uint8Array): number {
   let a = 1;
   let b = 0;
   for (let i = 0; i < data.length; ) {
     // 5552 bytes at most between reductions, as zlib does: the sums cannot overflow meanwhile.
     const end = Math.min(i + 5552, data.length);
+    // Sixteen bytes a step (as zlib's DO16): the loop's own cost was most of it.
+    for (const end16 = end - 15; i < end16; i += 16) {
+      a += data[i]!;
+      b += a;
+      a += data[i + 1]!;
+      b += a;
+      a += data[i + 2]!;
+      b += a;
+      a += data[i + 3]!;
+      b += a;
+      a += data[i + 4]!;
+      b += a;
+      a += data[i + 5]!;
+      b += a;
+      a += data[i + 6]!;
+      b += a;
+      a += data[i + 7]!;
+      b += a;
+      a += data[i + 8]!;
+      b += a;
+      a += data[i + 9]!;
+      b += a;
+      a += data[i + 10]!;
+      b += a;
+      a += data[i + 11]!;
+      b += a;
+      a += data[i + 12]!;
+      b += a;
+      a += data[i + 13]!;
+      b += a;
+      a += data[i + 14]!;
+      b += a;
+      a += data[i + 15]!;
+      b += a;
+    }
     for (; i < end; i++) {
       a += data[i]!;
       b += a;

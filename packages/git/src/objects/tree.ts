@@ -79,8 +79,31 @@ export function extendTree(tree: Uint8Array, entries: readonly TreeEntry[], coun
     if (!ASCII.test(entries[i]!.name) || !(sortKey(entries[i - 1]!) < sortKey(entries[i]!))) return null;
   }
   if (count > 0 && count < entries.length && !ASCII.test(entries[count - 1]!.name)) return null;
-  return concatBytes([tree, ...entries.slice(count).map(entryBytes)]);
+  let size = tree.length;
+  for (let i = count; i < entries.length; i++) size += entryBytes(entries[i]!).length;
+  // A session's flat tree grows by a few entries a turn: it is written after the previous tree
+  // in the same buffer when that tree's bytes are the last written there (so bytes already handed
+  // out are never written over), not copied whole each turn.
+  const end = tree.byteOffset + tree.length;
+  let out: Uint8Array;
+  if (tree.length > 0 && grown.get(tree.buffer) === end && tree.byteOffset + size <= tree.buffer.byteLength) {
+    out = new Uint8Array(tree.buffer, tree.byteOffset, size);
+  } else {
+    out = new Uint8Array(new ArrayBuffer(size < 4096 ? size : size * 2), 0, size);
+    out.set(tree, 0);
+  }
+  let at = tree.length;
+  for (let i = count; i < entries.length; i++) {
+    const b = entryBytes(entries[i]!);
+    out.set(b, at);
+    at += b.length;
+  }
+  grown.set(out.buffer, out.byteOffset + out.length);
+  return out;
 }
+
+/** Bytes written so far into each buffer {@link extendTree} grows a tree in. */
+const grown = new WeakMap<ArrayBufferLike, number>();
 
 export function parseTree(content: Uint8Array): TreeEntry[] {
   const entries: TreeEntry[] = [];

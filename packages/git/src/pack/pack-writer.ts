@@ -2,6 +2,7 @@ import { EntityGitError } from '../errors.js';
 import { fromHex } from '../bytes/hex.js';
 import { utf8 } from '../bytes/utf8.js';
 import { storedZlib } from '../codec/codec.js';
+import { FIXED_DEFLATE_MAX, fixedZlib } from '../codec/fixed-deflate.js';
 import { isOid, type ObjectType } from '../objects/frame.js';
 import { joinPath } from '../storage/paths.js';
 import type { Store } from '../storage/store.js';
@@ -9,29 +10,41 @@ import type { Store } from '../storage/store.js';
 const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 const OFS_DELTA = 6;
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
+// CRC-32 by eight bytes a step ("slicing-by-8"): table k gives a byte's CRC followed by k zero bytes.
+const CRC_TABLES = (() => {
+  const t = new Int32Array(8 * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
+    t[n] = c;
   }
+  for (let n = 0; n < 256; n++)
+    for (let k = 1; k < 8; k++) t[k * 256 + n] = (t[(k - 1) * 256 + n]! >>> 8) ^ t[t[(k - 1) * 256 + n]! & 0xff]!;
   return t;
 })();
 
 function crc32(parts: readonly Uint8Array[]): number {
-  let c = 0xffffffff;
-  for (const p of parts) for (let i = 0; i < p.length; i++) c = CRC_TABLE[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-const varint = (n: number, out: number[]): void => {
-  while (n >= 0x80) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
+  const t = CRC_TABLES;
+  let c = -1;
+  for (const p of parts) {
+    const n = p.length;
+    let i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const a = c ^ (p[i]! | (p[i + 1]! << 8) | (p[i + 2]! << 16) | (p[i + 3]! << 24));
+      c =
+        t[1792 + (a & 0xff)]! ^
+        t[1536 + ((a >>> 8) & 0xff)]! ^
+        t[1280 + ((a >>> 16) & 0xff)]! ^
+        t[1024 + (a >>> 24)]! ^
+        t[768 + p[i + 4]!]! ^
+        t[512 + p[i + 5]!]! ^
+        t[256 + p[i + 6]!]! ^
+        t[p[i + 7]!]!;
+    }
+    for (; i < n; i++) c = t[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
   }
-  out.push(n);
-};
+  return (c ^ -1) >>> 0;
+}
 
 /**
  * A delta (git's pack delta format) that rebuilds `target` from `base` by copying their common
@@ -41,8 +54,10 @@ const varint = (n: number, out: number[]): void => {
 export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Array | null {
   const max = Math.min(base.length, target.length);
   let prefix = 0;
+  // The same memory (a tree {@link extendTree} wrote after its base): the prefix is all of it.
+  if (base.buffer === target.buffer && base.byteOffset === target.byteOffset) prefix = max;
   // Four bytes at a time while both are aligned (a tree is often hundreds of kilobytes).
-  if (base.byteOffset % 4 === 0 && target.byteOffset % 4 === 0) {
+  else if (base.byteOffset % 4 === 0 && target.byteOffset % 4 === 0) {
     const a = new Uint32Array(base.buffer, base.byteOffset, max >>> 2);
     const b = new Uint32Array(target.buffer, target.byteOffset, max >>> 2);
     let w = 0;
@@ -52,39 +67,50 @@ export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Ar
   while (prefix < max && base[prefix] === target[prefix]) prefix++;
   let suffix = 0;
   while (suffix < max - prefix && base[base.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
-  const out: number[] = [];
-  varint(base.length, out);
-  varint(target.length, out);
+  const middle = target.length - suffix - prefix;
+  const inserts = middle + Math.ceil(middle / 127);
+  if (inserts > target.length / 2) return null;
+  // Written straight into bytes: two sizes, a copy op of at most 8 bytes per 16 MB, the inserts.
+  const out = new Uint8Array(20 + 8 * (Math.ceil(prefix / 0xffffff) + Math.ceil(suffix / 0xffffff)) + inserts);
+  let o = 0;
+  const size = (n: number) => {
+    while (n >= 0x80) {
+      out[o++] = (n & 0x7f) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    out[o++] = n;
+  };
+  size(base.length);
+  size(target.length);
   const copy = (offset: number, size: number) => {
     for (let done = 0; done < size; ) {
       const n = Math.min(size - done, 0xffffff);
       const at = offset + done;
-      const bytes: number[] = [];
+      const opAt = o++;
       let op = 0x80;
       for (let i = 0; i < 4; i++)
         if ((at >>> (8 * i)) & 0xff) {
           op |= 1 << i;
-          bytes.push((at >>> (8 * i)) & 0xff);
+          out[o++] = (at >>> (8 * i)) & 0xff;
         }
       for (let i = 0; i < 3; i++)
         if ((n >>> (8 * i)) & 0xff) {
           op |= 1 << (4 + i);
-          bytes.push((n >>> (8 * i)) & 0xff);
+          out[o++] = (n >>> (8 * i)) & 0xff;
         }
-      out.push(op, ...bytes);
+      out[opAt] = op;
       done += n;
     }
   };
   copy(0, prefix);
-  const middle = target.subarray(prefix, target.length - suffix);
-  for (let i = 0; i < middle.length; i += 127) {
-    const chunk = middle.subarray(i, Math.min(middle.length, i + 127));
-    out.push(chunk.length);
-    for (const b of chunk) out.push(b);
-    if (out.length > target.length / 2) return null;
+  for (let i = prefix, end = target.length - suffix; i < end; i += 127) {
+    const n = Math.min(end - i, 127);
+    out[o++] = n;
+    out.set(target.subarray(i, i + n), o);
+    o += n;
   }
   copy(base.length - suffix, suffix);
-  return out.length > target.length / 2 ? null : Uint8Array.from(out);
+  return o > target.length / 2 ? null : out.subarray(0, o);
 }
 
 interface Entry {
@@ -146,7 +172,7 @@ export class PackBuilder {
     let code = TYPE_CODE[type];
     let body = content;
     let depth = 0;
-    const extra: number[] = [];
+    let ofs = -1;
     const baseAt = base ? this.offsets.get(base.oid) : undefined;
     if (base && baseAt !== undefined && baseAt.depth < MAX_DEPTH) {
       const delta = prefixSuffixDelta(base.content, content);
@@ -154,32 +180,41 @@ export class PackBuilder {
         code = OFS_DELTA;
         body = delta;
         depth = baseAt.depth + 1;
-        let ofs = at - baseAt.offset;
-        const enc = [ofs & 0x7f];
-        while ((ofs = Math.floor(ofs / 128)) > 0) {
-          ofs -= 1;
-          enc.unshift(0x80 | (ofs & 0x7f));
-        }
-        extra.push(...enc);
+        ofs = at - baseAt.offset;
         this.deltas++;
       }
     }
-    const head: number[] = [];
+    // The entry's head: type and size (4 bits, then 7 a byte), then a delta's base offset
+    // (7 bits a byte, most significant first, each continued byte one less).
+    const head = new Uint8Array(20);
+    let h = 0;
     let n = body.length;
     let first = (code << 4) | (n & 0x0f);
     n = Math.floor(n / 16);
     while (n > 0) {
-      head.push(first | 0x80);
+      head[h++] = first | 0x80;
       first = n & 0x7f;
       n = Math.floor(n / 128);
     }
-    head.push(first);
-    const header = Uint8Array.from([...head, ...extra]);
+    head[h++] = first;
+    if (ofs >= 0) {
+      const enc = [ofs & 0x7f];
+      while ((ofs = Math.floor(ofs / 128)) > 0) {
+        ofs -= 1;
+        enc.push(0x80 | (ofs & 0x7f));
+      }
+      for (let i = enc.length - 1; i >= 0; i--) head[h++] = enc[i]!;
+    }
+    const header = head.subarray(0, h);
     const stored =
       code === TYPE_CODE.blob
         ? body.length <= STORED_BLOB_MAX
         : code === TYPE_CODE.tree && this.options.storeTrees === true;
-    const data = stored ? storedZlib(body) : this.store.codec.deflate(body);
+    const data = stored
+      ? storedZlib(body)
+      : body.length <= FIXED_DEFLATE_MAX
+        ? fixedZlib(body)
+        : this.store.codec.deflate(body);
     this.parts.push(header, data);
     this.size += header.length + data.length;
     this.offsets.set(oid, { offset: at, depth });
