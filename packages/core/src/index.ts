@@ -40,6 +40,7 @@ export { isAbsolutePath } from './model/is-absolute-path.js';
 export type { Storage, StorageFs, StorageStat, WorkTreeFile } from '@entity-git/git';
 export { Store, storeFor } from '@entity-git/git';
 export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from '@entity-git/git';
+export { fixedZlib, FIXED_DEFLATE_MAX } from '@entity-git/git';
 export {
   ObjectStore,
   buildTree,

@@ -10,6 +10,7 @@ export { toHex, fromHex } from './bytes/hex.js';
 export { concatBytes } from './bytes/concat.js';
 export { compareBytes } from './bytes/compare.js';
 export { portableCodec, storedZlib, sha1Hex, sha1OfParts, type Codec } from './codec/codec.js';
+export { fixedZlib, FIXED_DEFLATE_MAX } from './codec/fixed-deflate.js';
 export type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage/storage.js';
 export { Store, storeFor } from './storage/store.js';
 export { joinPath, dirname, uniqueSuffix } from './storage/paths.js';

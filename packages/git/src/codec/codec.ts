@@ -23,6 +23,12 @@ export interface Codec {
    * making it — an object's id from its header and content. Without it they are joined first.
    */
   sha1Parts?(parts: readonly Uint8Array[]): string;
+  /**
+   * Optional: the zlib stream of a pack entry (any stream git inflates). Default: {@link deflate}.
+   * Node's codec deflates entries up to 4 KB with one fixed-Huffman block (`fixedZlib`), which
+   * spares node:zlib's setup per call; the portable codec stores such entries already.
+   */
+  deflatePackEntry?(data: Uint8Array): Uint8Array;
 }
 
 /** SHA-1 of `parts` joined, through the codec's {@link Codec.sha1Parts} where it has one. */

@@ -2,7 +2,6 @@ import { EntityGitError } from '../errors.js';
 import { fromHex } from '../bytes/hex.js';
 import { utf8 } from '../bytes/utf8.js';
 import { storedZlib } from '../codec/codec.js';
-import { FIXED_DEFLATE_MAX, fixedZlib } from '../codec/fixed-deflate.js';
 import { isOid, type ObjectType } from '../objects/frame.js';
 import { joinPath } from '../storage/paths.js';
 import type { Store } from '../storage/store.js';
@@ -210,11 +209,12 @@ export class PackBuilder {
       code === TYPE_CODE.blob
         ? body.length <= STORED_BLOB_MAX
         : code === TYPE_CODE.tree && this.options.storeTrees === true;
+    const codec = this.store.codec;
     const data = stored
       ? storedZlib(body)
-      : body.length <= FIXED_DEFLATE_MAX
-        ? fixedZlib(body)
-        : this.store.codec.deflate(body);
+      : codec.deflatePackEntry
+        ? codec.deflatePackEntry(body)
+        : codec.deflate(body);
     this.parts.push(header, data);
     this.size += header.length + data.length;
     this.offsets.set(oid, { offset: at, depth });
