@@ -2,13 +2,12 @@
 // objects read in one batch (a read per span of a pack, not one per commit), cached by tip (the
 // history below a commit never changes; a new tip reuses the log kept of an older one). Without a
 // graph, or where it does not agree with the objects, the commits are walked one by one as before.
-import { CommitGraph, COMMIT_GRAPH_PATH, joinPath, parseCommit, type ParsedCommit } from '@entity-git/git';
-import { parseTrailers } from '../model/commit-message.js';
+import { CommitGraph, COMMIT_GRAPH_PATH, joinPath, parseCommit } from '@entity-git/git';
 import type { MirrorContext } from './context.js';
 import type { CommitInfo } from './mirror.js';
 import { fileId, sameFile } from './repo-cache.js';
 import { LIVE_STATES, remember } from './repo-state.js';
-import { walk, type Repo } from './repo.js';
+import { commitInfo, walk, type Repo } from './repo.js';
 
 /** Logs kept per mirror, by repository and tip: the most recently read. */
 const LOGS_KEPT = 16;
@@ -26,20 +25,6 @@ export async function commitGraph(ctx: MirrorContext, repo: Repo): Promise<Commi
   remember(ctx.cache.graphs, repo.gitdir, { id: fileId(st), graph }, LIVE_STATES);
   return graph;
 }
-
-const infoOf = (sha: string, c: ParsedCommit): CommitInfo => {
-  const t = parseTrailers(c.message);
-  return {
-    sha,
-    parents: c.parents,
-    time: c.time,
-    subject: c.message.split('\n', 1)[0]!,
-    message: c.message,
-    turn: t?.turn ?? null,
-    node: t?.node ?? null,
-    seq: t?.seq ?? null,
-  };
-};
 
 /** The commit ids from `tip` down first parents as the graph has them; empty when the tip is not in it. */
 function graphChain(graph: CommitGraph, tip: string): string[] {
@@ -66,7 +51,7 @@ async function fromGraph(
   const chain = graphChain(graph, from);
   const out = new Array<CommitInfo>(chain.length);
   await repo.objects.forEachTyped(chain, 'commit', (i, content) => {
-    out[i] = infoOf(chain[i]!, parseCommit(content));
+    out[i] = commitInfo(chain[i]!, parseCommit(content));
   });
   for (let i = 0; i + 1 < out.length; i++) if (out[i]!.parents[0] !== chain[i + 1]) return null;
   for (const sha of chain) seen.add(sha);
@@ -103,7 +88,7 @@ async function readLog(
     }
     seen.add(sha);
     const c = parseCommit(await repo.objects.readTyped(sha, 'commit'));
-    out.push(infoOf(sha, c));
+    out.push(commitInfo(sha, c));
     sha = c.parents[0];
   }
   return out;

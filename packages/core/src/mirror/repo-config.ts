@@ -1,6 +1,6 @@
 import { LAYOUTS } from './layout.js';
 import type { Layout } from './mirror.js';
-import { withFormat } from './repo-format.js';
+import { entitygitValue, withFormat } from './repo-format.js';
 
 const CORE_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
 /** The config section recording a repository's layout. */
@@ -10,17 +10,7 @@ export const repoConfig = (layout: Layout) => withFormat(CORE_CONFIG + layoutSec
 
 /** The layout a config records (`[entitygit] layout = …`), or null. */
 export function configuredLayout(text: string | null): Layout | null {
-  if (text === null) return null;
-  let inSection = false;
-  for (const line of text.split('\n')) {
-    const section = /^\s*\[([^\]]*)\]/.exec(line);
-    if (section) inSection = section[1]!.trim().toLowerCase() === 'entitygit';
-    else if (inSection) {
-      const m = /^\s*layout\s*=\s*(\S+)\s*$/i.exec(line);
-      if (m && (LAYOUTS as string[]).includes(m[1]!)) return m[1] as Layout;
-    }
-  }
-  return null;
+  return entitygitValue(text, /^\s*layout\s*=\s*(\S+)\s*$/i, (v) => (LAYOUTS as string[]).includes(v)) as Layout | null;
 }
 
 /** Whether git can read a config file: present, no NUL byte, and a [core] section. */

@@ -13,14 +13,27 @@ export const FORMAT_1_BACKUP = 'refs/entity-git/format-1/heads/';
 
 /** The format a config records (`[entitygit] format = N`), or null. */
 export function configuredFormat(text: string | null): number | null {
+  const value = entitygitValue(text, /^\s*format\s*=\s*(\d+)\s*$/i, () => true);
+  return value === null ? null : Number(value);
+}
+
+/**
+ * The first value in a config's `[entitygit]` section whose line `pattern` matches (its group 1)
+ * and `accept` takes, or null: the reader of `format` here and of `layout` in repo-config.ts.
+ */
+export function entitygitValue(
+  text: string | null,
+  pattern: RegExp,
+  accept: (value: string) => boolean,
+): string | null {
   if (text === null) return null;
   let inSection = false;
   for (const line of text.split('\n')) {
     const section = /^\s*\[([^\]]*)\]/.exec(line);
     if (section) inSection = section[1]!.trim().toLowerCase() === 'entitygit';
     else if (inSection) {
-      const m = /^\s*format\s*=\s*(\d+)\s*$/i.exec(line);
-      if (m) return Number(m[1]);
+      const m = pattern.exec(line);
+      if (m && accept(m[1]!)) return m[1]!;
     }
   }
   return null;

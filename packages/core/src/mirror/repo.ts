@@ -3,6 +3,7 @@ import {
   ObjectStore,
   parseCommit,
   parseTree,
+  type ParsedCommit,
   type TreeEntry,
   RefStore,
   joinPath,
@@ -74,6 +75,21 @@ export async function messageEntries(repo: Repo, messagesTree: string): Promise<
   return out;
 }
 
+/** A parsed commit as `log` reports it: subject, message and its Turn/Node/Seq trailers. */
+export function commitInfo(sha: string, c: ParsedCommit): CommitInfo {
+  const t = parseTrailers(c.message);
+  return {
+    sha,
+    parents: c.parents,
+    time: c.time,
+    subject: c.message.split('\n', 1)[0]!,
+    message: c.message,
+    turn: t?.turn ?? null,
+    node: t?.node ?? null,
+    seq: t?.seq ?? null,
+  };
+}
+
 /** The commits from `tip` down its first parents, tip first (a commit seen before ends the walk). */
 export async function walk(repo: Repo, tip: string): Promise<CommitInfo[]> {
   const out: CommitInfo[] = [];
@@ -81,17 +97,7 @@ export async function walk(repo: Repo, tip: string): Promise<CommitInfo[]> {
   for (let sha: string | undefined = tip; sha !== undefined && !seen.has(sha); ) {
     seen.add(sha);
     const c = parseCommit(await repo.objects.readTyped(sha, 'commit'));
-    const t = parseTrailers(c.message);
-    out.push({
-      sha,
-      parents: c.parents,
-      time: c.time,
-      subject: c.message.split('\n', 1)[0]!,
-      message: c.message,
-      turn: t?.turn ?? null,
-      node: t?.node ?? null,
-      seq: t?.seq ?? null,
-    });
+    out.push(commitInfo(sha, c));
     sha = c.parents[0];
   }
   return out;
