@@ -150,8 +150,9 @@ describe('environment faults', () => {
       const dir = join(root, 's');
       // Every file left is whole: one the disk cut short is gone, and so is the pack's temp file.
       const messages = join(dir, 'messages');
+      // How many files the thread wrote before the sync failed is the race's too (none when the
+      // failure came first): whichever it is, each one left must be whole.
       const left = existsSync(messages) ? readdirSync(messages) : [];
-      expect(left.length).toBeGreaterThan(0);
       for (const name of left) {
         const seq = Number(name.split('-')[0]);
         expect(JSON.parse(readFileSync(join(messages, name), 'utf8')).content, name).toBe(`${seq} ${'x'.repeat(3000)}`);
