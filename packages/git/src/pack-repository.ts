@@ -145,7 +145,15 @@ export async function packRepository(store: Store, gitdir: string, extraRefs: re
   await writeCommitGraph(store, gitdir, graph);
 
   let looseRemoved = 0;
-  for (const oid of written.oids) if (await store.remove(loosePath(oid))) looseRemoved++;
+  const emptied = new Set<string>();
+  for (const oid of written.oids)
+    if (await store.remove(loosePath(oid))) {
+      looseRemoved++;
+      emptied.add(oid.slice(0, 2));
+    }
+  // The fan-out directories left empty go, as `git prune-packed` removes them: on most file
+  // systems each costs a block (4 KB), which 256 of them make a megabyte a repository.
+  for (const fan of emptied) await store.removeEmptyDir(joinPath(gitdir, 'objects', fan));
   // The merged packs go, the index first (it is what makes a pack visible); what the new pack
   // does not hold is written loose before.
   const holds = new Set(written.oids);

@@ -157,6 +157,12 @@ describe('packing session repositories', () => {
         expect(report.pack).not.toBeNull();
         if (engine === 'js') expect(report.deltas).toBeGreaterThan(50);
         expect(await countLooseObjects(store, gitdir)).toBe(0);
+        // No fan-out directory left empty (git's prune-packed removes them too): only pack/ and info/.
+        expect(
+          readdirSync(join(gitdir, 'objects'))
+            .filter((n) => n !== 'pack' && n !== 'info')
+            .sort(),
+        ).toEqual([]);
         expect(report.looseRemoved).toBe(looseBefore);
         expect(report.packsRemoved).toBe(TURN_PACKS_MAX);
         expect(readdirSync(packDir).filter((n) => n.endsWith('.pack'))).toEqual([report.pack!.split('/').at(-1)]);

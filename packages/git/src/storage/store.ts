@@ -207,6 +207,22 @@ export class Store {
     }
   }
 
+  /**
+   * Remove a directory if it is empty (true: removed). A directory that is not empty, or gone,
+   * stays as it is: it is how `git prune-packed` leaves the object directories it empties, and a
+   * writer that finds its directory gone makes it again ({@link writeCreatingParent}).
+   */
+  async removeEmptyDir(dir: string): Promise<boolean> {
+    try {
+      await this.fs.rmdir(dir);
+      return true;
+    } catch (err) {
+      const code = fsErrorCode(err);
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOENT' || code === 'ENOTDIR') return false;
+      throw this.wrap(err, 'rmdir', dir);
+    }
+  }
+
   async readdir(dir: string): Promise<string[]> {
     try {
       return await this.fs.readdir(dir);
