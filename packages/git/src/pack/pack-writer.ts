@@ -118,8 +118,11 @@ interface Entry {
   crc: number;
 }
 
-/** Stored whole every this many deltas, so no reader follows a long chain (git's default depth). */
+/** No reader follows a delta chain longer than this (git's default depth). */
 const MAX_DEPTH = 50;
+
+/** The first trees of delta chains kept to restart a chain from (see {@link PackBuilder.add}). */
+const CHAIN_STARTS = 16;
 
 /**
  * A blob up to this size goes into a pack stored, not compressed (a zlib stream of one stored
@@ -140,6 +143,10 @@ export class PackBuilder {
   private readonly entries: Entry[] = [];
   private readonly offsets = new Map<string, { offset: number; depth: number }>();
   private readonly lastTree = new Map<string, { oid: string; content: Uint8Array }>();
+  /** Per tree added: the tree its delta chain began with (itself when stored whole or restarted). */
+  private readonly chainStart = new Map<string, string>();
+  /** The contents of the most recent chain starts, oldest first. */
+  private readonly startContent = new Map<string, Uint8Array>();
   deltas = 0;
 
   /**
@@ -165,14 +172,31 @@ export class PackBuilder {
     this.lastTree.set(path, { oid, content });
   }
 
-  add(oid: string, type: ObjectType, content: Uint8Array, base: { oid: string; content: Uint8Array } | null): void {
+  add(oid: string, type: ObjectType, content: Uint8Array, given: { oid: string; content: Uint8Array } | null): void {
     if (this.offsets.has(oid)) return;
     const at = this.size;
     let code = TYPE_CODE[type];
     let body = content;
     let depth = 0;
     let ofs = -1;
-    const baseAt = base ? this.offsets.get(base.oid) : undefined;
+    let base = given;
+    let baseAt = base ? this.offsets.get(base.oid) : undefined;
+    // A tree whose base ends a chain of MAX_DEPTH deltas is a delta of the tree that chain began
+    // with (one level deeper) rather than stored whole: a turn's tree differs from that one by a
+    // few dozen turns' entries, where stored whole it would hold the session's every message
+    // (the flat messages/ tree: tens of kilobytes every 50 turns, most of a long session's pack).
+    // Each restart starts a chain one level deeper, so a whole tree comes once in ~1,275 turns.
+    let restarted = false;
+    if (type === 'tree' && base && baseAt !== undefined && baseAt.depth >= MAX_DEPTH) {
+      const start = this.chainStart.get(base.oid);
+      const startContent = start === undefined ? undefined : this.startContent.get(start);
+      const startAt = start === undefined ? undefined : this.offsets.get(start);
+      if (start !== undefined && startContent !== undefined && startAt !== undefined && startAt.depth < MAX_DEPTH) {
+        base = { oid: start, content: startContent };
+        baseAt = startAt;
+        restarted = true;
+      }
+    }
     if (base && baseAt !== undefined && baseAt.depth < MAX_DEPTH) {
       const delta = prefixSuffixDelta(base.content, content);
       if (delta) {
@@ -219,6 +243,15 @@ export class PackBuilder {
     this.size += header.length + data.length;
     this.offsets.set(oid, { offset: at, depth });
     this.entries.push({ oid, offset: at, crc: crc32([header, data]) });
+    if (type === 'tree') {
+      const start = depth > 0 && !restarted && base ? this.chainStart.get(base.oid) : undefined;
+      if (start !== undefined) this.chainStart.set(oid, start);
+      else {
+        this.chainStart.set(oid, oid);
+        this.startContent.set(oid, content);
+        if (this.startContent.size > CHAIN_STARTS) this.startContent.delete(this.startContent.keys().next().value!);
+      }
+    }
   }
 
   /**
