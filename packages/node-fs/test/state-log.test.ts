@@ -95,4 +95,91 @@ describe("the mirror's state log, in segments", () => {
     expect(readFileSync(join(state, 'entity-git-state.json')).equals(header)).toBe(true);
     expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
   });
+
+  it('a node is one compact array record; a log of the object records versions before wrote is trusted as it is; a damaged record is not', async () => {
+    const { dag, root, dir, nodes } = await grownSession(3);
+    const log = join(dir, '.git', 'entity-git-state.jsonl');
+    const records = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const kept = records.filter((r) => 'k' in r).map((r) => r.k as unknown[]);
+    expect(kept).toHaveLength(nodes);
+    expect(records.some((r) => 'n' in r)).toBe(false);
+    // The first node: a user message, stored, its file name left out (the one its seq, role and id give).
+    const first = kept.find((k) => k[1] === 1)!;
+    expect(first).toEqual([
+      nodeId(1),
+      1,
+      'user',
+      null,
+      null,
+      2,
+      1779500001,
+      'user 1',
+      null,
+      null,
+      git(dir, 'rev-parse', `main:messages/000001-u-${nodeId(1)}.json`).trim(),
+    ]);
+    // The tool result's record names its tool.
+    expect(kept.find((k) => k[1] === 3)!.slice(2, 9)).toEqual([
+      'tool',
+      nodeId(2),
+      nodeId(2),
+      2,
+      1779500003,
+      'tool 3',
+      'read',
+    ]);
+
+    // The same log as a version before wrote it (one object per node, the file name in it): read
+    // as it is, nothing read from the DAG again.
+    const asObjects = records.map((r) => {
+      if (!('k' in r)) return JSON.stringify(r);
+      const [id, seq, role, predecessor, caller, flags, created_at, text, tool, tokens, blob] = r.k as [
+        string,
+        number,
+        'user',
+        string | null,
+        string | null,
+        number,
+        number,
+        string,
+        string | null,
+        number | null,
+        string,
+      ];
+      const name = `${String(seq).padStart(6, '0')}-${role[0]}-${id}.json`;
+      return JSON.stringify({
+        n: {
+          id,
+          seq,
+          role,
+          predecessor,
+          caller,
+          pending: (flags & 1) !== 0,
+          created_at,
+          text,
+          tool,
+          tokens,
+          name,
+          blob,
+          stored: true,
+        },
+      });
+    });
+    writeFileSync(log, `${asObjects.join('\n')}\n`);
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ noop: true, nodesRead: 0 });
+
+    // A record of the compact form cut short (not a torn line: whole JSON, a field missing): not
+    // trusted, rebuilt from the DAG, the same ids.
+    const tips = git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
+    writeFileSync(
+      log,
+      `${records.map((r) => JSON.stringify('k' in r && (r.k as unknown[])[1] === 2 ? { k: (r.k as unknown[]).slice(0, 9) } : r)).join('\n')}\n`,
+    );
+    expect(await createNodeMirror({ dag, root }).sync('s')).toMatchObject({ commitsWritten: 0, nodesRead: nodes });
+    expect(git(dir, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(tips);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
 });

@@ -1,14 +1,8 @@
-import type { NodeFacts } from '../model/commit-message.js';
 import { type RefStore, isEntityGitError, joinPath, type Store } from '@entity-git/git';
+import { type Known, type KnownRecord, packKnown, unpackKnown } from './known-record.js';
 import { LEGACY_DIR, legacyRepoFile, removeLegacyDir, repoFile } from './repo-files.js';
 
-/** A node as the mirror keeps it between syncs: its facts, file name and blob id. */
-export interface Known extends NodeFacts {
-  name: string;
-  blob: string;
-  /** Set once a commit holds the node (its blob is in the repository). */
-  stored?: true;
-}
+export type { Known } from './known-record.js';
 
 /**
  * What the mirror remembers of a repository between syncs. Kept in memory per repository and
@@ -78,7 +72,8 @@ interface Summary {
   m?: string;
 }
 
-type Record_ = { n: Known } | { d: string } | { c: [string, string] } | { h: Summary };
+/** `k`: a node (`known-record.ts`; `n`: its object form, as versions before wrote it); `d`: a node gone; `c`: a memo entry; `h`: the summary. */
+type Record_ = { k: KnownRecord } | { n: Known } | { d: string } | { c: [string, string] } | { h: Summary };
 
 /**
  * Where the state lives: `.git/entity-git-state.json`, `.git/entity-git-state.jsonl` and the
@@ -174,7 +169,11 @@ export class StateCache {
     const memo = new Map<string, string>();
     for (let i = 0; i < last; i++) {
       const r = records[i]!;
-      if ('n' in r) known.set(r.n.id, r.n);
+      if ('k' in r) {
+        const n = unpackKnown(r.k);
+        if (n === null) return null;
+        known.set(n.id, n);
+      } else if ('n' in r) known.set(r.n.id, r.n);
       else if ('d' in r) known.delete(r.d);
       else if ('c' in r) memo.set(r.c[0], r.c[1]);
     }
@@ -229,7 +228,7 @@ export class StateCache {
     // append to a log that is not there).
     if (delta === null || state.legacy === true || state.records > 2 * live + 1000) {
       const lines: string[] = [];
-      for (const n of state.known.values()) lines.push(JSON.stringify({ n }));
+      for (const n of state.known.values()) lines.push(JSON.stringify({ k: packKnown(n) }));
       for (const c of state.memo) lines.push(JSON.stringify({ c }));
       lines.push(summary());
       // The log first, then the header that names no sealed segment: a crash between the two
@@ -253,7 +252,7 @@ export class StateCache {
       const lines: string[] = [];
       for (const id of delta.nodes) {
         const n = state.known.get(id);
-        if (n) lines.push(JSON.stringify({ n }));
+        if (n) lines.push(JSON.stringify({ k: packKnown(n) }));
       }
       for (const id of delta.deleted) lines.push(JSON.stringify({ d: id }));
       for (const key of delta.memo) lines.push(JSON.stringify({ c: [key, state.memo.get(key)] }));
