@@ -37,9 +37,16 @@ describe('concurrent writers with native git maintenance running', () => {
     for (let t = 2; t <= TURNS; t++) {
       dag.append(turnNodes('shared', t));
       if (t % 4 === 0) {
+        // git gives up at once on a lock a syncer holds: asked again until it runs (a loaded
+        // machine stretches every sync, so a single try may meet a lock every time).
         const cmd = t % 8 === 0 ? ['gc', '-q'] : ['pack-refs', '--all'];
-        const r = spawnSync('git', cmd, { cwd: dir });
-        if (r.status === 0) gcRuns++;
+        for (let attempt = 0; attempt < 50; attempt++) {
+          if (spawnSync('git', cmd, { cwd: dir }).status === 0) {
+            gcRuns++;
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 20));
+        }
       }
       await new Promise((r) => setTimeout(r, 40));
     }
