@@ -121,15 +121,25 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
 
   // Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save.
   let changes = 0;
+  // Changes still running, and how many changes the last save began after (all of them done): a
+  // lock whose changes a save already holds (a sync's inner lock saved them) saves nothing more.
+  let running = 0;
+  let saved = 0;
   const READ_ONLY = new Set(['read', 'readdir', 'stat', 'readlink']);
 
   async function run<T>(op: string, path: string, fn: () => Promise<T>): Promise<T> {
     if (closed) throw new EntityGitError('INVALID_OPTION', `${PREFIX} ${op} ${path}: the storage is closed`);
-    if (!READ_ONLY.has(op)) changes++;
+    const mutating = !READ_ONLY.has(op);
+    if (mutating) {
+      changes++;
+      running++;
+    }
     try {
       return await fn();
     } catch (err) {
       throw fsError(err, op, path);
+    } finally {
+      if (mutating) running--;
     }
   }
   const { fs, parentIsDir } = lightningStorageFs(p, memory, run);
@@ -142,8 +152,10 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
 
   async function flush(): Promise<void> {
     await ready;
+    const holds = running === 0 ? changes : saved;
     try {
       await p.flush();
+      saved = Math.max(saved, holds);
     } catch (err) {
       throw isQuotaError(err) ? quotaError(err, 'saving the directory tree') : fsError(err, 'flush', '/');
     }
@@ -247,12 +259,14 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
             try {
               result = await fn();
             } catch (err) {
-              if (changes !== before) await flush().catch(() => undefined);
+              if (changes !== before && changes !== saved) await flush().catch(() => undefined);
               throw err;
             }
             // What the sync wrote survives a reload once it has resolved. A read-only holder (verify)
-            // saves nothing, so it keeps working on an origin whose quota is used up.
-            if (changes !== before) await flush();
+            // saves nothing, so it keeps working on an origin whose quota is used up; nor does a
+            // holder whose changes are saved already (a sync holds the lock's old name inside
+            // the new one: the tree, every file of the origin, was saved twice a sync).
+            if (changes !== before && changes !== saved) await flush();
             return result;
           },
         );

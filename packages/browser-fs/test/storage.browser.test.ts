@@ -7,7 +7,7 @@ import {
   requestPersistentStorage,
 } from '@entity-git/browser-fs';
 import { describe, expect, it } from 'vitest';
-import { freshStorage, unique } from './helpers.js';
+import { freshDag, freshStorage, unique } from './helpers.js';
 
 describe('browserStorage', () => {
   it('is a frozen adapter over frozen options, named by DRIVER_NAME, objects and refs only', async () => {
@@ -67,6 +67,45 @@ describe('browserStorage', () => {
     );
     await expect(openIdbDag({ name: fsDatabaseName(name) })).rejects.toMatchObject({ code: 'DB_ERROR' });
     await mirror.storage.close();
+    await dag.close();
+  });
+
+  it('a sync saves the directory tree once, though its lock is held under two names; a verify saves nothing; the turn survives a reopen', async () => {
+    const dag = await freshDag();
+    const storage = freshStorage();
+    const mirror = createBrowserMirror({ dag, storage });
+    await dag.createSession({ id: 's' });
+    await dag.appendNode({ id: 'u1', session_id: 's', role: 'user', content: 'one' });
+    await dag.appendNode({ id: 'a1', session_id: 's', role: 'assistant', content: 'reply one', predecessor: 'u1' });
+    expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 1 });
+    // Every save of the tree (each writes the whole directory tree of the origin's file system),
+    // counted; LightningFS's own save after 500 ms idle is left out, so only the locks' saves count.
+    const backend = (
+      storage.lightningFs.promises as unknown as {
+        _backend: { _saveSuperblock: () => Promise<void>; saveSuperblock: () => void };
+      }
+    )._backend;
+    const save = backend._saveSuperblock.bind(backend);
+    let saves = 0;
+    backend._saveSuperblock = async () => {
+      saves++;
+      await save();
+    };
+    backend.saveSuperblock = () => undefined;
+    await dag.appendNode({ id: 'u2', session_id: 's', role: 'user', content: 'two', predecessor: 'a1' });
+    await dag.appendNode({ id: 'a2', session_id: 's', role: 'assistant', content: 'reply two', predecessor: 'u2' });
+    expect(await mirror.sync('s')).toMatchObject({ commitsWritten: 1 });
+    expect(saves).toBe(1);
+    saves = 0;
+    expect((await mirror.verify('s')).ok).toBe(true);
+    expect(saves).toBe(0);
+    const shas = (await mirror.log('s')).map((c) => c.sha);
+    expect(shas).toHaveLength(2);
+    await storage.close();
+    const reopened = createBrowserMirror({ dag, fsName: storage.options.fsName });
+    expect(await reopened.sync('s')).toMatchObject({ commitsWritten: 0 });
+    expect((await reopened.log('s')).map((c) => c.sha)).toEqual(shas);
+    await reopened.storage.close();
     await dag.close();
   });
 
