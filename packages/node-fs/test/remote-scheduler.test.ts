@@ -97,7 +97,10 @@ describe('the push scheduler', () => {
       branchesMoved: ['main'],
       head: 'main',
       nodesRead: 2,
+      objectsWritten: 7,
+      bytesWritten: 1024,
       noop: false,
+      derivation: 'extended',
     });
     expect(scheduler.status().map((s) => s.sessionId)).toContain('svc-1');
     await service.drain();
