@@ -3,10 +3,15 @@
 // own `add` + `commit` on a LightningFS working tree holding the same files. The two are
 // interleaved turn by turn in one page; every figure is from this page's `performance.now()`.
 import LightningFS from '@isomorphic-git/lightning-fs';
+import { Buffer } from 'buffer';
 import git from 'isomorphic-git';
 import { MemoryDag, canonicalJson, messageFileName, parseCommit, type DagNode } from '../../packages/core/src/index.ts';
 import { createBrowserMirror } from '../../packages/browser-fs/src/index.ts';
 import { BASE_TIME, Conversation, TURN_FILES } from '../lib/conversation.ts';
+
+// isomorphic-git calls Node's Buffer, which a browser lacks (the library installs it only when it
+// loads isomorphic-git itself, for a remote); this page calls isomorphic-git directly.
+(globalThis as { Buffer?: unknown }).Buffer ??= Buffer;
 
 const SID = 'bench';
 const AUTHOR = { name: 'entity-git', email: 'entity-git@localhost' };
