@@ -63,11 +63,15 @@ async function timed(page: Page, hash: string, expectTurn: string): Promise<numb
   );
 }
 
-/** The timeline's commits (oldest first) as the page shows them: sha per turn. */
-const timeline = (page: Page) =>
-  page.$$eval('[data-testid=commit]', (as) => as.map((a) => (a as HTMLElement).dataset.sha!));
+/** The current timeline entry's commit, as the page marks it. */
+const currentEntry = (page: Page) =>
+  page.$eval('[data-testid=commit][aria-current=step]', (a) => (a as HTMLElement).dataset.sha!);
 
-async function replay(page: Page, label: string): Promise<Record<string, Stats>> {
+/**
+ * `shas` gives the session's commits oldest first (sha per turn), asked after the opens so the
+ * first stays cold; the page's timeline draws only the rows in view, so they are not read from it.
+ */
+async function replay(page: Page, label: string, shasOf: () => Promise<string[]>): Promise<Record<string, Stats>> {
   const open: number[] = [];
   for (let i = 0; i < OPENS; i++) {
     await page.evaluate(() => {
@@ -76,8 +80,9 @@ async function replay(page: Page, label: string): Promise<Record<string, Stats>>
     await page.waitForSelector('[data-testid=home]');
     open.push(await timed(page, `#/s/${SESSION}`, `Turn ${TURNS} / ${TURNS}`));
   }
-  const shas = await timeline(page);
-  if (shas.length !== TURNS) fail(`${label}: the timeline shows ${shas.length} commits, not ${TURNS}`);
+  const shas = await shasOf();
+  if (shas.length !== TURNS) fail(`${label}: the session has ${shas.length} commits, not ${TURNS}`);
+  if ((await currentEntry(page)) !== shas[TURNS - 1]) fail(`${label}: the timeline does not mark the last commit`);
   const step: number[] = [];
   // Back from the last turn, then forward: prev and next as the buttons do (one hash change each).
   for (let k = TURNS - 1; k > TURNS - 1 - STEPS / 2; k--)
@@ -147,7 +152,11 @@ export async function run(): Promise<void> {
     console.log(
       `  seeded in ${(seedMs / 1000).toFixed(1)} s; the server's backfill ${(backfillMs / 1000).toFixed(1)} s (untimed)`,
     );
-    online = await replay(page, 'online');
+    let shas: string[] = [];
+    online = await replay(page, 'online', async () => {
+      shas = (await server.mirror.log(SESSION)).map((c) => c.sha).reverse();
+      return shas;
+    });
 
     // Save for offline: the click to the copy saved (rows in IndexedDB, the server's repository in
     // LightningFS: replayable offline), then on to the report of the check (the rows committed
@@ -176,7 +185,8 @@ export async function run(): Promise<void> {
     await page.waitForFunction(() =>
       document.querySelector('[data-testid=mode]')?.textContent?.startsWith('○ offline'),
     );
-    offline = await replay(page, 'offline');
+    // The same commits: the save's check found every branch equal to the server's.
+    offline = await replay(page, 'offline', async () => shas);
   } finally {
     await browser.close();
     await server.close().catch(() => undefined);
