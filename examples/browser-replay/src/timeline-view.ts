@@ -6,7 +6,7 @@ import { labelOf, type SessionPage, type TimelineState } from './session-page.js
 /** A row's height in px: `.timeline li` in style.css has this height, so row d sits at d × ROW_H. */
 export const ROW_H = 24;
 /** Lists up to this long are drawn whole; longer ones only the rows in view and OVERSCAN either side. */
-const WHOLE_UP_TO = 200;
+const WHOLE_UP_TO = 50;
 const OVERSCAN = 20;
 
 function markCurrent(row: HTMLElement, current: boolean): void {
@@ -75,7 +75,7 @@ export function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch:
     const el = h(
       'nav',
       { class: 'timeline', 'aria-label': 'Timeline' },
-      h('h3', {}, `Timeline · ${label} · ${plural(n, 'commit')}`),
+      h('h3', { 'data-testid': 'timeline-heading' }, `Timeline · ${label} · ${plural(n, 'commit')}`),
       list,
     );
     const index = new Map(s.history.commits.map((c, i) => [c.sha, n - 1 - i]));
