@@ -77,15 +77,18 @@ export function createActions({ state, online, fail, render, refreshLists, navig
     const mine = () => state.save?.sessionId === s.id;
     try {
       const copy = await copyForOffline(state.backend, localStore(), s.id, (nodes) => {
-        if (mine()) state.save = { sessionId: s.id, status: 'running', nodes };
+        const now = state.save;
+        if (!mine() || now === null) return;
+        // The rows go on into IndexedDB after the copy is usable: the count moves in either phase.
+        if (now.status === 'running' || now.status === 'checking') state.save = { ...now, nodes };
         render();
       });
-      // Replayable offline from here; the check runs on behind the report.
+      // Replayable offline from here; the rows' copy and the check run on behind the report.
       if (mine())
         state.save = {
           sessionId: s.id,
           status: 'checking',
-          nodes: copy.nodes,
+          nodes: state.save?.status === 'running' ? state.save.nodes : 0,
           branches: copy.serverBranches.length,
           copied: copy.copied,
         };

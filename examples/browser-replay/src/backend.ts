@@ -44,12 +44,16 @@ export interface LocalStore {
 export const LOCAL_DB_NAME = 'entity-git-replay';
 export const LOCAL_FS_NAME = 'entity-git-replay';
 
+/** Rows per IndexedDB read of the saved copy (`nodesAfter`'s page). */
+const READ_PAGE = 128;
+
 let local: Promise<LocalStore> | null = null;
 
 /** Opened once per page, on first use. */
 export function localStore(): Promise<LocalStore> {
   local ??= (async () => {
-    const dag = await openIdbDag({ name: LOCAL_DB_NAME });
+    // Pages of 128 rows: a step reads its window of turns (21 turns, ~100 rows) in one page, not 500.
+    const dag = await openIdbDag({ name: LOCAL_DB_NAME, batchSize: READ_PAGE });
     const mirror = createBrowserMirror({ dag, fsName: LOCAL_FS_NAME });
     const actions = createActions({ dag, mirror, writer: dag, projects: dag });
     const backend: Backend = {

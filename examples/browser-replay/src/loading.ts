@@ -1,7 +1,8 @@
 // Reading what the page shows from the backend: the sidebar's lists, a session (on a step within the
 // branch on screen, only a window of its turns), where its branches leave main, a project, and the
 // project's workdir status. `navigate` loads what the hash names, then re-renders.
-import { localStore } from './backend.js';
+import type { TimelineCommit } from 'ws-server/protocol';
+import { ActionError, localStore } from './backend.js';
 import { forkOf, type BranchFork } from './branch-labels.js';
 import { parseRoute, type Route, type State } from './app-state.js';
 import { EARLIER_SHOWN, type SessionPage } from './session-page.js';
@@ -66,6 +67,28 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
     return forks;
   }
 
+  /**
+   * The messages of the turns from after `older` to `c`, from the DAG; null when the commit names
+   * no node, or offline when the turn's rows are not in this browser yet (a save still copying
+   * them: the caller reads the repository instead, as for a commit of no node).
+   */
+  async function windowOf(sessionId: string, c: TimelineCommit, older: TimelineCommit | undefined) {
+    const b = state.backend;
+    if (c.node === null || c.seq === null) return null;
+    try {
+      const { messages } = await b.call('turn_messages', {
+        session_id: sessionId,
+        to_node: c.node,
+        to_seq: c.seq,
+        from_seq: older?.seq ?? 0,
+      });
+      return messages;
+    } catch (err) {
+      if (b.mode === 'offline' && err instanceof ActionError && err.code === 'NODE_NOT_FOUND') return null;
+      throw err;
+    }
+  }
+
   async function loadSession(r: Extract<Route, { page: 'session' }>): Promise<void> {
     const b = state.backend;
     const prev = state.session?.id === r.id ? state.session : null;
@@ -81,14 +104,9 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       const commits = prev.history.commits;
       const i = commits.findIndex((c) => c.sha === r.sha);
       const c = commits[i];
-      if (c && c.node !== null && c.seq !== null && c.turn !== null && !prev.showAll) {
-        const older = commits[i + 1 + EARLIER_SHOWN];
-        const { messages } = await b.call('turn_messages', {
-          session_id: r.id,
-          to_node: c.node,
-          to_seq: c.seq,
-          from_seq: older?.seq ?? 0,
-        });
+      const older = commits[i + 1 + EARLIER_SHOWN];
+      const messages = c && c.turn !== null && !prev.showAll ? await windowOf(r.id, c, older) : null;
+      if (c && messages !== null && c.turn !== null) {
         prev.view = {
           session_id: r.id,
           commit: c.sha,
@@ -110,21 +128,20 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
         return;
       }
     }
+    // The branches asked for alongside the log (neither needs the other): one round trip less.
+    const listed = b.call('git_branches', { session_id: r.id });
+    listed.catch(() => undefined);
     let history = await b.call('git_history', r.branch ? { session_id: r.id, branch: r.branch } : { session_id: r.id });
     const sha = r.sha ?? history.commits[0]?.sha;
     let view: SessionPage['view'] = null;
     let notLoaded = 0;
     const i = history.commits.findIndex((c) => c.sha === sha);
     const c = history.commits[i];
-    if (c && c.node !== null && c.seq !== null && c.turn !== null && history.branch !== null && !prev?.showAll) {
-      // On the branch read: a window of turns from the DAG, as a step does.
-      const older = history.commits[i + 1 + EARLIER_SHOWN];
-      const { messages } = await b.call('turn_messages', {
-        session_id: r.id,
-        to_node: c.node,
-        to_seq: c.seq,
-        from_seq: older?.seq ?? 0,
-      });
+    // On the branch read: a window of turns from the DAG, as a step does.
+    const older = history.commits[i + 1 + EARLIER_SHOWN];
+    const messages =
+      c && c.turn !== null && history.branch !== null && !prev?.showAll ? await windowOf(r.id, c, older) : null;
+    if (c && messages !== null && c.turn !== null && history.branch !== null) {
       view = {
         session_id: r.id,
         commit: c.sha,
@@ -148,7 +165,7 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       if (view.branch !== history.branch)
         history = await b.call('git_history', { session_id: r.id, branch: view.branch });
     }
-    const { branches } = await b.call('git_branches', { session_id: r.id });
+    const { branches } = await listed;
     const forks = await loadForks(r.id, branches, prev?.forks ?? new Map()).catch(
       () => new Map<string, BranchFork | null>(),
     );

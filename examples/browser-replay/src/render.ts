@@ -221,7 +221,7 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
     else if (focused === 'prev' || focused === 'next')
       main.querySelector<HTMLElement>('[data-testid=turn]')?.focus({ preventScroll: true });
     if (turnKey !== null) {
-      placeTurn(main, turnKey !== scrolledTo);
+      placeTurn(main, state.session!, turnKey !== scrolledTo);
       scrolledTo = turnKey;
     }
     // For the replay-app bench and tests: the page is drawn (and laid out, by placeTurn) for this state.

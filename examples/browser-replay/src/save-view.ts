@@ -6,7 +6,7 @@ import type { SaveReport } from './offline.js';
 
 export type SaveState =
   | { sessionId: string; status: 'running'; nodes: number }
-  /** Saved (replayable offline); the commit ids are being rebuilt in this browser to compare. */
+  /** Saved (replayable offline); the rows may still be going in, the commit ids are being rebuilt in this browser to compare. */
   | { sessionId: string; status: 'checking'; nodes: number; branches: number; copied: boolean }
   | { sessionId: string; status: 'done'; report: SaveReport }
   | { sessionId: string; status: 'failed'; message: string };
@@ -16,7 +16,7 @@ export function renderSave(s: SaveState): HTMLElement {
     return h(
       'div',
       { class: 'save running', 'data-testid': 'save-report', 'data-phase': 'running', role: 'status' },
-      `Saving… ${plural(s.nodes, 'node')} copied`,
+      s.nodes > 0 ? `Saving… ${plural(s.nodes, 'node')} copied` : 'Saving… copying the session',
     );
   if (s.status === 'checking')
     return h(
@@ -25,7 +25,9 @@ export function renderSave(s: SaveState): HTMLElement {
       h(
         'p',
         { 'data-testid': 'save-summary' },
-        `Copied for offline: ${plural(s.nodes, 'node')}, ${plural(s.branches, 'branch')}${s.copied ? ' (the server’s repository)' : ''} — rebuilding the commit ids in this browser to compare them with the server’s…`,
+        s.copied
+          ? `Copied for offline: the server’s repository, ${plural(s.branches, 'branch')} — replay works offline now. ${plural(s.nodes, 'node')} copied so far; rebuilding the commit ids in this browser to compare them with the server’s…`
+          : `Copied for offline: ${plural(s.nodes, 'node')}, ${plural(s.branches, 'branch')} — rebuilding the commit ids in this browser to compare them with the server’s…`,
       ),
     );
   if (s.status === 'failed')

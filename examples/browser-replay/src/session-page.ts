@@ -25,7 +25,30 @@ export interface SessionPage {
   /** Earlier turns whose messages were not read (a step reads a window of turns, see loading.ts). */
   notLoaded: number;
   /** The timeline drawn for this history, reused while it is the same (a step only moves its mark). */
-  timeline?: { key: string; el: HTMLElement; rows: Map<string, HTMLElement> };
+  timeline?: TimelineState;
+}
+
+/** The timeline panel of a history (timeline-view.ts): its rows are drawn only where the list is scrolled to. */
+export interface TimelineState {
+  key: string;
+  el: HTMLElement;
+  list: HTMLElement;
+  /** Empty rows as tall as the rows not drawn above and below the ones drawn. */
+  above: HTMLElement;
+  below: HTMLElement;
+  /** Rows (commits). */
+  n: number;
+  /** A commit's row, oldest first (row 0 is turn 1's commit). */
+  index: Map<string, number>;
+  /** Rows made so far, by row. */
+  made: Map<number, HTMLElement>;
+  /** The rows in the list now: first to last, exclusive. */
+  first: number;
+  last: number;
+  /** The current entry's row; -1 for none. */
+  current: number;
+  /** The list's scroll offset, px (kept: a re-render takes the list out of the page, which resets it). */
+  top: number;
 }
 
 /** Earlier turns rendered by default: the rest wait behind a button (a long session stays fast). */

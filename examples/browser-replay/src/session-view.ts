@@ -8,7 +8,7 @@ import { h } from './dom.js';
 import { abbreviate, plural, projectHref, sessionHref } from './format.js';
 import { renderProjectOutcome } from './project-outcome-view.js';
 import { labelOf, type SessionPage, type SessionViewInput } from './session-page.js';
-import { renderTimeline } from './timeline-view.js';
+import { placeTimeline, renderTimeline } from './timeline-view.js';
 
 /** What the viewed branch says from where it leaves main, beside what main says there. */
 function renderBranchDiff(s: SessionPage, branch: string): HTMLElement | null {
@@ -199,18 +199,20 @@ export function renderSession(input: SessionViewInput): HTMLElement[] {
 /**
  * After the page is on screen: the current turn's first message scrolled to just under the fixed
  * replay head (only when the turn changed, so folding or typing does not jump), and the
- * timeline panel scrolled so its current entry is in view.
+ * timeline panel scrolled so its current entry is in view. The layout is read once, before any
+ * write (the head's and the timeline's heights), then written.
  */
-export function placeTurn(main: HTMLElement, scroll: boolean): void {
+export function placeTurn(main: HTMLElement, s: SessionPage, scroll: boolean): void {
   const head = main.querySelector<HTMLElement>('[data-testid=replay-head]');
-  if (head) main.style.setProperty('--head-h', `${head.offsetHeight}px`);
-  const list = main.querySelector<HTMLElement>('[data-testid=timeline]');
-  const entry = list?.querySelector<HTMLElement>('li.current');
-  if (list && entry && list.scrollHeight > list.clientHeight) {
-    const top = entry.offsetTop;
-    if (top < list.scrollTop || top + entry.offsetHeight > list.scrollTop + list.clientHeight)
-      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+  const list = s.timeline?.list.isConnected ? s.timeline.list : null;
+  const headH = head ? `${head.offsetHeight}px` : null;
+  let listH = list?.clientHeight ?? 0;
+  if (headH !== null && main.style.getPropertyValue('--head-h') !== headH) {
+    // The timeline's height follows the head's (style.css): read it again once the head's is set.
+    main.style.setProperty('--head-h', headH);
+    listH = list?.clientHeight ?? 0;
   }
+  placeTimeline(s, listH);
   if (!scroll) return;
   const current = main.querySelector<HTMLElement>('[data-testid=current-turn]');
   current?.scrollIntoView({ block: 'start' });

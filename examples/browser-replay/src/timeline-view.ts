@@ -1,7 +1,13 @@
 import type { CheckoutResult, TimelineCommit } from 'ws-server/protocol';
 import { h } from './dom.js';
 import { plural, sessionHref, short, when } from './format.js';
-import { labelOf, type SessionPage } from './session-page.js';
+import { labelOf, type SessionPage, type TimelineState } from './session-page.js';
+
+/** A row's height in px: `.timeline li` in style.css has this height, so row d sits at d × ROW_H. */
+export const ROW_H = 24;
+/** Lists up to this long are drawn whole; longer ones only the rows in view and OVERSCAN either side. */
+const WHOLE_UP_TO = 50;
+const OVERSCAN = 20;
 
 function markCurrent(row: HTMLElement, current: boolean): void {
   row.classList.toggle('current', current);
@@ -10,52 +16,127 @@ function markCurrent(row: HTMLElement, current: boolean): void {
   else link.removeAttribute('aria-current');
 }
 
+/** Row d of the list (oldest first), made on first need and kept. */
+function rowAt(t: TimelineState, s: SessionPage, d: number): HTMLElement {
+  let row = t.made.get(d);
+  if (row) return row;
+  const c: TimelineCommit = s.history.commits[t.n - 1 - d]!;
+  row = h(
+    'li',
+    { 'aria-posinset': d + 1, 'aria-setsize': t.n },
+    h(
+      'a',
+      {
+        href: sessionHref(s.id, c.sha, s.history.branch ?? undefined),
+        'data-testid': 'commit',
+        'data-sha': c.sha,
+      },
+      h('span', { class: 'sha' }, short(c.sha)),
+      ' ',
+      h('span', { class: 'subject' }, c.subject),
+      ' ',
+      h('time', {}, when(c.time)),
+    ),
+  );
+  markCurrent(row, d === t.current);
+  t.made.set(d, row);
+  return row;
+}
+
+/** The rows from `top` (px) over `height` (px) in the list, the rest stood in for by two spacers. */
+function drawWindow(t: TimelineState, s: SessionPage, top: number, height: number): void {
+  const first = t.n <= WHOLE_UP_TO ? 0 : Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
+  const last = t.n <= WHOLE_UP_TO ? t.n : Math.min(t.n, Math.ceil((top + height) / ROW_H) + OVERSCAN);
+  if (first === t.first && last === t.last) return;
+  t.first = first;
+  t.last = last;
+  const rows: HTMLElement[] = [];
+  for (let d = first; d < last; d++) rows.push(rowAt(t, s, d));
+  t.above.style.height = `${first * ROW_H}px`;
+  t.below.style.height = `${(t.n - last) * ROW_H}px`;
+  t.list.replaceChildren(t.above, ...rows, t.below);
+}
+
+/** An empty row standing in for the rows not drawn (a spacer, not a padding: a flex item shrinks its content, never its padding). */
+const spacer = () => h('li', { class: 'spacer', 'aria-hidden': 'true', role: 'presentation' });
+
 /**
- * The timeline panel. One row per commit (2,000 in a long session): built once per history and
- * reused while the history is the same, so a step moves the mark between two rows instead of
- * drawing every row again.
+ * The timeline panel. One row per commit, but a long session's 2,000 are not all in the page: the
+ * list is as tall as every row and draws only the rows in view (and a few either side) as it
+ * scrolls. Built once per history and reused while the history is the same: a step moves the mark
+ * and, once the page is laid out, {@link placeTimeline} scrolls the list to the current entry.
  */
 export function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch: string | null): HTMLElement {
   const label = branch === null ? '—' : labelOf(s, branch);
-  const key = `${s.history.branch}|${s.history.commits.length}|${s.history.commits[0]?.sha ?? ''}|${label}`;
+  const n = s.history.commits.length;
+  const key = `${s.history.branch}|${n}|${s.history.commits[0]?.sha ?? ''}|${label}`;
   if (s.timeline?.key !== key) {
-    const rows = new Map<string, HTMLElement>();
-    const list = h(
-      'ol',
-      { 'data-testid': 'timeline' },
-      [...s.history.commits].reverse().map((c: TimelineCommit) => {
-        const row = h(
-          'li',
-          {},
-          h(
-            'a',
-            {
-              href: sessionHref(s.id, c.sha, s.history.branch ?? undefined),
-              'data-testid': 'commit',
-              'data-sha': c.sha,
-            },
-            h('span', { class: 'sha' }, short(c.sha)),
-            ' ',
-            h('span', { class: 'subject' }, c.subject),
-            ' ',
-            h('time', {}, when(c.time)),
-          ),
-        );
-        rows.set(c.sha, row);
-        return row;
-      }),
-    );
+    const list = h('ol', { 'data-testid': 'timeline' });
     const el = h(
       'nav',
       { class: 'timeline', 'aria-label': 'Timeline' },
-      h('h3', {}, `Timeline · ${label} · ${plural(s.history.commits.length, 'commit')}`),
+      h('h3', { 'data-testid': 'timeline-heading' }, `Timeline · ${label} · ${plural(n, 'commit')}`),
       list,
     );
-    s.timeline = { key, el, rows };
+    const index = new Map(s.history.commits.map((c, i) => [c.sha, n - 1 - i]));
+    const [above, below] = [spacer(), spacer()];
+    const t: TimelineState = {
+      key,
+      el,
+      list,
+      above,
+      below,
+      n,
+      index,
+      made: new Map(),
+      first: 0,
+      last: 0,
+      current: -1,
+      top: 0,
+    };
+    // As tall as every row from the start, so the panel has its height before any row is drawn.
+    below.style.height = `${n * ROW_H}px`;
+    list.append(above, below);
+    let queued = false;
+    list.addEventListener('scroll', () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        // Detached (a re-render took it out): its scrollTop reads 0, the next placeTimeline sets it.
+        if (!list.isConnected) return;
+        t.top = list.scrollTop;
+        drawWindow(t, s, t.top, list.clientHeight);
+      });
+    });
+    s.timeline = t;
   }
   const t = s.timeline;
-  for (const row of t.el.querySelectorAll<HTMLElement>('li.current')) markCurrent(row, false);
-  const row = v ? t.rows.get(v.commit) : undefined;
-  if (row) markCurrent(row, true);
+  const current = v ? (t.index.get(v.commit) ?? -1) : -1;
+  if (current !== t.current) {
+    const was = t.made.get(t.current);
+    if (was) markCurrent(was, false);
+    t.current = current;
+    const row = t.made.get(current);
+    if (row) markCurrent(row, true);
+  }
   return t.el;
+}
+
+/**
+ * After the page is laid out, given the list's visible height (read with the page's other
+ * layout reads): the list scrolled back to where it was, or to the current entry when that is out
+ * of view, and the rows there drawn. Writes only.
+ */
+export function placeTimeline(s: SessionPage, height: number): void {
+  const t = s.timeline;
+  if (!t?.list.isConnected) return;
+  let top = t.top;
+  if (t.current >= 0) {
+    const y = t.current * ROW_H;
+    if (y < top || y + ROW_H > top + height) top = Math.max(0, Math.min(y - height / 2, t.n * ROW_H - height));
+  }
+  t.top = top;
+  drawWindow(t, s, top, height);
+  t.list.scrollTop = top;
 }

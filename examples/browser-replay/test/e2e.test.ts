@@ -377,4 +377,35 @@ describe('browser-replay in Chromium', () => {
       ),
     ).toEqual([]);
   });
+
+  it('offline, a copy whose rows are not in IndexedDB yet (the save still copying them) replays from the repository', async () => {
+    // The rows go in after the repository copy: take them out again, the session row and the copy kept.
+    await page.evaluate(
+      (id) =>
+        new Promise<void>((done, failed) => {
+          const open = indexedDB.open('entity-git-replay');
+          open.onerror = () => failed(open.error);
+          open.onsuccess = () => {
+            const tx = open.result.transaction('nodes', 'readwrite');
+            tx.objectStore('nodes').delete(IDBKeyRange.bound([id, -Infinity], [id, Infinity]));
+            tx.oncomplete = () => {
+              open.result.close();
+              done();
+            };
+            tx.onerror = () => failed(tx.error);
+          };
+        }),
+      DEMO_SESSION,
+    );
+    await page.reload();
+    await page.click('[data-testid=session][data-id=demo-replay]');
+    await waitTurn('Turn 3 / 3');
+    expect((await messages()).at(-1)!.text).toContain('You said: Only the lexer TODO, please');
+    await page.click('[data-testid=prev]');
+    await waitTurn('Turn 2 / 3');
+    expect(await count('message')).toBe(10);
+    await page.click('[data-testid=prev]');
+    await waitTurn('Turn 1 / 3');
+    expect(await count('message')).toBe(5);
+  });
 });

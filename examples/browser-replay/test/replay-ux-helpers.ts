@@ -58,6 +58,22 @@ export async function expectTimelineEntryInView(p: Page, turn: number): Promise<
   expect(r.bottom).toBeLessThanOrEqual(r.viewport);
 }
 
+/**
+ * Timeline entry `turn`, found as a user finds it: a long timeline draws only the rows in view, so
+ * the panel is scrolled to the entry first when it is not drawn.
+ */
+export async function timelineEntry(p: Page, turn: number) {
+  const entry = p.locator('[data-testid=commit]', { hasText: `turn ${turn}: ` });
+  if ((await entry.count()) === 0)
+    await p.evaluate((k) => {
+      const list = document.querySelector<HTMLElement>('[data-testid=timeline]')!;
+      const row = list.querySelector<HTMLElement>('[data-testid=commit]')!;
+      list.scrollTop = (k - 1) * row.offsetHeight - list.clientHeight / 2;
+    }, turn);
+  await entry.waitFor();
+  return entry;
+}
+
 export const focusedTestId = (p: Page) =>
   p.evaluate(
     () => (document.activeElement as HTMLElement | null)?.dataset.testid ?? document.activeElement?.tagName ?? null,

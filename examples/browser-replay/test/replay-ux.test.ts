@@ -22,6 +22,7 @@ import {
   screenshot,
   testId,
   textOf,
+  timelineEntry,
   TURNS,
   useReplayUx,
   WARNING,
@@ -74,7 +75,7 @@ describe('replay centred on the turn (1280×800, an 80-turn session)', () => {
   });
 
   it('a timeline jump to turn 40 shows turn 40 under the fixed head, and the timeline panel scrolled itself to the entry', async () => {
-    await page.locator('[data-testid=commit]', { hasText: 'turn 40: ' }).click();
+    await (await timelineEntry(page, 40)).click();
     await waitTurn(page, `Turn 40 / ${TURNS}`);
     await expectTurnOnScreen(page, 40);
     await expectTimelineEntryInView(page, 40);
@@ -84,14 +85,45 @@ describe('replay centred on the turn (1280×800, an 80-turn session)', () => {
     expect(head!.y).toBeLessThan(20);
     expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
     await screenshot(page, 'long-turn-40-1280');
-    await page.locator('[data-testid=commit]', { hasText: 'turn 3: ' }).click();
+    await (await timelineEntry(page, 3)).click();
     await waitTurn(page, `Turn 3 / ${TURNS}`);
     await expectTurnOnScreen(page, 3);
     await expectTimelineEntryInView(page, 3);
   });
 
+  it('the timeline draws only the rows in view: the others appear as the panel scrolls, each in its place', async () => {
+    const drawn = () =>
+      page.$$eval('[data-testid=commit]', (as) =>
+        as.map((a) => ({
+          subject: a.querySelector('.subject')!.textContent!,
+          pos: Number(a.parentElement!.getAttribute('aria-posinset')),
+          size: Number(a.parentElement!.getAttribute('aria-setsize')),
+        })),
+      );
+    const before = await drawn();
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.length).toBeLessThan(TURNS);
+    for (const r of before) {
+      expect(r.size).toBe(TURNS);
+      expect(r.subject).toMatch(new RegExp(`^turn ${r.pos}: `));
+    }
+    expect(await textOf(page, 'timeline-heading')).toBe(`Timeline · main · ${TURNS} commits`);
+    // Scrolled to its top, the panel shows turn 1's entry where a whole list would have it.
+    await page.$eval('[data-testid=timeline]', (l) => {
+      l.scrollTop = 0;
+    });
+    const first = page.locator('[data-testid=commit]', { hasText: 'turn 1: ' });
+    await first.waitFor();
+    const [entry, list] = [await first.boundingBox(), await testId(page, 'timeline').boundingBox()];
+    expect(entry!.y).toBeGreaterThanOrEqual(list!.y - 1);
+    expect(entry!.y).toBeLessThan(list!.y + 40);
+    expect(await page.$eval('[data-testid=timeline]', (l) => l.scrollHeight)).toBe(
+      TURNS * (await first.evaluate((a) => (a as HTMLElement).offsetHeight)),
+    );
+  });
+
   it('earlier turns fold away and unfold one by one', async () => {
-    await page.locator('[data-testid=commit]', { hasText: 'turn 40: ' }).click();
+    await (await timelineEntry(page, 40)).click();
     await waitTurn(page, `Turn 40 / ${TURNS}`);
     await page.click('[data-testid=fold-earlier]');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=message]').length === 4);
