@@ -54,8 +54,9 @@ const STAT_FIELDS = ['mode', 'size', 'ino', 'dev', 'uid', 'gid', 'mtimeNs', 'cti
 
 /**
  * The writer thread of {@link writeFilesOffThread} (CommonJS, evaluated): writes each file in
- * place (its parent made when missing), fsynced when asked, and answers with every file's lstat
- * fields, or with the first failure (a file a full disk cut short is removed).
+ * place (its parent made when missing), fsynced when asked, and answers with every file's stat
+ * fields (from its descriptor, before it is closed), or with the first failure (a file a full
+ * disk cut short is removed).
  */
 const WRITER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -65,10 +66,13 @@ const FIELDS = ${JSON.stringify(STAT_FIELDS)};
 function write(path, data, fsync) {
   for (let attempt = 0; ; attempt++) {
     try {
-      if (!fsync) return fs.writeFileSync(path, data);
-      const fd = fs.openSync(path, 'w', 0o644);
-      try { fs.writeSync(fd, data); fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
-      return;
+      const fd = fs.openSync(path, 'w');
+      try {
+        for (let at = 0; at < data.length; ) at += fs.writeSync(fd, data, at);
+        if (fsync) fs.fsyncSync(fd);
+        // The file's stat from its descriptor: no second walk of its path.
+        return fs.fstatSync(fd, { bigint: true });
+      } finally { fs.closeSync(fd); }
     } catch (err) {
       if (err.code !== 'ENOENT' || attempt >= 4) throw err;
       fs.mkdirSync(dirname(path), { recursive: true });
@@ -88,8 +92,7 @@ function run({ buffer, ends, paths, fsync }) {
   for (let i = 0; i < paths.length; i++) {
     const path = paths[i];
     try {
-      write(path, bytes.subarray(start, ends[i]), fsync);
-      const st = fs.lstatSync(path, { bigint: true });
+      const st = write(path, bytes.subarray(start, ends[i]), fsync);
       FIELDS.forEach((f, k) => { stats[i * FIELDS.length + k] = st[f]; });
     } catch (err) {
       if (err.code === 'ENOSPC' || err.code === 'EDQUOT') { try { fs.unlinkSync(path); } catch {} }
