@@ -1,6 +1,5 @@
 import { EntityGitError } from '../errors.js';
 import { compareBytes } from '../bytes/compare.js';
-import { concatBytes } from '../bytes/concat.js';
 import { fromHex, toHex } from '../bytes/hex.js';
 import { fromUtf8, utf8 } from '../bytes/utf8.js';
 
