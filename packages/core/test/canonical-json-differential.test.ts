@@ -1,6 +1,7 @@
-import { canonicalJson, canonicalJsonBytes } from '@entity-git/core';
+import { assertJson, canonicalJson, canonicalJsonBytes } from '@entity-git/core';
 import { describe, expect, it } from 'vitest';
 import {
+  assertJson as assertJsonBefore,
   canonicalJson as canonicalJsonBefore,
   canonicalJsonBytes as canonicalJsonBytesBefore,
 } from './reference/canonical-json-before.js';
@@ -117,6 +118,7 @@ const same = (v: unknown) => {
     true,
   );
   expect(Buffer.from(canonicalJsonBytes(v)).equals(Buffer.from(canonicalJsonBytesBefore(v)))).toBe(true);
+  assertJson(v);
 };
 
 describe('canonical JSON (engine fast path) against the walk it replaced', () => {
@@ -171,6 +173,14 @@ describe('canonical JSON (engine fast path) against the walk it replaced', () =>
     expect(before?.code).toBe('NON_JSON_VALUE');
     expect(() => canonicalJson(v)).toThrow(before!.message);
     expect(() => canonicalJsonBytes(v)).toThrow(before!.message);
+    const asserted = (() => {
+      try {
+        assertJsonBefore(v, 'content');
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(() => assertJson(v, 'content')).toThrow(asserted!.message);
   });
 
   it('rejects a cycle alike, deep or shallow', () => {
@@ -178,5 +188,6 @@ describe('canonical JSON (engine fast path) against the walk it replaced', () =>
     o.self = { again: [o] };
     expect(() => canonicalJson(o)).toThrow('$.self.again[0] is a cycle');
     expect(() => canonicalJsonBytes(o)).toThrow('$.self.again[0] is a cycle');
+    expect(() => assertJson(o, 'metadata')).toThrow('metadata.self.again[0] is a cycle');
   });
 });
