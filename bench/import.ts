@@ -23,7 +23,7 @@ const SESSION = 'bench0000-0000-4000-8000-000000005000';
 const fail: (message: string) => never = failWith('import');
 
 /** A deterministic transcript of at least `records` records (xorshift text, fixed clock). */
-function transcript(records: number): Uint8Array {
+export function transcriptForBench(records: number): Uint8Array {
   const t = new ClaudeTranscript(SESSION);
   let seed = 0x5eed;
   const rand = () => (((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5)) >>> 0) / 2 ** 32;
@@ -114,7 +114,7 @@ const sec = (x: number) => `${(x / 1000).toFixed(2)} s`;
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'entity-git-bench-import-'));
   const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
-  const bytes = transcript(RECORDS);
+  const bytes = transcriptForBench(RECORDS);
   const file = join(dir, `${SESSION}.jsonl`);
   writeFileSync(file, bytes);
   const lines = bytes.reduce((n, b) => n + (b === 10 ? 1 : 0), 0);

@@ -54,21 +54,25 @@ const STAT_FIELDS = ['mode', 'size', 'ino', 'dev', 'uid', 'gid', 'mtimeNs', 'cti
 
 /**
  * The writer thread of {@link writeFilesOffThread} (CommonJS, evaluated): writes each file in
- * place (its parent made when missing), fsynced when asked, and answers with every file's lstat
- * fields, or with the first failure (a file a full disk cut short is removed).
+ * place (its parent made when missing), fsynced when asked, and answers with every file's stat
+ * fields (from its descriptor, before it is closed), or with the first failure (a file a full
+ * disk cut short is removed).
  */
 const WRITER = `
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const { dirname } = require('node:path');
 const FIELDS = ${JSON.stringify(STAT_FIELDS)};
 function write(path, data, fsync) {
   for (let attempt = 0; ; attempt++) {
     try {
-      if (!fsync) return fs.writeFileSync(path, data);
-      const fd = fs.openSync(path, 'w', 0o644);
-      try { fs.writeSync(fd, data); fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
-      return;
+      const fd = fs.openSync(path, 'w');
+      try {
+        for (let at = 0; at < data.length; ) at += fs.writeSync(fd, data, at);
+        if (fsync) fs.fsyncSync(fd);
+        // The file's stat from its descriptor: no second walk of its path.
+        return fs.fstatSync(fd, { bigint: true });
+      } finally { fs.closeSync(fd); }
     } catch (err) {
       if (err.code !== 'ENOENT' || attempt >= 4) throw err;
       fs.mkdirSync(dirname(path), { recursive: true });
@@ -88,8 +92,7 @@ function run({ buffer, ends, paths, fsync }) {
   for (let i = 0; i < paths.length; i++) {
     const path = paths[i];
     try {
-      write(path, bytes.subarray(start, ends[i]), fsync);
-      const st = fs.lstatSync(path, { bigint: true });
+      const st = write(path, bytes.subarray(start, ends[i]), fsync);
       FIELDS.forEach((f, k) => { stats[i * FIELDS.length + k] = st[f]; });
     } catch (err) {
       if (err.code === 'ENOSPC' || err.code === 'EDQUOT') { try { fs.unlinkSync(path); } catch {} }
@@ -99,15 +102,41 @@ function run({ buffer, ends, paths, fsync }) {
   }
   return { stats };
 }
-const answer = run(workerData);
-parentPort.postMessage(answer, answer.stats ? [answer.stats.buffer] : []);
+parentPort.on('message', (job) => {
+  const answer = run(job);
+  parentPort.postMessage(answer, answer.stats ? [answer.stats.buffer] : []);
+});
 `;
+
+/**
+ * A writer thread the last call left, kept for the next one (unreferenced: it never keeps the
+ * process alive): starting a thread costs a new isolate, tens of ms of CPU an import spent.
+ */
+let idle: Worker | null = null;
+
+function takeWriter(): Worker {
+  const worker = idle ?? new Worker(WRITER, { eval: true });
+  if (worker !== idle)
+    worker.once('exit', () => {
+      if (idle === worker) idle = null;
+    });
+  idle = null;
+  worker.ref();
+  return worker;
+}
+
+function giveBack(worker: Worker): void {
+  worker.unref();
+  if (idle === null) idle = worker;
+  else void worker.terminate();
+}
 
 /**
  * {@link Storage.writeFiles}: the files written on a worker thread, their bytes copied once into a
  * buffer handed over whole, the stats handed back the same way. The caller's thread goes on
  * meanwhile (a backfill builds its pack); file creation is the kernel's work, so the two overlap
- * even on two cores. A thread is worth starting for many files: the mirror asks from 256.
+ * even on two cores. A thread is worth starting for many files: the mirror asks from 256. The
+ * thread is kept, idle, for the next call.
  */
 export function writeFilesOffThread(files: readonly WorkTreeFile[], fsync: boolean): Promise<StorageStat[]> {
   let total = 0;
@@ -123,12 +152,23 @@ export function writeFilesOffThread(files: readonly WorkTreeFile[], fsync: boole
   });
   const paths = files.map((f) => f.path);
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WRITER, {
-      eval: true,
-      workerData: { buffer, ends, paths, fsync },
-      transferList: [buffer],
-    });
-    worker.once('message', (m: { stats: BigUint64Array } | { failed: number; code?: string; message: string }) => {
+    const worker = takeWriter();
+    const done = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onError = (err: unknown) => {
+      done();
+      reject(err);
+    };
+    const onExit = (code: number) => {
+      done();
+      reject(new Error(`the working-tree writer thread exited (${code}) before it answered`));
+    };
+    const onMessage = (m: { stats: BigUint64Array } | { failed: number; code?: string; message: string }) => {
+      done();
+      giveBack(worker);
       if ('stats' in m) {
         const n = STAT_FIELDS.length;
         resolve(
@@ -147,10 +187,10 @@ export function writeFilesOffThread(files: readonly WorkTreeFile[], fsync: boole
           }),
         );
       } else reject(Object.assign(new Error(m.message), { code: m.code, path: paths[m.failed] }));
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) =>
-      reject(new Error(`the working-tree writer thread exited (${code}) before it answered`)),
-    );
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage({ buffer, ends, paths, fsync }, [buffer]);
   });
 }

@@ -66,4 +66,38 @@ describe('TranscriptDag', () => {
     expect(() => dag.set(other)).toThrow(expect.objectContaining({ code: 'INVALID_NODE' }));
     expect(await read(dag, 'a')).toEqual(['n1', 'n2']);
   });
+
+  it('hands out a copy as a JSON round trip makes it, keys in order, an own __proto__ key kept', async () => {
+    const dag = new TranscriptDag();
+    const parsed = session('p', 1);
+    const content = JSON.parse('{"z": 1, "__proto__": {"b": [-0, 2], "a": "x"}, "m": [{"y": true, "x": null}]}');
+    parsed.nodes[0]!.content = content;
+    parsed.nodes[0]!.metadata = { zz: undefined, é: 1, e: Number.NaN } as never;
+    dag.set(parsed);
+    const [node] = await (async () => {
+      const out: DagNode[] = [];
+      for await (const n of dag.nodesAfter('p')) out.push(n);
+      return out;
+    })();
+    expect(JSON.stringify(node)).toBe(JSON.stringify(JSON.parse(JSON.stringify(sortKeys(parsed.nodes[0])))));
+    const copied = node!.content as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
+    expect(Object.keys(copied)).toEqual(['__proto__', 'm', 'z']);
+    expect(Object.keys(node!)).toEqual([...Object.keys(node!)].sort());
+    expect(node!.metadata).toEqual({ e: null, é: 1 });
+  });
 });
+
+/** A value with every object's keys in order (the order TranscriptDag's copies list them in). */
+function sortKeys(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(sortKeys);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort())
+    Object.defineProperty(out, k, {
+      value: sortKeys((v as Record<string, unknown>)[k]),
+      enumerable: true,
+      writable: true,
+    });
+  return out;
+}

@@ -8,7 +8,95 @@ import type { JsonValue } from './types.js';
  * different values serialize alike. `-0` is written as `0`, as JSON has a single zero.
  */
 export function canonicalJson(value: unknown): string {
+  const plain = sorted(value, 0, false);
+  if (plain !== SLOW) return `${JSON.stringify(plain, null, 2)}\n`;
   return `${write(value, '', new Set(), '$')}\n`;
+}
+
+/** {@link sorted}'s answer for a value the engine's `JSON.stringify` must not write. */
+const SLOW: unique symbol = Symbol('slow');
+/** Deeper than this, {@link sorted} leaves the value (a cycle, perhaps) to the careful path. */
+const DEPTH_MAX = 200;
+
+/**
+ * The fast path of canonical JSON: `value` itself, or a copy whose objects list their keys in
+ * code point order, when `JSON.stringify(·, null, 2)` writes it exactly as {@link write} would —
+ * a JSON value through and through (finite numbers, no `toJSON`, plain objects without symbol
+ * keys, arrays without holes), no deeper than {@link DEPTH_MAX}, and, with `bounded`, no string
+ * of {@link BIG} or more units. Anything else is {@link SLOW}: the careful path writes it, or
+ * names what JSON cannot hold. Only objects whose keys are out of order are copied.
+ */
+function sorted(value: unknown, depth: number, bounded: boolean): unknown {
+  switch (typeof value) {
+    case 'string':
+      return bounded && value.length >= BIG ? SLOW : value;
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : SLOW;
+    case 'object':
+      break;
+    default:
+      return SLOW;
+  }
+  if (value === null) return null;
+  if (depth >= DEPTH_MAX || (value as { toJSON?: unknown }).toJSON !== undefined) return SLOW;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return SLOW;
+      const item: unknown = value[i];
+      const out = sorted(item, depth + 1, bounded);
+      if (out === SLOW) return SLOW;
+      if (out !== item && copy === null) copy = value.slice(0, i);
+      copy?.push(out);
+    }
+    return copy ?? value;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return SLOW;
+  if (Object.getOwnPropertySymbols(value).length > 0) return SLOW;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  let inOrder = true;
+  // What each key holds in the copy, once a value had to be copied.
+  let values: unknown[] | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 && inOrder && compareKeys(keys[i - 1]!, keys[i]!) > 0) inOrder = false;
+    const item = obj[keys[i]!];
+    const out = sorted(item, depth + 1, bounded);
+    if (out === SLOW) return SLOW;
+    if (out !== item && values === null) values = keys.slice(0, i).map((k) => obj[k]);
+    values?.push(out);
+  }
+  if (inOrder && values === null) return value;
+  values ??= keys.map((k) => obj[k]);
+  const order = keys.map((_, i) => i);
+  if (!inOrder) order.sort((a, b) => compareKeys(keys[a]!, keys[b]!));
+  // No prototype: a `__proto__` key is an own key like any other.
+  const copy: Record<string, unknown> = Object.create(null);
+  for (const i of order) copy[keys[i]!] = values[i];
+  if (!inOrder) {
+    // The engine lists integer-like keys first, whatever their insertion order.
+    const listed = Object.keys(copy);
+    for (let i = 0; i < listed.length; i++) if (listed[i] !== keys[order[i]!]) return SLOW;
+  }
+  return copy;
+}
+
+/** {@link compareCodePoints}, quicker where the first differing units are no surrogates. */
+function compareKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Below the surrogates, units and code points order alike (the equal prefix before them
+    // holds no pair split differently: a lead before a non-trail is a lone code point in both).
+    if (x < 0xd800 && y < 0xd800) return x - y;
+    return compareCodePoints(a, b);
+  }
+  return a.length - b.length;
 }
 
 /** Strings at least this long are escaped and encoded in slices, never as one escaped copy. */
@@ -22,6 +110,8 @@ const BIG = 1 << 16;
  * a 100 MB tool output is held once as bytes, beside the node itself.
  */
 export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) => string = () => ''): Uint8Array {
+  const plain = sorted(value, 0, true);
+  if (plain !== SLOW) return withPrefix(`${JSON.stringify(plain, null, 2)}\n`, prefix);
   const parts: (string | { big: string })[] = [];
   let small = '';
   const sink = (piece: string | { big: string }) => {
@@ -54,6 +144,21 @@ export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) 
 }
 
 const encoder = new TextEncoder();
+/** Where {@link withPrefix} encodes a text before it knows its byte length (kept up to 1 MB). */
+let scratch = new Uint8Array(1 << 16);
+
+/** `prefix(byteLength)` and `text` as UTF-8, in one array. */
+function withPrefix(text: string, prefix: (byteLength: number) => string): Uint8Array {
+  const room = text.length * 3;
+  const into = room <= scratch.length ? scratch : new Uint8Array(room);
+  if (into !== scratch && room <= 1 << 20) scratch = into;
+  const size = encoder.encodeInto(text, into).written;
+  const head = encoder.encode(prefix(size));
+  const out = new Uint8Array(head.length + size);
+  out.set(head, 0);
+  out.set(into.subarray(0, size), head.length);
+  return out;
+}
 
 /** Slices of a long string, cut where no surrogate pair is split. */
 function* slices(text: string): Generator<string> {
@@ -134,7 +239,40 @@ function emit(
  * without serializing it, so checking a 100 MB tool output costs no 100 MB string.
  */
 export function assertJson(value: unknown, where = '$'): asserts value is JsonValue {
-  check(value, new Set(), where);
+  // The careful walk (which names the path of what fails) only when the quick one declines.
+  if (!isPlainJson(value, 0)) check(value, new Set(), where);
+}
+
+/**
+ * True when `value` is certainly a JSON value: what {@link check} accepts, walked without
+ * building a path per value or keeping a set of the objects on the way; no deeper than
+ * {@link DEPTH_MAX} (where a cycle would be). False leaves the verdict to {@link check}.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= DEPTH_MAX) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (Object.getOwnPropertySymbols(value).length > 0) return false;
+  for (const k in value) {
+    if (Object.hasOwn(value, k) && !isPlainJson((value as Record<string, unknown>)[k], depth + 1)) return false;
+  }
+  return true;
 }
 
 /** Throws for a value no JSON text can hold exactly; true when `value` is a JSON scalar. */

@@ -1,0 +1,234 @@
+import { EntityGitError, utf8Length } from '@entity-git/git';
+import type { JsonValue } from '../../src/model/types.js';
+
+/**
+ * Canonical JSON: keys sorted by code point, 2-space indent, LF line ends, a final newline.
+ * Anything JSON cannot represent exactly is rejected with `NON_JSON_VALUE` rather than silently
+ * dropped or coerced (JSON.stringify turns NaN into null and drops undefined), so no two
+ * different values serialize alike. `-0` is written as `0`, as JSON has a single zero.
+ */
+export function canonicalJson(value: unknown): string {
+  return `${write(value, '', new Set(), '$')}\n`;
+}
+
+/** Strings at least this long are escaped and encoded in slices, never as one escaped copy. */
+const BIG = 1 << 16;
+
+/**
+ * The canonical JSON of `value` as UTF-8 bytes, behind `prefix(byteLength)` (a git object
+ * header): exactly `prefix + utf8(canonicalJson(value))`, built without ever holding the whole
+ * text as a string. A large string is escaped slice by slice (never splitting a surrogate
+ * pair, so each slice escapes as it would in the whole) and encoded straight into the result:
+ * a 100 MB tool output is held once as bytes, beside the node itself.
+ */
+export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) => string = () => ''): Uint8Array {
+  const parts: (string | { big: string })[] = [];
+  let small = '';
+  const sink = (piece: string | { big: string }) => {
+    if (typeof piece === 'string') small += piece;
+    else {
+      parts.push(small, piece);
+      small = '';
+    }
+  };
+  emit(value, '', new Set(), '$', sink);
+  parts.push(`${small}\n`);
+  let size = 0;
+  for (const p of parts) size += typeof p === 'string' ? utf8Length(p) : bigLength(p.big);
+  const head = encoder.encode(prefix(size));
+  const out = new Uint8Array(head.length + size);
+  out.set(head, 0);
+  let at = head.length;
+  for (const p of parts) {
+    if (typeof p === 'string') at += encoder.encodeInto(p, out.subarray(at)).written;
+    else {
+      out[at++] = 0x22;
+      for (const slice of slices(p.big))
+        at += encoder.encodeInto(JSON.stringify(slice).slice(1, -1), out.subarray(at)).written;
+      out[at++] = 0x22;
+    }
+  }
+  if (at !== out.length)
+    throw new EntityGitError('NON_JSON_VALUE', `canonical JSON came out ${at - head.length} bytes, not ${size}`);
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+/** Slices of a long string, cut where no surrogate pair is split. */
+function* slices(text: string): Generator<string> {
+  for (let from = 0; from < text.length; ) {
+    let to = Math.min(text.length, from + BIG);
+    const last = text.charCodeAt(to - 1);
+    if (to < text.length && last >= 0xd800 && last <= 0xdbff) to--;
+    yield text.slice(from, to);
+    from = to;
+  }
+}
+
+function bigLength(text: string): number {
+  let n = 2;
+  for (const slice of slices(text)) n += utf8Length(JSON.stringify(slice)) - 2;
+  return n;
+}
+
+/** {@link write}, emitting pieces: large strings go out unescaped, for the caller to slice. */
+function emit(
+  value: unknown,
+  indent: string,
+  seen: Set<object>,
+  path: string,
+  out: (piece: string | { big: string }) => void,
+): void {
+  if (typeof value === 'string' && value.length >= BIG) {
+    out({ big: value });
+    return;
+  }
+  if (scalar(value, path)) {
+    out(JSON.stringify(value));
+    return;
+  }
+  const obj = value as object;
+  if (seen.has(obj)) fail(path, 'a cycle');
+  const inner = `${indent}  `;
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      if (obj.length === 0) {
+        out('[]');
+        return;
+      }
+      out('[\n');
+      for (let i = 0; i < obj.length; i++) {
+        if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
+        out(i === 0 ? inner : `,\n${inner}`);
+        emit(obj[i], inner, seen, `${path}[${i}]`, out);
+      }
+      out(`\n${indent}]`);
+      return;
+    }
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
+    }
+    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
+    const keys = Object.keys(obj).sort(compareCodePoints);
+    if (keys.length === 0) {
+      out('{}');
+      return;
+    }
+    out('{\n');
+    keys.forEach((k, i) => {
+      out(`${i === 0 ? '' : ',\n'}${inner}${JSON.stringify(k)}: `);
+      emit((obj as Record<string, unknown>)[k], inner, seen, `${path}.${k}`, out);
+    });
+    out(`\n${indent}}`);
+    return;
+  } finally {
+    seen.delete(obj);
+  }
+}
+
+/**
+ * Throws `NON_JSON_VALUE` unless `value` is exactly representable as JSON. Walks the value
+ * without serializing it, so checking a 100 MB tool output costs no 100 MB string.
+ */
+export function assertJson(value: unknown, where = '$'): asserts value is JsonValue {
+  check(value, new Set(), where);
+}
+
+/** Throws for a value no JSON text can hold exactly; true when `value` is a JSON scalar. */
+function scalar(value: unknown, path: string): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      if (!Number.isFinite(value)) fail(path, String(value));
+      return true;
+    case 'bigint':
+      return fail(path, 'a BigInt');
+    case 'undefined':
+      return fail(path, 'undefined');
+    case 'function':
+      return fail(path, 'a function');
+    case 'symbol':
+      return fail(path, 'a symbol');
+  }
+  return value === null;
+}
+
+function check(value: unknown, seen: Set<object>, path: string): void {
+  if (scalar(value, path)) return;
+  const obj = value as object;
+  if (seen.has(obj)) fail(path, 'a cycle');
+  seen.add(obj);
+  if (Array.isArray(obj)) {
+    for (let i = 0; i < obj.length; i++) {
+      if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
+      check(obj[i], seen, `${path}[${i}]`);
+    }
+  } else {
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
+    }
+    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
+    for (const k of Object.keys(obj)) check((obj as Record<string, unknown>)[k], seen, `${path}.${k}`);
+  }
+  seen.delete(obj);
+}
+
+function fail(path: string, what: string): never {
+  throw new EntityGitError('NON_JSON_VALUE', `${path} is ${what}, which JSON cannot represent`, { path });
+}
+
+function compareCodePoints(a: string, b: string): number {
+  // JS string comparison is by UTF-16 unit; code point order differs only when astral characters
+  // meet U+E000..U+FFFF, and we want the order every other language's sort gives.
+  if (a === b) return 0;
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const x = ia.next();
+    const y = ib.next();
+    if (x.done) return y.done ? 0 : -1;
+    if (y.done) return 1;
+    const cx = x.value.codePointAt(0)!;
+    const cy = y.value.codePointAt(0)!;
+    if (cx !== cy) return cx - cy;
+  }
+}
+
+function write(value: unknown, indent: string, seen: Set<object>, path: string): string {
+  if (scalar(value, path)) return JSON.stringify(value);
+  const obj = value as object;
+  if (seen.has(obj)) fail(path, 'a cycle');
+  const inner = `${indent}  `;
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      if (obj.length === 0) return '[]';
+      const parts: string[] = [];
+      for (let i = 0; i < obj.length; i++) {
+        if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
+        parts.push(inner + write(obj[i], inner, seen, `${path}[${i}]`));
+      }
+      return `[\n${parts.join(',\n')}\n${indent}]`;
+    }
+    const proto = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) {
+      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
+    }
+    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
+    const keys = Object.keys(obj).sort(compareCodePoints);
+    if (keys.length === 0) return '{}';
+    const parts = keys.map((k) => {
+      const child = `${path}.${k}`;
+      return `${inner}${JSON.stringify(k)}: ${write((obj as Record<string, unknown>)[k], inner, seen, child)}`;
+    });
+    return `{\n${parts.join(',\n')}\n${indent}}`;
+  } finally {
+    seen.delete(obj);
+  }
+}
