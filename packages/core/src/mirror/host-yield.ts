@@ -36,9 +36,33 @@ const schedule: Scheduler =
 
 const now: () => number = g.performance ? () => g.performance!.now() : () => Date.now();
 
+/**
+ * When the host last had a turn that one of these yields gave it. One clock for the whole thread:
+ * the phases of a sync, the syncs of a reconcile and the steps of a long computation each check
+ * it, so work that is short in each of them still gives the host a turn every `everyMs` in all.
+ */
+let lastTurn = now();
+
 /** One macrotask turn of the event loop. */
 export function yieldToHost(): Promise<void> {
-  return new Promise((resolve) => schedule(resolve));
+  return new Promise<void>((resolve) => schedule(resolve)).then(() => {
+    lastTurn = now();
+  });
+}
+
+/**
+ * A long synchronous computation cut into steps: a generator that `yield`s between two steps
+ * (where the host may have a turn) and returns its result. {@link runSteps} runs it in one go,
+ * {@link HostYield.run} gives the host a turn between steps when one is due.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Run `steps` to their end at once (no turn for the host): the synchronous form. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
 }
 
 /**
@@ -47,15 +71,22 @@ export function yieldToHost(): Promise<void> {
  * `everyMs` 0 never yields.
  */
 export class HostYield {
-  private last = now();
   constructor(private readonly everyMs: number) {}
 
   due(): Promise<void> | undefined {
     if (this.everyMs <= 0) return undefined;
-    const t = now();
-    if (t - this.last < this.everyMs) return undefined;
-    return yieldToHost().then(() => {
-      this.last = now();
-    });
+    if (now() - lastTurn < this.everyMs) return undefined;
+    return yieldToHost();
+  }
+
+  /** Run `steps` to their end, giving the host a turn between two steps when one is due. */
+  async run<T>(steps: Steps<T>): Promise<T> {
+    if (this.everyMs <= 0) return runSteps(steps);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      const turn = this.due();
+      if (turn) await turn;
+    }
   }
 }

@@ -1,5 +1,6 @@
 import type { NodeFacts } from '../model/commit-message.js';
 import { type RefStore, isEntityGitError, joinPath, type Store } from '@entity-git/git';
+import type { HostYield } from './host-yield.js';
 import { LEGACY_DIR, legacyRepoFile, removeLegacyDir, repoFile } from './repo-files.js';
 
 /** A node as the mirror keeps it between syncs: its facts, file name and blob id. */
@@ -204,8 +205,17 @@ export class StateCache {
     return (await this.store.lstat(legacy.header)) !== null ? legacy : null;
   }
 
-  /** Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew). */
-  async save(gitdir: string, state: LiveState, delta: StateDelta | null, config: string): Promise<void> {
+  /**
+   * Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew).
+   * `host`: gives the event loop a turn while a large state is written whole.
+   */
+  async save(
+    gitdir: string,
+    state: LiveState,
+    delta: StateDelta | null,
+    config: string,
+    host?: HostYield,
+  ): Promise<void> {
     const paths = statePaths(gitdir);
     const logPath = paths.log;
     const live = state.known.size + state.memo.size;
@@ -229,9 +239,16 @@ export class StateCache {
     // append to a log that is not there).
     if (delta === null || state.legacy === true || state.records > 2 * live + 1000) {
       const lines: string[] = [];
-      for (const n of state.known.values()) lines.push(JSON.stringify({ n }));
-      for (const c of state.memo) lines.push(JSON.stringify({ c }));
+      for (const n of state.known.values()) {
+        if (lines.length % 64 === 63) await host?.due();
+        lines.push(JSON.stringify({ n }));
+      }
+      for (const c of state.memo) {
+        if (lines.length % 64 === 63) await host?.due();
+        lines.push(JSON.stringify({ c }));
+      }
       lines.push(summary());
+      await host?.due();
       // The log first, then the header that names no sealed segment: a crash between the two
       // leaves the old segments before the new log, whose counts then disagree (rebuilt).
       await this.store.writeAtomic(logPath, `${lines.join('\n')}\n`);

@@ -1,7 +1,7 @@
 import { EntityGitError } from '../errors.js';
 import { fromHex } from '../bytes/hex.js';
 import { utf8 } from '../bytes/utf8.js';
-import { storedZlib } from '../codec/codec.js';
+import { storedZlib, type Codec } from '../codec/codec.js';
 import { isOid, type ObjectType } from '../objects/frame.js';
 import { joinPath } from '../storage/paths.js';
 import type { Store } from '../storage/store.js';
@@ -118,6 +118,25 @@ interface Entry {
   crc: number;
 }
 
+/** Bytes of the pack copied or hashed between two of {@link PackBuilder.write}'s pauses. */
+const SLICE_BYTES = 1 << 20;
+/** Index entries made between two of its pauses. */
+const SLICE_ENTRIES = 4096;
+
+/**
+ * SHA-1 of `data` as the codec gives it; with `between`, and a codec that hashes in parts
+ * ({@link Codec.sha1Stream}), in slices of {@link SLICE_BYTES} with `between` awaited after each.
+ */
+async function sliceHash(codec: Codec, data: Uint8Array, between: (() => Promise<void>) | null): Promise<string> {
+  if (between === null || codec.sha1Stream === undefined || data.length <= SLICE_BYTES) return codec.sha1(data);
+  const h = codec.sha1Stream();
+  for (let i = 0; i < data.length; i += SLICE_BYTES) {
+    h.update(data.subarray(i, Math.min(data.length, i + SLICE_BYTES)));
+    await between();
+  }
+  return h.digest();
+}
+
 /** Stored whole every this many deltas, so no reader follows a long chain (git's default depth). */
 const MAX_DEPTH = 50;
 
@@ -223,43 +242,71 @@ export class PackBuilder {
 
   /**
    * Write the pack and its index into `gitdir` (the index last: it is what makes the pack
-   * visible), or nothing when no object was added.
+   * visible), or nothing when no object was added. `pause`, when given, is asked between two
+   * slices of the work (about {@link SLICE_BYTES} of the pack copied or hashed, a few thousand
+   * index entries) and awaited when it answers a promise: how a caller gives its host's event
+   * loop a turn while a large pack is finished (see the mirror's `HostYield.due`). The bytes are
+   * the same with or without it.
    */
-  async write(gitdir: string): Promise<{ pack: string; oids: string[]; deltas: number; bytes: number } | null> {
+  async write(
+    gitdir: string,
+    pause?: () => Promise<void> | undefined,
+  ): Promise<{ pack: string; oids: string[]; deltas: number; bytes: number } | null> {
     const entries = this.entries;
     if (entries.length === 0) return null;
     const store = this.store;
     const size = this.size;
     if (size > 0x7fffffff) throw new EntityGitError('REPO_CORRUPT', `a pack over 2 GiB is not written (${size} bytes)`);
+    const between = async () => {
+      const p = pause?.();
+      if (p) await p;
+    };
     const pack = new Uint8Array(size + 20);
     pack.set(utf8('PACK'), 0);
     new DataView(pack.buffer).setUint32(4, 2);
     new DataView(pack.buffer).setUint32(8, entries.length);
     let at = 12;
+    let slice = 0;
     for (const p of this.parts) {
       pack.set(p, at);
       at += p.length;
+      slice += p.length + 64;
+      if (slice >= SLICE_BYTES) {
+        slice = 0;
+        await between();
+      }
     }
-    const packSum = store.codec.sha1(pack.subarray(0, size));
+    const packSum = await sliceHash(store.codec, pack.subarray(0, size), pause === undefined ? null : between);
     pack.set(fromHex(packSum), size);
 
-    const sorted = [...entries].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
-    const n = sorted.length;
+    // By the first byte of the id (the fan-out), then each group sorted: the same order as one
+    // sort of them all, in slices.
+    const groups: Entry[][] = Array.from({ length: 256 }, () => []);
+    for (const e of entries) groups[parseInt(e.oid.slice(0, 2), 16)]!.push(e);
+    await between();
+    const n = entries.length;
     const idx = new Uint8Array(8 + 256 * 4 + n * 28 + 40);
     const view = new DataView(idx.buffer);
     idx.set([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2], 0);
-    const fanout = new Uint32Array(256);
-    for (const e of sorted) fanout[parseInt(e.oid.slice(0, 2), 16)]!++;
-    for (let i = 0, sum = 0; i < 256; i++) {
-      sum += fanout[i]!;
-      view.setUint32(8 + i * 4, sum);
-    }
     const names = 8 + 1024;
-    sorted.forEach((e, i) => {
-      idx.set(fromHex(e.oid), names + i * 20);
-      view.setUint32(names + n * 20 + i * 4, e.crc);
-      view.setUint32(names + n * 24 + i * 4, e.offset);
-    });
+    const sorted: Entry[] = [];
+    let done = 0;
+    for (let b = 0; b < 256; b++) {
+      const group = groups[b]!.sort((x, y) => (x.oid < y.oid ? -1 : x.oid > y.oid ? 1 : 0));
+      for (const e of group) {
+        const i = sorted.length;
+        sorted.push(e);
+        idx.set(fromHex(e.oid), names + i * 20);
+        view.setUint32(names + n * 20 + i * 4, e.crc);
+        view.setUint32(names + n * 24 + i * 4, e.offset);
+      }
+      view.setUint32(8 + b * 4, sorted.length);
+      done += group.length;
+      if (done >= SLICE_ENTRIES) {
+        done = 0;
+        await between();
+      }
+    }
     idx.set(fromHex(packSum), names + n * 28);
     idx.set(fromHex(store.codec.sha1(idx.subarray(0, names + n * 28 + 20))), names + n * 28 + 20);
 

@@ -1,6 +1,7 @@
 import { isEntityGitError } from '@entity-git/git';
 import type { BranchPlan } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
+import { HostYield } from '../host-yield.js';
 import { moveMetaRef, planMetaRef } from '../meta-ref.js';
 import type { Known, StateDelta } from '../repo-state.js';
 import type { Built } from './build.js';
@@ -28,6 +29,7 @@ export interface Written extends Built {
  */
 export async function write(ctx: MirrorContext, built: Built): Promise<Written> {
   const { repo, derivation, builds, sink, stored, delta, session, full } = built;
+  const host = new HostYield(ctx.yieldEveryMs);
   const inPacks = { objects: 0, bytes: 0 };
   let packed = 0;
   // The meta ref's commit, tree and blob go into the sync's pack with its turns (a loose object
@@ -44,7 +46,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     inPacks.bytes += sink.packed.bytes;
     if (built.work.kind === 'derive') packed = sink.count;
   }
-  if (stored !== null) markStored(stored.branches, stored.from, delta);
+  if (stored !== null) await markStored(stored.branches, stored.from, delta, host);
   const tips = new Map<string, { oid: string; turn: number }>();
   for (const b of derivation.branches) {
     const oid = builds.get(b.name)?.commits.at(-1);
@@ -96,9 +98,15 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
 }
 
 /** Mark the nodes of complete turns (from turn index `from` on) as held by a commit. */
-function markStored(branches: readonly BranchPlan<Known>[], from: number, delta: StateDelta): void {
+async function markStored(
+  branches: readonly BranchPlan<Known>[],
+  from: number,
+  delta: StateDelta,
+  host: HostYield,
+): Promise<void> {
   for (const b of branches) {
     for (let k = from; k < b.complete; k++) {
+      await host.due();
       for (const n of b.turns[k]!.nodes) {
         if (!n.stored) {
           n.stored = true;
