@@ -159,7 +159,7 @@ async function verifyLocked(
         tip === null ? undefined : (await readCommitTree(repo.objects, tip)).find((e) => e.name === 'meta.json');
       const target = new Map(expected);
       if (meta) target.set('meta.json', meta.oid);
-      differences.push(...worktreeDifferences(await worktreeDamage(ctx.store, repo.dir, target), head, repo.dir));
+      differences.push(...worktreeDifferences(await worktreeDamage(ctx.store, repo.dir, target, host), head, repo.dir));
     } catch {
       // a damaged tip is reported by verifyBranch already
     }

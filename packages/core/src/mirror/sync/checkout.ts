@@ -127,7 +127,7 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   }
   ctx.cache.indexes.delete(repo.gitdir);
   // A repair compares the files themselves (the index trusts them): any damage, every file written again.
-  if (checkFiles && worktreeDamaged(await worktreeDamage(ctx.store, repo.dir, target))) rewriteAll = true;
+  if (checkFiles && worktreeDamaged(await worktreeDamage(ctx.store, repo.dir, target, host))) rewriteAll = true;
   const present = st !== null;
   await host.due();
   const byPath = new Map(current.map((e) => [e.path, e]));
@@ -161,7 +161,7 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   // Without an index to say what the previous HEAD put there (lost, unreadable, or distrusted),
   // the mirror's files HEAD's tree does not have are found in the working tree itself.
   if (!present || rewriteAll) {
-    for (const path of await mirrorFiles(ctx.store, repo.dir, target)) {
+    for (const path of await mirrorFiles(ctx.store, repo.dir, target, host)) {
       if (!target.has(path)) {
         await ctx.store.remove(joinPath(repo.dir, path));
         changed = true;
