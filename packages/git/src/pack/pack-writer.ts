@@ -289,18 +289,19 @@ export class PackBuilder {
     const view = new DataView(idx.buffer);
     idx.set([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2], 0);
     const names = 8 + 1024;
-    const sorted: Entry[] = [];
+    const oids: string[] = [];
+    let i = 0;
     let done = 0;
     for (let b = 0; b < 256; b++) {
       const group = groups[b]!.sort((x, y) => (x.oid < y.oid ? -1 : x.oid > y.oid ? 1 : 0));
       for (const e of group) {
-        const i = sorted.length;
-        sorted.push(e);
+        if (isOid(e.oid)) oids.push(e.oid);
         idx.set(fromHex(e.oid), names + i * 20);
         view.setUint32(names + n * 20 + i * 4, e.crc);
         view.setUint32(names + n * 24 + i * 4, e.offset);
+        i++;
       }
-      view.setUint32(8 + b * 4, sorted.length);
+      view.setUint32(8 + b * 4, i);
       done += group.length;
       if (done >= SLICE_ENTRIES) {
         done = 0;
@@ -317,7 +318,7 @@ export class PackBuilder {
     await store.writeAtomic(`${base}.idx`, idx, joinPath(dir, `tmp_idx_${packSum.slice(0, 12)}`));
     return {
       pack: `${base}.pack`,
-      oids: sorted.filter((e) => isOid(e.oid)).map((e) => e.oid),
+      oids,
       deltas: this.deltas,
       bytes: pack.length,
     };

@@ -40,6 +40,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     await sink.write('tree', meta.meta.tree);
     await sink.write('commit', meta.meta.commit);
   }
+  await host.due();
   if (sink !== null) {
     await sink.finish();
     inPacks.objects += sink.packed.objects;
@@ -53,6 +54,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     if (oid !== undefined) tips.set(b.name, { oid, turn: b.complete });
   }
 
+  await host.due();
   const headBefore = await repo.refs.headBranch().catch((err: unknown) => {
     if (isEntityGitError(err, 'REF_CORRUPT')) return null;
     throw err;
@@ -69,6 +71,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
       current = undefined;
     }
     if (current === oid) continue;
+    await host.due();
     await repo.refs.update(ref, oid, {
       old: current,
       reflog: {
@@ -80,6 +83,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     branchesMoved.push(name);
   }
   let headMoved = false;
+  await host.due();
   if (derivation.head !== null && headBefore !== derivation.head) {
     await repo.refs.setHead(
       derivation.head,
@@ -92,6 +96,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     );
     headMoved = true;
   }
+  await host.due();
   if (meta !== null) await moveMetaRef(repo.objects, repo.refs, meta, ctx.identity, sink !== null);
   const metaMoved = meta !== null;
   return { ...built, tips, headBefore, branchesMoved, headMoved, metaMoved, inPacks, packed };
