@@ -22,26 +22,23 @@ const CRC_TABLES = (() => {
   return t;
 })();
 
-function crc32(parts: readonly Uint8Array[]): number {
+function crc32(p: Uint8Array, from: number, to: number): number {
   const t = CRC_TABLES;
   let c = -1;
-  for (const p of parts) {
-    const n = p.length;
-    let i = 0;
-    for (; i + 8 <= n; i += 8) {
-      const a = c ^ (p[i]! | (p[i + 1]! << 8) | (p[i + 2]! << 16) | (p[i + 3]! << 24));
-      c =
-        t[1792 + (a & 0xff)]! ^
-        t[1536 + ((a >>> 8) & 0xff)]! ^
-        t[1280 + ((a >>> 16) & 0xff)]! ^
-        t[1024 + (a >>> 24)]! ^
-        t[768 + p[i + 4]!]! ^
-        t[512 + p[i + 5]!]! ^
-        t[256 + p[i + 6]!]! ^
-        t[p[i + 7]!]!;
-    }
-    for (; i < n; i++) c = t[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
+  let i = from;
+  for (; i + 8 <= to; i += 8) {
+    const a = c ^ (p[i]! | (p[i + 1]! << 8) | (p[i + 2]! << 16) | (p[i + 3]! << 24));
+    c =
+      t[1792 + (a & 0xff)]! ^
+      t[1536 + ((a >>> 8) & 0xff)]! ^
+      t[1280 + ((a >>> 16) & 0xff)]! ^
+      t[1024 + (a >>> 24)]! ^
+      t[768 + p[i + 4]!]! ^
+      t[512 + p[i + 5]!]! ^
+      t[256 + p[i + 6]!]! ^
+      t[p[i + 7]!]!;
   }
+  for (; i < to; i++) c = t[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ -1) >>> 0;
 }
 
@@ -137,6 +134,9 @@ async function sliceHash(codec: Codec, data: Uint8Array, between: (() => Promise
   return h.digest();
 }
 
+/** An entry's head, made here before it is copied into the pack. */
+const HEAD = new Uint8Array(20);
+
 /** Stored whole every this many deltas, so no reader follows a long chain (git's default depth). */
 const MAX_DEPTH = 50;
 
@@ -154,7 +154,12 @@ export const STORED_BLOB_MAX = 16 << 10;
  * stored as a delta of it when that is much smaller.
  */
 export class PackBuilder {
-  private readonly parts: Uint8Array[] = [];
+  /**
+   * The pack as it is built: its 12-byte header (written last), then each entry, in one buffer
+   * that grows by doubling — not two small arrays an object kept until the end (a backfill's tens
+   * of thousands of them were much of the garbage collector's work), and no copy into a pack.
+   */
+  private buf = new Uint8Array(64 << 10);
   private size = 12;
   private readonly entries: Entry[] = [];
   private readonly offsets = new Map<string, { offset: number; depth: number }>();
@@ -204,7 +209,7 @@ export class PackBuilder {
     }
     // The entry's head: type and size (4 bits, then 7 a byte), then a delta's base offset
     // (7 bits a byte, most significant first, each continued byte one less).
-    const head = new Uint8Array(20);
+    const head = HEAD;
     let h = 0;
     let n = body.length;
     let first = (code << 4) | (n & 0x0f);
@@ -223,7 +228,6 @@ export class PackBuilder {
       }
       for (let i = enc.length - 1; i >= 0; i--) head[h++] = enc[i]!;
     }
-    const header = head.subarray(0, h);
     const stored =
       code === TYPE_CODE.blob
         ? body.length <= STORED_BLOB_MAX
@@ -234,10 +238,23 @@ export class PackBuilder {
       : codec.deflatePackEntry
         ? codec.deflatePackEntry(body)
         : codec.deflate(body);
-    this.parts.push(header, data);
-    this.size += header.length + data.length;
+    this.reserve(h + data.length);
+    this.buf.set(head.subarray(0, h), at);
+    this.buf.set(data, at + h);
+    this.size = at + h + data.length;
     this.offsets.set(oid, { offset: at, depth });
-    this.entries.push({ oid, offset: at, crc: crc32([header, data]) });
+    this.entries.push({ oid, offset: at, crc: crc32(this.buf, at, this.size) });
+  }
+
+  /** Room for `n` more bytes after the pack's current end. */
+  private reserve(n: number): void {
+    const need = this.size + n;
+    if (need <= this.buf.length) return;
+    let length = this.buf.length * 2;
+    while (length < need) length *= 2;
+    const grown = new Uint8Array(length);
+    grown.set(this.buf.subarray(0, this.size));
+    this.buf = grown;
   }
 
   /**
@@ -261,20 +278,16 @@ export class PackBuilder {
       const p = pause?.();
       if (p) await p;
     };
+    const built = this.buf;
+    built.set(utf8('PACK'), 0);
+    const head = new DataView(built.buffer, 0, 12);
+    head.setUint32(4, 2);
+    head.setUint32(8, entries.length);
+    // A file of its own size (a storage may keep the whole buffer it is given), copied in slices.
     const pack = new Uint8Array(size + 20);
-    pack.set(utf8('PACK'), 0);
-    new DataView(pack.buffer).setUint32(4, 2);
-    new DataView(pack.buffer).setUint32(8, entries.length);
-    let at = 12;
-    let slice = 0;
-    for (const p of this.parts) {
-      pack.set(p, at);
-      at += p.length;
-      slice += p.length + 64;
-      if (slice >= SLICE_BYTES) {
-        slice = 0;
-        await between();
-      }
+    for (let i = 0; i < size; i += SLICE_BYTES) {
+      pack.set(built.subarray(i, Math.min(size, i + SLICE_BYTES)), i);
+      if (i + SLICE_BYTES < size) await between();
     }
     const packSum = await sliceHash(store.codec, pack.subarray(0, size), pause === undefined ? null : between);
     pack.set(fromHex(packSum), size);
