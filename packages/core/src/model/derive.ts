@@ -125,11 +125,15 @@ export function* deriveSteps<N extends NodeShape>(
     const name =
       deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
     const onPath = new Set<N>(chain);
-    for (const c of chain) for (const r of riders.get(c.id) ?? []) onPath.add(r);
+    yield;
+    for (const c of chain) {
+      if (++step % STEP === 0) yield;
+      for (const r of riders.get(c.id) ?? []) onPath.add(r);
+    }
     yield;
     const path = [...onPath].sort((a, b) => a.seq - b.seq);
     yield;
-    const turns = cutTurns(path);
+    const turns = yield* cutTurnSteps(path);
     const last = turns.at(-1);
     const complete = last?.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
     branches.push({ name, leaf, turns, complete });
@@ -202,10 +206,21 @@ function chainOf<N extends NodeShape>(leaf: N, byId: Map<string, N>, limit: numb
 
 /** Cut a path into turns at its user nodes; nodes before the first user node join turn 1. */
 export function cutTurns<N extends NodeShape>(path: readonly N[]): TurnPlan<N>[] {
+  const steps = cutTurnSteps(path);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** {@link cutTurns} in steps: a pause every {@link STEP} nodes. */
+function* cutTurnSteps<N extends NodeShape>(path: readonly N[]): Generator<void, TurnPlan<N>[], void> {
   const turns: TurnPlan<N>[] = [];
   let current: N[] = [];
   let hasUser = false;
+  let step = 0;
   for (const n of path) {
+    if (++step % STEP === 0) yield;
     if (n.role === 'user' && hasUser) {
       turns.push({ index: turns.length + 1, nodes: current });
       current = [];

@@ -134,6 +134,9 @@ async function sliceHash(codec: Codec, data: Uint8Array, between: (() => Promise
   return h.digest();
 }
 
+/** The size of a full chunk of {@link PackBuilder}'s entries (a larger entry has one of its own). */
+const CHUNK_BYTES = 1 << 20;
+
 /** An entry's head, made here before it is copied into the pack. */
 const HEAD = new Uint8Array(20);
 
@@ -155,11 +158,12 @@ export const STORED_BLOB_MAX = 16 << 10;
  */
 export class PackBuilder {
   /**
-   * The pack as it is built: its 12-byte header (written last), then each entry, in one buffer
-   * that grows by doubling — not two small arrays an object kept until the end (a backfill's tens
-   * of thousands of them were much of the garbage collector's work), and no copy into a pack.
+   * The pack's entries as they are built, in chunks of at least {@link CHUNK_BYTES} filled one
+   * after the other (the 12-byte header is written last, into the file): not two small arrays an
+   * object kept until the end (a backfill's tens of thousands of them were much of the garbage
+   * collector's work), nor one buffer whose every growth copies all of it.
    */
-  private buf = new Uint8Array(64 << 10);
+  private readonly chunks: { bytes: Uint8Array; used: number }[] = [];
   private size = 12;
   private readonly entries: Entry[] = [];
   private readonly offsets = new Map<string, { offset: number; depth: number }>();
@@ -238,23 +242,21 @@ export class PackBuilder {
       : codec.deflatePackEntry
         ? codec.deflatePackEntry(body)
         : codec.deflate(body);
-    this.reserve(h + data.length);
-    this.buf.set(head.subarray(0, h), at);
-    this.buf.set(data, at + h);
-    this.size = at + h + data.length;
+    const length = h + data.length;
+    let chunk = this.chunks.at(-1);
+    if (chunk === undefined || chunk.used + length > chunk.bytes.length) {
+      // 64 KB first (a live turn's pack is a few), doubling up to CHUNK_BYTES.
+      const size = Math.max(length, Math.min(CHUNK_BYTES, (64 << 10) << this.chunks.length));
+      chunk = { bytes: new Uint8Array(size), used: 0 };
+      this.chunks.push(chunk);
+    }
+    const from = chunk.used;
+    chunk.bytes.set(head.subarray(0, h), from);
+    chunk.bytes.set(data, from + h);
+    chunk.used += length;
+    this.size = at + length;
     this.offsets.set(oid, { offset: at, depth });
-    this.entries.push({ oid, offset: at, crc: crc32(this.buf, at, this.size) });
-  }
-
-  /** Room for `n` more bytes after the pack's current end. */
-  private reserve(n: number): void {
-    const need = this.size + n;
-    if (need <= this.buf.length) return;
-    let length = this.buf.length * 2;
-    while (length < need) length *= 2;
-    const grown = new Uint8Array(length);
-    grown.set(this.buf.subarray(0, this.size));
-    this.buf = grown;
+    this.entries.push({ oid, offset: at, crc: crc32(chunk.bytes, from, chunk.used) });
   }
 
   /**
@@ -278,16 +280,17 @@ export class PackBuilder {
       const p = pause?.();
       if (p) await p;
     };
-    const built = this.buf;
-    built.set(utf8('PACK'), 0);
-    const head = new DataView(built.buffer, 0, 12);
+    const pack = new Uint8Array(size + 20);
+    pack.set(utf8('PACK'), 0);
+    const head = new DataView(pack.buffer, 0, 12);
     head.setUint32(4, 2);
     head.setUint32(8, entries.length);
-    // A file of its own size (a storage may keep the whole buffer it is given), copied in slices.
-    const pack = new Uint8Array(size + 20);
-    for (let i = 0; i < size; i += SLICE_BYTES) {
-      pack.set(built.subarray(i, Math.min(size, i + SLICE_BYTES)), i);
-      if (i + SLICE_BYTES < size) await between();
+    // The chunks copied in, a pause after each.
+    let at = 12;
+    for (const { bytes, used } of this.chunks) {
+      pack.set(bytes.subarray(0, used), at);
+      at += used;
+      await between();
     }
     const packSum = await sliceHash(store.codec, pack.subarray(0, size), pause === undefined ? null : between);
     pack.set(fromHex(packSum), size);
