@@ -3,8 +3,13 @@
 // which the event loop sees as one task: a 2,000-turn backfill held it for seconds. These helpers
 // give the host a macrotask turn (timers, I/O, rendering) every few milliseconds of work.
 
-/** Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). */
-export const DEFAULT_YIELD_EVERY_MS = 4;
+/**
+ * Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). 2, not
+ * 4: the host waits for the time since its last turn plus the step that passes the budget; in
+ * `bench/event-loop.ts` at a load of 2–4 the least disturbed rep's p99 was 12–14 ms with 4, 5–8 ms
+ * with 2, the totals the same within the noise (BENCHMARKS.md, issue 20).
+ */
+export const DEFAULT_YIELD_EVERY_MS = 2;
 
 type Scheduler = (resume: () => void) => void;
 

@@ -39,7 +39,7 @@ export interface ReconcileOptions {
    */
   full?: boolean;
   onProgress?: (p: ReconcileProgress) => void;
-  /** Give the event loop a turn after this many ms of work (default 4; 0: never). */
+  /** Give the event loop a turn after this many ms of work (default 2; 0: never). */
   yieldEveryMs?: number;
 }
 
