@@ -2,12 +2,12 @@
 // running, measured with `perf_hooks.monitorEventLoopDelay` (1 ms resolution) during a 2,000-turn
 // backfill and during a start-up reconcile of 1,000 one-turn sessions, each from an in-memory DAG
 // (the worst case: no I/O in the DAG reads to give the loop a turn by accident). Two contenders,
-// interleaved rep by rep: `yielding` (the default, a macrotask turn every `yieldEveryMs` = 4 ms of
-// work) and `no yield` (`yieldEveryMs: 0`, the code as it was), so the cost of yielding is the
-// ratio of their totals in the same run.
+// interleaved rep by rep: `yielding` (the default, a macrotask turn every `yieldEveryMs` = 2 ms of
+// work) and `no yield` (`yieldEveryMs: 0`: one synchronous run, as before), so the cost of yielding
+// is the ratio of their totals in the same run.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { MemoryDag, reconcile, type DagNode } from '../packages/core/src/index.js';
@@ -44,7 +44,13 @@ function tipOf(repo: string): string {
   return execFileSync('git', ['rev-parse', 'refs/heads/main'], { cwd: repo, encoding: 'utf8' }).trim();
 }
 
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
 export async function run(): Promise<void> {
+  console.log(`load average at the start: ${load()}`);
   const dir = mkdtempSync(join(tmpdir(), 'entity-git-event-loop-'));
   try {
     const long = new MemoryDag();
@@ -119,6 +125,7 @@ export async function run(): Promise<void> {
       }
     }
     console.log(align(rows));
+    console.log(`load average at the end: ${load()}`);
     writeResults('event-loop', { turns: TURNS, sessions: SESSIONS, reps: REPS, samples });
   } finally {
     rmSync(dir, { recursive: true, force: true });

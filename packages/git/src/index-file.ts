@@ -87,6 +87,15 @@ function encodeEntry(e: IndexEntry): Encoded {
 
 /** Index file (version 2) bytes for `entries`, sorted by path as git requires, with the checksum. */
 export function buildIndex(entries: readonly IndexEntry[], codec: Codec): Uint8Array {
+  return runAll(build(entries, codec, null));
+}
+
+/**
+ * {@link buildIndex} in steps: a generator that pauses (`yield`) every {@link STEP} entries, so a
+ * caller can give its host's event loop a turn while the index of a large checkout is made.
+ * Returns the same bytes.
+ */
+export function buildIndexSteps(entries: readonly IndexEntry[], codec: Codec): Generator<void, Uint8Array, void> {
   return build(entries, codec, null);
 }
 
@@ -96,35 +105,59 @@ export function buildIndex(entries: readonly IndexEntry[], codec: Codec): Uint8A
  * one index, and a git command that changes an entry writes it back whole.
  */
 export function buildSplitIndex(entries: readonly IndexEntry[], shared: string, codec: Codec): Uint8Array {
+  return runAll(build(entries, codec, linkExtension(shared)));
+}
+
+function linkExtension(shared: string): Uint8Array {
   const link = new Uint8Array(8 + 20 + 2 * EMPTY_EWAH.length);
   link.set(utf8('link'), 0);
   new DataView(link.buffer).setUint32(4, link.length - 8);
   link.set(fromHex(shared), 8);
   link.set(EMPTY_EWAH, 28);
   link.set(EMPTY_EWAH, 28 + EMPTY_EWAH.length);
-  return build(entries, codec, link);
+  return link;
 }
 
 /** An EWAH bitmap with no bit set, as git serializes one: no bits, one empty marker word, its position. */
 const EMPTY_EWAH = new Uint8Array([0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
 
-function build(entries: readonly IndexEntry[], codec: Codec, extension: Uint8Array | null): Uint8Array {
-  const enc = entries.map(encodeEntry);
+/** Entries encoded or copied between two pauses of {@link buildIndexSteps}. */
+const STEP = 1024;
+
+/** Run steps to their end at once. */
+function runAll<T>(steps: Generator<void, T, void>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+function* build(
+  entries: readonly IndexEntry[],
+  codec: Codec,
+  extension: Uint8Array | null,
+): Generator<void, Uint8Array, void> {
+  const enc: Encoded[] = [];
   let ascii = true;
   let sorted = true;
-  for (let i = 0; i < enc.length; i++) {
-    if (!enc[i]!.ascii) ascii = false;
+  for (let i = 0; i < entries.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const e = encodeEntry(entries[i]!);
+    enc.push(e);
+    if (!e.ascii) ascii = false;
     if (i > 0 && !(entries[i - 1]!.path < entries[i]!.path)) sorted = false;
   }
   let order: Encoded[] = enc;
   // ASCII paths (every path the mirror writes) sort the same as strings as they do as bytes;
   // the mirror keeps its entries in order, so mostly there is nothing to sort.
   if (!(sorted && ascii)) {
+    yield;
     const idx = enc.map((_, i) => i);
     if (ascii)
       idx.sort((a, b) => (entries[a]!.path < entries[b]!.path ? -1 : entries[a]!.path > entries[b]!.path ? 1 : 0));
     else idx.sort((a, b) => compareBytes(enc[a]!.name, enc[b]!.name));
     order = idx.map((i) => enc[i]!);
+    yield;
   }
   let size = 12;
   for (const { bytes } of order) size += bytes.length;
@@ -135,11 +168,14 @@ function build(entries: readonly IndexEntry[], codec: Codec, extension: Uint8Arr
   view.setUint32(4, 2);
   view.setUint32(8, order.length);
   let at = 12;
-  for (const { bytes } of order) {
+  for (let i = 0; i < order.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const { bytes } = order[i]!;
     out.set(bytes, at);
     at += bytes.length;
   }
   if (extension) out.set(extension, at);
+  yield;
   out.set(fromHex(codec.sha1(out.subarray(0, size))), size);
   return out;
 }

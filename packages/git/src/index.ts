@@ -50,6 +50,7 @@ export {
 } from './commit-graph.js';
 export {
   buildIndex,
+  buildIndexSteps,
   buildSplitIndex,
   parseIndex,
   readIndex,

@@ -38,6 +38,10 @@ export const nodeCodec: Codec = Object.freeze({
   // of that import, this a few (any inflate reads it; the pack ~0.6 % larger).
   deflatePackEntry: (data: Uint8Array) =>
     data.length <= FIXED_DEFLATE_MAX ? fixedZlib(data) : deflateSync(data, deflateOptions(data.length)),
+  sha1Stream: () => {
+    const h = createHash('sha1');
+    return { update: (data: Uint8Array) => void h.update(data), digest: () => h.digest('hex') };
+  },
   sha1Parts: (parts: readonly Uint8Array[]) => {
     const h = createHash('sha1');
     for (const p of parts) h.update(p);

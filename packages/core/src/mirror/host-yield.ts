@@ -3,8 +3,13 @@
 // which the event loop sees as one task: a 2,000-turn backfill held it for seconds. These helpers
 // give the host a macrotask turn (timers, I/O, rendering) every few milliseconds of work.
 
-/** Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). */
-export const DEFAULT_YIELD_EVERY_MS = 4;
+/**
+ * Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). 2, not
+ * 4: the host waits for the time since its last turn plus the step that passes the budget; in
+ * `bench/event-loop.ts` at a load of 2–4 the least disturbed rep's p99 was 12–14 ms with 4, 5–8 ms
+ * with 2, the totals the same within the noise (BENCHMARKS.md, issue 20).
+ */
+export const DEFAULT_YIELD_EVERY_MS = 2;
 
 type Scheduler = (resume: () => void) => void;
 
@@ -36,9 +41,33 @@ const schedule: Scheduler =
 
 const now: () => number = g.performance ? () => g.performance!.now() : () => Date.now();
 
+/**
+ * When the host last had a turn that one of these yields gave it. One clock for the whole thread:
+ * the phases of a sync, the syncs of a reconcile and the steps of a long computation each check
+ * it, so work that is short in each of them still gives the host a turn every `everyMs` in all.
+ */
+let lastTurn = now();
+
 /** One macrotask turn of the event loop. */
 export function yieldToHost(): Promise<void> {
-  return new Promise((resolve) => schedule(resolve));
+  return new Promise<void>((resolve) => schedule(resolve)).then(() => {
+    lastTurn = now();
+  });
+}
+
+/**
+ * A long synchronous computation cut into steps: a generator that `yield`s between two steps
+ * (where the host may have a turn) and returns its result. {@link runSteps} runs it in one go,
+ * {@link HostYield.run} gives the host a turn between steps when one is due.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Run `steps` to their end at once (no turn for the host): the synchronous form. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
 }
 
 /**
@@ -47,15 +76,22 @@ export function yieldToHost(): Promise<void> {
  * `everyMs` 0 never yields.
  */
 export class HostYield {
-  private last = now();
   constructor(private readonly everyMs: number) {}
 
   due(): Promise<void> | undefined {
     if (this.everyMs <= 0) return undefined;
-    const t = now();
-    if (t - this.last < this.everyMs) return undefined;
-    return yieldToHost().then(() => {
-      this.last = now();
-    });
+    if (now() - lastTurn < this.everyMs) return undefined;
+    return yieldToHost();
+  }
+
+  /** Run `steps` to their end, giving the host a turn between two steps when one is due. */
+  async run<T>(steps: Steps<T>): Promise<T> {
+    if (this.everyMs <= 0) return runSteps(steps);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      const turn = this.due();
+      if (turn) await turn;
+    }
   }
 }

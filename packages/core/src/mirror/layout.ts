@@ -1,4 +1,5 @@
 import type { Derivation } from '../model/derive.js';
+import { runSteps, type Steps } from './host-yield.js';
 import type { Layout } from './mirror.js';
 import type { Known } from './repo-state.js';
 
@@ -14,10 +15,17 @@ export const messagePath = (layout: Layout, n: { seq: number; name: string }): s
 
 /** The message files of the head branch at its last complete turn: each one's path and node. */
 export function headFiles(derivation: Derivation<Known>, layout: Layout): Map<string, Known> {
+  return runSteps(headFileSteps(derivation, layout));
+}
+
+/** {@link headFiles} in steps (see {@link Steps}): a pause every few hundred turns. */
+export function* headFileSteps(derivation: Derivation<Known>, layout: Layout): Steps<Map<string, Known>> {
   const out = new Map<string, Known>();
   const branch = derivation.branches.find((b) => b.name === derivation.head);
   if (branch)
-    for (const t of branch.turns.slice(0, branch.complete))
-      for (const n of t.nodes) out.set(`messages/${messagePath(layout, n)}`, n);
+    for (let k = 0; k < branch.complete; k++) {
+      if (k % 256 === 255) yield;
+      for (const n of branch.turns[k]!.nodes) out.set(`messages/${messagePath(layout, n)}`, n);
+    }
   return out;
 }

@@ -1,4 +1,5 @@
 import { type RefStore, isEntityGitError, joinPath, type Store } from '@entity-git/git';
+import type { HostYield } from './host-yield.js';
 import { type Known, type KnownRecord, packKnown, unpackKnown } from './known-record.js';
 import { LEGACY_DIR, legacyRepoFile, removeLegacyDir, repoFile } from './repo-files.js';
 
@@ -203,8 +204,17 @@ export class StateCache {
     return (await this.store.lstat(legacy.header)) !== null ? legacy : null;
   }
 
-  /** Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew). */
-  async save(gitdir: string, state: LiveState, delta: StateDelta | null, config: string): Promise<void> {
+  /**
+   * Persist `state` (appending `delta`, or rewriting the log when `delta` is null or it grew).
+   * `host`: gives the event loop a turn while a large state is written whole.
+   */
+  async save(
+    gitdir: string,
+    state: LiveState,
+    delta: StateDelta | null,
+    config: string,
+    host?: HostYield,
+  ): Promise<void> {
     const paths = statePaths(gitdir);
     const logPath = paths.log;
     const live = state.known.size + state.memo.size;
@@ -228,9 +238,16 @@ export class StateCache {
     // append to a log that is not there).
     if (delta === null || state.legacy === true || state.records > 2 * live + 1000) {
       const lines: string[] = [];
-      for (const n of state.known.values()) lines.push(JSON.stringify({ k: packKnown(n) }));
-      for (const c of state.memo) lines.push(JSON.stringify({ c }));
+      for (const n of state.known.values()) {
+        if (lines.length % 64 === 63) await host?.due();
+        lines.push(JSON.stringify({ k: packKnown(n) }));
+      }
+      for (const c of state.memo) {
+        if (lines.length % 64 === 63) await host?.due();
+        lines.push(JSON.stringify({ c }));
+      }
       lines.push(summary());
+      await host?.due();
       // The log first, then the header that names no sealed segment: a crash between the two
       // leaves the old segments before the new log, whose counts then disagree (rebuilt).
       await this.store.writeAtomic(logPath, `${lines.join('\n')}\n`);

@@ -8,10 +8,11 @@ import {
   utf8,
 } from '@entity-git/git';
 import { canonicalJson } from '../model/canonical-json.js';
-import { derive, type BranchPlan, type Derivation } from '../model/derive.js';
+import { deriveSteps, type BranchPlan, type Derivation } from '../model/derive.js';
 import type { Session } from '../model/types.js';
 import { createContext, type MirrorContext } from './context.js';
-import { headFiles, messagePath } from './layout.js';
+import { HostYield } from './host-yield.js';
+import { headFileSteps, messagePath } from './layout.js';
 import type { CommitInfo, Difference, Layout, VerifyOptions, VerifyReport } from './mirror.js';
 import { configReadable, configuredLayout } from './repo-config.js';
 import { damageDifferences, inspectRepository } from './repo-scrub.js';
@@ -71,12 +72,16 @@ async function verifyLocked(
     ok: differences.every((d) => d.kind === 'extra-branch'),
     differences,
   });
+  // Each step below is short for one session, not a long one's whole check: the host gets turns.
+  const host = new HostYield(ctx.yieldEveryMs);
   const known: Known[] = [];
   try {
     const seen = new Set<string>();
     const none = new Map<string, Known>();
-    for await (const node of ctx.dag.nodesAfter(sessionId, 0, { batchSize: ctx.batchSize }))
+    for await (const node of ctx.dag.nodesAfter(sessionId, 0, { batchSize: ctx.batchSize })) {
+      await host.due();
       known.push(ingestNode(ctx, sessionId, node, seen, none, 0).known);
+    }
   } catch (err) {
     if (!(err instanceof EntityGitError)) throw err;
     differences.push({ kind: 'dag-error', detail: err.message });
@@ -84,7 +89,7 @@ async function verifyLocked(
   }
   let derivation: Derivation<Known>;
   try {
-    derivation = derive(known, session.head);
+    derivation = await host.run(deriveSteps(known, session.head));
   } catch (err) {
     if (!(err instanceof EntityGitError)) throw err;
     differences.push({ kind: 'dag-error', detail: err.message });
@@ -95,8 +100,10 @@ async function verifyLocked(
   for (const b of derivation.branches) {
     if (b.complete === 0) continue;
     expectedNames.add(b.name);
-    await verifyBranch(repo, layout, b, differences);
+    await host.due();
+    await verifyBranch(repo, layout, b, differences, host);
   }
+  await host.due();
   let actualBranches: string[] = [];
   try {
     actualBranches = await repo.refs.branches();
@@ -114,7 +121,9 @@ async function verifyLocked(
   if (!configReadable(await ctx.store.readText(joinPath(repo.gitdir, 'config')))) {
     differences.push({ kind: 'corrupt', detail: `${repo.gitdir}/config is missing or unreadable by git` });
   }
+  await host.due();
   differences.push(...damageDifferences(await inspectRepository(ctx.store, repo.gitdir)));
+  await host.due();
   let head: string | null = null;
   try {
     head = await repo.refs.headBranch();
@@ -122,7 +131,9 @@ async function verifyLocked(
     differences.push({ kind: 'corrupt', detail: (err as Error).message });
   }
   if (ctx.store.workTree && head !== null && head === derivation.head) {
-    const expected = new Map([...headFiles(derivation, layout)].map(([path, n]) => [path, n.blob]));
+    const expected = new Map<string, string>();
+    for (const [path, n] of await host.run(headFileSteps(derivation, layout))) expected.set(path, n.blob);
+    await host.due();
     let entries: IndexEntry[] = [];
     try {
       entries = (await readIndex(ctx.store, repo.gitdir))?.entries ?? [];
@@ -141,13 +152,14 @@ async function verifyLocked(
         detail: `the index of ${repo.dir} does not hold the files of ${head}`,
       });
     // The files themselves: `git status` clean is the promise, not only the index.
+    await host.due();
     try {
       const tip = await repo.refs.resolve(`refs/heads/${head}`);
       const meta =
         tip === null ? undefined : (await readCommitTree(repo.objects, tip)).find((e) => e.name === 'meta.json');
       const target = new Map(expected);
       if (meta) target.set('meta.json', meta.oid);
-      differences.push(...worktreeDifferences(await worktreeDamage(ctx.store, repo.dir, target), head, repo.dir));
+      differences.push(...worktreeDifferences(await worktreeDamage(ctx.store, repo.dir, target, host), head, repo.dir));
     } catch {
       // a damaged tip is reported by verifyBranch already
     }
@@ -161,8 +173,10 @@ async function verifyLocked(
     });
   }
   // The ids themselves, once all else agrees: those a fresh backfill of this DAG writes.
+  await host.due();
   if (differences.every((d) => d.kind === 'extra-branch'))
     await verifyIds(ctx, sessionId, layout, expectedNames, repo, differences);
+  await host.due();
   await verifyFormatAndMeta(
     ctx.store,
     repo,
@@ -220,6 +234,7 @@ async function verifyBranch(
   layout: Layout,
   b: BranchPlan<Known>,
   differences: Difference[],
+  host: HostYield,
 ): Promise<void> {
   let tip: string | null;
   try {
@@ -249,6 +264,7 @@ async function verifyBranch(
   }
   const expectTurns = b.turns.slice(0, b.complete);
   for (let k = 0; k < Math.max(chain.length, expectTurns.length); k++) {
+    if (k % 256 === 255) await host.due();
     const c = chain[k];
     const t = expectTurns[k];
     const last = t?.nodes.reduce((x, y) => (y.seq > x.seq ? y : x));
@@ -265,6 +281,7 @@ async function verifyBranch(
   }
   const expected = new Map<string, string>();
   for (const t of expectTurns) for (const n of t.nodes) expected.set(messagePath(layout, n), n.blob);
+  await host.due();
   try {
     const root = await readCommitTree(repo.objects, tip);
     const messages = root.find((e) => e.name === 'messages');
@@ -279,6 +296,7 @@ async function verifyBranch(
       return;
     }
     for (const e of actual) {
+      await host.due();
       if (!(await repo.objects.has(e.oid)))
         differences.push({
           kind: 'missing-object',

@@ -1,4 +1,5 @@
 import { objectId, joinPath, type Store } from '@entity-git/git';
+import type { HostYield } from './host-yield.js';
 import type { Difference } from './mirror.js';
 
 /**
@@ -19,17 +20,22 @@ export interface WorktreeDamage {
 /**
  * Every file `meta.json` and under `messages/` of the working tree at `dir`, as repository paths.
  * Paths in `files` are taken for files without a stat (a backfill's thousands of message files
- * cost one directory listing, not a stat each).
+ * cost one directory listing, not a stat each). `host`: gives the event loop turns meanwhile.
  */
 export async function mirrorFiles(
   store: Store,
   dir: string,
   files: ReadonlyMap<string, unknown> = new Map(),
+  host?: HostYield,
 ): Promise<string[]> {
   const out: string[] = [];
   if ((await store.lstat(joinPath(dir, 'meta.json'))) !== null) out.push('meta.json');
   const walk = async (rel: string): Promise<void> => {
-    for (const name of (await store.readdir(joinPath(dir, rel))).sort()) {
+    const names = await store.readdir(joinPath(dir, rel));
+    await host?.due();
+    names.sort();
+    for (const name of names) {
+      if (out.length % 256 === 255) await host?.due();
       const path = `${rel}/${name}`;
       if (files.has(path)) {
         out.push(path);
@@ -45,14 +51,19 @@ export async function mirrorFiles(
   return out;
 }
 
-/** How the working tree at `dir` differs from `target` (path → blob id); all lists empty when it does not. */
+/**
+ * How the working tree at `dir` differs from `target` (path → blob id); all lists empty when it
+ * does not. `host`: gives the event loop turns meanwhile.
+ */
 export async function worktreeDamage(
   store: Store,
   dir: string,
   target: ReadonlyMap<string, string>,
+  host?: HostYield,
 ): Promise<WorktreeDamage> {
   const damage: WorktreeDamage = { missing: [], changed: [], extra: [] };
   for (const [path, oid] of target) {
+    await host?.due();
     const st = await store.lstat(joinPath(dir, path));
     if (st === null) damage.missing.push(path);
     else if (!st.isFile()) damage.changed.push(path);
@@ -62,7 +73,7 @@ export async function worktreeDamage(
       else if (objectId(store.codec, 'blob', bytes) !== oid) damage.changed.push(path);
     }
   }
-  for (const path of await mirrorFiles(store, dir)) if (!target.has(path)) damage.extra.push(path);
+  for (const path of await mirrorFiles(store, dir, undefined, host)) if (!target.has(path)) damage.extra.push(path);
   return damage;
 }
 

@@ -45,17 +45,41 @@ export const rides = (n: NodeShape): boolean => n.role === 'tool' && n.caller !=
  * `DAG_DUPLICATE_ID`, `DAG_DUPLICATE_SEQ`, `DAG_MISSING_PREDECESSOR` or `DAG_CYCLE`.
  */
 export function derive<N extends NodeShape>(nodes: readonly N[], head: string | null): Derivation<N> {
+  const steps = deriveSteps(nodes, head);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Nodes handled between two of {@link deriveSteps}' pauses. */
+const STEP = 1024;
+
+/**
+ * {@link derive} in steps: a generator that pauses (`yield`) every {@link STEP} nodes of each
+ * pass and after each branch, so a caller can give the host a turn while a long DAG is derived
+ * (a 10,000-node session took tens of ms in one piece). Returns what `derive` returns.
+ */
+export function* deriveSteps<N extends NodeShape>(
+  nodes: readonly N[],
+  head: string | null,
+): Generator<void, Derivation<N>, void> {
   const byId = new Map<string, N>();
   const seqs = new Set<number>();
+  let step = 0;
   for (const n of nodes) {
+    if (++step % STEP === 0) yield;
     if (byId.has(n.id))
       throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(n.id)} appears twice`, { nodeId: n.id });
     if (seqs.has(n.seq)) throw new EntityGitError('DAG_DUPLICATE_SEQ', `seq ${n.seq} appears twice`, { seq: n.seq });
     byId.set(n.id, n);
     seqs.add(n.seq);
   }
+  yield;
   const sorted = [...nodes].sort((a, b) => a.seq - b.seq);
+  yield;
   for (const n of sorted) {
+    if (++step % STEP === 0) yield;
     for (const [edge, target] of [
       ['predecessor', n.predecessor],
       ['caller', n.caller],
@@ -75,6 +99,7 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
   const children = new Map<string, N[]>();
   const riders = new Map<string, N[]>();
   for (const n of sorted) {
+    if (++step % STEP === 0) yield;
     if (rides(n)) push(riders, n.caller!, n);
     else push(children, forkParent(n, byId, sorted.length), n);
   }
@@ -87,10 +112,12 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
   const branchOfLeaf = new Map<string, string>();
   const reached = new Set<string>();
   for (const leaf of leaves) {
+    yield;
     const chain = chainOf(leaf, byId, sorted.length);
     for (const c of chain) reached.add(c.id);
     let deviation: N | null = null;
     for (const c of chain) {
+      if (++step % STEP === 0) yield;
       if (rides(c)) continue;
       const siblings = children.get(forkParent(c, byId, sorted.length))!;
       if (siblings.length > 1 && siblings[0] !== c) deviation = c;
@@ -98,15 +125,22 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
     const name =
       deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
     const onPath = new Set<N>(chain);
-    for (const c of chain) for (const r of riders.get(c.id) ?? []) onPath.add(r);
+    yield;
+    for (const c of chain) {
+      if (++step % STEP === 0) yield;
+      for (const r of riders.get(c.id) ?? []) onPath.add(r);
+    }
+    yield;
     const path = [...onPath].sort((a, b) => a.seq - b.seq);
-    const turns = cutTurns(path);
+    yield;
+    const turns = yield* cutTurnSteps(path);
     const last = turns.at(-1);
     const complete = last?.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
     branches.push({ name, leaf, turns, complete });
     branchOfLeaf.set(leaf.id, name);
   }
 
+  yield;
   // A node on no leaf's chain can only sit on a predecessor loop (every other node leads to a leaf).
   const stranded = sorted.find((n) => !rides(n) && !reached.has(n.id));
   if (stranded) {
@@ -172,10 +206,21 @@ function chainOf<N extends NodeShape>(leaf: N, byId: Map<string, N>, limit: numb
 
 /** Cut a path into turns at its user nodes; nodes before the first user node join turn 1. */
 export function cutTurns<N extends NodeShape>(path: readonly N[]): TurnPlan<N>[] {
+  const steps = cutTurnSteps(path);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** {@link cutTurns} in steps: a pause every {@link STEP} nodes. */
+function* cutTurnSteps<N extends NodeShape>(path: readonly N[]): Generator<void, TurnPlan<N>[], void> {
   const turns: TurnPlan<N>[] = [];
   let current: N[] = [];
   let hasUser = false;
+  let step = 0;
   for (const n of path) {
+    if (++step % STEP === 0) yield;
     if (n.role === 'user' && hasUser) {
       turns.push({ index: turns.length + 1, nodes: current });
       current = [];

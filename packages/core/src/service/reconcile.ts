@@ -39,7 +39,7 @@ export interface ReconcileOptions {
    */
   full?: boolean;
   onProgress?: (p: ReconcileProgress) => void;
-  /** Give the event loop a turn after this many ms of work (default 4; 0: never). */
+  /** Give the event loop a turn after this many ms of work (default 2; 0: never). */
   yieldEveryMs?: number;
 }
 
@@ -60,6 +60,8 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
   const ids = options.sessions ?? (await options.dag.listSessions());
   const entries: ReconcileEntry[] = [];
   const host = new HostYield(options.yieldEveryMs ?? DEFAULT_YIELD_EVERY_MS);
+  // Between sessions and between the steps of one: the sync and verify give turns inside theirs
+  // (the mirror's `yieldEveryMs`), on the one clock of the host's last turn.
   for (const sessionId of ids) {
     await host.due();
     let entry: ReconcileEntry;
@@ -79,8 +81,11 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         // check (under the sync lock, as the sync) then judges rows the repair never saw.
         let written = false;
         for (let attempt = 0; attempt < 3 && !after.ok; attempt++) {
+          await host.due();
           const seen = await dagFingerprint(options.dag, sessionId);
+          await host.due();
           await options.mirror.sync(sessionId, { full: attempt > 0 || !light });
+          await host.due();
           after = await options.mirror.verify(sessionId);
           written = !after.ok && (await dagFingerprint(options.dag, sessionId)) !== seen;
         }

@@ -1,5 +1,5 @@
 import { concatBytes } from '../bytes/concat.js';
-import { sha1 } from './sha1.js';
+import { sha1, sha1Stream, type Sha1Stream } from './sha1.js';
 // pako 1, the version isomorphic-git uses: a browser bundle holds one copy (two measured ~46 KB gzip).
 import pako from 'pako';
 
@@ -29,6 +29,11 @@ export interface Codec {
    * spares node:zlib's setup per call; the portable codec stores such entries already.
    */
   deflatePackEntry?(data: Uint8Array): Uint8Array;
+  /**
+   * Optional: a SHA-1 fed in parts ({@link sha1} of them joined), so a large input (a pack) can be
+   * hashed in slices with the host's event loop given a turn between them. Without it, whole.
+   */
+  sha1Stream?(): Sha1Stream;
 }
 
 /** SHA-1 of `parts` joined, through the codec's {@link Codec.sha1Parts} where it has one. */
@@ -158,6 +163,7 @@ function unstored(data: Uint8Array): Uint8Array | null {
 
 export const portableCodec: Codec = {
   sha1: sha1Hex,
+  sha1Stream,
   // Small objects are stored (no compression: cheaper than pako's setup); larger ones at level 1,
   // as on Node: loose objects are short-lived (packing recompresses them), and pako's default
   // level costs several times more on message trees.

@@ -104,3 +104,59 @@ export function sha1(data: Uint8Array): string {
   blocks(tail, 0, end);
   return word(H[0]!) + word(H[1]!) + word(H[2]!) + word(H[3]!) + word(H[4]!);
 }
+
+/** SHA-1 fed in parts, as {@link sha1} of them joined would give. */
+export interface Sha1Stream {
+  update(data: Uint8Array): void;
+  /** The hash, as 40 lowercase hex digits; the stream is done after it. */
+  digest(): string;
+}
+
+/** The portable {@link Sha1Stream}: a large input hashed in slices (a pack, between host turns). */
+export function sha1Stream(): Sha1Stream {
+  const h = Int32Array.of(0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0);
+  const pending = new Uint8Array(64);
+  let held = 0;
+  let length = 0;
+  const run = (d: Uint8Array, from: number, to: number) => {
+    H.set(h);
+    blocks(d, from, to);
+    h.set(H);
+  };
+  return {
+    update(data) {
+      length += data.length;
+      let i = 0;
+      if (held > 0) {
+        i = Math.min(64 - held, data.length);
+        pending.set(data.subarray(0, i), held);
+        held += i;
+        if (held < 64) return;
+        run(pending, 0, 64);
+        held = 0;
+      }
+      const full = i + Math.floor((data.length - i) / 64) * 64;
+      run(data, i, full);
+      pending.set(data.subarray(full), 0);
+      held = data.length - full;
+    },
+    digest() {
+      const tail = new Uint8Array(held < 56 ? 64 : 128);
+      tail.set(pending.subarray(0, held), 0);
+      tail[held] = 0x80;
+      const end = tail.length;
+      const hi = Math.floor(length / 0x20000000);
+      const lo = (length * 8) >>> 0;
+      tail[end - 8] = hi >>> 24;
+      tail[end - 7] = (hi >>> 16) & 255;
+      tail[end - 6] = (hi >>> 8) & 255;
+      tail[end - 5] = hi & 255;
+      tail[end - 4] = lo >>> 24;
+      tail[end - 3] = (lo >>> 16) & 255;
+      tail[end - 2] = (lo >>> 8) & 255;
+      tail[end - 1] = lo & 255;
+      run(tail, 0, end);
+      return word(h[0]!) + word(h[1]!) + word(h[2]!) + word(h[3]!) + word(h[4]!);
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import { EntityGitError } from '../errors.js';
 import { fromHex } from '../bytes/hex.js';
 import { utf8 } from '../bytes/utf8.js';
-import { storedZlib } from '../codec/codec.js';
+import { storedZlib, type Codec } from '../codec/codec.js';
 import { isOid, type ObjectType } from '../objects/frame.js';
 import { joinPath } from '../storage/paths.js';
 import type { Store } from '../storage/store.js';
@@ -22,26 +22,23 @@ const CRC_TABLES = (() => {
   return t;
 })();
 
-function crc32(parts: readonly Uint8Array[]): number {
+function crc32(p: Uint8Array, from: number, to: number): number {
   const t = CRC_TABLES;
   let c = -1;
-  for (const p of parts) {
-    const n = p.length;
-    let i = 0;
-    for (; i + 8 <= n; i += 8) {
-      const a = c ^ (p[i]! | (p[i + 1]! << 8) | (p[i + 2]! << 16) | (p[i + 3]! << 24));
-      c =
-        t[1792 + (a & 0xff)]! ^
-        t[1536 + ((a >>> 8) & 0xff)]! ^
-        t[1280 + ((a >>> 16) & 0xff)]! ^
-        t[1024 + (a >>> 24)]! ^
-        t[768 + p[i + 4]!]! ^
-        t[512 + p[i + 5]!]! ^
-        t[256 + p[i + 6]!]! ^
-        t[p[i + 7]!]!;
-    }
-    for (; i < n; i++) c = t[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
+  let i = from;
+  for (; i + 8 <= to; i += 8) {
+    const a = c ^ (p[i]! | (p[i + 1]! << 8) | (p[i + 2]! << 16) | (p[i + 3]! << 24));
+    c =
+      t[1792 + (a & 0xff)]! ^
+      t[1536 + ((a >>> 8) & 0xff)]! ^
+      t[1280 + ((a >>> 16) & 0xff)]! ^
+      t[1024 + (a >>> 24)]! ^
+      t[768 + p[i + 4]!]! ^
+      t[512 + p[i + 5]!]! ^
+      t[256 + p[i + 6]!]! ^
+      t[p[i + 7]!]!;
   }
+  for (; i < to; i++) c = t[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ -1) >>> 0;
 }
 
@@ -118,6 +115,31 @@ interface Entry {
   crc: number;
 }
 
+/** Bytes of the pack copied or hashed between two of {@link PackBuilder.write}'s pauses. */
+const SLICE_BYTES = 1 << 20;
+/** Index entries made between two of its pauses. */
+const SLICE_ENTRIES = 4096;
+
+/**
+ * SHA-1 of `data` as the codec gives it; with `between`, and a codec that hashes in parts
+ * ({@link Codec.sha1Stream}), in slices of {@link SLICE_BYTES} with `between` awaited after each.
+ */
+async function sliceHash(codec: Codec, data: Uint8Array, between: (() => Promise<void>) | null): Promise<string> {
+  if (between === null || codec.sha1Stream === undefined || data.length <= SLICE_BYTES) return codec.sha1(data);
+  const h = codec.sha1Stream();
+  for (let i = 0; i < data.length; i += SLICE_BYTES) {
+    h.update(data.subarray(i, Math.min(data.length, i + SLICE_BYTES)));
+    await between();
+  }
+  return h.digest();
+}
+
+/** The size of a full chunk of {@link PackBuilder}'s entries (a larger entry has one of its own). */
+const CHUNK_BYTES = 1 << 20;
+
+/** An entry's head, made here before it is copied into the pack. */
+const HEAD = new Uint8Array(20);
+
 /** No reader follows a delta chain longer than this (git's default depth). */
 const MAX_DEPTH = 50;
 
@@ -138,7 +160,13 @@ export const STORED_BLOB_MAX = 16 << 10;
  * stored as a delta of it when that is much smaller.
  */
 export class PackBuilder {
-  private readonly parts: Uint8Array[] = [];
+  /**
+   * The pack's entries as they are built, in chunks of at least {@link CHUNK_BYTES} filled one
+   * after the other (the 12-byte header is written last, into the file): not two small arrays an
+   * object kept until the end (a backfill's tens of thousands of them were much of the garbage
+   * collector's work), nor one buffer whose every growth copies all of it.
+   */
+  private readonly chunks: { bytes: Uint8Array; used: number }[] = [];
   private size = 12;
   private readonly entries: Entry[] = [];
   private readonly offsets = new Map<string, { offset: number; depth: number }>();
@@ -209,7 +237,7 @@ export class PackBuilder {
     }
     // The entry's head: type and size (4 bits, then 7 a byte), then a delta's base offset
     // (7 bits a byte, most significant first, each continued byte one less).
-    const head = new Uint8Array(20);
+    const head = HEAD;
     let h = 0;
     let n = body.length;
     let first = (code << 4) | (n & 0x0f);
@@ -228,7 +256,6 @@ export class PackBuilder {
       }
       for (let i = enc.length - 1; i >= 0; i--) head[h++] = enc[i]!;
     }
-    const header = head.subarray(0, h);
     const stored =
       code === TYPE_CODE.blob
         ? body.length <= STORED_BLOB_MAX
@@ -239,10 +266,21 @@ export class PackBuilder {
       : codec.deflatePackEntry
         ? codec.deflatePackEntry(body)
         : codec.deflate(body);
-    this.parts.push(header, data);
-    this.size += header.length + data.length;
+    const length = h + data.length;
+    let chunk = this.chunks.at(-1);
+    if (chunk === undefined || chunk.used + length > chunk.bytes.length) {
+      // 64 KB first (a live turn's pack is a few), doubling up to CHUNK_BYTES.
+      const size = Math.max(length, Math.min(CHUNK_BYTES, (64 << 10) << this.chunks.length));
+      chunk = { bytes: new Uint8Array(size), used: 0 };
+      this.chunks.push(chunk);
+    }
+    const from = chunk.used;
+    chunk.bytes.set(head.subarray(0, h), from);
+    chunk.bytes.set(data, from + h);
+    chunk.used += length;
+    this.size = at + length;
     this.offsets.set(oid, { offset: at, depth });
-    this.entries.push({ oid, offset: at, crc: crc32([header, data]) });
+    this.entries.push({ oid, offset: at, crc: crc32(chunk.bytes, from, chunk.used) });
     if (type === 'tree') {
       const start = depth > 0 && !restarted && base ? this.chainStart.get(base.oid) : undefined;
       if (start !== undefined) this.chainStart.set(oid, start);
@@ -256,43 +294,69 @@ export class PackBuilder {
 
   /**
    * Write the pack and its index into `gitdir` (the index last: it is what makes the pack
-   * visible), or nothing when no object was added.
+   * visible), or nothing when no object was added. `pause`, when given, is asked between two
+   * slices of the work (about {@link SLICE_BYTES} of the pack copied or hashed, a few thousand
+   * index entries) and awaited when it answers a promise: how a caller gives its host's event
+   * loop a turn while a large pack is finished (see the mirror's `HostYield.due`). The bytes are
+   * the same with or without it.
    */
-  async write(gitdir: string): Promise<{ pack: string; oids: string[]; deltas: number; bytes: number } | null> {
+  async write(
+    gitdir: string,
+    pause?: () => Promise<void> | undefined,
+  ): Promise<{ pack: string; oids: string[]; deltas: number; bytes: number } | null> {
     const entries = this.entries;
     if (entries.length === 0) return null;
     const store = this.store;
     const size = this.size;
     if (size > 0x7fffffff) throw new EntityGitError('REPO_CORRUPT', `a pack over 2 GiB is not written (${size} bytes)`);
+    const between = async () => {
+      const p = pause?.();
+      if (p) await p;
+    };
     const pack = new Uint8Array(size + 20);
     pack.set(utf8('PACK'), 0);
-    new DataView(pack.buffer).setUint32(4, 2);
-    new DataView(pack.buffer).setUint32(8, entries.length);
+    const head = new DataView(pack.buffer, 0, 12);
+    head.setUint32(4, 2);
+    head.setUint32(8, entries.length);
+    // The chunks copied in, a pause after each.
     let at = 12;
-    for (const p of this.parts) {
-      pack.set(p, at);
-      at += p.length;
+    for (const { bytes, used } of this.chunks) {
+      pack.set(bytes.subarray(0, used), at);
+      at += used;
+      await between();
     }
-    const packSum = store.codec.sha1(pack.subarray(0, size));
+    const packSum = await sliceHash(store.codec, pack.subarray(0, size), pause === undefined ? null : between);
     pack.set(fromHex(packSum), size);
 
-    const sorted = [...entries].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
-    const n = sorted.length;
+    // By the first byte of the id (the fan-out), then each group sorted: the same order as one
+    // sort of them all, in slices.
+    const groups: Entry[][] = Array.from({ length: 256 }, () => []);
+    for (const e of entries) groups[parseInt(e.oid.slice(0, 2), 16)]!.push(e);
+    await between();
+    const n = entries.length;
     const idx = new Uint8Array(8 + 256 * 4 + n * 28 + 40);
     const view = new DataView(idx.buffer);
     idx.set([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2], 0);
-    const fanout = new Uint32Array(256);
-    for (const e of sorted) fanout[parseInt(e.oid.slice(0, 2), 16)]!++;
-    for (let i = 0, sum = 0; i < 256; i++) {
-      sum += fanout[i]!;
-      view.setUint32(8 + i * 4, sum);
-    }
     const names = 8 + 1024;
-    sorted.forEach((e, i) => {
-      idx.set(fromHex(e.oid), names + i * 20);
-      view.setUint32(names + n * 20 + i * 4, e.crc);
-      view.setUint32(names + n * 24 + i * 4, e.offset);
-    });
+    const oids: string[] = [];
+    let i = 0;
+    let done = 0;
+    for (let b = 0; b < 256; b++) {
+      const group = groups[b]!.sort((x, y) => (x.oid < y.oid ? -1 : x.oid > y.oid ? 1 : 0));
+      for (const e of group) {
+        if (isOid(e.oid)) oids.push(e.oid);
+        idx.set(fromHex(e.oid), names + i * 20);
+        view.setUint32(names + n * 20 + i * 4, e.crc);
+        view.setUint32(names + n * 24 + i * 4, e.offset);
+        i++;
+      }
+      view.setUint32(8 + b * 4, i);
+      done += group.length;
+      if (done >= SLICE_ENTRIES) {
+        done = 0;
+        await between();
+      }
+    }
     idx.set(fromHex(packSum), names + n * 28);
     idx.set(fromHex(store.codec.sha1(idx.subarray(0, names + n * 28 + 20))), names + n * 28 + 20);
 
@@ -303,7 +367,7 @@ export class PackBuilder {
     await store.writeAtomic(`${base}.idx`, idx, joinPath(dir, `tmp_idx_${packSum.slice(0, 12)}`));
     return {
       pack: `${base}.pack`,
-      oids: sorted.filter((e) => isOid(e.oid)).map((e) => e.oid),
+      oids,
       deltas: this.deltas,
       bytes: pack.length,
     };

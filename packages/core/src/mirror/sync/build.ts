@@ -89,9 +89,10 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
       metaOid: repo.objects.hash('blob', metaBytes),
     });
   const builds = new Map(derivation.branches.map((b) => [b.name, newBuild()]));
+  const host = new HostYield(ctx.yieldEveryMs);
   const sink =
     work.sink === 'pack'
-      ? packSink(ctx.store, repo)
+      ? packSink(ctx.store, repo, () => host.due())
       : work.sink === 'turn'
         ? await turnSink(ctx, repo)
         : looseSink(repo.objects);

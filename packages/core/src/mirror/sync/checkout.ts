@@ -2,6 +2,7 @@ import {
   isEntityGitError,
   toHex,
   buildIndex,
+  buildIndexSteps,
   buildSplitIndex,
   entryFromStat,
   readIndex,
@@ -13,7 +14,8 @@ import {
 } from '@entity-git/git';
 import type { Derivation } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
-import { headFiles, messagePath } from '../layout.js';
+import { HostYield } from '../host-yield.js';
+import { headFileSteps, messagePath } from '../layout.js';
 import type { Layout } from '../mirror.js';
 import { fileId, sameFile } from '../repo-cache.js';
 import { LIVE_STATES, remember, type Known } from '../repo-state.js';
@@ -89,12 +91,17 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   const { appended = null, metaOid = null, prewritten = null, checkFiles = false } = o;
   if (appended !== null && tip !== null && (await appendToIndex(ctx, repo, layout, tip, appended, fresh, metaOid)))
     return appended.length > 0;
+  // A backfill's checkout goes over every file of the session: the host gets its turns.
+  const host = new HostYield(ctx.yieldEveryMs);
   const target = new Map<string, string>();
   if (tip !== null) {
     const root = await readCommitTree(repo.objects, tip);
     const meta = root.find((e) => e.name === 'meta.json');
     if (meta) target.set('meta.json', meta.oid);
-    for (const [path, n] of headFiles(derivation, layout)) target.set(path, n.blob);
+    for (const [path, n] of await host.run(headFileSteps(derivation, layout))) {
+      if (target.size % 256 === 255) await host.due();
+      target.set(path, n.blob);
+    }
   }
   const indexPath = joinPath(repo.gitdir, 'index');
   let current: IndexEntry[] = [];
@@ -120,12 +127,14 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   }
   ctx.cache.indexes.delete(repo.gitdir);
   // A repair compares the files themselves (the index trusts them): any damage, every file written again.
-  if (checkFiles && worktreeDamaged(await worktreeDamage(ctx.store, repo.dir, target))) rewriteAll = true;
+  if (checkFiles && worktreeDamaged(await worktreeDamage(ctx.store, repo.dir, target, host))) rewriteAll = true;
   const present = st !== null;
+  await host.due();
   const byPath = new Map(current.map((e) => [e.path, e]));
   let changed = rewriteAll || (!present && target.size > 0);
   const next: IndexEntry[] = [];
   for (const [path, oid] of target) {
+    await host.due();
     const cur = byPath.get(path);
     if (!rewriteAll && cur !== undefined && cur.oid === oid && cur.mode === 0o100644) {
       next.push(cur);
@@ -143,6 +152,7 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
     next.push(entryFromStat(path, oid, await ctx.store.fs.lstat(file)));
   }
   for (const e of current) {
+    await host.due();
     if (!target.has(e.path)) {
       await ctx.store.remove(joinPath(repo.dir, e.path));
       changed = true;
@@ -151,7 +161,7 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   // Without an index to say what the previous HEAD put there (lost, unreadable, or distrusted),
   // the mirror's files HEAD's tree does not have are found in the working tree itself.
   if (!present || rewriteAll) {
-    for (const path of await mirrorFiles(ctx.store, repo.dir, target)) {
+    for (const path of await mirrorFiles(ctx.store, repo.dir, target, host)) {
       if (!target.has(path)) {
         await ctx.store.remove(joinPath(repo.dir, path));
         changed = true;
@@ -174,7 +184,9 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
     return false;
   }
   // Kept in path order, so the next turn's entries only need appending.
+  await host.due();
   next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  await host.due();
   await writeIndex(ctx, repo, next, shared);
   return true;
 }
@@ -270,7 +282,7 @@ async function writeIndex(
       now = shared;
       outside = added;
     } else {
-      const whole = buildIndex(entries, codec);
+      const whole = await new HostYield(ctx.yieldEveryMs).run(buildIndexSteps(entries, codec));
       written = toHex(whole.subarray(whole.length - 20));
       await ctx.store.writeAtomic(joinPath(repo.gitdir, `sharedindex.${written}`), whole);
       now = { oid: written, members: new Set(entries) };

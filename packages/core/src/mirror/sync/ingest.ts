@@ -69,7 +69,11 @@ export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, 
   // Before any row: a write after this read leaves the marker behind the rows (checked again).
   const marker = (await ctx.dag.changeMarker?.(sessionId)) ?? null;
   const session = await readSession(ctx, sessionId);
+  // Each step is short, the steps of one session together are not: the host gets its turns.
+  const host = new HostYield(ctx.yieldEveryMs);
+  await host.due();
   await init(ctx, repo, full);
+  await host.due();
   // A repair first removes what native git would trip over; what goes missing is written again below.
   if (full) await scrubRepository(ctx.store, repo.objects, repo.gitdir);
   const layout = await repoLayout(ctx, repo);
@@ -78,7 +82,9 @@ export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, 
   const converting = await checkFormat(ctx, repo, repo.objects.hash('blob', metaBytes), full);
   const config = `${layout}|${ctx.identity.name}|${ctx.identity.email}`;
   if (full) ctx.cache.states.forget(repo.gitdir);
+  await host.due();
   const loaded = full ? null : await ctx.cache.states.load(repo.gitdir, repo.refs, config);
+  await host.due();
   const state: LiveState = loaded ?? {
     lastSeq: 0,
     tips: {},
@@ -107,7 +113,6 @@ export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, 
   // New nodes in seq order, while every change is a new node newer than all known ones.
   let added: Known[] | null = previous !== undefined && previous.state === loaded ? [] : null;
   let nodesRead = 0;
-  const host = new HostYield(ctx.yieldEveryMs);
   for await (const node of ctx.dag.nodesAfter(sessionId, from, { batchSize: ctx.batchSize })) {
     nodesRead++;
     await host.due();

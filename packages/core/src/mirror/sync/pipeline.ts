@@ -1,4 +1,5 @@
 import type { MirrorContext } from '../context.js';
+import { HostYield } from '../host-yield.js';
 import type { SyncOptions, SyncResult } from '../mirror.js';
 import { openRepo } from '../repo.js';
 import { withRepoLock } from '../repo-files.js';
@@ -24,9 +25,20 @@ export async function syncSession(ctx: MirrorContext, sessionId: string, options
     // is let go, also when the sync fails.
     const beside: Promise<unknown>[] = [];
     try {
+      // Each phase's steps may be short, but not all of them together: the host gets a turn
+      // between two phases when one is due.
+      const host = new HostYield(ctx.yieldEveryMs);
       const ingested = await ingest(ctx, sessionId, repo, options.full === true);
-      const built = await build(ctx, plan(ingested), beside);
-      return await record(ctx, await checkOutHead(ctx, await write(ctx, built)));
+      await host.due();
+      const planned = await plan(ingested, host);
+      await host.due();
+      const built = await build(ctx, planned, beside);
+      await host.due();
+      const written = await write(ctx, built);
+      await host.due();
+      const checkedOut = await checkOutHead(ctx, written);
+      await host.due();
+      return await record(ctx, checkedOut);
     } finally {
       await Promise.allSettled(beside);
     }

@@ -1,7 +1,8 @@
-import { derive, type Derivation } from '../../model/derive.js';
+import { deriveSteps, type Derivation } from '../../model/derive.js';
 import { extendDerivation, type Extension } from '../../model/extend.js';
 import type { Known } from '../repo-state.js';
 import type { BranchBuild } from '../branch-build.js';
+import type { HostYield } from '../host-yield.js';
 import type { Ingested } from './ingest.js';
 
 /** A sync this long or longer writes its objects as one pack: a backfill, or a repair. */
@@ -32,8 +33,11 @@ export interface Planned extends Ingested {
   work: TurnWork;
 }
 
-/** Decide the sync's work (pure: nothing is read or written). */
-export function plan(ingested: Ingested): Planned {
+/**
+ * Decide the sync's work (pure: nothing is read or written). A derivation from scratch runs in
+ * steps, giving the host a turn through `host` when one is due.
+ */
+export async function plan(ingested: Ingested, host: HostYield): Promise<Planned> {
   const { previous, added, state, session, loaded, converting, full, fresh } = ingested;
   const known = state.known;
   const extension =
@@ -49,7 +53,7 @@ export function plan(ingested: Ingested): Planned {
       ...ingested,
       work: { kind: 'extend', extension, derivation: extension.derivation, builds: previous.builds },
     };
-  const derivation = derive([...known.values()], session.head);
+  const derivation = await host.run(deriveSteps([...known.values()], session.head));
   // A backfill writes one pack, not a file per object; the pack is whole before any ref moves.
   const turns = derivation.branches.reduce((sum, b) => sum + b.complete, 0);
   let freshBytes = 0;

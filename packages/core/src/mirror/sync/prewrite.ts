@@ -1,7 +1,8 @@
 import { unframe, type StorageStat, joinPath } from '@entity-git/git';
 import type { Derivation } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
-import { headFiles } from '../layout.js';
+import { HostYield } from '../host-yield.js';
+import { headFileSteps } from '../layout.js';
 import type { Layout } from '../mirror.js';
 import type { Known } from '../repo-state.js';
 import type { Repo } from '../repo.js';
@@ -31,7 +32,9 @@ export async function prewrite(
   if ((await ctx.store.lstat(joinPath(repo.gitdir, 'index'))) !== null) return new Map();
   const files: { path: string; oid: string; data: Uint8Array }[] = [];
   let bytes = 0;
-  for (const [path, n] of headFiles(derivation, layout)) {
+  const host = new HostYield(ctx.yieldEveryMs);
+  for (const [path, n] of await host.run(headFileSteps(derivation, layout))) {
+    if (files.length % 256 === 255) await host.due();
     const raw = fresh.get(n.blob);
     const data = raw === undefined ? null : unframe(raw);
     if (data === null || data.length > PREWRITE_FILE_MAX || bytes + data.length > PREWRITE_BYTES_MAX) continue;

@@ -120,8 +120,11 @@ export function turnPackSink(store: Store, repo: Repo): ObjectSink {
   };
 }
 
-/** A backfill's (or a repair's) objects as one pack, and its commits in a new commit-graph. */
-export function packSink(store: Store, repo: Repo): ObjectSink {
+/**
+ * A backfill's (or a repair's) objects as one pack, and its commits in a new commit-graph.
+ * `pause`: asked between slices of finishing the pack (see {@link PackBuilder.write}).
+ */
+export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> | undefined): ObjectSink {
   const builder = new PackBuilder(store);
   const commits: GraphCommit[] = [];
   const packed = { objects: 0, bytes: 0 };
@@ -144,7 +147,7 @@ export function packSink(store: Store, repo: Repo): ObjectSink {
       return builder.count;
     },
     async finish() {
-      const w = await builder.write(repo.gitdir);
+      const w = await builder.write(repo.gitdir, pause);
       if (w !== null) Object.assign(packed, { objects: w.oids.length, bytes: w.bytes });
       // The pack is in place: its commits go into the commit-graph (replay places a commit on
       // its branch from it). A history that began before this pack has no graph to join: none.

@@ -1,5 +1,6 @@
 import { joinPath } from '@entity-git/git';
 import type { MirrorContext } from '../context.js';
+import { HostYield } from '../host-yield.js';
 import type { SyncResult } from '../mirror.js';
 import { repoConfig } from '../repo-config.js';
 import { withFormat } from '../repo-format.js';
@@ -43,7 +44,14 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
   // A state read from the layout before (`.git/entity-git/`) is moved to the root by this save.
   if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved && state.legacy !== true)
     ctx.cache.states.keep(repo.gitdir, state, config);
-  else await ctx.cache.states.save(repo.gitdir, state, loaded === null ? null : delta, config);
+  else
+    await ctx.cache.states.save(
+      repo.gitdir,
+      state,
+      loaded === null ? null : delta,
+      config,
+      new HostYield(ctx.yieldEveryMs),
+    );
   if (derivation.unknownHead === undefined)
     remember(ctx.cache.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
   const result: SyncResult = {

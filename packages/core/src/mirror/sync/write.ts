@@ -1,6 +1,7 @@
 import { isEntityGitError } from '@entity-git/git';
 import type { BranchPlan } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
+import { HostYield } from '../host-yield.js';
 import { moveMetaRef, planMetaRef } from '../meta-ref.js';
 import type { Known, StateDelta } from '../repo-state.js';
 import type { Built } from './build.js';
@@ -28,6 +29,7 @@ export interface Written extends Built {
  */
 export async function write(ctx: MirrorContext, built: Built): Promise<Written> {
   const { repo, derivation, builds, sink, stored, delta, session, full } = built;
+  const host = new HostYield(ctx.yieldEveryMs);
   const inPacks = { objects: 0, bytes: 0 };
   let packed = 0;
   // The meta ref's commit, tree and blob go into the sync's pack with its turns (a loose object
@@ -38,19 +40,21 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     await sink.write('tree', meta.meta.tree);
     await sink.write('commit', meta.meta.commit);
   }
+  await host.due();
   if (sink !== null) {
     await sink.finish();
     inPacks.objects += sink.packed.objects;
     inPacks.bytes += sink.packed.bytes;
     if (built.work.kind === 'derive') packed = sink.count;
   }
-  if (stored !== null) markStored(stored.branches, stored.from, delta);
+  if (stored !== null) await markStored(stored.branches, stored.from, delta, host);
   const tips = new Map<string, { oid: string; turn: number }>();
   for (const b of derivation.branches) {
     const oid = builds.get(b.name)?.commits.at(-1);
     if (oid !== undefined) tips.set(b.name, { oid, turn: b.complete });
   }
 
+  await host.due();
   const headBefore = await repo.refs.headBranch().catch((err: unknown) => {
     if (isEntityGitError(err, 'REF_CORRUPT')) return null;
     throw err;
@@ -67,6 +71,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
       current = undefined;
     }
     if (current === oid) continue;
+    await host.due();
     await repo.refs.update(ref, oid, {
       old: current,
       reflog: {
@@ -78,6 +83,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     branchesMoved.push(name);
   }
   let headMoved = false;
+  await host.due();
   if (derivation.head !== null && headBefore !== derivation.head) {
     await repo.refs.setHead(
       derivation.head,
@@ -90,15 +96,22 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     );
     headMoved = true;
   }
+  await host.due();
   if (meta !== null) await moveMetaRef(repo.objects, repo.refs, meta, ctx.identity, sink !== null);
   const metaMoved = meta !== null;
   return { ...built, tips, headBefore, branchesMoved, headMoved, metaMoved, inPacks, packed };
 }
 
 /** Mark the nodes of complete turns (from turn index `from` on) as held by a commit. */
-function markStored(branches: readonly BranchPlan<Known>[], from: number, delta: StateDelta): void {
+async function markStored(
+  branches: readonly BranchPlan<Known>[],
+  from: number,
+  delta: StateDelta,
+  host: HostYield,
+): Promise<void> {
   for (const b of branches) {
     for (let k = from; k < b.complete; k++) {
+      await host.due();
       for (const n of b.turns[k]!.nodes) {
         if (!n.stored) {
           n.stored = true;
