@@ -34,6 +34,8 @@ export interface PagedHistory {
 
 const isPage = (r: HistoryResult | HistoryPageResult): r is HistoryPageResult => 'total' in r;
 
+/** Timelines kept per backend: the most recently opened. */
+const KEPT = 8;
 const kept = new WeakMap<Backend, Map<string, PagedHistory>>();
 
 /** The branch's timeline (default: HEAD's) with its newest page read (or whole, offline). */
@@ -49,10 +51,12 @@ export async function openHistory(b: Backend, sessionId: string, branch?: string
   const key = `${sessionId}\0${first.branch ?? ''}`;
   const known = byKey.get(key);
   const total = isPage(first) ? first.total : first.commits.length;
-  if (known && known.history.commits.length === total && known.history.commits[0]?.sha === first.commits[0]?.sha)
-    return known;
-  const paged = pagedHistory(b, first);
+  byKey.delete(key);
+  const same =
+    known && known.history.commits.length === total && known.history.commits[0]?.sha === first.commits[0]?.sha;
+  const paged = same ? known : pagedHistory(b, first);
   if (first.branch !== null) byKey.set(key, paged);
+  for (const k of byKey.keys()) if (byKey.size > KEPT) byKey.delete(k);
   return paged;
 }
 
