@@ -113,7 +113,11 @@ describe('a long timeline read in pages', () => {
       await entry.waitFor();
       await expectRowsInPlace();
     }
-    await page.locator('[data-testid=commit]', { hasText: 'turn 200: ' }).click();
+    // Clicked once the list has drawn its scroll (timelineEntry in replay-ux-helpers.ts says why).
+    const entry = page.locator('[data-testid=commit]', { hasText: 'turn 200: ' });
+    await entry.scrollIntoViewIfNeeded();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await entry.click();
     await expectTurn(200);
     for (const p of asked) expect(typeof p.offset).toBe('number');
     expect(errors).toEqual([]);
