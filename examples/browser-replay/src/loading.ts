@@ -6,6 +6,10 @@ import { ActionError, localStore } from './backend.js';
 import { forkOf, type BranchFork } from './branch-labels.js';
 import { parseRoute, type Route, type State } from './app-state.js';
 import { EARLIER_SHOWN, type SessionPage } from './session-page.js';
+import { openHistory } from './history-pages.js';
+
+/** The first read of the rest of a timeline waits this long after the page is drawn, ms. */
+const REST_AFTER = 100;
 
 /** Branches whose fork point is read (one history each): past this many, the rest keep their names. */
 const LABELLED_BRANCHES = 12;
@@ -102,7 +106,10 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       prev.view
     ) {
       const commits = prev.history.commits;
-      const i = commits.findIndex((c) => c.sha === r.sha);
+      // The commit's page, its neighbours' and the earlier turns' drawn (read if not yet).
+      const i = prev.pages ? await prev.pages.indexOf(r.sha) : commits.findIndex((c) => c?.sha === r.sha);
+      if (prev.pages && i >= 0) await prev.pages.ensure(i - 1, i + 2 + EARLIER_SHOWN);
+      if (prev.pages && prev.showAll) await prev.pages.ensureAll();
       const c = commits[i];
       const older = commits[i + 1 + EARLIER_SHOWN];
       const messages = c && c.turn !== null && !prev.showAll ? await windowOf(r.id, c, older) : null;
@@ -131,11 +138,15 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
     // The branches asked for alongside the log (neither needs the other): one round trip less.
     const listed = b.call('git_branches', { session_id: r.id });
     listed.catch(() => undefined);
-    let history = await b.call('git_history', r.branch ? { session_id: r.id, branch: r.branch } : { session_id: r.id });
+    // The turn count and the newest page of the timeline; older pages when the turn shown needs them.
+    let pages = await openHistory(b, r.id, r.branch);
+    let history = pages.history;
     const sha = r.sha ?? history.commits[0]?.sha;
     let view: SessionPage['view'] = null;
     let notLoaded = 0;
-    const i = history.commits.findIndex((c) => c.sha === sha);
+    const i = sha === undefined ? -1 : await pages.indexOf(sha);
+    if (i >= 0) await pages.ensure(i - 1, i + 2 + EARLIER_SHOWN);
+    if (prev?.showAll) await pages.ensureAll();
     const c = history.commits[i];
     // On the branch read: a window of turns from the DAG, as a step does.
     const older = history.commits[i + 1 + EARLIER_SHOWN];
@@ -162,16 +173,21 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
           ? { session_id: r.id, commit_sha: sha, branch: history.branch }
           : { session_id: r.id, commit_sha: sha },
       );
-      if (view.branch !== history.branch)
-        history = await b.call('git_history', { session_id: r.id, branch: view.branch });
+      if (view.branch !== history.branch) {
+        pages = await openHistory(b, r.id, view.branch);
+        history = pages.history;
+      }
     }
     const { branches } = await listed;
     const forks = await loadForks(r.id, branches, prev?.forks ?? new Map()).catch(
       () => new Map<string, BranchFork | null>(),
     );
+    const rest = pages;
+    setTimeout(() => rest.readRest(), REST_AFTER);
     state.session = {
       id: r.id,
       history,
+      pages,
       view,
       branches,
       forks,

@@ -3,17 +3,20 @@
 import type {
   BranchSummary,
   CheckoutResult,
-  HistoryResult,
   ProjectStatusResult,
   ProjectSummary,
   ProjectTurnResult,
   SessionSummary,
 } from 'ws-server/protocol';
 import { branchLabel, type BranchFork } from './branch-labels.js';
+import type { PagedHistory, Timeline } from './history-pages.js';
 
 export interface SessionPage {
   id: string;
-  history: HistoryResult;
+  /** The branch's timeline: as long as the branch, its commits read in pages (history-pages.ts). */
+  history: Timeline;
+  /** Reads the timeline's other pages; null when it is whole. */
+  pages: PagedHistory | null;
   view: CheckoutResult | null;
   branches: BranchSummary[];
   /** Where each branch leaves main (from each branch's history), by name; null for main itself. */

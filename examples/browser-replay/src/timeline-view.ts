@@ -16,11 +16,16 @@ function markCurrent(row: HTMLElement, current: boolean): void {
   else link.removeAttribute('aria-current');
 }
 
-/** Row d of the list (oldest first), made on first need and kept. */
-function rowAt(t: TimelineState, s: SessionPage, d: number): HTMLElement {
+/** A row whose commit is not read yet: as tall as the others, drawn again once its page arrives. */
+const pendingRow = (t: TimelineState, d: number) =>
+  h('li', { class: 'pending', 'aria-posinset': d + 1, 'aria-setsize': t.n, 'aria-busy': 'true' }, '…');
+
+/** Row d of the list (oldest first), made on first need and kept; null while its commit is not read. */
+function rowAt(t: TimelineState, s: SessionPage, d: number): HTMLElement | null {
   let row = t.made.get(d);
   if (row) return row;
-  const c: TimelineCommit = s.history.commits[t.n - 1 - d]!;
+  const c: TimelineCommit | undefined = s.history.commits[t.n - 1 - d];
+  if (c === undefined) return null;
   row = h(
     'li',
     { 'aria-posinset': d + 1, 'aria-setsize': t.n },
@@ -51,10 +56,30 @@ function drawWindow(t: TimelineState, s: SessionPage, top: number, height: numbe
   t.first = first;
   t.last = last;
   const rows: HTMLElement[] = [];
-  for (let d = first; d < last; d++) rows.push(rowAt(t, s, d));
+  let unread = -1;
+  for (let d = first; d < last; d++) {
+    const row = rowAt(t, s, d);
+    if (row === null) unread = Math.max(unread, d);
+    rows.push(row ?? pendingRow(t, d));
+  }
   t.above.style.height = `${first * ROW_H}px`;
   t.below.style.height = `${(t.n - last) * ROW_H}px`;
   t.list.replaceChildren(t.above, ...rows, t.below);
+  // Rows d in [first, last) are commits n-1-d: read the pages of those not read yet.
+  if (unread >= 0) void s.pages?.ensure(t.n - last, t.n - first).catch(() => undefined);
+}
+
+/** Pages arrived: their commits indexed, and the rows drawn where placeholders stood. */
+function filled(t: TimelineState, s: SessionPage, from: number, to: number): void {
+  if (s.history.commits.length !== t.n) return; // the branch moved: the next render builds a new timeline
+  for (let k = from; k < to; k++) {
+    const c = s.history.commits[k];
+    if (c) t.index.set(c.sha, t.n - 1 - k);
+  }
+  const [first, last] = [t.first, t.last];
+  if (!t.list.isConnected || t.n - 1 - (to - 1) >= last || t.n - 1 - from < first) return;
+  t.first = t.last = -1;
+  drawWindow(t, s, t.top, t.list.clientHeight);
 }
 
 /** An empty row standing in for the rows not drawn (a spacer, not a padding: a flex item shrinks its content, never its padding). */
@@ -78,7 +103,10 @@ export function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch:
       h('h3', { 'data-testid': 'timeline-heading' }, `Timeline · ${label} · ${plural(n, 'commit')}`),
       list,
     );
-    const index = new Map(s.history.commits.map((c, i) => [c.sha, n - 1 - i]));
+    const index = new Map<string, number>();
+    s.history.commits.forEach((c, i) => {
+      if (c) index.set(c.sha, n - 1 - i);
+    });
     const [above, below] = [spacer(), spacer()];
     const t: TimelineState = {
       key,
@@ -110,6 +138,7 @@ export function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch:
       });
     });
     s.timeline = t;
+    if (s.pages) s.pages.onFill = (from, to) => filled(t, s, from, to);
   }
   const t = s.timeline;
   const current = v ? (t.index.get(v.commit) ?? -1) : -1;

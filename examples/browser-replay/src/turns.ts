@@ -12,11 +12,11 @@ export interface TurnGroup {
 
 export function groupTurns(
   messages: readonly DagNode[],
-  commits: readonly TimelineCommit[],
+  commits: readonly (TimelineCommit | undefined)[],
   currentTurn: number,
 ): TurnGroup[] {
   const ends = new Map<string, number>();
-  for (const c of commits) if (c.node !== null && c.turn !== null) ends.set(c.node, c.turn);
+  for (const c of commits) if (c && c.node !== null && c.turn !== null) ends.set(c.node, c.turn);
   const groups: TurnGroup[] = [];
   let open: DagNode[] = [];
   for (const m of messages) {

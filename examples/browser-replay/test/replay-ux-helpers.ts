@@ -71,6 +71,10 @@ export async function timelineEntry(p: Page, turn: number) {
       list.scrollTop = (k - 1) * row.offsetHeight - list.clientHeight / 2;
     }, turn);
   await entry.waitFor();
+  // Scrolled into view as a user scrolls before clicking, and the list's redraw of that scroll
+  // (on the next animation frame) let through: a click racing the redraw can be lost.
+  await entry.scrollIntoViewIfNeeded();
+  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   return entry;
 }
 

@@ -1,6 +1,6 @@
 // The wire protocol: core's actions plus the ones only a server can offer. Type-only, with no
 // Node import, so the browser app type-checks its client against the very same map.
-import type { ActionMap, BranchSummary, DagNode, ProjectSummary, Session } from '@entity-git/core';
+import type { ActionMap, BranchSummary, DagNode, HistoryResult, ProjectSummary, Session } from '@entity-git/core';
 
 export type {
   ActionRequest,
@@ -32,6 +32,14 @@ export interface ExportSessionResult {
   next_after_seq: number | null;
   /** The server's branches now: what a copy of the session must rebuild, commit for commit. */
   branches: BranchSummary[];
+}
+
+/** A page of a branch's timeline (`git_history` given `offset` or `limit`). */
+export interface HistoryPageResult extends HistoryResult {
+  /** The branch's turn count: M of "Turn N / M". */
+  total: number;
+  /** The page's first commit counted from the branch's tip (0); `commits` are that one and the older ones after it. */
+  offset: number;
 }
 
 export interface SendMessageResult {
@@ -166,9 +174,19 @@ export interface ServerInfo {
 }
 
 /** Every action the server answers, with its parameters and result. */
-export type ServerActionMap = Omit<ActionMap, 'create_project'> & {
+export type ServerActionMap = Omit<ActionMap, 'create_project' | 'git_history'> & {
   /** Core's `create_project`, then the workdir's git repository is reused or created (`git init`). */
   create_project: { params: ActionMap['create_project']['params']; result: ProjectSummary & { repo: RepoSetup } };
+  /**
+   * Core's `git_history`, or with `offset` / `limit` one page of it (newest first: `limit`
+   * commits from the `offset`-th newest; default `limit` 200, at most 10,000) and the turn count.
+   * An `offset` past the last commit is `INVALID_ARGUMENT`. Core's own handlers (the app offline)
+   * ignore the paging and answer the whole timeline: a result without `total` is whole.
+   */
+  git_history: {
+    params: { session_id: string; branch?: string; offset?: number; limit?: number };
+    result: HistoryResult | HistoryPageResult;
+  };
   /** A session's DAG rows, paged, for "Save for offline". Default `limit` 1000, at most 10,000. */
   export_session: { params: { session_id: string; after_seq?: number; limit?: number }; result: ExportSessionResult };
   /**

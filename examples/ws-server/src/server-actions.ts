@@ -36,6 +36,7 @@ import { ensureRepo, isRepo, readLog } from './project-repo.js';
 import { projectStatusAction } from './project-status.js';
 import { importProjectsAction } from './import-projects.js';
 import { DEFAULT_READ_AHEAD, turnWindow } from './turn-window.js';
+import { historyAction } from './history-page.js';
 import type { ProjectTurnResult, ServerActionMap, ServerActionName } from './protocol.js';
 
 export const DEFAULT_EXPORT_LIMIT = 1000;
@@ -336,6 +337,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
     ...coreHandlers,
     ...own,
     turn_messages: turnWindow(dag, core.turn_messages, options.readAhead ?? DEFAULT_READ_AHEAD),
+    git_history: historyAction(dag, mirror, core.git_history),
   };
 
   return { ...handlers, service, handle: (request: ActionRequest) => dispatch(handlers, request) };

@@ -120,6 +120,27 @@ export interface CommitInfo {
   seq: number | null;
 }
 
+/**
+ * Which page of a branch's log `log` returns (newest first): `limit` commits from the
+ * `offset`-th newest (0: the tip). `offset` is an integer from 0 to the turn count less one (0 on
+ * an empty branch), `limit` an integer from 1 to 10,000; anything else is refused
+ * with `INVALID_ARGUMENT`.
+ */
+export interface LogPageRequest {
+  offset: number;
+  limit: number;
+}
+
+/** One page of a branch's log, as `log` returns it when asked for a page. */
+export interface LogPage {
+  /** The branch's turn count: commits on its first-parent chain (M of "Turn N / M"). */
+  total: number;
+  /** The page's first commit, counted from the tip (0). */
+  offset: number;
+  /** At most `limit` commits from `offset` down, newest first: the slice of the whole log. */
+  commits: CommitInfo[];
+}
+
 /** One branch of a session's repository, as `branches` returns it. */
 export interface BranchInfo {
   /** The branch name (`main`, or the fork's name), without `refs/heads/`. */
@@ -245,7 +266,13 @@ export interface Mirror {
    * The commits of a branch (default: HEAD's), newest first, following first parents; empty
    * before the first turn. `SESSION_NOT_FOUND` without a repository, `BRANCH_NOT_FOUND` for a
    * named branch it lacks.
+   *
+   * With `page`, only that page (see {@link LogPageRequest}) and the branch's turn count: the
+   * count is read from the commit-graph's first-parent chain (commits since the last pack one by
+   * one), and only the page's commit objects are read. `commits` equals the slice
+   * `log(sessionId, { branch }).slice(offset, offset + limit)`.
    */
+  log(sessionId: string, options: { branch?: string; page: LogPageRequest }): Promise<LogPage>;
   log(sessionId: string, options?: { branch?: string }): Promise<CommitInfo[]>;
   /** Every branch with its tip, `main` first, the others by name. `SESSION_NOT_FOUND` without a repository. */
   branches(sessionId: string): Promise<BranchInfo[]>;

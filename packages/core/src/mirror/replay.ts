@@ -2,8 +2,8 @@ import { EntityGitError, type CommitGraph, isOid, parseCommit, fromUtf8 } from '
 import { parseTrailers } from '../model/commit-message.js';
 import type { DagNode, JsonValue } from '../model/types.js';
 import type { MirrorContext } from './context.js';
-import type { BranchInfo, CommitInfo, TurnView } from './mirror.js';
-import { chainLog, commitGraph } from './replay-log.js';
+import type { BranchInfo, CommitInfo, LogPage, LogPageRequest, TurnView } from './mirror.js';
+import { chainLog, checkLogPage, commitGraph, logSlice, pagedLog } from './replay-log.js';
 import { LIVE_STATES, remember } from './repo-state.js';
 import { messageEntries, openExisting, readCommitTree, walk, type Repo } from './repo.js';
 
@@ -38,15 +38,15 @@ function onChain(graph: CommitGraph, tip: string, commit: string): Position | nu
   return { turn, turns, prev: parent >= 0 ? graph.oidAt(parent) : null, next: child >= 0 ? graph.oidAt(child) : null };
 }
 
-/** The commits of a branch (default: HEAD's), newest first, following first parents. */
-export async function log(
+/** The repository and a branch's tip (default: HEAD's); null before the first turn. */
+async function branchTip(
   ctx: MirrorContext,
   sessionId: string,
-  options: { branch?: string } = {},
-): Promise<CommitInfo[]> {
+  options: { branch?: string },
+): Promise<{ repo: Repo; tip: string } | null> {
   const repo = await openExisting(ctx, sessionId);
   const branch = options.branch ?? (await repo.refs.headBranch());
-  if (branch === null) return [];
+  if (branch === null) return null;
   const tip = await repo.refs.resolve(`refs/heads/${branch}`);
   if (tip === null) {
     if (options.branch !== undefined)
@@ -55,9 +55,30 @@ export async function log(
         `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`,
         { sessionId, branch },
       );
-    return [];
+    return null;
   }
-  return chainLog(ctx, repo, tip);
+  return { repo, tip };
+}
+
+/** The commits of a branch (default: HEAD's), newest first, following first parents. */
+export async function log(
+  ctx: MirrorContext,
+  sessionId: string,
+  options: { branch?: string } = {},
+): Promise<CommitInfo[]> {
+  const at = await branchTip(ctx, sessionId, options);
+  return at === null ? [] : chainLog(ctx, at.repo, at.tip);
+}
+
+/** One page of that log and its length (replay-log.ts, `pagedLog`); the page is checked first. */
+export async function logPage(
+  ctx: MirrorContext,
+  sessionId: string,
+  options: { branch?: string; page: LogPageRequest },
+): Promise<LogPage> {
+  const page = checkLogPage(options.page);
+  const at = await branchTip(ctx, sessionId, options);
+  return at === null ? logSlice([], page) : pagedLog(ctx, at.repo, at.tip, page);
 }
 
 /** Every branch with its tip, `main` first. */

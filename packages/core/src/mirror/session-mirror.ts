@@ -3,6 +3,8 @@ import { createContext, type MirrorContext } from './context.js';
 import type {
   BranchInfo,
   CommitInfo,
+  LogPage,
+  LogPageRequest,
   Mirror,
   MirrorOptions,
   SyncOptions,
@@ -12,7 +14,7 @@ import type {
   VerifyReport,
 } from './mirror.js';
 import { repoPath } from './repo.js';
-import { branches, log, read } from './replay.js';
+import { branches, log, logPage, read } from './replay.js';
 import { syncSession } from './sync/pipeline.js';
 import { verify } from './verify.js';
 
@@ -42,8 +44,14 @@ class SessionMirror implements Mirror {
     return syncSession(this.ctx, sessionId, options);
   }
 
-  async log(sessionId: string, options: { branch?: string } = {}): Promise<CommitInfo[]> {
-    return log(this.ctx, sessionId, options);
+  log(sessionId: string, options: { branch?: string; page: LogPageRequest }): Promise<LogPage>;
+  log(sessionId: string, options?: { branch?: string }): Promise<CommitInfo[]>;
+  async log(
+    sessionId: string,
+    options: { branch?: string; page?: LogPageRequest } = {},
+  ): Promise<CommitInfo[] | LogPage> {
+    const { page, ...rest } = options;
+    return page === undefined ? log(this.ctx, sessionId, rest) : logPage(this.ctx, sessionId, { ...rest, page });
   }
 
   async branches(sessionId: string): Promise<BranchInfo[]> {
