@@ -64,7 +64,16 @@ function drawWindow(t: TimelineState, s: SessionPage, top: number, height: numbe
   }
   t.above.style.height = `${first * ROW_H}px`;
   t.below.style.height = `${(t.n - last) * ROW_H}px`;
-  t.list.replaceChildren(t.above, ...rows, t.below);
+  // Rows that stay in the window stay in the page (never taken out and put back: a click under way
+  // on one would be lost); those that left it go, the new ones go in at their places.
+  const want = [t.above, ...rows, t.below];
+  const keep = new Set<Element>(want);
+  for (const child of [...t.list.children]) if (!keep.has(child)) child.remove();
+  let at: ChildNode | null = t.list.firstChild;
+  for (const node of want) {
+    if (at === node) at = at.nextSibling;
+    else t.list.insertBefore(node, at);
+  }
   // Rows d in [first, last) are commits n-1-d: read the pages of those not read yet.
   if (unread >= 0) void s.pages?.ensure(t.n - last, t.n - first).catch(() => undefined);
 }
@@ -76,10 +85,14 @@ function filled(t: TimelineState, s: SessionPage, from: number, to: number): voi
     const c = s.history.commits[k];
     if (c) t.index.set(c.sha, t.n - 1 - k);
   }
-  const [first, last] = [t.first, t.last];
-  if (!t.list.isConnected || t.n - 1 - (to - 1) >= last || t.n - 1 - from < first) return;
-  t.first = t.last = -1;
-  drawWindow(t, s, t.top, t.list.clientHeight);
+  if (!t.list.isConnected) return;
+  // Only the placeholders drawn are swapped for their rows: the rows already in the list stay as
+  // they are, so a click under way on one is never lost to a redraw (a row taken out of the page
+  // between the press and the release gets no click).
+  for (const pending of [...t.list.querySelectorAll<HTMLElement>(':scope > li.pending')]) {
+    const row = rowAt(t, s, Number(pending.getAttribute('aria-posinset')) - 1);
+    if (row) pending.replaceWith(row);
+  }
 }
 
 /** An empty row standing in for the rows not drawn (a spacer, not a padding: a flex item shrinks its content, never its padding). */

@@ -122,4 +122,40 @@ describe('a long timeline read in pages', () => {
     for (const p of asked) expect(typeof p.offset).toBe('number');
     expect(errors).toEqual([]);
   });
+
+  it('scrolling the timeline never takes a row that stays in view out of the page (a click on it would be lost)', async () => {
+    const { page: p } = await hx.open(1280, 800);
+    await p.goto(`${hx.url}/#token=${hx.token}`);
+    await p.click(`[data-testid=session][data-id=${ID}]`);
+    await waitTurn(p, `Turn ${TURNS} / ${TURNS}`);
+    // Every row the list loses from here on, kept to look at after the scroll.
+    await p.$eval('[data-testid=timeline]', (list) => {
+      const removed: Element[] = [];
+      (window as unknown as { removedRows: Element[] }).removedRows = removed;
+      new MutationObserver((records) => {
+        for (const r of records) for (const n of r.removedNodes) if (n instanceof Element) removed.push(n);
+      }).observe(list, { childList: true });
+    });
+    for (const k of [200, 190, 150]) {
+      await p.$eval(
+        '[data-testid=timeline]',
+        (l, top) => {
+          l.scrollTop = top;
+        },
+        (k - 1) * 24 - 300,
+      );
+      await p.locator('[data-testid=commit]', { hasText: `turn ${k}: ` }).waitFor();
+      await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    }
+    const { removed, back } = await p.evaluate(() => {
+      const rows = (window as unknown as { removedRows: Element[] }).removedRows.filter(
+        (e) => e.tagName === 'LI' && !e.classList.contains('spacer') && !e.classList.contains('pending'),
+      );
+      return { removed: rows.length, back: rows.filter((e) => e.isConnected).length };
+    });
+    // Rows left the window (the observer saw them go), and none of those that stayed went and came back.
+    expect(removed).toBeGreaterThan(0);
+    expect(back).toBe(0);
+    await p.close();
+  });
 });
