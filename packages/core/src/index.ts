@@ -71,6 +71,8 @@ export type {
   Mirror,
   SyncResult,
   CommitInfo,
+  LogPage,
+  LogPageRequest,
   BranchInfo,
   TurnView,
   VerifyReport,
