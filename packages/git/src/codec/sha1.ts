@@ -76,20 +76,15 @@ function blocks(d: Uint8Array, from: number, to: number): void {
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 const word = (w: number) => HEX[(w >>> 24) & 255]! + HEX[(w >>> 16) & 255]! + HEX[(w >>> 8) & 255]! + HEX[w & 255]!;
 
-export function sha1(data: Uint8Array): string {
-  H[0] = 0x67452301;
-  H[1] = 0xefcdab89 | 0;
-  H[2] = 0x98badcfe | 0;
-  H[3] = 0x10325476;
-  H[4] = 0xc3d2e1f0 | 0;
-  const len = data.length;
-  const full = len - (len % 64);
-  blocks(data, 0, full);
-  // The last bytes, 0x80, zeros, and the length in bits (64-bit big-endian): one or two blocks.
-  const rest = len - full;
-  const tail = new Uint8Array(rest < 56 ? 64 : 128);
-  tail.set(data.subarray(full), 0);
-  tail[rest] = 0x80;
+/**
+ * The hash of a message whose last `rest.length` bytes are `rest` (fewer than 64) and whose
+ * length is `len`, its blocks before them already run into {@link H}: 0x80, zeros, and the
+ * length in bits (64-bit big-endian) — one or two blocks — then the hex of H.
+ */
+function finish(rest: Uint8Array, len: number): string {
+  const tail = new Uint8Array(rest.length < 56 ? 64 : 128);
+  tail.set(rest, 0);
+  tail[rest.length] = 0x80;
   const end = tail.length;
   const hi = Math.floor(len / 0x20000000);
   const lo = (len * 8) >>> 0;
@@ -105,6 +100,16 @@ export function sha1(data: Uint8Array): string {
   return word(H[0]!) + word(H[1]!) + word(H[2]!) + word(H[3]!) + word(H[4]!);
 }
 
+const INITIAL = Int32Array.of(0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0);
+
+export function sha1(data: Uint8Array): string {
+  H.set(INITIAL);
+  const len = data.length;
+  const full = len - (len % 64);
+  blocks(data, 0, full);
+  return finish(data.subarray(full), len);
+}
+
 /** SHA-1 fed in parts, as {@link sha1} of them joined would give. */
 export interface Sha1Stream {
   update(data: Uint8Array): void;
@@ -114,7 +119,7 @@ export interface Sha1Stream {
 
 /** The portable {@link Sha1Stream}: a large input hashed in slices (a pack, between host turns). */
 export function sha1Stream(): Sha1Stream {
-  const h = Int32Array.of(0x67452301, 0xefcdab89 | 0, 0x98badcfe | 0, 0x10325476, 0xc3d2e1f0 | 0);
+  const h = INITIAL.slice();
   const pending = new Uint8Array(64);
   let held = 0;
   let length = 0;
@@ -141,22 +146,8 @@ export function sha1Stream(): Sha1Stream {
       held = data.length - full;
     },
     digest() {
-      const tail = new Uint8Array(held < 56 ? 64 : 128);
-      tail.set(pending.subarray(0, held), 0);
-      tail[held] = 0x80;
-      const end = tail.length;
-      const hi = Math.floor(length / 0x20000000);
-      const lo = (length * 8) >>> 0;
-      tail[end - 8] = hi >>> 24;
-      tail[end - 7] = (hi >>> 16) & 255;
-      tail[end - 6] = (hi >>> 8) & 255;
-      tail[end - 5] = hi & 255;
-      tail[end - 4] = lo >>> 24;
-      tail[end - 3] = (lo >>> 16) & 255;
-      tail[end - 2] = (lo >>> 8) & 255;
-      tail[end - 1] = lo & 255;
-      run(tail, 0, end);
-      return word(h[0]!) + word(h[1]!) + word(h[2]!) + word(h[3]!) + word(h[4]!);
+      H.set(h);
+      return finish(pending.subarray(0, held), length);
     },
   };
 }
