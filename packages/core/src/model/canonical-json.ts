@@ -239,40 +239,9 @@ function emit(
  * without serializing it, so checking a 100 MB tool output costs no 100 MB string.
  */
 export function assertJson(value: unknown, where = '$'): asserts value is JsonValue {
-  // The careful walk (which names the path of what fails) only when the quick one declines.
-  if (!isPlainJson(value, 0)) check(value, new Set(), where);
-}
-
-/**
- * True when `value` is certainly a JSON value: what {@link check} accepts, walked without
- * building a path per value or keeping a set of the objects on the way; no deeper than
- * {@link DEPTH_MAX} (where a cycle would be). False leaves the verdict to {@link check}.
- */
-function isPlainJson(value: unknown, depth: number): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      return Number.isFinite(value);
-    case 'object':
-      break;
-    default:
-      return false;
-  }
-  if (value === null) return true;
-  if (depth >= DEPTH_MAX) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
-    return true;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  if (Object.getOwnPropertySymbols(value).length > 0) return false;
-  for (const k in value) {
-    if (Object.hasOwn(value, k) && !isPlainJson((value as Record<string, unknown>)[k], depth + 1)) return false;
-  }
-  return true;
+  // The careful walk (which names the path of what fails) only when the quick one, canonical
+  // JSON's own (what it takes is a JSON value), declines.
+  if (sorted(value, 0, false) === SLOW) check(value, new Set(), where);
 }
 
 /** Throws for a value no JSON text can hold exactly; true when `value` is a JSON scalar. */
