@@ -22,10 +22,20 @@ export interface MirrorContext {
   readonly packTurns: boolean;
   readonly yieldEveryMs: number;
   readonly cache: RepoCache;
+  /**
+   * What the mirror loads on first use: on-demand.ts, loaded by the facade (session-mirror.ts).
+   * Typed here as nothing in particular, so that this module, which everything imports, imports
+   * none of them: each caller reads it as the one module whose names it takes (they are re-exported
+   * unchanged), e.g. `(await ctx.onDemand()) as typeof import('./repo-scrub.js')`.
+   */
+  readonly onDemand: () => Promise<unknown>;
 }
 
-/** Check `o` and fill in its defaults (`INVALID_OPTION` for a bad root, layout or yield interval). */
-export function createContext(o: MirrorOptions): MirrorContext {
+/**
+ * Check `o` and fill in its defaults (`INVALID_OPTION` for a bad root, layout or yield interval);
+ * `onDemand` loads on-demand.ts (the caller's: this module does not import it).
+ */
+export function createContext(o: MirrorOptions, onDemand: () => Promise<unknown>): MirrorContext {
   if (typeof o.root !== 'string' || !o.root.startsWith('/')) {
     throw new EntityGitError('INVALID_OPTION', `root must be an absolute path: ${JSON.stringify(o.root)}`);
   }
@@ -48,5 +58,5 @@ export function createContext(o: MirrorOptions): MirrorContext {
   const yieldEveryMs = o.yieldEveryMs ?? DEFAULT_YIELD_EVERY_MS;
   if (!(yieldEveryMs >= 0))
     throw new EntityGitError('INVALID_OPTION', `yieldEveryMs must be a number >= 0: ${JSON.stringify(o.yieldEveryMs)}`);
-  return { dag, store, root, identity, keys, lock, batchSize, layout, packTurns, yieldEveryMs, cache };
+  return { dag, store, root, identity, keys, lock, batchSize, layout, packTurns, yieldEveryMs, cache, onDemand };
 }

@@ -3,7 +3,7 @@ import { parseTrailers } from '../model/commit-message.js';
 import type { DagNode, JsonValue } from '../model/types.js';
 import type { MirrorContext } from './context.js';
 import type { BranchInfo, CommitInfo, LogPage, LogPageRequest, TurnView } from './mirror.js';
-import { chainLog, checkLogPage, commitGraph, logSlice, pagedLog } from './replay-log.js';
+import { chainLog, commitGraph } from './replay-log.js';
 import { LIVE_STATES, remember } from './repo-state.js';
 import { messageEntries, openExisting, readCommitTree, walk, type Repo } from './repo.js';
 
@@ -76,6 +76,7 @@ export async function logPage(
   sessionId: string,
   options: { branch?: string; page: LogPageRequest },
 ): Promise<LogPage> {
+  const { checkLogPage, logSlice, pagedLog } = (await ctx.onDemand()) as typeof import('./log-page.js');
   const page = checkLogPage(options.page);
   const at = await branchTip(ctx, sessionId, options);
   return at === null ? logSlice([], page) : pagedLog(ctx, at.repo, at.tip, page);

@@ -3,7 +3,7 @@ import { REPO_FORMAT } from '../model/session-meta.js';
 import type { MirrorContext } from './context.js';
 import type { Layout } from './mirror.js';
 import { configReadable, configuredLayout, layoutSection, repoConfig } from './repo-config.js';
-import { backUpFormat1, configuredFormat, formatFromTrees, withFormat } from './repo-format.js';
+import { configuredFormat, withFormat } from './repo-format.js';
 import { readCommitTree, type Repo } from './repo.js';
 import { LIVE_STATES, remember } from './repo-state.js';
 
@@ -57,6 +57,7 @@ export async function checkFormat(ctx: MirrorContext, repo: Repo, metaOid: strin
       { format: recorded },
     );
   }
+  const { formatFromTrees, backUpFormat1 } = (await ctx.onDemand()) as typeof import('./format-1.js');
   const { format, tips } = await formatFromTrees(repo.objects, repo.refs, metaOid);
   if (format === 2) {
     if (text !== null) await ctx.store.writeAtomic(path, withFormat(text));

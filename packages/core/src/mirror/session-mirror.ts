@@ -16,7 +16,6 @@ import type {
 import { repoPath } from './repo.js';
 import { branches, log, logPage, read } from './replay.js';
 import { syncSession } from './sync/pipeline.js';
-import { verify } from './verify.js';
 
 /**
  * The mirror over any storage adapter (DESIGN.md §1): Node and the browser run the same code and
@@ -28,12 +27,15 @@ export function createMirror(options: MirrorOptions): Mirror {
   return observeMirror(new SessionMirror(options), options.logger);
 }
 
+/** What the mirror loads on first use (on-demand.ts). */
+const loadOnDemand = () => import('./on-demand.js');
+
 /** The {@link Mirror} seam over one {@link MirrorContext}: options, storage and caches. */
 class SessionMirror implements Mirror {
   private readonly ctx: MirrorContext;
 
   constructor(o: MirrorOptions) {
-    this.ctx = createContext(o);
+    this.ctx = createContext(o, loadOnDemand);
   }
 
   repoPath(sessionId: string): string {
@@ -63,6 +65,6 @@ class SessionMirror implements Mirror {
   }
 
   async verify(sessionId: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-    return verify(this.ctx, sessionId, options);
+    return ((await this.ctx.onDemand()) as typeof import('./on-demand.js')).verify(this.ctx, sessionId, options);
   }
 }

@@ -10,7 +10,8 @@ import { META_REF, REPO_FORMAT } from '../model/session-meta.js';
 import type { Session } from '../model/types.js';
 import { metaCommitId } from './meta-ref.js';
 import type { Difference } from './mirror.js';
-import { configuredFormat, formatFromTrees } from './repo-format.js';
+import { formatFromTrees } from './format-1.js';
+import { configuredFormat } from './repo-format.js';
 
 /**
  * verify's checks of what lies beside the branches: the repository's format (`format-old` for a

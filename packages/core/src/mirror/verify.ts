@@ -202,15 +202,18 @@ async function verifyIds(
   repo: Repo,
   differences: Difference[],
 ): Promise<void> {
-  const fresh = createContext({
-    dag: ctx.dag,
-    storage: memoryStorage(),
-    root: '/expected',
-    identity: ctx.identity,
-    metadataKeys: ctx.keys,
-    layout,
-    batchSize: ctx.batchSize,
-  });
+  const fresh = createContext(
+    {
+      dag: ctx.dag,
+      storage: memoryStorage(),
+      root: '/expected',
+      identity: ctx.identity,
+      metadataKeys: ctx.keys,
+      layout,
+      batchSize: ctx.batchSize,
+    },
+    ctx.onDemand,
+  );
   await syncSession(fresh, sessionId, {});
   const expected = new Map((await branches(fresh, sessionId)).map((b) => [b.name, b.commit]));
   for (const name of [...names].sort()) {

@@ -20,7 +20,6 @@ import type { Layout } from '../mirror.js';
 import { fileId, sameFile } from '../repo-cache.js';
 import { LIVE_STATES, remember, type Known } from '../repo-state.js';
 import { readCommitTree, type Repo } from '../repo.js';
-import { mirrorFiles, worktreeDamage, worktreeDamaged } from '../worktree-check.js';
 import type { Prewritten } from './prewrite.js';
 import type { Written } from './write.js';
 
@@ -32,6 +31,9 @@ export interface CheckedOut extends Written {
   /** A working-tree file or the index changed. */
   worktreeChanged: boolean;
 }
+
+/** The working-tree checks (worktree-check.ts), loaded on first use (a repair, a lost index). */
+const worktreeChecks = async (ctx: MirrorContext) => (await ctx.onDemand()) as typeof import('../worktree-check.js');
 
 /** On a storage with a working tree, check HEAD's branch out (working tree and index). */
 export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<CheckedOut> {
@@ -127,7 +129,10 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   }
   ctx.cache.indexes.delete(repo.gitdir);
   // A repair compares the files themselves (the index trusts them): any damage, every file written again.
-  if (checkFiles && worktreeDamaged(await worktreeDamage(ctx.store, repo.dir, target, host))) rewriteAll = true;
+  if (checkFiles) {
+    const later = await worktreeChecks(ctx);
+    if (later.worktreeDamaged(await later.worktreeDamage(ctx.store, repo.dir, target, host))) rewriteAll = true;
+  }
   const present = st !== null;
   await host.due();
   const byPath = new Map(current.map((e) => [e.path, e]));
@@ -161,7 +166,7 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   // Without an index to say what the previous HEAD put there (lost, unreadable, or distrusted),
   // the mirror's files HEAD's tree does not have are found in the working tree itself.
   if (!present || rewriteAll) {
-    for (const path of await mirrorFiles(ctx.store, repo.dir, target, host)) {
+    for (const path of await (await worktreeChecks(ctx)).mirrorFiles(ctx.store, repo.dir, target, host)) {
       if (!target.has(path)) {
         await ctx.store.remove(joinPath(repo.dir, path));
         changed = true;

@@ -8,7 +8,6 @@ import type { MirrorContext } from '../context.js';
 import { HostYield } from '../host-yield.js';
 import type { Layout } from '../mirror.js';
 import type { KeptPlan } from '../repo-cache.js';
-import { scrubRepository } from '../repo-scrub.js';
 import { checkFormat, init, repoLayout } from '../repo-setup.js';
 import type { Known, LiveState, StateDelta } from '../repo-state.js';
 import { metaOf, type Repo } from '../repo.js';
@@ -75,7 +74,12 @@ export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, 
   await init(ctx, repo, full);
   await host.due();
   // A repair first removes what native git would trip over; what goes missing is written again below.
-  if (full) await scrubRepository(ctx.store, repo.objects, repo.gitdir);
+  if (full)
+    await ((await ctx.onDemand()) as typeof import('../repo-scrub.js')).scrubRepository(
+      ctx.store,
+      repo.objects,
+      repo.gitdir,
+    );
   const layout = await repoLayout(ctx, repo);
   const metaBytes = utf8(canonicalJson(metaOf(session)));
   // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
