@@ -27,7 +27,12 @@ interface Sample {
   p99Ms: number;
   maxMs: number;
 }
-const MODES = { yielding: undefined, 'no yield': 0 } as const;
+// `--every=N`: the yielding mode's `yieldEveryMs` (default: the library's own default).
+const EVERY = flag('every');
+const MODES: Record<'yielding' | 'no yield', number | undefined> = {
+  yielding: EVERY === undefined ? undefined : Number(EVERY),
+  'no yield': 0,
+};
 type Mode = keyof typeof MODES;
 
 async function measured(work: () => Promise<unknown>): Promise<Sample> {
