@@ -171,19 +171,23 @@ export class RefStore {
         }
       }
       await this.store.beforeRefMove();
+      // The reflog entry while the ref's lock is held, before the move, as git writes it: two
+      // writers' entries cannot cross (each appends under the lock), and git's `reflog expire`
+      // (run by gc), which rewrites the log under the same lock, cannot drop one.
+      if (!value.startsWith('ref: ') && options.reflog !== null) {
+        const { who, message, alsoHead } = options.reflog;
+        const entry = `${before !== null && isOid(before) ? before : ZERO_OID} ${value} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${message.replace(/\n/g, ' ')}\n`;
+        // The two reflogs at once: on IndexedDB each append is a round trip.
+        await Promise.all([
+          this.store.append(joinPath(this.gitdir, 'logs', name), entry),
+          alsoHead ? this.store.append(joinPath(this.gitdir, 'logs', 'HEAD'), entry) : null,
+        ]);
+      }
       await this.store.fs.rename(lock, path);
     } catch (err) {
       await this.store.remove(lock);
       throw err instanceof EntityGitError ? err : this.store.wrap(err, 'update ref', name);
     }
-    if (value.startsWith('ref: ') || options.reflog === null) return;
-    const { who, message, alsoHead } = options.reflog;
-    const entry = `${before !== null && isOid(before) ? before : ZERO_OID} ${value} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${message.replace(/\n/g, ' ')}\n`;
-    // The two reflogs at once: on IndexedDB each append is a round trip.
-    await Promise.all([
-      this.store.append(joinPath(this.gitdir, 'logs', name), entry),
-      alsoHead ? this.store.append(joinPath(this.gitdir, 'logs', 'HEAD'), entry) : null,
-    ]);
   }
 
   /** Point HEAD at `refs/heads/<branch>`, with a `checkout:` reflog entry like git's. */
