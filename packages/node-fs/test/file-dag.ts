@@ -1,7 +1,7 @@
 // A DagSource over a JSON-lines file, re-read on every call, so separate processes share one DAG
 // (what a SQL database gives in production) without this test depending on a database package.
 import type { DagNode, DagSource, Session } from '@entity-git/core';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 export class FileDag implements DagSource {
   constructor(
@@ -14,8 +14,17 @@ export class FileDag implements DagSource {
     return new FileDag(file, session);
   }
 
+  /**
+   * Add the nodes at once, as a database transaction does: the file is written whole beside and
+   * renamed over, so a reader in another process sees all of them or none. (Appended in place, a
+   * write crossing a page boundary can be read half done: a turn seen without its last nodes is
+   * a complete turn with other messages, committed, then committed again once the rest is read.)
+   */
   append(nodes: DagNode[]): void {
-    appendFileSync(this.file, nodes.map((n) => `${JSON.stringify(n)}\n`).join(''));
+    const before = existsSync(this.file) ? readFileSync(this.file, 'utf8') : '';
+    const tmp = `${this.file}.tmp-${process.pid}`;
+    writeFileSync(tmp, before + nodes.map((n) => `${JSON.stringify(n)}\n`).join(''));
+    renameSync(tmp, this.file);
   }
 
   private nodes(): DagNode[] {
