@@ -2,7 +2,7 @@
 // running, measured with `perf_hooks.monitorEventLoopDelay` (1 ms resolution) during a 2,000-turn
 // backfill and during a start-up reconcile of 1,000 one-turn sessions, each from an in-memory DAG
 // (the worst case: no I/O in the DAG reads to give the loop a turn by accident). Two contenders,
-// interleaved rep by rep: `yielding` (the default, a macrotask turn every `yieldEveryMs` = 2 ms of
+// interleaved rep by rep: `yielding` (the default, a macrotask turn every `yieldEveryMs` = 1 ms of
 // work) and `no yield` (`yieldEveryMs: 0`: one synchronous run, as before), so the cost of yielding
 // is the ratio of their totals in the same run.
 import { execFileSync } from 'node:child_process';

@@ -4,12 +4,13 @@
 // give the host a macrotask turn (timers, I/O, rendering) every few milliseconds of work.
 
 /**
- * Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). 2, not
- * 4: the host waits for the time since its last turn plus the step that passes the budget; in
- * `bench/event-loop.ts` at a load of 2–4 the least disturbed rep's p99 was 12–14 ms with 4, 5–8 ms
- * with 2, the totals the same within the noise (BENCHMARKS.md, issue 20).
+ * Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). 1:
+ * the host waits for the time since its last turn plus the step that passes the budget, and a
+ * garbage collection lands on top of that; in `bench/event-loop.ts` on a quiet machine a
+ * 2,000-turn backfill's p99 was 5.5–12.6 ms with 2 (four reps of six over 10 ms), 5.0–8.7 ms with 1
+ * (none over), for 1.09–1.15× the time of no yield (4: 12–14 ms under load; BENCHMARKS.md, issue 20).
  */
-export const DEFAULT_YIELD_EVERY_MS = 2;
+export const DEFAULT_YIELD_EVERY_MS = 1;
 
 type Scheduler = (resume: () => void) => void;
 

@@ -57,7 +57,7 @@ export interface MirrorOptions {
   /**
    * Give the event loop a macrotask turn after this many ms of work in a sync's loops, so a long
    * backfill never stalls the host (0: never; a negative number is refused). Default
-   * `DEFAULT_YIELD_EVERY_MS` (2 ms).
+   * `DEFAULT_YIELD_EVERY_MS` (1 ms).
    */
   yieldEveryMs?: number;
 }
