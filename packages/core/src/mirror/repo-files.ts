@@ -34,6 +34,15 @@ export const syncLockPath = (gitdir: string): string => repoFile(gitdir, 'sync.l
  * - where locks are names (the browser's Web Locks, the in-process mutex), the old name is held
  *   too: nothing is written for it.
  */
+/** Whether `err` (or what caused it) is a file operation that found a directory (EISDIR). */
+function metDirectory(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === 'EISDIR') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export function withRepoLock<T>(store: Store, gitdir: string, name: string, fn: () => Promise<T>): Promise<T> {
   const key = repoFile(gitdir, name);
   return store.lock(key, async () => {
@@ -55,8 +64,10 @@ export function withRepoLock<T>(store: Store, gitdir: string, name: string, fn: 
           return fn();
         });
       } catch (err) {
-        // An older process made its directory between the look and the lock: take its lock.
-        if (entered || !(await store.lstat(fence))?.isDirectory()) throw err;
+        // An older process made its directory between the look and the lock: take its lock. Or it
+        // made it and removed it again meanwhile (a packer's lock): the attempt met a directory,
+        // and the next look finds none.
+        if (entered || (!(await store.lstat(fence))?.isDirectory() && !metDirectory(err))) throw err;
       }
     }
   });
