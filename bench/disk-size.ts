@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson, createPacker, type DagNode, MemoryDag, type Packer } from '../packages/core/src/index.js';
 import { createNodeMirror, createNodePacker, nodeStorage } from '../packages/node-fs/src/index.js';
-import { BASE_TIME, Text } from './lib/conversation.js';
+import { BASE_TIME, replyTurns } from './lib/conversation.js';
 import { align, failWith, fsckOr, git, int, writeResults } from './lib/measure.js';
 
 const fail = failWith('disk-size');
@@ -30,25 +30,7 @@ const SESSION = 's';
 
 /** A session of `turns` turns: a user message and a reply of ~330 characters each. */
 function sessionNodes(turns: number): DagNode[] {
-  const text = new Text(0x5e55 + turns);
-  const out: DagNode[] = [];
-  let prev: string | null = null;
-  for (let k = 1; k <= 2 * turns; k++) {
-    const id = `${SESSION}-n${k}`;
-    out.push({
-      id,
-      session_id: SESSION,
-      seq: k,
-      role: k % 2 === 1 ? 'user' : 'assistant',
-      content: text.prose(330),
-      predecessor: prev,
-      caller: null,
-      created_at: BASE_TIME + k,
-      metadata: null,
-    });
-    prev = id;
-  }
-  return out;
+  return replyTurns(SESSION, 0x5e55 + turns, turns);
 }
 
 const du = (flag: string, dir: string) => Number(execFileSync('du', [flag, dir], { encoding: 'utf8' }).split('\t')[0]);

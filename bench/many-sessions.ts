@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { canonicalJson, reconcile, type DagNode, type ReconcileReport } from '../packages/core/src/index.js';
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { openSqlite, type SqlStore } from '../packages/sqlite/src/index.js';
-import { BASE_TIME, Text } from './lib/conversation.js';
+import { BASE_TIME, replyTurns } from './lib/conversation.js';
 import { failWith, fsckOr, git, int, ratio, stats, writeResults } from './lib/measure.js';
 
 const fail = failWith('many-sessions');
@@ -32,25 +32,7 @@ const sessionId = (i: number) => `s${String(i).padStart(6, '0')}`;
 
 /** A small session: 3 turns of a user message and a reply, ~330 bytes of text each (~2 KB of message JSON). */
 function sessionNodes(i: number, turns: number, from = 0): DagNode[] {
-  const text = new Text(0x5e55 + i * 7919 + from);
-  const out: DagNode[] = [];
-  let prev: string | null = from === 0 ? null : `${sessionId(i)}-n${from}`;
-  for (let k = from + 1; k <= from + 2 * turns; k++) {
-    const id = `${sessionId(i)}-n${k}`;
-    out.push({
-      id,
-      session_id: sessionId(i),
-      seq: k,
-      role: k % 2 === 1 ? 'user' : 'assistant',
-      content: text.prose(330),
-      predecessor: prev,
-      caller: null,
-      created_at: BASE_TIME + k,
-      metadata: null,
-    });
-    prev = id;
-  }
-  return out;
+  return replyTurns(sessionId(i), 0x5e55 + i * 7919 + from, turns, from);
 }
 
 /** The rows written straight into the database in one transaction (the triggers keep the markers). */

@@ -91,6 +91,32 @@ export class Text {
 }
 
 /** A session as an agent writes it: user, assistant calling two tools, the two results, the reply. */
+/**
+ * Turns of a user message and a reply of ~330 characters each (the small sessions of
+ * many-sessions and disk-size), seq `from + 1` on, node ids `<sessionId>-n<seq>`, text from `seed`.
+ */
+export function replyTurns(sessionId: string, seed: number, turns: number, from = 0): DagNode[] {
+  const text = new Text(seed);
+  const out: DagNode[] = [];
+  let prev: string | null = from === 0 ? null : `${sessionId}-n${from}`;
+  for (let k = from + 1; k <= from + 2 * turns; k++) {
+    const id = `${sessionId}-n${k}`;
+    out.push({
+      id,
+      session_id: sessionId,
+      seq: k,
+      role: k % 2 === 1 ? 'user' : 'assistant',
+      content: text.prose(330),
+      predecessor: prev,
+      caller: null,
+      created_at: BASE_TIME + k,
+      metadata: null,
+    });
+    prev = id;
+  }
+  return out;
+}
+
 export class Conversation {
   private readonly text: Text;
   private seq = 0;
