@@ -14,8 +14,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { canonicalJson, reconcile, type DagNode, type ReconcileReport } from '../packages/core/src/index.js';
-import { createNodeMirror } from '../packages/node-fs/src/index.js';
-import { openSqlite, type SqlStore } from '../packages/sqlite/src/index.js';
+import { createNodeMirror } from '../packages/node/src/index.js';
+import { openSqlite, type SqlStore } from '../packages/sql/src/index.js';
 import { BASE_TIME, replyTurns } from './lib/conversation.js';
 import { failWith, fsckOr, git, int, ratio, stats, writeResults } from './lib/measure.js';
 

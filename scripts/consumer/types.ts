@@ -1,11 +1,11 @@
 // The consumer's type-check (scripts/consumer-check.mjs runs tsc on it with `nodenext` and with
 // `bundler`): every package's types resolve, and a Kysely of the application's own is accepted.
 import { createMirror, EntityGitError, MemoryDag, type Mirror, type SyncResult } from '@entity-git/core';
-import { browserStorage, createBrowserMirror } from '@entity-git/browser-fs';
+import { browserStorage, createBrowserMirror } from '@entity-git/browser';
 import * as cli from '@entity-git/cli';
 import { type EntityGitError as GitError, memoryStorage, ObjectStore, storeFor } from '@entity-git/git';
-import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
-import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sqlite';
+import { createNodeMirror, nodeStorage } from '@entity-git/node';
+import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sql';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 

@@ -2,7 +2,7 @@
 // equal to the walk commit by commit without it, kept by tip; `turn_messages` from the read-ahead
 // window equal to core's handler across steps and after a write.
 import { COMMIT_GRAPH_PATH, createActions } from '@entity-git/core';
-import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeMirror } from '@entity-git/node';
 import { execFileSync } from 'node:child_process';
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';

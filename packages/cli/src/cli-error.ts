@@ -49,7 +49,7 @@ const REPAIRABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'REPO_CORRUPT',
 ]);
 
-/** One line of text for any thrown value, without the library's `[entity-git] [sqlite]` tags. */
+/** One line of text for any thrown value, without the library's `[entity-git] [sql]` tags. */
 export function messageOf(err: unknown): string {
   const raw = err instanceof Error ? err.message : String(err);
   const text = untagged(raw);

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_IDENTITY, LAYOUTS, type Identity, type Layout, type Mirror, type Session } from '@entity-git/core';
-import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
+import { createNodeMirror, defaultRoot } from '@entity-git/node';
 import {
   defaultConfigPath,
   loadStoreConfig,
@@ -10,7 +10,7 @@ import {
   openSqlite,
   type SqlStore,
   type StoreConfig,
-} from '@entity-git/sqlite';
+} from '@entity-git/sql';
 import { CliError } from './cli-error.js';
 import { EXIT_USAGE } from './exit-codes.js';
 

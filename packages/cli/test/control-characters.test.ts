@@ -2,7 +2,7 @@
 // by name (never "not found", never mirrored half), the other sessions synced, and nothing the CLI
 // prints for people carries a control character raw.
 import { join } from 'node:path';
-import { openSqlite } from '@entity-git/sqlite';
+import { openSqlite } from '@entity-git/sql';
 import { describe, expect, it } from 'vitest';
 import { PLAIN_ID, buildDb, run, tempDir } from './fixture.js';
 

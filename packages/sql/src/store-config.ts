@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { EntityGitError, isEntityGitError } from '@entity-git/core';
+import { resolveSchemaNames, type SchemaNamesInput } from './schema-names.js';
+import { resolveValueFormats, type ValueFormatsInput } from './value-formats.js';
+
+/**
+ * The one configuration of how a database is laid out, shared by the library (spread it into
+ * `openSqlite` / `openPostgres` / `createSqlStore`) and the CLI (`--config FILE`, or the file
+ * beside the database, {@link defaultConfigPath}).
+ */
+export interface StoreConfig {
+  /** Table and column names (see `SchemaNamesInput`); left out: DESIGN.md §2's names. */
+  names?: SchemaNamesInput;
+  /** How `content` and `metadata` are stored (see `ValueFormatsInput`); left out: JSON text. */
+  formats?: ValueFormatsInput;
+  /** PostgreSQL: the `LISTEN` channel a writer notifies on after a commit (`entity-git watch`). */
+  notifyChannel?: string;
+}
+
+const KEYS = ['names', 'formats', 'notifyChannel'];
+
+/** The config file looked for when none is given: `<database file>.entity-git.json`. */
+export function defaultConfigPath(databaseFile: string): string {
+  return `${databaseFile}.entity-git.json`;
+}
+
+/** Checks a parsed config (names and formats as the store resolves them); `INVALID_OPTION` naming the key. */
+export function parseStoreConfig(value: unknown, source = 'config'): StoreConfig {
+  const fail = (message: string, cause?: unknown) =>
+    new EntityGitError(
+      'INVALID_OPTION',
+      `[sql] ${source}: ${message}`,
+      { source },
+      cause === undefined ? undefined : { cause },
+    );
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('must be a JSON object');
+  const config = value as Record<string, unknown>;
+  for (const key of Object.keys(config)) {
+    if (!KEYS.includes(key)) throw fail(`unknown key ${JSON.stringify(key)} (expected ${KEYS.join(', ')})`);
+  }
+  try {
+    resolveSchemaNames(config.names as SchemaNamesInput | undefined);
+    resolveValueFormats(config.formats as ValueFormatsInput | undefined);
+  } catch (err) {
+    if (isEntityGitError(err)) throw fail(err.message.replace(/^\[entity-git\] \[sqlite\] /, ''), err);
+    throw err;
+  }
+  if (
+    config.notifyChannel !== undefined &&
+    (typeof config.notifyChannel !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(config.notifyChannel))
+  ) {
+    throw fail('notifyChannel must be a plain PostgreSQL identifier (letters, digits, _; at most 63)');
+  }
+  return config as StoreConfig;
+}
+
+/**
+ * Reads and checks a config file. `required: false` (the default location) answers `{}` when
+ * the file does not exist; a file that exists and is wrong is always an error.
+ */
+export function loadStoreConfig(file: string, options: { required?: boolean } = {}): StoreConfig {
+  if (!existsSync(file)) {
+    if (options.required === false) return {};
+    throw new EntityGitError('INVALID_OPTION', `[sql] no config file at ${file}`, { source: file });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      `[sql] ${file}: not JSON: ${(err as Error).message}`,
+      { source: file },
+      { cause: err },
+    );
+  }
+  return parseStoreConfig(parsed, file);
+}
