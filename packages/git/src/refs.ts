@@ -132,6 +132,32 @@ export class RefStore {
     return [...names].sort();
   }
 
+  /**
+   * Every ref whose full name starts with `prefix` (`refs/remotes/`), loose and packed (a loose
+   * one wins, as in git), with the object it holds; symbolic refs (`refs/remotes/origin/HEAD`)
+   * are left out. Sorted by name.
+   */
+  async refsUnder(prefix: string): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (const [ref, oid] of await this.packed()) if (ref.startsWith(prefix)) found.set(ref, oid);
+    const walk = async (dir: string, name: string): Promise<void> => {
+      for (const entry of await this.store.readdir(dir)) {
+        const full = joinPath(dir, entry);
+        const st = await this.store.lstat(full);
+        if (st?.isDirectory()) await walk(full, `${name}${entry}/`);
+        else if (st?.isFile() && !entry.endsWith('.lock') && !entry.includes('.tmp-')) {
+          // A loose ref hides its packed value; one that is symbolic (or unreadable) is left out.
+          const value = (await this.store.readText(full))?.trim() ?? '';
+          if (isOid(value)) found.set(name + entry, value);
+          else found.delete(name + entry);
+        }
+      }
+    };
+    const dir = prefix.endsWith('/') ? prefix.slice(0, -1) : dirname(prefix);
+    await walk(this.path(dir), `${dir}/`);
+    return new Map([...found].filter(([ref]) => ref.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
+
   private acquire(lockPath: string, content: string): Promise<void> {
     return acquireLockFile(this.store, lockPath, content, this.lock);
   }
@@ -207,4 +233,26 @@ export class RefStore {
   async ensureDir(name: string): Promise<void> {
     await this.store.mkdirp(dirname(this.path(name)));
   }
+}
+
+/** One line of a reflog (`.git/logs/<ref>`): the ref moved from `old` to `new` (`ZERO_OID` for none). */
+export interface ReflogEntry {
+  readonly old: string;
+  readonly new: string;
+  /** `name <email>` of who moved it. */
+  readonly who: string;
+  /** Seconds since the epoch. */
+  readonly time: number;
+  /** What moved it (`commit: …`, `reset: moving to …`); `''` when none was written. */
+  readonly message: string;
+}
+
+/** A reflog's text as entries, newest first; lines git would not have written are skipped. */
+export function parseReflog(text: string): ReflogEntry[] {
+  const out: ReflogEntry[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (.*?) (-?\d+) [+-]\d{4}(?:\t(.*))?$/.exec(line);
+    if (m) out.push({ old: m[1]!, new: m[2]!, who: m[3]!, time: Number(m[4]), message: m[5] ?? '' });
+  }
+  return out.reverse();
 }
