@@ -55,7 +55,15 @@ export {
   type ObjectType,
   type ParsedCommit,
 } from '@entity-git/git';
-export { RefStore, acquireLockFile, ZERO_OID, parseReflog, isAncestor, type ReflogEntry } from '@entity-git/git';
+export {
+  RefStore,
+  acquireLockFile,
+  ZERO_OID,
+  parseReflog,
+  refsUnder,
+  isAncestor,
+  type ReflogEntry,
+} from '@entity-git/git';
 export { prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from '@entity-git/git';
 export { packRepository } from './service/pack-session.js';
 export {

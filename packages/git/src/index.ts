@@ -40,6 +40,7 @@ export {
   RefStore,
   acquireLockFile,
   parseReflog,
+  refsUnder,
   ZERO_OID,
   type RefOptions,
   type LockFileOptions,

@@ -47,6 +47,46 @@ export async function acquireLockFile(
   }
 }
 
+/** The refs of `packed-refs` in `gitdir`, by full name (peeled lines left out). */
+async function packedRefs(store: Store, gitdir: string): Promise<Map<string, string>> {
+  const map = new Map<string, string>();
+  const text = await store.readText(joinPath(gitdir, 'packed-refs'));
+  if (text === null) return map;
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
+    const [oid, ref] = line.split(' ');
+    if (isOid(oid) && ref) map.set(ref, oid);
+  }
+  return map;
+}
+
+/**
+ * Every ref of the repository at `gitdir` whose full name starts with `prefix` (`refs/remotes/`),
+ * loose and packed (a loose one wins, as in git), with the object it holds; symbolic refs
+ * (`refs/remotes/origin/HEAD`) are left out. Sorted by name. A function of its own, not a method
+ * of {@link RefStore}, so a bundle that never lists refs leaves it out.
+ */
+export async function refsUnder(store: Store, gitdir: string, prefix: string): Promise<Map<string, string>> {
+  const found = await packedRefs(store, gitdir);
+  for (const ref of [...found.keys()]) if (!ref.startsWith(prefix)) found.delete(ref);
+  const walk = async (dir: string, name: string): Promise<void> => {
+    for (const entry of await store.readdir(dir)) {
+      const full = joinPath(dir, entry);
+      const st = await store.lstat(full);
+      if (st?.isDirectory()) await walk(full, `${name}${entry}/`);
+      else if (st?.isFile() && !entry.endsWith('.lock') && !entry.includes('.tmp-')) {
+        // A loose ref hides its packed value; one that is symbolic (or unreadable) is left out.
+        const value = (await store.readText(full))?.trim() ?? '';
+        if (isOid(value)) found.set(name + entry, value);
+        else found.delete(name + entry);
+      }
+    }
+  };
+  const dir = prefix.endsWith('/') ? prefix.slice(0, -1) : dirname(prefix);
+  await walk(joinPath(gitdir, dir), `${dir}/`);
+  return new Map([...found].filter(([ref]) => ref.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
 /**
  * Refs of one repository, moved the way git moves them: `<ref>.lock` taken create-exclusive,
  * the old value checked, the lock renamed over the ref, the reflog appended. A lock held by
@@ -104,16 +144,8 @@ export class RefStore {
     return raw.symbolic.slice('refs/heads/'.length);
   }
 
-  private async packed(): Promise<Map<string, string>> {
-    const map = new Map<string, string>();
-    const text = await this.store.readText(this.path('packed-refs'));
-    if (text === null) return map;
-    for (const line of text.split('\n')) {
-      if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
-      const [oid, ref] = line.split(' ');
-      if (isOid(oid) && ref) map.set(ref, oid);
-    }
-    return map;
+  private packed(): Promise<Map<string, string>> {
+    return packedRefs(this.store, this.gitdir);
   }
 
   /** Branch names under refs/heads, loose and packed, sorted. */
@@ -130,32 +162,6 @@ export class RefStore {
     };
     await walk(this.path('refs/heads'), '');
     return [...names].sort();
-  }
-
-  /**
-   * Every ref whose full name starts with `prefix` (`refs/remotes/`), loose and packed (a loose
-   * one wins, as in git), with the object it holds; symbolic refs (`refs/remotes/origin/HEAD`)
-   * are left out. Sorted by name.
-   */
-  async refsUnder(prefix: string): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
-    for (const [ref, oid] of await this.packed()) if (ref.startsWith(prefix)) found.set(ref, oid);
-    const walk = async (dir: string, name: string): Promise<void> => {
-      for (const entry of await this.store.readdir(dir)) {
-        const full = joinPath(dir, entry);
-        const st = await this.store.lstat(full);
-        if (st?.isDirectory()) await walk(full, `${name}${entry}/`);
-        else if (st?.isFile() && !entry.endsWith('.lock') && !entry.includes('.tmp-')) {
-          // A loose ref hides its packed value; one that is symbolic (or unreadable) is left out.
-          const value = (await this.store.readText(full))?.trim() ?? '';
-          if (isOid(value)) found.set(name + entry, value);
-          else found.delete(name + entry);
-        }
-      }
-    };
-    const dir = prefix.endsWith('/') ? prefix.slice(0, -1) : dirname(prefix);
-    await walk(this.path(dir), `${dir}/`);
-    return new Map([...found].filter(([ref]) => ref.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)));
   }
 
   private acquire(lockPath: string, content: string): Promise<void> {

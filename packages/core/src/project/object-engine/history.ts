@@ -6,7 +6,7 @@ import {
   parseCommit,
   parseReflog,
   parseTree,
-  RefStore,
+  refsUnder,
   type ReflogEntry,
   type TreeEntry,
 } from '@entity-git/git';
@@ -17,7 +17,7 @@ const TREE = '40000';
 
 /** What the undo reads of a repository's history: a first-parent line, a tree diff, remote-tracking refs, a reflog. Read-only. */
 export function historyOf(ctx: EngineContext) {
-  const { store, readText, USER_REF_OPTIONS } = ctx;
+  const { store, readText } = ctx;
 
   async function history(repo: RepoState, from: string, max: number): Promise<CommitRecord[]> {
     const objects = new ObjectStore(store, repo.commonDir);
@@ -68,9 +68,8 @@ export function historyOf(ctx: EngineContext) {
 
   async function remoteRefsContaining(repo: RepoState, commit: string): Promise<string[]> {
     const objects = new ObjectStore(store, repo.commonDir);
-    const refs = new RefStore(store, repo.commonDir, USER_REF_OPTIONS);
     const out: string[] = [];
-    for (const [ref, oid] of await refs.refsUnder('refs/remotes/'))
+    for (const [ref, oid] of await refsUnder(store, repo.commonDir, 'refs/remotes/'))
       if (await isAncestor(objects, commit, oid)) out.push(ref);
     return out;
   }
