@@ -59,6 +59,7 @@ export function createActions(deps: ActionDeps) {
       state.draft = '';
       if (r.project) state.projectTurns.set(s.id, r.project);
       else state.projectTurns.delete(s.id);
+      await deps.readAgentCommits(s.id);
       const target = sessionHref(s.id, r.commit ?? undefined, r.branch ?? undefined);
       state.notice = r.branch_created
         ? { kind: 'info', text: `Your message started branch ${r.branch}.`, at: target }

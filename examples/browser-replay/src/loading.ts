@@ -234,11 +234,14 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
         if (state.session?.id !== state.route.id) state.draft = '';
         if (state.save && state.save.sessionId !== state.route.id) state.save = null;
         const id = state.route.id;
+        // The agent commits are read when a session opens (a walk down the project's history) and
+        // after a write (a message, an undo, a pushed turn): a step moves nothing there.
+        const opened = state.session?.id !== id || !state.agentCommits.has(id);
         if (state.undo?.sessionId !== id) state.undo = null;
         await loadSession(state.route);
         await Promise.all([
           readProjectStatus(state.sessions.find((s) => s.id === id)?.project_id),
-          readAgentCommits(id),
+          opened ? readAgentCommits(id) : null,
         ]);
       } else {
         state.session = null;
