@@ -1,5 +1,5 @@
 import { EntityGitError, isEntityGitError } from '@entity-git/git';
-import { observeAfterTurn } from './project-observe.js';
+import { observeAfterTurn, observeRevert } from './project-observe.js';
 import type { FileState, WorkdirState } from './project-git-engine.js';
 import { toRepoPath } from './paths.js';
 import { OPERATION_NAMES, OPERATION_ORDER, classify, lockKey, ownersOf, skip, userBefore } from './decision.js';
@@ -366,7 +366,7 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     engine: engine.name,
     beforeTurn,
     afterTurn: observeAfterTurn(options.logger, afterTurn),
-    revertAgentTurn: reverts.revertAgentTurn,
+    revertAgentTurn: observeRevert(options.logger, reverts.revertAgentTurn),
     agentCommits: reverts.agentCommits,
   });
 }

@@ -1,4 +1,4 @@
-import type { ProjectGit } from '@entity-git/core';
+import type { ProjectGit, ProjectGitOptions } from '@entity-git/core';
 import { expect } from 'vitest';
 import { COMMITTER, EMAIL, NOW, type SuiteContext } from './context.js';
 
@@ -25,14 +25,14 @@ export function revertContext(c: SuiteContext) {
   }
 
   /** A repository with `old.txt`, and the agent's turn 7 changing `src/main.ts`, adding `src/new/parser.ts`, removing `old.txt`. */
-  async function withAgentTurn(extra: Record<string, string> = {}) {
+  async function withAgentTurn(extra: Record<string, string> = {}, options: Partial<ProjectGitOptions> = {}) {
     const dir = await repo({
       'README.md': '# project\n',
       'src/main.ts': 'export const x = 1;\n',
       'old.txt': 'to be removed\n',
       ...extra,
     });
-    const pg = projectGit();
+    const pg = projectGit(options);
     const before = (await j.git(dir, 'rev-parse', 'HEAD')).trim();
     const agent = await agentTurn(pg, dir, {
       'src/main.ts': 'export const x = 2;\n',

@@ -106,6 +106,34 @@ export function revertingTests(c: SuiteContext): void {
       expect(await j.git(dir, 'fsck', '--strict')).toBe('');
     });
 
+    it('reports each undo to the logger: done, or refused with its code and reason', async () => {
+      const events: Array<[string, string, Record<string, unknown>]> = [];
+      const log = (level: string) => (event: string, fields: Record<string, unknown>) => {
+        if (event.startsWith('project.revert')) events.push([level, event, fields]);
+      };
+      const logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+      const { dir, pg, agent } = await withAgentTurn({}, { logger });
+      await j.write(`${dir}/src/main.ts`, 'the user is typing\n');
+      await expect(pg.revertAgentTurn({ workdir: dir, sessionId: 'sess-1', turn: 7 })).rejects.toMatchObject({
+        code: 'REVERT_REFUSED',
+      });
+      await j.git(dir, 'checkout', '--', 'src/main.ts');
+      await pg.revertAgentTurn({ workdir: dir, sessionId: 'sess-1', turn: 7 });
+      expect(events.map(([level, event]) => `${level} ${event}`)).toEqual([
+        'warn project.revert.refused',
+        'info project.revert',
+      ]);
+      expect(events[0]![2]).toMatchObject({ workdir: dir, code: 'REVERT_REFUSED', reason: 'uncommitted-changes' });
+      expect(events[1]![2]).toMatchObject({
+        workdir: dir,
+        sessionId: 'sess-1',
+        turn: 7,
+        kind: 'reset',
+        commit: agent,
+        paths: 3,
+      });
+    });
+
     it('lists the session’s agent commits and how each was undone', async () => {
       const dir = await repo();
       const pg = projectGit();
