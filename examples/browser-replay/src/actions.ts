@@ -16,9 +16,14 @@ export interface ActionDeps {
   render: () => void;
   refreshLists: () => Promise<void>;
   navigate: () => Promise<void>;
+  readProjectStatus: (projectId: string | null | undefined) => Promise<void>;
+  readAgentCommits: (sessionId: string) => Promise<void>;
 }
 
-export function createActions({ state, online, fail, render, refreshLists, navigate }: ActionDeps) {
+let undoCount = 0;
+
+export function createActions(deps: ActionDeps) {
+  const { state, online, fail, render, refreshLists, navigate } = deps;
   /** Make a branch HEAD: an explicit action (viewing a branch moves nothing). */
   async function makeHead(name: string): Promise<void> {
     const s = state.session;
@@ -54,6 +59,7 @@ export function createActions({ state, online, fail, render, refreshLists, navig
       state.draft = '';
       if (r.project) state.projectTurns.set(s.id, r.project);
       else state.projectTurns.delete(s.id);
+      await deps.readAgentCommits(s.id);
       const target = sessionHref(s.id, r.commit ?? undefined, r.branch ?? undefined);
       state.notice = r.branch_created
         ? { kind: 'info', text: `Your message started branch ${r.branch}.`, at: target }
@@ -188,6 +194,28 @@ export function createActions({ state, online, fail, render, refreshLists, navig
     render();
   }
 
+  /** Undo the agent's commit of the turn on screen (its session commit `sessionCommit`); the outcome is shown in the turn. */
+  async function undoTurn(commit: string, sessionCommit: string): Promise<void> {
+    const s = state.session;
+    if (!s || !online() || state.undo?.status === 'running') return;
+    const undo = { id: ++undoCount, sessionId: s.id, sessionCommit, commit };
+    state.undo = { ...undo, status: 'running', text: 'Undoing the agent’s edits of this turn…' };
+    render();
+    try {
+      const r = await state.backend.call('revert_agent_turn', { session_id: s.id, commit });
+      state.undo = { ...undo, status: 'done', kind: r.kind, text: r.message };
+      // The replay head's "Agent commit …" of the last turn would now say what is no longer so.
+      const last = state.projectTurns.get(s.id);
+      if (last?.status === 'committed' && last.commit.sha === commit) state.projectTurns.delete(s.id);
+    } catch (err) {
+      const e = shownError(err);
+      state.undo = { ...undo, status: 'refused', text: `Not undone. ${e.text}`, detail: `${e.code}: ${e.detail}` };
+    }
+    const projectId = state.sessions.find((x) => x.id === s.id)?.project_id;
+    await Promise.all([deps.readProjectStatus(projectId), deps.readAgentCommits(s.id)]);
+    render();
+  }
+
   const step = (dir: 'prev' | 'next') => {
     const v = state.route.page === 'session' ? state.session?.view : null;
     const sha = v?.[dir];
@@ -195,7 +223,7 @@ export function createActions({ state, online, fail, render, refreshLists, navig
     location.hash = sessionHref(state.session!.id, sha, v.branch);
   };
 
-  return { makeHead, send, save, createProject, addToProject, setStatus, importProjects, step };
+  return { makeHead, send, save, createProject, addToProject, setStatus, importProjects, undoTurn, step };
 }
 
 export type Actions = ReturnType<typeof createActions>;

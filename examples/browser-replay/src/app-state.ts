@@ -1,11 +1,18 @@
 // The app's state: what the page shows and what the user is doing, the route read from the hash,
 // and the access token kept from the server's link.
-import type { ProjectStatusResult, ProjectSummary, ProjectTurnResult, SessionSummary } from 'ws-server/protocol';
+import type {
+  AgentCommitsListResult,
+  ProjectStatusResult,
+  ProjectSummary,
+  ProjectTurnResult,
+  SessionSummary,
+} from 'ws-server/protocol';
 import type { Backend } from './backend.js';
 import type { ImportForm } from './import-view.js';
 import type { ProjectPage } from './project-view.js';
 import type { SaveState } from './save-view.js';
 import type { SessionPage } from './session-page.js';
+import type { UndoState } from './undo-view.js';
 import type { NewProjectForm } from './sidebar-view.js';
 
 export type Route =
@@ -40,6 +47,10 @@ export interface State {
   projectTurns: Map<string, ProjectTurnResult>;
   /** Each project's workdir as last read with `project_status`. */
   projectStatus: Map<string, ProjectStatusResult>;
+  /** Each session's agent commits in its project, as last read with `project_agent_commits` (online only). */
+  agentCommits: Map<string, AgentCommitsListResult>;
+  /** The last undo of an agent turn asked from this page, and how it went. */
+  undo: UndoState | null;
   draft: string;
   sending: boolean;
   appCached: boolean;

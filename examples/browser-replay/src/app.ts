@@ -29,6 +29,8 @@ export async function startApp(root: HTMLElement): Promise<void> {
     importForm: blankImportForm(),
     projectTurns: new Map(),
     projectStatus: new Map(),
+    agentCommits: new Map(),
+    undo: null,
     draft: '',
     sending: false,
     appCached: false,
@@ -44,13 +46,14 @@ export async function startApp(root: HTMLElement): Promise<void> {
     b.onEvent?.((e) => {
       if (e.event !== 'project_turn') return;
       state.projectTurns.set(e.session_id, e.result);
-      void readProjectStatus(e.result.project_id).then(render);
+      void Promise.all([readProjectStatus(e.result.project_id), readAgentCommits(e.session_id)]).then(render);
     });
 
   const goOffline = async (text: string) => {
     state.backend = (await localStore()).backend;
     state.notice = { kind: 'warn', text };
     state.projectStatus.clear();
+    state.agentCommits.clear();
     await refreshLists();
     await navigate();
   };
@@ -83,14 +86,23 @@ export async function startApp(root: HTMLElement): Promise<void> {
     state.notice = { kind: 'error', text: e.text, detail: `${e.code}: ${e.detail}`, at: location.hash };
   };
 
-  const { refreshLists, readProjectStatus, navigate } = createLoading({
+  const { refreshLists, readProjectStatus, readAgentCommits, navigate } = createLoading({
     state,
     main: shell.main,
     online,
     fail,
     render: () => render(),
   });
-  const actions = createActions({ state, online, fail, render: () => render(), refreshLists, navigate });
+  const actions = createActions({
+    state,
+    online,
+    fail,
+    render: () => render(),
+    refreshLists,
+    navigate,
+    readProjectStatus,
+    readAgentCommits,
+  });
   const { step, send } = actions;
   bindReplayKeys(document, { prev: () => step('prev'), next: () => step('next'), send: () => void send() });
 

@@ -58,6 +58,8 @@ export function renderConversation(
   v: CheckoutResult,
   rerender: () => void,
   showAll: () => void,
+  /** Shown in the current turn under its heading (its agent commit and the undo control). */
+  currentExtra: HTMLElement | null = null,
 ): HTMLElement {
   const groups = groupTurns(v.messages, s.history.commits, v.turn);
   const current = groups.at(-1)!;
@@ -118,6 +120,7 @@ export function renderConversation(
         `Turn ${current.turn} of ${v.turns}`,
         h('span', { class: 'gist' }, turnGist(current)),
       ),
+      currentExtra,
       current.messages.map(renderMessage),
     ),
   );

@@ -19,6 +19,11 @@ const SENTENCES: Record<string, string> = {
   OFFLINE: 'This needs the server: the offline copy can only replay.',
   UNAUTHORIZED: 'The server refused the token.',
   LOCK_TIMEOUT: 'The repository is busy; try again in a moment.',
+  REVERT_CONFLICT:
+    'A later commit changed the same files: taking the agent’s edits back would take that change back too. Nothing was changed.',
+  REVERT_REFUSED: 'It cannot be done safely right now (the reason is below). Nothing was changed.',
+  NOT_AGENT_COMMIT: 'That commit is not the agent’s: only the agent’s own commits are undone.',
+  AGENT_COMMIT_NOT_FOUND: 'The agent made no commit for this turn on the project’s current branch.',
 };
 
 export function shownError(err: unknown): ShownError {

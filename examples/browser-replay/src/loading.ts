@@ -50,6 +50,20 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
     }
   }
 
+  /** The session's agent commits in its project (online only): which turns' edits an undo can take back. */
+  async function readAgentCommits(sessionId: string): Promise<void> {
+    const projectId = state.sessions.find((s) => s.id === sessionId)?.project_id;
+    if (!projectId || !online()) {
+      state.agentCommits.delete(sessionId);
+      return;
+    }
+    try {
+      state.agentCommits.set(sessionId, await state.backend.call('project_agent_commits', { session_id: sessionId }));
+    } catch {
+      state.agentCommits.delete(sessionId);
+    }
+  }
+
   async function loadForks(
     sessionId: string,
     branches: SessionPage['branches'],
@@ -220,8 +234,15 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
         if (state.session?.id !== state.route.id) state.draft = '';
         if (state.save && state.save.sessionId !== state.route.id) state.save = null;
         const id = state.route.id;
+        // The agent commits are read when a session opens (a walk down the project's history) and
+        // after a write (a message, an undo, a pushed turn): a step moves nothing there.
+        const opened = state.session?.id !== id || !state.agentCommits.has(id);
+        if (state.undo?.sessionId !== id) state.undo = null;
         await loadSession(state.route);
-        await readProjectStatus(state.sessions.find((s) => s.id === id)?.project_id);
+        await Promise.all([
+          readProjectStatus(state.sessions.find((s) => s.id === id)?.project_id),
+          opened ? readAgentCommits(id) : null,
+        ]);
       } else {
         state.session = null;
       }
@@ -235,5 +256,5 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
     render();
   }
 
-  return { refreshLists, readProjectStatus, navigate };
+  return { refreshLists, readProjectStatus, readAgentCommits, navigate };
 }

@@ -69,7 +69,7 @@ export interface RenderDeps {
 
 export function createRender({ root, state, shell, online, navigate, actions }: RenderDeps): () => void {
   const { menu, sidebar, main, live } = shell;
-  const { importProjects, createProject, makeHead, save, send, setStatus, addToProject } = actions;
+  const { importProjects, createProject, makeHead, save, send, setStatus, addToProject, undoTurn } = actions;
   let scrolledTo: string | null = null;
 
   // Made once and reused: a re-render (the service worker getting ready, say) must not empty the field under the user's typing.
@@ -172,6 +172,8 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
         sending: state.sending,
         projectTurn: state.projectTurns.get(s.id),
         projectStatus: project && online() ? state.projectStatus.get(project.id) : undefined,
+        agentCommits: project && online() ? state.agentCommits.get(s.id) : undefined,
+        undo: state.undo?.sessionId === s.id ? state.undo : null,
         saveReport: state.save?.sessionId === s.id ? renderSave(state.save) : null,
         on: {
           rerender: render,
@@ -182,6 +184,7 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
           draft: (t) => {
             state.draft = t;
           },
+          undo: (commit, sessionCommit) => void undoTurn(commit, sessionCommit),
         },
       });
       if (s.view) {
@@ -220,6 +223,9 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
     if (again && !(again as HTMLButtonElement).disabled) again.focus({ preventScroll: true });
     else if (focused === 'prev' || focused === 'next')
       main.querySelector<HTMLElement>('[data-testid=turn]')?.focus({ preventScroll: true });
+    // The undo button is disabled while it runs and gone once the edits are undone: focus goes to its outcome.
+    else if (focused === 'undo-turn')
+      main.querySelector<HTMLElement>('[data-testid=undo-outcome]')?.focus({ preventScroll: true });
     if (turnKey !== null) {
       placeTurn(main, state.session!, turnKey !== scrolledTo);
       scrolledTo = turnKey;

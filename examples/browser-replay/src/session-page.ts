@@ -1,6 +1,7 @@
 // A session page's state (what app.ts keeps of the session on screen), what its view is given, and
 // the branch names it shows.
 import type {
+  AgentCommitsListResult,
   BranchSummary,
   CheckoutResult,
   ProjectStatusResult,
@@ -10,6 +11,7 @@ import type {
 } from 'ws-server/protocol';
 import { branchLabel, type BranchFork } from './branch-labels.js';
 import type { PagedHistory, Timeline } from './history-pages.js';
+import type { UndoState } from './undo-view.js';
 
 export interface SessionPage {
   id: string;
@@ -70,6 +72,10 @@ export interface SessionViewInput {
   projectTurn: ProjectTurnResult | undefined;
   /** The project's workdir as last read (`project_status`); undefined when unknown (offline). */
   projectStatus: ProjectStatusResult | undefined;
+  /** The session's agent commits in its project (online, in a project); undefined when unknown. */
+  agentCommits: AgentCommitsListResult | undefined;
+  /** The last undo asked from this page. */
+  undo: UndoState | null;
   saveReport: HTMLElement | null;
   on: {
     rerender(): void;
@@ -79,6 +85,8 @@ export interface SessionViewInput {
     save(): void;
     send(): void;
     draft(text: string): void;
+    /** Undo the agent commit `commit` of the turn whose session commit is `sessionCommit`. */
+    undo(commit: string, sessionCommit: string): void;
   };
 }
 

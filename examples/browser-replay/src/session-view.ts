@@ -9,6 +9,7 @@ import { abbreviate, plural, projectHref, sessionHref } from './format.js';
 import { renderProjectOutcome } from './project-outcome-view.js';
 import { labelOf, type SessionPage, type SessionViewInput } from './session-page.js';
 import { placeTimeline, renderTimeline } from './timeline-view.js';
+import { renderTurnUndo } from './undo-view.js';
 
 /** What the viewed branch says from where it leaves main, beside what main says there. */
 function renderBranchDiff(s: SessionPage, branch: string): HTMLElement | null {
@@ -188,7 +189,7 @@ export function renderSession(input: SessionViewInput): HTMLElement[] {
       'div',
       { class: 'columns', 'data-testid': 'columns' },
       v
-        ? renderConversation(s, v, on.rerender, on.showAll)
+        ? renderConversation(s, v, on.rerender, on.showAll, renderTurnUndo(input))
         : h('p', { class: 'empty' }, 'This session has no complete turn yet.'),
       renderTimeline(s, v, branch),
     ),

@@ -92,8 +92,8 @@ export type ServerActions = Handlers<ServerActionName> & {
 export function createServerActions(options: ServerActionsOptions): ServerActions {
   const { dag, writer, projects, mirror } = options;
   const now = options.now ?? (() => Date.now() / 1000);
-  const core = createActions({ dag, mirror, writer, projects });
   const projectGit = options.projectGit ?? null;
+  const core = createActions({ dag, mirror, writer, projects, ...(projectGit ? { projectGit } : {}) });
   const service = createMirrorService({ mirror, dag, projects, ...(projectGit ? { projectGit } : {}) });
 
   /** The DAG is written already: a failing mirror is reported, never turned into a failed write. */

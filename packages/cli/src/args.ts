@@ -14,6 +14,7 @@ export const OPTIONS = {
   branch: { type: 'string' },
   description: { type: 'string' },
   project: { type: 'string' },
+  commit: { type: 'string' },
   remote: { type: 'string' },
   json: { type: 'boolean' },
   watch: { type: 'boolean' },

@@ -1,6 +1,6 @@
 import type { EntityGitError, ErrorCode } from '@entity-git/core';
 import { untagged } from './json-shapes.js';
-import { EXIT_INTERNAL, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+import { EXIT_DIFFERS, EXIT_INTERNAL, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
 /** An error the CLI reports as one line on stderr with its exit code. */
 export class CliError extends Error {
@@ -32,11 +32,18 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'COMMIT_NOT_FOUND',
   'BRANCH_NOT_FOUND',
   'TRANSCRIPT_INVALID',
+  'NOT_AGENT_COMMIT',
+  'AGENT_COMMIT_NOT_FOUND',
 ]);
+
+// The undo ran and found it cannot be done safely now (a conflict, uncommitted work, a lock):
+// "something is wrong", as for verify, not a typo in the command line.
+const REFUSED_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['REVERT_CONFLICT', 'REVERT_REFUSED']);
 
 /** The exit code for any thrown value. */
 export function exitCodeOf(err: unknown): ExitCode {
   if (err instanceof CliError) return err.exitCode;
+  if (isEntityGitError(err) && REFUSED_CODES.has(err.code)) return EXIT_DIFFERS;
   if (isEntityGitError(err)) return USAGE_CODES.has(err.code) ? EXIT_USAGE : EXIT_INTERNAL;
   return EXIT_INTERNAL;
 }

@@ -4,7 +4,7 @@
  * mirror from a typo in its own command line (2) or a broken disk or database (3).
  */
 export const EXIT_OK = 0;
-/** `verify` found a difference, or `sync` left a session failed. */
+/** `verify` found a difference, `sync` left a session failed, or `projects revert` refused (a conflict, uncommitted work, a lock). */
 export const EXIT_DIFFERS = 1;
 /** Bad arguments or input: unknown command or option, unknown session/branch/commit/project, missing database file. */
 export const EXIT_USAGE = 2;

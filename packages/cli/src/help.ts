@@ -37,6 +37,7 @@ Commands:
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
   branches SESSION                    the branches of a session, HEAD marked
   projects list|create|add-session|status|import  the projects sessions belong to
+  projects revert SESSION TURN        undo the agent's commit of a turn in the session's project
   import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
   import messages FILE…               mirror OpenAI-style message logs
 
@@ -148,6 +149,7 @@ ${GLOBAL}`,
        entity-git projects add-session PROJECT SESSION [--json]
        entity-git projects status PROJECT [active|paused|done] [--json]
        entity-git projects import DIR [--apply] [--json]
+       entity-git projects revert SESSION TURN [--commit SHA] [--project PROJECT] [--json]
 
 A project is a user's working directory whose files the agent edits; a session may belong to one.
 
@@ -159,6 +161,7 @@ A project is a user's working directory whose files the agent edits; a session m
   status        show a project's status, or set it (paused and done get no agent auto-commit)
   import        a project for each git repository under DIR that is none yet (a dry run
                 unless --apply)
+  revert        undo the agent's commit of a turn of SESSION in its project
 
 ${GLOBAL}`,
 };
@@ -199,6 +202,25 @@ writes nothing. Nothing is ever written in the repositories.
 Options:
   --apply        create the planned projects
   --json         print the plan (or what was created) as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects revert'] =
+  `Usage: entity-git projects revert SESSION TURN [--commit SHA] [--project PROJECT] [--json]
+
+Undo what the agent committed for turn TURN of SESSION in the session's project: only the agent's
+own commit of that turn (found by its Session: and Turn: trailers; the newest on the current
+branch), never a commit of yours. When it is the tip of the branch, was never pushed (no
+remote-tracking ref has it) and nothing is uncommitted, the branch moves back over it and its
+files return to what they were (the reflog keeps the commit). Otherwise a new commit takes it
+back: "[agent SESSION] revert turn TURN: …", with a Reverts: trailer. Refused, with nothing
+touched (exit 1), when a later commit changed one of its files, you have uncommitted changes on
+them, a merge or rebase is in progress, HEAD is detached, or another git holds the index lock.
+Undoing twice does nothing and says so.
+
+Options:
+  --commit SHA         the agent commit itself (40 hex digits); with TURN it must be that turn's
+  --project PROJECT    the project (an id or a name), when it is not the session's own
+  --json               print what was done as JSON
 
 ${GLOBAL}`;
 COMMAND_HELP['projects add-session'] = `Usage: entity-git projects add-session PROJECT SESSION [--json]

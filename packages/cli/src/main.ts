@@ -204,6 +204,20 @@ const COMMANDS: Command[] = [
         json: v.json === true,
       }),
   },
+  {
+    name: 'projects revert',
+    options: ['commit', 'project', 'json'],
+    args: ['SESSION', 'TURN'],
+    required: 1,
+    run: async (ctx, io, v, [session, turn]) =>
+      (await import('./commands/projects-revert.js')).runProjectsRevert(ctx, io, {
+        session: session!,
+        turn,
+        commit: v.commit,
+        project: v.project,
+        json: v.json === true,
+      }),
+  },
 ];
 
 const GROUPS = new Set(['projects', 'import']);

@@ -48,9 +48,12 @@ describe('usage errors: exit 2, one line on stderr, nothing on stdout', () => {
     [['log', 's', '--branch='], '--branch needs a non-empty value'],
     [
       ['projects'],
-      'projects needs a subcommand: list, create, add-session, status, import (see: entity-git projects --help)',
+      'projects needs a subcommand: list, create, add-session, status, import, revert (see: entity-git projects --help)',
     ],
-    [['projects', 'zap'], 'unknown projects subcommand "zap": expected list, create, add-session, status, import'],
+    [
+      ['projects', 'zap'],
+      'unknown projects subcommand "zap": expected list, create, add-session, status, import, revert',
+    ],
     [
       ['projects', 'create', 'only-a-name'],
       'projects create: missing WORKDIR (see: entity-git projects create --help)',

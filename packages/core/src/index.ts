@@ -55,7 +55,15 @@ export {
   type ObjectType,
   type ParsedCommit,
 } from '@entity-git/git';
-export { RefStore, acquireLockFile, ZERO_OID } from '@entity-git/git';
+export {
+  RefStore,
+  acquireLockFile,
+  ZERO_OID,
+  parseReflog,
+  refsUnder,
+  isAncestor,
+  type ReflogEntry,
+} from '@entity-git/git';
 export { prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from '@entity-git/git';
 export { packRepository } from './service/pack-session.js';
 export {
@@ -132,6 +140,9 @@ export type {
   CommitDone,
   InFlightCommit,
   IndexUpdate,
+  CommitRecord,
+  UndoRequest,
+  UndoDone,
 } from './project/project-git-engine.js';
 export { applicableUpdates, sameEntry } from './project/project-git-engine.js';
 export type { ProjectLock, ProjectJournal, PendingEdit } from './project/project-coordination.js';
@@ -151,7 +162,18 @@ export {
   type SkipReason,
   type ProjectCommit,
   type RecoveredCommit,
+  revertCommitMessage,
+  parseAgentCommit,
+  type RevertInput,
+  type RevertResult,
+  type ResetResult,
+  type RevertedResult,
+  type AlreadyRevertedResult,
+  type AgentCommitsInput,
+  type AgentCommitsResult,
+  type AgentTurnCommit,
 } from './project/project-git.js';
+export { decideRevert, type RevertDecision, type RevertState, type RevertPath } from './project/decision.js';
 export {
   createObjectEngine,
   OBJECT_ENGINE,

@@ -44,6 +44,14 @@ export type ErrorCode =
   | 'REMOTE_ERROR'
   | 'PROJECT_GIT_ERROR'
   | 'WORKTREE_CHANGED'
+  /** A commit named for an undo is not the agent's commit of that session and turn (a user's commit, say). */
+  | 'NOT_AGENT_COMMIT'
+  /** The turn made no agent commit on the project's current branch (or the commit named is not on it). */
+  | 'AGENT_COMMIT_NOT_FOUND'
+  /** A path the agent's commit changed has changed again since: undoing it would take back someone else's edit. */
+  | 'REVERT_CONFLICT'
+  /** The undo cannot run safely now (`data.reason`: uncommitted changes, a merge in progress, a lock held…); nothing was touched. */
+  | 'REVERT_REFUSED'
   | 'GIT_NOT_FOUND'
   | 'INVALID_ARGUMENT'
   /** A transcript file (Claude Code JSONL, an OpenAI-style message log) that cannot be read as one. */

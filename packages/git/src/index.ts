@@ -35,7 +35,17 @@ export {
   type ParsedCommit,
 } from './objects/commit.js';
 export { ObjectStore } from './object-store.js';
-export { RefStore, acquireLockFile, ZERO_OID, type RefOptions, type LockFileOptions } from './refs.js';
+export { isAncestor } from './ancestry.js';
+export {
+  RefStore,
+  acquireLockFile,
+  parseReflog,
+  refsUnder,
+  ZERO_OID,
+  type RefOptions,
+  type LockFileOptions,
+  type ReflogEntry,
+} from './refs.js';
 export { applyDelta, applyDeltas } from './pack/delta.js';
 export { idxOids, countPacks } from './pack/pack-index.js';
 export { PackBuilder, prefixSuffixDelta, STORED_BLOB_MAX } from './pack/pack-writer.js';

@@ -47,6 +47,46 @@ export async function acquireLockFile(
   }
 }
 
+/** The refs of `packed-refs` in `gitdir`, by full name (peeled lines left out). */
+async function packedRefs(store: Store, gitdir: string): Promise<Map<string, string>> {
+  const map = new Map<string, string>();
+  const text = await store.readText(joinPath(gitdir, 'packed-refs'));
+  if (text === null) return map;
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
+    const [oid, ref] = line.split(' ');
+    if (isOid(oid) && ref) map.set(ref, oid);
+  }
+  return map;
+}
+
+/**
+ * Every ref of the repository at `gitdir` whose full name starts with `prefix` (`refs/remotes/`),
+ * loose and packed (a loose one wins, as in git), with the object it holds; symbolic refs
+ * (`refs/remotes/origin/HEAD`) are left out. Sorted by name. A function of its own, not a method
+ * of {@link RefStore}, so a bundle that never lists refs leaves it out.
+ */
+export async function refsUnder(store: Store, gitdir: string, prefix: string): Promise<Map<string, string>> {
+  const found = await packedRefs(store, gitdir);
+  for (const ref of [...found.keys()]) if (!ref.startsWith(prefix)) found.delete(ref);
+  const walk = async (dir: string, name: string): Promise<void> => {
+    for (const entry of await store.readdir(dir)) {
+      const full = joinPath(dir, entry);
+      const st = await store.lstat(full);
+      if (st?.isDirectory()) await walk(full, `${name}${entry}/`);
+      else if (st?.isFile() && !entry.endsWith('.lock') && !entry.includes('.tmp-')) {
+        // A loose ref hides its packed value; one that is symbolic (or unreadable) is left out.
+        const value = (await store.readText(full))?.trim() ?? '';
+        if (isOid(value)) found.set(name + entry, value);
+        else found.delete(name + entry);
+      }
+    }
+  };
+  const dir = prefix.endsWith('/') ? prefix.slice(0, -1) : dirname(prefix);
+  await walk(joinPath(gitdir, dir), `${dir}/`);
+  return new Map([...found].filter(([ref]) => ref.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
 /**
  * Refs of one repository, moved the way git moves them: `<ref>.lock` taken create-exclusive,
  * the old value checked, the lock renamed over the ref, the reflog appended. A lock held by
@@ -104,16 +144,8 @@ export class RefStore {
     return raw.symbolic.slice('refs/heads/'.length);
   }
 
-  private async packed(): Promise<Map<string, string>> {
-    const map = new Map<string, string>();
-    const text = await this.store.readText(this.path('packed-refs'));
-    if (text === null) return map;
-    for (const line of text.split('\n')) {
-      if (line === '' || line.startsWith('#') || line.startsWith('^')) continue;
-      const [oid, ref] = line.split(' ');
-      if (isOid(oid) && ref) map.set(ref, oid);
-    }
-    return map;
+  private packed(): Promise<Map<string, string>> {
+    return packedRefs(this.store, this.gitdir);
   }
 
   /** Branch names under refs/heads, loose and packed, sorted. */
@@ -207,4 +239,26 @@ export class RefStore {
   async ensureDir(name: string): Promise<void> {
     await this.store.mkdirp(dirname(this.path(name)));
   }
+}
+
+/** One line of a reflog (`.git/logs/<ref>`): the ref moved from `old` to `new` (`ZERO_OID` for none). */
+export interface ReflogEntry {
+  readonly old: string;
+  readonly new: string;
+  /** `name <email>` of who moved it. */
+  readonly who: string;
+  /** Seconds since the epoch. */
+  readonly time: number;
+  /** What moved it (`commit: …`, `reset: moving to …`); `''` when none was written. */
+  readonly message: string;
+}
+
+/** A reflog's text as entries, newest first; lines git would not have written are skipped. */
+export function parseReflog(text: string): ReflogEntry[] {
+  const out: ReflogEntry[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) (.*?) (-?\d+) [+-]\d{4}(?:\t(.*))?$/.exec(line);
+    if (m) out.push({ old: m[1]!, new: m[2]!, who: m[3]!, time: Number(m[4]), message: m[5] ?? '' });
+  }
+  return out.reverse();
 }

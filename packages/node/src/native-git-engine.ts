@@ -15,15 +15,10 @@ import {
 } from '@entity-git/core';
 import { nativeGitAvailable } from './native-git-available.js';
 import { nativeIndex } from './native-git-index.js';
-import {
-  NATIVE_GIT_ENGINE,
-  ZERO,
-  fsErrorCode,
-  gitProcess,
-  type NativeGitEngineOptions,
-  type Run,
-} from './native-git-process.js';
+import { NATIVE_GIT_ENGINE, ZERO, fsErrorCode, gitProcess, type NativeGitEngineOptions } from './native-git-process.js';
 import { nativeStatus } from './native-git-status.js';
+import { nativeHistory } from './native-git-history.js';
+import { nativeUndo } from './native-git-undo.js';
 import { nodeCodec, nodeStorage } from './node-storage.js';
 
 export { nativeGitAvailable } from './native-git-available.js';
@@ -41,9 +36,14 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
  */
 export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGitEngine {
   const opts = Object.freeze({ gitPath: 'git', timeoutMs: 120_000, indexLockTimeoutMs: 10_000, ...options });
-  const { run, git, failure } = gitProcess(opts);
-  const { status, hashPaths } = nativeStatus({ run, git, failure });
-  const { entriesOf, takeIndexLock, nextIndex, updateIndex } = nativeIndex(opts, { run, git, failure });
+  const proc = gitProcess(opts);
+  const { run, git, failure, refError } = proc;
+  const statusOps = nativeStatus(proc);
+  const { status, hashPaths } = statusOps;
+  const indexOps = nativeIndex(opts, proc);
+  const { entriesOf, takeIndexLock, nextIndex, updateIndex } = indexOps;
+  const { history, changedPaths, remoteRefsContaining, reflog } = nativeHistory(proc);
+  const { undo } = nativeUndo(proc, indexOps, statusOps);
 
   const exists = async (p: string): Promise<boolean> => (await fsp.lstat(p).catch(() => null)) !== null;
 
@@ -115,24 +115,6 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
 
   async function init(workdir: string, options: { initialBranch?: string }): Promise<void> {
     await git(workdir, ['init', '-q', ...(options.initialBranch ? [`--initial-branch=${options.initialBranch}`] : [])]);
-  }
-
-  function refError(root: string, args: string[], r: Run): EntityGitError {
-    if (/but expected|reference already exists|unable to resolve reference|is at [0-9a-f]+ but/i.test(r.stderr)) {
-      return new EntityGitError(
-        'REF_CONFLICT',
-        `[${NATIVE_GIT_ENGINE}] the branch moved meanwhile: ${r.stderr.trim()}`,
-        { args, stderr: r.stderr },
-      );
-    }
-    if (/\.lock'?: File exists|Unable to create .*\.lock/i.test(r.stderr)) {
-      return new EntityGitError(
-        'REF_LOCKED',
-        `[${NATIVE_GIT_ENGINE}] the branch is locked by another git: ${r.stderr.trim()}`,
-        { args, stderr: r.stderr },
-      );
-    }
-    return failure(root, args, r);
   }
 
   async function commit(repo: RepoState, req: CommitRequest): Promise<CommitDone | null> {
@@ -222,7 +204,21 @@ export function nativeGitEngine(options: NativeGitEngineOptions = {}): ProjectGi
     return paths.map((p) => found.get(p) ?? { path: p, oid: null, mode: null });
   }
 
-  return Object.freeze({ name: NATIVE_GIT_ENGINE, inspect, status, hashPaths, init, commit, treeEntries, updateIndex });
+  return Object.freeze({
+    name: NATIVE_GIT_ENGINE,
+    inspect,
+    status,
+    hashPaths,
+    init,
+    commit,
+    treeEntries,
+    updateIndex,
+    history,
+    changedPaths,
+    remoteRefsContaining,
+    reflog,
+    undo,
+  });
 }
 
 /**

@@ -116,7 +116,26 @@ export function gitProcess(opts: NativeGitOptions) {
     );
   }
 
-  return { run, git, failure };
+  /** A failed `update-ref` as the seam's errors: the branch moved (`REF_CONFLICT`), its lock is held (`REF_LOCKED`), or git failed. */
+  function refError(root: string, args: string[], r: Run): EntityGitError {
+    if (/but expected|reference already exists|unable to resolve reference|is at [0-9a-f]+ but/i.test(r.stderr)) {
+      return new EntityGitError(
+        'REF_CONFLICT',
+        `[${NATIVE_GIT_ENGINE}] the branch moved meanwhile: ${r.stderr.trim()}`,
+        { args, stderr: r.stderr },
+      );
+    }
+    if (/\.lock'?: File exists|Unable to create .*\.lock/i.test(r.stderr)) {
+      return new EntityGitError(
+        'REF_LOCKED',
+        `[${NATIVE_GIT_ENGINE}] the branch is locked by another git: ${r.stderr.trim()}`,
+        { args, stderr: r.stderr },
+      );
+    }
+    return failure(root, args, r);
+  }
+
+  return { run, git, failure, refError };
 }
 
 export type GitProcess = ReturnType<typeof gitProcess>;

@@ -3,6 +3,8 @@ import { committingTests } from './project-git-suite/committing.js';
 import { suiteContext, type ProjectGitSuiteOptions } from './project-git-suite/context.js';
 import { gitStateTests } from './project-git-suite/git-states.js';
 import { layoutTests } from './project-git-suite/layouts.js';
+import { revertRefusalTests } from './project-git-suite/revert-refusals.js';
+import { revertingTests } from './project-git-suite/reverting.js';
 import { userWorkTests } from './project-git-suite/user-work.js';
 
 export type { ProjectGitJudge, ProjectGitSuiteOptions } from './project-git-suite/context.js';
@@ -18,5 +20,7 @@ export function testProjectGit(options: ProjectGitSuiteOptions): void {
     userWorkTests(c);
     gitStateTests(c);
     layoutTests(c);
+    revertingTests(c);
+    revertRefusalTests(c);
   });
 }

@@ -79,6 +79,52 @@ export interface ProjectDetail extends ProjectSummary {
   session_details: SessionSummary[];
 }
 
+/** What `revert_agent_turn` did (docs/project-git.md, "Undo"); a refusal is an error instead. */
+export interface RevertAgentTurnResult {
+  /** `reset`: the branch moved back over the agent's commit; `reverted`: a new commit takes it back; `already-reverted`: nothing to do. */
+  kind: 'reset' | 'reverted' | 'already-reverted';
+  project_id: string;
+  workdir: string;
+  session_id: string;
+  turn: number;
+  /** The agent's commit in the project's repository. */
+  commit: string;
+  /** The full ref (`refs/heads/main`). */
+  branch: string;
+  /** HEAD after a reset or a revert; null when nothing was done. */
+  head: string | null;
+  /** The revert commit: the one made (`reverted`) or found (`already-reverted` by a revert); else null. */
+  revert_commit: string | null;
+  /** For `already-reverted`: `reset`, `revert` or `content`; else null. */
+  by: 'reset' | 'revert' | 'content' | null;
+  /** Paths restored to what they were before the agent's commit. */
+  paths: string[];
+  /** One sentence for the UI. */
+  message: string;
+}
+
+/** One agent commit of a session in its project. */
+export interface AgentCommitSummary {
+  commit: string;
+  turn: number;
+  subject: string;
+  /** The session repository's commit of the turn, when the agent commit names it. */
+  session_commit: string | null;
+  /** Null while its edits stand; `reset` or `revert` once an undo took them back. */
+  undone: 'reset' | 'revert' | null;
+  revert_commit: string | null;
+}
+
+export interface AgentCommitsListResult {
+  project_id: string;
+  workdir: string;
+  session_id: string;
+  /** The branch HEAD names in the project; null when detached or no repository. */
+  branch: string | null;
+  /** Newest first: on the branch, then those an undo moved the branch back over. */
+  commits: AgentCommitSummary[];
+}
+
 /** Every action with its parameters and result: the protocol of the WebSocket server and the app. */
 export interface ActionMap {
   git_history: { params: { session_id: string; branch?: string }; result: HistoryResult };
@@ -107,6 +153,17 @@ export interface ActionMap {
   };
   /** Set a project's status (`active`, `paused`, `done`); a paused or done project gets no agent auto-commit. */
   set_project_status: { params: { project_id: string; status: ProjectStatus }; result: ProjectSummary };
+  /**
+   * Undo what the agent committed for a turn of the session in its project (or in `project_id`):
+   * `turn` (the newest agent commit of that turn on the project's branch) or `commit`. Refused with
+   * `NOT_AGENT_COMMIT`, `AGENT_COMMIT_NOT_FOUND`, `COMMIT_NOT_FOUND`, `REVERT_CONFLICT`, `REVERT_REFUSED`.
+   */
+  revert_agent_turn: {
+    params: { session_id: string; turn?: number; commit?: string; project_id?: string };
+    result: RevertAgentTurnResult;
+  };
+  /** The session's agent commits in its project (or in `project_id`), and which were undone. Read-only. */
+  project_agent_commits: { params: { session_id: string; project_id?: string }; result: AgentCommitsListResult };
 }
 
 export type ActionName = keyof ActionMap;

@@ -2,6 +2,8 @@ import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import { EntityGitError, toStorageError } from '@entity-git/git';
 import type { Mirror } from '../mirror/mirror.js';
+import type { ProjectGit } from '../project/project-git-types.js';
+import { agentTurnActions } from './agent-turn-actions.js';
 import { isAbsolutePath } from '../model/is-absolute-path.js';
 import { PROJECT_STATUSES, type DagNode, type Project, type ProjectStatus } from '../model/types.js';
 import {
@@ -31,6 +33,8 @@ export interface ActionsOptions {
   writer?: Pick<DagWriter, 'setHead'>;
   /** Needed by the project actions. */
   projects?: ProjectStore;
+  /** Needed by `revert_agent_turn` and `project_agent_commits` (the project auto-commit, e.g. `createNodeProjectGit()`). */
+  projectGit?: Pick<ProjectGit, 'revertAgentTurn' | 'agentCommits'>;
 }
 
 export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => Promise<ActionMap[K]['result']> } & {
@@ -124,6 +128,7 @@ export function createActions(options: ActionsOptions): Actions {
   };
 
   const actions: Omit<Actions, 'handle'> = {
+    ...agentTurnActions(options),
     git_history: history,
     git_session_log: history,
     git_checkout: checkout,

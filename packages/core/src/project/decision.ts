@@ -1,5 +1,6 @@
 import type { PendingEdit } from './project-coordination.js';
 import type { ChangedPath, FileState, RepoOperation, RepoState, WorkdirState } from './project-git-engine.js';
+import { sameEntry } from './project-git-engine.js';
 import type { SkippedResult, SkipReason } from './project-git-types.js';
 import type { Turn } from './input.js';
 import { within } from './paths.js';
@@ -104,4 +105,133 @@ export function classify(
     else others.push(c);
   }
   return { mine, others, inSubmodules };
+}
+
+// The undo of an agent commit (docs/project-git.md, "Undo"): the same kind of pure decision.
+
+/** Why an undo is refused before any commit is looked at (`REVERT_REFUSED`'s `data.reason`). */
+export type RevertRefusalReason =
+  | 'workdir-missing'
+  | 'workdir-not-a-directory'
+  | 'not-a-repository'
+  | 'bare-repository'
+  | 'unsupported-repository'
+  | `${RepoOperation}-in-progress`
+  | 'detached-head'
+  | 'uncommitted-changes'
+  | 'submodule-changes'
+  | 'repository-locked';
+
+export interface RevertRefusal {
+  readonly code: 'REVERT_REFUSED' | 'REVERT_CONFLICT';
+  readonly reason: RevertRefusalReason | 'conflict';
+  readonly message: string;
+  /** The paths the refusal is about (the user's changes, the conflicting paths); `[]` for a state of the repository. */
+  readonly paths: readonly string[];
+}
+
+const refusal = (
+  reason: RevertRefusalReason | 'conflict',
+  message: string,
+  paths: readonly string[] = [],
+): RevertRefusal =>
+  Object.freeze({ code: reason === 'conflict' ? 'REVERT_CONFLICT' : 'REVERT_REFUSED', reason, message, paths });
+
+/** What in a repository's state forbids an undo (an unsupported repository, an operation in progress, a detached HEAD); null when nothing does. */
+export function repoRefusal(repo: RepoState, engine: string): RevertRefusal | null {
+  if (repo.unsupported !== null)
+    return refusal('unsupported-repository', `${engine} cannot work safely on this repository (${repo.unsupported})`);
+  const op = OPERATION_ORDER.find((o) => repo.operations.includes(o));
+  if (op) return refusal(`${op}-in-progress`, `${OPERATION_NAMES[op]} is in progress: finish or abort it first`);
+  if (repo.branch === null)
+    return refusal('detached-head', 'HEAD is detached: check out the branch the agent committed on');
+  return null;
+}
+
+/** One path the agent commit changed, as the undo finds it. */
+export interface RevertPath {
+  readonly path: string;
+  /** In the agent commit's parent (what the undo restores). */
+  readonly parent: FileState;
+  /** In the agent commit. */
+  readonly agent: FileState;
+  /** In HEAD's tree now. */
+  readonly head: FileState;
+  /** In the working tree now (as `git add` would record it; an ignored file counts). */
+  readonly worktree: FileState;
+  /** `git status` lists an uncommitted change at this path, below it or above it (staged, unstaged, untracked, conflicted). */
+  readonly dirty: boolean;
+}
+
+/** Everything the undo of one agent commit is decided on, read by the engine under the project lock. */
+export interface RevertState {
+  /** HEAD's commit. */
+  readonly head: string;
+  /** The agent commit. */
+  readonly agent: string;
+  /** Its parent; null for the first commit of its branch. */
+  readonly parent: string | null;
+  /** A commit on the branch above it that reverted it; null when none. */
+  readonly revertedBy: string | null;
+  /** Remote-tracking refs it is reachable from (read only when it is HEAD). */
+  readonly onRemote: readonly string[];
+  readonly paths: readonly RevertPath[];
+  /** Nothing at all is uncommitted in the repository. */
+  readonly clean: boolean;
+}
+
+export type RevertDecision =
+  | { readonly kind: 'reset' | 'revert'; readonly entries: readonly FileState[]; readonly expect: readonly FileState[] }
+  | { readonly kind: 'already-reverted'; readonly by: 'revert' | 'content'; readonly revertCommit: string | null }
+  | ({ readonly kind: 'refused' } & RevertRefusal);
+
+const GITLINK = '160000';
+
+/**
+ * How to take an agent commit back. Per path: HEAD still holding the agent's version is restored
+ * to the parent's; HEAD already holding the parent's needs nothing; anything else means a later
+ * commit changed it, and the whole undo is refused (`REVERT_CONFLICT`: no merge is attempted).
+ * A path to restore whose index or working tree differs from HEAD is the user's uncommitted work:
+ * refused (`uncommitted-changes`). Then the branch moves back over the agent commit (`reset`) only
+ * when it is HEAD, has a parent, is on no remote-tracking ref and nothing at all is uncommitted;
+ * otherwise a new commit takes it back (`revert`).
+ */
+export function decideRevert(s: RevertState): RevertDecision {
+  if (s.revertedBy !== null) return { kind: 'already-reverted', by: 'revert', revertCommit: s.revertedBy };
+  const submodules = s.paths.filter((p) => [p.parent, p.agent, p.head].some((e) => e.mode === GITLINK));
+  if (submodules.length > 0)
+    return {
+      kind: 'refused',
+      ...refusal(
+        'submodule-changes',
+        'the commit changes a submodule, which an undo does not touch',
+        submodules.map((p) => p.path),
+      ),
+    };
+  const write = s.paths.filter((p) => sameEntry(p.head, p.agent));
+  const conflicts = s.paths.filter((p) => !sameEntry(p.head, p.agent) && !sameEntry(p.head, p.parent));
+  if (conflicts.length > 0)
+    return {
+      kind: 'refused',
+      ...refusal(
+        'conflict',
+        `changed again since the agent's commit: ${conflicts.map((p) => p.path).join(', ')}`,
+        conflicts.map((p) => p.path),
+      ),
+    };
+  const dirty = write.filter((p) => p.dirty || !sameEntry(p.worktree, p.head));
+  if (dirty.length > 0)
+    return {
+      kind: 'refused',
+      ...refusal(
+        'uncommitted-changes',
+        `you have uncommitted changes on ${dirty.map((p) => p.path).join(', ')}, which the undo would overwrite`,
+        dirty.map((p) => p.path),
+      ),
+    };
+  if (write.length === 0) return { kind: 'already-reverted', by: 'content', revertCommit: null };
+  const entries = write.map((p) => ({ ...p.parent, path: p.path }));
+  const expect = write.map((p) => ({ ...p.head, path: p.path }));
+  const reset = s.head === s.agent && s.parent !== null && s.onRemote.length === 0 && s.clean;
+  return { kind: reset ? 'reset' : 'revert', entries, expect };
 }

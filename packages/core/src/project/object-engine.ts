@@ -2,8 +2,10 @@ import type { ProjectGitEngine } from './project-git-engine.js';
 import { commits } from './object-engine/commit.js';
 import { OBJECT_ENGINE, engineContext, type ObjectEngineOptions } from './object-engine/context.js';
 import { discovery } from './object-engine/discovery.js';
+import { historyOf } from './object-engine/history.js';
 import { indexIo } from './object-engine/index-io.js';
 import { statusOf } from './object-engine/status.js';
+import { undoing } from './object-engine/undo.js';
 import { worktree } from './object-engine/worktree.js';
 
 export { OBJECT_ENGINE, type ObjectEngineOptions } from './object-engine/context.js';
@@ -32,7 +34,23 @@ export function createObjectEngine(options: ObjectEngineOptions): ProjectGitEngi
   const { commit, treeEntries, updateIndex } = commits(ctx, index, disc, wt);
   const { inspect, init } = disc;
   const { hashPaths } = wt;
-  return Object.freeze({ name: OBJECT_ENGINE, inspect, status, hashPaths, init, commit, treeEntries, updateIndex });
+  const { history, changedPaths, remoteRefsContaining, reflog } = historyOf(ctx);
+  const { undo } = undoing(ctx, index, disc, wt);
+  return Object.freeze({
+    name: OBJECT_ENGINE,
+    inspect,
+    status,
+    hashPaths,
+    init,
+    commit,
+    treeEntries,
+    updateIndex,
+    history,
+    changedPaths,
+    remoteRefsContaining,
+    reflog,
+    undo,
+  });
 }
 
 /** @deprecated The engine is built on core's own object layer, not on isomorphic-git: use {@link OBJECT_ENGINE}. */

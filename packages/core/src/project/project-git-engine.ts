@@ -1,4 +1,4 @@
-import type { Identity } from '@entity-git/git';
+import type { Identity, ParsedCommit, ReflogEntry } from '@entity-git/git';
 
 /**
  * A multi-step git operation that stopped half-way and waits for the user (`git status` tells them
@@ -160,6 +160,51 @@ export interface CommitDone {
   readonly entries: readonly FileState[];
 }
 
+/** A commit as the repository holds it: its id, and its object parsed (`committer` is the raw `name <email> time zone` line). */
+export interface CommitRecord extends ParsedCommit {
+  readonly id: string;
+}
+
+/**
+ * The undo of an agent commit the user asked for (see docs/project-git.md, "Undo"): exactly the
+ * paths of `entries` set, in the working tree and in the index, to the agent commit's parent's
+ * version, and the branch moved — back over the agent commit (`reset`) or on to a new commit that
+ * takes it back (`commit`).
+ */
+export interface UndoRequest {
+  /** What each path becomes: a blob and its mode, or a null `oid` to remove it. Sorted by path, each path once. */
+  readonly entries: readonly FileState[];
+  /**
+   * What the index (one stage-0 entry, or none) and the working tree must hold at each path of
+   * `entries` now — HEAD's version; any difference aborts with `WORKTREE_CHANGED` before a ref,
+   * the index or a file is written.
+   */
+  readonly expect: readonly FileState[];
+  /**
+   * `reset`: the branch moves to `commit` (HEAD's parent; its tree is HEAD's with `entries` set).
+   * `commit`: a new commit on HEAD whose tree is HEAD's with `entries` set, and nothing else.
+   */
+  readonly to:
+    | { readonly kind: 'reset'; readonly commit: string }
+    | { readonly kind: 'commit'; readonly message: string; readonly author: Signature; readonly committer: Signature };
+  /** Who the branch's and HEAD's reflog entries name. */
+  readonly who: Identity;
+  /** The reflog line for the branch and HEAD. */
+  readonly reflogMessage: string;
+  /** As {@link CommitRequest.beforeBranchMoves}: called with the commit the branch is about to point at. */
+  readonly beforeBranchMoves?: (commit: string) => Promise<void>;
+}
+
+/** An undo that landed. */
+export interface UndoDone {
+  /** What the branch points at now: HEAD's parent (a reset) or the new commit. */
+  readonly commit: string;
+  /** What it pointed at before (the HEAD the request was made on). */
+  readonly parent: string;
+  /** The full ref that moved. */
+  readonly branch: string;
+}
+
 /**
  * What the project auto-commit logic needs of a git implementation (DESIGN.md §4). The decision —
  * whether to commit, what — is core's, made once; an engine only observes and performs.
@@ -169,11 +214,13 @@ export interface CommitDone {
  *
  * Contract for every member:
  * - Read-only members write nothing anywhere: not the index (no stat refresh), not an object, not a
- *   lock file. The only writers are `init`, `commit` and `updateIndex`.
+ *   lock file. The only writers are `init`, `commit`, `updateIndex` and `undo`.
  * - Nothing ever resets, cleans, stashes, checks out, or moves a ref other than the current branch
- *   advancing by the commit `commit` makes.
+ *   advancing by the commit `commit` makes — and `undo`, which the user asks for, moving it over
+ *   exactly the agent commit core names.
  * - Failures are `EntityGitError`s: `PROJECT_GIT_ERROR` (git itself failed), `REF_CONFLICT` (the branch
- *   or HEAD moved meanwhile), `WORKTREE_CHANGED` (an `expect` did not hold), `REF_LOCKED`.
+ *   or HEAD moved meanwhile), `WORKTREE_CHANGED` (an `expect` did not hold), `REF_LOCKED` (a lock
+ *   file someone else holds; nothing was written).
  * The caller holds a cross-process lock on the repository around every call.
  */
 export interface ProjectGitEngine {
@@ -228,4 +275,36 @@ export interface ProjectGitEngine {
    * index update of a commit whose process died after its branch moved.
    */
   updateIndex(repo: RepoState, updates: readonly IndexUpdate[]): Promise<Array<FileState | null>>;
+
+  /**
+   * HEAD's line of history as `git log --first-parent` walks it: `from` and its first parents,
+   * newest first, at most `max` commits. `[]` when `from` names no commit; the walk ends early at a
+   * commit whose object is missing (a shallow clone's boundary). Read-only.
+   */
+  history(repo: RepoState, from: string, max: number): Promise<CommitRecord[]>;
+
+  /**
+   * The paths whose file differs between the trees of `from` (null: the empty tree) and `to` —
+   * blobs, links and submodules, at any depth, each a repository-relative path; sorted. Read-only.
+   */
+  changedPaths(repo: RepoState, from: string | null, to: string): Promise<string[]>;
+
+  /** The remote-tracking refs (`refs/remotes/…`) from which `commit` is reachable: empty when it was never pushed or fetched. Read-only. */
+  remoteRefsContaining(repo: RepoState, commit: string): Promise<string[]>;
+
+  /** The reflog of `ref` (a full ref name), newest first; `[]` when it has none. Read-only. */
+  reflog(repo: RepoState, ref: string): Promise<ReflogEntry[]>;
+
+  /**
+   * The undo of an agent commit, under git's `index.lock` (waited for, never taken over:
+   * `REF_LOCKED` when it stays held, nothing written). HEAD must still name `repo.branch` at
+   * `repo.head` (else `REF_CONFLICT`) and every path hold `request.expect` in the index and the
+   * working tree (else `WORKTREE_CHANGED`). Then, in this order: the new commit's objects (for
+   * `commit`); `beforeBranchMoves`; the branch moved from `repo.head` under its lock with the old
+   * value checked (`REF_CONFLICT` when it moved; nothing else written) and a reflog entry for it
+   * and HEAD; the working-tree files of exactly those paths written (removed for a null `oid`,
+   * with the directories that empties); their index entries set, stat data included, so
+   * `git status` shows them clean. No other path, entry or ref is touched; no hook runs.
+   */
+  undo(repo: RepoState, request: UndoRequest): Promise<UndoDone>;
 }

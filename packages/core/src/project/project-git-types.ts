@@ -2,6 +2,7 @@ import type { Identity } from '@entity-git/git';
 import type { Logger } from '../observe/logger.js';
 import type { ProjectJournal, ProjectLock } from './project-coordination.js';
 import type { ProjectGitEngine, WorkdirState } from './project-git-engine.js';
+import type { AgentCommitsInput, AgentCommitsResult, RevertInput, RevertResult } from './revert-types.js';
 
 /** The warning of DESIGN.md §4, word for word. */
 export const UNCOMMITTED_CHANGES_WARNING =
@@ -149,6 +150,19 @@ export interface ProjectGit {
    * itself fails (`PROJECT_GIT_ERROR`, `LOCK_TIMEOUT`, …); a skip is a result, not an error.
    */
   afterTurn(input: AfterTurnInput): Promise<AfterTurnResult>;
+  /**
+   * Undo what the agent committed for a turn, when the user asks (docs/project-git.md, "Undo"):
+   * only entity-git's own commit of that session and turn, found by its trailers. The branch moves
+   * back over it when it is the tip, never pushed and nothing is uncommitted (`reset`); otherwise a
+   * new commit takes it back (`reverted`). Done before: `already-reverted`, nothing written.
+   * Refusals throw, touching nothing: `NOT_AGENT_COMMIT`, `AGENT_COMMIT_NOT_FOUND`,
+   * `COMMIT_NOT_FOUND`, `REVERT_CONFLICT`, `REVERT_REFUSED` (`data.reason`: `uncommitted-changes`,
+   * `merge-in-progress`…, `detached-head`, `repository-locked`, …); and `INVALID_OPTION`,
+   * `INVALID_WORKDIR`, `INVALID_ID` for bad input.
+   */
+  revertAgentTurn(input: RevertInput): Promise<RevertResult>;
+  /** The session's agent commits in the project and whether each was undone. Read-only: writes nothing, anywhere. */
+  agentCommits(input: AgentCommitsInput): Promise<AgentCommitsResult>;
 }
 
 export interface ProjectGitOptions {

@@ -1,5 +1,5 @@
 import { EntityGitError, isEntityGitError } from '@entity-git/git';
-import { observeAfterTurn } from './project-observe.js';
+import { observeAfterTurn, observeRevert } from './project-observe.js';
 import type { FileState, WorkdirState } from './project-git-engine.js';
 import { toRepoPath } from './paths.js';
 import { OPERATION_NAMES, OPERATION_ORDER, classify, lockKey, ownersOf, skip, userBefore } from './decision.js';
@@ -8,6 +8,7 @@ import { memoryJournal, pendingEdits } from './journal.js';
 import { serialized } from './project-mutex.js';
 import { inFlightRecovery } from './recovery.js';
 import { agentCommits } from './agent-commit.js';
+import { agentTurnReverts } from './revert.js';
 import {
   UNCOMMITTED_CHANGES_WARNING,
   type AfterTurnInput,
@@ -33,7 +34,17 @@ export {
   type SkippedResult,
   type SkipReason,
 } from './project-git-types.js';
-export { projectCommitMessage } from './commit-message.js';
+export type {
+  AgentCommitsInput,
+  AgentCommitsResult,
+  AgentTurnCommit,
+  AlreadyRevertedResult,
+  ResetResult,
+  RevertedResult,
+  RevertInput,
+  RevertResult,
+} from './revert-types.js';
+export { projectCommitMessage, revertCommitMessage, parseAgentCommit } from './commit-message.js';
 export { memoryJournal } from './journal.js';
 
 /** Upper bound on attempts when the branch or a file moves between the decision and the commit. */
@@ -57,6 +68,7 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
   const { openJournal, freshPending, writePending, currentOfPending } = pendingEdits(engine, journal, now, ttl);
   const finishInFlight = inFlightRecovery(engine);
   const commitFiles = agentCommits(engine, product, email, author, now);
+  const reverts = agentTurnReverts({ engine, product, email, author, now, lock, openJournal, finishInFlight });
 
   async function beforeTurn(workdirInput: string): Promise<ProjectSnapshot> {
     const workdir = requireWorkdir(workdirInput);
@@ -350,5 +362,11 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
     }
   }
 
-  return Object.freeze({ engine: engine.name, beforeTurn, afterTurn: observeAfterTurn(options.logger, afterTurn) });
+  return Object.freeze({
+    engine: engine.name,
+    beforeTurn,
+    afterTurn: observeAfterTurn(options.logger, afterTurn),
+    revertAgentTurn: observeRevert(options.logger, reverts.revertAgentTurn),
+    agentCommits: reverts.agentCommits,
+  });
 }

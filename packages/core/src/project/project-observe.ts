@@ -1,6 +1,8 @@
 import type { LogFields, Logger } from '../observe/logger.js';
 import { codeOf, emitLog, messageOf, now, since } from '../observe/loggers.js';
+import { isEntityGitError } from '@entity-git/git';
 import type { AfterTurnInput, AfterTurnResult } from './project-git-types.js';
+import type { RevertInput, RevertResult } from './revert-types.js';
 
 // The events this part emits through its `logger` option (packages/core/README.md, "Observability"
 // lists them with their fields).
@@ -38,3 +40,41 @@ export function observeAfterTurn(
     }
   };
 }
+
+/** `project.revert` (info: kind, commit, paths, duration), or `project.revert.refused` (warn: a refusal's code and reason) / `project.revert.failed` (error). */
+export function observeRevert(
+  logger: Logger | undefined,
+  revert: (input: RevertInput) => Promise<RevertResult>,
+): (input: RevertInput) => Promise<RevertResult> {
+  if (logger === undefined) return revert;
+  return async (input) => {
+    const start = now();
+    const workdir = typeof input?.workdir === 'string' ? input.workdir : null;
+    try {
+      const r = await revert(input);
+      emitLog(logger, 'info', 'project.revert', {
+        workdir,
+        durationMs: since(start),
+        sessionId: r.sessionId,
+        turn: r.turn,
+        kind: r.kind,
+        commit: r.commit,
+        paths: r.paths.length,
+      });
+      return r;
+    } catch (err) {
+      const code = codeOf(err);
+      const refused = REFUSALS.has(code);
+      emitLog(logger, refused ? 'warn' : 'error', refused ? 'project.revert.refused' : 'project.revert.failed', {
+        workdir,
+        durationMs: since(start),
+        code,
+        reason: isEntityGitError(err) && typeof err.data.reason === 'string' ? err.data.reason : null,
+        message: messageOf(err),
+      });
+      throw err;
+    }
+  };
+}
+
+const REFUSALS = new Set(['REVERT_CONFLICT', 'REVERT_REFUSED', 'NOT_AGENT_COMMIT', 'AGENT_COMMIT_NOT_FOUND']);

@@ -1,7 +1,7 @@
-import { EntityGitError, isEntityGitError, loadIsoGit, type Identity } from '@entity-git/git';
+import { EntityGitError, isAncestor, isEntityGitError, loadIsoGit, type Identity } from '@entity-git/git';
 import { DEFAULT_IDENTITY } from '../model/identity.js';
 import { checkoutHead } from './checkout.js';
-import { isAncestor, readHeadRecord } from './head-record.js';
+import { readHeadRecord } from './head-record.js';
 import { localBranches, type RemoteTarget } from './push.js';
 import { defineRemote } from './remote.js';
 import { META_REF } from '../model/session-meta.js';

@@ -49,24 +49,3 @@ export async function rootCommit(objects: ObjectStore, tip: string): Promise<{ o
     oid = parent;
   }
 }
-
-/** Whether `ancestor` is `oid` or reachable from it through parents. */
-export async function isAncestor(objects: ObjectStore, ancestor: string, oid: string): Promise<boolean> {
-  const seen = new Set<string>();
-  const queue = [oid];
-  while (queue.length > 0) {
-    const next = queue.pop()!;
-    if (next === ancestor) return true;
-    if (seen.has(next)) continue;
-    seen.add(next);
-    let parents: string[];
-    try {
-      parents = parseCommit(await objects.readTyped(next, 'commit')).parents;
-    } catch (err) {
-      if (isEntityGitError(err, 'OBJECT_NOT_FOUND')) continue;
-      throw err;
-    }
-    queue.push(...parents);
-  }
-  return false;
-}

@@ -104,8 +104,8 @@ export function suiteContext(options: ProjectGitSuiteOptions) {
   const count = async (dir: string, rev = 'HEAD') => Number((await j.git(dir, 'rev-list', '--count', rev)).trim());
   const porcelain = async (dir: string) => j.git(dir, 'status', '--porcelain', '--untracked-files=all');
 
-  /** Runs `fn` (which calls afterTurn) and checks that nothing at all changed under `dir`. */
-  async function untouched(dir: string, fn: () => Promise<AfterTurnResult>): Promise<AfterTurnResult> {
+  /** Runs `fn` (which calls afterTurn, or another read) and checks that nothing at all changed under `dir`. */
+  async function untouched<T = AfterTurnResult>(dir: string, fn: () => Promise<T>): Promise<T> {
     const before = await j.fingerprint(dir);
     const r = await fn();
     expect(await j.fingerprint(dir)).toBe(before);

@@ -9,6 +9,7 @@ import {
   RefStore,
   ZERO_OID,
   type StorageStat,
+  type Identity,
   joinPath,
 } from '@entity-git/git';
 import {
@@ -24,52 +25,70 @@ import type { Discovery } from './discovery.js';
 import type { IndexIo } from './index-io.js';
 import type { Worktree } from './worktree.js';
 
-const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+/** HEAD's tree with `changes` applied (null: remove). A file where a directory is needed gives way, as `update-index --replace` does. */
+export async function applyToTree(
+  objects: ObjectStore,
+  tree: string | null,
+  changes: ReadonlyMap<string, Flat | null>,
+): Promise<string | null> {
+  const entries = new Map<string, TreeEntry>();
+  if (tree !== null) for (const e of parseTree(await objects.readTyped(tree, 'tree'))) entries.set(e.name, e);
+  const nested = new Map<string, Map<string, Flat | null>>();
+  for (const [path, value] of changes) {
+    const slash = path.indexOf('/');
+    if (slash < 0) {
+      if (value === null) entries.delete(path);
+      else entries.set(path, { mode: value.mode, name: path, oid: value.oid });
+      continue;
+    }
+    const head = path.slice(0, slash);
+    const sub = nested.get(head) ?? new Map<string, Flat | null>();
+    sub.set(path.slice(slash + 1), value);
+    nested.set(head, sub);
+  }
+  for (const [name, sub] of nested) {
+    const existing = entries.get(name);
+    if (changes.get(name) !== undefined && changes.get(name) !== null) continue;
+    const childTree = existing?.mode === '40000' ? existing.oid : null;
+    const next = await applyToTree(objects, childTree, sub);
+    if (next === null) entries.delete(name);
+    else entries.set(name, { mode: '40000', name, oid: next });
+  }
+  if (entries.size === 0) return null;
+  return objects.write('tree', buildTree([...entries.values()]));
+}
+
+/**
+ * Move `repo.branch` from `repo.head` to `to` under its lock, the old value checked (`REF_CONFLICT`),
+ * with a reflog entry for the branch and for HEAD (a linked worktree's own HEAD log, in its git directory).
+ */
+export async function moveBranch(
+  ctx: EngineContext,
+  repo: RepoState,
+  to: string,
+  who: Identity,
+  message: string,
+): Promise<void> {
+  const refs = new RefStore(ctx.store, repo.commonDir, ctx.USER_REF_OPTIONS);
+  await refs.update(repo.branch!, to, { old: repo.head, reflog: { who, message, alsoHead: !repo.linkedWorktree } });
+  if (repo.linkedWorktree) {
+    const line = `${repo.head ?? ZERO_OID} ${to} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${message.replace(/\n/g, ' ')}\n`;
+    await ctx.store.append(joinPath(repo.gitdir, 'logs', 'HEAD'), line);
+  }
+}
 
 /** The agent's commit (a tree built from HEAD's, the branch moved under its lock, then the index), and index repair. */
 export function commits(ctx: EngineContext, index: IndexIo, { fileModeOf }: Discovery, { capture }: Worktree) {
-  const { store, readText, USER_REF_OPTIONS } = ctx;
+  const { store, readText } = ctx;
   const { readIndex, underIndexLock, nextIndex } = index;
-
-  /** HEAD's tree with `changes` applied (null: remove). A file where a directory is needed gives way, as `update-index --replace` does. */
-  async function applyToTree(
-    objects: ObjectStore,
-    tree: string | null,
-    changes: ReadonlyMap<string, Flat | null>,
-  ): Promise<string | null> {
-    const entries = new Map<string, TreeEntry>();
-    if (tree !== null) for (const e of parseTree(await objects.readTyped(tree, 'tree'))) entries.set(e.name, e);
-    const nested = new Map<string, Map<string, Flat | null>>();
-    for (const [path, value] of changes) {
-      const slash = path.indexOf('/');
-      if (slash < 0) {
-        if (value === null) entries.delete(path);
-        else entries.set(path, { mode: value.mode, name: path, oid: value.oid });
-        continue;
-      }
-      const head = path.slice(0, slash);
-      const sub = nested.get(head) ?? new Map<string, Flat | null>();
-      sub.set(path.slice(slash + 1), value);
-      nested.set(head, sub);
-    }
-    for (const [name, sub] of nested) {
-      const existing = entries.get(name);
-      if (changes.get(name) !== undefined && changes.get(name) !== null) continue;
-      const childTree = existing?.mode === '40000' ? existing.oid : null;
-      const next = await applyToTree(objects, childTree, sub);
-      if (next === null) entries.delete(name);
-      else entries.set(name, { mode: '40000', name, oid: next });
-    }
-    if (entries.size === 0) return null;
-    return objects.write('tree', buildTree([...entries.values()]));
-  }
 
   async function commit(repo: RepoState, req: CommitRequest): Promise<CommitDone | null> {
     if (repo.branch === null)
       throw new EntityGitError('PROJECT_GIT_ERROR', `[${OBJECT_ENGINE}] no branch to commit on (HEAD is detached)`);
     const branch = repo.branch;
     const objects = new ObjectStore(store, repo.commonDir);
-    const refs = new RefStore(store, repo.commonDir, USER_REF_OPTIONS);
     const fileMode = await fileModeOf(repo);
     // The index lock first, as git commit takes it: a user's git that holds it makes us wait, never the reverse.
     return underIndexLock(repo, async (writeIndex) => {
@@ -112,14 +131,7 @@ export function commits(ctx: EngineContext, index: IndexIo, { fileModeOf }: Disc
       );
       const who = { name: req.committer.name, email: req.committer.email };
       if (req.beforeBranchMoves) await req.beforeBranchMoves(commitId);
-      await refs.update(branch, commitId, {
-        old: repo.head,
-        reflog: { who, message: req.reflogMessage, alsoHead: !repo.linkedWorktree },
-      });
-      if (repo.linkedWorktree) {
-        const line = `${repo.head ?? ZERO_OID} ${commitId} ${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000\t${req.reflogMessage.replace(/\n/g, ' ')}\n`;
-        await store.append(joinPath(repo.gitdir, 'logs', 'HEAD'), line);
-      }
+      await moveBranch(ctx, repo, commitId, who, req.reflogMessage);
       await writeIndex(nextIndex(index, indexStat, captured));
       const entries = captured.map((c) => c.state);
       return { commit: commitId, tree, parent: repo.head, branch, entries };
