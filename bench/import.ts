@@ -55,7 +55,7 @@ export function transcriptForBench(records: number): Uint8Array {
 
 /** The fast-import stream of main: each commit adds its turn's message files (meta.json in the first). */
 function fastImportStream(bytes: Uint8Array, repo: string): { stream: Buffer; commits: number } {
-  const [parsed] = parseTranscript(bytes, 'claude-code', SESSION);
+  const [parsed] = parseTranscript(bytes, 'claude-code', SESSION).sessions;
   const d = derive(
     parsed!.nodes.map((n) => nodeFacts(n)),
     parsed!.session.head,
