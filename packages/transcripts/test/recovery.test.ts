@@ -79,9 +79,22 @@ describe('a damaged line costs that line only', () => {
       ...lines.slice(snapshot + 1),
     ].join('');
     const path = writeTranscript(`${t.sessionId}.jsonl`, damaged);
-    const a = await importOnce(path, 'claude-code');
+    const logged: [string, unknown][] = [];
+    const logger = {
+      debug: () => {},
+      info: () => {},
+      warn: (event: string, fields: unknown) => logged.push([event, fields]),
+      error: () => {},
+    };
+    const a = await importOnce(path, 'claude-code', { logger });
     const b = await importOnce(path, 'claude-code');
     expect(a.report.failures).toEqual([]);
+    expect(logged).toEqual(
+      a.report.warnings.map((w) => [
+        'transcript.line-skipped',
+        { path, session: t.sessionId, line: w.line, column: w.column, reason: w.reason, warning: w.warning },
+      ]),
+    );
     expect(a.report.warnings).toEqual([
       {
         path,

@@ -90,7 +90,7 @@ export function summaryJson(s: ImportSummary): ImportSummaryJson {
   };
 }
 
-export function codeOf(err: unknown): string {
+function codeOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : 'ERROR';
 }
