@@ -34,7 +34,7 @@ export interface ImportFailure {
 export interface ImportReport {
   entries: ImportEntry[];
   failures: ImportFailure[];
-  /** Lines skipped, by file then line; each is reported once, when the line is read. */
+  /** Lines skipped, by file then line: each when its line is first read (a finished transcript's cut last line, each time it is read again). */
   warnings: ImportWarning[];
 }
 
