@@ -22,6 +22,8 @@ export const OPTIONS = {
   full: { type: 'boolean' },
   interval: { type: 'string' },
   channel: { type: 'string' },
+  'quiet-time': { type: 'string' },
+  strict: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -10,5 +10,12 @@ export const EXIT_DIFFERS = 1;
 export const EXIT_USAGE = 2;
 /** Storage, database or internal error. */
 export const EXIT_INTERNAL = 3;
+/** `import` imported every session, but skipped damaged lines (each reported): worse than 0, not a failure. */
+export const EXIT_WARNINGS = 4;
 
-export type ExitCode = typeof EXIT_OK | typeof EXIT_DIFFERS | typeof EXIT_USAGE | typeof EXIT_INTERNAL;
+export type ExitCode =
+  | typeof EXIT_OK
+  | typeof EXIT_DIFFERS
+  | typeof EXIT_USAGE
+  | typeof EXIT_INTERNAL
+  | typeof EXIT_WARNINGS;

@@ -1,6 +1,6 @@
 export { main, version, COMMAND_NAME } from './main.js';
 export type { CliIo } from './io.js';
-export { EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL, type ExitCode } from './exit-codes.js';
+export { EXIT_OK, EXIT_DIFFERS, EXIT_USAGE, EXIT_INTERNAL, EXIT_WARNINGS, type ExitCode } from './exit-codes.js';
 export { defaultDb } from './context.js';
 export { renderBar } from './progress.js';
 export type {
@@ -17,3 +17,10 @@ export type {
   DifferenceJson,
   ErrorJson,
 } from './json-shapes.js';
+export type {
+  ImportJson,
+  ImportSessionJson,
+  ImportWarningJson,
+  ImportFailureJson,
+  ImportSummaryJson,
+} from './commands/import-json.js';

@@ -50,7 +50,7 @@ const restore: Command = {
 
 const importCommand = (format: 'claude-code' | 'codex' | 'messages', args: string[], required: number): Command => ({
   name: `import ${format}`,
-  options: ['json', 'watch'],
+  options: ['json', 'watch', 'quiet-time', 'strict'],
   args,
   required,
   variadic: format === 'messages',

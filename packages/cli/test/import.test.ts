@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeTranscript } from '../../transcripts/test/claude-fixture.js';
@@ -51,7 +51,7 @@ describe('entity-git import', () => {
     }
   });
 
-  it('messages: one session per file; a bad file is reported and the others still land', async () => {
+  it('messages: one session per file; a bad line is skipped with a warning (exit 4), refused with --strict (exit 2)', async () => {
     const dir = tempDir('entity-git-messages-');
     writeFileSync(
       join(dir, 'chat-a.json'),
@@ -60,23 +60,45 @@ describe('entity-git import', () => {
         { role: 'assistant', content: 'hello', created_at: 1767312001 },
       ]),
     );
-    writeFileSync(join(dir, 'chat-b.jsonl'), '{"role":"user","content":"one"}\nnot json\n');
-    const root = tempDir();
-    const r = await run([
-      'import',
-      'messages',
-      join(dir, 'chat-a.json'),
+    writeFileSync(
       join(dir, 'chat-b.jsonl'),
-      '--root',
-      root,
-      '--json',
-    ]);
-    expect(r.code).toBe(2);
+      '{"role":"user","content":"one"}\nnot json\n{"role":"assistant","content":"two"}\n',
+    );
+    const paths = [join(dir, 'chat-a.json'), join(dir, 'chat-b.jsonl')];
+    const root = tempDir();
+    const r = await run(['import', 'messages', ...paths, '--root', root, '--json']);
+    expect(r.code).toBe(4);
     const out = JSON.parse(r.stdout);
     expect(out.sessions.map((s: { session: string; commitsWritten: number }) => [s.session, s.commitsWritten])).toEqual(
-      [['chat-a', 1]],
+      [
+        ['chat-a', 1],
+        ['chat-b', 1],
+      ],
     );
-    expect(out.failed).toEqual([
+    expect(out.ok).toBe(true);
+    expect(out.failed).toEqual([]);
+    expect(out.warnings).toEqual([
+      {
+        path: join(dir, 'chat-b.jsonl'),
+        session: 'chat-b',
+        line: 2,
+        column: 1,
+        reason: 'not-json',
+        message: expect.stringMatching(/^line 2 skipped: not JSON \(/),
+      },
+    ]);
+    expect(gitRaw(join(root, 'chat-a'), 'log', '--format=%s %at', 'main')).toBe('turn 1: hi 1767312001\n');
+    expect(gitRaw(join(root, 'chat-b'), 'log', '--format=%s', 'main')).toBe('turn 1: one\n');
+    expect(gitRaw(join(root, 'chat-b'), 'ls-tree', '--name-only', '-r', 'main')).toBe(
+      'messages/000001-u-m1.json\nmessages/000002-a-m2.json\nmeta.json\n',
+    );
+
+    const strictRoot = tempDir();
+    const s = await run(['import', 'messages', ...paths, '--root', strictRoot, '--json', '--strict']);
+    expect(s.code).toBe(2);
+    const refused = JSON.parse(s.stdout);
+    expect(refused.sessions.map((x: { session: string }) => x.session)).toEqual(['chat-a']);
+    expect(refused.failed).toEqual([
       {
         path: join(dir, 'chat-b.jsonl'),
         session: null,
@@ -84,8 +106,8 @@ describe('entity-git import', () => {
         message: expect.stringContaining('line 2 is not JSON'),
       },
     ]);
-    expect(r.stderr).toContain(`entity-git: ${join(dir, 'chat-b.jsonl')}: line 2 is not JSON`);
-    expect(gitRaw(join(root, 'chat-a'), 'log', '--format=%s %at', 'main')).toBe('turn 1: hi 1767312001\n');
+    expect(s.stderr).toContain(`entity-git: ${join(dir, 'chat-b.jsonl')}: line 2 is not JSON`);
+    expect(existsSync(join(strictRoot, 'chat-b'))).toBe(false);
   });
 
   it('codex: the rollouts of a sessions directory by date', async () => {
@@ -140,7 +162,9 @@ describe('entity-git import', () => {
     expect(db.code).toBe(2);
     expect(db.stderr).toContain('takes no --db');
     const help = await run(['import', '--help']);
-    expect(help.stdout).toContain('Usage: entity-git import claude-code [DIR] [--watch] [--json]');
+    expect(help.stdout).toContain(
+      'Usage: entity-git import claude-code [DIR] [--watch] [--quiet-time T] [--strict] [--json]',
+    );
   });
 
   it('--watch follows a transcript another process is writing, committing each turn once complete', async () => {

@@ -19,6 +19,12 @@ const CONVERSATION = new Set(['user', 'assistant', 'system']);
 export interface ClaudeCodeOptions {
   /** The session id: the file's name without `.jsonl` (Claude Code names the file after it). */
   sessionId: string;
+  /**
+   * The writer is done with the file (decided by the caller, e.g. after a quiet time): every
+   * step is closed, marked or not, so each session's last turn is committed. Default false: a
+   * step is closed only by the transcript's own marks.
+   */
+  finished?: boolean;
 }
 
 /**
@@ -67,7 +73,13 @@ export function parseClaudeCode(records: readonly JsonValue[], options: ClaudeCo
 
   const out: ParsedSession[] = [];
   for (const [key, g] of groups) {
-    const parsed = buildSession(recs, g.indexes, g.id, key === '' ? null : options.sessionId);
+    const parsed = buildSession(
+      recs,
+      g.indexes,
+      g.id,
+      key === '' ? null : options.sessionId,
+      options.finished === true,
+    );
     if (parsed) out.push(parsed);
   }
   return out;
@@ -84,6 +96,7 @@ function buildSession(
   indexes: readonly number[],
   sessionId: string,
   parentSession: string | null,
+  finished: boolean,
 ): ParsedSession | null {
   const nodes: DagNode[] = [];
   /** Record uuid → the node a record continuing from it continues from (null: a root). */
@@ -247,8 +260,9 @@ function buildSession(
   // A step nothing continues from yet is open — the agent may still be writing its turn —
   // unless the transcript closed it: a final stop reason, a turn-end record after it, or (for a
   // sidechain) the main conversation going on after it. Open nodes are `pending`, so the mirror
-  // commits their turn once it closes and a commit never has to be made again: only a path's
-  // last step can be open (a tool result belongs to its caller's step), never an earlier turn.
+  // commits their turn once it closes: only a path's last step can be open (a tool result
+  // belongs to its caller's step), never an earlier turn. A `finished` file has no open step;
+  // if it grows after all, only the last turns of its paths can change.
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const rides = (n: DagNode) => n.role === 'tool' && n.caller !== null;
   const continued = new Set<string>();
@@ -261,7 +275,7 @@ function buildSession(
   const mainAfter = (i: number) =>
     parentSession !== null && recs.slice(i + 1).some((r) => r.isSidechain !== true && typeof r.uuid === 'string');
   for (const n of nodes) {
-    if (continued.has(rides(n) ? n.caller! : n.id)) continue;
+    if (finished || continued.has(rides(n) ? n.caller! : n.id)) continue;
     const at = lastIndex.get(n.id)!;
     const response = responseOfNode.get(n.id);
     const closed =

@@ -18,6 +18,8 @@ const CONTEXT_PREFIX = /^\s*<(environment_context|user_instructions|permissions 
 export interface CodexOptions {
   /** The session id (the CLI uses the file name without `.jsonl`). */
   sessionId: string;
+  /** The writer is done with the file (the caller decides, e.g. after a quiet time): the last step is closed without a turn-end event. Default false. */
+  finished?: boolean;
 }
 
 /**
@@ -29,7 +31,8 @@ export interface CodexOptions {
  * node riding on the response that made its `call_id`. User messages are prompts, except the
  * `<environment_context>` / `<user_instructions>` ones Codex writes itself (system nodes).
  * Node ids are `l<n>`, n the 1-based line of the node's first record: appending keeps them.
- * The last step is pending until an `event_msg` `task_complete` (or `turn_aborted`) follows it.
+ * The last step is pending until an `event_msg` `task_complete` (or `turn_aborted`) follows it,
+ * or the caller says the file is `finished`.
  */
 export function parseCodex(records: readonly JsonValue[], options: CodexOptions): ParsedSession {
   const { sessionId } = options;
@@ -112,7 +115,7 @@ export function parseCodex(records: readonly JsonValue[], options: CodexOptions)
   });
   const last = nodes.at(-1);
   // The model may still be answering, or the tools running: only a turn-end event closes the turn.
-  if (last && !(endedAt > lastLine.get(last.id)!)) {
+  if (last && options.finished !== true && !(endedAt > lastLine.get(last.id)!)) {
     const open =
       last.role === 'tool' && last.caller !== null
         ? nodes.filter((n) => n.caller === last.caller || n.id === last.caller)

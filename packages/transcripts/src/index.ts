@@ -1,7 +1,28 @@
-export type { ParsedSession, CompleteLines } from './parsed-session.js';
-export { completeLines, parseRecords } from './jsonl.js';
+export type {
+  ParsedSession,
+  CompleteLines,
+  RecordsRead,
+  TranscriptParse,
+  TranscriptWarning,
+} from './parsed-session.js';
+export {
+  completeLines,
+  parseRecords,
+  lastLineRecords,
+  readJsonl,
+  latestTime,
+  type RecordsOptions,
+  type JsonlRead,
+} from './jsonl.js';
+export { lineValues, type LineValues, type LineDamage } from './json-values.js';
 export { parseClaudeCode, CLAUDE_CODE_AGENT, type ClaudeCodeOptions } from './claude-code.js';
 export { parseCodex, CODEX_AGENT, type CodexOptions } from './codex.js';
 export { parseMessages, readMessages, MESSAGES_AGENT, type MessagesOptions } from './messages.js';
 export { TranscriptDag } from './transcript-dag.js';
-export { parseTranscript, TRANSCRIPT_FORMATS, type TranscriptFormat } from './parse-transcript.js';
+export { syncTranscript, rereadFrom } from './sync-transcript.js';
+export {
+  parseTranscript,
+  TRANSCRIPT_FORMATS,
+  type TranscriptFormat,
+  type ParseOptions,
+} from './parse-transcript.js';

@@ -1,6 +1,7 @@
 import { EntityGitError, type DagNode, type JsonValue, type Role, type Session } from '@entity-git/core';
-import { asObject, asString, completeLines, parseRecords, secondsOf } from './jsonl.js';
-import type { ParsedSession } from './parsed-session.js';
+import { lineValues } from './json-values.js';
+import { asObject, asString, readJsonl, type RecordsOptions, secondsOf } from './jsonl.js';
+import type { ParsedSession, TranscriptWarning } from './parsed-session.js';
 
 /** `agent_id` of the sessions read from OpenAI-style message logs. */
 export const MESSAGES_AGENT = 'openai-messages';
@@ -17,15 +18,21 @@ const ROLE_OF: Record<string, Role> = {
 export interface MessagesOptions {
   /** The session id (the CLI uses the file's name without its extension). */
   sessionId: string;
+  /** The writer is done with the log (the caller decides, e.g. after a quiet time): its last turn is complete whatever its last message. Default false. */
+  finished?: boolean;
 }
 
 /**
  * The messages of an OpenAI-style log: a JSON array, an object with a `messages` array, or JSONL
- * (one message per line; a last line without its newline is not read yet). A JSON document that
+ * (one message per line, read as {@link readJsonl} reads lines: a damaged line is skipped with a
+ * warning, a last line without its newline is read only when `finished`). A JSON document that
  * does not parse yet is `TRANSCRIPT_INVALID` with `data.incomplete: true` when it may still be
  * being written (it does not end with `]` or `}`).
  */
-export function readMessages(bytes: Uint8Array): JsonValue[] {
+export function readMessages(
+  bytes: Uint8Array,
+  options: RecordsOptions & { finished?: boolean } = {},
+): { messages: JsonValue[]; warnings: TranscriptWarning[] } {
   let i = 0;
   while (
     i < bytes.length &&
@@ -38,8 +45,10 @@ export function readMessages(bytes: Uint8Array): JsonValue[] {
       bytes[i] === 0xbf)
   )
     i++;
-  if (bytes[i] !== 0x5b && !(bytes[i] === 0x7b && !hasNewlineBetweenRecords(bytes, i)))
-    return parseRecords(completeLines(bytes).lines);
+  if (bytes[i] !== 0x5b && !(bytes[i] === 0x7b && !hasNewlineBetweenRecords(bytes, i))) {
+    const read = readJsonl(bytes, options);
+    return { messages: [...read.records, ...read.tail.records], warnings: [...read.warnings, ...read.tail.warnings] };
+  }
   const text = new TextDecoder().decode(bytes.subarray(i)).trimEnd();
   let doc: JsonValue;
   try {
@@ -58,19 +67,15 @@ export function readMessages(bytes: Uint8Array): JsonValue[] {
       'TRANSCRIPT_INVALID',
       'a message log is an array of messages, or an object with a "messages" array',
     );
-  return list;
+  return { messages: list, warnings: [] };
 }
 
-/** Whether a document starting with `{` is JSONL: its first line is a whole JSON value. */
+/** Whether a document starting with `{` is JSONL: its first line holds whole JSON values. */
 function hasNewlineBetweenRecords(bytes: Uint8Array, start: number): boolean {
   const nl = bytes.indexOf(0x0a, start);
   if (nl < 0) return false;
-  try {
-    JSON.parse(new TextDecoder().decode(bytes.subarray(start, nl)));
-    return true;
-  } catch {
-    return false;
-  }
+  const { values, damage } = lineValues(new TextDecoder().decode(bytes.subarray(start, nl)));
+  return values.length > 0 && damage === null;
 }
 
 /**
@@ -135,7 +140,7 @@ export function parseMessages(messages: readonly JsonValue[], options: MessagesO
   });
   const last = nodes.at(-1);
   // Waiting for a reply, or for the results of the calls the reply made: the turn is not over.
-  if (last && !(last.role === 'assistant' && !hasCalls(messages.at(-1)!)))
+  if (last && options.finished !== true && !(last.role === 'assistant' && !hasCalls(messages.at(-1)!)))
     last.metadata = { ...(asObject(last.metadata) ?? {}), pending: true };
   const session: Session = {
     id: sessionId,

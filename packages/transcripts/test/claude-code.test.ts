@@ -6,7 +6,7 @@ import { cleanupRoots, files, fsck, git, mirrorSessions, refs, turns } from './g
 
 afterAll(cleanupRoots);
 
-const parse = (t: ClaudeTranscript): ParsedSession[] => parseTranscript(t.bytes(), 'claude-code', t.sessionId);
+const parse = (t: ClaudeTranscript): ParsedSession[] => parseTranscript(t.bytes(), 'claude-code', t.sessionId).sessions;
 const only = (sessions: ParsedSession[]): ParsedSession => {
   expect(sessions).toHaveLength(1);
   return sessions[0]!;
@@ -200,7 +200,7 @@ describe('Claude Code transcripts', () => {
     expect(branchesOf(sessions[0]!)).toEqual([['main', 1, 1]]);
   });
 
-  it('a torn last line is left for later; a complete line that is not JSON is TRANSCRIPT_INVALID', async () => {
+  it('a torn last line is left for later; a complete line that is not JSON is skipped, or refused when strict', async () => {
     const t = new ClaudeTranscript();
     const u1 = t.user('hello 😀', null);
     const x = t.response(u1, [{ text: 'hi 𝄞' }], { stop: 'end_turn' });
@@ -212,15 +212,23 @@ describe('Claude Code transcripts', () => {
     expect(parseTranscript(cut, 'claude-code', t.sessionId)).toEqual(
       parseTranscript(whole, 'claude-code', t.sessionId),
     );
-    const a = await mirrorSessions(parseTranscript(cut, 'claude-code', t.sessionId));
-    const b = await mirrorSessions(parseTranscript(whole, 'claude-code', t.sessionId));
+    const a = await mirrorSessions(parseTranscript(cut, 'claude-code', t.sessionId).sessions);
+    const b = await mirrorSessions(parseTranscript(whole, 'claude-code', t.sessionId).sessions);
     expect(refs(a.repo(t.sessionId))).toEqual(refs(b.repo(t.sessionId)));
     expect(turns(a.repo(t.sessionId), 'main')).toBe(1);
 
     const bad = new TextEncoder().encode(`${t.text()}{"type":"user",\n`);
+    expect(parseTranscript(bad, 'claude-code', t.sessionId).warnings).toEqual([
+      {
+        line: t.records.length + 1,
+        column: 1,
+        reason: 'cut-off',
+        warning: `line ${t.records.length + 1} skipped: a record cut off`,
+      },
+    ]);
     let error: unknown;
     try {
-      parseTranscript(bad, 'claude-code', t.sessionId);
+      parseTranscript(bad, 'claude-code', t.sessionId, { strict: true });
     } catch (err) {
       error = err;
     }

@@ -17,6 +17,8 @@ export class ClaudeTranscript {
   constructor(
     readonly sessionId = SESSION,
     readonly cwd = '/home/dev/project',
+    /** The `version` every record names (older versions wrote no final stop_reason, nor turn-end records). */
+    readonly version = '2.0.0',
   ) {}
 
   uuid(): string {
@@ -32,7 +34,7 @@ export class ClaudeTranscript {
       userType: 'external',
       cwd: this.cwd,
       sessionId: this.sessionId,
-      version: '2.0.0',
+      version: this.version,
       gitBranch: 'main',
       type,
       uuid: this.uuid(),
@@ -165,6 +167,11 @@ export class ClaudeTranscript {
 
   text(): string {
     return this.records.map((r) => `${JSON.stringify(r)}\n`).join('');
+  }
+
+  /** Each record's line, its newline included. */
+  lines(): string[] {
+    return this.records.map((r) => `${JSON.stringify(r)}\n`);
   }
 
   bytes(): Uint8Array {

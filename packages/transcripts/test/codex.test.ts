@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTranscript } from '../src/index.js';
 import { cleanupRoots, files, fsck, git, mirrorSessions, refs, turns } from './git-helpers.js';
+import { filesByCommit, importOnce, subjects, writeTranscript } from './import-helpers.js';
 
 afterAll(cleanupRoots);
 
@@ -41,7 +42,7 @@ const bytes = (records: object[]) => new TextEncoder().encode(records.map((r) =>
 describe('Codex CLI rollouts', () => {
   it('one node per response, tool outputs riding on it, the turn committed once task_complete is logged', async () => {
     const records = rollout();
-    const [p] = parseTranscript(bytes(records), 'codex', 'rollout-1');
+    const [p] = parseTranscript(bytes(records), 'codex', 'rollout-1').sessions;
     expect(p!.nodes.map((n) => [n.id, n.role, n.caller])).toEqual([
       ['l2', 'system', null],
       ['l5', 'user', null],
@@ -76,11 +77,33 @@ describe('Codex CLI rollouts', () => {
       bytes([...records, rec('event_msg', { type: 'task_complete', turn_id: 't2' })]),
       'codex',
       'rollout-1',
-    );
+    ).sessions;
     const closed = await mirrorSessions([done!]);
     const c = closed.repo('rollout-1');
     expect(turns(c, 'main')).toBe(2);
     expect(git(c, 'rev-parse', 'main~1').trim()).toBe(first);
     expect(fsck(c)).toBe('');
+  });
+
+  it('a rollout whose last turn has no task_complete is finished once quiet: that turn is committed', async () => {
+    // The rollout's records are dated 2026-02: older than the default quiet time.
+    const name = 'rollout-2026-02-03T04-05-06-0199aaaa-0000-7000-8000-000000000001';
+    const path = writeTranscript(`${name}.jsonl`, bytes(rollout()));
+    const open = await importOnce(path, 'codex', { quietMs: Number.POSITIVE_INFINITY });
+    expect(open.report.entries.map((e) => [e.result.commitsWritten, e.open])).toEqual([[1, true]]);
+    const a = await importOnce(path, 'codex');
+    const b = await importOnce(path, 'codex');
+    expect(a.report.entries.map((e) => [e.result.commitsWritten, e.open])).toEqual([[2, false]]);
+    const r = a.repo(name);
+    expect(Object.keys(refs(r))).toEqual(['main']);
+    expect(subjects(r, 'main')).toEqual(['turn 1: count the 🐙 files', 'turn 2: and now?']);
+    expect(filesByCommit(r, 'main')[1]!.slice(-3)).toEqual([
+      'messages/000007-u-l14.json',
+      'messages/000008-a-l15.json',
+      'meta.json',
+    ]);
+    expect(git(r, 'rev-parse', 'main~1').trim()).toBe(refs(open.repo(name)).main);
+    expect(refs(b.repo(name))).toEqual(refs(r));
+    expect(fsck(r)).toBe('');
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTranscript } from '../src/index.js';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { cleanupRoots, files, fsck, git, mirrorSessions, refs, turns } from './git-helpers.js';
+import { filesByCommit, importer, importOnce, subjects, writeTranscript } from './import-helpers.js';
 
 afterAll(cleanupRoots);
 
@@ -26,11 +28,13 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 describe('OpenAI-style message logs', () => {
   it('a JSON array, an object with messages and JSONL give the same DAG and the same commits', async () => {
-    const array = parseTranscript(enc(JSON.stringify(log, null, 2)), 'messages', 'chat-1');
-    expect(parseTranscript(enc(JSON.stringify({ model: 'x', messages: log })), 'messages', 'chat-1')).toEqual(array);
-    expect(parseTranscript(enc(log.map((m) => `${JSON.stringify(m)}\n`).join('')), 'messages', 'chat-1')).toEqual(
+    const array = parseTranscript(enc(JSON.stringify(log, null, 2)), 'messages', 'chat-1').sessions;
+    expect(parseTranscript(enc(JSON.stringify({ model: 'x', messages: log })), 'messages', 'chat-1').sessions).toEqual(
       array,
     );
+    expect(
+      parseTranscript(enc(log.map((m) => `${JSON.stringify(m)}\n`).join('')), 'messages', 'chat-1').sessions,
+    ).toEqual(array);
     const [p] = array;
     expect(p!.nodes.map((n) => [n.id, n.role, n.caller])).toEqual([
       ['m1', 'system', null],
@@ -78,8 +82,8 @@ describe('OpenAI-style message logs', () => {
   });
 
   it('a log waiting for a reply or for tool results leaves its last turn uncommitted', async () => {
-    const waiting = parseTranscript(enc(JSON.stringify(log.slice(0, 7))), 'messages', 'chat-2');
-    const calls = parseTranscript(enc(JSON.stringify(log.slice(0, 4))), 'messages', 'chat-3');
+    const waiting = parseTranscript(enc(JSON.stringify(log.slice(0, 7))), 'messages', 'chat-2').sessions;
+    const calls = parseTranscript(enc(JSON.stringify(log.slice(0, 4))), 'messages', 'chat-3').sessions;
     expect(waiting[0]!.nodes.at(-1)!.metadata).toMatchObject({ pending: true });
     const a = await mirrorSessions(waiting);
     expect(turns(a.repo('chat-2'), 'main')).toBe(1);
@@ -99,5 +103,35 @@ describe('OpenAI-style message logs', () => {
     expect(codeOf('[{"role":"user","content":"hi"},')).toEqual(['TRANSCRIPT_INVALID', true]);
     expect(codeOf('[{"role":"nobody","content":"hi"}]')).toEqual(['TRANSCRIPT_INVALID', undefined]);
     expect(codeOf('{"not":"messages"}')).toEqual(['TRANSCRIPT_INVALID', undefined]);
+  });
+
+  it('a log without times waiting for a reply is finished when the file has been quiet: its time is the mtime', async () => {
+    const path = writeTranscript('chat-5.json', JSON.stringify(log.slice(0, 7)));
+    // Written just now: still being written, the last prompt waits.
+    const fresh = await importOnce(path, 'messages');
+    expect(fresh.report.entries.map((e) => [e.result.commitsWritten, e.open])).toEqual([[1, true]]);
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(path, hourAgo, hourAgo);
+    const a = importer(path, 'messages');
+    await a.run();
+    const b = await importOnce(path, 'messages');
+    const r = a.repo('chat-5');
+    expect(subjects(r, 'main')).toEqual(['turn 1: What is the weather in Oslo and Bergen? 🌧', 'turn 2: Thanks']);
+    expect(filesByCommit(r, 'main')[1]!.slice(-2)).toEqual(['messages/000007-u-m7.json', 'meta.json']);
+    expect(refs(b.repo('chat-5'))).toEqual(refs(r));
+    const interim = refs(r).main!;
+
+    // The reply lands (another run of the import): turn 2 is committed again, with the reply.
+    writeFileSync(path, JSON.stringify(log));
+    await importer(path, 'messages', a.root).run();
+    const whole = writeTranscript('chat-5.json', JSON.stringify(log));
+    expect(refs(r)).toEqual(refs((await importOnce(whole, 'messages')).repo('chat-5')));
+    expect(filesByCommit(r, 'main')[1]!.slice(-3)).toEqual([
+      'messages/000007-u-m7.json',
+      'messages/000008-a-m8.json',
+      'meta.json',
+    ]);
+    expect(git(r, 'reflog', '--format=%H', 'main').trim().split('\n')).toEqual([refs(r).main, interim]);
+    expect(fsck(r)).toBe('');
   });
 });

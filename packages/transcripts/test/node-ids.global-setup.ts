@@ -19,8 +19,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<void> {
   const dag = new TranscriptDag();
   const sessions = [
-    ...parseTranscript(parityClaude(), 'claude-code', PARITY_SESSION),
-    ...parseTranscript(parityLog(), 'messages', PARITY_LOG),
+    ...parseTranscript(parityClaude(), 'claude-code', PARITY_SESSION).sessions,
+    ...parseTranscript(parityLog(), 'messages', PARITY_LOG).sessions,
   ];
   for (const s of sessions) dag.set(s);
   const root = mkdtempSync(join(tmpdir(), 'eg-transcripts-parity-'));

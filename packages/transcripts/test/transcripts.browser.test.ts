@@ -10,8 +10,8 @@ describe('transcripts in Chromium', () => {
     // As the replay app's offline mode reads a file the user picked: bytes from a Blob.
     const bytes = async (b: Uint8Array) => new Uint8Array(await new Blob([b]).arrayBuffer());
     const sessions = [
-      ...parseTranscript(await bytes(parityClaude()), 'claude-code', PARITY_SESSION),
-      ...parseTranscript(await bytes(parityLog()), 'messages', PARITY_LOG),
+      ...parseTranscript(await bytes(parityClaude()), 'claude-code', PARITY_SESSION).sessions,
+      ...parseTranscript(await bytes(parityLog()), 'messages', PARITY_LOG).sessions,
     ];
     expect(sessions.map((s) => s.session.id).sort()).toEqual(Object.keys(nodeTips).sort());
     const dag = new TranscriptDag();

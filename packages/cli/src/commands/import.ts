@@ -9,19 +9,24 @@ import {
   findClaudeTranscripts,
   findCodexRollouts,
   importTranscripts,
+  DEFAULT_QUIET_MS,
+  summarizeImport,
   TranscriptFile,
   watchTranscripts,
   type ImportEntry,
   type ImportFailure,
   type ImportOptions,
   type ImportReport,
+  type ImportWarning,
 } from '@entity-git/transcripts/node';
 import type { ParsedArgs } from '../args.js';
 import { CliError, exitCodeOf, messageOf } from '../cli-error.js';
 import { parseIdentity } from '../context.js';
-import { EXIT_DIFFERS, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { parseDuration } from '../duration.js';
+import { EXIT_DIFFERS, EXIT_OK, EXIT_USAGE, EXIT_WARNINGS, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
 import { Progress } from '../progress.js';
+import { failureJson, type ImportJson, sessionJson, summaryJson, warningJson } from './import-json.js';
 
 export interface ImportArgs {
   format: TranscriptFormat;
@@ -45,6 +50,11 @@ export async function runImport(io: CliIo, args: ImportArgs): Promise<ExitCode> 
     );
   }
   const identity = values.identity === undefined ? DEFAULT_IDENTITY : parseIdentity(values.identity);
+  const quiet = values['quiet-time'];
+  const reading = {
+    quietMs: quiet === undefined ? DEFAULT_QUIET_MS : parseDuration(quiet, '--quiet-time'),
+    strict: values.strict === true,
+  };
   const dag = new TranscriptDag();
   const mirror = createNodeMirror({
     dag,
@@ -67,10 +77,15 @@ export async function runImport(io: CliIo, args: ImportArgs): Promise<ExitCode> 
         dag,
         mirror,
         files,
+        ...reading,
         signal: stop.signal,
         onRound: (report) => {
+          for (const w of report.warnings) {
+            if (json) io.stdout.write(`${JSON.stringify({ warning: warningJson(w) })}\n`);
+            else io.stderr.write(`entity-git: ${warningLine(w)}\n`);
+          }
           for (const e of report.entries) {
-            if (json) io.stdout.write(`${JSON.stringify(entryJson(e))}\n`);
+            if (json) io.stdout.write(`${JSON.stringify(sessionJson(e))}\n`);
             else if (!e.result.noop) println(io, `${e.sessionId}: ${describe(e)}`);
           }
           for (const f of report.failures) io.stderr.write(`entity-git: ${failureLine(f)}\n`);
@@ -88,6 +103,7 @@ export async function runImport(io: CliIo, args: ImportArgs): Promise<ExitCode> 
     dag,
     mirror,
     files: await files(),
+    ...reading,
     onSession: (e, done, total) => {
       if (json) return;
       if (progress.tty) progress.bar(done, total, e.sessionId);
@@ -100,28 +116,37 @@ export async function runImport(io: CliIo, args: ImportArgs): Promise<ExitCode> 
 
 function finish(io: CliIo, report: ImportReport, root: string, json: boolean): ExitCode {
   const commits = report.entries.reduce((sum, e) => sum + e.result.commitsWritten, 0);
+  const summary = summarizeImport(report);
   if (json) {
-    printJson(io, {
+    const out: ImportJson = {
       ok: report.failures.length === 0,
       root,
       commitsWritten: commits,
-      sessions: report.entries.map(entryJson),
-      failed: report.failures.map((f) => ({
-        path: f.path,
-        session: f.sessionId ?? null,
-        code: codeOf(f.error),
-        message: messageOf(f.error),
-      })),
-    });
+      sessions: report.entries.map(sessionJson),
+      failed: report.failures.map(failureJson),
+      warnings: report.warnings.map(warningJson),
+      summary: summaryJson(summary),
+    };
+    printJson(io, out);
   } else {
     const n = report.entries.length;
     println(
       io,
       `imported ${n} session${n === 1 ? '' : 's'} into ${root}: ${commits} commit${commits === 1 ? '' : 's'} written`,
     );
+    for (const w of report.warnings) io.stderr.write(`entity-git: ${warningLine(w)}\n`);
   }
   for (const f of report.failures) io.stderr.write(`entity-git: ${failureLine(f)}\n`);
-  if (report.failures.length === 0) return EXIT_OK;
+  if (!json) {
+    io.stderr.write(
+      `summary: ${summary.sessions} session${summary.sessions === 1 ? '' : 's'}: ${summary.imported} imported, ` +
+        `${summary.unchanged} unchanged, ${summary.withWarnings} with warnings, ${summary.failed} failed, ` +
+        `${summary.open} still being written\n`,
+    );
+    for (const f of summary.failures)
+      io.stderr.write(`failed: ${f.path}${f.sessionId === null ? '' : ` (session ${f.sessionId})`}: ${f.code}\n`);
+  }
+  if (report.failures.length === 0) return report.warnings.length === 0 ? EXIT_OK : EXIT_WARNINGS;
   // Only bad transcripts: the user's input (2); a git or disk failure is 3; both: the worst.
   return report.failures.reduce<ExitCode>((worst, f) => Math.max(worst, exitCodeOf(f.error)) as ExitCode, EXIT_DIFFERS);
 }
@@ -155,24 +180,12 @@ async function fileSource(args: ImportArgs, cwd: string): Promise<() => Promise<
 function describe(e: ImportEntry): string {
   if (e.result.noop) return 'unchanged';
   const c = e.result.commitsWritten;
-  return `${c} commit${c === 1 ? '' : 's'} (${e.nodes} messages, HEAD ${e.result.head ?? 'none'})`;
+  const open = e.open ? '; its last turn is still being written' : '';
+  return `${c} commit${c === 1 ? '' : 's'} (${e.nodes} messages, HEAD ${e.result.head ?? 'none'}${open})`;
 }
 
-function entryJson(e: ImportEntry) {
-  return {
-    session: e.sessionId,
-    path: e.path,
-    nodes: e.nodes,
-    commitsWritten: e.result.commitsWritten,
-    branchesMoved: e.result.branchesMoved,
-    head: e.result.head,
-    noop: e.result.noop,
-  };
-}
-
-function codeOf(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'ERROR';
+function warningLine(w: ImportWarning): string {
+  return `warning: ${w.path}: ${w.warning}`;
 }
 
 function failureLine(f: ImportFailure): string {

@@ -66,6 +66,14 @@ export interface MirrorOptions {
 export interface SyncOptions {
   /** Ignore the cache and check everything (repair). Default false. */
   full?: boolean;
+  /**
+   * Read the DAG's nodes again from this seq on (an integer ≥ 1), besides those after the last
+   * mirrored seq and from the first pending one, and commit again every turn whose nodes changed.
+   * For a source that may rewrite a node it already gave as complete — a transcript whose last
+   * turn was taken as finished after a quiet time, then grew — at the cost of reading those
+   * nodes only, not the repair's whole check. Default: none (nodes a commit holds are not read again).
+   */
+  reread?: number;
 }
 
 /** What one `sync` did. */

@@ -1,3 +1,4 @@
+import { EntityGitError } from '@entity-git/git';
 import { observeMirror } from './observed-mirror.js';
 import { createContext, type MirrorContext } from './context.js';
 import type {
@@ -43,6 +44,11 @@ class SessionMirror implements Mirror {
   }
 
   async sync(sessionId: string, options: SyncOptions = {}): Promise<SyncResult> {
+    const { reread } = options;
+    if (reread !== undefined && !(Number.isSafeInteger(reread) && reread >= 1))
+      throw new EntityGitError('INVALID_ARGUMENT', `reread must be a seq (an integer ≥ 1), got ${String(reread)}`, {
+        reread,
+      });
     return syncSession(this.ctx, sessionId, options);
   }
 

@@ -1,4 +1,10 @@
-export { TranscriptFile, sessionIdOfFile } from './transcript-file.js';
+export {
+  TranscriptFile,
+  sessionIdOfFile,
+  DEFAULT_QUIET_MS,
+  type PollOptions,
+  type PollResult,
+} from './transcript-file.js';
 export {
   findClaudeTranscripts,
   defaultClaudeProjectsDir,
@@ -10,7 +16,9 @@ export {
   watchTranscripts,
   type ImportEntry,
   type ImportFailure,
+  type ImportWarning,
   type ImportReport,
   type ImportOptions,
   type WatchOptions,
 } from './import-transcripts.js';
+export { summarizeImport, type ImportSummary } from './import-summary.js';

@@ -3,10 +3,13 @@ import { basename } from 'node:path';
 import { assertId, EntityGitError, isEntityGitError, type JsonValue } from '@entity-git/core';
 import { parseClaudeCode } from '../claude-code.js';
 import { parseCodex } from '../codex.js';
-import { completeLines, parseRecords } from '../jsonl.js';
+import { lastLineRecords, latestTime, readJsonl } from '../jsonl.js';
 import { parseMessages, readMessages } from '../messages.js';
-import type { ParsedSession } from '../parsed-session.js';
+import type { ParsedSession, TranscriptWarning } from '../parsed-session.js';
 import type { TranscriptFormat } from '../parse-transcript.js';
+
+/** How long a transcript must be quiet to be taken as finished, by default: 5 minutes. */
+export const DEFAULT_QUIET_MS = 5 * 60_000;
 
 /** The session id a transcript file stands for: its name without `.jsonl` / `.json`. */
 export function sessionIdOfFile(path: string): string {
@@ -15,10 +18,41 @@ export function sessionIdOfFile(path: string): string {
   return id;
 }
 
+/** Options of {@link TranscriptFile.poll}. */
+export interface PollOptions {
+  /**
+   * Milliseconds after which a quiet transcript is finished (default {@link DEFAULT_QUIET_MS}),
+   * quiet as `quietSince` says. `0`: every transcript is finished; `Infinity`: only the
+   * transcript's own marks close a turn.
+   */
+  quietMs?: number;
+  /**
+   * What a transcript read for the first time has been quiet since: `record` (the default), its
+   * newest record's timestamp — a one-shot import of transcripts copied or restored from
+   * elsewhere, whose modification times say nothing; `write`, its modification time — a
+   * follower (`watchTranscripts`), for which quiet is the time since the file last grew.
+   * Either way, from the poll that sees it grow on.
+   */
+  quietSince?: 'record' | 'write';
+  /** Refuse a damaged line (`TRANSCRIPT_INVALID`) instead of skipping it with a warning. Default false. */
+  strict?: boolean;
+  /** The time now, in ms since the epoch (default `Date.now()`). */
+  now?: number;
+}
+
+/** What one {@link TranscriptFile.poll} found. */
+export interface PollResult {
+  /** The sessions changed (read again: new records, or the transcript became finished or stopped being so). */
+  changed: boolean;
+  /** Lines this poll skipped: complete lines read for the first time, and a finished transcript's damaged last line. */
+  warnings: TranscriptWarning[];
+}
+
 /**
  * One transcript on disk, read incrementally: a JSONL file is read from where the last read
- * stopped (the complete lines only; a torn last line waits), a JSON document is read whole when
- * its size changed. A file that shrank was replaced and is read again from the start.
+ * stopped (the complete lines; a last line without its newline is read only while the
+ * transcript is finished, and again each time it grows), a JSON document is read whole when it
+ * changed. A file that shrank was replaced and is read again from the start.
  */
 export class TranscriptFile {
   readonly sessionId: string;
@@ -27,8 +61,13 @@ export class TranscriptFile {
   private size = -1;
   private mtimeMs = -1;
   private records: JsonValue[] = [];
+  /** The bytes after the last complete line, as last read. */
+  private tail = new Uint8Array(0);
   private messages: JsonValue[] = [];
   private sessions: ParsedSession[] = [];
+  /** When the transcript last grew, in ms since the epoch. */
+  private grewAt = 0;
+  private finishedNow = false;
 
   constructor(
     readonly path: string,
@@ -38,16 +77,22 @@ export class TranscriptFile {
     this.sessionId = sessionId ?? sessionIdOfFile(path);
   }
 
-  /** The sessions of the complete part read so far. */
+  /** The sessions of the part read so far. */
   get parsed(): readonly ParsedSession[] {
     return this.sessions;
   }
 
+  /** Whether the last parse took the transcript as finished (quiet long enough). */
+  get finished(): boolean {
+    return this.finishedNow;
+  }
+
   /**
-   * Reads what was appended since the last call; resolves to true when the sessions changed.
-   * Throws `TRANSCRIPT_INVALID` for a complete line that is not JSON (never for a torn last line).
+   * Reads what was appended since the last call, and parses again when that or the quiet time
+   * changed the sessions. Throws `TRANSCRIPT_INVALID` for a file it cannot read, and with
+   * `strict` for a damaged line.
    */
-  async poll(): Promise<boolean> {
+  async poll(options: PollOptions = {}): Promise<PollResult> {
     let st;
     try {
       st = await stat(this.path);
@@ -59,52 +104,92 @@ export class TranscriptFile {
         { cause },
       );
     }
-    if (st.size === this.size && st.mtimeMs === this.mtimeMs) return false;
-    const shrank = st.size < this.offset;
+    const now = options.now ?? Date.now();
+    const quiet = options.quietMs ?? DEFAULT_QUIET_MS;
+    const grew = st.size !== this.size || st.mtimeMs !== this.mtimeMs;
+    const first = this.size < 0;
+    if (!grew) {
+      const due = now - this.grewAt >= quiet;
+      if (this.finishedNow || !due) return { changed: false, warnings: [] };
+      return this.format === 'messages' && !this.isJsonl() ? this.parseDocument(true) : this.parseLines(true, options);
+    }
     this.size = st.size;
     this.mtimeMs = st.mtimeMs;
-    if (this.format === 'messages' && !this.isJsonl()) return this.readDocument();
-    if (shrank) {
+    if (this.format === 'messages' && !this.isJsonl()) {
+      const read = await this.readDocument();
+      this.grewAt = first ? this.firstQuiet(read ?? this.messages, st.mtimeMs, options) : now;
+      if (read === null) return { changed: false, warnings: [] };
+      this.messages = read;
+      return this.parseDocument(now - this.grewAt >= quiet);
+    }
+    if (st.size < this.offset) {
       this.offset = 0;
       this.lineCount = 0;
       this.records = [];
     }
     const fresh = await readFrom(this.path, this.offset, st.size);
-    const { lines, consumed } = completeLines(fresh);
-    if (consumed === 0) return false;
-    const records = parseRecords(lines, this.lineCount + 1);
-    this.offset += consumed;
-    this.lineCount += lines.length;
-    if (records.length === 0) return false;
-    this.records.push(...records);
-    this.sessions =
-      this.format === 'claude-code'
-        ? parseClaudeCode(this.records, { sessionId: this.sessionId })
-        : this.format === 'codex'
-          ? [parseCodex(this.records, { sessionId: this.sessionId })]
-          : [parseMessages(this.records, { sessionId: this.sessionId })];
-    return true;
+    const read = readJsonl(fresh, { firstLine: this.lineCount + 1, strict: options.strict === true });
+    this.offset += read.consumed;
+    this.lineCount += read.lines;
+    this.records.push(...read.records);
+    this.tail = fresh.slice(read.consumed);
+    this.grewAt = first ? this.firstQuiet(this.records, st.mtimeMs, options) : now;
+    const finished = now - this.grewAt >= quiet;
+    if (read.records.length === 0 && finished === this.finishedNow && !finished)
+      return { changed: false, warnings: read.warnings };
+    const parsed = this.parseLines(finished, options);
+    return { changed: parsed.changed, warnings: [...read.warnings, ...parsed.warnings] };
+  }
+
+  /** When a transcript read for the first time last grew, in ms. */
+  private firstQuiet(records: readonly JsonValue[], mtimeMs: number, options: PollOptions): number {
+    if (options.quietSince === 'write') return mtimeMs;
+    const t = latestTime(records);
+    return t === null ? mtimeMs : t * 1000;
   }
 
   private isJsonl(): boolean {
     return /\.(jsonl|ndjson)$/i.test(this.path);
   }
 
-  private async readDocument(): Promise<boolean> {
+  /** The sessions of the records read, and of the last line when finished. */
+  private parseLines(finished: boolean, options: PollOptions): PollResult {
+    // Set first: a strict refusal of the last line is reported once, not at every poll.
+    this.finishedNow = finished;
+    const tail =
+      finished && this.tail.length > 0
+        ? lastLineRecords(this.tail, this.lineCount + 1, { strict: options.strict === true })
+        : { records: [], warnings: [] };
+    const records = tail.records.length > 0 ? [...this.records, ...tail.records] : this.records;
+    const sessionId = this.sessionId;
+    this.sessions =
+      this.format === 'claude-code'
+        ? parseClaudeCode(records, { sessionId, finished })
+        : this.format === 'codex'
+          ? [parseCodex(records, { sessionId, finished })]
+          : [parseMessages(records, { sessionId, finished })];
+    return { changed: true, warnings: tail.warnings };
+  }
+
+  private parseDocument(finished: boolean): PollResult {
+    this.finishedNow = finished;
+    this.sessions = [parseMessages(this.messages, { sessionId: this.sessionId, finished })];
+    return { changed: true, warnings: [] };
+  }
+
+  /** The messages of the document, or null when they are those read before (or it is still being written). */
+  private async readDocument(): Promise<JsonValue[] | null> {
     const bytes = await readFrom(this.path, 0, this.size);
     let messages: JsonValue[];
     try {
-      messages = readMessages(bytes);
+      messages = readMessages(bytes).messages;
     } catch (err) {
       // A document still being written parses later; the messages read before stay.
       if (isEntityGitError(err, 'TRANSCRIPT_INVALID') && err.data.incomplete === true && this.messages.length > 0)
-        return false;
+        return null;
       throw err;
     }
-    if (JSON.stringify(messages) === JSON.stringify(this.messages)) return false;
-    this.messages = messages;
-    this.sessions = [parseMessages(messages, { sessionId: this.sessionId })];
-    return true;
+    return JSON.stringify(messages) === JSON.stringify(this.messages) ? null : messages;
   }
 }
 

@@ -64,7 +64,13 @@ export async function readSession(ctx: MirrorContext, sessionId: string): Promis
 }
 
 /** Ready the repository, load its state and read the DAG's nodes the state does not settle. */
-export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, full: boolean): Promise<Ingested> {
+export async function ingest(
+  ctx: MirrorContext,
+  sessionId: string,
+  repo: Repo,
+  full: boolean,
+  reread?: number,
+): Promise<Ingested> {
   // Before any row: a write after this read leaves the marker behind the rows (checked again).
   const marker = (await ctx.dag.changeMarker?.(sessionId)) ?? null;
   const session = await readSession(ctx, sessionId);
@@ -108,6 +114,7 @@ export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, 
     const n = known.get(id);
     if (n) from = Math.min(from, n.seq - 1);
   }
+  if (reread !== undefined) from = Math.min(from, reread - 1);
 
   const fresh = new Map<string, Uint8Array>();
   const seen = new Set<string>();

@@ -28,7 +28,7 @@ export async function syncSession(ctx: MirrorContext, sessionId: string, options
       // Each phase's steps may be short, but not all of them together: the host gets a turn
       // between two phases when one is due.
       const host = new HostYield(ctx.yieldEveryMs);
-      const ingested = await ingest(ctx, sessionId, repo, options.full === true);
+      const ingested = await ingest(ctx, sessionId, repo, options.full === true, options.reread);
       await host.due();
       const planned = await plan(ingested, host);
       await host.due();
