@@ -60,6 +60,10 @@ describe('MastraDag keeps the DagSource contract on a database made by Mastra', 
     expect(await read(store.dag, 'nope')).toEqual([]);
     expect(await read(store.dag, 'b')).toEqual([]);
     expect(store.dag.changeMarker).toBeUndefined();
+    // A thread without messages: a repository without a commit.
+    const mirror = createNodeMirror({ dag: store.dag, root: tempDir() });
+    expect(await mirror.sync('b')).toMatchObject({ commitsWritten: 0, head: null });
+    expect(await mirror.branches('b')).toEqual([]);
   });
 
   it('nodesAfter is exclusive, in seq order, the same for every batch size; an early stop leaves nothing behind', async () => {
