@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MastraDag, MAX_BATCH_SIZE, openMastraSqlite, type MastraStore } from '../src/index.js';
-import { cleanupDirs, tempDir } from './helpers/git.js';
+import { cleanupDirs, refs, tempDir } from './helpers/git.js';
 import { haveConversations, scriptedAgent } from './helpers/mastra-agent.js';
 
 afterAll(cleanupDirs);
@@ -98,8 +98,17 @@ describe('MastraDag keeps the DagSource contract on a database made by Mastra', 
       if (added < 3) await storage.saveMessages({ messages: [text('z', `late${++added}`, 100 + added)] as never });
     }
     expect(seen).toEqual(['z1', 'z2', 'late1', 'late2', 'late3']);
+    const mirror = createNodeMirror({ dag: store.dag, root: tempDir() });
+    await mirror.sync('z');
     // Mastra takes a message with any createdAt: the thread's order, and so the seqs, follow it.
     await storage.saveMessages({ messages: [text('z', 'late0', 100)] as never });
+    // The incremental sync meets a committed node under another seq; a full one rebuilds.
+    await expectCode(mirror.sync('z'), 'DAG_DUPLICATE_ID');
+    await mirror.sync('z', { full: true });
+    expect((await mirror.verify('z')).ok).toBe(true);
+    const fresh = createNodeMirror({ dag: store.dag, root: tempDir() });
+    await fresh.sync('z');
+    expect(refs(mirror.repoPath('z'))).toEqual(refs(fresh.repoPath('z')));
     expect((await read(store.dag, 'z')).map((n) => [n.seq, n.id])).toEqual([
       [1, 'z1'],
       [2, 'z2'],
