@@ -50,6 +50,10 @@ export class MastraDag implements DagSource {
     this.db = options.db;
     this.tables = mastraTables(options.schema);
     this.batchSize = batchSizeOf(options.batchSize ?? DEFAULT_BATCH_SIZE);
+    if (options.waitForReplies !== undefined && typeof options.waitForReplies !== 'boolean')
+      throw new EntityGitError('INVALID_OPTION', '[mastra] waitForReplies must be a boolean', {
+        waitForReplies: options.waitForReplies,
+      });
   }
 
   async listSessions(): Promise<string[]> {

@@ -68,8 +68,21 @@ export async function openMastraSqlite(options: OpenMastraSqliteOptions): Promis
 function filePath(file: unknown): string {
   if (typeof file !== 'string' || file === '')
     throw new EntityGitError('INVALID_OPTION', '[mastra] file must be a non-empty path or file: URL', { file });
-  if (file.startsWith('file://')) return fileURLToPath(file);
-  if (file.startsWith('file:')) return decodeURIComponent(file.slice('file:'.length).split('?')[0]!);
+  if (file.startsWith('file:')) {
+    try {
+      // `file:///abs/x.db` as a URL; libSQL's `file:./x.db` and `file:/abs/x.db` as a path (a query dropped).
+      return file.startsWith('file://')
+        ? fileURLToPath(file)
+        : decodeURIComponent(file.slice('file:'.length).split('?')[0]!);
+    } catch (err) {
+      throw new EntityGitError(
+        'INVALID_OPTION',
+        `[mastra] ${JSON.stringify(file)} is not a file URL`,
+        { file },
+        { cause: err },
+      );
+    }
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(file))
     throw new EntityGitError(
       'INVALID_OPTION',

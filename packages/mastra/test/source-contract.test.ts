@@ -130,7 +130,12 @@ describe('MastraDag keeps the DagSource contract on a database made by Mastra', 
     expect(() => new MastraDag({ db: store.db, schema: 'a.b' })).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTION' }),
     );
+    expect(() => new MastraDag({ db: store.db, waitForReplies: 'no' as never })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION' }),
+    );
     await expectCode(openMastraSqlite({ file: 'libsql://example.turso.io' }), 'INVALID_OPTION');
+    await expectCode(openMastraSqlite({ file: 'file://elsewhere/x.db' }), 'INVALID_OPTION');
+    await expectCode(openMastraSqlite({ file: 'file:%E0%A4%A' }), 'INVALID_OPTION');
     await expectCode(openMastraSqlite({ file: join(tempDir(), 'missing.db') }), 'DB_ERROR');
   });
 
