@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MASTRA_POSTGRES_NAME, openMastraPostgres, openMastraSqlite, type MastraStore } from '../src/index.js';
 import { expectedDag } from './helpers/expected-dag.js';
 import { expectConversationRepos } from './helpers/expectations.js';
-import { cleanupDirs, refs, tempDir } from './helpers/git.js';
-import { haveConversations, scriptedAgent } from './helpers/mastra-agent.js';
+import { cleanupDirs, git, judged, refs, tempDir } from './helpers/git.js';
+import { haveConversations, scriptedAgent, turn } from './helpers/mastra-agent.js';
 import { freshDatabase, PG_URL } from './helpers/postgres.js';
 import { postgresTableHashes } from './helpers/table-hashes.js';
 
@@ -37,7 +37,8 @@ async function open(url: string, schema?: string): Promise<MastraStore> {
 describe.skipIf(PG_URL === undefined)('Mastra on PostgreSQL, mirrored', () => {
   it('gives one repository per thread, as native git reads it, and writes nothing to the database', async () => {
     const { url, storage } = await mastraPostgres();
-    await haveConversations(scriptedAgent(storage));
+    const setup = scriptedAgent(storage);
+    await haveConversations(setup);
     const before = await postgresTableHashes(url);
     expect(Object.keys(before)).toEqual(expect.arrayContaining(['public.mastra_messages', 'public.mastra_threads']));
     const store = await open(url);
@@ -52,6 +53,16 @@ describe.skipIf(PG_URL === undefined)('Mastra on PostgreSQL, mirrored', () => {
       await other.sync(id);
       expect(refs(mirror.repoPath(id))).toEqual(refs(other.repoPath(id)));
     }
+
+    // Live: another turn, synced again, equals a fresh backfill; main moved forward by one.
+    const tip = refs(mirror.repoPath('notes')).main!;
+    await turn(setup, 'notes', 'And tomorrow?', { stream: true });
+    expect((await mirror.sync('notes')).commitsWritten).toBe(1);
+    expect(git(mirror.repoPath('notes'), 'rev-parse', 'main~1').trim()).toBe(tip);
+    const fresh = createNodeMirror({ dag: store.dag, root: tempDir() });
+    await fresh.sync('notes');
+    expect(refs(fresh.repoPath('notes'))).toEqual(refs(mirror.repoPath('notes')));
+    expect(judged(mirror.repoPath('notes'))).toEqual({ fsck: '', status: '' });
   });
 
   it('the same threads on libSQL and on PostgreSQL give the same commit ids, whatever zone the writer ran in', async () => {

@@ -55,8 +55,8 @@ export function scriptedAgent(storage: MastraStorage): { agent: Agent; memory: M
 }
 
 /**
- * One turn: the agent answers `text` in `thread` (through `generate`, or `stream` read to its
- * end); with `keepUsage`, the application records the run's usage in the reply's metadata
+ * One turn: the agent answers `text` in `thread` (through `generate`, or `stream` until its
+ * full output); with `keepUsage`, the application records the run's usage in the reply's metadata
  * through Mastra's storage (Mastra keeps none itself).
  */
 export async function turn(
@@ -68,9 +68,8 @@ export async function turn(
   const memory = { thread, resource: 'user-1' };
   let usage: unknown;
   if (options.stream) {
-    const output = await setup.agent.stream(text, { memory });
-    await output.text;
-    usage = await output.usage;
+    // `getFullOutput()`, not `text`: it resolves once Mastra has saved the run's messages.
+    usage = (await (await setup.agent.stream(text, { memory })).getFullOutput()).usage;
   } else usage = (await setup.agent.generate(text, { memory })).usage;
   if (!options.keepUsage) return;
   const reply = (await setup.storage.getMessages({ threadId: thread, format: 'v2' })).at(-1)!;
