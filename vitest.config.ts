@@ -30,7 +30,22 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, '**/*.browser.test.ts'],
+          exclude: [...configDefaults.exclude, '**/*.browser.test.ts', 'packages/mastra/test/**'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        // packages/mastra's tests run the real Mastra packages, whose dependency tree holds
+        // packages with a `source` export condition of their own (pointing at TypeScript they do
+        // not all ship): Node, given the workspace's condition, would load those. Vite still
+        // resolves the workspace's own packages (not in node_modules, so inlined) through it.
+        resolve: { conditions: nodeConditions },
+        ssr: { resolve: { conditions: ['node'] } },
+        test: {
+          name: 'mastra',
+          include: ['packages/mastra/test/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
