@@ -18,7 +18,8 @@ export interface CheckpointView {
  * - A message is a node the first time it is met (seq = order of first appearance); met again
  *   with the same id and content it is that node. Met with its id but other content (replaced
  *   by id: an edit through `updateState`, a rewrite) it is a new node, the message's next
- *   version, id `<id>.v2`, `.v3`… — both versions are kept, and the edit is a fork.
+ *   version, id `<id>.v2`, `.v3`… (`metadata.message_id` the message's) — both versions are kept,
+ *   and the edit is a fork.
  * - A message without an id is the node of an earlier id-less message at the same position,
  *   after the same node, with the same content; else a new node `m<seq>`.
  * - A tool message rides on the nearest earlier assistant message of the channel whose tool
@@ -100,6 +101,8 @@ export class ThreadHistory {
     const seq = this.nodes.length + 1;
     const id = this.freshId(record.id ?? `m${seq}`);
     const metadata: Record<string, JsonValue> = { ...record.metadata };
+    // A later version's node id is not the message's: say which message it is a version of.
+    if (record.id !== null && id !== record.id) metadata.message_id = record.id;
     if (record.role === 'tool') {
       const tool = call?.name ?? record.name;
       if (tool !== null) metadata.tool = tool;

@@ -66,7 +66,9 @@ describe('mirroring a thread while the agent runs', () => {
     // Time travel: a question sent from the end of turn 1.
     const history = [];
     for await (const s of app.getStateHistory(thread)) history.push(s);
-    const endOfTurn1 = history.find((s) => (s.values.messages as BaseMessage[]).at(-1)?.id === 'a2' && s.next.length === 0)!;
+    const endOfTurn1 = history.find(
+      (s) => (s.values.messages as BaseMessage[]).at(-1)?.id === 'a2' && s.next.length === 0,
+    )!;
     const forked = await app.updateState(
       endOfTurn1.config,
       { messages: [new HumanMessage({ id: 'h3', content: 'And Bergen?' })] },
@@ -106,7 +108,9 @@ describe('mirroring a thread while the agent runs', () => {
 
     await app.invoke(null, thread);
     expect((await app.getState(thread)).next).toEqual([]);
-    expect((await read(dag, 'hitl')).map((n) => n.metadata as { pending?: boolean }).some((m) => m.pending)).toBe(false);
+    expect((await read(dag, 'hitl')).map((n) => n.metadata as { pending?: boolean }).some((m) => m.pending)).toBe(
+      false,
+    );
     const done = await mirror.sync('hitl');
     expect(done.commitsWritten).toBe(1);
     const repo = mirror.repoPath('hitl');
