@@ -4,6 +4,7 @@ import { createMirror, EntityGitError, MemoryDag, type Mirror, type SyncResult }
 import { browserStorage, createBrowserMirror } from '@entity-git/browser';
 import * as cli from '@entity-git/cli';
 import { type EntityGitError as GitError, memoryStorage, ObjectStore, storeFor } from '@entity-git/git';
+import { createLangGraphDag, type CheckpointLister } from '@entity-git/langgraph';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
 import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sql';
 import Database from 'better-sqlite3';
@@ -16,6 +17,9 @@ export async function check(): Promise<SyncResult> {
   const store: SqlStore = await createSqlStore({ db });
   const file: SqlStore = await openSqlite({ file: ':memory:' });
   void createNodeMirror({ dag: store.dag, root: '/tmp/y' });
+  // Any checkpointer with LangGraph's `list` is a saver (the package does not import LangGraph).
+  const saver: CheckpointLister = { async *list() {} };
+  void createNodeMirror({ dag: createLangGraphDag({ saver }), root: '/tmp/w' });
   void [createBrowserMirror, browserStorage, file, cli];
   // The git package on its own, and core's error class is its class (one copy installed).
   void new ObjectStore(storeFor(memoryStorage()), '/tmp/z/.git');
