@@ -5,7 +5,8 @@ import { Annotation, MemorySaver, messagesStateReducer, START, StateGraph } from
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLangGraphDag, LANGGRAPH_AGENT } from '../src/index.js';
-import { agent, clock, ScriptedChatModel } from './helpers/agent.js';
+import { agent, ScriptedChatModel } from './helpers/agent.js';
+import { clock } from './helpers/clock.js';
 import { removeTempDirs, tempDir } from './helpers/git.js';
 
 afterAll(removeTempDirs);
@@ -21,7 +22,7 @@ async function read(dag: ReturnType<typeof createLangGraphDag>, threadId: string
 
 /** Threads `b` (first), then `a`, two turns each, on one saver, the clock faked. */
 async function twoThreads(saver: MemorySaver | SqliteSaver) {
-  const app = agent(saver, replies('rb1', 'ra1', 'rb2', 'ra2'));
+  const app = agent(saver, replies('rb1', 'ra1', 'rb2', 'ra2'), { onStep: () => clock.tick() });
   clock.start(T);
   try {
     for (const turn of [1, 2])

@@ -5,38 +5,18 @@ import { tool } from '@langchain/core/tools';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
-import { vi } from 'vitest';
 import { z } from 'zod';
 
 /**
- * The clock every LangGraph write reads (`Date`, faked alone by vitest: timers stay real). A
- * checkpoint's `ts` is the only time the mirror reads, so a scenario run twice at the same clock
- * gives the same nodes whichever saver stores it.
- */
-export const clock = {
-  /** Fakes `Date` only, at `seconds` since the epoch. */
-  start(seconds: number): void {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(seconds * 1000);
-  },
-  at(seconds: number): void {
-    vi.setSystemTime(seconds * 1000);
-  },
-  tick(seconds = 1): void {
-    vi.setSystemTime(Date.now() + seconds * 1000);
-  },
-  stop(): void {
-    vi.useRealTimers();
-  },
-};
-
-/**
  * A chat model that answers with the scripted messages in order (a fresh `AIMessage` each call,
- * tool calls and usage as given), one second of the clock per call. No network.
+ * tool calls and usage as given), calling `onCall` first (a test's clock). No network.
  */
 export class ScriptedChatModel extends BaseChatModel {
   private next = 0;
-  constructor(private readonly script: readonly AIMessageFields[]) {
+  constructor(
+    private readonly script: readonly AIMessageFields[],
+    private readonly onCall: () => void = () => {},
+  ) {
     super({});
   }
   _llmType(): string {
@@ -45,7 +25,7 @@ export class ScriptedChatModel extends BaseChatModel {
   async _generate(_messages: BaseMessage[]): Promise<ChatResult> {
     const fields = this.script[this.next++];
     if (fields === undefined) throw new Error(`the script has no reply ${this.next}`);
-    clock.tick();
+    this.onCall();
     const message = new AIMessage(fields);
     return { generations: [{ message, text: typeof message.content === 'string' ? message.content : '' }] };
   }
@@ -56,19 +36,21 @@ export interface AgentOptions {
   randomToolIds?: boolean;
   /** Stop before the tools run (human in the loop), as `compile({ interruptBefore })` does. */
   interruptBeforeTools?: boolean;
+  /** Called before each model reply and each tool result (a test's clock: `clock.tick`). */
+  onStep?: () => void;
 }
 
 /**
  * The usual LangGraph agent: `StateGraph(MessagesAnnotation)`, a model node, a `ToolNode` with
- * two tools (`weather`, `forecast`; one second of the clock per call), `toolsCondition`
- * between them, compiled with the saver.
+ * two tools (`weather`, `forecast`), `toolsCondition` between them, compiled with the saver.
  */
 export function agent(saver: BaseCheckpointSaver, script: readonly AIMessageFields[], options: AgentOptions = {}) {
-  const model = new ScriptedChatModel(script);
+  const step = options.onStep ?? (() => {});
+  const model = new ScriptedChatModel(script, step);
   const answer =
     (text: (city: string) => string) =>
     async ({ city }: { city: string }, config: { toolCall?: { id?: string } }) => {
-      clock.tick();
+      step();
       const callId = config.toolCall?.id ?? '';
       if (options.randomToolIds) return text(city);
       return new ToolMessage({ id: `t-${callId}`, content: text(city), tool_call_id: callId });

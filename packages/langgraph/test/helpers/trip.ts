@@ -1,6 +1,7 @@
 import { HumanMessage, type AIMessageFields, type BaseMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import { agent, clock } from './agent.js';
+import { agent } from './agent.js';
+import { clock } from './clock.js';
 
 export const TRIP = 'trip';
 /** 2026-01-01T00:00:00Z: the clock the scenario starts at. */
@@ -46,7 +47,7 @@ const lastId = (messages: BaseMessage[]) => messages.at(-1)?.id;
  * where turn 2's question waited for the model.
  */
 export async function runTrip(saver: BaseCheckpointSaver): Promise<void> {
-  const app = agent(saver, TRIP_SCRIPT);
+  const app = agent(saver, TRIP_SCRIPT, { onStep: () => clock.tick() });
   const thread = { configurable: { thread_id: TRIP } };
   clock.start(T0);
   try {
