@@ -97,9 +97,15 @@ export class LangGraphDag implements DagSource {
   /** The thread's history with every checkpoint the saver holds now taken. */
   private history(threadId: string): Promise<ThreadHistory> {
     return this.reads.run(threadId, async () => {
+      const newest = await this.newest(threadId);
+      if (newest === null) {
+        this.histories.delete(threadId);
+        return new ThreadHistory(threadId);
+      }
       const h = this.histories.get(threadId) ?? new ThreadHistory(threadId);
-      if (threadId === '') return h;
-      h.take(await this.freshViews(threadId, h));
+      // One cheap `list(…, { limit: 1 })` when nothing was written since: a saver's full `list`
+      // reads every row of the thread (SqliteSaver, PostgresSaver), and a sync asks several times.
+      if (!h.taken.has(newest)) h.take(await this.freshViews(threadId, h));
       if (h.taken.size > 0) this.keep(threadId, h);
       return h;
     });
