@@ -51,6 +51,8 @@ describe('mirroring a thread while the agent runs', () => {
     expect(m1).not.toBeNull();
     expect(await dag.changeMarker('live')).toBe(m1);
     expect((await mirror.sync('live')).commitsWritten).toBe(1);
+    // Every read after a write gives the nodes of the read before it, unchanged, then new ones.
+    const reads = [await read(dag, 'live')];
     expect(await backfill(file, 'live')).toEqual({ branches: branches(repo), head: git(repo, 'symbolic-ref', 'HEAD') });
     expect((await mirror.verify('live', { quick: true })).unchanged).toBe(true);
 
@@ -61,6 +63,7 @@ describe('mirroring a thread while the agent runs', () => {
     const second = await mirror.sync('live');
     expect([second.commitsWritten, second.nodesRead, second.derivation]).toEqual([1, 2, 'extended']);
     expect(commits(repo, 'main').length).toBe(2);
+    reads.push(await read(dag, 'live'));
     expect(await backfill(file, 'live')).toEqual({ branches: branches(repo), head: git(repo, 'symbolic-ref', 'HEAD') });
 
     // Time travel: a question sent from the end of turn 1.
@@ -79,6 +82,10 @@ describe('mirroring a thread while the agent runs', () => {
     const third = await mirror.sync('live');
     expect(third.branchesMoved).toEqual(['fork-h3']);
     expect(third.head).toBe('fork-h3');
+    reads.push(await read(dag, 'live'));
+    expect(reads.map((r) => r.length)).toEqual([4, 6, 8]);
+    for (let i = 1; i < reads.length; i++) expect(reads[i]!.slice(0, reads[i - 1]!.length)).toEqual(reads[i - 1]);
+    expect(await read(createLangGraphDag({ saver }), 'live')).toEqual(reads.at(-1));
     expect(Object.keys(branches(repo)).sort()).toEqual(['fork-h3', 'main']);
     expect(await backfill(file, 'live')).toEqual({ branches: branches(repo), head: git(repo, 'symbolic-ref', 'HEAD') });
     expect(git(repo, 'status', '--porcelain')).toBe('');
