@@ -44,6 +44,8 @@ export class LangGraphDag implements DagSource {
     const given = this.options.threads;
     if (given === undefined) return this.everyThread();
     const ids = typeof given === 'function' ? await given() : given;
+    if (!Array.isArray(ids))
+      throw new EntityGitError('INVALID_OPTION', '[langgraph] threads gave no array of thread ids');
     const out: string[] = [];
     for (const id of new Set(ids)) {
       if (typeof id !== 'string' || id === '') {

@@ -48,6 +48,9 @@ describe('LangGraphDag as a DagSource (what applies to a read-only source)', () 
     await expect(createLangGraphDag({ saver, threads: [''] }).listSessions()).rejects.toMatchObject({
       code: 'INVALID_OPTION',
     });
+    await expect(createLangGraphDag({ saver, threads: (() => 'a') as never }).listSessions()).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
     expect(await createLangGraphDag({ saver: new MemorySaver() }).listSessions()).toEqual([]);
   });
 
