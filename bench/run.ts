@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   'disk-size': () => import('./disk-size.js'),
   'event-loop': () => import('./event-loop.js'),
   'watch-latency': () => import('./watch-latency.js'),
+  langgraph: () => import('./langgraph.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

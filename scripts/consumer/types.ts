@@ -5,6 +5,7 @@ import { browserStorage, createBrowserMirror } from '@entity-git/browser';
 import * as cli from '@entity-git/cli';
 import { type EntityGitError as GitError, memoryStorage, ObjectStore, storeFor } from '@entity-git/git';
 import { MastraDag, openMastraSqlite, type MastraStore } from '@entity-git/mastra';
+import { createLangGraphDag, type CheckpointLister } from '@entity-git/langgraph';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
 import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sql';
 import Database from 'better-sqlite3';
@@ -21,6 +22,9 @@ export async function check(): Promise<SyncResult> {
   void createNodeMirror({ dag: new MastraDag({ db }), root: '/tmp/m' });
   const mastra: Promise<MastraStore> = openMastraSqlite({ file: 'file:./mastra.db' });
   void mastra;
+  // Any checkpointer with LangGraph's `list` is a saver (the package does not import LangGraph).
+  const saver: CheckpointLister = { async *list() {} };
+  void createNodeMirror({ dag: createLangGraphDag({ saver }), root: '/tmp/w' });
   void [createBrowserMirror, browserStorage, file, cli];
   // The git package on its own, and core's error class is its class (one copy installed).
   void new ObjectStore(storeFor(memoryStorage()), '/tmp/z/.git');

@@ -1,0 +1,5 @@
+export type { CheckpointConfig, CheckpointLister, CheckpointTupleLike } from './checkpoint-lister.js';
+export { createLangGraphDag, LangGraphDag, LANGGRAPH_AGENT, type LangGraphDagOptions } from './langgraph-dag.js';
+export { hasNextStep } from './checkpoint-view.js';
+export { readMessage, type MessageRecord, type ToolCallRef, type ItemPlace } from './read-message.js';
+export { ThreadHistory, type CheckpointView } from './thread-history.js';
