@@ -57,7 +57,7 @@ export {
 } from '@entity-git/git';
 export { RefStore, acquireLockFile, ZERO_OID } from '@entity-git/git';
 export { prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from '@entity-git/git';
-export { packRepository } from './service/pack-session.js';
+export { packSession } from './service/pack-session.js';
 export {
   buildIndex,
   buildSplitIndex,

@@ -2,8 +2,11 @@ export {
   EntityGitError,
   isEntityGitError,
   fsErrorCode,
+  isQuotaError,
+  normaliseError,
   toStorageError,
   type ErrorCode,
+  type ErrorContext,
 } from './errors.js';
 export { utf8, fromUtf8, utf8Length } from './bytes/utf8.js';
 export { toHex, fromHex } from './bytes/hex.js';
@@ -35,11 +38,18 @@ export {
   type ParsedCommit,
 } from './objects/commit.js';
 export { ObjectStore } from './object-store.js';
-export { RefStore, acquireLockFile, ZERO_OID, type RefOptions, type LockFileOptions } from './refs.js';
-export { applyDelta, applyDeltas } from './pack/delta.js';
+export { RefStore, ZERO_OID, type RefOptions } from './refs.js';
+export {
+  acquireLockFile,
+  tryLockFile,
+  lockOptions,
+  LOCK_DEFAULTS,
+  type LockOptions,
+} from './lock-file.js';
+export { applyDelta, applyDeltas, prefixSuffixDelta } from './pack/delta.js';
 export { idxOids, countPacks } from './pack/pack-index.js';
-export { PackBuilder, prefixSuffixDelta, STORED_BLOB_MAX } from './pack/pack-writer.js';
-export { packRepository, type PackReport } from './pack-repository.js';
+export { PackBuilder, STORED_BLOB_MAX } from './pack/pack-builder.js';
+export { writeRepositoryPack, type PackReport } from './repository-pack.js';
 export {
   CommitGraph,
   COMMIT_GRAPH_PATH,

@@ -1,7 +1,7 @@
 import {
   createPacker,
   EntityGitError,
-  packRepository,
+  packSession,
   storeFor,
   type Packer,
   type PackerOptions,
@@ -119,7 +119,7 @@ export interface NodePackerOptions extends Omit<PackerOptions, 'storage' | 'pack
 
 /**
  * The background packer for session repositories on Node: native `git repack` when git is on
- * PATH, else entity-git's own packer (`packRepository`, trees as deltas of their previous turn).
+ * PATH, else entity-git's own packer (`packSession`, trees as deltas of their previous turn).
  * Give it to `createMirrorService({ packer })`.
  */
 export function createNodePacker(options: NodePackerOptions = {}): Packer {
@@ -130,6 +130,6 @@ export function createNodePacker(options: NodePackerOptions = {}): Packer {
   return createPacker({
     ...rest,
     storage,
-    pack: useNative ? nativeRepack(repack) : (gitdir) => packRepository(store, gitdir),
+    pack: useNative ? nativeRepack(repack) : (gitdir) => packSession(store, gitdir),
   });
 }

@@ -2,7 +2,7 @@ import {
   COMMIT_GRAPH_PATH,
   CommitGraph,
   createMirror,
-  packRepository,
+  packSession as packRepository,
   Store,
   type Layout,
   type Storage,

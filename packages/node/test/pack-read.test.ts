@@ -3,7 +3,7 @@ import {
   gitBlobId,
   MemoryDag,
   ObjectStore,
-  packRepository,
+  packSession as packRepository,
   Store,
   STORED_BLOB_MAX,
   type DagNode,

@@ -8,7 +8,7 @@ import {
   reconcile,
   MemoryDag,
   messageFileName,
-  packRepository,
+  packSession as packRepository,
   prefixSuffixDelta,
   Store,
   type DagNode,

@@ -3,7 +3,7 @@ import {
   countPacks,
   createMirror,
   createPacker,
-  packRepository,
+  packSession as packRepository,
   Store,
   TURN_PACKS_MAX,
   type DagNode,
