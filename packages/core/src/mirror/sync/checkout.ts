@@ -11,9 +11,13 @@ import {
   unframe,
   acquireLockFile,
   joinPath,
+  parseCommit,
+  parseTree,
+  type StorageStat,
 } from '@entity-git/git';
 import type { Derivation } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
+import type { RepoContext } from '../repo-context.js';
 import { HostYield } from '../host-yield.js';
 import { headFileSteps, messagePath } from '../layout.js';
 import type { Layout } from '../mirror.js';
@@ -33,7 +37,7 @@ export interface CheckedOut extends Written {
 }
 
 /** The working-tree checks (worktree-check.ts), loaded on first use (a repair, a lost index). */
-const worktreeChecks = async (ctx: MirrorContext) => (await ctx.onDemand()) as typeof import('../worktree-check.js');
+const worktreeChecks = async (ctx: RepoContext) => (await ctx.onDemand()) as typeof import('../worktree-check.js');
 
 /** On a storage with a working tree, check HEAD's branch out (working tree and index). */
 export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<CheckedOut> {
@@ -105,57 +109,86 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
       target.set(path, n.blob);
     }
   }
+  return writeWorktree(ctx, repo, { target, fresh, prewritten, checkFiles, host });
+}
+
+/**
+ * The one checkout of a session repository outside a sync (a fetch, a restore): the working
+ * tree and index made equal to HEAD's tree, read from the objects, exactly as a sync's checkout
+ * leaves them (the same index entries and, from {@link SPLIT_MIN} entries on, the same split
+ * index): the next sync finds nothing to change. Runs under the sync lock, on a storage with a
+ * working tree; true when anything changed.
+ */
+export async function checkOutTree(ctx: RepoContext, repo: Repo): Promise<boolean> {
+  const host = new HostYield(ctx.yieldEveryMs);
+  const target = new Map<string, string>();
+  const tip = await repo.refs.resolve('HEAD');
+  if (tip !== null) {
+    const walk = async (tree: string, prefix: string): Promise<void> => {
+      for (const e of parseTree(await repo.objects.readTyped(tree, 'tree'))) {
+        await host.due();
+        if (e.mode === '40000') await walk(e.oid, `${prefix}${e.name}/`);
+        else if (e.mode === '100644' || e.mode === '100755') target.set(prefix + e.name, e.oid);
+      }
+    };
+    await walk(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, '');
+  }
+  return writeWorktree(ctx, repo, { target, fresh: new Map(), prewritten: null, checkFiles: false, host });
+}
+
+/** The files a checkout writes, by path, and what it may take as known (see {@link CheckoutTarget}). */
+interface WorktreeTarget {
+  /** Every file HEAD's tree holds: its blob id, by path. */
+  target: Map<string, string>;
+  fresh: Map<string, Uint8Array>;
+  prewritten: Prewritten | null;
+  checkFiles: boolean;
+  host: HostYield;
+}
+
+/** The index a checkout starts from: the one this mirror last wrote while it is still the file, else the file read. */
+interface CurrentIndex {
+  entries: IndexEntry[];
+  shared: SharedIndex | null;
+  /** The index file's stat; null when there is none. */
+  st: StorageStat | null;
+  /** The file could not be read: every file is written again. */
+  unreadable: boolean;
+}
+
+async function currentIndex(ctx: RepoContext, repo: Repo): Promise<CurrentIndex> {
   const indexPath = joinPath(repo.gitdir, 'index');
-  let current: IndexEntry[] = [];
-  let shared: SharedIndex | null = null;
-  let rewriteAll = false;
   // The index as this mirror last wrote it, while the file is still that one (anyone else's
   // write — git refreshing stat data, a user's checkout — changes its identity).
   const cached = ctx.cache.indexes.get(repo.gitdir);
   const st = await ctx.store.lstat(indexPath);
   const data = cached && st && sameFile(cached.id, st) ? null : await ctx.store.read(indexPath);
-  if (cached && st && data === null) {
-    current = cached.entries;
-    shared = cached.shared;
-  } else if (data !== null) {
-    try {
-      const read = (await readIndex(ctx.store, repo.gitdir, data))!;
-      current = read.entries;
-      shared = read.shared;
-    } catch (err) {
-      if (!isEntityGitError(err, 'REPO_CORRUPT')) throw err;
-      rewriteAll = true;
-    }
-  }
   ctx.cache.indexes.delete(repo.gitdir);
+  if (cached && st && data === null) return { entries: cached.entries, shared: cached.shared, st, unreadable: false };
+  if (data === null) return { entries: [], shared: null, st, unreadable: false };
+  try {
+    const read = (await readIndex(ctx.store, repo.gitdir, data))!;
+    return { entries: read.entries, shared: read.shared, st, unreadable: false };
+  } catch (err) {
+    if (!isEntityGitError(err, 'REPO_CORRUPT')) throw err;
+    return { entries: [], shared: null, st, unreadable: true };
+  }
+}
+
+/** Make the working tree and index hold `w.target`; true when anything changed. */
+async function writeWorktree(ctx: RepoContext, repo: Repo, w: WorktreeTarget): Promise<boolean> {
+  const { target, host } = w;
+  const { entries: current, shared, st, unreadable } = await currentIndex(ctx, repo);
+  let rewriteAll = unreadable;
   // A repair compares the files themselves (the index trusts them): any damage, every file written again.
-  if (checkFiles) {
+  if (w.checkFiles) {
     const later = await worktreeChecks(ctx);
     if (later.worktreeDamaged(await later.worktreeDamage(ctx.store, repo.dir, target, host))) rewriteAll = true;
   }
   const present = st !== null;
   await host.due();
-  const byPath = new Map(current.map((e) => [e.path, e]));
-  let changed = rewriteAll || (!present && target.size > 0);
-  const next: IndexEntry[] = [];
-  for (const [path, oid] of target) {
-    await host.due();
-    const cur = byPath.get(path);
-    if (!rewriteAll && cur !== undefined && cur.oid === oid && cur.mode === 0o100644) {
-      next.push(cur);
-      continue;
-    }
-    changed = true;
-    const pre = prewritten?.get(path);
-    if (pre !== undefined && pre.oid === oid) {
-      next.push(entryFromStat(path, oid, pre.stat));
-      continue;
-    }
-    const file = joinPath(repo.dir, path);
-    const raw = fresh.get(oid);
-    await ctx.store.writeCreatingParent(file, raw ? unframe(raw) : await repo.objects.readTyped(oid, 'blob'));
-    next.push(entryFromStat(path, oid, await ctx.store.fs.lstat(file)));
-  }
+  const { next, changed: wrote } = await writeFiles(ctx, repo, w, current, rewriteAll);
+  let changed = wrote || rewriteAll || (!present && target.size > 0);
   for (const e of current) {
     await host.due();
     if (!target.has(e.path)) {
@@ -174,18 +207,10 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
     }
   }
   if (!changed) {
-    if (st)
-      remember(
-        ctx.cache.indexes,
-        repo.gitdir,
-        {
-          id: fileId(st),
-          entries: current,
-          shared,
-          added: shared === null ? current : current.filter((e) => !shared!.members.has(e)),
-        },
-        LIVE_STATES,
-      );
+    if (st) {
+      const added = shared === null ? current : current.filter((e) => !shared.members.has(e));
+      remember(ctx.cache.indexes, repo.gitdir, { id: fileId(st), entries: current, shared, added }, LIVE_STATES);
+    }
     return false;
   }
   // Kept in path order, so the next turn's entries only need appending.
@@ -194,6 +219,38 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   await host.due();
   await writeIndex(ctx, repo, next, shared);
   return true;
+}
+
+/** Write each target file the index does not already show (all with `rewriteAll`); the next index's entries. */
+async function writeFiles(
+  ctx: RepoContext,
+  repo: Repo,
+  w: WorktreeTarget,
+  current: IndexEntry[],
+  rewriteAll: boolean,
+): Promise<{ next: IndexEntry[]; changed: boolean }> {
+  const byPath = new Map(current.map((e) => [e.path, e]));
+  let changed = false;
+  const next: IndexEntry[] = [];
+  for (const [path, oid] of w.target) {
+    await w.host.due();
+    const cur = byPath.get(path);
+    if (!rewriteAll && cur !== undefined && cur.oid === oid && cur.mode === 0o100644) {
+      next.push(cur);
+      continue;
+    }
+    changed = true;
+    const pre = w.prewritten?.get(path);
+    if (pre !== undefined && pre.oid === oid) {
+      next.push(entryFromStat(path, oid, pre.stat));
+      continue;
+    }
+    const file = joinPath(repo.dir, path);
+    const raw = w.fresh.get(oid);
+    await ctx.store.writeCreatingParent(file, raw ? unframe(raw) : await repo.objects.readTyped(oid, 'blob'));
+    next.push(entryFromStat(path, oid, await ctx.store.fs.lstat(file)));
+  }
+  return { next, changed };
 }
 
 /** The `appended` case of {@link checkout}; false when it does not apply. */
@@ -261,7 +318,7 @@ async function appendToIndex(
  * changed). Shared indexes other than the new one and the one it replaces are removed.
  */
 async function writeIndex(
-  ctx: MirrorContext,
+  ctx: RepoContext,
   repo: Repo,
   entries: IndexEntry[],
   shared: SharedIndex | null,
