@@ -1,4 +1,5 @@
-import { EntityGitError, type Storage, type StorageFs, type StorageStat } from '@entity-git/core';
+import { EntityGitError } from '@entity-git/core';
+import type { Storage, StorageFs, StorageStat } from '@entity-git/git';
 import { fsError, PREFIX, quotaError, isQuotaError } from './errors.js';
 import { createFileMemory } from './file-memory.js';
 import { patchBackend } from './lightning-backend.js';

@@ -2,7 +2,8 @@ import { hostname, homedir } from 'node:os';
 import * as fsp from 'node:fs/promises';
 import * as fss from 'node:fs';
 import { dirname, join } from 'node:path';
-import { EntityGitError, type Storage, type StorageFs, type WorkTreeFile } from '@entity-git/core';
+import { EntityGitError } from '@entity-git/core';
+import type { Storage, StorageFs, WorkTreeFile } from '@entity-git/git';
 import { nodeCodec } from './node-codec.js';
 import { NodeStat, writeFilesOffThread } from './node-write-files.js';
 

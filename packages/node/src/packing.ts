@@ -1,12 +1,5 @@
-import {
-  createPacker,
-  EntityGitError,
-  packSession,
-  storeFor,
-  type Packer,
-  type PackerOptions,
-  type PackReport,
-} from '@entity-git/core';
+import { createPacker, EntityGitError, packSession, type Packer, type PackerOptions } from '@entity-git/core';
+import { storeFor, type PackReport } from '@entity-git/git';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
