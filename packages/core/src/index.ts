@@ -1,7 +1,14 @@
-// The error class every package throws, re-exported so that an application that uses core alone
-// can tell entity-git's errors apart (`isEntityGitError(err, code)`); everything else of git's
-// formats and object store is imported from @entity-git/git itself.
-export { EntityGitError, isEntityGitError, type ErrorCode } from '@entity-git/git';
+// The error API every package uses, re-exported so that an application or an adapter built on core
+// alone can tell entity-git's errors apart (`isEntityGitError(err, code)`) and make its own
+// (`normaliseError(err, { code, prefix })`); everything else of git's formats and object store is
+// imported from @entity-git/git itself.
+export {
+  EntityGitError,
+  isEntityGitError,
+  normaliseError,
+  type ErrorCode,
+  type ErrorContext,
+} from '@entity-git/git';
 export type { DagNode, Session, Project, ProjectStatus, Role, JsonValue } from './model/types.js';
 export { ROLES, PROJECT_STATUSES } from './model/types.js';
 export { canonicalJson, canonicalJsonBytes, assertJson } from './model/canonical-json.js';

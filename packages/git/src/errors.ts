@@ -182,13 +182,14 @@ function ownMessage(err: unknown): string {
 /** The rule that recognises `err`, or null: then it keeps the caller's code and its own message. */
 function verdictOf(err: unknown, message: string, ctx: ErrorContext): Verdict | null {
   const e = (typeof err === 'object' && err !== null ? err : {}) as ErrorShape;
-  const transport = typeof e.code === 'string' ? TRANSPORT_RULES[e.code] : undefined;
+  const transport =
+    typeof e.code === 'string' && Object.hasOwn(TRANSPORT_RULES, e.code) ? TRANSPORT_RULES[e.code] : undefined;
   if (transport) return transport(e, message);
   if (isQuotaError(err))
     return { code: 'QUOTA_EXCEEDED', message: `${ctx.quotaHint ?? 'the storage is full'} (${message})` };
   const sys = fsErrorCode(err) ?? fsErrorCode(e.cause);
   if (sys !== undefined && NETWORK_CODES.has(sys))
-    return { message: `cannot reach the host (${sys})`, data: { networkCode: sys, retryable: true } };
+    return { message: `cannot reach the host (${message})`, data: { networkCode: sys, retryable: true } };
   // fetch() in browsers and undici rejects with a bare TypeError when the host is unreachable.
   if (e.name === 'TypeError' && /fetch|network/i.test(message))
     return { message: `cannot reach the host (${message})`, data: { retryable: true } };

@@ -3,7 +3,7 @@ import type { Store } from './storage/store.js';
 
 /** How a lock is waited for, and when a lock nobody lets go of is taken over. */
 export interface LockOptions {
-  /** How long to wait for a lock someone else holds before giving up. */
+  /** How long to wait for a lock someone else holds before giving up (`0`: do not wait). */
   timeoutMs: number;
   /**
    * A lock untouched this long was left by a killed holder and is taken over (`Infinity`: never,
@@ -39,13 +39,14 @@ export const LOCK_DEFAULTS = Object.freeze({
 
 /**
  * `defaults` with the fields `given` sets replaced: `INVALID_OPTION` for a time that is not a
- * number of milliseconds ≥ 0 (`staleMs` may be `Infinity`). `what` names the option in the message.
+ * number of milliseconds ≥ 0 (`Infinity`: wait for good, or never take over). `what` names the
+ * option in the message.
  */
 export function lockOptions(defaults: LockOptions, given: Partial<LockOptions> = {}, what = 'lock'): LockOptions {
   const out = { timeoutMs: given.timeoutMs ?? defaults.timeoutMs, staleMs: given.staleMs ?? defaults.staleMs };
   for (const key of ['timeoutMs', 'staleMs'] as const) {
     const v = out[key];
-    if (typeof v !== 'number' || Number.isNaN(v) || v < 0 || (key === 'timeoutMs' && !Number.isFinite(v)))
+    if (typeof v !== 'number' || Number.isNaN(v) || v < 0)
       throw new EntityGitError('INVALID_OPTION', `${what}.${key} must be a number of milliseconds >= 0: ${String(v)}`);
   }
   return Object.freeze(out);

@@ -3,7 +3,14 @@ import * as fsp from 'node:fs/promises';
 import * as fss from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EntityGitError } from '@entity-git/core';
-import type { Storage, StorageFs, WorkTreeFile } from '@entity-git/git';
+import {
+  LOCK_DEFAULTS,
+  type LockOptions,
+  lockOptions,
+  type Storage,
+  type StorageFs,
+  type WorkTreeFile,
+} from '@entity-git/git';
 import { nodeCodec } from './node-codec.js';
 import { NodeStat, writeFilesOffThread } from './node-write-files.js';
 
@@ -18,9 +25,17 @@ export interface NodeStorageOptions {
    * DAG (the refs are only moved after the objects are written).
    */
   fsync?: boolean;
-  /** How long a sync waits for another process's lock on the same session. Default 60 s. */
+  /**
+   * The sync lock, one lock file per session repository held across processes for a whole sync:
+   * how long a sync waits for another process's (`timeoutMs`), and after how long one its holder
+   * stopped refreshing is taken over (`staleMs`; a holder refreshes it every `staleMs / 3`, and
+   * one whose process is gone on this host is taken over at once). Default `LOCK_DEFAULTS.sync`
+   * (60 s, 30 s).
+   */
+  syncLock?: Partial<LockOptions>;
+  /** @deprecated The name before lock options were one type: use `syncLock.timeoutMs`. */
   syncLockTimeoutMs?: number;
-  /** A held lock is refreshed every staleMs/3; one not refreshed for staleMs is taken over. Default 30 s. */
+  /** @deprecated The name before lock options were one type: use `syncLock.staleMs`. */
   staleMs?: number;
 }
 
@@ -75,7 +90,15 @@ const LARGE = 1 << 20;
  * checked on this host, and a holder refreshes the file while it runs).
  */
 export function nodeStorage(options: NodeStorageOptions = {}): Storage {
-  const opts = Object.freeze({ fsync: false, syncLockTimeoutMs: 60_000, staleMs: 30_000, ...options });
+  const { timeoutMs: syncLockTimeoutMs, staleMs } = lockOptions(
+    LOCK_DEFAULTS.sync,
+    {
+      timeoutMs: options.syncLock?.timeoutMs ?? options.syncLockTimeoutMs,
+      staleMs: options.syncLock?.staleMs ?? options.staleMs,
+    },
+    'syncLock',
+  );
+  const opts = Object.freeze({ fsync: options.fsync ?? false, syncLockTimeoutMs, staleMs });
   const host = hostname();
   // Small-file operations run synchronously: a turn makes ~50 of them, and a thread-pool round
   // trip per call cost more than the calls themselves (measured: most of a turn's time was idle
