@@ -1,4 +1,4 @@
-export type { ParsedSession, CompleteLines } from './parsed-session.js';
+export type { ParsedSession, CompleteLines, TranscriptOptions } from './parsed-session.js';
 export { completeLines, parseRecords } from './jsonl.js';
 export { parseClaudeCode, CLAUDE_CODE_AGENT, type ClaudeCodeOptions } from './claude-code.js';
 export { parseCodex, CODEX_AGENT, type CodexOptions } from './codex.js';

@@ -1,6 +1,6 @@
 import { EntityGitError, type DagNode, type JsonValue, type Role, type Session } from '@entity-git/core';
 import { asObject, asString, completeLines, parseRecords, secondsOf } from './jsonl.js';
-import type { ParsedSession } from './parsed-session.js';
+import type { ParsedSession, TranscriptOptions } from './parsed-session.js';
 
 /** `agent_id` of the sessions read from OpenAI-style message logs. */
 export const MESSAGES_AGENT = 'openai-messages';
@@ -14,10 +14,8 @@ const ROLE_OF: Record<string, Role> = {
   function: 'tool',
 };
 
-export interface MessagesOptions {
-  /** The session id (the CLI uses the file's name without its extension). */
-  sessionId: string;
-}
+/** @deprecated One type for every parser: {@link TranscriptOptions}. */
+export type MessagesOptions = TranscriptOptions;
 
 /**
  * The messages of an OpenAI-style log: a JSON array, an object with a `messages` array, or JSONL
@@ -81,7 +79,7 @@ function hasNewlineBetweenRecords(bytes: Uint8Array, start: number): boolean {
  * from a message's `created_at` or `timestamp`, else the message before's, else 0 (the epoch): a
  * log without times still gives the same commit ids everywhere.
  */
-export function parseMessages(messages: readonly JsonValue[], options: MessagesOptions): ParsedSession {
+export function parseMessages(messages: readonly JsonValue[], options: TranscriptOptions): ParsedSession {
   const { sessionId } = options;
   const nodes: DagNode[] = [];
   const callers = new Map<string, { node: string; name: string | null }>();

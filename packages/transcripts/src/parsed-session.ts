@@ -9,6 +9,15 @@ export interface ParsedSession {
   nodes: DagNode[];
 }
 
+/** What every transcript parser takes. */
+export interface TranscriptOptions {
+  /**
+   * The session id; the CLI passes the file's name without its extension (a Claude Code file is
+   * named after its session).
+   */
+  sessionId: string;
+}
+
 /** Where a transcript's lines were cut: the complete lines and the byte count they span. */
 export interface CompleteLines {
   /** Each complete line (without its `\n`), empty lines included, in file order. */

@@ -1,15 +1,7 @@
-import {
-  EntityGitError,
-  LOCK_DEFAULTS,
-  type LockOptions,
-  lockOptions,
-  type Storage,
-  type Store,
-  storeFor,
-} from '@entity-git/git';
+import { EntityGitError, LOCK_DEFAULTS, type LockOptions, lockOptions, type Store, storeFor } from '@entity-git/git';
 import { DEFAULT_YIELD_EVERY_MS } from './host-yield.js';
 import { LAYOUTS } from './layout.js';
-import type { Layout } from './mirror.js';
+import type { Layout, MirrorOptions } from './mirror.js';
 import { RepoCache } from './repo-cache.js';
 
 /**
@@ -36,19 +28,8 @@ export interface RepoContext {
   readonly onDemand: () => Promise<unknown>;
 }
 
-/** What a {@link RepoContext} is made from: the storage and root, and the options with defaults. */
-export interface RepoContextOptions {
-  /** The storage adapter. Required. */
-  storage: Storage;
-  /** Absolute directory holding one repository per session (trailing slashes dropped). Required. */
-  root: string;
-  /** The ref and index locks. Default `LOCK_DEFAULTS.ref`. */
-  lock?: Partial<LockOptions>;
-  /** How new repositories lay out `messages/`. Default `flat`. */
-  layout?: Layout;
-  /** See `MirrorOptions.yieldEveryMs`. Default `DEFAULT_YIELD_EVERY_MS`. */
-  yieldEveryMs?: number;
-}
+/** What a {@link RepoContext} is made from: the mirror's options that say where and how repositories are kept. */
+export type RepoContextOptions = Pick<MirrorOptions, 'storage' | 'root' | 'lock' | 'layout' | 'yieldEveryMs'>;
 
 /** The root as every repository path is made from it: absolute (`INVALID_OPTION` otherwise), no trailing slash. */
 export function checkRoot(root: unknown): string {
