@@ -72,6 +72,19 @@ export function fsDatabaseName(fsName: string): string {
   return `${fsName}.lightning-fs`;
 }
 
+/** The options in force (`storage.options`): defaults filled in and checked (`INVALID_OPTION`), the old name read. */
+function frozenOptions(options: BrowserStorageOptions): BrowserStorage['options'] {
+  const { timeoutMs } = lockOptions(
+    LOCK_DEFAULTS.sync,
+    { timeoutMs: options.syncLock?.timeoutMs ?? options.syncLockTimeoutMs },
+    `${PREFIX} syncLock`,
+  );
+  const opts = Object.freeze({ fsName: options.fsName ?? DEFAULT_FS_NAME, syncLockTimeoutMs: timeoutMs });
+  if (typeof opts.fsName !== 'string' || opts.fsName === '')
+    throw new EntityGitError('INVALID_OPTION', `${PREFIX} fsName must be a non-empty string`);
+  return opts;
+}
+
 /**
  * The browser storage: LightningFS on IndexedDB as the file system, Web Locks (`navigator.locks`)
  * between tabs, objects and refs only (no working tree).
@@ -88,14 +101,7 @@ export function fsDatabaseName(fsName: string): string {
  *   files it creates with its owner tag (stored as the file's uid, in the same tree as the file).
  */
 export function browserStorage(options: BrowserStorageOptions = {}): BrowserStorage {
-  const { timeoutMs } = lockOptions(
-    LOCK_DEFAULTS.sync,
-    { timeoutMs: options.syncLock?.timeoutMs ?? options.syncLockTimeoutMs },
-    `${PREFIX} syncLock`,
-  );
-  const opts = Object.freeze({ fsName: options.fsName ?? DEFAULT_FS_NAME, syncLockTimeoutMs: timeoutMs });
-  if (typeof opts.fsName !== 'string' || opts.fsName === '')
-    throw new EntityGitError('INVALID_OPTION', `${PREFIX} fsName must be a non-empty string`);
+  const opts = frozenOptions(options);
   const manager = locks();
 
   const owner = ownerTag();

@@ -84,13 +84,11 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Writes above this size go through the thread pool instead of blocking the event loop. */
 const LARGE = 1 << 20;
 
-/**
- * The Node storage adapter: node:fs, node:crypto and node:zlib; create-exclusive with `wx`; a
- * cross-process lock file per key that a killed holder cannot leave behind for long (its pid is
- * checked on this host, and a holder refreshes the file while it runs).
- */
-export function nodeStorage(options: NodeStorageOptions = {}): Storage {
-  const { timeoutMs: syncLockTimeoutMs, staleMs } = lockOptions(
+/** The options in force: defaults filled in, the sync lock's checked (`INVALID_OPTION`), the old names read. */
+function frozenOptions(
+  options: NodeStorageOptions,
+): Readonly<{ fsync: boolean; syncLockTimeoutMs: number; staleMs: number }> {
+  const { timeoutMs, staleMs } = lockOptions(
     LOCK_DEFAULTS.sync,
     {
       timeoutMs: options.syncLock?.timeoutMs ?? options.syncLockTimeoutMs,
@@ -98,7 +96,16 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
     },
     'syncLock',
   );
-  const opts = Object.freeze({ fsync: options.fsync ?? false, syncLockTimeoutMs, staleMs });
+  return Object.freeze({ fsync: options.fsync ?? false, syncLockTimeoutMs: timeoutMs, staleMs });
+}
+
+/**
+ * The Node storage adapter: node:fs, node:crypto and node:zlib; create-exclusive with `wx`; a
+ * cross-process lock file per key that a killed holder cannot leave behind for long (its pid is
+ * checked on this host, and a holder refreshes the file while it runs).
+ */
+export function nodeStorage(options: NodeStorageOptions = {}): Storage {
+  const opts = frozenOptions(options);
   const host = hostname();
   // Small-file operations run synchronously: a turn makes ~50 of them, and a thread-pool round
   // trip per call cost more than the calls themselves (measured: most of a turn's time was idle
