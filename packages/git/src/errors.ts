@@ -101,75 +101,28 @@ export interface ErrorContext {
   redact?: (text: string) => string;
   /** What a full storage means to the user, in place of "the storage is full". */
   quotaHint?: string;
+  /**
+   * Recognises the errors of one domain (`transportVerdict`: a git host's answers and a host out
+   * of reach), given the error and its message (redacted); null: not one of them. Default: none.
+   */
+  classify?: (err: unknown, message: string) => ErrorVerdict | null;
 }
 
-/** What a rule makes of an error: a code (default the caller's), a message, data fields. */
-interface Verdict {
+/**
+ * What a classifier ({@link ErrorContext.classify}) makes of an error it recognises: a code
+ * (default the caller's), the message to show, data fields.
+ */
+export interface ErrorVerdict {
   code?: ErrorCode;
   message: string;
   data?: Record<string, unknown>;
 }
 
+/** What {@link ownMessage} reads of an error. */
 interface ErrorShape {
-  code?: unknown;
   name?: unknown;
   message?: unknown;
-  data?: { statusCode?: unknown; statusMessage?: unknown; reason?: unknown; result?: unknown };
-  cause?: unknown;
 }
-
-/** System codes of a host that could not be reached: another try may find it. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-/** An HTTP status from a git host as a verdict: credentials refused, no such repository, or a retry may help. */
-function httpVerdict(status: number, statusMessage: string): Verdict {
-  const data = { statusCode: status, retryable: false };
-  if (status === 401 || status === 403)
-    return { code: 'REMOTE_AUTH', message: `the host refused the credentials (HTTP ${status})`, data };
-  if (status === 404) return { code: 'REMOTE_NOT_FOUND', message: 'no such repository on the host (HTTP 404)', data };
-  const retryable = status >= 500 || status === 408 || status === 429;
-  return { code: 'REMOTE_ERROR', message: `HTTP ${status} ${statusMessage}`.trim(), data: { ...data, retryable } };
-}
-
-/**
- * isomorphic-git's transport errors, by their `code`: what each means for a push or a fetch.
- * A table: one row per error class isomorphic-git throws at a caller of push, fetch or
- * getRemoteInfo.
- */
-const TRANSPORT_RULES: Record<string, (e: ErrorShape, message: string) => Verdict> = {
-  HttpError: (e) => httpVerdict(Number(e.data?.statusCode ?? 0), String(e.data?.statusMessage ?? '')),
-  UserCanceledError: () => ({
-    code: 'REMOTE_AUTH',
-    message: 'onAuth cancelled the request',
-    data: { retryable: false },
-  }),
-  PushRejectedError: (e, message) => ({
-    code: 'REMOTE_REJECTED',
-    message,
-    data: { reason: e.data?.reason, retryable: false },
-  }),
-  GitPushError: (e, message) => ({
-    code: 'REMOTE_REJECTED',
-    message,
-    data: { result: e.data?.result, retryable: false },
-  }),
-  SmartHttpError: (_e, message) => ({
-    code: 'REMOTE_ERROR',
-    message: `not a smart-HTTP git server: ${message}`,
-    data: { retryable: false },
-  }),
-};
 
 /** The error's own message: its `message` when it has one, else its `name`, else the value as text. */
 function ownMessage(err: unknown): string {
@@ -179,30 +132,22 @@ function ownMessage(err: unknown): string {
   return String(err);
 }
 
-/** The rule that recognises `err`, or null: then it keeps the caller's code and its own message. */
-function verdictOf(err: unknown, message: string, ctx: ErrorContext): Verdict | null {
-  const e = (typeof err === 'object' && err !== null ? err : {}) as ErrorShape;
-  const transport =
-    typeof e.code === 'string' && Object.hasOwn(TRANSPORT_RULES, e.code) ? TRANSPORT_RULES[e.code] : undefined;
-  if (transport) return transport(e, message);
+/** The verdict on `err`: the caller's classifier's, else a full storage's; null: the caller's code and the error's own message. */
+function verdictOf(err: unknown, message: string, ctx: ErrorContext): ErrorVerdict | null {
+  const verdict = ctx.classify?.(err, message) ?? null;
+  if (verdict !== null) return verdict;
   if (isQuotaError(err))
     return { code: 'QUOTA_EXCEEDED', message: `${ctx.quotaHint ?? 'the storage is full'} (${message})` };
-  const sys = fsErrorCode(err) ?? fsErrorCode(e.cause);
-  if (sys !== undefined && NETWORK_CODES.has(sys))
-    return { message: `cannot reach the host (${message})`, data: { networkCode: sys, retryable: true } };
-  // fetch() in browsers and undici rejects with a bare TypeError when the host is unreachable.
-  if (e.name === 'TypeError' && /fetch|network/i.test(message))
-    return { message: `cannot reach the host (${message})`, data: { retryable: true } };
   return null;
 }
 
 /**
  * Any error as a typed one, the one place where errors of the platform become entity-git's: an
- * {@link EntityGitError} passes through unchanged; a full storage is `QUOTA_EXCEEDED`; a git
- * host's answer is `REMOTE_AUTH`, `REMOTE_NOT_FOUND`, `REMOTE_REJECTED` or `REMOTE_ERROR` (with
- * `retryable`); a host out of reach keeps the caller's code with `networkCode` and `retryable`;
- * anything else gets the caller's `code`. Every package calls it with its code and prefix. The
- * message is `<prefix> <what>: <the error's message>`, the original is the `cause`.
+ * {@link EntityGitError} passes through unchanged; what the caller's `classify` recognises gets
+ * its verdict (a git host's answers, `transportVerdict`); a full storage is `QUOTA_EXCEEDED`;
+ * anything else gets the caller's `code`, its own code kept in `data[codeKey]`. Every package
+ * calls it with its code and prefix. The message is `<prefix> <what>: <the error's message>`,
+ * the original is the `cause`.
  */
 export function normaliseError(err: unknown, ctx: ErrorContext): EntityGitError {
   if (err instanceof EntityGitError) return err;

@@ -1,9 +1,9 @@
-import { type EntityGitError, normaliseError } from '@entity-git/git';
+import { type EntityGitError, normaliseError, transportVerdict } from '@entity-git/git';
 import { redactUrl } from './remote.js';
 
 /**
  * A failure of a push, a fetch or a listing of the host's refs as a typed error: the one
- * normaliser (`normaliseError`, which knows the git host's answers) with this operation's words,
+ * normaliser (`normaliseError`, with the git host's answers recognised by `transportVerdict`) with this operation's words,
  * data and credentials-free URL. What it does not recognise is a `REMOTE_ERROR` another try may
  * fix (`retryable`).
  */
@@ -20,6 +20,7 @@ export function transportError(
     data: { op, url: safeUrl, sessionId, retryable: true },
     codeKey: 'isoCode',
     redact: (text) => text.split(url).join(safeUrl),
+    classify: transportVerdict,
   });
 }
 
