@@ -64,7 +64,7 @@ export { createMirror } from './mirror/session-mirror.js';
 export type { MirrorOptions, Layout } from './mirror/mirror.js';
 export { DEFAULT_IDENTITY } from './model/identity.js';
 export { LAYOUTS, shardOf } from './mirror/layout.js';
-export { SPLIT_MIN } from './mirror/sync/checkout.js';
+export { SPLIT_MIN } from './mirror/split-index.js';
 export { TURN_PACKS_MAX } from './mirror/sync/sinks.js';
 export { SEGMENT_BYTES } from './mirror/repo-state.js';
 export type { SyncOptions, VerifyOptions } from './mirror/mirror.js';
