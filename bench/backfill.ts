@@ -17,8 +17,8 @@ import {
   shardOf,
   type DagNode,
   type Layout,
-  type Storage,
 } from '../packages/core/src/index.js';
+import type { Storage } from '../packages/git/src/index.js';
 import { createNodeMirror, nodeStorage } from '../packages/node/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
 import {

@@ -5,7 +5,7 @@
 //
 // - `backfill`: one sync of the whole session (a database mirrored for the first time);
 // - `turns, js packer`: a sync after every turn, and the service's packer asked after each as the
-//   mirror service asks it (core's `packRepository`: no git needed; the browser's packer);
+//   mirror service asks it (core's `packSession`: no git needed; the browser's packer);
 // - `turns, native packer`: the same with Node's default packer (`git repack` when git is there);
 //
 // and, beside them, native git holding the same commits: `git fast-import` of the backfilled

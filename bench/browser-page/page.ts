@@ -5,7 +5,8 @@
 import LightningFS from '@isomorphic-git/lightning-fs';
 import { Buffer } from 'buffer';
 import git from 'isomorphic-git';
-import { MemoryDag, canonicalJson, messageFileName, parseCommit, type DagNode } from '../../packages/core/src/index.ts';
+import { MemoryDag, canonicalJson, messageFileName, type DagNode } from '../../packages/core/src/index.ts';
+import { parseCommit } from '../../packages/git/src/index.ts';
 import { createBrowserMirror } from '../../packages/browser/src/index.ts';
 import { BASE_TIME, Conversation, TURN_FILES } from '../lib/conversation.ts';
 

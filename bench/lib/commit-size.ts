@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 // Relative imports: bench/ is not a workspace package, so the root has no @entity-git/* links.
 // The path is the one node-fs's own `@entity-git/core` link resolves to, so there is one MemoryDag.
-import { MemoryDag, Store, packRepository, type DagNode, type Layout } from '../../packages/core/src/index.js';
+import { MemoryDag, packSession, type DagNode, type Layout } from '../../packages/core/src/index.js';
+import { Store } from '../../packages/git/src/index.js';
 import { createNodeMirror, nativeRepack, nodeStorage } from '../../packages/node/src/index.js';
 import { filesOf, Floor, type FileOut } from './commit-floor.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './conversation.js';
@@ -182,7 +183,7 @@ export async function measure(dir: string, messages: number, layout: Layout): Pr
   execFileSync('cp', ['-a', repo, copyJs]);
   execFileSync('cp', ['-a', repo, copyNative]);
   const j0 = performance.now();
-  await packRepository(new Store(nodeStorage()), join(copyJs, '.git'));
+  await packSession(new Store(nodeStorage()), join(copyJs, '.git'));
   const packJsMs = performance.now() - j0;
   const q0 = performance.now();
   await nativeRepack()(join(copyNative, '.git'));

@@ -1,12 +1,15 @@
 // The consumer's type-check (scripts/consumer-check.mjs runs tsc on it with `nodenext` and with
 // `bundler`): every package's types resolve, and a Kysely of the application's own is accepted.
 import { createMirror, EntityGitError, MemoryDag, type Mirror, type SyncResult } from '@entity-git/core';
+import { type Repo, repositoryContext } from '@entity-git/core/repository';
+import { createSessionQueue } from '@entity-git/core/session-queue';
 import { browserStorage, createBrowserMirror } from '@entity-git/browser';
 import * as cli from '@entity-git/cli';
 import { type EntityGitError as GitError, memoryStorage, ObjectStore, storeFor } from '@entity-git/git';
 import { MastraDag, openMastraSqlite, type MastraStore } from '@entity-git/mastra';
 import { createLangGraphDag, type CheckpointLister } from '@entity-git/langgraph';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
+import { defineRemote, type FetchResult, restoreSessions } from '@entity-git/remote';
 import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sql';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -26,6 +29,11 @@ export async function check(): Promise<SyncResult> {
   const saver: CheckpointLister = { async *list() {} };
   void createNodeMirror({ dag: createLangGraphDag({ saver }), root: '/tmp/w' });
   void [createBrowserMirror, browserStorage, file, cli];
+  // The remote package, and core's two subpaths for packages built on it.
+  void [defineRemote, restoreSessions, repositoryContext, createSessionQueue];
+  const fetched: FetchResult | null = null;
+  const repo: Repo | null = null;
+  void [fetched, repo];
   // The git package on its own, and core's error class is its class (one copy installed).
   void new ObjectStore(storeFor(memoryStorage()), '/tmp/z/.git');
   const same: typeof GitError = EntityGitError;

@@ -6,7 +6,8 @@
 // memory) and the report says whether every branch came out at the server's commit id. A server
 // without the route: the rows are committed into the browser's own repository instead, as
 // before, and compared the same way.
-import { createMirror, isEntityGitError, memoryStorage, type Mirror, type Session } from '@entity-git/core';
+import { createMirror, isEntityGitError, type Mirror, type Session } from '@entity-git/core';
+import { memoryStorage } from '@entity-git/git';
 import type { BranchSummary, ExportSessionResult } from 'ws-server/protocol';
 import { decodeRepoBundle, type RepoFile } from 'ws-server/repo-bundle';
 import type { Backend, LocalStore } from './backend.js';

@@ -1,6 +1,7 @@
 // The agent that replies to a message sent from the app, and the tools it gets for one turn in the
 // session's project workdir (every path they write is the turn's own edit for the auto-commit).
-import { gitBlobId, invalidArgument, type DagNode, type JsonValue, type Project, type Session } from '@entity-git/core';
+import { invalidArgument, type DagNode, type JsonValue, type Project, type Session } from '@entity-git/core';
+import { gitBlobId } from '@entity-git/git';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 

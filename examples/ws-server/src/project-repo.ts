@@ -1,4 +1,4 @@
-import { isOid } from '@entity-git/core';
+import { isOid } from '@entity-git/git';
 // The project workdir's git repository, through the git binary: reuse or create it when a project
 // is created, and read its log for the project page. Read-only apart from `git init`, which
 // writes only `.git/` and never touches the user's files.

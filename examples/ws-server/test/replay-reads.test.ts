@@ -1,7 +1,8 @@
 // What replay reads on the server: a branch's log through the commit-graph (a live turn on top)
 // equal to the walk commit by commit without it, kept by tip; `turn_messages` from the read-ahead
 // window equal to core's handler across steps and after a write.
-import { COMMIT_GRAPH_PATH, createActions } from '@entity-git/core';
+import { createActions } from '@entity-git/core';
+import { COMMIT_GRAPH_PATH } from '@entity-git/git';
 import { createNodeMirror } from '@entity-git/node';
 import { execFileSync } from 'node:child_process';
 import { existsSync, renameSync } from 'node:fs';

@@ -1,5 +1,14 @@
-import { EntityGitError, type Storage, type StorageFs, type StorageStat } from '@entity-git/core';
-import { fsError, PREFIX, quotaError, isQuotaError } from './errors.js';
+import { EntityGitError } from '@entity-git/core';
+import {
+  isQuotaError,
+  LOCK_DEFAULTS,
+  type LockOptions,
+  lockOptions,
+  type Storage,
+  type StorageFs,
+  type StorageStat,
+} from '@entity-git/git';
+import { browserError, fsError, PREFIX } from './errors.js';
 import { createFileMemory } from './file-memory.js';
 import { patchBackend } from './lightning-backend.js';
 import { newLightningFS, type LightningFS, type LightningPromises } from './lightning-fs.js';
@@ -19,17 +28,20 @@ export interface BrowserStorageOptions {
    */
   fsName?: string;
   /**
-   * How long a sync waits for another tab (or another storage of this page) to finish with the
-   * same session; then `LOCK_TIMEOUT`. `0` does not wait, `Infinity` waits for good.
-   * Default 60 000 ms.
+   * The sync lock, a Web Lock per session repository: how long a sync waits for another tab (or
+   * another storage of this page) to finish with the same session (`timeoutMs`); then
+   * `LOCK_TIMEOUT`. `0` does not wait, `Infinity` waits for good. Default `LOCK_DEFAULTS.sync`
+   * (60 s). There is no `staleMs`: the browser lets go of a Web Lock when its tab goes.
    */
+  syncLock?: Partial<Pick<LockOptions, 'timeoutMs'>>;
+  /** @deprecated The name before lock options were one type: use `syncLock.timeoutMs`. */
   syncLockTimeoutMs?: number;
 }
 
 /** {@link browserStorage}'s result: a core {@link Storage}, plus what a page needs around it. */
 export interface BrowserStorage extends Storage {
   readonly name: typeof DRIVER_NAME;
-  /** The options in force, defaults filled in (frozen). */
+  /** The options in force, defaults filled in (frozen): the sync lock's wait as `syncLockTimeoutMs`. */
   readonly options: Readonly<{ fsName: string; syncLockTimeoutMs: number }>;
   readonly fs: StorageFs;
   readonly workTree: false;
@@ -60,6 +72,19 @@ export function fsDatabaseName(fsName: string): string {
   return `${fsName}.lightning-fs`;
 }
 
+/** The options in force (`storage.options`): defaults filled in and checked (`INVALID_OPTION`), the old name read. */
+function frozenOptions(options: BrowserStorageOptions): BrowserStorage['options'] {
+  const { timeoutMs } = lockOptions(
+    LOCK_DEFAULTS.sync,
+    { timeoutMs: options.syncLock?.timeoutMs ?? options.syncLockTimeoutMs },
+    `${PREFIX} syncLock`,
+  );
+  const opts = Object.freeze({ fsName: options.fsName ?? DEFAULT_FS_NAME, syncLockTimeoutMs: timeoutMs });
+  if (typeof opts.fsName !== 'string' || opts.fsName === '')
+    throw new EntityGitError('INVALID_OPTION', `${PREFIX} fsName must be a non-empty string`);
+  return opts;
+}
+
 /**
  * The browser storage: LightningFS on IndexedDB as the file system, Web Locks (`navigator.locks`)
  * between tabs, objects and refs only (no working tree).
@@ -76,14 +101,7 @@ export function fsDatabaseName(fsName: string): string {
  *   files it creates with its owner tag (stored as the file's uid, in the same tree as the file).
  */
 export function browserStorage(options: BrowserStorageOptions = {}): BrowserStorage {
-  const opts = Object.freeze({
-    fsName: options.fsName ?? DEFAULT_FS_NAME,
-    syncLockTimeoutMs: options.syncLockTimeoutMs ?? 60_000,
-  });
-  if (typeof opts.fsName !== 'string' || opts.fsName === '')
-    throw new EntityGitError('INVALID_OPTION', `${PREFIX} fsName must be a non-empty string`);
-  if (typeof opts.syncLockTimeoutMs !== 'number' || Number.isNaN(opts.syncLockTimeoutMs) || opts.syncLockTimeoutMs < 0)
-    throw new EntityGitError('INVALID_OPTION', `${PREFIX} syncLockTimeoutMs must be a number of milliseconds`);
+  const opts = frozenOptions(options);
   const manager = locks();
 
   const owner = ownerTag();
@@ -157,7 +175,9 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       await p.flush();
       saved = Math.max(saved, holds);
     } catch (err) {
-      throw isQuotaError(err) ? quotaError(err, 'saving the directory tree') : fsError(err, 'flush', '/');
+      throw isQuotaError(err)
+        ? browserError(err, 'STORAGE_ERROR', 'saving the directory tree')
+        : fsError(err, 'flush', '/');
     }
   }
 
@@ -231,7 +251,7 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
       try {
         await writeBack();
       } catch (err) {
-        throw isQuotaError(err) ? quotaError(err, 'writing objects') : fsError(err, 'write', '/');
+        throw isQuotaError(err) ? browserError(err, 'STORAGE_ERROR', 'writing objects') : fsError(err, 'write', '/');
       }
     },
 

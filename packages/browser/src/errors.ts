@@ -1,35 +1,24 @@
 import { EntityGitError, isEntityGitError } from '@entity-git/core';
+import { isQuotaError, normaliseError } from '@entity-git/git';
 
 export const PREFIX = '[browser-fs]';
 
+/** What a full origin storage means to the user: where the space went, and what to do. */
+const QUOTA_HINT =
+  "the browser's storage quota for this origin is used up; free space or call requestPersistentStorage()";
+
 /**
- * Whether `err` says the origin's storage is full. Chromium reports it as a `QuotaExceededError`
- * DOMException (legacy code 22) on the request or on the aborted transaction; IndexedDB wrappers
- * sometimes keep the original as `cause` or `inner`.
+ * A failure of the browser's storage or DAG store as a typed error: the one normaliser with this
+ * package's prefix; a full origin storage (a `QuotaExceededError`, on the error or on what it
+ * wraps) is `QUOTA_EXCEEDED` with what to do about it.
  */
-export function isQuotaError(err: unknown, depth = 0): boolean {
-  if (typeof err !== 'object' || err === null || depth > 4) return false;
-  const e = err as { name?: unknown; code?: unknown; cause?: unknown; inner?: unknown; error?: unknown };
-  if (e.name === 'QuotaExceededError' || (e.name !== undefined && e.code === 22)) return true;
-  return isQuotaError(e.cause, depth + 1) || isQuotaError(e.inner, depth + 1) || isQuotaError(e.error, depth + 1);
-}
-
-function message(err: unknown): string {
-  const e = err as { message?: unknown; name?: unknown } | null;
-  return typeof e?.message === 'string' && e.message !== ''
-    ? e.message
-    : typeof e?.name === 'string'
-      ? e.name
-      : String(err);
-}
-
-export function quotaError(err: unknown, what: string, data: Record<string, unknown> = {}): EntityGitError {
-  return new EntityGitError(
-    'QUOTA_EXCEEDED',
-    `${PREFIX} ${what}: the browser's storage quota for this origin is used up (${message(err)}); free space or call requestPersistentStorage()`,
-    data,
-    { cause: err },
-  );
+export function browserError(
+  err: unknown,
+  code: 'STORAGE_ERROR' | 'DB_ERROR',
+  what: string,
+  data: Record<string, unknown> = {},
+): EntityGitError {
+  return normaliseError(err, { code, prefix: PREFIX, what, data, quotaHint: QUOTA_HINT });
 }
 
 /** LightningFS's own fs-wide lock gives up after ten minutes. */
@@ -44,7 +33,7 @@ function isLightningTimeout(err: unknown): boolean {
  */
 export function fsError(err: unknown, op: string, path: string): unknown {
   if (isEntityGitError(err)) return err;
-  if (isQuotaError(err)) return quotaError(err, `${op} ${path}`, { op, path });
+  if (isQuotaError(err)) return browserError(err, 'STORAGE_ERROR', `${op} ${path}`, { op, path });
   if (isLightningTimeout(err)) {
     return new EntityGitError(
       'LOCK_TIMEOUT',
@@ -56,16 +45,9 @@ export function fsError(err: unknown, op: string, path: string): unknown {
   return err;
 }
 
-/** An IndexedDB failure of the DAG store as a typed error. */
+/** An IndexedDB failure of the DAG store as a typed error (`DB_ERROR`, or `QUOTA_EXCEEDED`). */
 export function dbError(err: unknown, what: string): EntityGitError {
-  if (isEntityGitError(err)) return err;
-  if (isQuotaError(err)) return quotaError(err, what);
-  return new EntityGitError(
-    'DB_ERROR',
-    `${PREFIX} ${what}: ${message(err)}`,
-    { name: (err as { name?: unknown })?.name ?? null },
-    { cause: err },
-  );
+  return browserError(err, 'DB_ERROR', what, { name: (err as { name?: unknown })?.name ?? null });
 }
 
 /** An error with a Node-style `code`, like the ones LightningFS throws. */

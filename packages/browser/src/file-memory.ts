@@ -1,4 +1,4 @@
-import type { StorageFs } from '@entity-git/core';
+import type { StorageFs } from '@entity-git/git';
 import type { LightningInternals } from './lightning-backend.js';
 import type { LightningPromises } from './lightning-fs.js';
 

@@ -1,4 +1,5 @@
-import { EntityGitError, type StorageFs } from '@entity-git/core';
+import { EntityGitError } from '@entity-git/core';
+import type { StorageFs } from '@entity-git/git';
 import { openDB } from 'idb';
 import { dbError, PREFIX } from './errors.js';
 import { checkBatchSize } from './idb-rows.js';

@@ -25,5 +25,5 @@ export {
   type ImportRowsOptions,
   type ImportResult,
 } from './import-session.js';
-export { isQuotaError } from './errors.js';
+export { isQuotaError } from '@entity-git/git';
 export type { LightningFS, LightningPromises, LightningStat } from './lightning-fs.js';

@@ -1,4 +1,4 @@
-import type { StorageFs, StorageStat } from '@entity-git/core';
+import type { StorageFs, StorageStat } from '@entity-git/git';
 import { codeError } from './errors.js';
 import type { FileMemory } from './file-memory.js';
 import type { LightningPromises } from './lightning-fs.js';

@@ -1,7 +1,8 @@
 // Runs in Node before the browser tests: a real smart-HTTP git server (native git http-backend,
 // CORS enabled) on 127.0.0.1, holding the golden session pushed from Node — so a test in
 // Chromium can fetch it and compare ids. Tests read it with `inject('gitServer')`.
-import { defineRemote, MemoryDag, pushSession } from '@entity-git/core';
+import { MemoryDag } from '@entity-git/core';
+import { defineRemote, pushSession } from '@entity-git/remote';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import http from 'isomorphic-git/http/node';

@@ -1,5 +1,6 @@
 import { browserStorage, createBrowserMirror, DEFAULT_ROOT } from '@entity-git/browser';
-import { defineRemote, fetchSession, pushSession, restoreSessions, type EntityGitError } from '@entity-git/core';
+import type { EntityGitError } from '@entity-git/core';
+import { defineRemote, fetchSession, pushSession, restoreSessions } from '@entity-git/remote';
 import { writeGolden } from '@entity-git/test-utils';
 import http from 'isomorphic-git/http/web';
 import { describe, expect, inject, it } from 'vitest';

@@ -3,7 +3,8 @@
 // them as it treats tabs (one at a time, the tree reloaded on taking over). Real tabs and real
 // reloads are driven from Node in pages.test.ts.
 import { browserStorage, createBrowserMirror, openIdbDag } from '@entity-git/browser';
-import { MemoryDag, ObjectStore, RefStore, Store, type DagWriter } from '@entity-git/core';
+import { MemoryDag, type DagWriter } from '@entity-git/core';
+import { ObjectStore, RefStore, Store } from '@entity-git/git';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { describe, expect, it } from 'vitest';
 import { freshDag, GOLDEN_TIPS, unique } from './helpers.js';

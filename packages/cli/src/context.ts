@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_IDENTITY, LAYOUTS, type Identity, type Layout, type Mirror, type Session } from '@entity-git/core';
+import { DEFAULT_IDENTITY, LAYOUTS, type Layout, type Mirror, type Session } from '@entity-git/core';
+import type { Identity } from '@entity-git/git';
 import { createNodeMirror, defaultRoot } from '@entity-git/node';
 import {
   defaultConfigPath,

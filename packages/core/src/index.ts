@@ -1,4 +1,17 @@
-export { EntityGitError, isEntityGitError, type ErrorCode } from '@entity-git/git';
+// The error API every package uses, re-exported so that an application or an adapter built on core
+// alone can tell entity-git's errors apart (`isEntityGitError(err, code)`) and make its own
+// (`normaliseError(err, { code, prefix })`); everything else of git's formats and object store is
+// imported from @entity-git/git itself, but for the types core's options name (below).
+export {
+  EntityGitError,
+  isEntityGitError,
+  normaliseError,
+  type ErrorCode,
+  type ErrorContext,
+} from '@entity-git/git';
+// The types core's own options name (a mirror's storage and identity), so that configuring a
+// mirror needs no second import.
+export type { Storage, StorageFs, StorageStat, WorkTreeFile, Identity } from '@entity-git/git';
 export type { DagNode, Session, Project, ProjectStatus, Role, JsonValue } from './model/types.js';
 export { ROLES, PROJECT_STATUSES } from './model/types.js';
 export { canonicalJson, canonicalJsonBytes, assertJson } from './model/canonical-json.js';
@@ -37,44 +50,7 @@ export type { ProjectStore } from './dag/project-store.js';
 export { MemoryDag } from './dag/memory-dag.js';
 export { draftNode, type AppendNodeInput, type DraftNodeOptions } from './dag/draft-node.js';
 export { isAbsolutePath } from './model/is-absolute-path.js';
-export type { Storage, StorageFs, StorageStat, WorkTreeFile } from '@entity-git/git';
-export { Store, storeFor } from '@entity-git/git';
-export { portableCodec, storedZlib, sha1Hex, toHex, fromHex, type Codec } from '@entity-git/git';
-export { fixedZlib, FIXED_DEFLATE_MAX } from '@entity-git/git';
-export {
-  ObjectStore,
-  buildTree,
-  parseTree,
-  buildCommit,
-  parseCommit,
-  frame,
-  gitBlobId,
-  isOid,
-  type TreeEntry,
-  type Identity,
-  type ObjectType,
-  type ParsedCommit,
-} from '@entity-git/git';
-export {
-  RefStore,
-  acquireLockFile,
-  ZERO_OID,
-  parseReflog,
-  refsUnder,
-  isAncestor,
-  type ReflogEntry,
-} from '@entity-git/git';
-export { prefixSuffixDelta, STORED_BLOB_MAX, type PackReport } from '@entity-git/git';
-export { packRepository } from './service/pack-session.js';
-export {
-  buildIndex,
-  buildSplitIndex,
-  parseIndex,
-  readIndex,
-  entryFromStat,
-  type IndexEntry,
-  type SharedIndex,
-} from '@entity-git/git';
+export { packSession } from './service/pack-session.js';
 export type {
   Mirror,
   SyncResult,
@@ -87,12 +63,11 @@ export type {
   Difference,
   DifferenceKind,
 } from './mirror/mirror.js';
-export { CommitGraph, COMMIT_GRAPH_PATH } from '@entity-git/git';
 export { createMirror } from './mirror/session-mirror.js';
 export type { MirrorOptions, Layout } from './mirror/mirror.js';
 export { DEFAULT_IDENTITY } from './model/identity.js';
 export { LAYOUTS, shardOf } from './mirror/layout.js';
-export { SPLIT_MIN } from './mirror/sync/checkout.js';
+export { SPLIT_MIN } from './mirror/split-index.js';
 export { TURN_PACKS_MAX } from './mirror/sync/sinks.js';
 export { SEGMENT_BYTES } from './mirror/repo-state.js';
 export type { SyncOptions, VerifyOptions } from './mirror/mirror.js';
@@ -107,7 +82,6 @@ export {
   type SessionStatus,
 } from './service/mirror-service.js';
 export { createPacker, countLooseObjects, type Packer, type PackerOptions } from './service/packer.js';
-export { countPacks } from '@entity-git/git';
 export {
   reconcile,
   type ReconcileOptions,
@@ -183,40 +157,8 @@ export {
   type IsoGitEngineOptions,
 } from './project/object-engine.js';
 export { operationsInProgress } from './project/operations.js';
-export {
-  defineRemote,
-  redactUrl,
-  type Remote,
-  type RemoteOptions,
-  type HttpClient,
-  type AuthCallback,
-  type AuthFailureCallback,
-  type AuthSuccessCallback,
-  type GitAuth,
-} from './remote/remote.js';
-export { pushSession, type PushOptions, type PushResult, type RefUpdate, type RemoteTarget } from './remote/push.js';
-export {
-  fetchSession,
-  restoreSessions,
-  type FetchOptions,
-  type FetchResult,
-  type RestoreOptions,
-  type RestoreReport,
-  type RestoreEntry,
-} from './remote/fetch.js';
-export {
-  createPushScheduler,
-  type PushScheduler,
-  type PushSchedulerOptions,
-  type PushSchedulerEvents,
-  type PushSchedulerEventName,
-  type PushSessionStatus,
-} from './remote/push-scheduler.js';
-export { buildHeadRecord, parseHeadRecord } from './remote/head-record.js';
-export { HEAD_RECORD_REF } from './remote/transport.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
-export { memoryStorage, MEMORY_STORAGE } from '@entity-git/git';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';
-export { consoleLogger, type ConsoleLoggerOptions } from './observe/loggers.js';
+export { consoleLogger, emitLog, type ConsoleLoggerOptions } from './observe/loggers.js';

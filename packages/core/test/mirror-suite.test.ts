@@ -1,4 +1,4 @@
-import { memoryStorage } from '../src/index.js';
+import { memoryStorage } from '@entity-git/git';
 import { testMirror } from '../../test-utils/src/mirror-suite.js';
 
 // Core runs a mirror on its own: the in-memory storage, and the portable codec (pure-JS SHA-1 and deflate).

@@ -81,14 +81,103 @@ export function fsErrorCode(err: unknown): string | undefined {
 }
 
 /**
- * Any error as a typed one: an {@link EntityGitError} passes through; anything else becomes a
- * `STORAGE_ERROR` whose message is `context` (when given) and the error's message, with `data`,
- * the original as its `cause`.
+ * Whether `err` says the storage is full: a system `ENOSPC` or `EDQUOT`, or a browser's
+ * `QuotaExceededError` (a DOMException, legacy code 22), on the error or on what it wraps
+ * (`cause`, or `inner` and `error` as IndexedDB wrappers keep it).
  */
-export function toStorageError(err: unknown, context?: string, data: Record<string, unknown> = {}): EntityGitError {
+export function isQuotaError(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const e = err as { name?: unknown; code?: unknown; cause?: unknown; inner?: unknown; error?: unknown };
+  if (e.code === 'ENOSPC' || e.code === 'EDQUOT') return true;
+  if (e.name === 'QuotaExceededError' || (e.name !== undefined && e.code === 22)) return true;
+  return isQuotaError(e.cause, depth + 1) || isQuotaError(e.inner, depth + 1) || isQuotaError(e.error, depth + 1);
+}
+
+/** How {@link normaliseError} names what it wraps. */
+export interface ErrorContext {
+  /** The code of an error no rule recognises: the caller's own (`STORAGE_ERROR`, `DB_ERROR`, `REMOTE_ERROR`…). */
+  code: ErrorCode;
+  /** Who speaks, first in the message: `[node-fs]`, `[sql]`. Default none. */
+  prefix?: string;
+  /** What failed, before the error's own message: `read /repo/.git/HEAD`. Default none. */
+  what?: string;
+  /** The typed error's data; a rule's own fields (`statusCode`, `retryable`…) are added to it. */
+  data?: Record<string, unknown>;
+  /** The data field the error's own string `code` (a system or driver code) is kept in. Default: not kept. */
+  codeKey?: string;
+  /** Applied to the error's own message: a URL's credentials taken out, say. Default: none. */
+  redact?: (text: string) => string;
+  /** What a full storage means to the user, in place of "the storage is full". */
+  quotaHint?: string;
+  /**
+   * Recognises the errors of one domain (`transportVerdict`: a git host's answers and a host out
+   * of reach), given the error and its message (redacted); null: not one of them. Default: none.
+   */
+  classify?: (err: unknown, message: string) => ErrorVerdict | null;
+}
+
+/**
+ * What a classifier ({@link ErrorContext.classify}) makes of an error it recognises: a code
+ * (default the caller's), the message to show, data fields.
+ */
+export interface ErrorVerdict {
+  code?: ErrorCode;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+/** What {@link ownMessage} reads of an error. */
+interface ErrorShape {
+  name?: unknown;
+  message?: unknown;
+}
+
+/** The error's own message: its `message` when it has one, else its `name`, else the value as text. */
+function ownMessage(err: unknown): string {
+  const e = err as ErrorShape | null;
+  if (typeof e?.message === 'string' && e.message !== '') return e.message;
+  if (typeof e?.name === 'string' && e.name !== '') return e.name;
+  return String(err);
+}
+
+/** The verdict on `err`: the caller's classifier's, else a full storage's; null: the caller's code and the error's own message. */
+function verdictOf(err: unknown, message: string, ctx: ErrorContext): ErrorVerdict | null {
+  const verdict = ctx.classify?.(err, message) ?? null;
+  if (verdict !== null) return verdict;
+  if (isQuotaError(err))
+    return { code: 'QUOTA_EXCEEDED', message: `${ctx.quotaHint ?? 'the storage is full'} (${message})` };
+  return null;
+}
+
+/**
+ * Any error as a typed one, the one place where errors of the platform become entity-git's: an
+ * {@link EntityGitError} passes through unchanged; what the caller's `classify` recognises gets
+ * its verdict (a git host's answers, `transportVerdict`); a full storage is `QUOTA_EXCEEDED`;
+ * anything else gets the caller's `code`, its own code kept in `data[codeKey]`. Every package
+ * calls it with its code and prefix. The message is `<prefix> <what>: <the error's message>`,
+ * the original is the `cause`.
+ */
+export function normaliseError(err: unknown, ctx: ErrorContext): EntityGitError {
   if (err instanceof EntityGitError) return err;
-  const message = String((err as Error)?.message ?? err);
-  return new EntityGitError('STORAGE_ERROR', context === undefined ? message : `${context}: ${message}`, data, {
+  const message = (ctx.redact ?? String)(ownMessage(err));
+  const verdict = verdictOf(err, message, ctx);
+  const head = [ctx.prefix, ctx.what].filter((s) => s !== undefined && s !== '').join(' ');
+  const text = verdict?.message ?? message;
+  const own = fsErrorCode(err);
+  const data = {
+    ...ctx.data,
+    ...(ctx.codeKey !== undefined && own !== undefined ? { [ctx.codeKey]: own } : {}),
+    ...verdict?.data,
+  };
+  return new EntityGitError(verdict?.code ?? ctx.code, head === '' ? text : `${head}: ${text}`, data, {
     cause: err,
   });
+}
+
+/**
+ * @deprecated The normaliser before there was one for every package: use
+ * `normaliseError(err, { code: 'STORAGE_ERROR', what: context, data })`, which it calls.
+ */
+export function toStorageError(err: unknown, context?: string, data: Record<string, unknown> = {}): EntityGitError {
+  return normaliseError(err, { code: 'STORAGE_ERROR', ...(context === undefined ? {} : { what: context }), data });
 }

@@ -2,9 +2,14 @@ export {
   EntityGitError,
   isEntityGitError,
   fsErrorCode,
+  isQuotaError,
+  normaliseError,
   toStorageError,
   type ErrorCode,
+  type ErrorContext,
+  type ErrorVerdict,
 } from './errors.js';
+export { transportVerdict } from './transport-errors.js';
 export { utf8, fromUtf8, utf8Length } from './bytes/utf8.js';
 export { toHex, fromHex } from './bytes/hex.js';
 export { concatBytes } from './bytes/concat.js';
@@ -36,20 +41,18 @@ export {
 } from './objects/commit.js';
 export { ObjectStore } from './object-store.js';
 export { isAncestor } from './ancestry.js';
+export { RefStore, ZERO_OID, parseReflog, refsUnder, type RefOptions, type ReflogEntry } from './refs.js';
 export {
-  RefStore,
   acquireLockFile,
-  parseReflog,
-  refsUnder,
-  ZERO_OID,
-  type RefOptions,
-  type LockFileOptions,
-  type ReflogEntry,
-} from './refs.js';
-export { applyDelta, applyDeltas } from './pack/delta.js';
+  tryLockFile,
+  lockOptions,
+  LOCK_DEFAULTS,
+  type LockOptions,
+} from './lock-file.js';
+export { applyDelta, applyDeltas, prefixSuffixDelta } from './pack/delta.js';
 export { idxOids, countPacks } from './pack/pack-index.js';
-export { PackBuilder, prefixSuffixDelta, STORED_BLOB_MAX } from './pack/pack-writer.js';
-export { packRepository, type PackReport } from './pack-repository.js';
+export { PackBuilder, STORED_BLOB_MAX } from './pack/pack-builder.js';
+export { writeRepositoryPack, type PackReport } from './repository-pack.js';
 export {
   CommitGraph,
   COMMIT_GRAPH_PATH,

@@ -3,48 +3,19 @@ import type { Identity } from './objects/commit.js';
 import { isOid } from './objects/frame.js';
 import { dirname, joinPath } from './storage/paths.js';
 import type { Store } from './storage/store.js';
+import { acquireLockFile, LOCK_DEFAULTS, lockOptions, type LockOptions } from './lock-file.js';
 
 export const ZERO_OID = '0'.repeat(40);
 
-export interface RefOptions {
-  /** How long to wait for a `<ref>.lock` someone else holds (default 5000 ms). */
-  lockTimeoutMs?: number;
-  /** A lock file older than this was left by a killed writer and is removed (default 30,000 ms). */
-  staleLockMs?: number;
-}
-
-export interface LockFileOptions {
-  timeoutMs: number;
-  staleMs: number;
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 /**
- * Take a git-style lock file (`<file>.lock`, created exclusively, holding the new content), waiting
- * up to `timeoutMs` for another holder to let go; `REF_LOCKED` after that. Git holds such locks
- * for milliseconds, so one untouched for `staleMs` was left by a killed writer: it is removed
- * (the ref it guarded was never renamed over, so nothing is lost) and the lock taken.
+ * How a {@link RefStore} takes `<ref>.lock`: {@link LockOptions}, each field defaulting to
+ * `LOCK_DEFAULTS.ref` (5 s of waiting, taken over after 30 s).
  */
-export async function acquireLockFile(
-  store: Store,
-  lockPath: string,
-  content: Uint8Array | string,
-  options: LockFileOptions,
-): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
-    if (await store.createExclusive(lockPath, content)) return;
-    const st = await store.lstat(lockPath);
-    if (st !== null && Date.now() - st.mtimeMs > options.staleMs) {
-      await store.remove(lockPath);
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new EntityGitError('REF_LOCKED', `${lockPath} is held by another writer`, { lock: lockPath });
-    }
-    await sleep(wait);
-  }
+export interface RefOptions extends Partial<LockOptions> {
+  /** @deprecated The name before lock options were one type: use `timeoutMs`. */
+  lockTimeoutMs?: number;
+  /** @deprecated The name before lock options were one type: use `staleMs`. */
+  staleLockMs?: number;
 }
 
 /** The refs of `packed-refs` in `gitdir`, by full name (peeled lines left out). */
@@ -93,14 +64,18 @@ export async function refsUnder(store: Store, gitdir: string, prefix: string): P
  * anyone else is waited for, never written through.
  */
 export class RefStore {
-  private readonly lock: LockFileOptions;
+  private readonly lock: LockOptions;
 
   constructor(
     private readonly store: Store,
     readonly gitdir: string,
     options: RefOptions = {},
   ) {
-    this.lock = { timeoutMs: options.lockTimeoutMs ?? 5000, staleMs: options.staleLockMs ?? 30_000 };
+    const { lockTimeoutMs, staleLockMs } = options;
+    this.lock = lockOptions(LOCK_DEFAULTS.ref, {
+      timeoutMs: options.timeoutMs ?? lockTimeoutMs,
+      staleMs: options.staleMs ?? staleLockMs,
+    });
   }
 
   private path(name: string): string {

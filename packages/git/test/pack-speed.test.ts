@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { portableCodec, storedZlib } from '../src/codec/codec.js';
 import { FIXED_DEFLATE_MAX, fixedZlib } from '../src/codec/fixed-deflate.js';
 import { buildTree, extendTree, type TreeEntry } from '../src/objects/tree.js';
-import { prefixSuffixDelta } from '../src/pack/pack-writer.js';
+import { prefixSuffixDelta } from '../src/pack/delta.js';
 import { applyDelta } from '../src/pack/delta.js';
 
 function rng(seed: number): (n: number) => number {

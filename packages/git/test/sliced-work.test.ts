@@ -7,7 +7,7 @@ import { portableCodec } from '../src/codec/codec.js';
 import { sha1, sha1Stream } from '../src/codec/sha1.js';
 import { buildIndex, buildIndexSteps, type IndexEntry } from '../src/index-file.js';
 import { objectId } from '../src/objects/frame.js';
-import { PackBuilder } from '../src/pack/pack-writer.js';
+import { PackBuilder } from '../src/pack/pack-builder.js';
 import { memoryStorage } from '../src/storage/memory-storage.js';
 import { storeFor } from '../src/storage/store.js';
 

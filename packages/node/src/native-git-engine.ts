@@ -13,9 +13,10 @@ import {
   type RepoState,
   type WorkdirState,
 } from '@entity-git/core';
+import { fsErrorCode } from '@entity-git/git';
 import { nativeGitAvailable } from './native-git-available.js';
 import { nativeIndex } from './native-git-index.js';
-import { NATIVE_GIT_ENGINE, ZERO, fsErrorCode, gitProcess, type NativeGitEngineOptions } from './native-git-process.js';
+import { NATIVE_GIT_ENGINE, ZERO, gitProcess, type NativeGitEngineOptions, type Run } from './native-git-process.js';
 import { nativeStatus } from './native-git-status.js';
 import { nativeHistory } from './native-git-history.js';
 import { nativeUndo } from './native-git-undo.js';

@@ -1,6 +1,7 @@
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseCommit, parseReflog, type CommitRecord, type ReflogEntry, type RepoState } from '@entity-git/core';
+import type { CommitRecord, RepoState } from '@entity-git/core';
+import { parseCommit, parseReflog, type ReflogEntry } from '@entity-git/git';
 import type { GitProcess } from './native-git-process.js';
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';

@@ -1,14 +1,8 @@
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
 import { applicableUpdates, EntityGitError, type FileState, type IndexUpdate, type RepoState } from '@entity-git/core';
-import {
-  NATIVE_GIT_ENGINE,
-  ZERO,
-  fsErrorCode,
-  sleep,
-  type GitProcess,
-  type NativeGitOptions,
-} from './native-git-process.js';
+import { fsErrorCode } from '@entity-git/git';
+import { NATIVE_GIT_ENGINE, ZERO, sleep, type GitProcess, type NativeGitOptions } from './native-git-process.js';
 
 /** The user's index: git's `index.lock` taken, entries read, and exactly the agent's paths set. */
 export function nativeIndex(opts: NativeGitOptions, { run, git, failure }: GitProcess) {

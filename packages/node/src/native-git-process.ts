@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { EntityGitError } from '@entity-git/core';
+import { fsErrorCode } from '@entity-git/git';
 
 export const NATIVE_GIT_ENGINE = 'native-git';
 
@@ -49,7 +50,6 @@ export interface Run {
   code: number;
 }
 
-export const fsErrorCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Running git: `run` resolves whatever the exit code, `git` rejects a non-zero one with {@link failure}'s error. */

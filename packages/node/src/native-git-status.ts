@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
 import { EntityGitError, type ChangedPath, type FileState, type RepoState } from '@entity-git/core';
-import { NATIVE_GIT_ENGINE, fsErrorCode, type GitProcess } from './native-git-process.js';
+import { fsErrorCode } from '@entity-git/git';
+import { NATIVE_GIT_ENGINE, type GitProcess } from './native-git-process.js';
 
 /** `"…"` with C escapes, as `git hash-object --stdin-paths` unquotes a line. */
 function cQuote(path: string): string {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { type Codec, FIXED_DEFLATE_MAX, fixedZlib } from '@entity-git/core';
+import { type Codec, FIXED_DEFLATE_MAX, fixedZlib } from '@entity-git/git';
 
 /** A size hint above this is not trusted for a buffer (a corrupt entry could claim gigabytes). */
 const INFLATE_HINT_MAX = 64 << 20;

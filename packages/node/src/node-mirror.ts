@@ -13,11 +13,8 @@ export interface NodeMirrorOptions extends Omit<MirrorOptions, 'storage' | 'root
  * packer (`createNodePacker`) to merge them in the background.
  */
 export function createNodeMirror(options: NodeMirrorOptions): Mirror {
-  const { fsync, syncLockTimeoutMs, staleMs, root, ...rest } = options;
-  const storageOptions: NodeStorageOptions = {};
-  if (fsync !== undefined) storageOptions.fsync = fsync;
-  if (syncLockTimeoutMs !== undefined) storageOptions.syncLockTimeoutMs = syncLockTimeoutMs;
-  if (staleMs !== undefined) storageOptions.staleMs = staleMs;
+  const { fsync, syncLock, syncLockTimeoutMs, staleMs, root, ...rest } = options;
+  const storageOptions: NodeStorageOptions = { fsync, syncLock, syncLockTimeoutMs, staleMs };
   return createMirror({
     ...rest,
     packTurns: rest.packTurns ?? true,

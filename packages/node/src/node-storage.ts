@@ -2,7 +2,15 @@ import { hostname, homedir } from 'node:os';
 import * as fsp from 'node:fs/promises';
 import * as fss from 'node:fs';
 import { dirname, join } from 'node:path';
-import { EntityGitError, type Storage, type StorageFs, type WorkTreeFile } from '@entity-git/core';
+import { EntityGitError } from '@entity-git/core';
+import {
+  LOCK_DEFAULTS,
+  type LockOptions,
+  lockOptions,
+  type Storage,
+  type StorageFs,
+  type WorkTreeFile,
+} from '@entity-git/git';
 import { nodeCodec } from './node-codec.js';
 import { NodeStat, writeFilesOffThread } from './node-write-files.js';
 
@@ -17,9 +25,17 @@ export interface NodeStorageOptions {
    * DAG (the refs are only moved after the objects are written).
    */
   fsync?: boolean;
-  /** How long a sync waits for another process's lock on the same session. Default 60 s. */
+  /**
+   * The sync lock, one lock file per session repository held across processes for a whole sync:
+   * how long a sync waits for another process's (`timeoutMs`), and after how long one its holder
+   * stopped refreshing is taken over (`staleMs`; a holder refreshes it every `staleMs / 3`, and
+   * one whose process is gone on this host is taken over at once). Default `LOCK_DEFAULTS.sync`
+   * (60 s, 30 s).
+   */
+  syncLock?: Partial<LockOptions>;
+  /** @deprecated The name before lock options were one type: use `syncLock.timeoutMs`. */
   syncLockTimeoutMs?: number;
-  /** A held lock is refreshed every staleMs/3; one not refreshed for staleMs is taken over. Default 30 s. */
+  /** @deprecated The name before lock options were one type: use `syncLock.staleMs`. */
   staleMs?: number;
 }
 
@@ -68,13 +84,28 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Writes above this size go through the thread pool instead of blocking the event loop. */
 const LARGE = 1 << 20;
 
+/** The options in force: defaults filled in, the sync lock's checked (`INVALID_OPTION`), the old names read. */
+function frozenOptions(
+  options: NodeStorageOptions,
+): Readonly<{ fsync: boolean; syncLockTimeoutMs: number; staleMs: number }> {
+  const { timeoutMs, staleMs } = lockOptions(
+    LOCK_DEFAULTS.sync,
+    {
+      timeoutMs: options.syncLock?.timeoutMs ?? options.syncLockTimeoutMs,
+      staleMs: options.syncLock?.staleMs ?? options.staleMs,
+    },
+    'syncLock',
+  );
+  return Object.freeze({ fsync: options.fsync ?? false, syncLockTimeoutMs: timeoutMs, staleMs });
+}
+
 /**
  * The Node storage adapter: node:fs, node:crypto and node:zlib; create-exclusive with `wx`; a
  * cross-process lock file per key that a killed holder cannot leave behind for long (its pid is
  * checked on this host, and a holder refreshes the file while it runs).
  */
 export function nodeStorage(options: NodeStorageOptions = {}): Storage {
-  const opts = Object.freeze({ fsync: false, syncLockTimeoutMs: 60_000, staleMs: 30_000, ...options });
+  const opts = frozenOptions(options);
   const host = hostname();
   // Small-file operations run synchronously: a turn makes ~50 of them, and a thread-pool round
   // trip per call cost more than the calls themselves (measured: most of a turn's time was idle

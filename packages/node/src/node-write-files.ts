@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { StorageStat, WorkTreeFile } from '@entity-git/core';
+import type { StorageStat, WorkTreeFile } from '@entity-git/git';
 
 /** What {@link NodeStat} is made from: a `BigIntStats`, or the same fields from the writer thread. */
 interface StatFields {

@@ -1,12 +1,5 @@
-import {
-  createPacker,
-  EntityGitError,
-  packRepository,
-  storeFor,
-  type Packer,
-  type PackerOptions,
-  type PackReport,
-} from '@entity-git/core';
+import { createPacker, EntityGitError, packSession, type Packer, type PackerOptions } from '@entity-git/core';
+import { storeFor, type PackReport } from '@entity-git/git';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -119,7 +112,7 @@ export interface NodePackerOptions extends Omit<PackerOptions, 'storage' | 'pack
 
 /**
  * The background packer for session repositories on Node: native `git repack` when git is on
- * PATH, else entity-git's own packer (`packRepository`, trees as deltas of their previous turn).
+ * PATH, else entity-git's own packer (`packSession`, trees as deltas of their previous turn).
  * Give it to `createMirrorService({ packer })`.
  */
 export function createNodePacker(options: NodePackerOptions = {}): Packer {
@@ -130,6 +123,6 @@ export function createNodePacker(options: NodePackerOptions = {}): Packer {
   return createPacker({
     ...rest,
     storage,
-    pack: useNative ? nativeRepack(repack) : (gitdir) => packRepository(store, gitdir),
+    pack: useNative ? nativeRepack(repack) : (gitdir) => packSession(store, gitdir),
   });
 }

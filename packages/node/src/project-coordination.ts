@@ -10,18 +10,19 @@ import {
   type ProjectJournal,
   type ProjectLock,
 } from '@entity-git/core';
+import type { LockOptions } from '@entity-git/git';
 import { defaultProjectGitEngine, type NativeGitEngineOptions } from './native-git-engine.js';
 import { nodeStorage } from './node-storage.js';
 
-export interface WorkdirLockOptions {
+export interface WorkdirLockOptions extends Partial<LockOptions> {
   /**
    * Where lock and journal files live. Default `<os.tmpdir()>/entity-git-<user>/projects`: outside
    * the user's directory (which may not even be a repository yet) and outside their `.git`.
    */
   dir?: string;
-  /** How long to wait for another process's commit into the same project. Default 60 s. */
+  /** How long to wait for another process's commit into the same project. Default `LOCK_DEFAULTS.sync` (60 s). */
   timeoutMs?: number;
-  /** A lock not refreshed for this long belongs to a dead process and is taken over. Default 30 s. */
+  /** A lock not refreshed for this long belongs to a dead process and is taken over. Default `LOCK_DEFAULTS.sync` (30 s). */
   staleMs?: number;
 }
 
@@ -48,7 +49,7 @@ async function keyOf(path: string): Promise<string> {
  */
 export function workdirLock(options: WorkdirLockOptions = {}): ProjectLock {
   const dir = options.dir ?? defaultDir();
-  const storage = nodeStorage({ syncLockTimeoutMs: options.timeoutMs ?? 60_000, staleMs: options.staleMs ?? 30_000 });
+  const storage = nodeStorage({ syncLock: { timeoutMs: options.timeoutMs, staleMs: options.staleMs } });
   return async (key, fn) => storage.withLock!(join(dir, `${await keyOf(key)}.lock`), fn);
 }
 

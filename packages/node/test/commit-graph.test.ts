@@ -1,12 +1,5 @@
-import {
-  COMMIT_GRAPH_PATH,
-  CommitGraph,
-  createMirror,
-  packRepository,
-  Store,
-  type Layout,
-  type Storage,
-} from '@entity-git/core';
+import { createMirror, packSession as packRepository, type Layout } from '@entity-git/core';
+import { COMMIT_GRAPH_PATH, CommitGraph, Store, type Storage } from '@entity-git/git';
 import { createNodeMirror, nativeRepack, nodeStorage } from '@entity-git/node';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Codec, createMirror, MemoryDag, type DagNode, type DagSource, reconcile } from '@entity-git/core';
+import { createMirror, MemoryDag, type DagNode, type DagSource, reconcile } from '@entity-git/core';
+import type { Codec } from '@entity-git/git';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createNodeMirror, nodeCodec, nodeStorage } from '../src/index.js';
 import { git, tempDir as newTempDir } from './helpers.js';

@@ -1,7 +1,8 @@
 // A page of a branch's log (`Mirror.log(id, { page })`): its commits are the slice of the whole
 // log, its count the branch's turns, on a repository with a commit-graph, with live turns above
 // it, without one, and on a cold mirror; bad or out-of-range pages are INVALID_ARGUMENT.
-import { COMMIT_GRAPH_PATH, createMirror, isEntityGitError, type Mirror, type Storage } from '@entity-git/core';
+import { createMirror, isEntityGitError, type Mirror } from '@entity-git/core';
+import { COMMIT_GRAPH_PATH, type Storage } from '@entity-git/git';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

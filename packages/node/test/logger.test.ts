@@ -3,12 +3,12 @@ import {
   createMirror,
   createMirrorService,
   createPacker,
-  createPushScheduler,
   MemoryDag,
   type LogFields,
   type Logger,
   type LogLevel,
 } from '@entity-git/core';
+import { createPushScheduler } from '@entity-git/remote';
 import { createNodeProjectGit, nodeStorage } from '@entity-git/node';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

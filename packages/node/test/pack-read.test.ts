@@ -1,13 +1,5 @@
-import {
-  canonicalJson,
-  gitBlobId,
-  MemoryDag,
-  ObjectStore,
-  packRepository,
-  Store,
-  STORED_BLOB_MAX,
-  type DagNode,
-} from '@entity-git/core';
+import { canonicalJson, MemoryDag, packSession as packRepository, type DagNode } from '@entity-git/core';
+import { gitBlobId, ObjectStore, Store, STORED_BLOB_MAX } from '@entity-git/git';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';

@@ -1,19 +1,16 @@
 import {
   countLooseObjects,
-  countPacks,
   TURN_PACKS_MAX,
-  ObjectStore,
   createMirror,
   createMirrorService,
   reconcile,
   MemoryDag,
   messageFileName,
-  packRepository,
-  prefixSuffixDelta,
-  Store,
+  packSession as packRepository,
   type DagNode,
   type Layout,
 } from '@entity-git/core';
+import { countPacks, ObjectStore, prefixSuffixDelta, Store } from '@entity-git/git';
 import { createNodeMirror, createNodePacker, nativeRepack, nodeStorage } from '@entity-git/node';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,20 +1,15 @@
 // What the remote operations refuse or report: writes outside objects and remote-tracking refs, hostile
 // session ids (escaped, never refused), bad credentials, a host that is down, a session without a repository.
-import {
-  defineRemote,
-  fetchSession,
-  isEntityGitError,
-  MemoryDag,
-  pushSession,
-  restoreSessions,
-  type EntityGitError,
-} from '@entity-git/core';
+import { isEntityGitError, MemoryDag, type EntityGitError } from '@entity-git/core';
+import { defineRemote, fetchSession, pushSession, restoreSessions } from '@entity-git/remote';
 import { createNodeMirror } from '@entity-git/node';
 import http from 'isomorphic-git/http/node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoOf, storeFor, transportFs } from '../../core/src/remote/transport.js';
+import { storeFor } from '@entity-git/git';
+import { transportFs } from '../../remote/src/transport-fs.js';
+import { repoOf } from './remote-repo.js';
 import { startGitHttpServer } from './git-http-server.js';
 import { git, tempDir } from './helpers.js';
 import {

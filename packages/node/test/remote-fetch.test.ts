@@ -1,14 +1,7 @@
 // Restoring and fetching sessions from a smart-HTTP host: a fresh machine, a repository behind, a fetch
 // racing the mirror's sync, diverged histories (kept, or forced), sessions the host lacks.
-import {
-  fetchSession,
-  HEAD_RECORD_REF,
-  isEntityGitError,
-  META_REF,
-  pushSession,
-  restoreSessions,
-  type EntityGitError,
-} from '@entity-git/core';
+import { isEntityGitError, META_REF, type EntityGitError } from '@entity-git/core';
+import { fetchSession, HEAD_RECORD_REF, pushSession, restoreSessions } from '@entity-git/remote';
 import { createNodeMirror } from '@entity-git/node';
 import { GOLDEN_SESSION } from '@entity-git/test-utils';
 import { readFileSync } from 'node:fs';

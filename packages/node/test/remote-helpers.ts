@@ -1,7 +1,8 @@
 // What the remote tests share: a smart-HTTP host (native git http-backend behind a node:http server
 // on 127.0.0.1, started once per test file), a machine holding the golden session, more turns, and
 // native git's view of the host and of a local repository.
-import { defineRemote, MemoryDag, type EntityGitError, type RemoteOptions } from '@entity-git/core';
+import { MemoryDag, type EntityGitError } from '@entity-git/core';
+import { defineRemote, type RemoteOptions } from '@entity-git/remote';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import http from 'isomorphic-git/http/node';

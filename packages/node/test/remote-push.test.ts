@@ -1,6 +1,7 @@
 // Pushing sessions to a smart-HTTP host: every branch with the golden ids, the HEAD record and the meta ref;
 // fast-forwards of the branches that moved; two roots over one DAG push the same refs; a remote per session.
-import { defineRemote, HEAD_RECORD_REF, MemoryDag, META_REF, pushSession } from '@entity-git/core';
+import { MemoryDag, META_REF } from '@entity-git/core';
+import { defineRemote, HEAD_RECORD_REF, pushSession } from '@entity-git/remote';
 import { createNodeMirror } from '@entity-git/node';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import http from 'isomorphic-git/http/node';

@@ -1,6 +1,7 @@
 // The push scheduler: retries while the host is down, pushes in the background behind the mirror service,
 // fails a permanent error at once.
-import { createMirrorService, createPushScheduler, MemoryDag, type PushSchedulerEvents } from '@entity-git/core';
+import { createMirrorService, MemoryDag } from '@entity-git/core';
+import { createPushScheduler, type PushSchedulerEvents } from '@entity-git/remote';
 import { createNodeMirror } from '@entity-git/node';
 import { GOLDEN_SESSION } from '@entity-git/test-utils';
 import http from 'isomorphic-git/http/node';

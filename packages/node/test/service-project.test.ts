@@ -1,10 +1,5 @@
-import {
-  createMirrorService,
-  gitBlobId,
-  MemoryDag,
-  UNCOMMITTED_CHANGES_WARNING,
-  type ServiceEvents,
-} from '@entity-git/core';
+import { createMirrorService, MemoryDag, UNCOMMITTED_CHANGES_WARNING, type ServiceEvents } from '@entity-git/core';
+import { gitBlobId } from '@entity-git/git';
 import { createNodeMirror, createNodeProjectGit } from '@entity-git/node';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,12 +1,5 @@
-import {
-  buildSplitIndex,
-  EntityGitError,
-  parseIndex,
-  readIndex,
-  SPLIT_MIN,
-  Store,
-  type Layout,
-} from '@entity-git/core';
+import { EntityGitError, SPLIT_MIN, type Layout } from '@entity-git/core';
+import { buildSplitIndex, parseIndex, readIndex, Store } from '@entity-git/git';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
 import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

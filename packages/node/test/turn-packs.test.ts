@@ -1,14 +1,13 @@
 import {
   countLooseObjects,
-  countPacks,
   createMirror,
   createPacker,
-  packRepository,
-  Store,
+  packSession as packRepository,
   TURN_PACKS_MAX,
   type DagNode,
   type Layout,
 } from '@entity-git/core';
+import { countPacks, Store } from '@entity-git/git';
 import { createNodeMirror, nodeStorage } from '@entity-git/node';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';

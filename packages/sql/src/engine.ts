@@ -1,4 +1,4 @@
-import { EntityGitError, isEntityGitError, type ErrorCode } from '@entity-git/core';
+import { EntityGitError, normaliseError, type ErrorCode } from '@entity-git/core';
 import { PostgresAdapter, SqliteAdapter, sql, type Kysely } from 'kysely';
 
 /**
@@ -87,14 +87,12 @@ export async function writeTransaction<T>(
   });
 }
 
-/** Leaves our own typed errors alone; anything else from the driver becomes `DB_ERROR`. */
+/**
+ * A driver's failure as a typed error: the one normaliser with this package's code and prefix
+ * (`DB_ERROR`, the driver's own code kept as `driverCode`); our own typed errors pass through.
+ */
 export function dbError(err: unknown, what: string): EntityGitError {
-  if (isEntityGitError(err)) return err;
-  const detail = err instanceof Error ? err.message : String(err);
-  const driverCode = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : undefined;
-  return new EntityGitError('DB_ERROR', `[sql] ${what}: ${detail}`, driverCode ? { driverCode } : {}, {
-    cause: err,
-  });
+  return normaliseError(err, { code: 'DB_ERROR', prefix: '[sql]', what, codeKey: 'driverCode' });
 }
 
 // SQL text cannot hold every JS string: PostgreSQL refuses NUL in text, and a lone surrogate has no

@@ -1,4 +1,4 @@
-import type { Storage, StorageFs } from '@entity-git/core';
+import type { Storage, StorageFs } from '@entity-git/git';
 
 /** A storage that fails chosen writes: the failure-injection seam of the service and crash tests. */
 export interface FaultyStorage extends Storage {

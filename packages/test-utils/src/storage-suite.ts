@@ -1,4 +1,5 @@
-import { EntityGitError, ObjectStore, RefStore, Store, type Storage } from '@entity-git/core';
+import { EntityGitError } from '@entity-git/core';
+import { ObjectStore, RefStore, Store, type Storage } from '@entity-git/git';
 import { describe, expect, it } from 'vitest';
 
 export interface StorageFixture {

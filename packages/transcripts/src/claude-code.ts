@@ -1,6 +1,6 @@
 import { EntityGitError, type DagNode, type JsonValue, type Session } from '@entity-git/core';
 import { asObject, asString, secondsOf } from './jsonl.js';
-import type { ParsedSession } from './parsed-session.js';
+import type { ParsedSession, TranscriptOptions } from './parsed-session.js';
 
 /** `agent_id` of the sessions read from Claude Code transcripts. */
 export const CLAUDE_CODE_AGENT = 'claude-code';
@@ -16,16 +16,8 @@ const TURN_END_SUBTYPES = new Set(['turn_duration', 'stop_hook_summary']);
 const FINAL_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'refusal']);
 const CONVERSATION = new Set(['user', 'assistant', 'system']);
 
-export interface ClaudeCodeOptions {
-  /** The session id: the file's name without `.jsonl` (Claude Code names the file after it). */
-  sessionId: string;
-  /**
-   * The writer is done with the file (decided by the caller, e.g. after a quiet time): every
-   * step is closed, marked or not, so each session's last turn is committed. Default false: a
-   * step is closed only by the transcript's own marks.
-   */
-  finished?: boolean;
-}
+/** @deprecated One type for every parser: {@link TranscriptOptions}. */
+export type ClaudeCodeOptions = TranscriptOptions;
 
 /**
  * The DAG of one Claude Code transcript (its complete records, in file order).
@@ -42,7 +34,7 @@ export interface ClaudeCodeOptions {
  * `<sessionId>.agent-<uuid of its first record>`. A file holding only sidechain records (an
  * `agent-*.jsonl` file) is itself the session.
  */
-export function parseClaudeCode(records: readonly JsonValue[], options: ClaudeCodeOptions): ParsedSession[] {
+export function parseClaudeCode(records: readonly JsonValue[], options: TranscriptOptions): ParsedSession[] {
   const recs: Rec[] = [];
   for (const r of records) {
     const o = asObject(r);

@@ -1,6 +1,6 @@
 import type { DagNode, JsonValue, Session } from '@entity-git/core';
 import { asObject, asString, secondsOf } from './jsonl.js';
-import type { ParsedSession } from './parsed-session.js';
+import type { ParsedSession, TranscriptOptions } from './parsed-session.js';
 
 /** `agent_id` of the sessions read from Codex CLI rollouts. */
 export const CODEX_AGENT = 'codex';
@@ -15,12 +15,8 @@ const TURN_END = new Set(['task_complete', 'turn_aborted']);
 /** User messages Codex writes itself, the context of the session: system nodes, not prompts. */
 const CONTEXT_PREFIX = /^\s*<(environment_context|user_instructions|permissions instructions)>/;
 
-export interface CodexOptions {
-  /** The session id (the CLI uses the file name without `.jsonl`). */
-  sessionId: string;
-  /** The writer is done with the file (the caller decides, e.g. after a quiet time): the last step is closed without a turn-end event. Default false. */
-  finished?: boolean;
-}
+/** @deprecated One type for every parser: {@link TranscriptOptions}. */
+export type CodexOptions = TranscriptOptions;
 
 /**
  * The DAG of a Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`): records
@@ -34,7 +30,7 @@ export interface CodexOptions {
  * The last step is pending until an `event_msg` `task_complete` (or `turn_aborted`) follows it,
  * or the caller says the file is `finished`.
  */
-export function parseCodex(records: readonly JsonValue[], options: CodexOptions): ParsedSession {
+export function parseCodex(records: readonly JsonValue[], options: TranscriptOptions): ParsedSession {
   const { sessionId } = options;
   const nodes: DagNode[] = [];
   const calls = new Map<string, { node: DagNode; name: string | null }>();

@@ -4,6 +4,7 @@ export type {
   RecordsRead,
   TranscriptParse,
   TranscriptWarning,
+  TranscriptOptions,
 } from './parsed-session.js';
 export {
   completeLines,

@@ -1,7 +1,7 @@
 import { EntityGitError, type DagNode, type JsonValue, type Role, type Session } from '@entity-git/core';
 import { lineValues } from './json-values.js';
 import { asObject, asString, readJsonl, type RecordsOptions, secondsOf } from './jsonl.js';
-import type { ParsedSession, TranscriptWarning } from './parsed-session.js';
+import type { ParsedSession, TranscriptOptions, TranscriptWarning } from './parsed-session.js';
 
 /** `agent_id` of the sessions read from OpenAI-style message logs. */
 export const MESSAGES_AGENT = 'openai-messages';
@@ -15,12 +15,8 @@ const ROLE_OF: Record<string, Role> = {
   function: 'tool',
 };
 
-export interface MessagesOptions {
-  /** The session id (the CLI uses the file's name without its extension). */
-  sessionId: string;
-  /** The writer is done with the log (the caller decides, e.g. after a quiet time): its last turn is complete whatever its last message. Default false. */
-  finished?: boolean;
-}
+/** @deprecated One type for every parser: {@link TranscriptOptions}. */
+export type MessagesOptions = TranscriptOptions;
 
 /**
  * The messages of an OpenAI-style log: a JSON array, an object with a `messages` array, or JSONL
@@ -86,7 +82,7 @@ function hasNewlineBetweenRecords(bytes: Uint8Array, start: number): boolean {
  * from a message's `created_at` or `timestamp`, else the message before's, else 0 (the epoch): a
  * log without times still gives the same commit ids everywhere.
  */
-export function parseMessages(messages: readonly JsonValue[], options: MessagesOptions): ParsedSession {
+export function parseMessages(messages: readonly JsonValue[], options: TranscriptOptions): ParsedSession {
   const { sessionId } = options;
   const nodes: DagNode[] = [];
   const callers = new Map<string, { node: string; name: string | null }>();

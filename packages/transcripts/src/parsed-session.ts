@@ -10,6 +10,21 @@ export interface ParsedSession {
   nodes: DagNode[];
 }
 
+/** What every transcript parser takes. */
+export interface TranscriptOptions {
+  /**
+   * The session id; the CLI passes the file's name without its extension (a Claude Code file is
+   * named after its session).
+   */
+  sessionId: string;
+  /**
+   * The writer is done with the file (decided by the caller, e.g. after a quiet time): every step
+   * is closed, marked or not, so the session's last turn is committed. Default false: a step is
+   * closed only by the transcript's own marks (a final stop reason, a turn-end record or event).
+   */
+  finished?: boolean;
+}
+
 /** Where a transcript's lines were cut: the complete lines and the byte count they span. */
 export interface CompleteLines {
   /** Each complete line (without its `\n`), empty lines included, in file order; `null` for a line that is not UTF-8 text. */

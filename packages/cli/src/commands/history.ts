@@ -1,4 +1,5 @@
-import { isOid, textOf, type BranchInfo, type CommitInfo, type DagNode, type TurnView } from '@entity-git/core';
+import { textOf, type BranchInfo, type CommitInfo, type DagNode, type TurnView } from '@entity-git/core';
+import { isOid } from '@entity-git/git';
 import { CliError } from '../cli-error.js';
 import { requireRepository, type Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';

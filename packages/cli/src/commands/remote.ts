@@ -1,4 +1,4 @@
-import { defineRemote, pushSession, restoreSessions, type Remote } from '@entity-git/core';
+import { defineRemote, pushSession, restoreSessions, type Remote } from '@entity-git/remote';
 import { nodeStorage } from '@entity-git/node';
 import { CliError } from '../cli-error.js';
 import { requireSession, type Context } from '../context.js';

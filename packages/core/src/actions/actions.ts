@@ -1,6 +1,6 @@
 import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
-import { EntityGitError, toStorageError } from '@entity-git/git';
+import { EntityGitError, normaliseError } from '@entity-git/git';
 import type { Mirror } from '../mirror/mirror.js';
 import type { ProjectGit } from '../project/project-git-types.js';
 import { agentTurnActions } from './agent-turn-actions.js';
@@ -285,7 +285,7 @@ export async function dispatch(table: object, request: ActionRequest): Promise<A
       });
     return envelope({ ok: true, result: await fn(request.params) });
   } catch (err) {
-    const e = toStorageError(err);
+    const e = normaliseError(err, { code: 'STORAGE_ERROR' });
     return envelope({ ok: false, error: { code: e.code, message: e.message } });
   }
 }

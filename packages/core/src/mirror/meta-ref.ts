@@ -2,13 +2,17 @@ import {
   isEntityGitError,
   buildCommit,
   buildTree,
+  fromUtf8,
+  parseCommit,
+  parseTree,
+  utf8,
   type Identity,
   type ObjectStore,
   type RefStore,
 } from '@entity-git/git';
-import { canonicalJsonBytes } from '../model/canonical-json.js';
+import { canonicalJson, canonicalJsonBytes } from '../model/canonical-json.js';
 import { encodeId } from '../model/names.js';
-import { META_REF, sessionRecord } from '../model/session-meta.js';
+import { immutableMeta, META_REF, sessionRecord } from '../model/session-meta.js';
 import { foldLine } from '../model/text.js';
 import type { Session } from '../model/types.js';
 
@@ -135,6 +139,33 @@ export async function syncMetaRef(
   if (plan === null) return false;
   await moveMetaRef(objects, refs, plan, identity);
   return true;
+}
+
+/**
+ * The blob id every commit's `meta.json` has for the session row {@link META_REF} shows (its
+ * immutable fields as canonical JSON); null when the ref, its objects or its `session.json`
+ * are absent or not a session row (a repository pushed before the meta ref existed).
+ */
+export async function metaOidOfRef(objects: ObjectStore, refs: RefStore): Promise<string | null> {
+  try {
+    const tip = await refs.resolve(META_REF);
+    if (tip === null) return null;
+    const tree = parseTree(await objects.readTyped(parseCommit(await objects.readTyped(tip, 'commit')).tree, 'tree'));
+    const entry = tree.find((e) => e.name === 'session.json');
+    if (entry === undefined) return null;
+    const row = JSON.parse(fromUtf8(await objects.readTyped(entry.oid, 'blob'))) as Partial<Session>;
+    if (typeof row.id !== 'string' || typeof row.created_at !== 'number') return null;
+    return objects.hash('blob', utf8(canonicalJson(immutableMeta({ id: row.id, created_at: row.created_at }))));
+  } catch (err) {
+    if (
+      err instanceof SyntaxError ||
+      isEntityGitError(err, 'OBJECT_NOT_FOUND') ||
+      isEntityGitError(err, 'OBJECT_CORRUPT')
+    )
+      return null;
+    if (isEntityGitError(err, 'REF_CORRUPT')) return null;
+    throw err;
+  }
 }
 
 export { META_REF };

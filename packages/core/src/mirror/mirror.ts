@@ -1,5 +1,5 @@
 import type { DagSource } from '../dag/dag-source.js';
-import type { Identity, Storage } from '@entity-git/git';
+import type { Identity, LockOptions, Storage } from '@entity-git/git';
 import type { MetadataKeys } from '../model/commit-message.js';
 import type { DagNode, JsonValue } from '../model/types.js';
 import type { Logger } from '../observe/logger.js';
@@ -28,9 +28,16 @@ export interface MirrorOptions {
    * replace those of `defaultMetadataKeys`, the others are kept. Default `defaultMetadataKeys`.
    */
   metadataKeys?: Partial<MetadataKeys>;
-  /** How long to wait for a ref or index lock held by someone else. Default 5000 ms. */
+  /**
+   * The ref and index locks (`<ref>.lock`, `index.lock`): how long one someone else holds is
+   * waited for (`timeoutMs`), and after how long one untouched was left by a killed writer and
+   * is taken over (`staleMs`). Default `LOCK_DEFAULTS.ref` (5 s, 30 s). The sync lock, held for a
+   * whole sync, is the storage's (`nodeStorage({ syncLock })`, `browserStorage({ syncLock })`).
+   */
+  lock?: Partial<LockOptions>;
+  /** @deprecated The name before lock options were one type: use `lock.timeoutMs`. */
   lockTimeoutMs?: number;
-  /** A ref or index lock untouched this long was left by a killed writer and is removed. Default 30 s. */
+  /** @deprecated The name before lock options were one type: use `lock.staleMs`. */
   staleLockMs?: number;
   /** Page size asked of the DagSource. Default 500. */
   batchSize?: number;

@@ -1,9 +1,11 @@
-// What a mirror loads on first use: verify, the repair's scrub of a damaged repository, the
+// What a mirror loads on first use: the working tree's checkout (a storage without a working tree,
+// the browser's, never needs it), verify, the repair's scrub of a damaged repository, the
 // working-tree checks of a repair or a lost index, a page of a log (the replay server's), and
 // what recognises and keeps a repository of format 1.
-// One module, reached through the context (`MirrorContext.onDemand`, set by session-mirror.ts): a
+// One module, reached through the context (`RepoContext.onDemand`, set by load-on-demand.ts): a
 // page that syncs and replays never loads it, and a bundler makes one chunk of it, outside a
 // browser bundle's first load (its budget: scripts/consumer-check.mjs).
+export { checkout, checkOutTree } from './worktree-checkout.js';
 export { verify } from './verify.js';
 export { scrubRepository } from './repo-scrub.js';
 export { mirrorFiles, worktreeDamage, worktreeDamaged } from './worktree-check.js';

@@ -2,7 +2,8 @@ import { LAYOUTS } from './layout.js';
 import type { Layout } from './mirror.js';
 import { entitygitValue, withFormat } from './repo-format.js';
 
-const CORE_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
+/** git's core section: a repository git reads as an ordinary one with a working tree. */
+export const CORE_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;
 /** The config section recording a repository's layout. */
 export const layoutSection = (layout: Layout) => `[entitygit]\n\tlayout = ${layout}\n`;
 /** A new repository's config: git's core settings, the layout and today's format. */

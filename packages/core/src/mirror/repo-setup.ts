@@ -1,37 +1,64 @@
 import { EntityGitError, parseTree, joinPath } from '@entity-git/git';
 import { REPO_FORMAT } from '../model/session-meta.js';
 import type { MirrorContext } from './context.js';
+import type { RepoContext } from './repo-context.js';
 import type { Layout } from './mirror.js';
 import { configReadable, configuredLayout, layoutSection, repoConfig } from './repo-config.js';
 import { configuredFormat, withFormat } from './repo-format.js';
-import { readCommitTree, type Repo } from './repo.js';
+import { readCommitTree, repoExists, type Repo } from './repo.js';
 import { LIVE_STATES, remember } from './repo-state.js';
 
-/** Make `repo` a repository if it is not one. `full`: also put back a config git could not read (repair). */
-export async function init(ctx: MirrorContext, repo: Repo, full = false): Promise<void> {
-  if ((await ctx.store.lstat(joinPath(repo.gitdir, 'HEAD'))) !== null) {
-    const config = joinPath(repo.gitdir, 'config');
-    const text = await ctx.store.readText(config);
-    if (configReadable(text)) {
-      // A repository made elsewhere (restored from a remote, or before layouts were recorded).
-      if (configuredLayout(text) === null)
-        await ctx.store.writeAtomic(
-          config,
-          `${text!.replace(/\n?$/, '\n')}${layoutSection((await treeLayout(repo)) ?? ctx.layout)}`,
-        );
-    } else if (full) {
-      await ctx.store.writeAtomic(config, repoConfig((await treeLayout(repo)) ?? ctx.layout));
-    }
-    return;
+/**
+ * Make `repo` a repository if it is not one, with this mirror's layout; one made elsewhere (a
+ * fetch, or before layouts were recorded) is given the layout its trees show. `full`: also put
+ * back a config git could not read (repair).
+ */
+export async function init(ctx: RepoContext, repo: Repo, full = false): Promise<void> {
+  if (!(await repoExists(ctx, repo))) return createRepo(ctx, repo, repoConfig(ctx.layout));
+  const config = joinPath(repo.gitdir, 'config');
+  const text = await ctx.store.readText(config);
+  if (configReadable(text)) {
+    if (configuredLayout(text) === null)
+      await ctx.store.writeAtomic(
+        config,
+        `${text!.replace(/\n?$/, '\n')}${layoutSection((await treeLayout(repo)) ?? ctx.layout)}`,
+      );
+  } else if (full) {
+    await ctx.store.writeAtomic(config, repoConfig((await treeLayout(repo)) ?? ctx.layout));
   }
-  // What git needs to call the directory a repository (HEAD, objects/, refs/) and objects/pack,
-  // where readers list packs: every other directory (objects/xx, objects/info, refs/heads, logs)
-  // is made on first use, as git does. A directory is a 4 KB block: the 256 fan-out directories
-  // made up front were 1 MB of a 3-turn session's 1.2 MB (issue 22).
+}
+
+/**
+ * Create the repository `repo` with `config` (the one way a session repository is made): what
+ * git needs to call the directory a repository (HEAD, objects/, refs/) and objects/pack, where
+ * readers list packs. Every other directory (objects/xx, objects/info, refs/heads, logs) is made
+ * on first use, as git does, and there is no `description`: a directory is a 4 KB block, and the
+ * 256 fan-out directories made up front were 1 MB of a 3-turn session's 1.2 MB. A fetch passes
+ * git's core section alone (`CORE_CONFIG`): the layout and format are known once the
+ * objects are there ({@link adoptRepo}).
+ */
+export async function createRepo(ctx: RepoContext, repo: Repo, config: string): Promise<void> {
   for (const d of ['objects/pack', 'refs']) await ctx.store.mkdirp(joinPath(repo.gitdir, d));
-  await ctx.store.writeAtomic(joinPath(repo.gitdir, 'config'), repoConfig(ctx.layout));
+  await ctx.store.writeAtomic(joinPath(repo.gitdir, 'config'), config);
   // HEAD last: its presence is what makes the directory a repository.
   await ctx.store.writeAtomic(joinPath(repo.gitdir, 'HEAD'), 'ref: refs/heads/main\n');
+}
+
+/**
+ * A repository filled from elsewhere (a fetch) gets what a sync records in one it makes: the
+ * layout its trees show and, when the tip of every branch holds `metaOid` (the `meta.json` of
+ * the session row the meta ref shows), today's format. Without a `metaOid`, or with a tip that
+ * holds another `meta.json`, the format stays unrecorded and the next sync decides it from the
+ * DAG, as for any repository without one.
+ */
+export async function adoptRepo(ctx: RepoContext, repo: Repo, metaOid: string | null): Promise<void> {
+  await init(ctx, repo);
+  const path = joinPath(repo.gitdir, 'config');
+  const text = await ctx.store.readText(path);
+  if (metaOid === null || text === null || configuredFormat(text) !== null) return;
+  const { formatFromTrees } = (await ctx.onDemand()) as typeof import('./format-1.js');
+  if ((await formatFromTrees(repo.objects, repo.refs, metaOid)).format === 2)
+    await ctx.store.writeAtomic(path, withFormat(text));
 }
 
 /**
@@ -78,7 +105,7 @@ export async function checkFormat(ctx: MirrorContext, repo: Repo, metaOid: strin
  * The layout of an existing repository: what its config records, else what its trees show
  * (a config damaged or not carried over by a clone), else this mirror's option.
  */
-export async function repoLayout(ctx: MirrorContext, repo: Repo): Promise<Layout> {
+export async function repoLayout(ctx: RepoContext, repo: Repo): Promise<Layout> {
   // A repository's recorded layout never changes: once read, it is known.
   const known = ctx.cache.layouts.get(repo.gitdir);
   if (known !== undefined) return known;

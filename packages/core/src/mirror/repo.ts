@@ -11,11 +11,12 @@ import {
 import { parseTrailers } from '../model/commit-message.js';
 import { assertId, sessionDirName } from '../model/names.js';
 import { immutableMeta } from '../model/session-meta.js';
-import type { MirrorContext } from './context.js';
 import type { CommitInfo } from './mirror.js';
+import type { RepoContext } from './repo-context.js';
 
 /** A session's repository: its directories and the stores of its objects and refs. */
 export interface Repo {
+  sessionId: string;
   dir: string;
   gitdir: string;
   objects: ObjectStore;
@@ -25,28 +26,34 @@ export interface Repo {
 // meta.json holds the immutable fields only: a commit id never depends on when the row changed.
 export const metaOf = immutableMeta;
 
-/** The directory of a session's repository (asserts the id). */
-export function repoPath(ctx: MirrorContext, sessionId: string): string {
+/** The directory of a session's repository under the context's root (asserts the id). */
+export function repoPath(ctx: Pick<RepoContext, 'root'>, sessionId: string): string {
   assertId(sessionId, 'session id');
   return joinPath(ctx.root, sessionDirName(sessionId));
 }
 
-/** A session's repository, whether or not it exists yet. */
-export function openRepo(ctx: MirrorContext, sessionId: string): Repo {
+/** A session's repository, whether or not it exists yet: its refs move under the context's locks. */
+export function openRepo(ctx: RepoContext, sessionId: string): Repo {
   const dir = repoPath(ctx, sessionId);
   const gitdir = joinPath(dir, '.git');
   return {
+    sessionId,
     dir,
     gitdir,
     objects: new ObjectStore(ctx.store, gitdir),
-    refs: new RefStore(ctx.store, gitdir, { lockTimeoutMs: ctx.lock.timeoutMs, staleLockMs: ctx.lock.staleMs }),
+    refs: new RefStore(ctx.store, gitdir, ctx.lock),
   };
 }
 
+/** Whether the repository exists: its `HEAD`, written last when it is made, is there. */
+export async function repoExists(ctx: RepoContext, repo: Repo): Promise<boolean> {
+  return (await ctx.store.lstat(joinPath(repo.gitdir, 'HEAD'))) !== null;
+}
+
 /** A session's repository, which must exist (`SESSION_NOT_FOUND` otherwise). */
-export async function openExisting(ctx: MirrorContext, sessionId: string): Promise<Repo> {
+export async function openExisting(ctx: RepoContext, sessionId: string): Promise<Repo> {
   const repo = openRepo(ctx, sessionId);
-  if ((await ctx.store.lstat(joinPath(repo.gitdir, 'HEAD'))) === null) {
+  if (!(await repoExists(ctx, repo))) {
     throw new EntityGitError(
       'SESSION_NOT_FOUND',
       `session ${JSON.stringify(sessionId)} has no repository under ${ctx.root}`,

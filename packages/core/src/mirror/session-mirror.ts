@@ -1,6 +1,7 @@
 import { EntityGitError } from '@entity-git/git';
 import { observeMirror } from './observed-mirror.js';
 import { createContext, type MirrorContext } from './context.js';
+import { loadOnDemand } from './load-on-demand.js';
 import type {
   BranchInfo,
   CommitInfo,
@@ -27,9 +28,6 @@ import { syncSession } from './sync/pipeline.js';
 export function createMirror(options: MirrorOptions): Mirror {
   return observeMirror(new SessionMirror(options), options.logger);
 }
-
-/** What the mirror loads on first use (on-demand.ts). */
-const loadOnDemand = () => import('./on-demand.js');
 
 /** The {@link Mirror} seam over one {@link MirrorContext}: options, storage and caches. */
 class SessionMirror implements Mirror {

@@ -1,4 +1,4 @@
-import { type EntityGitError, type ErrorCode, toStorageError } from '@entity-git/git';
+import { type EntityGitError, type ErrorCode, normaliseError } from '@entity-git/git';
 import { logServiceEvent } from './service-log.js';
 import type { ProjectSnapshot } from '../project/project-git.js';
 import { capture, projectTurn, type Reports, reportsDone, type RunLogs, wake } from './project-turns.js';
@@ -37,7 +37,7 @@ const PERMANENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'REPO_FORMAT_OLD',
 ]);
 
-const asError = (err: unknown): EntityGitError => toStorageError(err);
+const asError = (err: unknown): EntityGitError => normaliseError(err, { code: 'STORAGE_ERROR' });
 
 /**
  * The async mirror service (DESIGN.md §5): a serial queue per session, several sessions at once,

@@ -2,14 +2,18 @@ import {
   type EntityGitError,
   countPacks,
   isEntityGitError,
+  LOCK_DEFAULTS,
+  type LockOptions,
+  lockOptions,
+  normaliseError,
   type PackReport,
   type Storage,
   joinPath,
   type Store,
   storeFor,
-  toStorageError,
+  tryLockFile,
 } from '@entity-git/git';
-import { packRepository } from './pack-session.js';
+import { packSession } from './pack-session.js';
 import { legacyRepoFile, removeLegacyDir, repoFile } from '../mirror/repo-files.js';
 import type { Logger } from '../observe/logger.js';
 import { codeOf, emitLog, messageOf, now, since } from '../observe/loggers.js';
@@ -18,7 +22,7 @@ export interface PackerOptions {
   /** The storage the repositories are on. */
   storage: Storage;
   /**
-   * How one repository is packed. Default: {@link packRepository} (no git needed). On Node,
+   * How one repository is packed. Default: {@link packSession} (no git needed). On Node,
    * `nativeRepack` from @entity-git/node runs `git repack` instead.
    */
   pack?: (gitdir: string) => Promise<PackReport | void>;
@@ -28,7 +32,13 @@ export interface PackerOptions {
   packs?: number;
   /** Wait this long after the last request for a repository before looking at it. Default 500 ms. */
   delayMs?: number;
-  /** A pack lock older than this was left by a killed packer and is taken over. Default 10 min. */
+  /**
+   * The pack lock (`.git/entity-git-pack.lock`): `staleMs`, after which one left by a killed
+   * packer is taken over. Default `LOCK_DEFAULTS.pack` (10 min). It is never waited for: a
+   * repository another packer holds is passed over, and a later request packs it.
+   */
+  lock?: Partial<Pick<LockOptions, 'staleMs'>>;
+  /** @deprecated The name before lock options were one type: use `lock.staleMs`. */
   staleLockMs?: number;
   /** Told of each pack written and of each failure (packing never throws into anyone). */
   onPacked?: (gitdir: string, report: PackReport | void) => void;
@@ -69,14 +79,19 @@ export function createPacker(options: PackerOptions): Packer {
   const threshold = options.looseObjects ?? 256;
   const packsThreshold = options.packs ?? 16;
   const delayMs = options.delayMs ?? 500;
-  const staleMs = options.staleLockMs ?? 10 * 60_000;
-  const pack = options.pack ?? ((gitdir: string) => packRepository(store, gitdir));
+  const { staleMs } = lockOptions(
+    LOCK_DEFAULTS.pack,
+    { staleMs: options.lock?.staleMs ?? options.staleLockMs },
+    'packer.lock',
+  );
+  const pack = options.pack ?? ((gitdir: string) => packSession(store, gitdir));
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const waiting: string[] = [];
   let running: Promise<void> | null = null;
   let settle: (() => void)[] = [];
 
-  const asError = (err: unknown): EntityGitError => toStorageError(err, 'packing failed');
+  const asError = (err: unknown): EntityGitError =>
+    normaliseError(err, { code: 'STORAGE_ERROR', what: 'packing failed' });
 
   async function packNow(gitdir: string): Promise<PackReport | void | null> {
     if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)
@@ -98,21 +113,17 @@ export function createPacker(options: PackerOptions): Packer {
   }
 
   /**
-   * Create the lock file `lock` (its parent made on demand), taking over one left for `staleMs`.
-   * False also when its directory is a file: `.git/entity-git` held by a sync (`withRepoLock`),
-   * which keeps an older packer out as well; the next request packs.
+   * Take the lock file `lock` (its parent made on demand) if nobody holds it, or one left for
+   * `staleMs`. False also when its directory is a file: `.git/entity-git` held by a sync
+   * (`withRepoLock`), which keeps an older packer out as well; the next request packs.
    */
   async function take(lock: string): Promise<boolean> {
     try {
-      if (await store.createExclusive(lock, `${Date.now()}\n`)) return true;
+      return await tryLockFile(store, lock, `${Date.now()}\n`, staleMs);
     } catch (err) {
       if (isEntityGitError(err, 'STORAGE_ERROR') && err.data.fsCode === 'ENOTDIR') return false;
       throw err;
     }
-    const st = await store.lstat(lock);
-    if (!st || Date.now() - st.mtimeMs < staleMs) return false;
-    await store.remove(lock);
-    return store.createExclusive(lock, `${Date.now()}\n`);
   }
 
   function pump(): void {

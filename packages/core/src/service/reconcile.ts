@@ -1,5 +1,5 @@
 import type { DagSource } from '../dag/dag-source.js';
-import { toStorageError } from '@entity-git/git';
+import { normaliseError } from '@entity-git/git';
 import { DEFAULT_YIELD_EVERY_MS, HostYield } from '../mirror/host-yield.js';
 import type { Difference, Mirror } from '../mirror/mirror.js';
 import { dagFingerprint } from './dag-fingerprint.js';
@@ -109,7 +109,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
               };
       }
     } catch (err) {
-      const e = toStorageError(err);
+      const e = normaliseError(err, { code: 'STORAGE_ERROR' });
       // Another process holds the session's sync lock (a long sync): busy, not broken.
       entry =
         e.code === 'LOCK_TIMEOUT'

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { portableCodec } from '@entity-git/core';
+import { portableCodec } from '@entity-git/git';
 import { describe, expect, it } from 'vitest';
 import { parseGitConfig, configBool, configValue } from '@entity-git/git';
 import { isIgnored, parseIgnore, type IgnoreStack } from '@entity-git/git';

@@ -1,3 +1,6 @@
+// git's pack delta format, both ways: read (a chain of deltas composed into runs, then applied)
+// and written (the prefix-and-suffix delta the pack builder makes of a tree against its last
+// version).
 import { EntityGitError } from '../errors.js';
 
 /**
@@ -139,4 +142,71 @@ export function applyDeltas(base: Uint8Array, deltas: readonly Uint8Array[], whe
 /** git's delta format: the target rebuilt from copies of the base and inserted bytes. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array, where = 'delta'): Uint8Array {
   return applyDeltas(base, [delta], where);
+}
+
+/**
+ * A delta (git's pack delta format) that rebuilds `target` from `base` by copying their common
+ * prefix and suffix and inserting the rest: what a session tree is between two turns (the same
+ * entries, a few added). Null when it would not be much smaller than the target.
+ */
+export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Array | null {
+  const max = Math.min(base.length, target.length);
+  let prefix = 0;
+  // The same memory (a tree {@link extendTree} wrote after its base): the prefix is all of it.
+  if (base.buffer === target.buffer && base.byteOffset === target.byteOffset) prefix = max;
+  // Four bytes at a time while both are aligned (a tree is often hundreds of kilobytes).
+  else if (base.byteOffset % 4 === 0 && target.byteOffset % 4 === 0) {
+    const a = new Uint32Array(base.buffer, base.byteOffset, max >>> 2);
+    const b = new Uint32Array(target.buffer, target.byteOffset, max >>> 2);
+    let w = 0;
+    while (w < a.length && a[w] === b[w]) w++;
+    prefix = w * 4;
+  }
+  while (prefix < max && base[prefix] === target[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < max - prefix && base[base.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
+  const middle = target.length - suffix - prefix;
+  const inserts = middle + Math.ceil(middle / 127);
+  if (inserts > target.length / 2) return null;
+  // Written straight into bytes: two sizes, a copy op of at most 8 bytes per 16 MB, the inserts.
+  const out = new Uint8Array(20 + 8 * (Math.ceil(prefix / 0xffffff) + Math.ceil(suffix / 0xffffff)) + inserts);
+  let o = 0;
+  const size = (n: number) => {
+    while (n >= 0x80) {
+      out[o++] = (n & 0x7f) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    out[o++] = n;
+  };
+  size(base.length);
+  size(target.length);
+  const copy = (offset: number, size: number) => {
+    for (let done = 0; done < size; ) {
+      const n = Math.min(size - done, 0xffffff);
+      const at = offset + done;
+      const opAt = o++;
+      let op = 0x80;
+      for (let i = 0; i < 4; i++)
+        if ((at >>> (8 * i)) & 0xff) {
+          op |= 1 << i;
+          out[o++] = (at >>> (8 * i)) & 0xff;
+        }
+      for (let i = 0; i < 3; i++)
+        if ((n >>> (8 * i)) & 0xff) {
+          op |= 1 << (4 + i);
+          out[o++] = (n >>> (8 * i)) & 0xff;
+        }
+      out[opAt] = op;
+      done += n;
+    }
+  };
+  copy(0, prefix);
+  for (let i = prefix, end = target.length - suffix; i < end; i += 127) {
+    const n = Math.min(end - i, 127);
+    out[o++] = n;
+    out.set(target.subarray(i, i + n), o);
+    o += n;
+  }
+  copy(base.length - suffix, suffix);
+  return o > target.length / 2 ? null : out.subarray(0, o);
 }

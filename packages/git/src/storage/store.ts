@@ -1,6 +1,6 @@
 import { fromUtf8, utf8 } from '../bytes/utf8.js';
 import { portableCodec, type Codec } from '../codec/codec.js';
-import { EntityGitError, fsErrorCode, toStorageError } from '../errors.js';
+import { EntityGitError, fsErrorCode, normaliseError } from '../errors.js';
 import { KeyedMutex } from './mutex.js';
 import { dirname, uniqueSuffix } from './paths.js';
 import type { Storage, StorageFs, StorageStat, WorkTreeFile } from './storage.js';
@@ -248,16 +248,14 @@ export class Store {
     return this.mutex.run(key, () => (this.storage.withLock ? this.storage.withLock(key, fn) : fn()));
   }
 
-  /** An fs error as a typed error; typed errors pass through. */
+  /** An fs error as a typed error (`STORAGE_ERROR`, `QUOTA_EXCEEDED`); typed errors pass through. */
   wrap(err: unknown, op: string, path: string): Error {
-    if (err instanceof EntityGitError) return err;
-    const code = fsErrorCode(err);
-    const quota = code === 'ENOSPC' || code === 'EDQUOT' || (err as { name?: string })?.name === 'QuotaExceededError';
-    const context = `[${this.name}] ${op} ${path}`;
-    const data = { op, path, fsCode: code };
-    if (!quota) return toStorageError(err, context, data);
-    return new EntityGitError('QUOTA_EXCEEDED', `${context}: ${(err as Error)?.message ?? String(err)}`, data, {
-      cause: err,
+    return normaliseError(err, {
+      code: 'STORAGE_ERROR',
+      prefix: `[${this.name}]`,
+      what: `${op} ${path}`,
+      data: { op, path },
+      codeKey: 'fsCode',
     });
   }
 }

@@ -8,7 +8,8 @@
 //   k-th SIGKILLs this process once git has finished.
 // Without EG_CRASH_AT it runs to the end and prints the result and the number of steps taken.
 import { readFileSync } from 'node:fs';
-import { createIsoGitEngine, type ProjectSnapshot, type Storage, type StorageFs } from '@entity-git/core';
+import { createIsoGitEngine, type ProjectSnapshot } from '@entity-git/core';
+import type { Storage, StorageFs } from '@entity-git/git';
 import { createNodeProjectGit, nativeGitEngine, nodeCodec, nodeStorage } from '@entity-git/node';
 
 const [engineName, workdir, lockDir, snapshotFile] = process.argv.slice(2) as [string, string, string, string];

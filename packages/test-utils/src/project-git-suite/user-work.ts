@@ -1,4 +1,5 @@
-import { UNCOMMITTED_CHANGES_WARNING, gitBlobId } from '@entity-git/core';
+import { UNCOMMITTED_CHANGES_WARNING } from '@entity-git/core';
+import { gitBlobId } from '@entity-git/git';
 import { describe, expect, it } from 'vitest';
 import type { SuiteContext } from './context.js';
 

@@ -5,6 +5,7 @@ import { storedZlib, type Codec } from '../codec/codec.js';
 import { isOid, type ObjectType } from '../objects/frame.js';
 import { joinPath } from '../storage/paths.js';
 import type { Store } from '../storage/store.js';
+import { prefixSuffixDelta } from './delta.js';
 
 const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 const OFS_DELTA = 6;
@@ -40,73 +41,6 @@ function crc32(p: Uint8Array, from: number, to: number): number {
   }
   for (; i < to; i++) c = t[(c ^ p[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ -1) >>> 0;
-}
-
-/**
- * A delta (git's pack delta format) that rebuilds `target` from `base` by copying their common
- * prefix and suffix and inserting the rest: what a session tree is between two turns (the same
- * entries, a few added). Null when it would not be much smaller than the target.
- */
-export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Array | null {
-  const max = Math.min(base.length, target.length);
-  let prefix = 0;
-  // The same memory (a tree {@link extendTree} wrote after its base): the prefix is all of it.
-  if (base.buffer === target.buffer && base.byteOffset === target.byteOffset) prefix = max;
-  // Four bytes at a time while both are aligned (a tree is often hundreds of kilobytes).
-  else if (base.byteOffset % 4 === 0 && target.byteOffset % 4 === 0) {
-    const a = new Uint32Array(base.buffer, base.byteOffset, max >>> 2);
-    const b = new Uint32Array(target.buffer, target.byteOffset, max >>> 2);
-    let w = 0;
-    while (w < a.length && a[w] === b[w]) w++;
-    prefix = w * 4;
-  }
-  while (prefix < max && base[prefix] === target[prefix]) prefix++;
-  let suffix = 0;
-  while (suffix < max - prefix && base[base.length - 1 - suffix] === target[target.length - 1 - suffix]) suffix++;
-  const middle = target.length - suffix - prefix;
-  const inserts = middle + Math.ceil(middle / 127);
-  if (inserts > target.length / 2) return null;
-  // Written straight into bytes: two sizes, a copy op of at most 8 bytes per 16 MB, the inserts.
-  const out = new Uint8Array(20 + 8 * (Math.ceil(prefix / 0xffffff) + Math.ceil(suffix / 0xffffff)) + inserts);
-  let o = 0;
-  const size = (n: number) => {
-    while (n >= 0x80) {
-      out[o++] = (n & 0x7f) | 0x80;
-      n = Math.floor(n / 128);
-    }
-    out[o++] = n;
-  };
-  size(base.length);
-  size(target.length);
-  const copy = (offset: number, size: number) => {
-    for (let done = 0; done < size; ) {
-      const n = Math.min(size - done, 0xffffff);
-      const at = offset + done;
-      const opAt = o++;
-      let op = 0x80;
-      for (let i = 0; i < 4; i++)
-        if ((at >>> (8 * i)) & 0xff) {
-          op |= 1 << i;
-          out[o++] = (at >>> (8 * i)) & 0xff;
-        }
-      for (let i = 0; i < 3; i++)
-        if ((n >>> (8 * i)) & 0xff) {
-          op |= 1 << (4 + i);
-          out[o++] = (n >>> (8 * i)) & 0xff;
-        }
-      out[opAt] = op;
-      done += n;
-    }
-  };
-  copy(0, prefix);
-  for (let i = prefix, end = target.length - suffix; i < end; i += 127) {
-    const n = Math.min(end - i, 127);
-    out[o++] = n;
-    out.set(target.subarray(i, i + n), o);
-    o += n;
-  }
-  copy(base.length - suffix, suffix);
-  return o > target.length / 2 ? null : out.subarray(0, o);
 }
 
 interface Entry {
@@ -155,6 +89,34 @@ const CHAIN_STARTS = 16;
 export const STORED_BLOB_MAX = 16 << 10;
 
 /**
+ * Write an entry's head into {@link HEAD}: type and size (4 bits, then 7 a byte), then a delta's
+ * base offset `ofs` (7 bits a byte, most significant first, each continued byte one less; none
+ * when `ofs` < 0). Returns its length.
+ */
+function entryHead(code: number, size: number, ofs: number): number {
+  const head = HEAD;
+  let h = 0;
+  let n = size;
+  let first = (code << 4) | (n & 0x0f);
+  n = Math.floor(n / 16);
+  while (n > 0) {
+    head[h++] = first | 0x80;
+    first = n & 0x7f;
+    n = Math.floor(n / 128);
+  }
+  head[h++] = first;
+  if (ofs >= 0) {
+    const enc = [ofs & 0x7f];
+    while ((ofs = Math.floor(ofs / 128)) > 0) {
+      ofs -= 1;
+      enc.push(0x80 | (ofs & 0x7f));
+    }
+    for (let i = enc.length - 1; i >= 0; i--) head[h++] = enc[i]!;
+  }
+  return h;
+}
+
+/**
  * A pack built in memory, object by object, then written as `pack-<id>.pack` + `.idx`. A tree
  * given a `base` (or, with {@link addTree}, the last tree added under the same path key) is
  * stored as a delta of it when that is much smaller.
@@ -200,6 +162,10 @@ export class PackBuilder {
     this.lastTree.set(path, { oid, content });
   }
 
+  /**
+   * Add an object; a tree given a `base` becomes a delta of it (or of the tree its chain began
+   * with, see {@link deltaBase}) when that is much smaller. An object added before is skipped.
+   */
   add(oid: string, type: ObjectType, content: Uint8Array, given: { oid: string; content: Uint8Array } | null): void {
     if (this.offsets.has(oid)) return;
     const at = this.size;
@@ -207,24 +173,7 @@ export class PackBuilder {
     let body = content;
     let depth = 0;
     let ofs = -1;
-    let base = given;
-    let baseAt = base ? this.offsets.get(base.oid) : undefined;
-    // A tree whose base ends a chain of MAX_DEPTH deltas is a delta of the tree that chain began
-    // with (one level deeper) rather than stored whole: a turn's tree differs from that one by a
-    // few dozen turns' entries, where stored whole it would hold the session's every message
-    // (the flat messages/ tree: tens of kilobytes every 50 turns, most of a long session's pack).
-    // Each restart starts a chain one level deeper, so a whole tree comes once in ~1,275 turns.
-    let restarted = false;
-    if (type === 'tree' && base && baseAt !== undefined && baseAt.depth >= MAX_DEPTH) {
-      const start = this.chainStart.get(base.oid);
-      const startContent = start === undefined ? undefined : this.startContent.get(start);
-      const startAt = start === undefined ? undefined : this.offsets.get(start);
-      if (start !== undefined && startContent !== undefined && startAt !== undefined && startAt.depth < MAX_DEPTH) {
-        base = { oid: start, content: startContent };
-        baseAt = startAt;
-        restarted = true;
-      }
-    }
+    const { base, baseAt, restarted } = this.deltaBase(type, given);
     if (base && baseAt !== undefined && baseAt.depth < MAX_DEPTH) {
       const delta = prefixSuffixDelta(base.content, content);
       if (delta) {
@@ -235,27 +184,7 @@ export class PackBuilder {
         this.deltas++;
       }
     }
-    // The entry's head: type and size (4 bits, then 7 a byte), then a delta's base offset
-    // (7 bits a byte, most significant first, each continued byte one less).
-    const head = HEAD;
-    let h = 0;
-    let n = body.length;
-    let first = (code << 4) | (n & 0x0f);
-    n = Math.floor(n / 16);
-    while (n > 0) {
-      head[h++] = first | 0x80;
-      first = n & 0x7f;
-      n = Math.floor(n / 128);
-    }
-    head[h++] = first;
-    if (ofs >= 0) {
-      const enc = [ofs & 0x7f];
-      while ((ofs = Math.floor(ofs / 128)) > 0) {
-        ofs -= 1;
-        enc.push(0x80 | (ofs & 0x7f));
-      }
-      for (let i = enc.length - 1; i >= 0; i--) head[h++] = enc[i]!;
-    }
+    const h = entryHead(code, body.length, ofs);
     const stored =
       code === TYPE_CODE.blob
         ? body.length <= STORED_BLOB_MAX
@@ -266,6 +195,42 @@ export class PackBuilder {
       : codec.deflatePackEntry
         ? codec.deflatePackEntry(body)
         : codec.deflate(body);
+    const crc = this.append(h, data);
+    this.size = at + h + data.length;
+    this.offsets.set(oid, { offset: at, depth });
+    this.entries.push({ oid, offset: at, crc });
+    if (type === 'tree') this.noteChain(oid, content, depth > 0 && !restarted && base ? base.oid : null);
+  }
+
+  /**
+   * The base a tree's delta is made against. A tree whose base ends a chain of MAX_DEPTH deltas
+   * is a delta of the tree that chain began with (one level deeper) rather than stored whole: a
+   * turn's tree differs from that one by a few dozen turns' entries, where stored whole it would
+   * hold the session's every message (the flat messages/ tree: tens of kilobytes every 50 turns,
+   * most of a long session's pack). Each restart starts a chain one level deeper, so a whole tree
+   * comes once in ~1,275 turns.
+   */
+  private deltaBase(
+    type: ObjectType,
+    given: { oid: string; content: Uint8Array } | null,
+  ): {
+    base: { oid: string; content: Uint8Array } | null;
+    baseAt: { offset: number; depth: number } | undefined;
+    restarted: boolean;
+  } {
+    const baseAt = given ? this.offsets.get(given.oid) : undefined;
+    if (type === 'tree' && given && baseAt !== undefined && baseAt.depth >= MAX_DEPTH) {
+      const start = this.chainStart.get(given.oid);
+      const startContent = start === undefined ? undefined : this.startContent.get(start);
+      const startAt = start === undefined ? undefined : this.offsets.get(start);
+      if (start !== undefined && startContent !== undefined && startAt !== undefined && startAt.depth < MAX_DEPTH)
+        return { base: { oid: start, content: startContent }, baseAt: startAt, restarted: true };
+    }
+    return { base: given, baseAt, restarted: false };
+  }
+
+  /** Copy an entry ({@link HEAD}'s first `h` bytes, then `data`) into the chunks; its CRC-32. */
+  private append(h: number, data: Uint8Array): number {
     const length = h + data.length;
     let chunk = this.chunks.at(-1);
     if (chunk === undefined || chunk.used + length > chunk.bytes.length) {
@@ -275,20 +240,20 @@ export class PackBuilder {
       this.chunks.push(chunk);
     }
     const from = chunk.used;
-    chunk.bytes.set(head.subarray(0, h), from);
+    chunk.bytes.set(HEAD.subarray(0, h), from);
     chunk.bytes.set(data, from + h);
     chunk.used += length;
-    this.size = at + length;
-    this.offsets.set(oid, { offset: at, depth });
-    this.entries.push({ oid, offset: at, crc: crc32(chunk.bytes, from, chunk.used) });
-    if (type === 'tree') {
-      const start = depth > 0 && !restarted && base ? this.chainStart.get(base.oid) : undefined;
-      if (start !== undefined) this.chainStart.set(oid, start);
-      else {
-        this.chainStart.set(oid, oid);
-        this.startContent.set(oid, content);
-        if (this.startContent.size > CHAIN_STARTS) this.startContent.delete(this.startContent.keys().next().value!);
-      }
+    return crc32(chunk.bytes, from, chunk.used);
+  }
+
+  /** Record where a tree's chain began: its base's start (`continued`), else the tree itself. */
+  private noteChain(oid: string, content: Uint8Array, continued: string | null): void {
+    const start = continued === null ? undefined : this.chainStart.get(continued);
+    if (start !== undefined) this.chainStart.set(oid, start);
+    else {
+      this.chainStart.set(oid, oid);
+      this.startContent.set(oid, content);
+      if (this.startContent.size > CHAIN_STARTS) this.startContent.delete(this.startContent.keys().next().value!);
     }
   }
 

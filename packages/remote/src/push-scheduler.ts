@@ -1,11 +1,10 @@
-import { EntityGitError, type ErrorCode } from '@entity-git/git';
-import type { SyncResult } from '../mirror/mirror.js';
-import { pushSession, type PushResult, type RemoteTarget } from './push.js';
+import { emitLog, type LogFields, type Logger, type SyncResult } from '@entity-git/core';
+import { createEmitter, createSessionQueue } from '@entity-git/core/session-queue';
+import { type EntityGitError, type ErrorCode, normaliseError } from '@entity-git/git';
+import { pushSession, type PushResult } from './push.js';
 import { defineRemote } from './remote.js';
-import { isRetryable } from './transport.js';
-import type { LogFields, Logger } from '../observe/logger.js';
-import { emitLog } from '../observe/loggers.js';
-import { createEmitter, createSessionQueue } from '../service/session-queue.js';
+import type { RemoteTarget } from './target.js';
+import { isRetryable } from './transport-error.js';
 
 export interface PushSchedulerOptions extends RemoteTarget {
   /** Where each push event is reported (`push.<event>`; failures at error). Default: none. */
@@ -94,27 +93,18 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
     lastRunOnClose: true,
     status: (sessionId) => ({ sessionId, state: 'waiting', again: false, attempts: 0, lastError: null }),
     async run({ sessionId }, succeeded) {
-      const pushOptions = {
-        remote,
-        storage: options.storage,
-        root: options.root,
-        sessionId,
-        force: options.force === true,
-        ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
-      };
-      const result = await pushSession(pushOptions);
+      const { storage, root, lock, lockTimeoutMs } = options;
+      const force = options.force === true;
+      const result = await pushSession({ remote, storage, root, lock, lockTimeoutMs, sessionId, force });
       succeeded();
       events.emit('pushed', { sessionId, result });
     },
     toError: (err, sessionId) =>
-      err instanceof EntityGitError
-        ? err
-        : new EntityGitError(
-            'REMOTE_ERROR',
-            `push of session ${JSON.stringify(sessionId)}: ${(err as Error)?.message ?? String(err)}`,
-            { sessionId, retryable: true },
-            { cause: err },
-          ),
+      normaliseError(err, {
+        code: 'REMOTE_ERROR',
+        what: `push of session ${JSON.stringify(sessionId)}`,
+        data: { sessionId, retryable: true },
+      }),
     retryable: isRetryable,
     emit: events.emit,
   });

@@ -1,12 +1,12 @@
 import type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth, HttpClient } from 'isomorphic-git';
 import { EntityGitError } from '@entity-git/git';
-import { assertId, idSegment } from '../model/names.js';
+import { assertId, idSegment } from '@entity-git/core';
 
 export type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth, HttpClient };
 
 /**
  * Where session repositories are pushed to and fetched from: one repository per session on any
- * git host that speaks smart HTTP. Core imports no transport: the caller passes isomorphic-git's
+ * git host that speaks smart HTTP. This package imports no transport: the caller passes isomorphic-git's
  * HTTP client (`isomorphic-git/http/node` on Node, `isomorphic-git/http/web` in the browser).
  */
 export interface RemoteOptions {
@@ -54,7 +54,7 @@ export interface Remote {
 
 const REMOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-/** Validate remote options once (STYLE.md §5) and freeze them. */
+/** Validate remote options once, at the edge, and freeze them. */
 export function defineRemote(options: RemoteOptions | Remote): Remote {
   if (isRemote(options)) return options;
   const { url, http } = options;

@@ -1,5 +1,8 @@
 import { isEntityGitError, isOid, parseCommit, type ObjectStore, fromUtf8, utf8 } from '@entity-git/git';
 
+/** The ref that records which branch HEAD names (smart HTTP cannot push a symbolic ref). */
+export const HEAD_RECORD_REF = 'refs/entity-git/HEAD';
+
 /**
  * HEAD on the remote. Smart HTTP cannot push a symbolic ref, and a bare repository's own HEAD is
  * the host's business, so which branch HEAD names travels as `refs/entity-git/HEAD`: an
