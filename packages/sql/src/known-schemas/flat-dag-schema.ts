@@ -47,7 +47,7 @@ export const FLAT_DAG_SCHEMA: KnownSchema = Object.freeze({
       created_at: 'created_at',
       tool: ['data_json.name', 'data_json.function_name'],
       tokens: ['data_json.metadata.input_tokens', 'data_json.metadata.output_tokens'],
-      open: { roles: ['user'], calls: 'data_json.metadata.tool_calls', empty: true },
+      open: { roles: ['user'], roots: ['system'], calls: 'data_json.metadata.tool_calls', empty: true },
       json: ['data_json'],
     },
   }),

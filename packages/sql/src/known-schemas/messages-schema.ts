@@ -38,7 +38,7 @@ export const MESSAGES_SCHEMA: KnownSchema = Object.freeze({
       created_at: 'timestamp',
       tokens: ['input_tokens', 'output_tokens'],
       inline_tools: { from: 'extra.tool_calls', name: ['tool', 'name'] },
-      open: { roles: ['user'], empty: true },
+      open: { roles: ['user'], roots: ['system'], empty: true },
       json: ['extra'],
     },
   }),

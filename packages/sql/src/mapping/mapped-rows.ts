@@ -148,6 +148,7 @@ function inlineTools(values: RowValues, m: ResolvedNodesMapping): string[] {
 
 function isOpenCandidate(values: RowValues, m: ResolvedNodesMapping, node: DagNode, inline: number): boolean {
   if (m.open.roles.includes(node.role)) return true;
+  if (node.predecessor === null && node.caller === null && m.open.roots.includes(node.role)) return true;
   if (node.role !== 'assistant') return false;
   const calls = values.first(m.open.calls)?.value;
   if (Array.isArray(calls) && calls.length > 0) return true;

@@ -46,6 +46,11 @@ export type RoleInput = ValueSource | { from: ValueSource; values?: Record<strin
 export interface OpenInput {
   /** A node of one of these roles is open while no other node continues from it (default none). */
   roles?: Role[];
+  /**
+   * Likewise a node of one of these roles that continues from none (a system message opening a
+   * conversation, written before its first prompt). Default none.
+   */
+  roots?: Role[];
   /** An assistant node whose value here is a non-empty array (tool calls answered by nodes of their own) is open likewise. */
   calls?: ValueSource;
   /** An assistant node with no content (null or `""`) and no inline tools is open likewise (default false). */
@@ -166,10 +171,12 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   }
   if (n.open !== undefined) {
     const o = object(n.open, `${N}.open`);
-    keys(o, ['roles', 'calls', 'empty'], `${N}.open`);
-    if (o.roles !== undefined) {
-      if (!Array.isArray(o.roles)) throw invalid(`${N}.open.roles must be an array of roles`);
-      o.roles.forEach((r, i) => contractRole(r, `${N}.open.roles[${i}]`));
+    keys(o, ['roles', 'roots', 'calls', 'empty'], `${N}.open`);
+    for (const key of ['roles', 'roots']) {
+      const list = o[key];
+      if (list === undefined) continue;
+      if (!Array.isArray(list)) throw invalid(`${N}.open.${key} must be an array of roles`);
+      list.forEach((r, i) => contractRole(r, `${N}.open.${key}[${i}]`));
     }
     optionalSource(o.calls, `${N}.open.calls`);
     if (o.empty !== undefined && typeof o.empty !== 'boolean') throw invalid(`${N}.open.empty must be true or false`);

@@ -47,7 +47,12 @@ export interface ResolvedNodesMapping {
   readonly tool: ResolvedSource;
   readonly tokens: ResolvedSource;
   readonly inlineTools: { readonly from: ResolvedSource; readonly name: readonly (readonly string[])[] } | null;
-  readonly open: { readonly roles: readonly Role[]; readonly calls: ResolvedSource; readonly empty: boolean };
+  readonly open: {
+    readonly roles: readonly Role[];
+    readonly roots: readonly Role[];
+    readonly calls: ResolvedSource;
+    readonly empty: boolean;
+  };
   readonly json: readonly string[];
   /** The columns kept in `metadata.row`: every column but those a node field holds as it is. */
   readonly keep: readonly string[];
@@ -230,6 +235,7 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
         : { from: inlineFrom, name: inlineIn.name.map((p) => p.split('.')) },
     open: {
       roles: [...(N.open?.roles ?? [])],
+      roots: [...(N.open?.roots ?? [])],
       calls: t.source(N.open?.calls, 'open.calls'),
       empty: N.open?.empty === true,
     },
