@@ -78,33 +78,46 @@ export async function* mappedNodesAfter(
   let last: string | null = null;
   for (;;) {
     const overlap = last !== null && N.seq.kind === 'rank';
-    let rows: Record<string, unknown>[];
-    try {
-      rows = (await nodesPage(N, sessionId, overlap ? cursor - 1 : cursor, batchSize + (overlap ? 1 : 0)).execute(db))
-        .rows;
-    } catch (err) {
-      throw dbError(err, `reading nodes of session ${JSON.stringify(sessionId)} after seq ${cursor}`);
-    }
-    const fetched = rows.length;
-    if (overlap) {
-      if (rows.length === 0 || text(rows[0]![N.id]) !== last) {
-        throw new EntityGitError(
-          'DB_ERROR',
-          `[sql] the nodes of session ${JSON.stringify(sessionId)} were renumbered while they were read (a row older than others was written); read them again`,
-          { sessionId },
-        );
-      }
-      rows = rows.slice(1);
-    }
-    const page = rows.map((r) => decodeMappedNode(r, N));
-    await markOpen(db, N, sessionId, page);
+    const limit = batchSize + (overlap ? 1 : 0);
+    // The page and which of its nodes are continued are read in one snapshot: a reply written
+    // between the two would otherwise mark its prompt complete while the reply is not read yet.
+    const { page, fetched } = await db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        let rows: Record<string, unknown>[];
+        try {
+          rows = (await nodesPage(N, sessionId, overlap ? cursor - 1 : cursor, limit).execute(trx)).rows;
+        } catch (err) {
+          throw dbError(err, `reading nodes of session ${JSON.stringify(sessionId)} after seq ${cursor}`);
+        }
+        const fetched = rows.length;
+        if (overlap) {
+          if (rows.length === 0 || text(rows[0]![N.id]) !== last) throw renumbered(sessionId);
+          rows = rows.slice(1);
+        }
+        const page = rows.map((r) => decodeMappedNode(r, N));
+        await markOpen(trx, N, sessionId, page);
+        return { page, fetched };
+      })
+      .catch((err: unknown) => {
+        throw dbError(err, `reading nodes of session ${JSON.stringify(sessionId)} after seq ${cursor}`);
+      });
     for (const { node } of page) {
       cursor = node.seq;
       last = node.id;
       yield node;
     }
-    if (fetched < batchSize + (overlap ? 1 : 0)) return;
+    if (fetched < limit) return;
   }
+}
+
+function renumbered(sessionId: string): EntityGitError<'DB_ERROR'> {
+  return new EntityGitError(
+    'DB_ERROR',
+    `[sql] the nodes of session ${JSON.stringify(sessionId)} were renumbered while they were read (a row older than others was written); read them again`,
+    { sessionId },
+  );
 }
 
 function nodesPage(
