@@ -112,7 +112,7 @@ function storeConfig(config: StoreConfig): Pick<StoreConfig, 'names' | 'formats'
 export function describeDatabase(store: SqlStore): string | null {
   if (store.recognised !== null) {
     const known = KNOWN_SCHEMAS.find((k) => k.name === store.recognised);
-    return `recognised the ${JSON.stringify(store.recognised)} schema (${known?.description ?? 'a known schema'}); read as it is, never written`;
+    return `recognised the ${JSON.stringify(store.recognised)} schema: ${known?.description ?? 'a known schema'}; read as it is, never written`;
   }
   if (store.mapping !== null) return 'read through the configured mapping, as it is, never written';
   return null;

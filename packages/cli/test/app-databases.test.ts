@@ -56,7 +56,7 @@ describe('entity-git on an application database, with no configuration', () => {
       const synced = await eg('sync');
       expect(synced.code).toBe(0);
       expect(synced.stderr).toBe(
-        `entity-git: recognised the "${schema}" schema (${description}); read as it is, never written\n`,
+        `entity-git: recognised the "${schema}" schema: ${description}; read as it is, never written\n`,
       );
       expect(synced.stdout).toMatch(/synced 2 sessions: 2 backfilled, 0 failed\n$/);
       expect(revParseAll(join(root, session)).HEAD).toBe(head);
