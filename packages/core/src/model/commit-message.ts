@@ -52,8 +52,7 @@ export const defaultMetadataKeys: MetadataKeys = {
   pending: (n) => field(n.metadata, 'pending') === true,
   inlineTools: (n) => {
     const list = field(n.metadata, 'inline_tools');
-    if (!Array.isArray(list)) return [];
-    return list.filter((t): t is string => typeof t === 'string' && t.trim() !== '');
+    return Array.isArray(list) ? list.filter((t): t is string => typeof t === 'string' && t.trim() !== '') : [];
   },
 };
 
@@ -94,11 +93,9 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   const reply = [...nodes].reverse().find((n) => n.role === 'assistant' && n.text !== '');
   if (reply) body.push(`assistant: ${reply.text}`);
   const counts = new Map<string, number>();
-  const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1);
-  for (const n of nodes) {
-    if (n.role === 'tool' && n.tool !== null) count(n.tool);
-    for (const name of n.inlineTools) count(name);
-  }
+  for (const n of nodes)
+    for (const name of n.role === 'tool' && n.tool !== null ? [n.tool, ...n.inlineTools] : n.inlineTools)
+      counts.set(name, (counts.get(name) ?? 0) + 1);
   if (counts.size > 0)
     body.push(`tools: ${[...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ')}`);
   if (body.length > 0) lines.push('', ...body);

@@ -63,8 +63,17 @@ export async function readSession(ctx: MirrorContext, sessionId: string): Promis
   return session;
 }
 
-/** Ready the repository, load its state and read the DAG's nodes the state does not settle. */
-export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, full: boolean): Promise<Ingested> {
+/**
+ * Ready the repository, load its state and read the DAG's nodes the state does not settle.
+ * `stateless`: the state is not loaded (the whole DAG is read, as when the state is missing).
+ */
+export async function ingest(
+  ctx: MirrorContext,
+  sessionId: string,
+  repo: Repo,
+  full: boolean,
+  stateless = false,
+): Promise<Ingested> {
   // Before any row: a write after this read leaves the marker behind the rows (checked again).
   const marker = (await ctx.dag.changeMarker?.(sessionId)) ?? null;
   const session = await readSession(ctx, sessionId);
@@ -85,9 +94,9 @@ export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, 
   // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
   const converting = await checkFormat(ctx, repo, repo.objects.hash('blob', metaBytes), full);
   const config = `${layout}|${ctx.identity.name}|${ctx.identity.email}`;
-  if (full) ctx.cache.states.forget(repo.gitdir);
+  if (full || stateless) ctx.cache.states.forget(repo.gitdir);
   await host.due();
-  const loaded = full ? null : await ctx.cache.states.load(repo.gitdir, repo.refs, config);
+  const loaded = full || stateless ? null : await ctx.cache.states.load(repo.gitdir, repo.refs, config);
   await host.due();
   const state: LiveState = loaded ?? {
     lastSeq: 0,
@@ -110,12 +119,45 @@ export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, 
   }
 
   const fresh = new Map<string, Uint8Array>();
+  const seen = new Set<string>();
   const previous = ctx.cache.plans.get(repo.gitdir);
   ctx.cache.plans.delete(repo.gitdir);
   const seqBefore = state.lastSeq;
   // New nodes in seq order, while every change is a new node newer than all known ones.
-  const added: Known[] | null = previous !== undefined && previous.state === loaded ? [] : null;
-  const read = await readNodes(ctx, sessionId, host, { state, delta, fresh, from, seqBefore, added });
+  let added: Known[] | null = previous !== undefined && previous.state === loaded ? [] : null;
+  let nodesRead = 0;
+  let renumbered = false;
+  for await (const node of ctx.dag.nodesAfter(sessionId, from, { batchSize: ctx.batchSize })) {
+    nodesRead++;
+    await host.due();
+    const prev = known.get(node.id);
+    // A node known at or below `from` back with another seq: the source renumbered the session
+    // (a seq it derives, after a row older than others was written). The session is read whole,
+    // as without a state, and the turns whose nodes moved are committed again.
+    if (prev && prev.seq <= from && prev.seq !== node.seq) {
+      renumbered = true;
+      break;
+    }
+    const { known: k, bytes, changed } = ingestNode(ctx, sessionId, node, seen, known);
+    state.lastSeq = Math.max(state.lastSeq, node.seq);
+    if (bytes) fresh.set(k.blob, bytes);
+    if (changed) {
+      if (added !== null && (known.has(k.id) || k.seq <= seqBefore)) added = null;
+      known.set(k.id, k);
+      delta.nodes.add(k.id);
+      added?.push(k);
+    }
+  }
+  if (renumbered) return ingest(ctx, sessionId, repo, full, true);
+  if (from < seqBefore) {
+    for (const n of [...known.values()]) {
+      if (n.seq > from && !seen.has(n.id)) {
+        known.delete(n.id);
+        delta.deleted.add(n.id);
+        added = null;
+      }
+    }
+  }
   return {
     sessionId,
     repo,
@@ -132,93 +174,9 @@ export async function ingest(ctx: MirrorContext, sessionId: string, repo: Repo, 
     unsettled,
     fresh,
     previous,
-    added: read.added,
-    nodesRead: read.nodesRead,
+    added,
+    nodesRead,
   };
-}
-
-/** What {@link readNodes} reads into. */
-interface ReadInto {
-  state: LiveState;
-  delta: StateDelta;
-  fresh: Map<string, Uint8Array>;
-  /** Read the nodes after this seq. */
-  from: number;
-  /** The highest seq the state knew before this sync. */
-  seqBefore: number;
-  added: Known[] | null;
-}
-
-/**
- * Reads the DAG's nodes after `from` into the state: new and changed nodes into `known` and the
- * delta, their blobs into `fresh`, known nodes the read covered and did not see deleted.
- */
-async function readNodes(
-  ctx: MirrorContext,
-  sessionId: string,
-  host: HostYield,
-  into: ReadInto,
-): Promise<{ added: Known[] | null; nodesRead: number }> {
-  const { state, delta, fresh, seqBefore } = into;
-  const known = state.known;
-  let { from, added } = into;
-  let nodesRead = 0;
-  for (;;) {
-    const seen = new Set<string>();
-    let renumbered = false;
-    for await (const node of ctx.dag.nodesAfter(sessionId, from, { batchSize: ctx.batchSize })) {
-      nodesRead++;
-      await host.due();
-      if (from > 0 && movedBelow(known.get(node.id), node, from, seen)) {
-        renumbered = true;
-        break;
-      }
-      const { known: k, bytes, changed } = ingestNode(ctx, sessionId, node, seen, known, from);
-      state.lastSeq = Math.max(state.lastSeq, node.seq);
-      if (bytes) fresh.set(k.blob, bytes);
-      if (changed) {
-        if (added !== null && (known.has(k.id) || k.seq <= seqBefore)) added = null;
-        known.set(k.id, k);
-        delta.nodes.add(k.id);
-        added?.push(k);
-      }
-    }
-    if (!renumbered) {
-      if (forgetUnseen(known, delta, seen, from, seqBefore)) added = null;
-      return { added, nodesRead };
-    }
-    // A node known at or below `from` came back with another seq: the source renumbered the
-    // session (a derived seq, after a row older than others was written). It is read whole, as
-    // a first sync reads it, and the turns whose nodes moved are committed again.
-    from = 0;
-    state.lastSeq = 0;
-    added = null;
-  }
-}
-
-/** Whether a node read again is one known at or below `from` whose seq is not the one known. */
-function movedBelow(prev: Known | undefined, node: DagNode, from: number, seen: Set<string>): boolean {
-  return prev !== undefined && prev.seq <= from && prev.seq !== node.seq && !seen.has(node.id);
-}
-
-/** Drops the known nodes the read covered but did not see (deleted from the DAG); true when any was. */
-function forgetUnseen(
-  known: Map<string, Known>,
-  delta: StateDelta,
-  seen: Set<string>,
-  from: number,
-  seqBefore: number,
-): boolean {
-  if (from >= seqBefore) return false;
-  let any = false;
-  for (const n of [...known.values()]) {
-    if (n.seq > from && !seen.has(n.id)) {
-      known.delete(n.id);
-      delta.deleted.add(n.id);
-      any = true;
-    }
-  }
-  return any;
 }
 
 /**
@@ -231,7 +189,6 @@ export function ingestNode(
   node: DagNode,
   seen: Set<string>,
   known: Map<string, Known>,
-  from: number,
 ): { known: Known; bytes: Uint8Array | null; changed: boolean } {
   validateNode(node);
   if (node.session_id !== sessionId) {
@@ -242,7 +199,7 @@ export function ingestNode(
     );
   }
   const prev = known.get(node.id);
-  if (seen.has(node.id) || (prev && prev.seq <= from && prev.seq !== node.seq)) {
+  if (seen.has(node.id)) {
     throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(node.id)} appears twice`, {
       nodeId: node.id,
     });
