@@ -40,7 +40,8 @@ type BetterSqlite3 = new (
  * Several processes may open one file; their writes serialize on SQLite's write lock.
  */
 export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> {
-  const readonly = options.readonly === true;
+  // A configured mapping names an application's database, which is never written (nor created).
+  const readonly = options.readonly === true || options.mapping !== undefined;
   const frozen = Object.freeze({
     ...options,
     ...(readonly && options.migrate === undefined ? { migrate: false } : {}),
