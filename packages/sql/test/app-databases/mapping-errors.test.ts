@@ -84,6 +84,10 @@ describe('the mapping in the config file', () => {
       code: 'INVALID_OPTION',
     });
     expect(tablesHash(file)).toBe(before);
+    // A mapping names an application's database: a missing file is an error, never created.
+    const missing = join(tmp.dir, 'missing.sqlite');
+    await expect(openSqlite({ file: missing, mapping: messages })).rejects.toMatchObject({ code: 'DB_ERROR' });
+    expect(existsSync(missing)).toBe(false);
   });
 
   it('reads an application value it was not told about as a clear DB_ERROR; JSON that does not parse is kept as text', async () => {
