@@ -120,6 +120,7 @@ export async function assembleStore(
       );
       names = found.names;
       if (migrate) {
+        if (chosen.tables !== null) refuseNearKnown(chosen.tables);
         await migrateToLatest(db, { engine, names, present: found.present, formats }).catch((err: unknown) => {
           throw dbError(err, 'migrating the schema');
         });
@@ -224,6 +225,22 @@ async function withClosestKnown(
       : 'describe the tables with "names" (other names) or "mapping" (other shapes) in the config';
   const message = err.message.replace(/^\[entity-git\] /, '');
   return new EntityGitError('SCHEMA_MISMATCH', `${message}; ${hint}`, { ...err.data, closest: near }, { cause: err });
+}
+
+/**
+ * Before entity-git creates its missing tables in a database: one that is near a known
+ * application schema (half its columns or more) is an application's variant, not a database to
+ * add entity-git's tables to. Refused, nothing created; its mapping is the way to read it.
+ */
+function refuseNearKnown(tables: TableColumns): void {
+  if (hasOwnSchema(tables)) return;
+  const near = closestKnown(tables);
+  if (near === null || near.matched * 2 < near.total) return;
+  throw new EntityGitError(
+    'SCHEMA_MISMATCH',
+    `[sql] the database looks like an application's (the closest known schema is ${JSON.stringify(near.schema)}: ${near.matched} of its ${near.total} columns; missing ${near.missing.join(', ')}), not entity-git's, so its tables are not added; nothing was changed; read it with a "mapping" in the config`,
+    { closest: near },
+  );
 }
 
 function invalid(message: string): EntityGitError<'INVALID_OPTION'> {

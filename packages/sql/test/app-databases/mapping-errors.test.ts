@@ -144,6 +144,13 @@ describe('recognition', () => {
       'the closest known schema is "messages" (10 of its 11 columns; missing messages.extra); a variant of it is read with a "mapping" in the config',
     );
     expect(tablesHash(variant)).toBe(before);
+    // Opened to be written (migrate, the library's default), it gets none of entity-git's tables.
+    expect(await openSqlite({ file: variant }).catch((e: unknown) => e)).toMatchObject({
+      code: 'SCHEMA_MISMATCH',
+      message: expect.stringContaining('so its tables are not added; nothing was changed'),
+      data: { closest: { schema: 'messages' } },
+    });
+    expect(tablesHash(variant)).toBe(before);
 
     const newer = database(
       FLAT_DAG_DDL.replace('seq integer, data_json text', 'seq integer, payload text').replace(
