@@ -5,6 +5,7 @@ import { DEFAULT_IDENTITY, LAYOUTS, type Layout, type Mirror, type Session } fro
 import type { Identity } from '@entity-git/git';
 import { createNodeMirror, defaultRoot } from '@entity-git/node';
 import {
+  KNOWN_SCHEMAS,
   defaultConfigPath,
   loadStoreConfig,
   openPostgres,
@@ -26,6 +27,8 @@ export interface ContextOptions {
   config?: string | undefined;
   /** The command writes rows: it may create entity-git's missing tables (read commands never run DDL). */
   writes?: boolean;
+  /** The command writes nothing to the database: it is opened read-only. */
+  readOnly?: boolean;
   root?: string | undefined;
   identity?: string | undefined;
   layout?: string | undefined;
@@ -74,10 +77,12 @@ export async function openContext(options: ContextOptions): Promise<Context> {
   // Read commands check the tables and write nothing (no DDL, no journal mode); only the
   // commands that write rows may create what is missing (see the README).
   const schema = { migrate: options.writes === true, checkSchema: true };
+  // A command that writes no row opens the database read-only: the driver itself refuses any write.
+  const readonly = options.readOnly === true;
   let config: StoreConfig;
   if (POSTGRES_URL.test(db)) {
     config = load(explicit);
-    store = await openPostgres({ connectionString: db, names: config.names, formats: config.formats, ...schema });
+    store = await openPostgres({ connectionString: db, ...storeConfig(config), ...schema, readonly });
   } else {
     const file = resolve(options.cwd, db);
     // better-sqlite3 creates a missing file; for a command that reads a DAG that would only hide
@@ -90,10 +95,28 @@ export async function openContext(options: ContextOptions): Promise<Context> {
     }
     if (!statSync(file).isFile()) throw new CliError(`--db ${file} is not a file`, EXIT_USAGE);
     config = load(explicit, defaultConfigPath(file));
-    store = await openSqlite({ file, names: config.names, formats: config.formats, ...schema });
+    store = await openSqlite({ file, ...storeConfig(config), ...schema, readonly });
   }
   const mirror = createNodeMirror({ dag: store.dag, root, identity, ...(layout ? { layout } : {}) });
   return { store, config, mirror, root, close: () => store.close() };
+}
+
+/** What of a config file the store factories take (`notifyChannel` is the watch's). */
+function storeConfig(config: StoreConfig): Pick<StoreConfig, 'names' | 'formats' | 'mapping'> {
+  return { names: config.names, formats: config.formats, mapping: config.mapping };
+}
+
+/**
+ * The line that says how the database is read, when it is not entity-git's own: the known schema
+ * recognised, or the configured mapping. Null for entity-git's own schema (or its tables renamed).
+ */
+export function describeDatabase(store: SqlStore): string | null {
+  if (store.recognised !== null) {
+    const known = KNOWN_SCHEMAS.find((k) => k.name === store.recognised);
+    return `recognised the ${JSON.stringify(store.recognised)} schema: ${known?.description ?? 'a known schema'}; read as it is, never written`;
+  }
+  if (store.mapping !== null) return 'read through the configured mapping, as it is, never written';
+  return null;
 }
 
 /** The session row, or a usage error naming the database. */

@@ -32,11 +32,15 @@ export interface SyncJson {
   total: number;
   counts: Record<ReconcileAction, number>;
   sessions: { sessionId: string; action: ReconcileAction; differences: DifferenceJson[]; error: ErrorJson | null }[];
+  /** The known application schema the database was recognised as (`messages`, `flat-dag`), or null. */
+  recognised: string | null;
 }
 
 export interface VerifyJson {
   ok: boolean;
   sessions: { sessionId: string; ok: boolean; differences: DifferenceJson[]; error: ErrorJson | null }[];
+  /** The known application schema the database was recognised as (`messages`, `flat-dag`), or null. */
+  recognised: string | null;
 }
 
 export interface CommitJson {
@@ -54,6 +58,8 @@ export interface LogJson {
   sessionId: string;
   branch: string | null;
   commits: CommitJson[];
+  /** The known application schema the database was recognised as (`messages`, `flat-dag`), or null. */
+  recognised: string | null;
 }
 
 export interface BranchJson {
@@ -67,6 +73,8 @@ export interface BranchesJson {
   sessionId: string;
   head: string | null;
   branches: BranchJson[];
+  /** The known application schema the database was recognised as (`messages`, `flat-dag`), or null. */
+  recognised: string | null;
 }
 
 export interface ShowJson {
@@ -79,6 +87,8 @@ export interface ShowJson {
   next: string | null;
   meta: JsonValue;
   messages: DagNode[];
+  /** The known application schema the database was recognised as (`messages`, `flat-dag`), or null. */
+  recognised: string | null;
 }
 
 export interface ProjectJson {
@@ -143,7 +153,7 @@ export function branchJson(b: BranchInfo): BranchJson {
   return { name: b.name, commit: b.commit, turns: b.turns, head: b.head };
 }
 
-export function showJson(v: TurnView): ShowJson {
+export function showJson(v: TurnView, recognised: string | null): ShowJson {
   return {
     sessionId: v.sessionId,
     branch: v.branch,
@@ -154,6 +164,7 @@ export function showJson(v: TurnView): ShowJson {
     next: v.next,
     meta: v.meta,
     messages: v.messages.map(nodeJson),
+    recognised,
   };
 }
 

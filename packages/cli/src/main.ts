@@ -21,6 +21,8 @@ interface Command {
   unless?: OptionName;
   /** It writes rows (projects): it may create entity-git's missing tables; the others never run DDL. */
   writes?: boolean;
+  /** It writes nothing to the database: the database is opened read-only (the driver refuses any write). */
+  readOnly?: boolean;
   /** Another name of the command named here: its help is that command's (`clone` is `restore`). */
   aliasOf?: string;
   /** Takes any number of positional arguments past `args` (`import messages FILE…`). */
@@ -37,6 +39,7 @@ const projects = () => import('./commands/projects.js');
 
 const restore: Command = {
   name: 'restore',
+  readOnly: true,
   options: ['remote', 'session', 'json'],
   args: [],
   required: 0,
@@ -63,6 +66,7 @@ const COMMANDS: Command[] = [
   importCommand('messages', ['FILE…'], 1),
   {
     name: 'sync',
+    readOnly: true,
     options: ['session', 'json', 'full'],
     args: [],
     required: 0,
@@ -75,6 +79,7 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'verify',
+    readOnly: true,
     options: ['session', 'json', 'full'],
     args: [],
     required: 0,
@@ -87,6 +92,7 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'log',
+    readOnly: true,
     options: ['branch', 'project', 'json'],
     args: ['SESSION'],
     required: 1,
@@ -104,6 +110,7 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'show',
+    readOnly: true,
     options: ['branch', 'json'],
     args: ['SESSION', 'TURN|SHA'],
     required: 1,
@@ -112,6 +119,7 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'branches',
+    readOnly: true,
     options: ['json'],
     args: ['SESSION'],
     required: 1,
@@ -120,6 +128,7 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'watch',
+    readOnly: true,
     options: ['interval', 'channel', 'json'],
     args: [],
     required: 0,
@@ -136,6 +145,7 @@ const COMMANDS: Command[] = [
   { ...restore, name: 'clone', aliasOf: 'restore' },
   {
     name: 'push',
+    readOnly: true,
     options: ['remote', 'session', 'json'],
     args: [],
     required: 0,
@@ -148,6 +158,7 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'projects list',
+    readOnly: true,
     options: ['json'],
     args: [],
     required: 0,
@@ -315,16 +326,19 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   }
 
   if (command.alone) return command.alone(io, values, rest);
-  const { openContext } = await import('./context.js');
+  const { describeDatabase, openContext } = await import('./context.js');
   const ctx = await openContext({
     db: values.db,
     config: values.config,
     writes: command.writes === true,
+    readOnly: command.readOnly === true,
     root: values.root,
     identity: values.identity,
     layout: values.layout,
     cwd: io.cwd ?? process.cwd(),
   });
+  const described = describeDatabase(ctx.store);
+  if (described !== null && values.json !== true) io.stderr.write(`${COMMAND_NAME}: ${described}\n`);
   try {
     return await command.run!(ctx, io, values, rest);
   } finally {

@@ -58,6 +58,7 @@ describe('entity-git sync, then the read commands', () => {
         differences: [],
         error: null,
       })),
+      recognised: null,
     });
   });
 
@@ -86,8 +87,13 @@ describe('entity-git sync, then the read commands', () => {
     expect(json(asJson)).toEqual({
       ok: true,
       sessions: [SID, PLAIN_ID, SHORT_ID].map((sessionId) => ({ sessionId, ok: true, differences: [], error: null })),
+      recognised: null,
     });
-    expect(json(one)).toEqual({ ok: true, sessions: [{ sessionId: SID, ok: true, differences: [], error: null }] });
+    expect(json(one)).toEqual({
+      ok: true,
+      sessions: [{ sessionId: SID, ok: true, differences: [], error: null }],
+      recognised: null,
+    });
   });
 
   it('branches: every branch with its tip and turns, HEAD marked', async () => {
@@ -101,6 +107,7 @@ describe('entity-git sync, then the read commands', () => {
         { name: 'fork-u4', commit: TIPS['fork-u4'], turns: 2, head: true },
         { name: 'retry-a4r', commit: TIPS['retry-a4r'], turns: 2, head: false },
       ],
+      recognised: null,
     });
     expect(text.stdout).toBe(
       '  main      2d6739e653 2 turns\n  fork-u2e  91b1853f7d 2 turns\n* fork-u4   17a4c695c7 2 turns\n  retry-a4r d080c326d3 2 turns\n',
@@ -140,6 +147,7 @@ describe('entity-git sync, then the read commands', () => {
           message: body(TURN1),
         },
       ],
+      recognised: null,
     });
     expect(json(head).commits[1].message).toBe(
       'turn 1: 列出 src 目录中的文件 🙂 请简短回答\n\nassistant: There are two files: a.ts and b.ts. 👍 完成\ntools: list, read\n\n' +
@@ -183,6 +191,7 @@ describe('entity-git sync, then the read commands', () => {
       'next',
       'meta',
       'messages',
+      'recognised',
     ]);
     expect({ ...t, messages: t.messages.map((n: { id: string }) => n.id) }).toEqual({
       sessionId: SID,
@@ -194,6 +203,7 @@ describe('entity-git sync, then the read commands', () => {
       next: null,
       meta: { created_at: 1779500000, id: SID },
       messages: ['s1', 'u1', 'a1', 't1', 't2', 'a2', 'u4', 'a7'],
+      recognised: null,
     });
     expect(t.messages[3]).toEqual({
       id: 't1',

@@ -117,6 +117,7 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
           ],
         },
       ],
+      recognised: null,
     });
     expect(beforeText.code).toBe(1);
     expect(beforeText.stdout).toBe(
@@ -195,6 +196,7 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
           error: null,
         },
       ],
+      recognised: null,
     });
   });
 });

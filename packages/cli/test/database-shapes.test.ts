@@ -103,7 +103,7 @@ describe('the CLI on databases it did not create (SQLite, made by Python)', () =
     const refused = await run(['--db', copy, '--root', join(dir, 'x'), 'sync']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(
-      /^entity-git: table "sessions" \(the contract's sessions\) does not exist; nothing was changed \(SCHEMA_MISMATCH\)\n$/,
+      /^entity-git: table "sessions" \(the contract's sessions\) does not exist; nothing was changed; describe the tables with "names" \(other names\) or "mapping" \(other shapes\) in the config \(SCHEMA_MISMATCH\)\n$/,
     );
   }, 300_000);
 

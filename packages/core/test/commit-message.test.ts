@@ -27,6 +27,34 @@ describe('commitMessage', () => {
     );
   });
 
+  it('counts the tools a reply ran inline (metadata.inline_tools) as it counts tool nodes', () => {
+    const inline = [
+      node('u', 1, 'user', 'List and read', null, 100),
+      node(
+        'a',
+        2,
+        'assistant',
+        'Listed and read.',
+        { inline_tools: ['list', 'read', 'read', ' ', 7], tokens: 30 },
+        104,
+      ),
+    ].map((n) => nodeFacts(n));
+    const asNodes = [
+      node('u', 1, 'user', 'List and read', null, 100),
+      node('t1', 2, 'tool', 'x', { tool: 'list' }, 101),
+      node('t2', 3, 'tool', 'x', { tool: 'read' }, 102),
+      node('t3', 4, 'tool', 'x', { tool: 'read' }, 103),
+      node('a', 5, 'assistant', 'Listed and read.', { tokens: 30 }, 104),
+    ].map((n) => nodeFacts(n));
+    const body = (m: string) => m.slice(0, m.indexOf('\n\nSession:'));
+    expect(body(commitMessage('s', 1, inline))).toBe(
+      'turn 1: List and read\n\nassistant: Listed and read.\ntools: list, read × 2\n\n[meta: turn took 4.0s, 3 tools, 30 tokens]',
+    );
+    expect(body(commitMessage('s', 1, asNodes))).toBe(body(commitMessage('s', 1, inline)));
+    // Without the key (every DAG before it), a node has none: no message changes.
+    expect(nodeFacts(node('a', 2, 'assistant', 'x', { tool_calls: [{ name: 'read' }] })).inlineTools).toEqual([]);
+  });
+
   it('cuts at code points, folds whitespace and control characters, and leaves absent parts out', () => {
     const emoji = '👍'.repeat(70);
     const msg = commitMessage('s', 1, [nodeFacts(node('u', 1, 'user', `${emoji}\u0000tail`))]);

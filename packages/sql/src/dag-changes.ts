@@ -1,6 +1,7 @@
 import { EntityGitError } from '@entity-git/core';
 import { sql } from 'kysely';
 import { dbError } from './engine.js';
+import { mappedFingerprints } from './mapping/mapped-changes.js';
 import { col } from './rows.js';
 import type { SqlStore } from './sql-store.js';
 
@@ -48,6 +49,7 @@ export async function watchDagChanges(store: SqlStore, options: DagChangesOption
 
   const fingerprints = async (): Promise<Map<string, string>> => {
     try {
+      if (store.mapping !== null) return await mappedFingerprints(db, store.mapping);
       const out = new Map<string, string>();
       const sessions = await db
         .selectFrom(S.table)

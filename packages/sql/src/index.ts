@@ -32,3 +32,24 @@ export {
 } from './value-formats.js';
 export { defaultConfigPath, loadStoreConfig, parseStoreConfig, type StoreConfig } from './store-config.js';
 export { watchDagChanges, type DagChanges, type DagChangesOptions } from './dag-changes.js';
+export {
+  parseMapping,
+  type MappingInput,
+  type SessionsMappingInput,
+  type NodesMappingInput,
+  type SeqInput,
+  type RoleInput,
+  type OpenInput,
+  type ValueSpec,
+  type ValueSource,
+} from './mapping/mapping-input.js';
+export type {
+  ResolvedMapping,
+  ResolvedNodesMapping,
+  ResolvedSessionsMapping,
+  ResolvedSeq,
+  ResolvedSource,
+  ResolvedSpec,
+} from './mapping/resolved-mapping.js';
+export { KNOWN_SCHEMAS } from './known-schemas/recognise.js';
+export type { KnownSchema } from './known-schemas/known-schema.js';

@@ -12,6 +12,12 @@ export interface OpenSqliteOptions extends SqlStoreCommonOptions {
   file: string;
   /** Busy timeout in ms (default {@link DEFAULT_BUSY_TIMEOUT_MS}). */
   busyTimeoutMs?: number;
+  /**
+   * Open the file read-only (SQLite refuses any write on the connection; the file must exist).
+   * `migrate` then defaults to false. Default false — but a database read through a `mapping`
+   * (given, or a known schema recognised) is always opened read-only.
+   */
+  readonly?: boolean;
   /** kysely plugins for the instance (instrumentation, naming). */
   plugins?: KyselyPlugin[];
   /** kysely's query log hook. */
@@ -23,7 +29,10 @@ interface BetterSqlite3Database extends SqliteDatabase {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   prepare(sql: string): { get(...params: unknown[]): unknown } & ReturnType<SqliteDatabase['prepare']>;
 }
-type BetterSqlite3 = new (filename: string, options?: { timeout?: number }) => BetterSqlite3Database;
+type BetterSqlite3 = new (
+  filename: string,
+  options?: { timeout?: number; readonly?: boolean; fileMustExist?: boolean },
+) => BetterSqlite3Database;
 
 /**
  * Opens (creating if needed) a SQLite database file with better-sqlite3 and returns its store:
@@ -31,7 +40,12 @@ type BetterSqlite3 = new (filename: string, options?: { timeout?: number }) => B
  * Several processes may open one file; their writes serialize on SQLite's write lock.
  */
 export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> {
-  const frozen = Object.freeze({ ...options });
+  // A configured mapping names an application's database, which is never written (nor created).
+  const readonly = options.readonly === true || options.mapping !== undefined;
+  const frozen = Object.freeze({
+    ...options,
+    ...(readonly && options.migrate === undefined ? { migrate: false } : {}),
+  });
   const { file, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS } = frozen;
   if (typeof file !== 'string' || file === '')
     throw new EntityGitError('INVALID_OPTION', '[sql] file must be a non-empty path');
@@ -54,7 +68,10 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
   }
   let database: BetterSqlite3Database;
   try {
-    database = new Database(file, { timeout: busyTimeoutMs });
+    database = new Database(
+      file,
+      readonly ? { timeout: busyTimeoutMs, readonly, fileMustExist: true } : { timeout: busyTimeoutMs },
+    );
   } catch (err) {
     throw new EntityGitError(
       'DB_ERROR',
@@ -68,6 +85,7 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
     // table yet and that we are about to create the schema in. A database another program made
     // keeps its mode (switching writes to the file, and a read-only command writes nothing).
     const fresh =
+      !readonly &&
       (frozen.migrate ?? frozen.names === undefined) &&
       (database.prepare('select count(*) as n from sqlite_master').get() as { n: number });
     // Switching to WAL takes the write lock briefly. SQLite may answer SQLITE_BUSY at once there,
@@ -93,5 +111,10 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
     );
   }
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database }), plugins: frozen.plugins, log: frozen.log });
-  return assembleStore(SQLITE_STORE_NAME, db, { ...frozen, engine: 'sqlite' }, () => db.destroy());
+  const store = await assembleStore(SQLITE_STORE_NAME, db, { ...frozen, engine: 'sqlite' }, () => db.destroy());
+  if (store.mapping === null || readonly || file === ':memory:' || file === '') return store;
+  // An application's database: nothing was written to find that out; from here SQLite itself
+  // refuses any write on the connection.
+  await store.close();
+  return openSqlite({ ...options, readonly: true });
 }

@@ -56,16 +56,17 @@ export function encodeJson(value: JsonValue): string | null {
   return value === null ? null : JSON.stringify(value);
 }
 
-function text(raw: unknown): string {
+/** An id column's value as the model's string id (users' tables may key rows by integers). */
+export function text(raw: unknown): string {
   // Users' existing tables may key rows by integers; the model's ids are strings.
   return typeof raw === 'number' || typeof raw === 'bigint' ? String(raw) : (raw as string);
 }
 
-function nullableText(raw: unknown): string | null {
+export function nullableText(raw: unknown): string | null {
   return raw === null || raw === undefined ? null : text(raw);
 }
 
-function num(raw: unknown): number {
+export function num(raw: unknown): number {
   // pg hands back bigint and numeric columns as strings.
   return typeof raw === 'string' || typeof raw === 'bigint' ? Number(raw) : (raw as number);
 }
@@ -77,7 +78,7 @@ type Row = Record<string, unknown>;
  * writer and the model say it (one code for one cause, whichever side found it, and one the
  * service knows no retry can fix); anything else about the row stays `DB_ERROR` naming it.
  */
-function invalidRow(err: unknown, message: string, data: Record<string, unknown>): EntityGitError {
+export function invalidRow(err: unknown, message: string, data: Record<string, unknown>): EntityGitError {
   const code = isEntityGitError(err) && MODEL_CODES.has(err.code) ? err.code : 'DB_ERROR';
   return new EntityGitError(code, `${message}: ${(err as Error)?.message ?? String(err)}`, data, { cause: err });
 }

@@ -18,7 +18,7 @@ export interface SchemaInspection {
 }
 
 /** How a contract column is checked against the type it has in the database. */
-type Kind = 'any' | 'number' | 'value';
+export type Kind = 'any' | 'number' | 'value';
 
 const KINDS: { [T in ContractTable]: Record<string, Kind> } = {
   projects: { id: 'any', name: 'any', workdir: 'any', status: 'any', description: 'any', created_at: 'number' },
@@ -122,7 +122,12 @@ function formatOf(formats: ValueFormats, table: ContractTable, key: string): Val
 }
 
 /** What the column should have been, or null when its type will do. */
-function typeProblem(engine: SqlEngine, kind: Kind, type: string, format: ValueFormat | undefined): string | null {
+export function typeProblem(
+  engine: SqlEngine,
+  kind: Kind,
+  type: string,
+  format: ValueFormat | undefined,
+): string | null {
   const t = type.toLowerCase();
   if (engine === 'sqlite') {
     const affinity = sqliteAffinity(t);
@@ -165,7 +170,11 @@ function sqliteAffinity(type: string): 'integer' | 'text' | 'blob' | 'real' | 'n
 }
 
 /** Column name → declared type, or null when the table does not exist. */
-async function columnsOf(db: Kysely<any>, engine: SqlEngine, table: string): Promise<Map<string, string> | null> {
+export async function columnsOf(
+  db: Kysely<any>,
+  engine: SqlEngine,
+  table: string,
+): Promise<Map<string, string> | null> {
   // A qualified name splits at its first dot, as kysely's `selectFrom` splits it.
   const dot = table.indexOf('.');
   const schema = dot < 0 ? null : table.slice(0, dot);

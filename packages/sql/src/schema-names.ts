@@ -131,7 +131,8 @@ function invalid(message: string): EntityGitError<'INVALID_OPTION'> {
   return new EntityGitError('INVALID_OPTION', `[sql] ${message}`);
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a value and everything in it (the resolved names and mappings are shared, never changed). */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);

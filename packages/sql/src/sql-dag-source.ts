@@ -2,6 +2,8 @@ import { EntityGitError, assertId, type DagNode, type DagSource, type Session } 
 import type { Kysely } from 'kysely';
 import { readChangeMarker } from './change-marks.js';
 import { dbError, isStorableText } from './engine.js';
+import { getMappedHead, getMappedSession, listMappedSessions, mappedNodesAfter } from './mapping/mapped-reader.js';
+import type { ResolvedMapping } from './mapping/resolved-mapping.js';
 import { NODE_COLUMNS, SESSION_COLUMNS, col, decodeNode, decodeSession, selection } from './rows.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
 import { resolveValueFormats, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
@@ -20,6 +22,11 @@ export interface SqlDagSourceOptions {
   formats?: ValueFormatsInput;
   /** Default page size of `nodesAfter` (default {@link DEFAULT_BATCH_SIZE}). */
   batchSize?: number;
+  /**
+   * An application's own tables, read through a resolved mapping (see `docs/app-databases.md`)
+   * instead of `names` and `formats`; made by the store factories. Default: none.
+   */
+  mapping?: ResolvedMapping | null;
 }
 
 /**
@@ -29,7 +36,13 @@ export interface SqlDagSourceOptions {
  * rather than skipped or repeated (an OFFSET pager would do both).
  */
 export class SqlDagSource implements DagSource {
-  readonly options: Readonly<{ db: Kysely<any>; names: SchemaNames; formats: ValueFormats; batchSize: number }>;
+  readonly options: Readonly<{
+    db: Kysely<any>;
+    names: SchemaNames;
+    formats: ValueFormats;
+    batchSize: number;
+    mapping: ResolvedMapping | null;
+  }>;
   /** Set once the markers table was found missing: a database without markers is not asked again. */
   private marksAbsent = false;
 
@@ -40,11 +53,13 @@ export class SqlDagSource implements DagSource {
       names: resolveSchemaNames(options.names),
       formats: resolveValueFormats(options.formats),
       batchSize,
+      mapping: options.mapping ?? null,
     });
   }
 
   async listSessions(): Promise<string[]> {
-    const { db, names } = this.options;
+    const { db, names, mapping } = this.options;
+    if (mapping !== null) return listMappedSessions(db, mapping);
     const S = names.sessions;
     try {
       const rows = await db
@@ -61,7 +76,8 @@ export class SqlDagSource implements DagSource {
 
   async getSession(sessionId: string): Promise<Session | null> {
     storableSessionId(sessionId);
-    const { db, names } = this.options;
+    const { db, names, mapping } = this.options;
+    if (mapping !== null) return getMappedSession(db, mapping, sessionId);
     const S = names.sessions;
     let row: Record<string, unknown> | undefined;
     try {
@@ -82,7 +98,11 @@ export class SqlDagSource implements DagSource {
       throw new EntityGitError('INVALID_OPTION', '[sql] afterSeq must be a number', { afterSeq });
     }
     storableSessionId(sessionId);
-    const { db, names } = this.options;
+    const { db, names, mapping } = this.options;
+    if (mapping !== null) {
+      yield* mappedNodesAfter(db, mapping, sessionId, afterSeq, batchSize);
+      return;
+    }
     const N = names.nodes;
     let cursor = afterSeq;
     for (;;) {
@@ -114,7 +134,14 @@ export class SqlDagSource implements DagSource {
    * without a row and for a database without the table (one written by another program).
    */
   async changeMarker(sessionId: string): Promise<string | null> {
-    if (this.marksAbsent || typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    // An application's tables carry no markers: they are never given any.
+    if (
+      this.marksAbsent ||
+      this.options.mapping !== null ||
+      typeof sessionId !== 'string' ||
+      !isStorableText(sessionId)
+    )
+      return null;
     const marker = await readChangeMarker(this.options.db, this.options.names, sessionId);
     if (marker !== 'absent') return marker;
     this.marksAbsent = true;
@@ -122,7 +149,9 @@ export class SqlDagSource implements DagSource {
   }
 
   async getHead(sessionId: string): Promise<string | null> {
-    const { db, names } = this.options;
+    const { db, names, mapping } = this.options;
+    if (mapping !== null)
+      return typeof sessionId === 'string' && isStorableText(sessionId) ? getMappedHead(db, mapping, sessionId) : null;
     const S = names.sessions;
     if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
     try {

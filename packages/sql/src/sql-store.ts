@@ -1,5 +1,10 @@
+import { EntityGitError, isEntityGitError } from '@entity-git/core';
 import type { Kysely } from 'kysely';
 import { dbError, resolveEngine, type SqlEngine } from './engine.js';
+import { closestKnown, hasOwnSchema, readTables, recognise, tablesToRead } from './known-schemas/recognise.js';
+import { parseMapping, type MappingInput } from './mapping/mapping-input.js';
+import { NoProjectStore, ReadOnlyDagWriter } from './mapping/read-only-parts.js';
+import { resolveMapping, type ResolvedMapping, type TableColumns } from './mapping/resolved-mapping.js';
 import { migrateToLatest } from './migrations.js';
 import { inspectSchema } from './schema-inspect.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
@@ -34,6 +39,20 @@ export interface SqlStoreCommonOptions {
   checkSchema?: boolean;
   /** Default page size of `dag.nodesAfter` (default 500). */
   batchSize?: number;
+  /**
+   * An application's own tables, read as they are — roles, content and metadata from columns or
+   * JSON paths, a derived seq, tools and tokens (see `docs/app-databases.md`). Such a database is
+   * never written: the writer and the projects refuse, and no migration runs. Not with `names`
+   * for sessions or nodes, nor with `formats`.
+   */
+  mapping?: MappingInput;
+  /**
+   * Recognise the application schemas entity-git knows (`KNOWN_SCHEMAS`: `messages`, `flat-dag`)
+   * by their tables and columns, and read such a database through its mapping, never writing it.
+   * Default: on when neither `names` nor `mapping` is given. entity-git's own schema is always
+   * read as such.
+   */
+  recognise?: boolean;
   /** The clock for default `created_at`s, in seconds since the epoch (default: `Date.now() / 1000`). */
   now?: () => number;
 }
@@ -45,8 +64,13 @@ export interface SqlStore {
   readonly engine: SqlEngine;
   /** The Kysely instance, for queries of the application's own. */
   readonly db: Kysely<any>;
+  /** The names of entity-git's own tables (the defaults when `mapping` describes the database). */
   readonly names: SchemaNames;
   readonly formats: ValueFormats;
+  /** The application's tables as read, when the database is an application's own; else null. */
+  readonly mapping: ResolvedMapping | null;
+  /** The known schema the database was recognised as (`messages`, `flat-dag`), or null. */
+  readonly recognised: string | null;
   /** The frozen options the store was made with. */
   readonly options: Readonly<Record<string, unknown>>;
   /** Read side: what the mirror follows. */
@@ -82,14 +106,21 @@ export async function assembleStore(
   const close = () => (closed ??= release());
   try {
     const engine = resolveEngine(db, options.engine);
+    const chosen = await chooseMapping(db, engine, options);
+    if (chosen.mapping !== null) return mappedStore(name, db, engine, options, chosen.mapping, close);
     let names = resolveSchemaNames(options.names);
     const formats = resolveValueFormats(options.formats);
     const migrate = options.migrate ?? options.names === undefined;
     if (options.checkSchema ?? options.migrate !== false) {
       // Read before any write: a database that does not fit is refused unchanged.
-      const found = await inspectSchema(db, engine, options.names, formats, migrate ? [] : ['sessions', 'nodes']);
+      const found = await inspectSchema(db, engine, options.names, formats, migrate ? [] : ['sessions', 'nodes']).catch(
+        async (err: unknown) => {
+          throw options.names === undefined ? await withClosestKnown(err, db, engine, chosen.tables) : err;
+        },
+      );
       names = found.names;
       if (migrate) {
+        if (chosen.tables !== null) refuseNearKnown(chosen.tables);
         await migrateToLatest(db, { engine, names, present: found.present, formats }).catch((err: unknown) => {
           throw dbError(err, 'migrating the schema');
         });
@@ -106,6 +137,8 @@ export async function assembleStore(
       db,
       names,
       formats,
+      mapping: null,
+      recognised: null,
       options,
       dag: new SqlDagSource({ db, names, formats, batchSize: options.batchSize }),
       writer: new SqlDagWriter(common),
@@ -116,4 +149,100 @@ export async function assembleStore(
     await close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The mapping a database is read through: the one given, or a known schema recognised (when
+ * neither `names` nor `mapping` is given and the database does not hold entity-git's own
+ * `nodes`); null for entity-git's own schema. Reads the catalogue only.
+ */
+async function chooseMapping(
+  db: Kysely<any>,
+  engine: SqlEngine,
+  options: Readonly<SqlStoreCommonOptions>,
+): Promise<{ mapping: ResolvedMapping | null; tables: TableColumns | null }> {
+  if (options.mapping !== undefined) {
+    if (options.names?.sessions !== undefined || options.names?.nodes !== undefined)
+      throw invalid('mapping describes the sessions and nodes tables: leave names.sessions and names.nodes out');
+    if (options.formats !== undefined) throw invalid('mapping says how each value is read: leave formats out');
+    if (options.migrate === true)
+      throw invalid("migrate cannot be true with a mapping: an application's database is never changed");
+    const input = parseMapping(options.mapping);
+    const tables = await readTables(db, engine, [input.sessions.table, input.nodes.table]);
+    return { mapping: resolveMapping(input, tables, { engine }), tables };
+  }
+  if (options.names !== undefined || options.recognise === false) return { mapping: null, tables: null };
+  const tables = await readTables(db, engine, tablesToRead());
+  const known = hasOwnSchema(tables) ? null : recognise(tables);
+  if (known === null) return { mapping: null, tables };
+  return { mapping: resolveMapping(known.mapping, tables, { engine, schema: known.name }), tables };
+}
+
+/** A store over an application's own tables: read through the mapping, every write refused. */
+function mappedStore(
+  name: string,
+  db: Kysely<any>,
+  engine: SqlEngine,
+  options: Readonly<SqlStoreCommonOptions>,
+  mapping: ResolvedMapping,
+  close: () => Promise<void>,
+): SqlStore {
+  const names = resolveSchemaNames();
+  const formats = resolveValueFormats();
+  const common = { db, names, formats, engine, now: options.now };
+  return Object.freeze({
+    name,
+    engine,
+    db,
+    names,
+    formats,
+    mapping,
+    recognised: mapping.schema,
+    options,
+    dag: new SqlDagSource({ db, names, formats, batchSize: options.batchSize, mapping }),
+    writer: new ReadOnlyDagWriter(common),
+    projects: new NoProjectStore(common),
+    close,
+  });
+}
+
+/**
+ * A `SCHEMA_MISMATCH` of entity-git's own schema, told also what the database is nearest to: the
+ * known schema with most of its columns present, or the configuration keys to set.
+ */
+async function withClosestKnown(
+  err: unknown,
+  db: Kysely<any>,
+  engine: SqlEngine,
+  read: TableColumns | null,
+): Promise<unknown> {
+  if (!isEntityGitError(err, 'SCHEMA_MISMATCH')) return err;
+  const tables = read ?? (await readTables(db, engine, tablesToRead()).catch(() => null));
+  const near = tables === null ? null : closestKnown(tables);
+  const hint =
+    near !== null && near.matched * 2 >= near.total
+      ? `the closest known schema is ${JSON.stringify(near.schema)} (${near.matched} of its ${near.total} columns; missing ${near.missing.join(', ')}); a variant of it is read with a "mapping" in the config`
+      : 'describe the tables with "names" (other names) or "mapping" (other shapes) in the config';
+  const message = err.message.replace(/^\[entity-git\] /, '');
+  return new EntityGitError('SCHEMA_MISMATCH', `${message}; ${hint}`, { ...err.data, closest: near }, { cause: err });
+}
+
+/**
+ * Before entity-git creates its missing tables in a database: one that is near a known
+ * application schema (half its columns or more) is an application's variant, not a database to
+ * add entity-git's tables to. Refused, nothing created; its mapping is the way to read it.
+ */
+function refuseNearKnown(tables: TableColumns): void {
+  if (hasOwnSchema(tables)) return;
+  const near = closestKnown(tables);
+  if (near === null || near.matched * 2 < near.total) return;
+  throw new EntityGitError(
+    'SCHEMA_MISMATCH',
+    `[sql] the database looks like an application's (the closest known schema is ${JSON.stringify(near.schema)}: ${near.matched} of its ${near.total} columns; missing ${near.missing.join(', ')}), not entity-git's, so its tables are not added; nothing was changed; read it with a "mapping" in the config`,
+    { closest: near },
+  );
+}
+
+function invalid(message: string): EntityGitError<'INVALID_OPTION'> {
+  return new EntityGitError('INVALID_OPTION', `[sql] ${message}`);
 }

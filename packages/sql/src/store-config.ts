@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { EntityGitError, isEntityGitError } from '@entity-git/core';
+import { parseMapping, type MappingInput } from './mapping/mapping-input.js';
 import { resolveSchemaNames, type SchemaNamesInput } from './schema-names.js';
 import { resolveValueFormats, type ValueFormatsInput } from './value-formats.js';
 
@@ -15,9 +16,14 @@ export interface StoreConfig {
   formats?: ValueFormatsInput;
   /** PostgreSQL: the `LISTEN` channel a writer notifies on after a commit (`entity-git watch`). */
   notifyChannel?: string;
+  /**
+   * An application's own tables beyond renaming (see `MappingInput` and docs/app-databases.md);
+   * with it, `names` may only name the projects table and `formats` is left out.
+   */
+  mapping?: MappingInput;
 }
 
-const KEYS = ['names', 'formats', 'notifyChannel'];
+const KEYS = ['names', 'formats', 'notifyChannel', 'mapping'];
 
 /** The config file looked for when none is given: `<database file>.entity-git.json`. */
 export function defaultConfigPath(databaseFile: string): string {
@@ -41,8 +47,16 @@ export function parseStoreConfig(value: unknown, source = 'config'): StoreConfig
   try {
     resolveSchemaNames(config.names as SchemaNamesInput | undefined);
     resolveValueFormats(config.formats as ValueFormatsInput | undefined);
+    if (config.mapping !== undefined) {
+      parseMapping(config.mapping);
+      const names = (config.names ?? {}) as Record<string, unknown>;
+      for (const key of ['sessions', 'nodes'])
+        if (key in names) throw fail(`names.${key} and mapping both describe that table: keep one (mapping)`);
+      if (config.formats !== undefined) throw fail('mapping says how each value is read: leave formats out');
+    }
   } catch (err) {
-    if (isEntityGitError(err)) throw fail(err.message.replace(/^\[entity-git\] \[sqlite\] /, ''), err);
+    if (isEntityGitError(err) && err.code === 'INVALID_OPTION' && !err.message.includes(`[sql] ${source}:`))
+      throw fail(err.message.replace(/^\[entity-git\] \[sql\] /, ''), err);
     throw err;
   }
   if (

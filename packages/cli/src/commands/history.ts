@@ -34,7 +34,12 @@ export async function runLog(
   const { name } = await pickBranch(ctx, args.session, args.branch);
   const commits = name === null ? [] : await ctx.mirror.log(args.session, { branch: name });
   if (args.json) {
-    printJson(io, { sessionId: args.session, branch: name, commits: commits.map(commitJson) } satisfies LogJson);
+    printJson(io, {
+      sessionId: args.session,
+      branch: name,
+      commits: commits.map(commitJson),
+      recognised: ctx.store.recognised,
+    } satisfies LogJson);
     return EXIT_OK;
   }
   if (commits.length === 0) println(io, `session ${args.session} has no commit yet`);
@@ -54,6 +59,7 @@ export async function runBranches(
       sessionId: args.session,
       head: all.find((b) => b.head)?.name ?? null,
       branches: all.map(branchJson),
+      recognised: ctx.store.recognised,
     } satisfies BranchesJson);
     return EXIT_OK;
   }
@@ -135,7 +141,7 @@ export async function runShow(
   const { commit, branch } = await resolveCommit(ctx, args.session, args.target, args.branch);
   const view = await ctx.mirror.read(args.session, commit, branch === undefined ? {} : { branch });
   if (args.json) {
-    printJson(io, showJson(view));
+    printJson(io, showJson(view, ctx.store.recognised));
     return EXIT_OK;
   }
   printView(io, view);

@@ -39,7 +39,13 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
   const counts = Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<ReconcileAction, number>;
   for (const e of report.entries) counts[e.action]++;
   if (args.json) {
-    const out: SyncJson = { ok: report.ok, total: report.total, counts, sessions: report.entries.map(syncEntryJson) };
+    const out: SyncJson = {
+      ok: report.ok,
+      total: report.total,
+      counts,
+      sessions: report.entries.map(syncEntryJson),
+      recognised: ctx.store.recognised,
+    };
     printJson(io, out);
   } else {
     const parts = ACTIONS.filter((a) => counts[a] > 0 || a === 'failed').map((a) => `${counts[a]} ${a}`);

@@ -30,7 +30,7 @@ export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Prom
   }
   const ok = sessions.every((s) => s.ok);
   if (args.json) {
-    printJson(io, { ok, sessions } satisfies VerifyJson);
+    printJson(io, { ok, sessions, recognised: ctx.store.recognised } satisfies VerifyJson);
   } else {
     for (const s of sessions) {
       println(io, `${s.ok ? 'ok     ' : 'DIFFERS'} ${printable(s.sessionId)}`);

@@ -63,7 +63,7 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
   try {
     line(
       'watching',
-      { method: changes.method, intervalMs: interval },
+      { method: changes.method, intervalMs: interval, recognised: ctx.store.recognised },
       `watching (${changes.method}${changes.method === 'data_version' || changes.method === 'polling' ? ` every ${interval} ms` : ''}); Ctrl-C stops`,
     );
     for (;;) {

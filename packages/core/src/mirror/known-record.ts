@@ -15,10 +15,12 @@ export interface Known extends NodeFacts {
  * names were half of each record (~150 of ~340 bytes for a short message), and the file name is
  * not written when it is the one `messageFileName` gives (always, today):
  *
- *   [id, seq, role, predecessor, caller, flags, created_at, text, tool, tokens, blob, name?]
+ *   [id, seq, role, predecessor, caller, flags, created_at, text, tool, tokens, blob, name?, inlineTools?]
  *
- * `flags`: 1 pending, 2 stored. Records of the object form (`{"n": {…}}`, versions before) are
- * still read.
+ * `flags`: 1 pending, 2 stored. `name` is null when `inlineTools` follows and the name is the one
+ * `messageFileName` gives; `inlineTools` is written only when the node has some, so the records
+ * of every other node are as before. Records of the object form (`{"n": {…}}`, versions before)
+ * are still read (without inline tools: none of those versions wrote any).
  */
 export type KnownRecord = [
   string,
@@ -32,7 +34,8 @@ export type KnownRecord = [
   string | null,
   number | null,
   string,
-  string?,
+  (string | null)?,
+  string[]?,
 ];
 
 export function packKnown(n: Known): KnownRecord {
@@ -50,7 +53,9 @@ export function packKnown(n: Known): KnownRecord {
     n.tokens,
     n.blob,
   ];
-  if (n.name !== messageFileName(n)) record.push(n.name);
+  const ownName = n.name !== messageFileName(n);
+  if (ownName || n.inlineTools.length > 0) record.push(ownName ? n.name : null);
+  if (n.inlineTools.length > 0) record.push([...n.inlineTools]);
   return record;
 }
 
@@ -61,13 +66,15 @@ const ROLES: ReadonlySet<unknown> = new Set<Role>(['user', 'assistant', 'tool', 
 
 /** The node a record holds, or null when it is not a whole record of this form (the log is then rebuilt). */
 export function unpackKnown(r: unknown): Known | null {
-  if (!Array.isArray(r) || r.length < 11 || r.length > 12) return null;
-  const [id, seq, role, predecessor, caller, flags, created_at, text, tool, tokens, blob, name] = r as unknown[];
+  if (!Array.isArray(r) || r.length < 11 || r.length > 13) return null;
+  const [id, seq, role, predecessor, caller, flags, created_at, text, tool, tokens, blob, name, inline] =
+    r as unknown[];
   if (!str(id) || !num(seq) || !ROLES.has(role) || !strOrNull(predecessor) || !strOrNull(caller) || !num(flags))
     return null;
   if (!num(created_at) || !str(text) || !strOrNull(tool) || !(tokens === null || num(tokens)) || !str(blob))
     return null;
-  if (name !== undefined && !str(name)) return null;
+  if (name !== undefined && !strOrNull(name)) return null;
+  if (inline !== undefined && !(Array.isArray(inline) && inline.length > 0 && inline.every(str))) return null;
   const n: Known = {
     id,
     seq,
@@ -79,10 +86,11 @@ export function unpackKnown(r: unknown): Known | null {
     text,
     tool,
     tokens,
+    inlineTools: inline === undefined ? [] : [...(inline as string[])],
     name: '',
     blob,
   };
-  n.name = name ?? messageFileName(n);
+  n.name = typeof name === 'string' ? name : messageFileName(n);
   if ((flags & 2) !== 0) n.stored = true;
   return n;
 }

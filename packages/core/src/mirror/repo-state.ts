@@ -174,7 +174,7 @@ export class StateCache {
         const n = unpackKnown(r.k);
         if (n === null) return null;
         known.set(n.id, n);
-      } else if ('n' in r) known.set(r.n.id, r.n);
+      } else if ('n' in r) known.set(r.n.id, { ...r.n, inlineTools: r.n.inlineTools ?? [] });
       else if ('d' in r) known.delete(r.d);
       else if ('c' in r) memo.set(r.c[0], r.c[1]);
     }

@@ -80,7 +80,7 @@ async function verifyLocked(
     const none = new Map<string, Known>();
     for await (const node of ctx.dag.nodesAfter(sessionId, 0, { batchSize: ctx.batchSize })) {
       await host.due();
-      known.push(ingestNode(ctx, sessionId, node, seen, none, 0).known);
+      known.push(ingestNode(ctx, sessionId, node, seen, none).known);
     }
   } catch (err) {
     if (!(err instanceof EntityGitError)) throw err;

@@ -10,16 +10,27 @@ export interface NodeFacts extends NodeShape {
   text: string;
   /** A tool node's tool name, or null. */
   tool: string | null;
+  /**
+   * The tools the node ran itself, holding their results (no tool node of their own), each name
+   * folded and cut at 40 code points; `[]` for none. Counted in the message as tool nodes are.
+   */
+  inlineTools: string[];
   /** Tokens the node reports, or null. */
   tokens: number | null;
 }
 
 /**
  * Where the message looks in a node's metadata. Defaults: `metadata.tool`, `metadata.tokens`
- * or `metadata.usage.total_tokens`, `metadata.pending === true`.
+ * or `metadata.usage.total_tokens`, `metadata.pending === true`, `metadata.inline_tools`.
  */
 export interface MetadataKeys {
   tool(node: DagNode): string | null;
+  /**
+   * The names of the tools a node ran without a tool node of their own (an application that keeps
+   * a reply's tool calls and results in the reply's row). Default: the non-blank strings of the
+   * array `metadata.inline_tools` (nothing for a node without one).
+   */
+  inlineTools(node: DagNode): string[];
   tokens(node: DagNode): number | null;
   pending(node: DagNode): boolean;
 }
@@ -39,6 +50,10 @@ export const defaultMetadataKeys: MetadataKeys = {
     return typeof total === 'number' && Number.isFinite(total) ? total : null;
   },
   pending: (n) => field(n.metadata, 'pending') === true,
+  inlineTools: (n) => {
+    const list = field(n.metadata, 'inline_tools');
+    return Array.isArray(list) ? list.filter((t): t is string => typeof t === 'string' && t.trim() !== '') : [];
+  },
 };
 
 export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKeys): NodeFacts {
@@ -54,6 +69,7 @@ export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKey
     text: foldLine(textOf(node.content), 80),
     tool: tool === null ? null : foldLine(tool, 40),
     tokens: keys.tokens(node),
+    inlineTools: keys.inlineTools(node).map((t) => foldLine(t, 40)),
   };
 }
 
@@ -77,7 +93,9 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   const reply = [...nodes].reverse().find((n) => n.role === 'assistant' && n.text !== '');
   if (reply) body.push(`assistant: ${reply.text}`);
   const counts = new Map<string, number>();
-  for (const n of nodes) if (n.role === 'tool' && n.tool !== null) counts.set(n.tool, (counts.get(n.tool) ?? 0) + 1);
+  for (const n of nodes)
+    for (const name of n.role === 'tool' && n.tool !== null ? [n.tool, ...n.inlineTools] : n.inlineTools)
+      counts.set(name, (counts.get(name) ?? 0) + 1);
   if (counts.size > 0)
     body.push(`tools: ${[...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ')}`);
   if (body.length > 0) lines.push('', ...body);
@@ -91,6 +109,7 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
     last = Math.max(last, n.created_at);
     if (n.tokens !== null) tokens = (tokens ?? 0) + n.tokens;
     if (n.role === 'tool') tools++;
+    tools += n.inlineTools.length;
   }
   const meta = [`turn took ${(last - first).toFixed(1)}s`];
   if (tools > 0) meta.push(`${tools} ${tools === 1 ? 'tool' : 'tools'}`);

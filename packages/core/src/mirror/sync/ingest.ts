@@ -63,13 +63,18 @@ export async function readSession(ctx: MirrorContext, sessionId: string): Promis
   return session;
 }
 
-/** Ready the repository, load its state and read the DAG's nodes the state does not settle. */
+/**
+ * Ready the repository, load its state and read the DAG's nodes the state does not settle.
+ * `reread`: the nodes from that seq are read again even if a commit holds them. `stateless`: the
+ * state is not loaded (the whole DAG is read, as when the state is missing).
+ */
 export async function ingest(
   ctx: MirrorContext,
   sessionId: string,
   repo: Repo,
   full: boolean,
   reread?: number,
+  stateless = false,
 ): Promise<Ingested> {
   // Before any row: a write after this read leaves the marker behind the rows (checked again).
   const marker = (await ctx.dag.changeMarker?.(sessionId)) ?? null;
@@ -91,9 +96,9 @@ export async function ingest(
   // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
   const converting = await checkFormat(ctx, repo, repo.objects.hash('blob', metaBytes), full);
   const config = `${layout}|${ctx.identity.name}|${ctx.identity.email}`;
-  if (full) ctx.cache.states.forget(repo.gitdir);
+  if (full || stateless) ctx.cache.states.forget(repo.gitdir);
   await host.due();
-  const loaded = full ? null : await ctx.cache.states.load(repo.gitdir, repo.refs, config);
+  const loaded = full || stateless ? null : await ctx.cache.states.load(repo.gitdir, repo.refs, config);
   await host.due();
   const state: LiveState = loaded ?? {
     lastSeq: 0,
@@ -124,10 +129,19 @@ export async function ingest(
   // New nodes in seq order, while every change is a new node newer than all known ones.
   let added: Known[] | null = previous !== undefined && previous.state === loaded ? [] : null;
   let nodesRead = 0;
+  let renumbered = false;
   for await (const node of ctx.dag.nodesAfter(sessionId, from, { batchSize: ctx.batchSize })) {
     nodesRead++;
     await host.due();
-    const { known: k, bytes, changed } = ingestNode(ctx, sessionId, node, seen, known, from);
+    const prev = known.get(node.id);
+    // A node known at or below `from` back with another seq: the source renumbered the session
+    // (a seq it derives, after a row older than others was written). The session is read whole,
+    // as without a state, and the turns whose nodes moved are committed again.
+    if (prev && prev.seq <= from && prev.seq !== node.seq) {
+      renumbered = true;
+      break;
+    }
+    const { known: k, bytes, changed } = ingestNode(ctx, sessionId, node, seen, known);
     state.lastSeq = Math.max(state.lastSeq, node.seq);
     if (bytes) fresh.set(k.blob, bytes);
     if (changed) {
@@ -137,6 +151,7 @@ export async function ingest(
       added?.push(k);
     }
   }
+  if (renumbered) return ingest(ctx, sessionId, repo, full, reread, true);
   if (from < seqBefore) {
     for (const n of [...known.values()]) {
       if (n.seq > from && !seen.has(n.id)) {
@@ -177,7 +192,6 @@ export function ingestNode(
   node: DagNode,
   seen: Set<string>,
   known: Map<string, Known>,
-  from: number,
 ): { known: Known; bytes: Uint8Array | null; changed: boolean } {
   validateNode(node);
   if (node.session_id !== sessionId) {
@@ -188,7 +202,7 @@ export function ingestNode(
     );
   }
   const prev = known.get(node.id);
-  if (seen.has(node.id) || (prev && prev.seq <= from && prev.seq !== node.seq)) {
+  if (seen.has(node.id)) {
     throw new EntityGitError('DAG_DUPLICATE_ID', `node id ${JSON.stringify(node.id)} appears twice`, {
       nodeId: node.id,
     });
