@@ -48,6 +48,7 @@ export { textOf, foldLine } from './model/text.js';
 export type { DagSource, DagWriter } from './dag/dag-source.js';
 export type { ProjectStore } from './dag/project-store.js';
 export { MemoryDag } from './dag/memory-dag.js';
+export { readChangeMarkers } from './dag/change-markers.js';
 export { draftNode, type AppendNodeInput, type DraftNodeOptions } from './dag/draft-node.js';
 export { isAbsolutePath } from './model/is-absolute-path.js';
 export { packSession } from './service/pack-session.js';

@@ -1,4 +1,4 @@
-import { isEntityGitError, type Difference } from '@entity-git/core';
+import { isEntityGitError, readChangeMarkers, type Difference } from '@entity-git/core';
 import { messageOf } from '../cli-error.js';
 import { requireSession, type Context } from '../context.js';
 import { EXIT_DIFFERS, EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -9,7 +9,7 @@ import { differenceJson, type VerifyJson } from '../json-shapes.js';
 export interface VerifyArgs {
   session?: string | undefined;
   json: boolean;
-  /** Compare every session in full, not only those whose change marker moved (issue 22). */
+  /** Compare every session in full, not only those whose change marker moved. */
   full?: boolean;
 }
 
@@ -18,9 +18,16 @@ export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Prom
   if (args.session !== undefined) await requireSession(ctx, args.session);
   const ids = args.session !== undefined ? [args.session] : await ctx.store.dag.listSessions();
   const sessions: VerifyJson['sessions'] = [];
+  const quick = args.full !== true;
+  // Every session's marker in one read (the source's grouped query), before any is checked.
+  const markers =
+    quick && args.session === undefined ? await readChangeMarkers(ctx.store.dag) : new Map<string, string | null>();
   for (const sessionId of ids) {
     try {
-      const r = await ctx.mirror.verify(sessionId, { quick: args.full !== true });
+      const r = await ctx.mirror.verify(
+        sessionId,
+        markers.has(sessionId) ? { quick, marker: markers.get(sessionId)! } : { quick },
+      );
       sessions.push({ sessionId, ok: r.ok, differences: r.differences.map(differenceJson), error: null });
     } catch (err) {
       // A repository too damaged to read is a failed verification, not a crash of the command.

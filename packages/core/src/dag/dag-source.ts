@@ -39,20 +39,35 @@ export interface DagSource {
   getHead?(sessionId: string): Promise<string | null>;
 
   /**
-   * Optional: the session's change marker, an opaque revision the writers keep that changes with
-   * every write to the session — a node appended, filled, edited or deleted, the head moved, the
-   * session row edited — and never takes a value it had before for other contents. The mirror
+   * Optional: the session's change marker, an opaque value that changes with every write to the
+   * session — a node appended, filled, edited, rewritten or deleted, the head moved, the session
+   * row edited — and never takes a value it had before for other contents. A revision the
+   * writers keep qualifies, and so does a checksum of the session's rows (equal contents, equal
+   * marker: such a marker may come back to a value it had when the contents do). The mirror
    * records it with each sync; a start-up check (`reconcile`, `entity-git verify`) skips a session
-   * whose marker and branch tips equal the recorded ones instead of reading its whole DAG
-   * (issue 22). The mirror reads it before the rows, so a write racing a sync leaves a marker
-   * older than the rows it read: the next check reads the session again, never the reverse.
+   * whose marker and branch tips equal the recorded ones instead of reading its whole DAG. The
+   * mirror reads it before the rows and again after them, and records it only when both reads
+   * agree: a write racing a sync leaves no marker recorded, or one older than the rows it read, so
+   * the next check reads the session again, never the reverse.
    *
-   * Resolves `null` when the source keeps no marker for the session (a database written by
-   * another program, a session older than the marker): the mirror then does the full check.
-   * Absent (the default): always the full check. A marker that stays the same across a write is
-   * the one wrong answer: a source that cannot promise it must return `null`.
+   * Resolves `null` when the source keeps no marker for the session (a session older than the
+   * marker, a read that failed): the mirror then does the full check. Absent (the default):
+   * always the full check. A marker that stays the same across a write is the one wrong answer:
+   * a source that cannot promise it must return `null`.
    */
   changeMarker?(sessionId: string): Promise<string | null>;
+
+  /**
+   * Optional: the change markers of many sessions in one read (a grouped query, where one
+   * `changeMarker` call a session would be thousands of queries), for the start-up check of every
+   * session. Each value is exactly what `changeMarker` resolves for that session at that moment.
+   *
+   * @param sessionIds - the sessions wanted; absent (the default): every session of the source.
+   * Resolves a map from session id to marker (`null`: none kept, the full check). A session the map
+   * leaves out is asked with `changeMarker` by the caller; a failed read resolves an empty map
+   * (never rejects). Absent (the default): callers ask `changeMarker` session by session.
+   */
+  changeMarkers?(sessionIds?: readonly string[]): Promise<Map<string, string | null>>;
 }
 
 /**

@@ -235,11 +235,17 @@ export interface Difference {
 export interface VerifyOptions {
   /**
    * Skip a session the DAG's change marker proves unchanged since the last sync and whose refs
-   * are where that sync left them (`DagSource.changeMarker`; issue 22): refs and a few small
-   * files are read, not the DAG nor the objects. A source without markers, or a session without
-   * one recorded, gets the full check. Default false: the full check.
+   * are where that sync left them (`DagSource.changeMarker`): refs and a few small files are
+   * read, not the DAG nor the objects. A source without markers, or a session without one
+   * recorded, gets the full check. Default false: the full check.
    */
   quick?: boolean;
+  /**
+   * With `quick`: the session's change marker as the caller read it before this call, from this
+   * mirror's DAG source (`DagSource.changeMarkers`, one read for many sessions), used instead of
+   * asking `changeMarker` again; `null`: none, the full check. Default: asked here.
+   */
+  marker?: string | null;
 }
 
 /** What one `verify` found. */

@@ -4,12 +4,13 @@ import type { StateCache } from './repo-state.js';
 import { mirrorFiles } from './worktree-check.js';
 
 /**
- * The fast path of a start-up check (issue 22): true when the session's DAG provably did not
- * change since the last sync that made its repository equal to it — the source's change marker
- * equals the one that sync recorded — and the repository's refs are where that sync left them
- * (every recorded tip, and HEAD's branch), under the same `config` (layout and identity: a
- * mirror of another config writes other ids). Reads the marker, the end of the state log and the
- * refs: a few small reads whatever the session's length.
+ * The fast path of a start-up check: true when the session's DAG provably did not change since
+ * the last sync that made its repository equal to it — the source's change marker equals the one
+ * that sync recorded — and the repository's refs are where that sync left them (every recorded
+ * tip, and HEAD's branch), under the same `config` (layout and identity: a mirror of another
+ * config writes other ids). Reads the marker (unless the caller read it already, `given`: from
+ * `DagSource.changeMarkers`), the end of the state log and the refs: a few small reads whatever
+ * the session's length.
  *
  * What it does not read: objects, the index's entries, the working tree. A repository damaged
  * below its refs (an object file removed, a pack corrupted) passes; the full check (`verify
@@ -24,12 +25,13 @@ export async function unchangedSinceSync(
   sessionId: string,
   worktree: Store | null,
   config: string,
+  given?: string | null,
 ): Promise<boolean> {
-  if (dag.changeMarker === undefined) return false;
+  if (given === undefined && dag.changeMarker === undefined) return false;
   try {
     const recorded = await states.recorded(repo.gitdir, config);
     if (recorded === null) return false;
-    const marker = await dag.changeMarker(sessionId);
+    const marker = given !== undefined ? given : await dag.changeMarker!(sessionId);
     if (marker === null || marker !== recorded.marker) return false;
     const tips = Object.entries(recorded.tips);
     for (const [branch, tip] of tips) if ((await repo.refs.resolve(`refs/heads/${branch}`)) !== tip) return false;
@@ -47,7 +49,7 @@ export async function unchangedSinceSync(
  * each indexed file's size, mtime and inode equal its entry, and no file is there that the index
  * lacks. A file whose mtime is not older than the index is "racy" (git's term: it may have changed
  * in the clock tick the index was written): its bytes are hashed instead. False sends the caller to the full check, which reads
- * the bytes (issue 26: a file edited or removed by hand is damage `verify` must see).
+ * the bytes (a file edited or removed by hand is damage `verify` must see).
  */
 async function worktreeAsIndexed(store: Store, dir: string, gitdir: string): Promise<boolean> {
   const indexStat = await store.lstat(joinPath(gitdir, 'index'));

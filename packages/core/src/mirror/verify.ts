@@ -48,6 +48,7 @@ export async function verify(
       sessionId,
       ctx.store.workTree === true ? ctx.store : null,
       stateConfig(),
+      options.marker,
     ))
   ) {
     return { sessionId, ok: true, differences: [], unchanged: true };

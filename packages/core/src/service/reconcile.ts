@@ -3,6 +3,7 @@ import { normaliseError } from '@entity-git/git';
 import { DEFAULT_YIELD_EVERY_MS, HostYield } from '../mirror/host-yield.js';
 import type { Difference, Mirror } from '../mirror/mirror.js';
 import { dagFingerprint } from './dag-fingerprint.js';
+import { readChangeMarkers } from '../dag/change-markers.js';
 
 /**
  * `busy`: the session could not be judged now, and nothing says it is damaged — another process
@@ -34,8 +35,9 @@ export interface ReconcileOptions {
   /**
    * Compare every session in full. Default false: a session whose DAG change marker and refs
    * equal what its last sync recorded is `unchanged` without reading its DAG (see
-   * `VerifyOptions.quick`); the others, and every session of a source without markers, are
-   * compared in full.
+   * `VerifyOptions.quick`; the markers of all the sessions are read at once first, when the source
+   * has `changeMarkers`); the others, and every session of a source without markers, are compared
+   * in full.
    */
   full?: boolean;
   onProgress?: (p: ReconcileProgress) => void;
@@ -60,14 +62,22 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
   const ids = options.sessions ?? (await options.dag.listSessions());
   const entries: ReconcileEntry[] = [];
   const host = new HostYield(options.yieldEveryMs ?? DEFAULT_YIELD_EVERY_MS);
+  const quick = options.full !== true;
+  // Read once, before any session is checked: each session is judged as of this read (a sync that
+  // ran since recorded a later marker, so that session gets the full check, never a wrong "unchanged").
+  const markers = quick ? await readChangeMarkers(options.dag, options.sessions) : new Map<string, string | null>();
   // Between sessions and between the steps of one: the sync and verify give turns inside theirs
   // (the mirror's `yieldEveryMs`), on the one clock of the host's last turn.
   for (const sessionId of ids) {
     await host.due();
     let entry: ReconcileEntry;
     try {
-      const before = await options.mirror.verify(sessionId, { quick: options.full !== true });
+      const before = await options.mirror.verify(
+        sessionId,
+        markers.has(sessionId) ? { quick, marker: markers.get(sessionId)! } : { quick },
+      );
       if (before.ok) {
+        if (quick && before.unchanged !== true) await recordMarker(options, sessionId, markers);
         entry = { sessionId, action: 'unchanged', differences: before.differences };
       } else {
         const missing = before.differences.some((d) => d.kind === 'missing-repo');
@@ -124,4 +134,25 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
     }
   }
   return { total: ids.length, entries, ok: entries.every((e) => e.action !== 'failed') };
+}
+
+/**
+ * After a full check found the repository equal to a DAG that has a marker: a sync (nothing to
+ * commit) records the marker, so the next check of the session is the quick one. A repository
+ * last synced before its source had markers (a version without them, an application's database
+ * read before its markers were computed) would otherwise be checked in full at every start-up,
+ * since only a sync records one.
+ */
+async function recordMarker(
+  options: ReconcileOptions,
+  sessionId: string,
+  markers: ReadonlyMap<string, string | null>,
+): Promise<void> {
+  try {
+    const marker = markers.has(sessionId) ? markers.get(sessionId) : await options.dag.changeMarker?.(sessionId);
+    if (marker !== null && marker !== undefined) await options.mirror.sync(sessionId);
+  } catch {
+    // The session is equal to its DAG whatever this sync did: without a marker recorded, the next
+    // check is the full one again.
+  }
 }

@@ -31,8 +31,9 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
     );
   state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
   state.head = derivation.head ?? (await repo.refs.headBranch());
-  const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0 || (state.marker ?? null) !== marker;
-  state.marker = marker;
+  const settled = marker === null ? null : await markerAgain(ctx, sessionId, marker);
+  const changed = delta.nodes.size + delta.deleted.size + delta.memo.length > 0 || (state.marker ?? null) !== settled;
+  state.marker = settled;
   const noop =
     repo.objects.written === before.objects &&
     packed === 0 &&
@@ -67,4 +68,18 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
   };
   if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
   return result;
+}
+
+/**
+ * The marker read before the rows, if a read after them gives it again; else null (none recorded:
+ * the next check is the full one). A marker computed from the rows returns to an earlier value
+ * when the rows do, so a write between the two reads — rows this sync may have mirrored — and its
+ * undoing later would otherwise match the recorded marker while the repository holds the write.
+ */
+async function markerAgain(ctx: MirrorContext, sessionId: string, before: string): Promise<string | null> {
+  try {
+    return (await ctx.dag.changeMarker?.(sessionId)) === before ? before : null;
+  } catch {
+    return null;
+  }
 }
