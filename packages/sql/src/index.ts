@@ -7,6 +7,7 @@ export {
   type SqlStoreCommonOptions,
   type CreateSqlStoreOptions,
 } from './sql-store.js';
+export { registerRowsChecksum, ROWS_CHECKSUM_FUNCTION, type AggregateHost } from './markers/rows-checksum.js';
 export { SqlDagSource, DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE, type SqlDagSourceOptions } from './sql-dag-source.js';
 export { SqlDagWriter, type SqlDagWriterOptions, type AppendNodeInput } from './sql-dag-writer.js';
 export { SqlProjectStore, type SqlProjectStoreOptions } from './sql-project-store.js';

@@ -1,7 +1,7 @@
 import { EntityGitError } from '@entity-git/core';
 import type { CreateTableBuilder, Kysely } from 'kysely';
 import { loadMigrator, type Migration, type MigratorLike } from './kysely-migrator.js';
-import { createChangeMarks } from './change-marks.js';
+import { createChangeMarks } from './markers/revision-marks.js';
 import { resolveEngine, writeTransaction, type SqlEngine } from './engine.js';
 import type { ContractTable } from './schema-inspect.js';
 import { DEFAULT_VALUE_FORMATS, type ValueFormat, type ValueFormats } from './value-formats.js';

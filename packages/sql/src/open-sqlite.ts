@@ -1,5 +1,6 @@
 import { EntityGitError } from '@entity-git/core';
 import { Kysely, SqliteDialect, type KyselyConfig, type KyselyPlugin, type SqliteDatabase } from 'kysely';
+import { registerRowsChecksum, type AggregateHost } from './markers/rows-checksum.js';
 import { assembleStore, type SqlStore, type SqlStoreCommonOptions } from './sql-store.js';
 
 /** Name of the default engine's store (`store.name`). */
@@ -25,7 +26,7 @@ export interface OpenSqliteOptions extends SqlStoreCommonOptions {
 }
 
 // The slice of better-sqlite3 we use, so our types do not need @types/better-sqlite3.
-interface BetterSqlite3Database extends SqliteDatabase {
+interface BetterSqlite3Database extends SqliteDatabase, AggregateHost {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   prepare(sql: string): { get(...params: unknown[]): unknown } & ReturnType<SqliteDatabase['prepare']>;
 }
@@ -101,6 +102,8 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
       }
     }
     database.pragma('foreign_keys = ON');
+    // On the connection, not in the file: the change markers of a database without triggers.
+    registerRowsChecksum(database);
   } catch (err) {
     database.close();
     throw new EntityGitError(

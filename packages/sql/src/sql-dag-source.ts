@@ -1,9 +1,9 @@
 import { EntityGitError, assertId, type DagNode, type DagSource, type Session } from '@entity-git/core';
 import type { Kysely } from 'kysely';
-import { readChangeMarker } from './change-marks.js';
-import { dbError, isStorableText } from './engine.js';
+import { detectEngine, dbError, isStorableText, type SqlEngine } from './engine.js';
 import { getMappedHead, getMappedSession, listMappedSessions, mappedNodesAfter } from './mapping/mapped-reader.js';
 import type { ResolvedMapping } from './mapping/resolved-mapping.js';
+import { SqlChangeMarkers } from './markers/sql-change-markers.js';
 import { NODE_COLUMNS, SESSION_COLUMNS, col, decodeNode, decodeSession, selection } from './rows.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
 import { resolveValueFormats, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
@@ -16,7 +16,7 @@ export const MAX_BATCH_SIZE = 100_000;
 export interface SqlDagSourceOptions {
   /** Any Kysely instance; the source only reads, with plain `SELECT`s, so any dialect works. */
   db: Kysely<any>;
-  /** Table and column names, when the database is not laid out as DESIGN.md §2 says. */
+  /** Table and column names, when the database's are not the default ones. */
   names?: SchemaNamesInput;
   /** How `content` and `metadata` are stored (default: JSON text). */
   formats?: ValueFormatsInput;
@@ -27,6 +27,12 @@ export interface SqlDagSourceOptions {
    * instead of `names` and `formats`; made by the store factories. Default: none.
    */
   mapping?: ResolvedMapping | null;
+  /**
+   * The engine, for the change markers of a database without entity-git's triggers, which are
+   * computed in SQL (default: detected from the dialect; one that is neither SQLite nor
+   * PostgreSQL has none).
+   */
+  engine?: SqlEngine;
 }
 
 /**
@@ -43,8 +49,7 @@ export class SqlDagSource implements DagSource {
     batchSize: number;
     mapping: ResolvedMapping | null;
   }>;
-  /** Set once the markers table was found missing: a database without markers is not asked again. */
-  private marksAbsent = false;
+  private readonly markers: SqlChangeMarkers;
 
   constructor(options: SqlDagSourceOptions) {
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
@@ -55,6 +60,9 @@ export class SqlDagSource implements DagSource {
       batchSize,
       mapping: options.mapping ?? null,
     });
+    const { db, names, formats, mapping } = this.options;
+    const engine = options.engine ?? detectEngine(db) ?? null;
+    this.markers = new SqlChangeMarkers({ db, engine, names, formats, mapping });
   }
 
   async listSessions(): Promise<string[]> {
@@ -129,23 +137,31 @@ export class SqlDagSource implements DagSource {
   }
 
   /**
-   * The session's `rev` in the markers table migration 0002 creates (see `change-marks.ts`), kept
-   * by triggers, so writes by any program count. Null — the mirror's full check — for a session
-   * without a row and for a database without the table (one written by another program).
+   * The session's change marker. A database entity-git created: the session's `rev` in the
+   * markers table of migration 0002, kept by triggers, so writes by any program count. A database
+   * without that table — an application's own, or entity-git's layout made by the application —
+   * : computed from the rows, nothing written (a checksum of the session's row and of every column
+   * of its nodes that a read selects; SQLite through a function `openSqlite` registers on its
+   * connection, PostgreSQL with built-in functions). Null — the mirror's full check — for a
+   * session without a row, a dialect that is neither SQLite nor PostgreSQL, a SQLite connection
+   * without the function, and a read that failed.
    */
   async changeMarker(sessionId: string): Promise<string | null> {
-    // An application's tables carry no markers: they are never given any.
-    if (
-      this.marksAbsent ||
-      this.options.mapping !== null ||
-      typeof sessionId !== 'string' ||
-      !isStorableText(sessionId)
-    )
-      return null;
-    const marker = await readChangeMarker(this.options.db, this.options.names, sessionId);
-    if (marker !== 'absent') return marker;
-    this.marksAbsent = true;
-    return null;
+    if (typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    return this.markers.one(sessionId);
+  }
+
+  /**
+   * The markers of `sessionIds` (default: every session) in one grouped read of each table, each
+   * what {@link changeMarker} gives alone; an id no SQL text can hold maps to null. A failed read
+   * resolves an empty map.
+   */
+  async changeMarkers(sessionIds?: readonly string[]): Promise<Map<string, string | null>> {
+    if (sessionIds === undefined) return this.markers.many(null);
+    const storable = sessionIds.filter((id) => typeof id === 'string' && isStorableText(id));
+    const found = await this.markers.many(storable);
+    if (found.size === 0 && storable.length > 0) return found;
+    return new Map(sessionIds.map((id) => [id, found.get(id) ?? null]));
   }
 
   async getHead(sessionId: string): Promise<string | null> {

@@ -1,18 +1,20 @@
 import { sql, type Kysely } from 'kysely';
-import type { SqlEngine } from './engine.js';
-import type { SchemaNames } from './schema-names.js';
+import type { SqlEngine } from '../engine.js';
+import { text } from '../rows.js';
+import type { SchemaNames } from '../schema-names.js';
 
 /**
- * The per-session change markers of issue 22: one row per session (`session_id`, `rev`), kept by
- * triggers on the sessions and nodes tables, so every write bumps it — the writer's appends, fills
- * and head moves, and just as well an UPDATE or DELETE typed by hand or run by another program.
- * A row is never deleted (deleting a session bumps it too) and a new row starts at a random
- * 48-bit value, so a database recreated with the same session ids does not hand out the revisions
- * of the old one. PostgreSQL's TRUNCATE, which fires no row trigger, bumps every row.
+ * The per-session change markers of a database entity-git created: one row per session
+ * (`session_id`, `rev`), kept by triggers on the sessions and nodes tables, so every write bumps
+ * it — the writer's appends, fills and head moves, and just as well an UPDATE or DELETE typed by
+ * hand or run by another program. A row is never deleted (deleting a session bumps it too) and a
+ * new row starts at a random 48-bit value, so a database recreated with the same session ids does
+ * not hand out the revisions of the old one. PostgreSQL's TRUNCATE, which fires no row trigger,
+ * bumps every row.
  *
- * Lives beside the sessions table (same schema when that table is qualified). Optional: a database
- * migrated before 0002, or written by another program (no table, no row for a session), has no
- * marker, and the mirror then does the full check.
+ * Lives beside the sessions table (same schema when that table is qualified). A database without
+ * the table (made by another program, or by entity-git before migration 0002) has its markers
+ * computed from its rows instead (`content-markers.ts`); a session without a row here has none.
  */
 export const MARKS_TABLE = 'entity_git_session_marks';
 
@@ -120,7 +122,35 @@ export async function readChangeMarker(
       .executeTakeFirst();
     return row === undefined || row.rev === null ? null : String(row.rev);
   } catch (err) {
-    const code = (err as { code?: unknown })?.code;
-    return code === '42P01' || /no such table/i.test(String((err as Error)?.message)) ? 'absent' : null;
+    if (noTable(err)) return 'absent';
+    return null;
   }
+}
+
+/**
+ * Every row of the markers table, as {@link readChangeMarker} reads each (a session without a row
+ * is left out); `'absent'` without the table. One read: the table holds a short row a session.
+ * A failed read rejects.
+ */
+export async function readAllChangeMarkers(
+  db: Kysely<any>,
+  names: SchemaNames,
+): Promise<Map<string, string> | 'absent'> {
+  try {
+    const rows = await db
+      .selectFrom(marksTableOf(names))
+      .select([sql<unknown>`session_id`.as('id'), sql<unknown>`rev`.as('rev')])
+      .execute();
+    const out = new Map<string, string>();
+    for (const r of rows) if (r.rev !== null) out.set(text(r.id), String(r.rev));
+    return out;
+  } catch (err) {
+    if (noTable(err)) return 'absent';
+    throw err;
+  }
+}
+
+function noTable(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === '42P01' || /no such table/i.test(String((err as Error)?.message));
 }

@@ -1,0 +1,99 @@
+import type { SqlEngine } from '../engine.js';
+import type { Kysely } from 'kysely';
+import type { ResolvedMapping } from '../mapping/resolved-mapping.js';
+import { NODE_COLUMNS, SESSION_COLUMNS } from '../rows.js';
+import type { SchemaNames } from '../schema-names.js';
+import type { ValueFormats } from '../value-formats.js';
+import { readContentMarkers, readingFingerprint, type MarkedTables, type MarkerScope } from './content-markers.js';
+import { readAllChangeMarkers, readChangeMarker } from './revision-marks.js';
+
+export interface SqlChangeMarkersOptions {
+  db: Kysely<any>;
+  /** Null: a dialect that is neither SQLite nor PostgreSQL, which gets no computed marker. */
+  engine: SqlEngine | null;
+  names: SchemaNames;
+  formats: ValueFormats;
+  mapping: ResolvedMapping | null;
+}
+
+/**
+ * The change markers of one SQL source, single and batched, each batched value the single one.
+ * Entity-git's own schema with its triggers: the revisions they keep (`revision-marks.ts`). A
+ * database without them — an application's tables read through a mapping, or entity-git's layout
+ * made by the application — : markers computed from the rows (`content-markers.ts`). A database
+ * that can give neither (no function on a SQLite connection of the caller's, another dialect):
+ * null, the full check. What was found missing is not asked for again.
+ */
+export class SqlChangeMarkers {
+  private revisions: 'unknown' | 'absent' = 'unknown';
+  private contentAbsent: boolean;
+  private readonly tables: MarkedTables;
+  private readonly fingerprint: string;
+
+  constructor(private readonly options: SqlChangeMarkersOptions) {
+    const { engine, names, formats, mapping } = options;
+    // An application's tables are never given triggers: no revision to look for.
+    if (mapping !== null) this.revisions = 'absent';
+    this.contentAbsent = engine === null;
+    this.tables = markedTables(names, mapping);
+    this.fingerprint = readingFingerprint(engine ?? 'sqlite', this.tables, mapping ?? { names, formats });
+  }
+
+  async one(sessionId: string): Promise<string | null> {
+    if (this.revisions === 'unknown') {
+      const marker = await readChangeMarker(this.options.db, this.options.names, sessionId);
+      if (marker !== 'absent') return marker;
+      this.revisions = 'absent';
+    }
+    const content = await this.content({ one: sessionId }).catch(() => null);
+    return content?.get(sessionId) ?? null;
+  }
+
+  /** Every session asked for (`null`: every session with a row) with its marker or null. */
+  async many(sessionIds: readonly string[] | null): Promise<Map<string, string | null>> {
+    let found: Map<string, string> | null = null;
+    try {
+      if (this.revisions === 'unknown') {
+        const revisions = await readAllChangeMarkers(this.options.db, this.options.names);
+        if (revisions === 'absent') this.revisions = 'absent';
+        else found = revisions;
+      }
+      found ??= await this.content(sessionIds === null ? null : { among: sessionIds });
+    } catch {
+      return new Map();
+    }
+    if (found === null) return sessionIds === null ? new Map() : new Map(sessionIds.map((id) => [id, null]));
+    if (sessionIds === null) return found;
+    return new Map(sessionIds.map((id) => [id, found!.get(id) ?? null]));
+  }
+
+  /** Null when this database cannot compute them. */
+  private async content(scope: MarkerScope): Promise<Map<string, string> | null> {
+    if (this.contentAbsent) return null;
+    const { db, engine } = this.options;
+    const markers = await readContentMarkers(db, engine!, this.tables, this.fingerprint, scope);
+    if (markers !== 'absent') return markers;
+    this.contentAbsent = true;
+    return null;
+  }
+}
+
+/** The tables and columns the reads select: what a marker must change with. */
+function markedTables(names: SchemaNames, mapping: ResolvedMapping | null): MarkedTables {
+  if (mapping !== null) {
+    const S = mapping.sessions;
+    const N = mapping.nodes;
+    return {
+      sessions: { table: S.table, key: S.id, columns: S.columns },
+      nodes: { table: N.table, key: N.session_id, columns: N.columns },
+    };
+  }
+  const S = names.sessions as unknown as Record<string, string | null>;
+  const N = names.nodes as unknown as Record<string, string | null>;
+  const present = (map: Record<string, string | null>, columns: readonly string[]) =>
+    columns.map((c) => map[c]).filter((c): c is string => typeof c === 'string');
+  return {
+    sessions: { table: names.sessions.table, key: names.sessions.id, columns: present(S, SESSION_COLUMNS) },
+    nodes: { table: names.nodes.table, key: names.nodes.session_id, columns: present(N, NODE_COLUMNS) },
+  };
+}
