@@ -1,13 +1,18 @@
-// Issue 22: the change marker a start-up check trusts. Every kind of write — append, fill, head
-// switch, a row edited or deleted by hand in SQL — changes it, and the quick verify then does the
-// full check (same report as `verify` without `quick`), so it never skips a changed session.
+// The change marker a start-up check trusts. Every kind of write — append, fill, head switch, a
+// row edited or deleted by hand in SQL — changes it, and the quick verify then does the full check
+// (same report as `verify` without `quick`), so it never skips a changed session: the revisions
+// triggers keep in a database entity-git created, and the markers computed from the rows of one
+// the application made.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createMirror, MemoryDag, reconcile, type DagSource, type DagWriter, type Mirror } from '@entity-git/core';
 import { nodeStorage } from '@entity-git/node';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqlite, type SqlStore } from '../src/index.js';
+import Database from 'better-sqlite3';
+import { DEFAULT_SCHEMA_NAMES, openPostgres, openSqlite, type SqlStore } from '../src/index.js';
+import { ownLayoutShape } from './helpers/app-shapes.js';
+import { freshDatabase } from './helpers/postgres.js';
 import { reusablePostgres } from './helpers/reusable-postgres.js';
 import { tempDir } from './helpers/temp.js';
 
@@ -19,6 +24,7 @@ afterAll(async () => {
 });
 
 const SID = 'marked';
+const OWN_LAYOUT = ownLayoutShape('', DEFAULT_SCHEMA_NAMES, false);
 const T0 = 1779500000;
 
 function mirrorOf(dag: DagSource): Mirror {
@@ -171,7 +177,7 @@ function scenario(name: string, open: () => Promise<Backend>): void {
         listSessions: () => dag.listSessions(),
         getSession: (id) => dag.getSession(id),
         nodesAfter: (id, after, o) => dag.nodesAfter(id, after, o),
-        getHead: (id) => dag.getHead(id),
+        getHead: (id) => dag.getHead!(id),
       };
       const unmarked = createMirror({ dag: plain, storage: nodeStorage(), root: join(dir, '..') });
       await unmarked.sync(SID);
@@ -202,18 +208,54 @@ function backendOf(store: SqlStore): Backend {
 scenario('SQLite (marker kept by triggers)', async () => backendOf(await sqliteStore()));
 scenario('PostgreSQL (marker kept by triggers)', async () => backendOf(await pg.empty()));
 
-describe('a database without markers (written by another program, or before migration 0002)', () => {
-  it('has no marker: null, so the full check, never a wrong "ok"', async () => {
+scenario('SQLite, adopted (no triggers: markers computed from the rows)', async () => backendOf(await adoptedSqlite()));
+scenario('PostgreSQL, adopted (no triggers: markers computed from the rows)', async () => {
+  const database = await freshDatabase();
+  const store = await openPostgres({ connectionString: database.url, migrate: false });
+  cleanups.push(database.drop, () => store.close());
+  for (const statement of OWN_LAYOUT.ddl('postgres') as string[]) await sql.raw(statement).execute(store.db);
+  return backendOf(store);
+});
+
+/** entity-git's tables made by the application's own SQL: no trigger, no markers table. */
+async function adoptedSqlite(): Promise<SqlStore> {
+  const tmp = tempDir('entity-git-marker-adopted-');
+  const file = join(tmp.dir, 'app.db');
+  const app = new Database(file);
+  app.exec(OWN_LAYOUT.ddl('sqlite') as string);
+  app.close();
+  const store = await openSqlite({ file, migrate: false });
+  cleanups.push(tmp.remove, () => store.close());
+  return store;
+}
+
+describe('a database without the markers table (made by another program, or before migration 0002)', () => {
+  it('has its markers computed from the rows, so the quick check still sees a write by hand', async () => {
     const store = await sqliteStore();
     await writeSession(store.writer);
+    const revision = await store.dag.changeMarker!(SID);
+    // As a database of a version before the markers: no table, no trigger.
+    const triggers = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'`.execute(
+      store.db,
+    );
+    for (const { name } of triggers.rows) await sql`drop trigger ${sql.id(name)}`.execute(store.db);
     await sql.raw('drop table entity_git_session_marks').execute(store.db);
-    expect(await store.dag.changeMarker!(SID)).toBeNull();
+    const computed = await store.dag.changeMarker!(SID);
+    expect(computed).not.toBeNull();
+    expect(computed).not.toBe(revision);
+    // The same rows in a database the application made give the same marker.
+    const adopted = await adoptedSqlite();
+    await writeSession(adopted.writer);
+    expect(await adopted.dag.changeMarker!(SID)).toBe(computed);
     const mirror = mirrorOf(store.dag);
     await mirror.sync(SID);
+    await expectSkipped(mirror);
+    await sql.raw(`update nodes set content = '"message X"' where id = 'm1'`).execute(store.db);
     await expectChecked(mirror);
+    expect((await mirror.verify(SID, { quick: true })).ok).toBe(false);
   });
 
-  it('a session without a row (none seeded, none written since) has no marker', async () => {
+  it('a session without a row (none seeded, none written since) in a database with the table has no marker', async () => {
     const store = await sqliteStore();
     await writeSession(store.writer);
     await sql.raw(`delete from entity_git_session_marks where session_id = '${SID}'`).execute(store.db);

@@ -2,6 +2,7 @@ import { afterAll } from 'vitest';
 import { testDagSource, testProjectStore } from '@entity-git/test-utils';
 import { reusablePostgres } from './helpers/reusable-postgres.js';
 import { tempDir, workdirsIn } from './helpers/temp.js';
+import { rowEditsOf } from './helpers/app-edits.js';
 import { OTHER_NAMES } from './helpers/other-names.js';
 
 for (const [label, names] of [
@@ -19,7 +20,7 @@ for (const [label, names] of [
     name: label,
     create: async () => {
       const store = await dagDb.empty();
-      return { source: store.dag, writer: store.writer };
+      return { source: store.dag, writer: store.writer, rowEdits: rowEditsOf(store) };
     },
   });
 

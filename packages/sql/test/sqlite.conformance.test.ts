@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { testDagSource, testProjectStore } from '@entity-git/test-utils';
 import { openSqlite } from '../src/index.js';
+import { rowEditsOf } from './helpers/app-edits.js';
 import { OTHER_NAMES } from './helpers/other-names.js';
 import { tempDir, workdirsIn } from './helpers/temp.js';
 
@@ -16,6 +17,7 @@ for (const [label, names] of [
       return {
         source: store.dag,
         writer: store.writer,
+        rowEdits: rowEditsOf(store),
         cleanup: async () => {
           await store.close();
           tmp.remove();

@@ -9,6 +9,12 @@ import { refusedAppendTests } from './dag-source-suite/refused-appends.js';
 import { sessionTests } from './dag-source-suite/sessions.js';
 
 export type { DagSourceFixture, DagSourceSuiteOptions } from './dag-source-suite/fixture.js';
+export type { MarkerEdits, MarkerNode } from './dag-source-suite/fixture.js';
+export {
+  testChangeMarkers,
+  type ChangeMarkerFixture,
+  type ChangeMarkerSuiteOptions,
+} from './dag-source-suite/change-marker.js';
 
 /**
  * The contract of {@link DagSource} and {@link DagWriter} (core's `dag-source.ts`), run against
@@ -67,6 +73,9 @@ export function testDagSource(options: DagSourceSuiteOptions): void {
       },
       get writer() {
         return f.writer;
+      },
+      get rowEdits() {
+        return f.rowEdits;
       },
     };
     const helpers = { read, head, chain };
