@@ -1,4 +1,4 @@
-// Many sessions (issue 22): thousands of small sessions in one SQLite database and one root, as a
+// Many sessions: thousands of small sessions in one SQLite database and one root, as a
 // person's year of agent use leaves them. Measures what the CLI does with them — the backfill
 // (`entity-git sync` on an empty root: reconcile), the start-up check with nothing changed
 // (`entity-git sync` / `verify`: the change-marker fast path) and with 1% changed, the full check
@@ -13,11 +13,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { canonicalJson, reconcile, type DagNode, type ReconcileReport } from '../packages/core/src/index.js';
 import { createNodeMirror } from '../packages/node/src/index.js';
 import { openSqlite, type SqlStore } from '../packages/sql/src/index.js';
-import { BASE_TIME, replyTurns } from './lib/conversation.js';
 import { failWith, fsckOr, git, int, ratio, stats, writeResults } from './lib/measure.js';
+import { fillSessions, sessionId, sessionNodes, timedReconcile } from './lib/small-sessions.js';
 
 const fail = failWith('many-sessions');
 const flag = (name: string, fallback: number): number => {
@@ -28,77 +27,7 @@ const SESSIONS = flag('sessions', 200);
 const NATIVE = Math.min(SESSIONS, flag('native', 1000));
 const TURNS = 3;
 const ONE_ROOT_TURNS = 20;
-const sessionId = (i: number) => `s${String(i).padStart(6, '0')}`;
-
-/** A small session: 3 turns of a user message and a reply, ~330 bytes of text each (~2 KB of message JSON). */
-function sessionNodes(i: number, turns: number, from = 0): DagNode[] {
-  return replyTurns(sessionId(i), 0x5e55 + i * 7919 + from, turns, from);
-}
-
-/** The rows written straight into the database in one transaction (the triggers keep the markers). */
-async function fill(store: SqlStore): Promise<number> {
-  let messageBytes = 0;
-  await store.db.transaction().execute(async (trx) => {
-    for (let start = 0; start < SESSIONS; start += 500) {
-      const ids = Array.from({ length: Math.min(500, SESSIONS - start) }, (_, k) => start + k);
-      await trx
-        .insertInto('sessions')
-        .values(ids.map((i) => ({ id: sessionId(i), title: `Session ${i}`, created_at: BASE_TIME + i })))
-        .execute();
-      const nodes = ids.flatMap((i) => sessionNodes(i, TURNS));
-      for (const n of nodes) messageBytes += Buffer.byteLength(canonicalJson(n));
-      for (let k = 0; k < nodes.length; k += 100) {
-        await trx
-          .insertInto('nodes')
-          .values(nodes.slice(k, k + 100).map((n) => ({ ...n, content: JSON.stringify(n.content), metadata: null })))
-          .execute();
-      }
-    }
-  });
-  return messageBytes / SESSIONS;
-}
-
-/** Peak RSS while `fn` runs, sampled every 20 ms (and before and after). */
-async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; peak: number; before: number }> {
-  const before = process.memoryUsage.rss();
-  let peak = before;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 20);
-  const t0 = performance.now();
-  try {
-    const value = await fn();
-    return { value, ms: performance.now() - t0, peak: Math.max(peak, process.memoryUsage.rss()), before };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-/** reconcile, timing the sessions after the first hundred apart (where the per-session goal applies). */
-async function timedReconcile(store: SqlStore, root: string, options: { full?: boolean; sessions?: string[] } = {}) {
-  const mirror = createNodeMirror({ dag: store.dag, root });
-  let hundredth = 0;
-  let shown = 0;
-  const t0 = performance.now();
-  const r = await withPeakRss(() =>
-    reconcile({
-      dag: store.dag,
-      mirror,
-      ...options,
-      onProgress: (p) => {
-        if (p.done === 100) hundredth = performance.now();
-        // Progress, as the CLI shows it: a line every tenth.
-        if (p.done * 10 >= (shown + 1) * p.total) {
-          shown++;
-          process.stderr.write(`  ${p.done}/${p.total}\r`);
-        }
-      },
-    }),
-  );
-  process.stderr.write('\n');
-  return { ...r, report: r.value as ReconcileReport, t0, hundredth };
-}
-
+const fill = (store: SqlStore) => fillSessions(store.db, SESSIONS, TURNS);
 const du = (args: string[], dir: string) =>
   Number(spawnSync('du', [...args, dir], { encoding: 'utf8' }).stdout.split('\t')[0]);
 
@@ -217,8 +146,7 @@ export async function run(): Promise<void> {
   await store.close();
 
   const perSession = (ms: number, n: number) => `${(ms / n).toFixed(2)} ms`;
-  const quickAfter =
-    SESSIONS > 100 ? (quick.ms - (quick.hundredth - quick.t0)) / (SESSIONS - 100) : quick.ms / SESSIONS;
+  const quickAfter = quick.pastHundred;
   const busyTurn = stats(turnMs.busy).median;
   const aloneTurn = stats(turnMs.alone).median;
   const rows: [string, string, string][] = [

@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   import: () => import('./import.js'),
   'replay-app': () => import('./replay-app.js'),
   'many-sessions': () => import('./many-sessions.js'),
+  'adopted-sessions': () => import('./adopted-sessions.js'),
   'disk-size': () => import('./disk-size.js'),
   'event-loop': () => import('./event-loop.js'),
   'watch-latency': () => import('./watch-latency.js'),

@@ -68,5 +68,6 @@ function rowHash(values: readonly unknown[]): bigint {
       text += `o${other.length}:${other}`;
     }
   }
-  return hash('sha1', text, 'buffer').readBigUInt64BE(0);
+  // Parsing the hex digest is quicker than reading a Buffer of it (measured), and this runs once a row.
+  return BigInt(`0x${hash('sha1', text).slice(0, 16)}`);
 }

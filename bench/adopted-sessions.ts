@@ -1,0 +1,294 @@
+// Adopted sessions: the start-up check of thousands of unchanged sessions in a database the
+// application made — entity-git's layout created by its own SQL, no trigger and no markers table,
+// and the "flat-dag" schema — whose change markers are computed from the rows, beside the same
+// sessions in entity-git's own schema, whose triggers keep them, in the same run and interleaved.
+// Measures the markers' read alone (`changeMarkers`: one grouped query per table), the check in
+// the process (`reconcile`, as `entity-git sync` runs it) in all and per session past the first
+// hundred, `entity-git verify` as a process of its own, the full check for comparison, and the
+// backfill of each (a sync reads a computed marker before and after its rows).
+//
+// `--sessions=N` (default 200; the goal's figure is 10,000), `--reps=R` (default 3), `--flat-dag`
+// (the "flat-dag" schema too: a backfill of its own), `--keep` keeps the directories.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { openSqlite, type SqlStore } from '../packages/sql/src/index.js';
+import { FLAT_DAG_DDL } from '../packages/sql/test/app-databases/fixtures/flat-dag-db.js';
+import { tablesHash } from '../packages/sql/test/app-databases/fixtures/table-hash.js';
+import { BASE_TIME } from './lib/conversation.js';
+import { align, failWith, fsckOr, git, int, ratio, stats, writeResults } from './lib/measure.js';
+import { fillSessions, sessionId, sessionNodes, timedReconcile } from './lib/small-sessions.js';
+
+const fail = failWith('adopted-sessions');
+const flag = (name: string, fallback: number): number => {
+  const given = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return given === undefined ? fallback : Number(given.slice(name.length + 3));
+};
+const SESSIONS = flag('sessions', 200);
+const REPS = flag('reps', 3);
+const TURNS = 3;
+const FULL = Math.min(SESSIONS, 500);
+const CLI = new URL('../packages/cli/src/bin.ts', import.meta.url).pathname;
+
+// The application's own connection: better-sqlite3 as the SQL package has it installed.
+interface RawDb {
+  exec(sql: string): void;
+  pragma(sql: string): unknown;
+  prepare(sql: string): { run(...values: unknown[]): unknown };
+  transaction(fn: () => void): () => void;
+  close(): void;
+}
+const Database = createRequire(new URL('../packages/sql/package.json', import.meta.url))('better-sqlite3') as new (
+  file: string,
+) => RawDb;
+
+/** entity-git's layout as an application creates it with its own SQL: the tables and indexes, no trigger. */
+const OWN_LAYOUT_DDL = `
+create table sessions (id text primary key, title text, agent_id text, model text, project_id text, head text,
+  created_at real not null, metadata text);
+create table nodes (id text primary key, session_id text not null references sessions(id), seq integer not null,
+  role text not null, content text, predecessor text, caller text, created_at real not null, metadata text,
+  unique (session_id, seq));
+create index nodes_caller on nodes(caller);
+create index nodes_predecessor on nodes(predecessor);
+`;
+
+interface Db {
+  label: string;
+  file: string;
+  root: string;
+  /** The tables' hash once written (null: entity-git's own, which its triggers write). */
+  hash: string | null;
+}
+
+/** The same sessions as rows of the "flat-dag" schema: user and llm nodes, a 0-based seq, data_json. */
+function fillFlatDag(file: string): void {
+  const raw = new Database(file);
+  raw.pragma('journal_mode = WAL');
+  raw.exec(FLAT_DAG_DDL);
+  const session = raw.prepare(
+    `insert into sessions (id, title, created_at, updated_at, model, agent_id, source, extra_json, last_node_id)
+     values (?, ?, ?, ?, 'model-x', 'main', 'web', '{}', null)`,
+  );
+  const node = raw.prepare(
+    'insert into nodes (id, session_id, type, predecessor, caller, created_at, seq, data_json) values (?, ?, ?, ?, null, ?, ?, ?)',
+  );
+  raw.transaction(() => {
+    for (let i = 0; i < SESSIONS; i++) {
+      session.run(sessionId(i), `Session ${i}`, BASE_TIME + i, BASE_TIME + i);
+      for (const n of sessionNodes(i, TURNS)) {
+        const data = {
+          name: n.role === 'user' ? 'user' : 'model-x',
+          input: null,
+          output: n.content,
+          reads: [],
+          metadata: {},
+        };
+        node.run(
+          n.id,
+          n.session_id,
+          n.role === 'user' ? 'user' : 'llm',
+          n.predecessor,
+          n.created_at,
+          n.seq - 1,
+          JSON.stringify(data),
+        );
+      }
+    }
+  })();
+  raw.close();
+}
+
+/** The store `entity-git verify` opens: read-only, nothing migrated. */
+const readOnly = (db: Db) => openSqlite({ file: db.file, readonly: true });
+
+/** `entity-git verify` in a process of its own: its wall time, start-up included. */
+function cliVerify(db: Db): number {
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    [...process.execArgv, CLI, '--db', db.file, '--root', db.root, 'verify', '--json'],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    },
+  );
+  const wall = performance.now() - t0;
+  if (r.status !== 0) fail(`entity-git verify on ${db.label}: exit ${r.status}: ${r.stderr.slice(0, 500)}`);
+  const out = JSON.parse(r.stdout) as { ok: boolean; sessions: unknown[] };
+  if (!out.ok || out.sessions.length !== SESSIONS) fail(`entity-git verify on ${db.label}: not all ok`);
+  return wall;
+}
+
+/** The process with its modules loaded and the database opened: `entity-git verify` of one session. */
+function cliFloor(db: Db): number {
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    [...process.execArgv, CLI, '--db', db.file, '--root', db.root, 'verify', sessionId(0)],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) fail(`entity-git verify ${sessionId(0)} on ${db.label}: exit ${r.status}`);
+  return performance.now() - t0;
+}
+
+export async function run(): Promise<void> {
+  const keep = process.argv.includes('--keep');
+  const dir = mkdtempSync(join(tmpdir(), 'entity-git-bench-adopted-'));
+  console.log(
+    `adopted-sessions bench: ${int(SESSIONS)} sessions of ${TURNS} turns (user + reply, ~330 characters each), ${REPS} interleaved reps`,
+  );
+  console.log(
+    `node ${process.version}, ${cpus().length} cpus, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, in ${dir}`,
+  );
+
+  // 1. The databases: the same sessions in each.
+  const own: Db = {
+    label: 'own schema (triggers)',
+    file: join(dir, 'own.db'),
+    root: join(dir, 'own'),
+    hash: null,
+  };
+  const ownStore = await openSqlite({ file: own.file });
+  await fillSessions(ownStore.db, SESSIONS, TURNS);
+  await ownStore.close();
+  const adopted: Db = {
+    label: "adopted (the application's DDL)",
+    file: join(dir, 'adopted.db'),
+    root: join(dir, 'adopted'),
+    hash: null,
+  };
+  const app = new Database(adopted.file);
+  app.pragma('journal_mode = WAL');
+  app.exec(OWN_LAYOUT_DDL);
+  app.close();
+  const appStore = await openSqlite({ file: adopted.file, migrate: false });
+  await fillSessions(appStore.db, SESSIONS, TURNS);
+  await appStore.close();
+  adopted.hash = tablesHash(adopted.file);
+  const dbs: Db[] = [own, adopted];
+  if (process.argv.includes('--flat-dag')) {
+    const flat: Db = {
+      label: 'adopted "flat-dag"',
+      file: join(dir, 'flat.db'),
+      root: join(dir, 'flat'),
+      hash: null,
+    };
+    fillFlatDag(flat.file);
+    flat.hash = tablesHash(flat.file);
+    dbs.push(flat);
+  }
+
+  // 2. Each backfilled into a root of its own (`entity-git sync` on an empty root).
+  const backfillMs = new Map<Db, number>();
+  for (const db of dbs) {
+    const store = await readOnly(db);
+    const r = await timedReconcile(store, db.root);
+    await store.close();
+    if (r.report.entries.some((e) => e.action !== 'backfilled')) fail(`backfill of ${db.label}: not all backfilled`);
+    backfillMs.set(db, r.ms);
+    for (const id of [sessionId(0), sessionId(SESSIONS - 1)]) {
+      fsckOr(fail, join(db.root, id));
+      if (git(join(db.root, id), 'status', '--porcelain') !== '')
+        fail(`git status in ${db.label}'s ${id} is not clean`);
+    }
+  }
+
+  // 3. Nothing changed, rep by rep, the databases interleaved: the markers' read alone, the check in
+  // the process (a store opened as the CLI opens it, a new mirror), entity-git verify as a process.
+  const samples = new Map(
+    dbs.map((db) => [
+      db,
+      { markers: [] as number[], check: [] as number[], past: [] as number[], cli: [] as number[] },
+    ]),
+  );
+  const floor: number[] = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    floor.push(cliFloor(own));
+    for (const db of dbs) {
+      const s = samples.get(db)!;
+      let store: SqlStore = await readOnly(db);
+      const t0 = performance.now();
+      const markers = await store.dag.changeMarkers();
+      s.markers.push(performance.now() - t0);
+      if (markers.size !== SESSIONS || [...markers.values()].some((m) => m === null))
+        fail(`${db.label}: ${markers.size} markers for ${SESSIONS} sessions`);
+      await store.close();
+      store = await readOnly(db);
+      const check = await timedReconcile(store, db.root);
+      await store.close();
+      if (check.report.entries.some((e) => e.action !== 'unchanged')) fail(`${db.label}: a session was not unchanged`);
+      s.check.push(check.ms);
+      s.past.push(check.pastHundred);
+      s.cli.push(cliVerify(db));
+    }
+  }
+
+  // 4. The full check (`--full`) on the first sessions, for the cost the fast path saves.
+  const fullMs = new Map<Db, number>();
+  for (const db of dbs) {
+    const store = await readOnly(db);
+    const r = await timedReconcile(store, db.root, {
+      full: true,
+      sessions: Array.from({ length: FULL }, (_, i) => sessionId(i)),
+    });
+    await store.close();
+    if (r.report.entries.some((e) => e.action !== 'unchanged')) fail(`${db.label}: the full check found a difference`);
+    fullMs.set(db, r.ms / FULL);
+  }
+  for (const db of dbs)
+    if (db.hash !== null && tablesHash(db.file) !== db.hash) fail(`${db.label}: its tables changed`);
+
+  const med = (db: Db, key: 'markers' | 'check' | 'past' | 'cli') => stats(samples.get(db)![key]).median;
+  const floorMs = stats(floor).median;
+  const rows = [
+    ['measure', ...dbs.map((db) => db.label)],
+    ['backfill, a session', ...dbs.map((db) => `${(backfillMs.get(db)! / SESSIONS).toFixed(2)} ms`)],
+    ['every marker (changeMarkers)', ...dbs.map((db) => `${med(db, 'markers').toFixed(0)} ms`)],
+    [
+      `start-up check, nothing changed (${int(SESSIONS)})`,
+      ...dbs.map(
+        (db) => `${(med(db, 'check') / 1000).toFixed(2)} s (${ratio(med(db, 'check') / med(own, 'check'))} own)`,
+      ),
+    ],
+    [
+      'the same, a session past the first 100',
+      ...dbs.map((db) => `${med(db, 'past').toFixed(3)} ms (${ratio(med(db, 'past') / med(own, 'past'))} own)`),
+    ],
+    [
+      `entity-git verify, a process (one session: ${(floorMs / 1000).toFixed(2)} s)`,
+      ...dbs.map((db) => `${(med(db, 'cli') / 1000).toFixed(2)} s (${ratio(med(db, 'cli') / med(own, 'cli'))} own)`),
+    ],
+    [`full check, a session (${int(FULL)})`, ...dbs.map((db) => `${fullMs.get(db)!.toFixed(2)} ms`)],
+  ];
+  console.log(align(rows));
+  console.log(
+    `load after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  if (keep) console.log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+  writeResults('adopted-sessions', {
+    node: process.version,
+    sessions: SESSIONS,
+    turns: TURNS,
+    reps: REPS,
+    load: loadavg(),
+    cliFloorMs: stats(floor),
+    databases: dbs.map((db) => ({
+      label: db.label,
+      backfillPerSessionMs: backfillMs.get(db)! / SESSIONS,
+      markersMs: stats(samples.get(db)!.markers),
+      checkMs: stats(samples.get(db)!.check),
+      checkPastHundredMs: stats(samples.get(db)!.past),
+      cliVerifyMs: stats(samples.get(db)!.cli),
+      fullPerSessionMs: fullMs.get(db),
+    })),
+  });
+}
