@@ -3,4 +3,16 @@
  * (session-mirror.ts, repository.ts): the one place it is imported, so a bundler makes one chunk
  * of it.
  */
-export const loadOnDemand = () => import('./on-demand.js');
+let loaded: Promise<typeof import('./on-demand.js')> | undefined;
+
+/**
+ * The module, imported once: each `import()` resolves its specifier again, which under a loader's
+ * hooks (tsx, a test runner) is a round trip to the hooks' thread — paid by every session a
+ * start-up check verifies (measured in `bench/adopted-sessions.ts`). A failed load (a chunk the
+ * page could not fetch) is tried again at the next call.
+ */
+export const loadOnDemand = (): Promise<typeof import('./on-demand.js')> =>
+  (loaded ??= import('./on-demand.js').catch((err: unknown) => {
+    loaded = undefined;
+    throw err;
+  }));
