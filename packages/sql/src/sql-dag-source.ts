@@ -139,8 +139,8 @@ export class SqlDagSource implements DagSource {
   /**
    * The session's change marker. A database entity-git created: the session's `rev` in the
    * markers table of migration 0002, kept by triggers, so writes by any program count. A database
-   * without that table — an application's own, or entity-git's layout made by the application —
-   * : computed from the rows, nothing written (a checksum of the session's row and of every column
+   * without that table (an application's own, or entity-git's layout made by the application):
+   * computed from the rows, nothing written (a checksum of the session's row and of every column
    * of its nodes that a read selects; SQLite through a function `openSqlite` registers on its
    * connection, PostgreSQL with built-in functions). Null — the mirror's full check — for a
    * session without a row, a dialect that is neither SQLite nor PostgreSQL, a SQLite connection

@@ -19,8 +19,8 @@ export interface SqlChangeMarkersOptions {
 /**
  * The change markers of one SQL source, single and batched, each batched value the single one.
  * Entity-git's own schema with its triggers: the revisions they keep (`revision-marks.ts`). A
- * database without them — an application's tables read through a mapping, or entity-git's layout
- * made by the application — : markers computed from the rows (`content-markers.ts`). A database
+ * database without them (an application's tables read through a mapping, or entity-git's layout
+ * made by the application): markers computed from the rows (`content-markers.ts`). A database
  * that can give neither (no function on a SQLite connection of the caller's, another dialect):
  * null, the full check. What was found missing is not asked for again.
  */
