@@ -128,7 +128,7 @@ function cliFloor(db: Db): number {
   const t0 = performance.now();
   const r = spawnSync(
     process.execPath,
-    [...process.execArgv, CLI, '--db', db.file, '--root', db.root, 'verify', sessionId(0)],
+    [...process.execArgv, CLI, '--db', db.file, '--root', db.root, 'verify', '--session', sessionId(0)],
     { encoding: 'utf8' },
   );
   if (r.status !== 0) fail(`entity-git verify ${sessionId(0)} on ${db.label}: exit ${r.status}`);
