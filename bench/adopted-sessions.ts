@@ -8,7 +8,8 @@
 // backfill of each (a sync reads a computed marker before and after its rows).
 //
 // `--sessions=N` (default 200; the goal's figure is 10,000), `--reps=R` (default 3), `--flat-dag`
-// (the "flat-dag" schema too: a backfill of its own), `--keep` keeps the directories.
+// (the "flat-dag" schema too: a backfill of its own), `--long=T` (the turns of the one long
+// session whose syncs are timed, default 5,000), `--keep` keeps the directories.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,8 +19,9 @@ import { performance } from 'node:perf_hooks';
 import { openSqlite, type SqlStore } from '../packages/sql/src/index.js';
 import { FLAT_DAG_DDL } from '../packages/sql/test/app-databases/fixtures/flat-dag-db.js';
 import { tablesHash } from '../packages/sql/test/app-databases/fixtures/table-hash.js';
-import { BASE_TIME } from './lib/conversation.js';
-import { align, failWith, fsckOr, git, int, ratio, stats, writeResults } from './lib/measure.js';
+import { createNodeMirror } from '../packages/node/src/index.js';
+import { BASE_TIME, replyTurns } from './lib/conversation.js';
+import { align, failWith, fsckOr, git, int, ratio, type Stats, stats, writeResults } from './lib/measure.js';
 import { fillSessions, sessionId, sessionNodes, timedReconcile } from './lib/small-sessions.js';
 
 const fail = failWith('adopted-sessions');
@@ -31,6 +33,8 @@ const SESSIONS = flag('sessions', 200);
 const REPS = flag('reps', 3);
 const TURNS = 3;
 const FULL = Math.min(SESSIONS, 500);
+const LONG_TURNS = flag('long', 5000);
+const LONG_NEW_TURNS = 10;
 const CLI = new URL('../packages/cli/src/bin.ts', import.meta.url).pathname;
 
 // The application's own connection: better-sqlite3 as the SQL package has it installed.
@@ -135,16 +139,68 @@ function cliFloor(db: Db): number {
   return performance.now() - t0;
 }
 
+/**
+ * What a computed marker costs a sync: one session of `LONG_TURNS` turns in each database,
+ * backfilled (untimed), then `LONG_NEW_TURNS` turns, each written by the application's connection
+ * and synced by a read-only store's mirror, the databases interleaved; beside it the session's
+ * marker computed once (a sync computes it before its rows; read again after them, it is kept
+ * while no other connection committed) and a read of all its nodes.
+ */
+async function longSession(dbs: Db[], dir: string) {
+  const id = 'long';
+  const open = await Promise.all(
+    dbs.map(async (db) => {
+      const writer = await openSqlite({ file: db.file, migrate: false });
+      await writer.writer.createSession({ id, title: 'Long', created_at: BASE_TIME });
+      await writer.writer.appendNodes(replyTurns(id, 0x1019, LONG_TURNS));
+      const reader = await readOnly(db);
+      // A store of its own for the marker's timing: the mirror's keeps the marker it computed.
+      const probe = await readOnly(db);
+      const mirror = createNodeMirror({ dag: reader.dag, root: join(dir, `long-${dbs.indexOf(db)}`) });
+      await mirror.sync(id);
+      return { db, writer, reader, probe, mirror, turn: [] as number[], marker: [] as number[], read: [] as number[] };
+    }),
+  );
+  for (let t = 0; t < LONG_NEW_TURNS; t++) {
+    for (const o of open) {
+      await o.writer.writer.appendNodes(replyTurns(id, 0x1019, 1, 2 * (LONG_TURNS + t)));
+      const t0 = performance.now();
+      const r = await o.mirror.sync(id);
+      o.turn.push(performance.now() - t0);
+      if (r.commitsWritten !== 1) fail(`${o.db.label}: a turn of the long session wrote ${r.commitsWritten} commits`);
+      // A commit since the probe's last read: computed again.
+      const m0 = performance.now();
+      await o.probe.dag.changeMarker(id);
+      o.marker.push(performance.now() - m0);
+      if (t < 3) {
+        const r0 = performance.now();
+        let n = 0;
+        for await (const _ of o.probe.dag.nodesAfter(id, 0)) n++;
+        o.read.push(performance.now() - r0);
+        if (n !== 2 * (LONG_TURNS + t + 1)) fail(`${o.db.label}: ${n} nodes in the long session`);
+      }
+    }
+  }
+  const out = new Map<Db, { turn: Stats; marker: Stats; read: Stats }>();
+  for (const o of open) {
+    fsckOr(fail, join(dir, `long-${dbs.indexOf(o.db)}`, id));
+    out.set(o.db, { turn: stats(o.turn), marker: stats(o.marker), read: stats(o.read) });
+    await o.probe.close();
+    await o.reader.close();
+    await o.writer.close();
+  }
+  return out;
+}
+
 export async function run(): Promise<void> {
   const keep = process.argv.includes('--keep');
+  const loadBefore = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'entity-git-bench-adopted-'));
   console.log(
     `adopted-sessions bench: ${int(SESSIONS)} sessions of ${TURNS} turns (user + reply, ~330 characters each), ${REPS} interleaved reps`,
   );
   console.log(
-    `node ${process.version}, ${cpus().length} cpus, load ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}, in ${dir}`,
+    `node ${process.version}, ${cpus().length} cpus, load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, in ${dir}`,
   );
 
   // 1. The databases: the same sessions in each.
@@ -244,6 +300,8 @@ export async function run(): Promise<void> {
   for (const db of dbs)
     if (db.hash !== null && tablesHash(db.file) !== db.hash) fail(`${db.label}: its tables changed`);
 
+  const long = await longSession([own, adopted], dir);
+
   const med = (db: Db, key: 'markers' | 'check' | 'past' | 'cli') => stats(samples.get(db)![key]).median;
   const floorMs = stats(floor).median;
   const rows = [
@@ -265,21 +323,26 @@ export async function run(): Promise<void> {
       ...dbs.map((db) => `${(med(db, 'cli') / 1000).toFixed(2)} s (${ratio(med(db, 'cli') / med(own, 'cli'))} own)`),
     ],
     [`full check, a session (${int(FULL)})`, ...dbs.map((db) => `${fullMs.get(db)!.toFixed(2)} ms`)],
+    [
+      `a turn's sync, ${int(LONG_TURNS)}-turn session`,
+      ...dbs.map((db) => (long.has(db) ? `${long.get(db)!.turn.median.toFixed(1)} ms` : '—')),
+    ],
+    [
+      'its marker / reading its nodes',
+      ...dbs.map((db) =>
+        long.has(db) ? `${long.get(db)!.marker.median.toFixed(1)} / ${long.get(db)!.read.median.toFixed(0)} ms` : '—',
+      ),
+    ],
   ];
   console.log(align(rows));
-  console.log(
-    `load after: ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
-  if (keep) console.log(`kept ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
+  const loadAfter = loadavg();
+  console.log(`load after: ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
   writeResults('adopted-sessions', {
     node: process.version,
     sessions: SESSIONS,
     turns: TURNS,
     reps: REPS,
-    load: loadavg(),
+    load: { before: loadBefore, after: loadAfter },
     cliFloorMs: stats(floor),
     databases: dbs.map((db) => ({
       label: db.label,
@@ -289,6 +352,10 @@ export async function run(): Promise<void> {
       checkPastHundredMs: stats(samples.get(db)!.past),
       cliVerifyMs: stats(samples.get(db)!.cli),
       fullPerSessionMs: fullMs.get(db),
+      longSession: long.get(db) ?? null,
     })),
   });
+  // Last: tens of thousands of repositories take a while to remove.
+  if (keep) console.log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }

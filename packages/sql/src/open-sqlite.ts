@@ -114,7 +114,12 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
     );
   }
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database }), plugins: frozen.plugins, log: frozen.log });
-  const store = await assembleStore(SQLITE_STORE_NAME, db, { ...frozen, engine: 'sqlite' }, () => db.destroy());
+  const store = await assembleStore(
+    SQLITE_STORE_NAME,
+    db,
+    { ...frozen, engine: 'sqlite', readOnlyConnection: readonly },
+    () => db.destroy(),
+  );
   if (store.mapping === null || readonly || file === ':memory:' || file === '') return store;
   // An application's database: nothing was written to find that out; from here SQLite itself
   // refuses any write on the connection.

@@ -33,6 +33,14 @@ export interface SqlDagSourceOptions {
    * PostgreSQL has none).
    */
   engine?: SqlEngine;
+  /**
+   * The connection cannot write (a SQLite file opened read-only, as `openSqlite({ readonly })`
+   * and every application's database are): a marker computed from the rows is then kept until
+   * SQLite's `data_version` says another connection committed, so reading it again — as a sync
+   * does after its rows — costs one pragma. Default false (a connection that may write itself
+   * moves no `data_version`).
+   */
+  readOnlyConnection?: boolean;
 }
 
 /**
@@ -62,7 +70,8 @@ export class SqlDagSource implements DagSource {
     });
     const { db, names, formats, mapping } = this.options;
     const engine = options.engine ?? detectEngine(db) ?? null;
-    this.markers = new SqlChangeMarkers({ db, engine, names, formats, mapping });
+    const readOnlyConnection = options.readOnlyConnection === true;
+    this.markers = new SqlChangeMarkers({ db, engine, names, formats, mapping, readOnlyConnection });
   }
 
   async listSessions(): Promise<string[]> {

@@ -99,7 +99,7 @@ export async function createSqlStore(options: CreateSqlStoreOptions): Promise<Sq
 export async function assembleStore(
   name: string,
   db: Kysely<any>,
-  options: Readonly<SqlStoreCommonOptions & { engine?: SqlEngine }>,
+  options: Readonly<SqlStoreCommonOptions & { engine?: SqlEngine; readOnlyConnection?: boolean }>,
   release: () => Promise<void>,
 ): Promise<SqlStore> {
   let closed: Promise<void> | undefined;
@@ -140,7 +140,14 @@ export async function assembleStore(
       mapping: null,
       recognised: null,
       options,
-      dag: new SqlDagSource({ db, names, formats, batchSize: options.batchSize, engine }),
+      dag: new SqlDagSource({
+        db,
+        names,
+        formats,
+        batchSize: options.batchSize,
+        engine,
+        readOnlyConnection: options.readOnlyConnection,
+      }),
       writer: new SqlDagWriter(common),
       projects: new SqlProjectStore(common),
       close,
@@ -183,7 +190,7 @@ function mappedStore(
   name: string,
   db: Kysely<any>,
   engine: SqlEngine,
-  options: Readonly<SqlStoreCommonOptions>,
+  options: Readonly<SqlStoreCommonOptions & { readOnlyConnection?: boolean }>,
   mapping: ResolvedMapping,
   close: () => Promise<void>,
 ): SqlStore {
@@ -199,7 +206,15 @@ function mappedStore(
     mapping,
     recognised: mapping.schema,
     options,
-    dag: new SqlDagSource({ db, names, formats, batchSize: options.batchSize, mapping, engine }),
+    dag: new SqlDagSource({
+      db,
+      names,
+      formats,
+      batchSize: options.batchSize,
+      mapping,
+      engine,
+      readOnlyConnection: options.readOnlyConnection,
+    }),
     writer: new ReadOnlyDagWriter(common),
     projects: new NoProjectStore(common),
     close,

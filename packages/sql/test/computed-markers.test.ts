@@ -256,6 +256,50 @@ describe('the mirror and computed markers', () => {
   });
 });
 
+describe('a read-only SQLite connection keeps its computed markers until another connection commits', () => {
+  it('reading a marker again costs no pass over the rows; a commit by the application is seen at once', async () => {
+    const db = await appDatabase(OWN, 'sqlite');
+    await twoTurns(db, 'v1');
+    await twoTurns(db, 'v2');
+    let passes = 0;
+    const store = await openSqlite({
+      file: db.file!,
+      readonly: true,
+      log: (e) => {
+        if (e.level === 'query' && e.query.sql.includes('entity_git_rows_checksum')) passes++;
+      },
+    });
+    cleanups.push(() => store.close());
+    const first = await store.dag.changeMarker('v1');
+    expect(passes).toBe(2); // the sessions table, then the nodes
+    expect(await store.dag.changeMarker('v1')).toBe(first);
+    expect(passes).toBe(2);
+    // The batch's values are kept too.
+    const all = await store.dag.changeMarkers();
+    expect(passes).toBe(4);
+    expect(await store.dag.changeMarker('v2')).toBe(all.get('v2'));
+    expect(passes).toBe(4);
+    await db.edits.setContent('v1', 'v1-a2', 'then THIS');
+    const after = await store.dag.changeMarker('v1');
+    expect(after).not.toBe(first);
+    expect(passes).toBe(6);
+    expect(await store.dag.changeMarker('v2')).toBe(all.get('v2'));
+    expect(passes).toBe(8);
+    // A connection that may write itself is never served a kept marker.
+    const writable = await openSqlite({
+      file: db.file!,
+      migrate: false,
+      log: (e) => {
+        if (e.level === 'query' && e.query.sql.includes('entity_git_rows_checksum')) passes++;
+      },
+    });
+    cleanups.push(() => writable.close());
+    expect(await writable.dag.changeMarker('v1')).toBe(after);
+    expect(await writable.dag.changeMarker('v1')).toBe(after);
+    expect(passes).toBe(12);
+  });
+});
+
 describe("a SQLite connection of the caller's (createSqlStore)", () => {
   it('has no computed marker until registerRowsChecksum puts the function on it; then the same as openSqlite', async () => {
     const db = await appDatabase(OWN, 'sqlite');

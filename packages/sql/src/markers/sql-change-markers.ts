@@ -1,5 +1,5 @@
 import type { SqlEngine } from '../engine.js';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ResolvedMapping } from '../mapping/resolved-mapping.js';
 import { NODE_COLUMNS, SESSION_COLUMNS } from '../rows.js';
 import type { SchemaNames } from '../schema-names.js';
@@ -14,6 +14,8 @@ export interface SqlChangeMarkersOptions {
   names: SchemaNames;
   formats: ValueFormats;
   mapping: ResolvedMapping | null;
+  /** The connection cannot write: SQLite's `data_version` then moves with every commit. */
+  readOnlyConnection: boolean;
 }
 
 /**
@@ -29,6 +31,9 @@ export class SqlChangeMarkers {
   private contentAbsent: boolean;
   private readonly tables: MarkedTables;
   private readonly fingerprint: string;
+  /** Computed markers, valid while SQLite's `data_version` is `cachedAt` (null: none kept). */
+  private readonly cache = new Map<string, string>();
+  private cachedAt: number | null = null;
 
   constructor(private readonly options: SqlChangeMarkersOptions) {
     const { engine, names, formats, mapping } = options;
@@ -71,10 +76,40 @@ export class SqlChangeMarkers {
   private async content(scope: MarkerScope): Promise<Map<string, string> | null> {
     if (this.contentAbsent) return null;
     const { db, engine } = this.options;
+    // Read before the markers' snapshot begins: a commit after it moves it, whether or not the
+    // snapshot holds that commit, so a marker kept is never older than the rows.
+    const version = await this.dataVersion();
+    if (version !== null && version !== this.cachedAt) {
+      this.cache.clear();
+      this.cachedAt = null;
+    }
+    if (version !== null && scope !== null && 'one' in scope && this.cache.has(scope.one))
+      return new Map([[scope.one, this.cache.get(scope.one)!]]);
     const markers = await readContentMarkers(db, engine!, this.tables, this.fingerprint, scope);
-    if (markers !== 'absent') return markers;
-    this.contentAbsent = true;
-    return null;
+    if (markers === 'absent') {
+      this.contentAbsent = true;
+      return null;
+    }
+    if (version !== null) {
+      this.cachedAt = version;
+      for (const [id, marker] of markers) this.cache.set(id, marker);
+    }
+    return markers;
+  }
+
+  /**
+   * SQLite's count of commits by other connections, on a connection that cannot write; else null.
+   * A connection that writes moves no `data_version` with its own commits, so nothing is kept there.
+   */
+  private async dataVersion(): Promise<number | null> {
+    if (!this.options.readOnlyConnection || this.options.engine !== 'sqlite') return null;
+    try {
+      const r = await sql<{ data_version: unknown }>`pragma data_version`.execute(this.options.db);
+      const v = Number(r.rows[0]?.data_version);
+      return Number.isSafeInteger(v) ? v : null;
+    } catch {
+      return null;
+    }
   }
 }
 
