@@ -9,7 +9,7 @@ import { Progress } from '../progress.js';
 export interface SyncArgs {
   session?: string | undefined;
   json: boolean;
-  /** Compare every session in full, not only those whose change marker moved (issue 22). */
+  /** Compare every session in full, not only those whose change marker moved. */
   full?: boolean;
 }
 
