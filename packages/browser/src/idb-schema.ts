@@ -56,9 +56,9 @@ export interface ProjectRow {
 /**
  * The schema (@entity-git/sql's schema in IndexedDB terms). `nodes` is keyed by
  * `[session_id, seq]` — the (session_id, seq) index of the SQL schema, here the primary key, so a
- * session's nodes are one key range read in seq order; `by_id` on `[session_id, id]` makes an id unique per session
- * (as in MemoryDag) and finds a node by id. A row whose `project_id` is null is simply absent
- * from `by_project` (null is no IndexedDB key).
+ * session's nodes are one key range read in seq order; `by_id` on `[session_id, id]` makes an id
+ * unique per session (as in MemoryDag) and finds a node by id. A row whose `project_id` is null is
+ * simply absent from `by_project` (null is no IndexedDB key).
  */
 export interface DagSchema extends DBSchema {
   sessions: { key: string; value: SessionRow; indexes: { by_ord: number; by_project: string } };
