@@ -72,7 +72,7 @@ export function fsDatabaseName(fsName: string): string {
   return `${fsName}.lightning-fs`;
 }
 
-/** The options in force (`storage.options`): defaults filled in and checked (`INVALID_OPTION`), the old name read. */
+/** The options in force (`storage.options`): defaults filled in and checked (`INVALID_OPTION`), `syncLockTimeoutMs` read. */
 function frozenOptions(options: BrowserStorageOptions): BrowserStorage['options'] {
   const { timeoutMs } = lockOptions(
     LOCK_DEFAULTS.sync,
