@@ -1,7 +1,7 @@
 import { EntityGitError, assertId, type DagNode, type DagSource, type Session } from '@entity-git/core';
 import type { Kysely } from 'kysely';
 import { readChangeMarker } from './change-marks.js';
-import { dbError, isStorableText } from './engine.js';
+import { dbError, detectEngine, isStorableText, unstorableText, type SqlEngine } from './engine.js';
 import { NODE_COLUMNS, SESSION_COLUMNS, col, decodeNode, decodeSession, selection } from './rows.js';
 import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './schema-names.js';
 import { resolveValueFormats, type ValueFormats, type ValueFormatsInput } from './value-formats.js';
@@ -20,6 +20,11 @@ export interface SqlDagSourceOptions {
   formats?: ValueFormatsInput;
   /** Default page size of `nodesAfter` (default {@link DEFAULT_BATCH_SIZE}). */
   batchSize?: number;
+  /**
+   * The engine, for what its text can hold (default: detected; another dialect's text is held to
+   * UTF-8's rule alone): a session id with NUL is looked up in SQLite and refused for PostgreSQL.
+   */
+  engine?: SqlEngine;
 }
 
 /**
@@ -29,7 +34,13 @@ export interface SqlDagSourceOptions {
  * rather than skipped or repeated (an OFFSET pager would do both).
  */
 export class SqlDagSource implements DagSource {
-  readonly options: Readonly<{ db: Kysely<any>; names: SchemaNames; formats: ValueFormats; batchSize: number }>;
+  readonly options: Readonly<{
+    db: Kysely<any>;
+    names: SchemaNames;
+    formats: ValueFormats;
+    batchSize: number;
+    engine: SqlEngine | undefined;
+  }>;
   /** Set once the markers table was found missing: a database without markers is not asked again. */
   private marksAbsent = false;
 
@@ -40,6 +51,7 @@ export class SqlDagSource implements DagSource {
       names: resolveSchemaNames(options.names),
       formats: resolveValueFormats(options.formats),
       batchSize,
+      engine: options.engine ?? detectEngine(options.db),
     });
   }
 
@@ -60,7 +72,7 @@ export class SqlDagSource implements DagSource {
   }
 
   async getSession(sessionId: string): Promise<Session | null> {
-    storableSessionId(sessionId);
+    storableSessionId(sessionId, this.options.engine);
     const { db, names } = this.options;
     const S = names.sessions;
     let row: Record<string, unknown> | undefined;
@@ -81,7 +93,7 @@ export class SqlDagSource implements DagSource {
     if (typeof afterSeq !== 'number' || Number.isNaN(afterSeq)) {
       throw new EntityGitError('INVALID_OPTION', '[sql] afterSeq must be a number', { afterSeq });
     }
-    storableSessionId(sessionId);
+    storableSessionId(sessionId, this.options.engine);
     const { db, names } = this.options;
     const N = names.nodes;
     let cursor = afterSeq;
@@ -114,7 +126,8 @@ export class SqlDagSource implements DagSource {
    * without a row and for a database without the table (one written by another program).
    */
   async changeMarker(sessionId: string): Promise<string | null> {
-    if (this.marksAbsent || typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    if (this.marksAbsent || typeof sessionId !== 'string' || !isStorableText(sessionId, this.options.engine))
+      return null;
     const marker = await readChangeMarker(this.options.db, this.options.names, sessionId);
     if (marker !== 'absent') return marker;
     this.marksAbsent = true;
@@ -124,7 +137,8 @@ export class SqlDagSource implements DagSource {
   async getHead(sessionId: string): Promise<string | null> {
     const { db, names } = this.options;
     const S = names.sessions;
-    if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId, this.options.engine))
+      return null;
     try {
       const row = await db
         .selectFrom(S.table)
@@ -149,16 +163,16 @@ function checkBatchSize(size: unknown): number {
 
 /**
  * A session id this store can hold, else `INVALID_ID` before any query: empty or over 1,024 bytes
- * (the model's rule), or with NUL or a lone surrogate, which SQL text cannot hold — a row listed
- * with such an id (written by another program) is refused by name, never "not found".
+ * (the model's rule), or with what the engine's text cannot hold (NUL in PostgreSQL, a lone
+ * surrogate in either) — a row listed with such an id (written by another program) is refused by
+ * name, never "not found".
  */
-function storableSessionId(sessionId: unknown): asserts sessionId is string {
+function storableSessionId(sessionId: unknown, engine: SqlEngine | undefined): asserts sessionId is string {
   assertId(sessionId, '[sql] session id');
-  if (!isStorableText(sessionId)) {
-    throw new EntityGitError(
-      'INVALID_ID',
-      `[sql] session id ${JSON.stringify(sessionId)} holds NUL or a lone surrogate, which SQL text cannot hold`,
-      { sessionId },
-    );
-  }
+  const why = unstorableText(sessionId, engine);
+  if (why !== null)
+    throw new EntityGitError('INVALID_ID', `[sql] session id ${JSON.stringify(sessionId)} holds ${why}`, {
+      sessionId,
+      engine,
+    });
 }

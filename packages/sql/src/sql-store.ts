@@ -107,7 +107,7 @@ export async function assembleStore(
       names,
       formats,
       options,
-      dag: new SqlDagSource({ db, names, formats, batchSize: options.batchSize }),
+      dag: new SqlDagSource({ db, names, formats, batchSize: options.batchSize, engine }),
       writer: new SqlDagWriter(common),
       projects: new SqlProjectStore(common),
       close,
