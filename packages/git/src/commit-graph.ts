@@ -2,6 +2,7 @@ import { fromHex, toHex } from './bytes/hex.js';
 import type { Codec } from './codec/codec.js';
 import { joinPath } from './storage/paths.js';
 import type { Store } from './storage/store.js';
+import { runAll, runPaused, type WorkSteps } from './work-steps.js';
 
 /**
  * git's commit-graph file (`objects/info/commit-graph`, version 1, SHA-1): every commit's tree,
@@ -36,17 +37,42 @@ const CDAT_WIDTH = 36;
  * Generations are topological levels (a root is 1), as git writes them without its v2 chunk.
  */
 export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec): Uint8Array | null {
-  const sorted = [...new Map(commits.map((c) => [c.oid, c])).values()].sort((a, b) =>
-    a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0,
-  );
-  const pos = new Map(sorted.map((c, i) => [c.oid, i]));
-  for (const c of sorted) {
+  return runAll(buildCommitGraphSteps(commits, codec));
+}
+
+/** Commits handled between two pauses of {@link buildCommitGraphSteps}. */
+const STEP = 256;
+
+/**
+ * {@link buildCommitGraph} in steps: a generator that pauses (`yield`) every {@link STEP} commits
+ * of each pass, so a caller can give its host's event loop a turn while the graph of a long
+ * backfill is made. Returns the same bytes.
+ */
+export function* buildCommitGraphSteps(commits: readonly GraphCommit[], codec: Codec): WorkSteps<Uint8Array | null> {
+  const unique = new Map<string, GraphCommit>();
+  for (let i = 0; i < commits.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    unique.set(commits[i]!.oid, commits[i]!);
+  }
+  const sorted = [...unique.values()];
+  yield;
+  sorted.sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+  yield;
+  const pos = new Map<string, number>();
+  for (let i = 0; i < sorted.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    pos.set(sorted[i]!.oid, i);
+  }
+  for (let i = 0; i < sorted.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const c = sorted[i]!;
     if (c.parents.length > 2) return null;
     for (const p of c.parents) if (!pos.has(p)) return null;
   }
   // Topological levels, parents first, without recursion (chains are thousands deep).
   const generation = new Uint32Array(sorted.length);
   const onStack = new Uint8Array(sorted.length);
+  let visited = 0;
   for (let i = 0; i < sorted.length; i++) {
     if (generation[i] !== 0) continue;
     const stack = [i];
@@ -68,6 +94,7 @@ export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec):
       generation[at] = Math.min(level, 0x3fffffff);
       onStack[at] = 0;
       stack.pop();
+      if (++visited % STEP === 0) yield;
     }
   }
   const n = sorted.length;
@@ -92,7 +119,9 @@ export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec):
   const oids = fanout + 1024;
   const data = oids + 20 * n;
   const counts = new Uint32Array(256);
-  sorted.forEach((c, i) => {
+  for (let i = 0; i < sorted.length; i++) {
+    if (i % STEP === STEP - 1) yield;
+    const c = sorted[i]!;
     counts[parseInt(c.oid.slice(0, 2), 16)]!++;
     out.set(fromHex(c.oid), oids + 20 * i);
     const at = data + CDAT_WIDTH * i;
@@ -102,9 +131,10 @@ export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec):
     const time = Math.max(0, Math.min(c.time, 2 ** 34 - 1));
     view.setUint32(at + 28, ((generation[i]! << 2) | Math.floor(time / 2 ** 32)) >>> 0);
     view.setUint32(at + 32, time >>> 0);
-  });
+  }
   let total = 0;
   for (let b = 0; b < 256; b++) view.setUint32(fanout + 4 * b, (total += counts[b]!));
+  yield;
   out.set(fromHex(codec.sha1(out.subarray(0, size))), size);
   return out;
 }
@@ -212,17 +242,21 @@ export function graphCommits(graph: CommitGraph): GraphCommit[] | null {
  * Write the commit-graph of `gitdir` for `commits` and those of the graph already there (all of
  * them must be in the repository already). Nothing is written when the two do not make a
  * whole graph (a parent in neither); the graph there, if any, stays, still true if incomplete.
+ * `pause`, when given, is asked between steps of making the graph and awaited when it answers a
+ * promise (as the pack writer's); the bytes are the same.
  */
 export async function writeCommitGraph(
   store: Store,
   gitdir: string,
   commits: readonly GraphCommit[],
+  pause?: () => Promise<void> | undefined,
 ): Promise<boolean> {
   const path = joinPath(gitdir, COMMIT_GRAPH_PATH);
   const existing = await store.read(path);
   const old = existing === null ? null : CommitGraph.parse(existing, store.codec);
   const before = old === null ? [] : graphCommits(old);
-  const all = before === null ? null : buildCommitGraph([...before, ...commits], store.codec);
+  const steps = before === null ? null : buildCommitGraphSteps([...before, ...commits], store.codec);
+  const all = steps === null ? null : pause ? await runPaused(steps, pause) : runAll(steps);
   if (all === null) return false;
   await store.writeAtomic(path, all);
   return true;

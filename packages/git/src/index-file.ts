@@ -5,6 +5,7 @@ import type { Codec } from './codec/codec.js';
 import { joinPath } from './storage/paths.js';
 import type { StorageStat } from './storage/storage.js';
 import type { Store } from './storage/store.js';
+import { runAll } from './work-steps.js';
 
 /** One entry of git's index: a path, its blob, and the stat data git compares to skip re-hashing. */
 export interface IndexEntry {
@@ -122,15 +123,7 @@ function linkExtension(shared: string): Uint8Array {
 const EMPTY_EWAH = new Uint8Array([0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
 
 /** Entries encoded or copied between two pauses of {@link buildIndexSteps}. */
-const STEP = 1024;
-
-/** Run steps to their end at once. */
-function runAll<T>(steps: Generator<void, T, void>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-}
+const STEP = 256;
 
 function* build(
   entries: readonly IndexEntry[],

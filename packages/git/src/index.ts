@@ -44,6 +44,7 @@ export {
   CommitGraph,
   COMMIT_GRAPH_PATH,
   buildCommitGraph,
+  buildCommitGraphSteps,
   graphCommits,
   writeCommitGraph,
   type GraphCommit,

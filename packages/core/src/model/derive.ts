@@ -53,7 +53,7 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
 }
 
 /** Nodes handled between two of {@link deriveSteps}' pauses. */
-const STEP = 1024;
+const STEP = 256;
 
 /**
  * {@link derive} in steps: a generator that pauses (`yield`) every {@link STEP} nodes of each

@@ -118,7 +118,7 @@ interface Entry {
 /** Bytes of the pack copied or hashed between two of {@link PackBuilder.write}'s pauses. */
 const SLICE_BYTES = 1 << 20;
 /** Index entries made between two of its pauses. */
-const SLICE_ENTRIES = 4096;
+const SLICE_ENTRIES = 512;
 
 /**
  * SHA-1 of `data` as the codec gives it; with `between`, and a codec that hashes in parts
@@ -295,7 +295,7 @@ export class PackBuilder {
   /**
    * Write the pack and its index into `gitdir` (the index last: it is what makes the pack
    * visible), or nothing when no object was added. `pause`, when given, is asked between two
-   * slices of the work (about {@link SLICE_BYTES} of the pack copied or hashed, a few thousand
+   * slices of the work (about {@link SLICE_BYTES} of the pack copied or hashed, a few hundred
    * index entries) and awaited when it answers a promise: how a caller gives its host's event
    * loop a turn while a large pack is finished (see the mirror's `HostYield.due`). The bytes are
    * the same with or without it.

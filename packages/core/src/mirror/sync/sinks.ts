@@ -151,7 +151,7 @@ export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> |
       if (w !== null) Object.assign(packed, { objects: w.oids.length, bytes: w.bytes });
       // The pack is in place: its commits go into the commit-graph (replay places a commit on
       // its branch from it). A history that began before this pack has no graph to join: none.
-      await writeCommitGraph(store, repo.gitdir, commits);
+      await writeCommitGraph(store, repo.gitdir, commits, pause);
     },
   };
 }
