@@ -1,4 +1,4 @@
-import { fromHex, toHex } from './bytes/hex.js';
+import { fromHex, hexInto, toHex } from './bytes/hex.js';
 import type { Codec } from './codec/codec.js';
 import { joinPath } from './storage/paths.js';
 import type { Store } from './storage/store.js';
@@ -123,9 +123,9 @@ export function* buildCommitGraphSteps(commits: readonly GraphCommit[], codec: C
     if (i % STEP === STEP - 1) yield;
     const c = sorted[i]!;
     counts[parseInt(c.oid.slice(0, 2), 16)]!++;
-    out.set(fromHex(c.oid), oids + 20 * i);
+    hexInto(c.oid, out, oids + 20 * i);
     const at = data + CDAT_WIDTH * i;
-    out.set(fromHex(c.tree), at);
+    hexInto(c.tree, out, at);
     view.setUint32(at + 20, c.parents[0] === undefined ? NO_PARENT : pos.get(c.parents[0])!);
     view.setUint32(at + 24, c.parents[1] === undefined ? NO_PARENT : pos.get(c.parents[1])!);
     const time = Math.max(0, Math.min(c.time, 2 ** 34 - 1));

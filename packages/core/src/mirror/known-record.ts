@@ -81,6 +81,7 @@ export function unpackKnown(r: unknown): Known | null {
     tokens,
     name: '',
     blob,
+    stored: undefined,
   };
   n.name = name ?? messageFileName(n);
   if ((flags & 2) !== 0) n.stored = true;

@@ -70,11 +70,13 @@ export function turnTime(nodes: readonly NodeFacts[]): number {
  */
 export function commitMessage(sessionId: string, turn: number, nodes: readonly NodeFacts[]): string {
   const user = nodes.find((n) => n.role === 'user');
-  const subjectText = user ? Array.from(user.text).slice(0, 60).join('').trimEnd() : '';
+  const subjectText = user ? firstCodePoints(user.text, 60).trimEnd() : '';
   const lines = [subjectText === '' ? `turn ${turn}` : `turn ${turn}: ${subjectText}`];
 
   const body: string[] = [];
-  const reply = [...nodes].reverse().find((n) => n.role === 'assistant' && n.text !== '');
+  let reply: NodeFacts | undefined;
+  for (let i = nodes.length - 1; i >= 0 && reply === undefined; i--)
+    if (nodes[i]!.role === 'assistant' && nodes[i]!.text !== '') reply = nodes[i];
   if (reply) body.push(`assistant: ${reply.text}`);
   const counts = new Map<string, number>();
   for (const n of nodes) if (n.role === 'tool' && n.tool !== null) counts.set(n.tool, (counts.get(n.tool) ?? 0) + 1);
@@ -106,6 +108,16 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
     `Seq: ${lastNode.seq}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The first `max` code points of `text` (a pair's halves never split), without an array of them. */
+function firstCodePoints(text: string, max: number): string {
+  let i = 0;
+  for (let points = 0; points < max && i < text.length; points++) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return i >= text.length ? text : text.slice(0, i);
 }
 
 /** The trailers of a commit message written by {@link commitMessage}, or null. */

@@ -14,3 +14,9 @@ export function fromHex(hex: string): Uint8Array {
     out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
   return out;
 }
+
+/** {@link fromHex} written into `out` at `at`, with no array of its own (a pack index writes thousands). */
+export function hexInto(hex: string, out: Uint8Array, at: number): void {
+  for (let i = 0, n = hex.length >> 1; i < n; i++)
+    out[at + i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
+}

@@ -2,7 +2,7 @@ import { buildCommit, buildTree, extendTree, type TreeEntry } from '@entity-git/
 import type { BranchPlan, Derivation } from '../../model/derive.js';
 import { commitMessage, turnTime } from '../../model/commit-message.js';
 import type { MirrorContext } from '../context.js';
-import { HostYield } from '../host-yield.js';
+import { HostYield, yieldToHost } from '../host-yield.js';
 import { shardOf } from '../layout.js';
 import type { Layout } from '../mirror.js';
 import type { Known } from '../repo-state.js';
@@ -172,7 +172,7 @@ export async function commitBranches(ctx: MirrorContext, o: CommitWork): Promise
   for (const [b, build] of work) {
     let parent: string | null = build.commits.at(-1) ?? null;
     for (let k = build.commits.length; k < b.complete; k++) {
-      await host.due();
+      if (host.owed()) await yieldToHost();
       const turn = b.turns[k]!;
       for (const n of turn.nodes) {
         const e: TreeEntry = { mode: '100644', name: n.name, oid: n.blob };
@@ -200,9 +200,10 @@ export async function commitBranches(ctx: MirrorContext, o: CommitWork): Promise
         const messages = await messagesTree(build);
         const root = await sink.write(
           'tree',
+          // In git's order already (`messages/` sorts before `meta.json`): nothing to sort.
           buildTree([
-            { mode: '100644', name: 'meta.json', oid: metaBlob },
             { mode: '40000', name: 'messages', oid: messages },
+            { mode: '100644', name: 'meta.json', oid: metaBlob },
           ]),
           '',
         );

@@ -14,7 +14,7 @@ import {
 } from '@entity-git/git';
 import type { Derivation } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
-import { HostYield } from '../host-yield.js';
+import { HostYield, yieldToHost } from '../host-yield.js';
 import { headFileSteps, messagePath } from '../layout.js';
 import type { Layout } from '../mirror.js';
 import { fileId, sameFile } from '../repo-cache.js';
@@ -139,7 +139,7 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
   let changed = rewriteAll || (!present && target.size > 0);
   const next: IndexEntry[] = [];
   for (const [path, oid] of target) {
-    await host.due();
+    if (host.owed()) await yieldToHost();
     const cur = byPath.get(path);
     if (!rewriteAll && cur !== undefined && cur.oid === oid && cur.mode === 0o100644) {
       next.push(cur);
@@ -157,7 +157,7 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
     next.push(entryFromStat(path, oid, await ctx.store.fs.lstat(file)));
   }
   for (const e of current) {
-    await host.due();
+    if (host.owed()) await yieldToHost();
     if (!target.has(e.path)) {
       await ctx.store.remove(joinPath(repo.dir, e.path));
       changed = true;

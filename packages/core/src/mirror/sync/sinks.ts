@@ -135,7 +135,8 @@ export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> |
       if (type === 'tree' && path !== undefined) builder.addTree(oid, content, path);
       else builder.add(oid, type, content, null);
       if (type === 'commit') {
-        const c = parseCommit(content);
+        // The header alone: the graph needs no message.
+        const c = parseCommit(content.subarray(0, headerEnd(content)));
         commits.push({ oid, tree: c.tree, parents: c.parents, time: c.time });
       }
       return oid;
@@ -154,6 +155,12 @@ export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> |
       await writeCommitGraph(store, repo.gitdir, commits, pause);
     },
   };
+}
+
+/** Where a commit's header ends: its first blank line (the whole commit when it has none). */
+function headerEnd(commit: Uint8Array): number {
+  for (let i = 1; i < commit.length; i++) if (commit[i] === 0x0a && commit[i - 1] === 0x0a) return i - 1;
+  return commit.length;
 }
 
 /** Where a live turn's objects go: a pack of its own while the repository has room for one. */
