@@ -76,7 +76,14 @@ export function* deriveSteps<N extends NodeShape>(
     seqs.add(n.seq);
   }
   yield;
-  const sorted = [...nodes].sort((a, b) => a.seq - b.seq);
+  // Sources list nodes by seq: mostly there is nothing to sort (checked in steps, not assumed).
+  let inSeqOrder = true;
+  for (let i = 1; i < nodes.length && inSeqOrder; i++) {
+    if (++step % STEP === 0) yield;
+    if (nodes[i - 1]!.seq > nodes[i]!.seq) inSeqOrder = false;
+  }
+  yield;
+  const sorted = inSeqOrder ? nodes : [...nodes].sort((a, b) => a.seq - b.seq);
   yield;
   for (const n of sorted) {
     if (++step % STEP === 0) yield;
@@ -114,7 +121,11 @@ export function* deriveSteps<N extends NodeShape>(
   for (const leaf of leaves) {
     yield;
     const chain = chainOf(leaf, byId, sorted.length);
-    for (const c of chain) reached.add(c.id);
+    yield;
+    for (const c of chain) {
+      if (++step % STEP === 0) yield;
+      reached.add(c.id);
+    }
     let deviation: N | null = null;
     for (const c of chain) {
       if (++step % STEP === 0) yield;
@@ -124,14 +135,26 @@ export function* deriveSteps<N extends NodeShape>(
     }
     const name =
       deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
-    const onPath = new Set<N>(chain);
-    yield;
+    const onPath = new Set<N>();
+    let riding = false;
     for (const c of chain) {
       if (++step % STEP === 0) yield;
-      for (const r of riders.get(c.id) ?? []) onPath.add(r);
+      onPath.add(c);
+      for (const r of riders.get(c.id) ?? []) {
+        onPath.add(r);
+        riding = true;
+      }
     }
     yield;
-    const path = [...onPath].sort((a, b) => a.seq - b.seq);
+    // Without riders the chain is the path, in seq order unless a predecessor came later.
+    let path: N[] = riding ? [...onPath] : chain;
+    let pathInOrder = true;
+    for (let i = 1; i < path.length && pathInOrder; i++) {
+      if (++step % STEP === 0) yield;
+      if (path[i - 1]!.seq > path[i]!.seq) pathInOrder = false;
+    }
+    yield;
+    if (!pathInOrder) path = [...path].sort((a, b) => a.seq - b.seq);
     yield;
     const turns = yield* cutTurnSteps(path);
     const last = turns.at(-1);

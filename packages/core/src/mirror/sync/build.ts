@@ -21,7 +21,7 @@ export interface Built extends Planned {
   commitsWritten: number;
   /** Set when only the head branch gained whole turns on top of its tip: these nodes. */
   appended: Known[] | null;
-  /** Commits this sync made, when the index may take only the new ones (carried-on plans). */
+  /** Commits this sync made (not found in the memo). */
   created: Set<string>;
   /** A backfill's message files, written beside its objects. */
   prewritten: Promise<Prewritten> | null;
@@ -112,6 +112,7 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
     fresh,
     added: delta.memo,
     sink,
+    created,
   });
   const stored = { branches: derivation.branches, from: 0 };
   return { ...p, ...none, derivation, builds, commitsWritten, appended: null, prewritten, sink, stored };

@@ -58,6 +58,7 @@ export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<Chec
       fresh,
       appended: full ? null : hint,
       metaOid,
+      metaBytes,
       prewritten: prewritten === null ? null : await prewritten,
       checkFiles: full,
     });
@@ -77,6 +78,8 @@ interface CheckoutTarget {
   appended?: Known[] | null;
   /** meta.json's blob id at `tip`, when known (a commit this sync made). Default null. */
   metaOid?: string | null;
+  /** meta.json's content when `metaOid` is known (written without reading the blob back). */
+  metaBytes?: Uint8Array;
   /** A backfill's message files already in the working tree. Default null. */
   prewritten?: Prewritten | null;
   /** A repair: compare the files themselves, not only the index. Default false. */
@@ -90,16 +93,18 @@ interface CheckoutTarget {
  */
 async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Promise<boolean> {
   const { layout, tip, derivation, fresh } = o;
-  const { appended = null, metaOid = null, prewritten = null, checkFiles = false } = o;
+  const { appended = null, metaOid = null, metaBytes, prewritten = null, checkFiles = false } = o;
   if (appended !== null && tip !== null && (await appendToIndex(ctx, repo, layout, tip, appended, fresh, metaOid)))
     return appended.length > 0;
   // A backfill's checkout goes over every file of the session: the host gets its turns.
   const host = new HostYield(ctx.yieldEveryMs);
   const target = new Map<string, string>();
   if (tip !== null) {
-    const root = await readCommitTree(repo.objects, tip);
-    const meta = root.find((e) => e.name === 'meta.json');
-    if (meta) target.set('meta.json', meta.oid);
+    // A tip this sync made: its meta.json is known, and its pack (a backfill's, just written)
+    // need not be opened for it — opening sorts the offsets of every object in it.
+    const meta =
+      metaOid !== null ? metaOid : (await readCommitTree(repo.objects, tip)).find((e) => e.name === 'meta.json')?.oid;
+    if (meta !== undefined) target.set('meta.json', meta);
     for (const [path, n] of await host.run(headFileSteps(derivation, layout))) {
       if (target.size % 256 === 255) await host.due();
       target.set(path, n.blob);
@@ -153,7 +158,13 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
     }
     const file = joinPath(repo.dir, path);
     const raw = fresh.get(oid);
-    await ctx.store.writeCreatingParent(file, raw ? unframe(raw) : await repo.objects.readTyped(oid, 'blob'));
+    const data =
+      raw !== undefined
+        ? unframe(raw)
+        : oid === metaOid && metaBytes !== undefined
+          ? metaBytes
+          : await repo.objects.readTyped(oid, 'blob');
+    await ctx.store.writeCreatingParent(file, data);
     next.push(entryFromStat(path, oid, await ctx.store.fs.lstat(file)));
   }
   for (const e of current) {
