@@ -40,15 +40,8 @@ export { applyDelta, applyDeltas } from './pack/delta.js';
 export { idxOids, countPacks } from './pack/pack-index.js';
 export { PackBuilder, prefixSuffixDelta, STORED_BLOB_MAX } from './pack/pack-writer.js';
 export { packRepository, type PackReport } from './pack-repository.js';
-export {
-  CommitGraph,
-  COMMIT_GRAPH_PATH,
-  buildCommitGraph,
-  buildCommitGraphSteps,
-  graphCommits,
-  writeCommitGraph,
-  type GraphCommit,
-} from './commit-graph.js';
+export { CommitGraph, COMMIT_GRAPH_PATH, graphCommits, type GraphCommit } from './commit-graph.js';
+export { buildCommitGraph, buildCommitGraphSteps, writeCommitGraph } from './commit-graph-write.js';
 export {
   buildIndex,
   buildIndexSteps,

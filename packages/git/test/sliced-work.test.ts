@@ -5,13 +5,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { portableCodec } from '../src/codec/codec.js';
 import { sha1, sha1Stream } from '../src/codec/sha1.js';
-import {
-  buildCommitGraph,
-  buildCommitGraphSteps,
-  CommitGraph,
-  writeCommitGraph,
-  type GraphCommit,
-} from '../src/commit-graph.js';
+import { CommitGraph, type GraphCommit } from '../src/commit-graph.js';
+import { buildCommitGraph, buildCommitGraphSteps, writeCommitGraph } from '../src/commit-graph-write.js';
 import { buildIndex, buildIndexSteps, type IndexEntry } from '../src/index-file.js';
 import { objectId } from '../src/objects/frame.js';
 import { PackBuilder } from '../src/pack/pack-writer.js';

@@ -59,23 +59,23 @@ function sorted(value: unknown, depth: number, bounded: boolean): unknown {
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj);
   const order = keyOrder(keys);
-  if (order instanceof Int32Array) {
+  if (order !== null) {
     // Keys out of order, none of them `__proto__` or integer-like: a plain object, keys added in
     // order, lists them so (and the same key list gives it the same shape every time).
     const copy: Record<string, unknown> = {};
-    for (let j = 0; j < order.length; j++) {
-      const key = keys[order[j]!]!;
+    for (const i of order) {
+      const key = keys[i]!;
       const out = sorted(obj[key], depth + 1, bounded);
       if (out === SLOW) return SLOW;
       copy[key] = out;
     }
     return copy;
   }
-  let inOrder = order === IN_ORDER;
+  let inOrder = true;
   // What each key holds in the copy, once a value had to be copied.
   let values: unknown[] | null = null;
   for (let i = 0; i < keys.length; i++) {
-    if (order === UNKNOWN && i > 0 && inOrder && compareKeys(keys[i - 1]!, keys[i]!) > 0) inOrder = false;
+    if (i > 0 && inOrder && compareKeys(keys[i - 1]!, keys[i]!) > 0) inOrder = false;
     const item = obj[keys[i]!];
     const out = sorted(item, depth + 1, bounded);
     if (out === SLOW) return SLOW;
@@ -97,16 +97,11 @@ function sorted(value: unknown, depth: number, bounded: boolean): unknown {
   return copy;
 }
 
-/** {@link keyOrder}: the keys are in code point order already. */
-const IN_ORDER: unique symbol = Symbol('in order');
-/** {@link keyOrder}: not known (a special key, or the cache is full): sort as the general path does. */
-const UNKNOWN: unique symbol = Symbol('unknown');
-
-/** A key list seen before, by its keys in listed order: a trie of Maps, bounded. */
+/** Key lists seen before, by their keys in listed order: a trie of Maps, bounded. */
 interface KeyTrie {
   next: Map<string, KeyTrie>;
-  /** The order of the list ending here; undefined until one does. */
-  order?: Int32Array | typeof IN_ORDER | typeof UNKNOWN;
+  /** The order of the list ending here (see {@link keyOrder}); undefined until one does. */
+  order?: Int32Array | null;
 }
 const keyTrie: KeyTrie = { next: new Map() };
 let trieNodes = 0;
@@ -115,31 +110,25 @@ const TRIE_NODES_MAX = 4096;
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
 
 /**
- * The code point order of an object's keys (listed as `Object.keys` lists them): the permutation
- * to write them in, {@link IN_ORDER}, or {@link UNKNOWN}. Objects of one shape — every node a sync
- * reads — repeat one key list, so its order is worked out once, not sorted for each object.
+ * The permutation that writes an object's keys (as `Object.keys` lists them) in code point order,
+ * when they are out of order and none is `__proto__` or integer-like; else null (the general
+ * path). Objects of one shape — every node a sync reads — repeat one key list, so its order is
+ * worked out once, not sorted for each object.
  */
-function keyOrder(keys: readonly string[]): Int32Array | typeof IN_ORDER | typeof UNKNOWN {
+function keyOrder(keys: readonly string[]): Int32Array | null {
   let at = keyTrie;
   for (const key of keys) {
     let next = at.next.get(key);
     if (next === undefined) {
-      if (trieNodes >= TRIE_NODES_MAX) return UNKNOWN;
-      trieNodes++;
-      next = { next: new Map() };
-      at.next.set(key, next);
+      if (trieNodes++ >= TRIE_NODES_MAX) return null;
+      at.next.set(key, (next = { next: new Map() }));
     }
     at = next;
   }
-  if (at.order !== undefined) return at.order;
-  let inOrder = true;
-  for (let i = 1; i < keys.length && inOrder; i++) if (compareKeys(keys[i - 1]!, keys[i]!) > 0) inOrder = false;
-  if (inOrder) at.order = IN_ORDER;
-  else if (keys.some((k) => k === '__proto__' || INTEGER_LIKE.test(k))) at.order = UNKNOWN;
-  else {
-    const indexes = Int32Array.from(keys, (_, i) => i);
-    indexes.sort((a, b) => compareKeys(keys[a]!, keys[b]!));
-    at.order = indexes;
+  if (at.order === undefined) {
+    const order = Int32Array.from(keys, (_, i) => i).sort((a, b) => compareKeys(keys[a]!, keys[b]!));
+    const plain = !keys.some((k) => k === '__proto__' || INTEGER_LIKE.test(k));
+    at.order = plain && order.some((v, i) => v !== i) ? order : null;
   }
   return at.order;
 }

@@ -74,9 +74,7 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   const lines = [subjectText === '' ? `turn ${turn}` : `turn ${turn}: ${subjectText}`];
 
   const body: string[] = [];
-  let reply: NodeFacts | undefined;
-  for (let i = nodes.length - 1; i >= 0 && reply === undefined; i--)
-    if (nodes[i]!.role === 'assistant' && nodes[i]!.text !== '') reply = nodes[i];
+  const reply = [...nodes].reverse().find((n) => n.role === 'assistant' && n.text !== '');
   if (reply) body.push(`assistant: ${reply.text}`);
   const counts = new Map<string, number>();
   for (const n of nodes) if (n.role === 'tool' && n.tool !== null) counts.set(n.tool, (counts.get(n.tool) ?? 0) + 1);

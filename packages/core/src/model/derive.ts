@@ -76,15 +76,7 @@ export function* deriveSteps<N extends NodeShape>(
     seqs.add(n.seq);
   }
   yield;
-  // Sources list nodes by seq: mostly there is nothing to sort (checked in steps, not assumed).
-  let inSeqOrder = true;
-  for (let i = 1; i < nodes.length && inSeqOrder; i++) {
-    if (++step % STEP === 0) yield;
-    if (nodes[i - 1]!.seq > nodes[i]!.seq) inSeqOrder = false;
-  }
-  yield;
-  const sorted = inSeqOrder ? nodes : [...nodes].sort((a, b) => a.seq - b.seq);
-  yield;
+  const sorted = yield* bySeq(nodes);
   for (const n of sorted) {
     if (++step % STEP === 0) yield;
     for (const [edge, target] of [
@@ -135,27 +127,14 @@ export function* deriveSteps<N extends NodeShape>(
     }
     const name =
       deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
-    const onPath = new Set<N>();
-    let riding = false;
+    const onPath = new Set<N>(chain);
+    yield;
     for (const c of chain) {
       if (++step % STEP === 0) yield;
-      onPath.add(c);
-      for (const r of riders.get(c.id) ?? []) {
-        onPath.add(r);
-        riding = true;
-      }
+      for (const r of riders.get(c.id) ?? []) onPath.add(r);
     }
     yield;
-    // Without riders the chain is the path, in seq order unless a predecessor came later.
-    let path: N[] = riding ? [...onPath] : chain;
-    let pathInOrder = true;
-    for (let i = 1; i < path.length && pathInOrder; i++) {
-      if (++step % STEP === 0) yield;
-      if (path[i - 1]!.seq > path[i]!.seq) pathInOrder = false;
-    }
-    yield;
-    if (!pathInOrder) path = [...path].sort((a, b) => a.seq - b.seq);
-    yield;
+    const path = yield* bySeq([...onPath]);
     const turns = yield* cutTurnSteps(path);
     const last = turns.at(-1);
     const complete = last?.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
@@ -189,6 +168,21 @@ export function* deriveSteps<N extends NodeShape>(
   }
   branches.sort(compareBranches);
   return unknownHead === undefined ? { branches, head: headBranch } : { branches, head: headBranch, unknownHead };
+}
+
+/**
+ * `list` in seq order, in steps: itself when it is so already (sources list nodes by seq, and a
+ * chain mostly is: checked, not assumed), else a sorted copy.
+ */
+function* bySeq<N extends NodeShape>(list: readonly N[]): Generator<void, readonly N[], void> {
+  for (let i = 1; i < list.length; i++) {
+    if (i % STEP === 0) yield;
+    if (list[i - 1]!.seq > list[i]!.seq) {
+      yield;
+      return [...list].sort((a, b) => a.seq - b.seq);
+    }
+  }
+  return list;
 }
 
 /** The order of {@link Derivation.branches}: `main` first, then by the seq of the leaf. */

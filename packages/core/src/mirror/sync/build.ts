@@ -8,7 +8,7 @@ import type { Layout } from '../mirror.js';
 import type { Known } from '../repo-state.js';
 import { newBuild, trimBuild, type BranchBuild } from '../branch-build.js';
 import type { Planned } from './plan.js';
-import { prewrite, type Prewritten } from './prewrite.js';
+import type { Prewritten } from './prewrite.js';
 import { seedFromRepository } from './seed.js';
 import { looseSink, packSink, turnSink, type ObjectSink } from './sinks.js';
 
@@ -92,13 +92,16 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
   const host = new HostYield(ctx.yieldEveryMs);
   const sink =
     work.sink === 'pack'
-      ? packSink(ctx.store, repo, () => host.due())
+      ? packSink(ctx.store, repo, ctx.onDemand, () => host.due())
       : work.sink === 'turn'
         ? await turnSink(ctx, repo)
         : looseSink(repo.objects);
   let prewritten: Promise<Prewritten> | null = null;
   if (work.sink === 'pack' && ctx.store.workTree) {
-    prewritten = prewrite(ctx, repo, layout, derivation, fresh);
+    // On demand: only a storage with a working tree (Node) writes files beside the pack.
+    prewritten = ctx
+      .onDemand()
+      .then((later) => (later as typeof import('../on-demand.js')).prewrite(ctx, repo, layout, derivation, fresh));
     // Its failure is met where the checkout awaits it (or the sync failed before that).
     prewritten.catch(() => undefined);
     beside.push(prewritten);

@@ -158,13 +158,10 @@ async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Prom
     }
     const file = joinPath(repo.dir, path);
     const raw = fresh.get(oid);
-    const data =
-      raw !== undefined
-        ? unframe(raw)
-        : oid === metaOid && metaBytes !== undefined
-          ? metaBytes
-          : await repo.objects.readTyped(oid, 'blob');
-    await ctx.store.writeCreatingParent(file, data);
+    await ctx.store.writeCreatingParent(
+      file,
+      raw ? unframe(raw) : oid === metaOid && metaBytes ? metaBytes : await repo.objects.readTyped(oid, 'blob'),
+    );
     next.push(entryFromStat(path, oid, await ctx.store.fs.lstat(file)));
   }
   for (const e of current) {

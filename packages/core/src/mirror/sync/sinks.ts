@@ -1,5 +1,4 @@
 import {
-  writeCommitGraph,
   type GraphCommit,
   frame,
   parseCommit,
@@ -122,9 +121,15 @@ export function turnPackSink(store: Store, repo: Repo): ObjectSink {
 
 /**
  * A backfill's (or a repair's) objects as one pack, and its commits in a new commit-graph.
- * `pause`: asked between slices of finishing the pack (see {@link PackBuilder.write}).
+ * `pause`: asked between slices of finishing the pack (see {@link PackBuilder.write}). `onDemand`
+ * loads the graph's writer (`mirror/on-demand.ts`: only a backfill writes a graph).
  */
-export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> | undefined): ObjectSink {
+export function packSink(
+  store: Store,
+  repo: Repo,
+  onDemand: MirrorContext['onDemand'],
+  pause?: () => Promise<void> | undefined,
+): ObjectSink {
   const builder = new PackBuilder(store);
   const commits: GraphCommit[] = [];
   const packed = { objects: 0, bytes: 0 };
@@ -152,6 +157,7 @@ export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> |
       if (w !== null) Object.assign(packed, { objects: w.oids.length, bytes: w.bytes });
       // The pack is in place: its commits go into the commit-graph (replay places a commit on
       // its branch from it). A history that began before this pack has no graph to join: none.
+      const { writeCommitGraph } = (await onDemand()) as typeof import('../on-demand.js');
       await writeCommitGraph(store, repo.gitdir, commits, pause);
     },
   };
