@@ -6,9 +6,8 @@
 /**
  * Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). 1:
  * the host waits for the time since its last turn plus the step that passes the budget, and a
- * garbage collection lands on top of that; in `bench/event-loop.ts` on a quiet machine a
- * 2,000-turn backfill's p99 was 5.5–12.6 ms with 2 (four reps of six over 10 ms), 5.0–8.7 ms with 1
- * (none over), for 1.09–1.15× the time of no yield (4: 12–14 ms under load; BENCHMARKS.md, issue 20).
+ * garbage collection lands on top of that, so the budget is small; 2 and 4 left a backfill's p99
+ * over 10 ms in `bench/event-loop.ts` (the figures are in BENCHMARKS.md, "event-loop").
  */
 export const DEFAULT_YIELD_EVERY_MS = 1;
 
