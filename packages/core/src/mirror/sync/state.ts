@@ -1,6 +1,6 @@
 import { joinPath } from '@entity-git/git';
 import type { MirrorContext } from '../context.js';
-import { HostYield } from '../host-yield.js';
+import { HostYield, yieldToHost } from '../host-yield.js';
 import type { SyncResult } from '../mirror.js';
 import { repoConfig } from '../repo-config.js';
 import { withFormat } from '../repo-format.js';
@@ -18,9 +18,14 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
   const { inPacks, packed, worktreeChanged, nodesRead } = c;
   const known = state.known;
   const stillUnsettled = new Set<string>();
-  for (const id of [...unsettled, ...delta.nodes]) {
-    const n = known.get(id);
-    if (n && (n.pending || !n.stored)) stillUnsettled.add(id);
+  // A backfill's every node is in `delta.nodes`: the host gets its turns.
+  const host = new HostYield(ctx.yieldEveryMs);
+  for (const ids of [unsettled, delta.nodes]) {
+    for (const id of ids) {
+      if (host.owed()) await yieldToHost();
+      const n = known.get(id);
+      if (n && (n.pending || !n.stored)) stillUnsettled.add(id);
+    }
   }
   state.unsettled = stillUnsettled;
   // Last: until every ref holds the new history, the repository still reads as format 1.
@@ -50,7 +55,7 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
       state,
       loaded === null ? null : delta,
       config,
-      new HostYield(ctx.yieldEveryMs),
+      host,
     );
   if (derivation.unknownHead === undefined)
     remember(ctx.cache.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
