@@ -1,7 +1,7 @@
 import { EntityGitError, assertId, type DagNode, type DagSource, type Session } from '@entity-git/core';
 import type { Kysely } from 'kysely';
 import { readChangeMarker } from './change-marks.js';
-import { dbError, isStorableText } from './engine.js';
+import { dbError, detectEngine, isStorableText, unstorableText, type SqlEngine } from './engine.js';
 import { getMappedHead, getMappedSession, listMappedSessions, mappedNodesAfter } from './mapping/mapped-reader.js';
 import type { ResolvedMapping } from './mapping/resolved-mapping.js';
 import { NODE_COLUMNS, SESSION_COLUMNS, col, decodeNode, decodeSession, selection } from './rows.js';
@@ -27,6 +27,11 @@ export interface SqlDagSourceOptions {
    * instead of `names` and `formats`; made by the store factories. Default: none.
    */
   mapping?: ResolvedMapping | null;
+  /**
+   * The engine, for what its text can hold (default: detected; another dialect's text is held to
+   * UTF-8's rule alone): a session id with NUL is looked up in SQLite and refused for PostgreSQL.
+   */
+  engine?: SqlEngine;
 }
 
 /**
@@ -42,6 +47,7 @@ export class SqlDagSource implements DagSource {
     formats: ValueFormats;
     batchSize: number;
     mapping: ResolvedMapping | null;
+    engine: SqlEngine | undefined;
   }>;
   /** Set once the markers table was found missing: a database without markers is not asked again. */
   private marksAbsent = false;
@@ -54,6 +60,7 @@ export class SqlDagSource implements DagSource {
       formats: resolveValueFormats(options.formats),
       batchSize,
       mapping: options.mapping ?? null,
+      engine: options.engine ?? detectEngine(options.db),
     });
   }
 
@@ -75,7 +82,7 @@ export class SqlDagSource implements DagSource {
   }
 
   async getSession(sessionId: string): Promise<Session | null> {
-    storableSessionId(sessionId);
+    storableSessionId(sessionId, this.options.engine);
     const { db, names, mapping } = this.options;
     if (mapping !== null) return getMappedSession(db, mapping, sessionId);
     const S = names.sessions;
@@ -97,7 +104,7 @@ export class SqlDagSource implements DagSource {
     if (typeof afterSeq !== 'number' || Number.isNaN(afterSeq)) {
       throw new EntityGitError('INVALID_OPTION', '[sql] afterSeq must be a number', { afterSeq });
     }
-    storableSessionId(sessionId);
+    storableSessionId(sessionId, this.options.engine);
     const { db, names, mapping } = this.options;
     if (mapping !== null) {
       yield* mappedNodesAfter(db, mapping, sessionId, afterSeq, batchSize);
@@ -139,7 +146,7 @@ export class SqlDagSource implements DagSource {
       this.marksAbsent ||
       this.options.mapping !== null ||
       typeof sessionId !== 'string' ||
-      !isStorableText(sessionId)
+      !isStorableText(sessionId, this.options.engine)
     )
       return null;
     const marker = await readChangeMarker(this.options.db, this.options.names, sessionId);
@@ -151,9 +158,12 @@ export class SqlDagSource implements DagSource {
   async getHead(sessionId: string): Promise<string | null> {
     const { db, names, mapping } = this.options;
     if (mapping !== null)
-      return typeof sessionId === 'string' && isStorableText(sessionId) ? getMappedHead(db, mapping, sessionId) : null;
+      return typeof sessionId === 'string' && isStorableText(sessionId, this.options.engine)
+        ? getMappedHead(db, mapping, sessionId)
+        : null;
     const S = names.sessions;
-    if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId, this.options.engine))
+      return null;
     try {
       const row = await db
         .selectFrom(S.table)
@@ -178,16 +188,16 @@ function checkBatchSize(size: unknown): number {
 
 /**
  * A session id this store can hold, else `INVALID_ID` before any query: empty or over 1,024 bytes
- * (the model's rule), or with NUL or a lone surrogate, which SQL text cannot hold — a row listed
- * with such an id (written by another program) is refused by name, never "not found".
+ * (the model's rule), or with what the engine's text cannot hold (NUL in PostgreSQL, a lone
+ * surrogate in either) — a row listed with such an id (written by another program) is refused by
+ * name, never "not found".
  */
-function storableSessionId(sessionId: unknown): asserts sessionId is string {
+function storableSessionId(sessionId: unknown, engine: SqlEngine | undefined): asserts sessionId is string {
   assertId(sessionId, '[sql] session id');
-  if (!isStorableText(sessionId)) {
-    throw new EntityGitError(
-      'INVALID_ID',
-      `[sql] session id ${JSON.stringify(sessionId)} holds NUL or a lone surrogate, which SQL text cannot hold`,
-      { sessionId },
-    );
-  }
+  const why = unstorableText(sessionId, engine);
+  if (why !== null)
+    throw new EntityGitError('INVALID_ID', `[sql] session id ${JSON.stringify(sessionId)} holds ${why}`, {
+      sessionId,
+      engine,
+    });
 }

@@ -140,7 +140,7 @@ export async function assembleStore(
       mapping: null,
       recognised: null,
       options,
-      dag: new SqlDagSource({ db, names, formats, batchSize: options.batchSize }),
+      dag: new SqlDagSource({ db, names, formats, batchSize: options.batchSize, engine }),
       writer: new SqlDagWriter(common),
       projects: new SqlProjectStore(common),
       close,
