@@ -9,7 +9,7 @@ import {
   type StorageStat,
 } from '@entity-git/git';
 import { browserError, fsError, PREFIX } from './errors.js';
-import { createFileMemory } from './file-memory.js';
+import { createFileMemory, type FileMemory } from './file-memory.js';
 import { patchBackend } from './lightning-backend.js';
 import { newLightningFS, type LightningFS, type LightningPromises } from './lightning-fs.js';
 import { exact, lightningStorageFs, utf8 } from './lightning-storage-fs.js';
@@ -34,7 +34,7 @@ export interface BrowserStorageOptions {
    * (60 s). There is no `staleMs`: the browser lets go of a Web Lock when its tab goes.
    */
   syncLock?: Partial<Pick<LockOptions, 'timeoutMs'>>;
-  /** @deprecated The name before lock options were one type: use `syncLock.timeoutMs`. */
+  /** @deprecated Read where `syncLock.timeoutMs` is not given: use that. */
   syncLockTimeoutMs?: number;
 }
 
@@ -72,7 +72,7 @@ export function fsDatabaseName(fsName: string): string {
   return `${fsName}.lightning-fs`;
 }
 
-/** The options in force (`storage.options`): defaults filled in and checked (`INVALID_OPTION`), the old name read. */
+/** The options in force (`storage.options`): defaults filled in and checked (`INVALID_OPTION`), `syncLockTimeoutMs` read. */
 function frozenOptions(options: BrowserStorageOptions): BrowserStorage['options'] {
   const { timeoutMs } = lockOptions(
     LOCK_DEFAULTS.sync,
@@ -103,206 +103,262 @@ function frozenOptions(options: BrowserStorageOptions): BrowserStorage['options'
 export function browserStorage(options: BrowserStorageOptions = {}): BrowserStorage {
   const opts = frozenOptions(options);
   const manager = locks();
-
   const owner = ownerTag();
-  const ownerLock = lockName(opts.fsName, `owner:${owner}`);
-  let releaseOwner: (() => void) | null = null;
-  const ownerHeld = new Promise<void>((granted) => {
-    void manager.request(
-      ownerLock,
-      () =>
-        new Promise<void>((release) => {
-          releaseOwner = release;
-          granted();
-        }),
-    );
-  });
-
+  const state: StorageState = { batching: false, closed: false, changes: 0, running: 0, saved: 0, releaseOwner: null };
+  const ownerHeld = holdOwnerLock(manager, lockName(opts.fsName, `owner:${owner}`), state);
   const lightningFs = newLightningFS();
   const p: LightningPromises = lightningFs.promises;
   // `defer`: do not take LightningFS's fs-wide lock until the first operation needs it. No
   // `wipe`: LightningFS wipes by stealing that lock from whichever tab holds it.
   const ready = p.init(opts.fsName, { defer: true, uid: owner, gid: owner, fileDbName: fsDatabaseName(opts.fsName) });
+  const memory = createFileMemory(p, ready, () => state.batching);
+  const c: Context = Object.freeze({
+    opts,
+    manager,
+    owner,
+    ownerHeld,
+    p,
+    ready,
+    memory,
+    state,
+  });
   // Before any operation: the first one awaits the same init, and going idle comes 500 ms later.
   // Once patched, file bytes are held back until the tree is saved, then written in one
   // IndexedDB transaction (see `deferWrite`); until then (or if LightningFS changed) at once.
-  let batching = false;
   ready.then(
     () => {
-      batching = patchBackend(p, { beforeSave: () => writeBack(), afterLetGo: () => letGo() });
+      state.batching = patchBackend(p, { beforeSave: () => memory.writeBack(), afterLetGo: () => memory.letGo() });
     },
     () => undefined,
   );
-  const memory = createFileMemory(p, ready, () => batching);
-  const { forget, dropPending, bytesAt, writeBack, letGo, writeKnown } = memory;
-  let closed = false;
-
-  // Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save.
-  let changes = 0;
-  // Changes still running, and how many changes the last save began after (all of them done): a
-  // lock whose changes a save already holds (a sync's inner lock saved them) saves nothing more.
-  let running = 0;
-  let saved = 0;
-  const READ_ONLY = new Set(['read', 'readdir', 'stat', 'readlink']);
-
-  async function run<T>(op: string, path: string, fn: () => Promise<T>): Promise<T> {
-    if (closed) throw new EntityGitError('INVALID_OPTION', `${PREFIX} ${op} ${path}: the storage is closed`);
-    const mutating = !READ_ONLY.has(op);
-    if (mutating) {
-      changes++;
-      running++;
-    }
-    try {
-      return await fn();
-    } catch (err) {
-      throw fsError(err, op, path);
-    } finally {
-      if (mutating) running--;
-    }
-  }
-  const { fs, parentIsDir } = lightningStorageFs(p, memory, run);
-
-  /** The owner tags whose tabs are alive (their owner lock is held), from the origin's lock table. */
-  async function alive(): Promise<Set<string>> {
-    const snapshot = await manager.query();
-    return new Set((snapshot.held ?? []).map((l) => l.name ?? ''));
-  }
-
-  async function flush(): Promise<void> {
-    await ready;
-    const holds = running === 0 ? changes : saved;
-    try {
-      await p.flush();
-      saved = Math.max(saved, holds);
-    } catch (err) {
-      throw isQuotaError(err)
-        ? browserError(err, 'STORAGE_ERROR', 'saving the directory tree')
-        : fsError(err, 'flush', '/');
-    }
-  }
-
+  const { fs, parentIsDir } = lightningStorageFs(p, memory, (op, path, fn) => run(c, op, path, fn));
   const storage: BrowserStorage = {
     name: DRIVER_NAME,
     options: opts,
     fs,
     workTree: false,
     lightningFs,
-
-    // Atomic against other tabs and storages: the check and the write run under one Web Lock.
-    async createExclusive(path, data) {
-      await ownerHeld;
-      return manager.request(lockName(opts.fsName, 'create-exclusive'), () =>
-        run('create', path, async () => {
-          let existing: StorageStat | null = null;
-          try {
-            existing = await p.lstat(path);
-          } catch (err) {
-            if ((err as { code?: string }).code !== 'ENOENT') throw err;
-          }
-          if (existing !== null) {
-            const tag = existing.uid ?? 0;
-            const abandoned =
-              path.endsWith('.lock') &&
-              existing.isFile() &&
-              tag !== owner &&
-              tag >= MIN_OWNER &&
-              !(await alive()).has(lockName(opts.fsName, `owner:${tag}`));
-            if (!abandoned) return false;
-            forget(path);
-            dropPending(existing.ino);
-            await p.unlink(path);
-          }
-          await parentIsDir(path);
-          const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
-          await writeKnown(path, bytes === data ? bytes.slice() : bytes, bytes);
-          return true;
-        }),
-      );
-    },
-
-    // Reflogs and the mirror's state log grow by a line a turn; LightningFS has no append. The
-    // bytes known from the last read or write are extended, not read and decoded again.
-    appendFile: (path, data) =>
-      run('append', path, async () => {
-        const add = typeof data === 'string' ? utf8(data) : data;
-        const st = await p.lstat(path).catch(() => null);
-        let old: Uint8Array = new Uint8Array(0);
-        if (st !== null) old = bytesAt(path, st) ?? ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
-        const next = new Uint8Array(old.byteLength + add.byteLength);
-        next.set(old, 0);
-        next.set(add, old.byteLength);
-        await parentIsDir(path);
-        await writeKnown(path, next, next);
-      }),
-
-    flush,
-
-    // The bytes held back are written now, so a ref never moves when its objects do not fit
-    // (QUOTA_EXCEEDED before the move, as before). The tree is not saved here: it is saved whole,
-    // refs and objects alike, and always after the bytes it names, so a reload finds a ref's old
-    // value or its new one with every object it names; the sync's lock saves it when it lets go
-    // (`withLock`). Without batching (LightningFS not as expected) the tree is saved now.
-    async beforeRefMove() {
-      await ready;
-      if (!batching) {
-        await flush();
-        return;
-      }
-      try {
-        await writeBack();
-      } catch (err) {
-        throw isQuotaError(err) ? browserError(err, 'STORAGE_ERROR', 'writing objects') : fsError(err, 'write', '/');
-      }
-    },
-
-    async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-      let granted = false;
-      const wait = opts.syncLockTimeoutMs;
-      // 0: do not wait at all; Infinity: wait as long as it takes.
-      const signal = wait > 0 && wait !== Infinity ? AbortSignal.timeout(wait) : undefined;
-      const timeout = (cause?: unknown) =>
-        new EntityGitError(
-          'LOCK_TIMEOUT',
-          `${PREFIX} ${key} stayed locked by another tab for ${wait} ms`,
-          { lock: key },
-          { cause },
-        );
-      try {
-        return await manager.request(
-          lockName(opts.fsName, key),
-          wait === 0 ? { ifAvailable: true } : signal ? { signal } : {},
-          async (lock) => {
-            if (lock === null) throw timeout();
-            granted = true;
-            const before = changes;
-            let result: T;
-            try {
-              result = await fn();
-            } catch (err) {
-              if (changes !== before && changes !== saved) await flush().catch(() => undefined);
-              throw err;
-            }
-            // What the sync wrote survives a reload once it has resolved. A read-only holder (verify)
-            // saves nothing, so it keeps working on an origin whose quota is used up; nor does a
-            // holder whose changes are saved already (a sync holds the lock's old name inside
-            // the new one: the tree, every file of the origin, was saved twice a sync).
-            if (changes !== before && changes !== saved) await flush();
-            return result;
-          },
-        );
-      } catch (err) {
-        if (!granted && signal?.aborted) throw timeout(err);
-        throw err;
-      }
-    },
-
-    async close() {
-      if (closed) return;
-      await flush().catch(() => undefined);
-      closed = true;
-      await ownerHeld;
-      releaseOwner?.();
-    },
+    createExclusive: (path, data) => createExclusive(c, parentIsDir, path, data),
+    appendFile: (path, data) => appendFile(c, parentIsDir, path, data),
+    flush: () => flush(c),
+    beforeRefMove: () => beforeRefMove(c),
+    withLock: (key, fn) => withLock(c, key, fn),
+    close: () => close(c),
   };
   return Object.freeze(storage);
+}
+
+/** A storage's counters and flags, changed as it runs. */
+interface StorageState {
+  /** Whether LightningFS was patched to hold file bytes back until the tree is saved. */
+  batching: boolean;
+  closed: boolean;
+  /** Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save. */
+  changes: number;
+  /**
+   * Changes still running, and how many changes the last save began after (all of them done): a
+   * lock whose changes a save already holds (a sync's inner lock saved them) saves nothing more.
+   */
+  running: number;
+  saved: number;
+  /** Lets go of the owner lock, once it is held. */
+  releaseOwner: (() => void) | null;
+}
+
+/** What a storage's operations share (frozen): its options, locks, LightningFS, memory of files and state. */
+interface Context {
+  readonly opts: BrowserStorage['options'];
+  readonly manager: LockManager;
+  /** This storage's owner tag, the uid of the lock files it creates. */
+  readonly owner: number;
+  /** Resolves once the owner lock is held. */
+  readonly ownerHeld: Promise<void>;
+  readonly p: LightningPromises;
+  /** LightningFS's init. */
+  readonly ready: Promise<void>;
+  readonly memory: FileMemory;
+  readonly state: StorageState;
+}
+
+const READ_ONLY = new Set(['read', 'readdir', 'stat', 'readlink']);
+
+/** Takes the owner Web Lock `name` and holds it until `state.releaseOwner` is called; resolves once held. */
+function holdOwnerLock(manager: LockManager, name: string, state: StorageState): Promise<void> {
+  return new Promise<void>((granted) => {
+    void manager.request(
+      name,
+      () =>
+        new Promise<void>((release) => {
+          state.releaseOwner = release;
+          granted();
+        }),
+    );
+  });
+}
+
+async function run<T>(c: Context, op: string, path: string, fn: () => Promise<T>): Promise<T> {
+  const { state } = c;
+  if (state.closed) throw new EntityGitError('INVALID_OPTION', `${PREFIX} ${op} ${path}: the storage is closed`);
+  const mutating = !READ_ONLY.has(op);
+  if (mutating) {
+    state.changes++;
+    state.running++;
+  }
+  try {
+    return await fn();
+  } catch (err) {
+    throw fsError(err, op, path);
+  } finally {
+    if (mutating) state.running--;
+  }
+}
+
+/** The owner tags whose tabs are alive (their owner lock is held), from the origin's lock table. */
+async function alive(c: Context): Promise<Set<string>> {
+  const snapshot = await c.manager.query();
+  return new Set((snapshot.held ?? []).map((l) => l.name ?? ''));
+}
+
+async function flush(c: Context): Promise<void> {
+  const { state } = c;
+  await c.ready;
+  const holds = state.running === 0 ? state.changes : state.saved;
+  try {
+    await c.p.flush();
+    state.saved = Math.max(state.saved, holds);
+  } catch (err) {
+    throw isQuotaError(err)
+      ? browserError(err, 'STORAGE_ERROR', 'saving the directory tree')
+      : fsError(err, 'flush', '/');
+  }
+}
+
+// Atomic against other tabs and storages: the check and the write run under one Web Lock.
+async function createExclusive(
+  c: Context,
+  parentIsDir: (path: string) => Promise<void>,
+  path: string,
+  data: Uint8Array | string,
+): Promise<boolean> {
+  const { p, opts, memory } = c;
+  await c.ownerHeld;
+  return c.manager.request(lockName(opts.fsName, 'create-exclusive'), () =>
+    run(c, 'create', path, async () => {
+      let existing: StorageStat | null = null;
+      try {
+        existing = await p.lstat(path);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ENOENT') throw err;
+      }
+      if (existing !== null) {
+        const tag = existing.uid ?? 0;
+        const abandoned =
+          path.endsWith('.lock') &&
+          existing.isFile() &&
+          tag !== c.owner &&
+          tag >= MIN_OWNER &&
+          !(await alive(c)).has(lockName(opts.fsName, `owner:${tag}`));
+        if (!abandoned) return false;
+        memory.forget(path);
+        memory.dropPending(existing.ino);
+        await p.unlink(path);
+      }
+      await parentIsDir(path);
+      const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
+      await memory.writeKnown(path, bytes === data ? bytes.slice() : bytes, bytes);
+      return true;
+    }),
+  );
+}
+
+// Reflogs and the mirror's state log grow by a line a turn; LightningFS has no append. The
+// bytes known from the last read or write are extended, not read and decoded again.
+function appendFile(
+  c: Context,
+  parentIsDir: (path: string) => Promise<void>,
+  path: string,
+  data: Uint8Array | string,
+): Promise<void> {
+  const { p, memory } = c;
+  return run(c, 'append', path, async () => {
+    const add = typeof data === 'string' ? utf8(data) : data;
+    const st = await p.lstat(path).catch(() => null);
+    let old: Uint8Array = new Uint8Array(0);
+    if (st !== null)
+      old = memory.bytesAt(path, st) ?? ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
+    const next = new Uint8Array(old.byteLength + add.byteLength);
+    next.set(old, 0);
+    next.set(add, old.byteLength);
+    await parentIsDir(path);
+    await memory.writeKnown(path, next, next);
+  });
+}
+
+// The bytes held back are written now, so a ref never moves when its objects do not fit
+// (QUOTA_EXCEEDED before the move, as without batching). The tree is not saved here: it is saved
+// whole, refs and objects alike, and always after the bytes it names, so a reload finds a ref's
+// old value or its new one with every object it names; the sync's lock saves it when it lets go
+// (`withLock`). Without batching (LightningFS not as expected) the tree is saved now.
+async function beforeRefMove(c: Context): Promise<void> {
+  await c.ready;
+  if (!c.state.batching) {
+    await flush(c);
+    return;
+  }
+  try {
+    await c.memory.writeBack();
+  } catch (err) {
+    throw isQuotaError(err) ? browserError(err, 'STORAGE_ERROR', 'writing objects') : fsError(err, 'write', '/');
+  }
+}
+
+async function withLock<T>(c: Context, key: string, fn: () => Promise<T>): Promise<T> {
+  const { state } = c;
+  let granted = false;
+  const wait = c.opts.syncLockTimeoutMs;
+  // 0: do not wait at all; Infinity: wait as long as it takes.
+  const signal = wait > 0 && wait !== Infinity ? AbortSignal.timeout(wait) : undefined;
+  const timeout = (cause?: unknown) =>
+    new EntityGitError(
+      'LOCK_TIMEOUT',
+      `${PREFIX} ${key} stayed locked by another tab for ${wait} ms`,
+      { lock: key },
+      { cause },
+    );
+  try {
+    return await c.manager.request(
+      lockName(c.opts.fsName, key),
+      wait === 0 ? { ifAvailable: true } : signal ? { signal } : {},
+      async (lock) => {
+        if (lock === null) throw timeout();
+        granted = true;
+        const before = state.changes;
+        let result: T;
+        try {
+          result = await fn();
+        } catch (err) {
+          if (state.changes !== before && state.changes !== state.saved) await flush(c).catch(() => undefined);
+          throw err;
+        }
+        // What the sync wrote survives a reload once it has resolved. A read-only holder (verify)
+        // saves nothing, so it keeps working on an origin whose quota is used up; nor does a
+        // holder whose changes are saved already (a sync holds the lock's old name inside the
+        // new one, and would otherwise save the tree, every file of the origin, twice a sync).
+        if (state.changes !== before && state.changes !== state.saved) await flush(c);
+        return result;
+      },
+    );
+  } catch (err) {
+    if (!granted && signal?.aborted) throw timeout(err);
+    throw err;
+  }
+}
+
+async function close(c: Context): Promise<void> {
+  const { state } = c;
+  if (state.closed) return;
+  await flush(c).catch(() => undefined);
+  state.closed = true;
+  await c.ownerHeld;
+  state.releaseOwner?.();
 }

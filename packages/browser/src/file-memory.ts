@@ -31,197 +31,247 @@ export interface FileMemory {
   writeKnown(path: string, bytes: Uint8Array, kept: Uint8Array, o?: WriteOptions): Promise<void>;
 }
 
+/** The state behind one {@link FileMemory}: LightningFS, what is known and held back, and their sizes. */
+interface MemoryState {
+  readonly p: LightningPromises;
+  readonly ready: Promise<void>;
+  readonly isBatching: () => boolean;
+  /**
+   * Small files this page read or wrote, with the stat they had then (LightningFS keeps every
+   * stat in memory; reading a file's bytes is an IndexedDB round trip). A read whose file still
+   * has that stat is answered from here: refs, HEAD, config, reflogs and the mirror's state log
+   * are read again by every sync. Forgotten whenever LightningFS lets go of the file system
+   * (another tab may write then) and on any write this page makes to the file.
+   */
+  readonly known: Map<string, { key: string; data: Uint8Array }>;
+  knownBytes: number;
+  /** Writes in progress, by path: a file being written is not remembered from a read. */
+  readonly writing: Map<string, number>;
+  /**
+   * File bytes written since the tree was last saved, by inode: LightningFS would put each file
+   * in an IndexedDB transaction of its own (a round trip each, most of a turn's cost); they are
+   * put together, in one, just before the tree is saved (`flush()`, going idle, or LightningFS's
+   * own debounced save) — so the saved tree never names bytes IndexedDB lacks. Reads of such a
+   * file are answered from here.
+   */
+  readonly pending: Map<number, Uint8Array>;
+  /** Inodes made by a held-back write: IndexedDB has no bytes at all for them yet. */
+  readonly fresh: Set<number>;
+  pendingBytes: number;
+  /** LightningFS's wrapper around a stat-only write, made on the first held-back write. */
+  statOnly: ((path: string, size: number, mode: number | undefined) => Promise<{ ino: number }>) | null;
+}
+
 /**
  * The file memory of one browser storage over LightningFS `p` (initialised by `ready`).
  * `isBatching` tells whether LightningFS was patched (see `patchBackend`): until then, and if it
  * never is, bytes are written at once instead of held back.
  */
 export function createFileMemory(p: LightningPromises, ready: Promise<void>, isBatching: () => boolean): FileMemory {
-  // Small files this page read or wrote, with the stat they had then (LightningFS keeps every
-  // stat in memory; reading a file's bytes is an IndexedDB round trip). A read whose file still
-  // has that stat is answered from here: refs, HEAD, config, reflogs and the mirror's state log
-  // are read again by every sync. Forgotten whenever LightningFS lets go of the file system
-  // (another tab may write then) and on any write this page makes to the file.
-  const known = new Map<string, { key: string; data: Uint8Array }>();
-  let knownBytes = 0;
-  const writing = new Map<string, number>();
-  const statKey = (st: { ino?: number; size: number; mtimeMs: number }) => `${st.ino ?? ''}:${st.size}:${st.mtimeMs}`;
-  const forget = (path: string) => {
-    const e = known.get(path);
-    if (e) {
-      known.delete(path);
-      knownBytes -= e.data.byteLength;
-    }
+  const m: MemoryState = {
+    p,
+    ready,
+    isBatching,
+    known: new Map(),
+    knownBytes: 0,
+    writing: new Map(),
+    pending: new Map(),
+    fresh: new Set(),
+    pendingBytes: 0,
+    statOnly: null,
   };
-  const remember = (path: string, key: string, data: Uint8Array) => {
-    forget(path);
-    if (data.byteLength > KNOWN_FILE_MAX) return;
-    known.set(path, { key, data });
-    knownBytes += data.byteLength;
-    for (const [k] of known) {
-      if (knownBytes <= KNOWN_TOTAL_MAX) break;
-      forget(k);
-    }
+  return {
+    known: m.known,
+    writing: m.writing,
+    statKey,
+    forget: (path) => forget(m, path),
+    remember: (path, key, data) => remember(m, path, key, data),
+    dropPending: (ino) => dropPending(m, ino),
+    bytesAt: (path, st) => bytesAt(m, path, st),
+    writeBack: () => writeBack(m),
+    letGo: () => letGo(m),
+    writeKnown: (path, bytes, kept, o) => writeKnown(m, path, bytes, kept, o),
   };
-  // File bytes written since the tree was last saved, by inode: LightningFS would put each file
-  // in an IndexedDB transaction of its own (a round trip each, most of a turn's cost); they are
-  // put together, in one, just before the tree is saved (`flush()`, going idle, or LightningFS's
-  // own debounced save) — so the saved tree never names bytes IndexedDB lacks. Reads of such a
-  // file are answered from here.
-  const pending = new Map<number, Uint8Array>();
-  /** Inodes made by a held-back write: IndexedDB has no bytes at all for them yet. */
-  const fresh = new Set<number>();
-  let pendingBytes = 0;
-  const dropPending = (ino: number) => {
-    const data = pending.get(ino);
-    if (data !== undefined) {
-      pending.delete(ino);
-      fresh.delete(ino);
-      pendingBytes -= data.byteLength;
-    }
-  };
-  /** The path of the file with inode `ino` in LightningFS's tree, or null (a walk: failures only). */
-  function pathOf(ino: number): string | null {
-    const root = (p as unknown as LightningInternals)._backend?._cache?._root?.get('/') as
-      | Map<unknown, unknown>
-      | undefined;
-    const walk = (dir: Map<unknown, unknown>, at: string): string | null => {
-      for (const [name, entry] of dir) {
-        if (name === 0 || !(entry instanceof Map)) continue;
-        const full = `${at}/${name as string}`;
-        const st = entry.get(0) as { ino?: number; type?: string } | undefined;
-        if (st?.type === 'file' && st.ino === ino) return full;
-        if (st?.type === 'dir') {
-          const found = walk(entry, full);
-          if (found !== null) return found;
-        }
-      }
-      return null;
-    };
-    return root ? walk(root, '') : null;
+}
+
+const statKey = (st: { ino?: number; size: number; mtimeMs: number }) => `${st.ino ?? ''}:${st.size}:${st.mtimeMs}`;
+
+function forget(m: MemoryState, path: string): void {
+  const e = m.known.get(path);
+  if (e) {
+    m.known.delete(path);
+    m.knownBytes -= e.data.byteLength;
   }
-  async function writeBack(): Promise<void> {
-    if (pending.size === 0) return;
-    // Smallest first, in transactions of up to BATCH_BYTES (one file larger than that alone): a
-    // turn's files go in one, and on a full origin a large file cannot take the small ones —
-    // the repository's own — down with it.
-    const batch = [...pending].sort((x, y) => x[1].byteLength - y[1].byteLength);
-    const store = (p as unknown as LightningInternals)._backend!._idb!._store!;
-    const put = (items: [number, Uint8Array][]) =>
-      store._withIDBStore('readwrite', (os) => {
-        for (const [ino, data] of items) os.put(data, ino);
-      });
-    // A file written again meanwhile keeps its newer bytes pending.
-    const done = (ino: number, data: Uint8Array) => {
-      if (pending.get(ino) === data) dropPending(ino);
-    };
-    let first: unknown = null;
-    for (let i = 0; i < batch.length; ) {
-      const group: [number, Uint8Array][] = [];
-      let bytes = 0;
-      do {
-        group.push(batch[i]!);
-        bytes += batch[i]![1].byteLength;
-        i++;
-      } while (i < batch.length && bytes + batch[i]![1].byteLength <= BATCH_BYTES);
-      try {
-        await put(group);
-        for (const [ino, data] of group) done(ino, data);
-        continue;
-      } catch {
-        // A transaction lands whole or not at all: file by file, what fits still lands, as
-        // LightningFS's own writes would.
-      }
-      for (const [ino, data] of group) {
-        const made = fresh.has(ino);
-        try {
-          await put([[ino, data]]);
-        } catch (one) {
-          first ??= one;
-          // A file this write made goes from the tree (a rewritten one reads as it was before).
-          const path = made && pending.get(ino) === data ? pathOf(ino) : null;
-          if (path !== null) {
-            (p as unknown as LightningInternals)._backend!._cache!.unlink(path);
-            forget(path);
-          }
-        }
-        done(ino, data);
+}
+
+function remember(m: MemoryState, path: string, key: string, data: Uint8Array): void {
+  forget(m, path);
+  if (data.byteLength > KNOWN_FILE_MAX) return;
+  m.known.set(path, { key, data });
+  m.knownBytes += data.byteLength;
+  for (const [k] of m.known) {
+    if (m.knownBytes <= KNOWN_TOTAL_MAX) break;
+    forget(m, k);
+  }
+}
+
+function dropPending(m: MemoryState, ino: number): void {
+  const data = m.pending.get(ino);
+  if (data !== undefined) {
+    m.pending.delete(ino);
+    m.fresh.delete(ino);
+    m.pendingBytes -= data.byteLength;
+  }
+}
+
+/** The path of the file with inode `ino` in LightningFS's tree, or null (a walk: failures only). */
+function pathOf(p: LightningPromises, ino: number): string | null {
+  const root = (p as unknown as LightningInternals)._backend?._cache?._root?.get('/') as
+    | Map<unknown, unknown>
+    | undefined;
+  const walk = (dir: Map<unknown, unknown>, at: string): string | null => {
+    for (const [name, entry] of dir) {
+      if (name === 0 || !(entry instanceof Map)) continue;
+      const full = `${at}/${name as string}`;
+      const st = entry.get(0) as { ino?: number; type?: string } | undefined;
+      if (st?.type === 'file' && st.ino === ino) return full;
+      if (st?.type === 'dir') {
+        const found = walk(entry, full);
+        if (found !== null) return found;
       }
     }
-    if (first !== null) throw first;
-  }
-  const letGo = () => {
-    known.clear();
-    knownBytes = 0;
-    // Written back by the save that letting go makes, or dropped with the unsaved tree.
-    pending.clear();
-    fresh.clear();
-    pendingBytes = 0;
+    return null;
   };
-  let statOnly: ((path: string, size: number, mode: number | undefined) => Promise<{ ino: number }>) | null = null;
-  /** Put `bytes` at `path`: the tree changes now, the bytes go to IndexedDB with the next save. */
-  async function deferWrite(path: string, bytes: Uint8Array, o?: Parameters<StorageFs['writeFile']>[2]): Promise<void> {
-    await ready;
-    const internals = p as unknown as LightningInternals;
-    if (
-      !isBatching() ||
-      typeof internals._wrap !== 'function' ||
-      !internals._backend?._cache ||
-      !internals._backend._idb?._store
-    ) {
-      await p.writeFile(path, bytes, o);
-      return;
-    }
-    // LightningFS's own wrapper: takes its fs-wide lock and schedules the save of the tree.
-    statOnly ??= internals._wrap.call(
-      p,
-      async function (this: LightningInternals, path: string, size: number, mode: number | undefined) {
-        return this._backend!._cache!.writeStat(path, size, { mode });
-      } as never,
-      (...args: unknown[]) => args,
-      true,
-    ) as never;
-    const before = await p.lstat(path).catch(() => null);
-    const st = await statOnly!(path, bytes.byteLength, typeof o === 'object' ? o?.mode : undefined);
-    const made = before === null || before.ino !== st.ino || fresh.has(st.ino);
-    dropPending(st.ino);
-    pending.set(st.ino, bytes);
-    if (made) fresh.add(st.ino);
-    pendingBytes += bytes.byteLength;
-    if (pendingBytes > PENDING_MAX) await writeBack();
-  }
-  /** Write `bytes`; `kept` (the same bytes) is remembered when no other write to the file overlapped. */
-  async function writeKnown(
-    path: string,
-    bytes: Uint8Array,
-    kept: Uint8Array,
-    o?: Parameters<StorageFs['writeFile']>[2],
-  ): Promise<void> {
-    forget(path);
-    writing.set(path, (writing.get(path) ?? 0) + 1);
+  return root ? walk(root, '') : null;
+}
+
+async function writeBack(m: MemoryState): Promise<void> {
+  if (m.pending.size === 0) return;
+  // Smallest first, in transactions of up to BATCH_BYTES (one file larger than that alone): a
+  // turn's files go in one, and on a full origin a large file cannot take the small ones —
+  // the repository's own — down with it.
+  const batch = [...m.pending].sort((x, y) => x[1].byteLength - y[1].byteLength);
+  const store = (m.p as unknown as LightningInternals)._backend!._idb!._store!;
+  const put = (items: [number, Uint8Array][]) =>
+    store._withIDBStore('readwrite', (os) => {
+      for (const [ino, data] of items) os.put(data, ino);
+    });
+  let first: unknown = null;
+  for (let i = 0; i < batch.length; ) {
+    const group: [number, Uint8Array][] = [];
+    let bytes = 0;
+    do {
+      group.push(batch[i]!);
+      bytes += batch[i]![1].byteLength;
+      i++;
+    } while (i < batch.length && bytes + batch[i]![1].byteLength <= BATCH_BYTES);
     try {
-      await deferWrite(path, bytes, o);
-      if (writing.get(path) === 1) remember(path, statKey(await p.lstat(path)), kept);
-    } finally {
-      const n = writing.get(path)! - 1;
-      if (n === 0) writing.delete(path);
-      else writing.set(path, n);
+      await put(group);
+      for (const [ino, data] of group) written(m, ino, data);
+      continue;
+    } catch {
+      // A transaction lands whole or not at all: file by file, what fits still lands, as
+      // LightningFS's own writes would.
+    }
+    for (const [ino, data] of group) {
+      const made = m.fresh.has(ino);
+      try {
+        await put([[ino, data]]);
+      } catch (one) {
+        first ??= one;
+        // A file this write made goes from the tree (a rewritten one reads as it was before).
+        const path = made && m.pending.get(ino) === data ? pathOf(m.p, ino) : null;
+        if (path !== null) {
+          (m.p as unknown as LightningInternals)._backend!._cache!.unlink(path);
+          forget(m, path);
+        }
+      }
+      written(m, ino, data);
     }
   }
-  /** The bytes of the file at `path` (stat `st`) known without IndexedDB: held back, or remembered while its stat holds. */
-  const bytesAt = (
-    path: string,
-    st: { ino: number; size: number; mtimeMs: number; isFile(): boolean },
-  ): Uint8Array | undefined => {
-    if (!st.isFile()) return undefined;
-    const held = pending.get(st.ino);
-    if (held !== undefined) return held;
-    const hit = known.get(path);
-    if (hit === undefined || hit.key !== statKey(st)) return undefined;
-    // Most recently used last.
-    known.delete(path);
-    known.set(path, hit);
-    return hit.data;
-  };
-  return { known, writing, statKey, forget, remember, dropPending, bytesAt, writeBack, letGo, writeKnown };
+  if (first !== null) throw first;
+}
+
+/** `data` reached IndexedDB (or never will): no longer held, unless the file was written again meanwhile. */
+function written(m: MemoryState, ino: number, data: Uint8Array): void {
+  if (m.pending.get(ino) === data) dropPending(m, ino);
+}
+
+function letGo(m: MemoryState): void {
+  m.known.clear();
+  m.knownBytes = 0;
+  // Written back by the save that letting go makes, or dropped with the unsaved tree.
+  m.pending.clear();
+  m.fresh.clear();
+  m.pendingBytes = 0;
+}
+
+/** Put `bytes` at `path`: the tree changes now, the bytes go to IndexedDB with the next save. */
+async function deferWrite(m: MemoryState, path: string, bytes: Uint8Array, o?: WriteOptions): Promise<void> {
+  const { p } = m;
+  await m.ready;
+  const internals = p as unknown as LightningInternals;
+  if (
+    !m.isBatching() ||
+    typeof internals._wrap !== 'function' ||
+    !internals._backend?._cache ||
+    !internals._backend._idb?._store
+  ) {
+    await p.writeFile(path, bytes, o);
+    return;
+  }
+  // LightningFS's own wrapper: takes its fs-wide lock and schedules the save of the tree.
+  m.statOnly ??= internals._wrap.call(
+    p,
+    async function (this: LightningInternals, path: string, size: number, mode: number | undefined) {
+      return this._backend!._cache!.writeStat(path, size, { mode });
+    } as never,
+    (...args: unknown[]) => args,
+    true,
+  ) as never;
+  const before = await p.lstat(path).catch(() => null);
+  const st = await m.statOnly!(path, bytes.byteLength, typeof o === 'object' ? o?.mode : undefined);
+  const made = before === null || before.ino !== st.ino || m.fresh.has(st.ino);
+  dropPending(m, st.ino);
+  m.pending.set(st.ino, bytes);
+  if (made) m.fresh.add(st.ino);
+  m.pendingBytes += bytes.byteLength;
+  if (m.pendingBytes > PENDING_MAX) await writeBack(m);
+}
+
+/** Write `bytes`; `kept` (the same bytes) is remembered when no other write to the file overlapped. */
+async function writeKnown(
+  m: MemoryState,
+  path: string,
+  bytes: Uint8Array,
+  kept: Uint8Array,
+  o?: WriteOptions,
+): Promise<void> {
+  forget(m, path);
+  m.writing.set(path, (m.writing.get(path) ?? 0) + 1);
+  try {
+    await deferWrite(m, path, bytes, o);
+    if (m.writing.get(path) === 1) remember(m, path, statKey(await m.p.lstat(path)), kept);
+  } finally {
+    const n = m.writing.get(path)! - 1;
+    if (n === 0) m.writing.delete(path);
+    else m.writing.set(path, n);
+  }
+}
+
+/** The bytes of the file at `path` (stat `st`) known without IndexedDB: held back, or remembered while its stat holds. */
+function bytesAt(
+  m: MemoryState,
+  path: string,
+  st: { ino: number; size: number; mtimeMs: number; isFile(): boolean },
+): Uint8Array | undefined {
+  if (!st.isFile()) return undefined;
+  const held = m.pending.get(st.ino);
+  if (held !== undefined) return held;
+  const hit = m.known.get(path);
+  if (hit === undefined || hit.key !== statKey(st)) return undefined;
+  // Most recently used last.
+  m.known.delete(path);
+  m.known.set(path, hit);
+  return hit.data;
 }

@@ -23,9 +23,10 @@ export interface SessionRow {
   /** Creation order: `listSessions` and a project's sessions are given in it. */
   ord: number;
   /**
-   * The change marker (issue 22): set at creation to a random 48-bit start, bumped in the same
-   * transaction as every write to the session or its nodes. Absent on rows written before markers
-   * (no marker: the mirror's full check) until the session's next write.
+   * The change marker (docs/design.md, 'The data model'): set at creation to a random 48-bit
+   * start, bumped in the same transaction as every write to the session or its nodes. Absent on
+   * a row written by a version without markers (no marker: the mirror's full check) until the
+   * session's next write.
    */
   rev?: number;
 }
@@ -53,11 +54,11 @@ export interface ProjectRow {
 }
 
 /**
- * The schema (DESIGN.md §2 in IndexedDB terms). `nodes` is keyed by `[session_id, seq]` — the
- * (session_id, seq) index of the SQL schema, here the primary key, so a session's nodes are one
- * key range read in seq order; `by_id` on `[session_id, id]` makes an id unique per session
- * (as in MemoryDag) and finds a node by id. A row whose `project_id` is null is simply absent
- * from `by_project` (null is no IndexedDB key).
+ * The schema (@entity-git/sql's schema in IndexedDB terms). `nodes` is keyed by
+ * `[session_id, seq]` — the (session_id, seq) index of the SQL schema, here the primary key, so a
+ * session's nodes are one key range read in seq order; `by_id` on `[session_id, id]` makes an id
+ * unique per session (as in MemoryDag) and finds a node by id. A row whose `project_id` is null is
+ * simply absent from `by_project` (null is no IndexedDB key).
  */
 export interface DagSchema extends DBSchema {
   sessions: { key: string; value: SessionRow; indexes: { by_ord: number; by_project: string } };

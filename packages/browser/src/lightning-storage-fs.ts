@@ -34,45 +34,10 @@ export function lightningStorageFs(
   memory: FileMemory,
   run: RunOperation,
 ): { fs: StorageFs; parentIsDir(path: string): Promise<void> } {
-  const { known, writing, statKey, forget, remember, dropPending, bytesAt, writeKnown } = memory;
-
-  // LightningFS would add a child to a *file* whose path is used as a directory; Node says ENOTDIR.
-  async function parentIsDir(path: string): Promise<void> {
-    const parent = dirOf(path);
-    if (parent === '/') return;
-    let st;
-    try {
-      st = await p.lstat(parent);
-    } catch (err) {
-      // A missing parent (or one above it): ENOENT, as LightningFS would say after trying.
-      if ((err as { code?: string }).code === 'ENOENT') throw codeError('ENOENT', path);
-      return;
-    }
-    if (!st.isDirectory()) throw codeError('ENOTDIR', path);
-  }
-  const asText = (o: Parameters<StorageFs['readFile']>[1]) =>
-    o === 'utf8' || (typeof o === 'object' && o?.encoding === 'utf8');
-
+  const { forget, dropPending, writeKnown } = memory;
+  const parentIsDir = (path: string) => parentIsDirIn(p, path);
   const fs: StorageFs = {
-    readFile: (path, o) =>
-      run('read', path, async () => {
-        // The stat is in memory: a missing file is known without asking IndexedDB for its bytes.
-        const st = await p.lstat(path).catch((err: { code?: string }) => {
-          if (err?.code === 'ENOENT' || err?.code === 'ENOTDIR') throw err;
-          return null;
-        });
-        const hit = st === null ? undefined : bytesAt(path, st);
-        if (hit !== undefined) return asText(o) ? fromUtf8(hit) : hit.slice();
-        const data = (await p.readFile(path)) as Uint8Array | null | undefined;
-        if (data === undefined || data === null) {
-          // The tree lists the file but its data never reached IndexedDB (reload in between).
-          forget(path);
-          return asText(o) ? '' : new Uint8Array(0);
-        }
-        if (st?.isFile() && !writing.has(path) && data.byteLength === st.size)
-          remember(path, statKey(st), data.slice());
-        return asText(o) ? fromUtf8(data) : data;
-      }),
+    readFile: (path, o) => run('read', path, () => readFile(p, memory, path, o)),
     writeFile: (path, data, o) =>
       run('write', path, async () => {
         await parentIsDir(path);
@@ -97,25 +62,68 @@ export function lightningStorageFs(
     rmdir: (path) => run('rmdir', path, () => p.rmdir(path)),
     stat: (path) => run('stat', path, () => p.stat(path) as Promise<StorageStat>),
     lstat: (path) => run('stat', path, () => p.lstat(path) as Promise<StorageStat>),
-    rename: (from, to) =>
-      run('rename', from, async () => {
-        await parentIsDir(to);
-        const moved = known.get(from);
-        forget(from);
-        forget(to);
-        // A file renamed over is gone from the tree: bytes still held for it are not written.
-        const over = await p.lstat(to).catch(() => null);
-        if (over?.isFile()) {
-          const src = await p.lstat(from).catch(() => null);
-          if (src === null || src.ino !== over.ino) dropPending(over.ino);
-        }
-        await p.rename(from, to);
-        // LightningFS moves the file's entry, stat and all: what was known of it still holds.
-        if (moved !== undefined && !writing.has(from) && !writing.has(to)) remember(to, moved.key, moved.data);
-      }),
+    rename: (from, to) => run('rename', from, () => rename(p, memory, from, to)),
     readlink: (path) => run('readlink', path, () => p.readlink(path)),
     symlink: (target, path) => run('symlink', path, () => p.symlink(target, path)),
   };
-
   return { fs, parentIsDir };
+}
+
+// LightningFS would add a child to a *file* whose path is used as a directory; Node says ENOTDIR.
+async function parentIsDirIn(p: LightningPromises, path: string): Promise<void> {
+  const parent = dirOf(path);
+  if (parent === '/') return;
+  let st;
+  try {
+    st = await p.lstat(parent);
+  } catch (err) {
+    // A missing parent (or one above it): ENOENT, as LightningFS would say after trying.
+    if ((err as { code?: string }).code === 'ENOENT') throw codeError('ENOENT', path);
+    return;
+  }
+  if (!st.isDirectory()) throw codeError('ENOTDIR', path);
+}
+
+const asText = (o: Parameters<StorageFs['readFile']>[1]) =>
+  o === 'utf8' || (typeof o === 'object' && o?.encoding === 'utf8');
+
+async function readFile(
+  p: LightningPromises,
+  memory: FileMemory,
+  path: string,
+  o: Parameters<StorageFs['readFile']>[1],
+): Promise<Uint8Array | string> {
+  const { writing, statKey, forget, remember, bytesAt } = memory;
+  // The stat is in memory: a missing file is known without asking IndexedDB for its bytes.
+  const st = await p.lstat(path).catch((err: { code?: string }) => {
+    if (err?.code === 'ENOENT' || err?.code === 'ENOTDIR') throw err;
+    return null;
+  });
+  const hit = st === null ? undefined : bytesAt(path, st);
+  if (hit !== undefined) return asText(o) ? fromUtf8(hit) : hit.slice();
+  const data = (await p.readFile(path)) as Uint8Array | null | undefined;
+  if (data === undefined || data === null) {
+    // The tree lists the file but its data never reached IndexedDB (reload in between).
+    forget(path);
+    return asText(o) ? '' : new Uint8Array(0);
+  }
+  if (st?.isFile() && !writing.has(path) && data.byteLength === st.size) remember(path, statKey(st), data.slice());
+  return asText(o) ? fromUtf8(data) : data;
+}
+
+async function rename(p: LightningPromises, memory: FileMemory, from: string, to: string): Promise<void> {
+  const { known, writing, forget, remember, dropPending } = memory;
+  await parentIsDirIn(p, to);
+  const moved = known.get(from);
+  forget(from);
+  forget(to);
+  // A file renamed over is gone from the tree: bytes still held for it are not written.
+  const over = await p.lstat(to).catch(() => null);
+  if (over?.isFile()) {
+    const src = await p.lstat(from).catch(() => null);
+    if (src === null || src.ino !== over.ino) dropPending(over.ino);
+  }
+  await p.rename(from, to);
+  // LightningFS moves the file's entry, stat and all: what was known of it still holds.
+  if (moved !== undefined && !writing.has(from) && !writing.has(to)) remember(to, moved.key, moved.data);
 }

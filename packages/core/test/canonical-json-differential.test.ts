@@ -127,6 +127,32 @@ describe('canonical JSON (engine fast path) against the walk it replaced', () =>
     for (let k = 0; k < 20_000; k++) same(value(r, 0));
   });
 
+  it('writes objects of a repeated shape alike, whose key order is worked out once (nodes, nested, rejected ones)', () => {
+    const r = random(0xc0de);
+    for (let k = 0; k < 3_000; k++) {
+      const node = {
+        id: `n${k}`,
+        session_id: 's',
+        seq: k + 1,
+        role: 'user',
+        content: r(3) === 0 ? { type: 'text', text: `t${k}`, annotations: [{ z: 1, a: k }] } : `text ${k}`,
+        predecessor: k === 0 ? null : `n${k - 1}`,
+        caller: null,
+        created_at: 1_700_000_000 + k / 7,
+        metadata: r(4) === 0 ? { usage: { total_tokens: k, input: 2 }, pending: false } : null,
+      };
+      same(node);
+      // The same shape holding what JSON cannot: rejected alike, whichever key holds it.
+      if (k % 500 === 0) {
+        for (const bad of [undefined, Number.NaN, () => 1, Symbol('s')]) {
+          const wrong: Record<string, unknown> = { ...node, metadata: { usage: { total_tokens: bad, input: 2 } } };
+          expect(() => canonicalJson(wrong)).toThrow();
+          expect(() => canonicalJsonBefore(wrong)).toThrow();
+        }
+      }
+    }
+  });
+
   it('sorts every pair of keys alike, integer-like keys and __proto__ included', () => {
     for (const a of KEYS)
       for (const b of KEYS) {

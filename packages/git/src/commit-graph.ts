@@ -1,7 +1,5 @@
 import { fromHex, toHex } from './bytes/hex.js';
 import type { Codec } from './codec/codec.js';
-import { joinPath } from './storage/paths.js';
-import type { Store } from './storage/store.js';
 
 /**
  * git's commit-graph file (`objects/info/commit-graph`, version 1, SHA-1): every commit's tree,
@@ -22,92 +20,14 @@ export interface GraphCommit {
 
 export const COMMIT_GRAPH_PATH = 'objects/info/commit-graph';
 
-const NO_PARENT = 0x70000000;
-const HEADER = 8;
-const CHUNK_ENTRY = 12;
-const OIDF = 0x4f494446;
-const OIDL = 0x4f49444c;
-const CDAT = 0x43444154;
-const CDAT_WIDTH = 36;
-
-/**
- * The bytes of a commit-graph holding `commits`; null when it cannot hold them: a parent that is
- * not among them (a graph names parents by position), or a commit with more than two parents.
- * Generations are topological levels (a root is 1), as git writes them without its v2 chunk.
- */
-export function buildCommitGraph(commits: readonly GraphCommit[], codec: Codec): Uint8Array | null {
-  const sorted = [...new Map(commits.map((c) => [c.oid, c])).values()].sort((a, b) =>
-    a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0,
-  );
-  const pos = new Map(sorted.map((c, i) => [c.oid, i]));
-  for (const c of sorted) {
-    if (c.parents.length > 2) return null;
-    for (const p of c.parents) if (!pos.has(p)) return null;
-  }
-  // Topological levels, parents first, without recursion (chains are thousands deep).
-  const generation = new Uint32Array(sorted.length);
-  const onStack = new Uint8Array(sorted.length);
-  for (let i = 0; i < sorted.length; i++) {
-    if (generation[i] !== 0) continue;
-    const stack = [i];
-    onStack[i] = 1;
-    while (stack.length > 0) {
-      const at = stack.at(-1)!;
-      let level = 1;
-      let pending = false;
-      for (const p of sorted[at]!.parents) {
-        const q = pos.get(p)!;
-        if (generation[q] === 0) {
-          if (onStack[q]) return null; // a cycle: no such history
-          stack.push(q);
-          onStack[q] = 1;
-          pending = true;
-        } else level = Math.max(level, generation[q]! + 1);
-      }
-      if (pending) continue;
-      generation[at] = Math.min(level, 0x3fffffff);
-      onStack[at] = 0;
-      stack.pop();
-    }
-  }
-  const n = sorted.length;
-  const chunks: [number, number][] = [
-    [OIDF, 1024],
-    [OIDL, 20 * n],
-    [CDAT, CDAT_WIDTH * n],
-  ];
-  const tableEnd = HEADER + (chunks.length + 1) * CHUNK_ENTRY;
-  const size = tableEnd + chunks.reduce((a, [, len]) => a + len, 0);
-  const out = new Uint8Array(size + 20);
-  const view = new DataView(out.buffer);
-  out.set([0x43, 0x47, 0x50, 0x48, 1, 1, chunks.length, 0], 0); // CGPH, version 1, SHA-1, chunks, no base graphs
-  let offset = tableEnd;
-  chunks.forEach(([id, len], k) => {
-    view.setUint32(HEADER + k * CHUNK_ENTRY, id);
-    view.setBigUint64(HEADER + k * CHUNK_ENTRY + 4, BigInt(offset));
-    offset += len;
-  });
-  view.setBigUint64(HEADER + chunks.length * CHUNK_ENTRY + 4, BigInt(offset));
-  const fanout = tableEnd;
-  const oids = fanout + 1024;
-  const data = oids + 20 * n;
-  const counts = new Uint32Array(256);
-  sorted.forEach((c, i) => {
-    counts[parseInt(c.oid.slice(0, 2), 16)]!++;
-    out.set(fromHex(c.oid), oids + 20 * i);
-    const at = data + CDAT_WIDTH * i;
-    out.set(fromHex(c.tree), at);
-    view.setUint32(at + 20, c.parents[0] === undefined ? NO_PARENT : pos.get(c.parents[0])!);
-    view.setUint32(at + 24, c.parents[1] === undefined ? NO_PARENT : pos.get(c.parents[1])!);
-    const time = Math.max(0, Math.min(c.time, 2 ** 34 - 1));
-    view.setUint32(at + 28, ((generation[i]! << 2) | Math.floor(time / 2 ** 32)) >>> 0);
-    view.setUint32(at + 32, time >>> 0);
-  });
-  let total = 0;
-  for (let b = 0; b < 256; b++) view.setUint32(fanout + 4 * b, (total += counts[b]!));
-  out.set(fromHex(codec.sha1(out.subarray(0, size))), size);
-  return out;
-}
+// The format's numbers, shared with the writer (commit-graph-write.ts).
+export const NO_PARENT = 0x70000000;
+export const HEADER = 8;
+export const CHUNK_ENTRY = 12;
+export const OIDF = 0x4f494446;
+export const OIDL = 0x4f49444c;
+export const CDAT = 0x43444154;
+export const CDAT_WIDTH = 36;
 
 /** A commit-graph file, read. Positions index its commits in object id order. */
 export class CommitGraph {
@@ -197,7 +117,7 @@ export class CommitGraph {
   }
 }
 
-/** Every commit of `graph`, as {@link buildCommitGraph} takes them; null when one has an octopus edge. */
+/** Every commit of `graph`, as the writer's `buildCommitGraph` takes them; null when one has an octopus edge. */
 export function graphCommits(graph: CommitGraph): GraphCommit[] | null {
   const out: GraphCommit[] = [];
   for (let i = 0; i < graph.count; i++) {
@@ -206,24 +126,4 @@ export function graphCommits(graph: CommitGraph): GraphCommit[] | null {
     out.push(c);
   }
   return out;
-}
-
-/**
- * Write the commit-graph of `gitdir` for `commits` and those of the graph already there (all of
- * them must be in the repository already). Nothing is written when the two do not make a
- * whole graph (a parent in neither); the graph there, if any, stays, still true if incomplete.
- */
-export async function writeCommitGraph(
-  store: Store,
-  gitdir: string,
-  commits: readonly GraphCommit[],
-): Promise<boolean> {
-  const path = joinPath(gitdir, COMMIT_GRAPH_PATH);
-  const existing = await store.read(path);
-  const old = existing === null ? null : CommitGraph.parse(existing, store.codec);
-  const before = old === null ? [] : graphCommits(old);
-  const all = before === null ? null : buildCommitGraph([...before, ...commits], store.codec);
-  if (all === null) return false;
-  await store.writeAtomic(path, all);
-  return true;
 }

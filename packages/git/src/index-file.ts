@@ -1,10 +1,11 @@
 import { EntityGitError } from './errors.js';
-import { fromHex, toHex } from './bytes/hex.js';
+import { fromHex, hexInto, toHex } from './bytes/hex.js';
 import { fromUtf8, utf8 } from './bytes/utf8.js';
 import type { Codec } from './codec/codec.js';
 import { joinPath } from './storage/paths.js';
 import type { StorageStat } from './storage/storage.js';
 import type { Store } from './storage/store.js';
+import { runAll } from './work-steps.js';
 
 /** One entry of git's index: a path, its blob, and the stat data git compares to skip re-hashing. */
 export interface IndexEntry {
@@ -74,9 +75,17 @@ function encodeEntry(e: IndexEntry): Encoded {
     const name = utf8(e.path);
     const bytes = new Uint8Array(Math.ceil((62 + name.length + 1) / 8) * 8);
     const view = new DataView(bytes.buffer);
-    const fields = [e.ctimeSec, e.ctimeNsec, e.mtimeSec, e.mtimeNsec, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];
-    fields.forEach((f, i) => view.setUint32(i * 4, u32(f)));
-    bytes.set(fromHex(e.oid), 40);
+    view.setUint32(0, u32(e.ctimeSec));
+    view.setUint32(4, u32(e.ctimeNsec));
+    view.setUint32(8, u32(e.mtimeSec));
+    view.setUint32(12, u32(e.mtimeNsec));
+    view.setUint32(16, u32(e.dev));
+    view.setUint32(20, u32(e.ino));
+    view.setUint32(24, u32(e.mode));
+    view.setUint32(28, u32(e.uid));
+    view.setUint32(32, u32(e.gid));
+    view.setUint32(36, u32(e.size));
+    hexInto(e.oid, bytes, 40);
     view.setUint16(60, Math.min(name.length, 0xfff));
     bytes.set(name, 62);
     done = { name, bytes, ascii: ASCII.test(e.path) };
@@ -122,15 +131,7 @@ function linkExtension(shared: string): Uint8Array {
 const EMPTY_EWAH = new Uint8Array([0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
 
 /** Entries encoded or copied between two pauses of {@link buildIndexSteps}. */
-const STEP = 1024;
-
-/** Run steps to their end at once. */
-function runAll<T>(steps: Generator<void, T, void>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-}
+const STEP = 256;
 
 function* build(
   entries: readonly IndexEntry[],

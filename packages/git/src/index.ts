@@ -53,14 +53,8 @@ export { applyDelta, applyDeltas, prefixSuffixDelta } from './pack/delta.js';
 export { idxOids, countPacks } from './pack/pack-index.js';
 export { PackBuilder, STORED_BLOB_MAX } from './pack/pack-builder.js';
 export { writeRepositoryPack, type PackReport } from './repository-pack.js';
-export {
-  CommitGraph,
-  COMMIT_GRAPH_PATH,
-  buildCommitGraph,
-  graphCommits,
-  writeCommitGraph,
-  type GraphCommit,
-} from './commit-graph.js';
+export { CommitGraph, COMMIT_GRAPH_PATH, graphCommits, type GraphCommit } from './commit-graph.js';
+export { buildCommitGraph, buildCommitGraphSteps, writeCommitGraph } from './commit-graph-write.js';
 export {
   buildIndex,
   buildIndexSteps,

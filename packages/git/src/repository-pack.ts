@@ -1,4 +1,5 @@
-import { writeCommitGraph, type GraphCommit } from './commit-graph.js';
+import type { GraphCommit } from './commit-graph.js';
+import { writeCommitGraph } from './commit-graph-write.js';
 import { ObjectStore } from './object-store.js';
 import { parseCommit } from './objects/commit.js';
 import { parseTree } from './objects/tree.js';

@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { portableCodec } from '../src/codec/codec.js';
 import { sha1, sha1Stream } from '../src/codec/sha1.js';
+import { CommitGraph, type GraphCommit } from '../src/commit-graph.js';
+import { buildCommitGraph, buildCommitGraphSteps, writeCommitGraph } from '../src/commit-graph-write.js';
 import { buildIndex, buildIndexSteps, type IndexEntry } from '../src/index-file.js';
 import { objectId } from '../src/objects/frame.js';
 import { PackBuilder } from '../src/pack/pack-builder.js';
@@ -52,14 +54,14 @@ describe('SHA-1 fed in parts (Codec.sha1Stream)', () => {
 });
 
 describe('the index built in steps (buildIndexSteps)', () => {
-  it('pauses every thousand or so entries and gives the bytes buildIndex gives, sorted or not', () => {
+  it('pauses every few hundred entries and gives the bytes buildIndex gives, sorted or not', () => {
     const entries = Array.from({ length: 5000 }, (_, i) => entry(i));
     for (const list of [entries, [...entries].reverse()]) {
       const steps = buildIndexSteps(list, portableCodec);
       let pauses = 0;
       let r = steps.next();
       for (; !r.done; r = steps.next()) pauses++;
-      expect(pauses).toBeGreaterThanOrEqual(8);
+      expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(5000 / 256));
       expect(Buffer.from(r.value).equals(Buffer.from(buildIndex(list, portableCodec)))).toBe(true);
     }
   });
@@ -105,5 +107,62 @@ describe('a pack finished in slices (PackBuilder.write with a pause)', () => {
     expect(written[0]!.name).toBe(written[1]!.name);
     expect(Buffer.from(written[0]!.pack).equals(Buffer.from(written[1]!.pack))).toBe(true);
     expect(Buffer.from(written[0]!.idx).equals(Buffer.from(written[1]!.idx))).toBe(true);
+  });
+});
+
+describe('the commit-graph made in steps (buildCommitGraphSteps, writeCommitGraph with a pause)', () => {
+  // A chain of 3,000 commits with a second branch off every hundredth: what a long backfill writes.
+  const commits: GraphCommit[] = [];
+  const oid = (s: string) => createHash('sha1').update(s).digest('hex');
+  let parent: string | null = null;
+  for (let i = 0; i < 3000; i++) {
+    const c: GraphCommit = {
+      oid: oid(`c${i}`),
+      tree: oid(`t${i}`),
+      parents: parent ? [parent] : [],
+      time: 1_700_000_000 + i,
+    };
+    commits.push(c);
+    if (i % 100 === 50) commits.push({ oid: oid(`b${i}`), tree: oid(`bt${i}`), parents: [c.oid], time: c.time + 1 });
+    parent = c.oid;
+  }
+
+  it('pauses every few hundred commits and gives the bytes of the graph made in one piece', () => {
+    const steps = buildCommitGraphSteps(commits, portableCodec);
+    let pauses = 0;
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) pauses++;
+    expect(pauses).toBeGreaterThanOrEqual(5 * Math.floor(3000 / 256));
+    const whole = buildCommitGraph(commits, portableCodec)!;
+    expect(Buffer.from(r.value!).equals(Buffer.from(whole))).toBe(true);
+    const graph = CommitGraph.parse(whole, portableCodec)!;
+    expect(graph.count).toBe(commits.length);
+    expect(graph.generation(graph.positionOf(commits.at(-1)!.oid))).toBe(3000);
+  });
+
+  it('writeCommitGraph awaits each pause it asks for and writes the same file; a graph it cannot make is none', async () => {
+    const files: Uint8Array[] = [];
+    for (const pausing of [true, false]) {
+      const store = storeFor(memoryStorage());
+      let asked = 0;
+      let awaited = 0;
+      const pause = () => {
+        asked++;
+        return Promise.resolve().then(() => {
+          awaited++;
+        });
+      };
+      expect(await writeCommitGraph(store, '/repo/.git', commits, pausing ? pause : undefined)).toBe(true);
+      if (pausing) {
+        expect(asked).toBeGreaterThanOrEqual(5 * Math.floor(3000 / 256));
+        expect(awaited).toBe(asked);
+      }
+      files.push((await store.read('/repo/.git/objects/info/commit-graph'))!);
+    }
+    expect(Buffer.from(files[0]!).equals(Buffer.from(files[1]!))).toBe(true);
+    const orphan = [{ ...commits[5]!, parents: [oid('missing')] }];
+    const store = storeFor(memoryStorage());
+    expect(await writeCommitGraph(store, '/repo/.git', orphan, () => Promise.resolve())).toBe(false);
+    expect(await store.read('/repo/.git/objects/info/commit-graph')).toBeNull();
   });
 });

@@ -86,10 +86,14 @@ describe.skipIf(PG_URL === undefined)('Mastra on PostgreSQL, mirrored', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const { rows } = await client.query(
-      `select count(*)::int as n from mastra_messages where "createdAt" <> ("createdAtZ" at time zone 'UTC')`,
+      `select count(*)::int as n, count(*) filter (where "createdAt" <> ("createdAtZ" at time zone 'UTC'))::int as shifted
+         from mastra_messages`,
     );
     await client.end();
-    expect(rows[0].n).toBe(8);
+    // Every message carries the writer's wall clock, not the instant (how many rows a streamed
+    // turn leaves is Mastra's business: at least the 8 messages of the two threads).
+    expect(rows[0].n).toBeGreaterThanOrEqual(8);
+    expect(rows[0].shifted).toBe(rows[0].n);
 
     const fromFile = await openMastraSqlite({ file });
     cleanups.push(() => fromFile.close());

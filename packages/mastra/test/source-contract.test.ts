@@ -102,9 +102,12 @@ describe('MastraDag keeps the DagSource contract on a database made by Mastra', 
     await mirror.sync('z');
     // Mastra takes a message with any createdAt: the thread's order, and so the seqs, follow it.
     await storage.saveMessages({ messages: [text('z', 'late0', 100)] as never });
-    // The incremental sync meets a committed node under another seq; a full one rebuilds.
-    await expectCode(mirror.sync('z'), 'DAG_DUPLICATE_ID');
-    await mirror.sync('z', { full: true });
+    // The incremental sync meets a committed node under another seq: it reads the thread whole and
+    // commits the turns whose nodes moved again (the old tip stays in the reflog).
+    const before = refs(mirror.repoPath('z'));
+    const resynced = await mirror.sync('z');
+    expect(resynced.derivation).toBe('full');
+    expect(refs(mirror.repoPath('z'))).not.toEqual(before);
     expect((await mirror.verify('z')).ok).toBe(true);
     const fresh = createNodeMirror({ dag: store.dag, root: tempDir() });
     await fresh.sync('z');

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { type Codec, FIXED_DEFLATE_MAX, fixedZlib } from '@entity-git/git';
 
@@ -22,7 +22,8 @@ function deflateOptions(length: number): { level: number; windowBits: number; me
 }
 
 export const nodeCodec: Codec = Object.freeze({
-  sha1: (data: Uint8Array) => createHash('sha1').update(data).digest('hex'),
+  // One call, no Hash object: a backfill hashes every node and object (Node 20.12 on).
+  sha1: (data: Uint8Array) => hash('sha1', data, 'hex'),
   // Level 1: loose objects are short-lived (packing recompresses them); measured ~3x cheaper than
   // the default level on message trees for a few percent more bytes.
   deflate: (data: Uint8Array) => deflateSync(data, deflateOptions(data.length)),

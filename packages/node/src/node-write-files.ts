@@ -132,27 +132,74 @@ function giveBack(worker: Worker): void {
 }
 
 /**
- * {@link Storage.writeFiles}: the files written on a worker thread, their bytes copied once into a
- * buffer handed over whole, the stats handed back the same way. The caller's thread goes on
- * meanwhile (a backfill builds its pack); file creation is the kernel's work, so the two overlap
- * even on two cores. A thread is worth starting for many files: the mirror asks from 256. The
- * thread is kept, idle, for the next call.
+ * Files handed to the writer thread in one message: at most this many, and at most
+ * {@link BATCH_BYTES} (a larger file goes alone). Copying every file of a backfill into one
+ * buffer, and making every stat of the answer, each held the caller's event loop for tens of ms
+ * in a fresh process (the code not yet compiled); one batch's stats and the next one's copy are one
+ * short task.
  */
-export function writeFilesOffThread(files: readonly WorkTreeFile[], fsync: boolean): Promise<StorageStat[]> {
+const BATCH_FILES = 256;
+const BATCH_BYTES = 1 << 20;
+
+/** The files of one message to the writer thread: `[from, to)` of the caller's list. */
+function batches(files: readonly WorkTreeFile[]): [number, number][] {
+  const out: [number, number][] = [];
+  let from = 0;
+  let bytes = 0;
+  for (let i = 0; i < files.length; i++) {
+    const size = files[i]!.data.length;
+    if (i > from && (i - from >= BATCH_FILES || bytes + size > BATCH_BYTES)) {
+      out.push([from, i]);
+      from = i;
+      bytes = 0;
+    }
+    bytes += size;
+  }
+  if (from < files.length) out.push([from, files.length]);
+  return out;
+}
+
+/** One batch's message: its bytes copied once into a buffer handed over whole. */
+function batchJob(files: readonly WorkTreeFile[], from: number, to: number, fsync: boolean) {
   let total = 0;
-  for (const f of files) total += f.data.length;
+  for (let i = from; i < to; i++) total += files[i]!.data.length;
   const buffer = new ArrayBuffer(total);
   const bytes = new Uint8Array(buffer);
-  const ends = new Float64Array(files.length);
+  const ends = new Float64Array(to - from);
+  const paths: string[] = [];
   let at = 0;
-  files.forEach((f, i) => {
+  for (let i = from; i < to; i++) {
+    const f = files[i]!;
     bytes.set(f.data, at);
     at += f.data.length;
-    ends[i] = at;
-  });
-  const paths = files.map((f) => f.path);
+    ends[i - from] = at;
+    paths.push(f.path);
+  }
+  return { buffer, ends, paths, fsync };
+}
+
+/**
+ * {@link Storage.writeFiles}: the files written on a worker thread, in batches ({@link BATCH_FILES}),
+ * one at a time in the caller's order, the stats handed back the same way. The caller's thread
+ * goes on meanwhile (a backfill builds its pack); file creation is the kernel's work, so the two
+ * overlap even on two cores. A thread is worth starting for many files: the mirror asks from 256.
+ * The thread is kept, idle, for the next call. The first failure ends the call: no later batch
+ * is sent.
+ */
+export function writeFilesOffThread(files: readonly WorkTreeFile[], fsync: boolean): Promise<StorageStat[]> {
+  const parts = batches(files);
+  const out: StorageStat[] = [];
+  if (parts.length === 0) return Promise.resolve(out);
   return new Promise((resolve, reject) => {
     const worker = takeWriter();
+    let next = 0;
+    let paths: string[] = [];
+    const send = () => {
+      const [from, to] = parts[next++]!;
+      const job = batchJob(files, from, to, fsync);
+      paths = job.paths;
+      worker.postMessage(job, [job.buffer]);
+    };
     const done = () => {
       worker.off('message', onMessage);
       worker.off('error', onError);
@@ -167,30 +214,36 @@ export function writeFilesOffThread(files: readonly WorkTreeFile[], fsync: boole
       reject(new Error(`the working-tree writer thread exited (${code}) before it answered`));
     };
     const onMessage = (m: { stats: BigUint64Array } | { failed: number; code?: string; message: string }) => {
-      done();
-      giveBack(worker);
-      if ('stats' in m) {
-        const n = STAT_FIELDS.length;
-        resolve(
-          paths.map((_, i) => {
-            const f = m.stats.subarray(i * n, (i + 1) * n);
-            return new NodeStat({
-              mode: f[0]!,
-              size: f[1]!,
-              ino: f[2]!,
-              dev: f[3]!,
-              uid: f[4]!,
-              gid: f[5]!,
-              mtimeNs: f[6]!,
-              ctimeNs: f[7]!,
-            });
+      if (!('stats' in m)) {
+        done();
+        giveBack(worker);
+        reject(Object.assign(new Error(m.message), { code: m.code, path: paths[m.failed] }));
+        return;
+      }
+      const n = STAT_FIELDS.length;
+      for (let i = 0; i < paths.length; i++) {
+        const f = m.stats.subarray(i * n, (i + 1) * n);
+        out.push(
+          new NodeStat({
+            mode: f[0]!,
+            size: f[1]!,
+            ino: f[2]!,
+            dev: f[3]!,
+            uid: f[4]!,
+            gid: f[5]!,
+            mtimeNs: f[6]!,
+            ctimeNs: f[7]!,
           }),
         );
-      } else reject(Object.assign(new Error(m.message), { code: m.code, path: paths[m.failed] }));
+      }
+      if (next < parts.length) return send();
+      done();
+      giveBack(worker);
+      resolve(out);
     };
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage({ buffer, ends, paths, fsync }, [buffer]);
+    send();
   });
 }

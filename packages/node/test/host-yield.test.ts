@@ -156,6 +156,45 @@ describe('a sync gives the host event loop back (yieldEveryMs)', () => {
     expect(yielding!.files.trim().split('\n')).toHaveLength(1001);
   }, 120_000);
 
+  it('a backfill reads back nothing of the pack it wrote (opening it sorts every object offset, in one piece)', async () => {
+    const dag = await longDag(300, 4);
+    const base = nodeStorage();
+    const packReads: string[] = [];
+    const watch = (path: string) => {
+      if (path.includes('/objects/pack/')) packReads.push(path);
+    };
+    const storage = {
+      ...base,
+      fs: {
+        ...base.fs,
+        readFile: ((path: string, options?: never) => {
+          watch(path);
+          return base.fs.readFile(path, options);
+        }) as typeof base.fs.readFile,
+      },
+      readRange: (path: string, start: number, end: number) => {
+        watch(path);
+        return base.readRange!(path, start, end);
+      },
+      readRangeInto: (path: string, start: number, target: Uint8Array) => {
+        watch(path);
+        return base.readRangeInto!(path, start, target);
+      },
+    };
+    const root = tempDir();
+    const mirror = createMirror({ dag, root, storage, packTurns: true });
+    await mirror.sync(SID);
+    const repo = join(root, SID);
+    expect(readdirSync(join(repo, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.idx'))).toHaveLength(1);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'ls-files')).toContain('meta.json\n');
+    expect(packReads).toEqual([]);
+    // A later read (a replay) does open it.
+    const [tip] = await mirror.log(SID);
+    await mirror.read(SID, tip!.sha);
+    expect(packReads.length).toBeGreaterThan(0);
+  }, 120_000);
+
   it('a reconcile gives the host turns inside each session, more than real I/O alone does with yieldEveryMs 0; the same repositories', async () => {
     const dag = new MemoryDag();
     for (let s = 0; s < 3; s++) {

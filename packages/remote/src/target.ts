@@ -17,7 +17,7 @@ export interface RemoteTarget {
    * (5 s, 30 s).
    */
   lock?: Partial<LockOptions>;
-  /** @deprecated The name before lock options were one type: use `lock.timeoutMs`. */
+  /** @deprecated Read where `lock.timeoutMs` is not given: use that. */
   lockTimeoutMs?: number;
 }
 

@@ -95,21 +95,38 @@ export function dbError(err: unknown, what: string): EntityGitError {
   return normaliseError(err, { code: 'DB_ERROR', prefix: '[sql]', what, codeKey: 'driverCode' });
 }
 
-// SQL text cannot hold every JS string: PostgreSQL refuses NUL in text, and a lone surrogate has no
-// UTF-8 form (SQLite silently stores U+FFFD instead). Refusing both everywhere keeps a database
-// portable between the engines and makes every stored string read back exactly.
-const UNSTORABLE = /[\u0000\uD800-\uDFFF]/u;
+// SQL text cannot hold every JS string. A lone surrogate has no UTF-8 form, and both engines
+// store text as UTF-8 (SQLite silently stores U+FFFD's bytes instead, so it would read back as
+// another id). NUL differs: SQLite's text holds it (better-sqlite3 binds and returns it whole, and
+// `=`, `ORDER BY`, indexes and UNIQUE compare every byte — only text functions such as `length()`
+// stop at it, and no query here applies one to an id or a text field), while PostgreSQL refuses it
+// in text. So a database with NUL in its ids is a SQLite one: it cannot be copied into PostgreSQL.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
-/** Whether a string reads back from SQL text exactly as written. */
-export function isStorableText(value: string): boolean {
-  return !UNSTORABLE.test(value);
+/**
+ * Why `value` cannot be stored as `engine`'s text and read back exactly (a phrase that follows
+ * "holds"), or null when it can. An engine not known (a reader over another dialect) is held to
+ * the rule of UTF-8 text alone.
+ */
+export function unstorableText(value: string, engine: SqlEngine | undefined): string | null {
+  if (LONE_SURROGATE.test(value))
+    return 'a lone surrogate, which SQL text cannot hold (it is stored as UTF-8, where a lone surrogate has no form)';
+  if (engine === 'postgres' && value.includes('\u0000')) return 'NUL, which PostgreSQL text cannot hold';
+  return null;
 }
 
-/** Throws `code` when a string field could not be stored faithfully as SQL text. */
-export function assertStorableText(value: string | null | undefined, what: string, code: ErrorCode): void {
-  if (typeof value === 'string' && !isStorableText(value)) {
-    throw new EntityGitError(code, `[sql] ${what} contains NUL or a lone surrogate, which SQL text cannot store`, {
-      what,
-    });
-  }
+/** Whether a string reads back from `engine`'s text exactly as written. */
+export function isStorableText(value: string, engine: SqlEngine | undefined): boolean {
+  return unstorableText(value, engine) === null;
+}
+
+/** Throws `code` when a string field could not be stored faithfully as `engine`'s text. */
+export function assertStorableText(
+  value: string | null | undefined,
+  what: string,
+  code: ErrorCode,
+  engine: SqlEngine | undefined,
+): void {
+  const why = typeof value === 'string' ? unstorableText(value, engine) : null;
+  if (why !== null) throw new EntityGitError(code, `[sql] ${what} holds ${why}`, { what, engine });
 }

@@ -1,6 +1,6 @@
 import { EntityGitError, assertId, type DagNode, type DagSource, type Session } from '@entity-git/core';
 import type { Kysely } from 'kysely';
-import { detectEngine, dbError, isStorableText, type SqlEngine } from './engine.js';
+import { dbError, detectEngine, isStorableText, unstorableText, type SqlEngine } from './engine.js';
 import { getMappedHead, getMappedSession, listMappedSessions, mappedNodesAfter } from './mapping/mapped-reader.js';
 import type { ResolvedMapping } from './mapping/resolved-mapping.js';
 import { SqlChangeMarkers } from './markers/sql-change-markers.js';
@@ -28,9 +28,10 @@ export interface SqlDagSourceOptions {
    */
   mapping?: ResolvedMapping | null;
   /**
-   * The engine, for the change markers of a database without entity-git's triggers, which are
-   * computed in SQL (default: detected from the dialect; one that is neither SQLite nor
-   * PostgreSQL has none).
+   * The engine (default: detected from the dialect): for what its text can hold (a session id
+   * with NUL is looked up in SQLite and refused for PostgreSQL; another dialect's text is held to
+   * UTF-8's rule alone), and for the change markers of a database without entity-git's triggers,
+   * which are computed in SQL (a dialect that is neither SQLite nor PostgreSQL has none).
    */
   engine?: SqlEngine;
   /**
@@ -56,6 +57,7 @@ export class SqlDagSource implements DagSource {
     formats: ValueFormats;
     batchSize: number;
     mapping: ResolvedMapping | null;
+    engine: SqlEngine | undefined;
   }>;
   private readonly markers: SqlChangeMarkers;
 
@@ -67,9 +69,10 @@ export class SqlDagSource implements DagSource {
       formats: resolveValueFormats(options.formats),
       batchSize,
       mapping: options.mapping ?? null,
+      engine: options.engine ?? detectEngine(options.db),
     });
     const { db, names, formats, mapping } = this.options;
-    const engine = options.engine ?? detectEngine(db) ?? null;
+    const engine = this.options.engine ?? null;
     const readOnlyConnection = options.readOnlyConnection === true;
     this.markers = new SqlChangeMarkers({ db, engine, names, formats, mapping, readOnlyConnection });
   }
@@ -92,7 +95,7 @@ export class SqlDagSource implements DagSource {
   }
 
   async getSession(sessionId: string): Promise<Session | null> {
-    storableSessionId(sessionId);
+    storableSessionId(sessionId, this.options.engine);
     const { db, names, mapping } = this.options;
     if (mapping !== null) return getMappedSession(db, mapping, sessionId);
     const S = names.sessions;
@@ -114,7 +117,7 @@ export class SqlDagSource implements DagSource {
     if (typeof afterSeq !== 'number' || Number.isNaN(afterSeq)) {
       throw new EntityGitError('INVALID_OPTION', '[sql] afterSeq must be a number', { afterSeq });
     }
-    storableSessionId(sessionId);
+    storableSessionId(sessionId, this.options.engine);
     const { db, names, mapping } = this.options;
     if (mapping !== null) {
       yield* mappedNodesAfter(db, mapping, sessionId, afterSeq, batchSize);
@@ -156,7 +159,7 @@ export class SqlDagSource implements DagSource {
    * without the function, and a read that failed.
    */
   async changeMarker(sessionId: string): Promise<string | null> {
-    if (typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    if (typeof sessionId !== 'string' || !isStorableText(sessionId, this.options.engine)) return null;
     return this.markers.one(sessionId);
   }
 
@@ -167,7 +170,8 @@ export class SqlDagSource implements DagSource {
    */
   async changeMarkers(sessionIds?: readonly string[]): Promise<Map<string, string | null>> {
     if (sessionIds === undefined) return this.markers.many(null);
-    const storable = sessionIds.filter((id) => typeof id === 'string' && isStorableText(id));
+    const engine = this.options.engine;
+    const storable = sessionIds.filter((id) => typeof id === 'string' && isStorableText(id, engine));
     const found = await this.markers.many(storable);
     if (found.size === 0 && storable.length > 0) return found;
     return new Map(sessionIds.map((id) => [id, found.get(id) ?? null]));
@@ -176,9 +180,12 @@ export class SqlDagSource implements DagSource {
   async getHead(sessionId: string): Promise<string | null> {
     const { db, names, mapping } = this.options;
     if (mapping !== null)
-      return typeof sessionId === 'string' && isStorableText(sessionId) ? getMappedHead(db, mapping, sessionId) : null;
+      return typeof sessionId === 'string' && isStorableText(sessionId, this.options.engine)
+        ? getMappedHead(db, mapping, sessionId)
+        : null;
     const S = names.sessions;
-    if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId)) return null;
+    if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId, this.options.engine))
+      return null;
     try {
       const row = await db
         .selectFrom(S.table)
@@ -203,16 +210,16 @@ function checkBatchSize(size: unknown): number {
 
 /**
  * A session id this store can hold, else `INVALID_ID` before any query: empty or over 1,024 bytes
- * (the model's rule), or with NUL or a lone surrogate, which SQL text cannot hold — a row listed
- * with such an id (written by another program) is refused by name, never "not found".
+ * (the model's rule), or with what the engine's text cannot hold (NUL in PostgreSQL, a lone
+ * surrogate in either) — a row listed with such an id (written by another program) is refused by
+ * name, never "not found".
  */
-function storableSessionId(sessionId: unknown): asserts sessionId is string {
+function storableSessionId(sessionId: unknown, engine: SqlEngine | undefined): asserts sessionId is string {
   assertId(sessionId, '[sql] session id');
-  if (!isStorableText(sessionId)) {
-    throw new EntityGitError(
-      'INVALID_ID',
-      `[sql] session id ${JSON.stringify(sessionId)} holds NUL or a lone surrogate, which SQL text cannot hold`,
-      { sessionId },
-    );
-  }
+  const why = unstorableText(sessionId, engine);
+  if (why !== null)
+    throw new EntityGitError('INVALID_ID', `[sql] session id ${JSON.stringify(sessionId)} holds ${why}`, {
+      sessionId,
+      engine,
+    });
 }

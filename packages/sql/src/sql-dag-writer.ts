@@ -76,11 +76,11 @@ export class SqlDagWriter implements DagWriter {
 
   async createSession(input: Partial<Session> & { id: string }): Promise<Session> {
     const session = sessionRow(input, this.sessionClock);
-    assertStorableText(session.id, 'session id', 'INVALID_ID');
-    assertStorableText(session.project_id, 'session project_id', 'INVALID_ID');
-    assertStorableText(session.head, 'session head', 'INVALID_ID');
+    assertStorableText(session.id, 'session id', 'INVALID_ID', this.options.engine);
+    assertStorableText(session.project_id, 'session project_id', 'INVALID_ID', this.options.engine);
+    assertStorableText(session.head, 'session head', 'INVALID_ID', this.options.engine);
     for (const key of ['title', 'agent_id', 'model'] as const)
-      assertStorableText(session[key], `session ${key}`, 'INVALID_SESSION');
+      assertStorableText(session[key], `session ${key}`, 'INVALID_SESSION', this.options.engine);
 
     const { names } = this.options;
     const S = names.sessions;
@@ -205,8 +205,8 @@ export class SqlDagWriter implements DagWriter {
     if (
       typeof sessionId !== 'string' ||
       typeof nodeId !== 'string' ||
-      !isStorableText(sessionId) ||
-      !isStorableText(nodeId)
+      !isStorableText(sessionId, this.options.engine) ||
+      !isStorableText(nodeId, this.options.engine)
     )
       throw notFound();
     assertJson(content, 'content');
@@ -248,7 +248,8 @@ export class SqlDagWriter implements DagWriter {
     const N = names.nodes;
     if (S.head === null) throw absentColumn('sessions', 'head');
     const head = S.head;
-    if (typeof sessionId !== 'string' || !isStorableText(sessionId)) throw sessionNotFound(sessionId);
+    if (typeof sessionId !== 'string' || !isStorableText(sessionId, this.options.engine))
+      throw sessionNotFound(sessionId);
     await this.write(`setting the head of session ${JSON.stringify(sessionId)}`, async (trx) => {
       const session = await trx
         .selectFrom(S.table)
@@ -264,7 +265,7 @@ export class SqlDagWriter implements DagWriter {
         );
         // Same order of checks as MemoryDag: the session, then the id's shape, then the node.
         assertId(nodeId, 'head');
-        if (!isStorableText(nodeId)) throw notFound;
+        if (!isStorableText(nodeId, this.options.engine)) throw notFound;
         const node = await trx
           .selectFrom(N.table)
           .select(col(N.id).as('id'))
@@ -284,10 +285,10 @@ export class SqlDagWriter implements DagWriter {
   /** The node as it will be stored, checked before any lock is taken; its seq is a stand-in. */
   private draft(input: AppendNodeInput): DagNode {
     const node = draftNode(input, { now: () => this.options.now(), prefix: '[sql]' });
-    assertStorableText(node.id, 'node id', 'INVALID_ID');
-    assertStorableText(node.session_id, 'session id', 'INVALID_ID');
-    assertStorableText(node.predecessor, 'predecessor', 'INVALID_ID');
-    assertStorableText(node.caller, 'caller', 'INVALID_ID');
+    assertStorableText(node.id, 'node id', 'INVALID_ID', this.options.engine);
+    assertStorableText(node.session_id, 'session id', 'INVALID_ID', this.options.engine);
+    assertStorableText(node.predecessor, 'predecessor', 'INVALID_ID', this.options.engine);
+    assertStorableText(node.caller, 'caller', 'INVALID_ID', this.options.engine);
     const N = this.options.names.nodes;
     if (N.caller === null && node.caller !== null) throw absentColumn('nodes', 'caller');
     if (N.metadata === null && node.metadata !== null) throw absentColumn('nodes', 'metadata');

@@ -67,12 +67,12 @@ export class SqlProjectStore implements ProjectStore {
       throw new EntityGitError('INVALID_PROJECT', '[sql] a project needs a name');
     if (description !== null && typeof description !== 'string')
       throw new EntityGitError('INVALID_PROJECT', '[sql] description must be a string or null');
-    assertStorableText(name, 'project name', 'INVALID_PROJECT');
-    assertStorableText(description, 'project description', 'INVALID_PROJECT');
+    assertStorableText(name, 'project name', 'INVALID_PROJECT', this.options.engine);
+    assertStorableText(description, 'project description', 'INVALID_PROJECT', this.options.engine);
     const workdir = await checkWorkdir(input.workdir);
     const id = input.id ?? `proj_${randomUUID()}`;
     assertId(id, 'project id');
-    assertStorableText(id, 'project id', 'INVALID_ID');
+    assertStorableText(id, 'project id', 'INVALID_ID', this.options.engine);
     const P = this.options.names.projects;
     if (P.description === null && description !== null) {
       throw new EntityGitError(
@@ -154,7 +154,7 @@ export class SqlProjectStore implements ProjectStore {
   }
 
   async getProject(projectId: string): Promise<Project | null> {
-    if (typeof projectId !== 'string' || !isStorableText(projectId)) return null;
+    if (typeof projectId !== 'string' || !isStorableText(projectId, this.options.engine)) return null;
     try {
       return await this.readProject(this.options.db, projectId);
     } catch (err) {
@@ -254,7 +254,7 @@ export class SqlProjectStore implements ProjectStore {
     const missing = new EntityGitError('PROJECT_NOT_FOUND', `[sql] no project ${JSON.stringify(projectId)}`, {
       projectId,
     });
-    if (typeof projectId !== 'string' || !isStorableText(projectId)) throw missing;
+    if (typeof projectId !== 'string' || !isStorableText(projectId, this.options.engine)) throw missing;
     const row = await db
       .selectFrom(P.table)
       .select(col(P.id).as('id'))
@@ -269,7 +269,7 @@ export class SqlProjectStore implements ProjectStore {
     const missing = new EntityGitError('SESSION_NOT_FOUND', `[sql] no session ${JSON.stringify(sessionId)}`, {
       sessionId,
     });
-    if (typeof sessionId !== 'string' || !isStorableText(sessionId)) throw missing;
+    if (typeof sessionId !== 'string' || !isStorableText(sessionId, this.options.engine)) throw missing;
     const row = await db
       .selectFrom(S.table)
       .select(col(this.projectIdColumn()).as('project_id'))
@@ -303,7 +303,10 @@ async function checkWorkdir(workdir: unknown): Promise<string> {
       workdir,
     });
   }
-  assertStorableText(workdir, 'workdir', 'INVALID_WORKDIR');
+  // No file system's path holds NUL, whatever the engine's text can.
+  if (workdir.includes('\u0000'))
+    throw new EntityGitError('INVALID_WORKDIR', '[sql] workdir holds NUL, which no path can', { workdir });
+  assertStorableText(workdir, 'workdir', 'INVALID_WORKDIR', undefined);
   const normalized = resolve(workdir);
   let isDirectory: boolean;
   try {

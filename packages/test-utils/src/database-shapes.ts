@@ -56,7 +56,10 @@ export const SHAPE_MESSAGES: readonly ShapeMessage[] = [
 const q = (s: string | null): string => (s === null ? 'null' : `'${s.replace(/'/g, "''")}'`);
 const seconds = (engine: ShapeEngine) => (engine === 'postgres' ? 'double precision' : 'real');
 
-/** DESIGN.md §2's schema, as the application itself would create it; content is JSON text. */
+/**
+ * entity-git's own schema (packages/sql/README.md, 'Schema and migrations'), as the application
+ * itself would create it; content is JSON text.
+ */
 export function documentedShapeSql(engine: ShapeEngine, messages: readonly ShapeMessage[] = SHAPE_MESSAGES): string[] {
   const r = seconds(engine);
   return [

@@ -1,4 +1,4 @@
-/** Ids that must never escape a root, collide, or break a ref name (DESIGN.md §3). */
+/** Ids that must never escape a root, collide, or break a ref name (docs/design.md, 'The session repository'). */
 export const HOSTILE_IDS: readonly string[] = [
   '..',
   '../..',

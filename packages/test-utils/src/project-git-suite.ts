@@ -10,8 +10,8 @@ import { userWorkTests } from './project-git-suite/user-work.js';
 export type { ProjectGitJudge, ProjectGitSuiteOptions } from './project-git-suite/context.js';
 
 /**
- * The project auto-commit conformance suite (DESIGN.md §4, issue 5), the same for every engine:
- * real repositories made and judged by native git.
+ * The project auto-commit conformance suite (the rules of docs/project-git.md; docs/design.md,
+ * 'Safety rules'), the same for every engine: real repositories made and judged by native git.
  */
 export function testProjectGit(options: ProjectGitSuiteOptions): void {
   const c = suiteContext(options);

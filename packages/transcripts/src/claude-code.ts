@@ -83,6 +83,28 @@ interface Response {
   lastStop: string | null;
 }
 
+/** One session's build: the nodes made so far and what the records read so far tell about them. */
+interface Build {
+  readonly sessionId: string;
+  readonly nodes: DagNode[];
+  /** Record uuid → the node a record continuing from it continues from (null: a root). */
+  readonly continues: Map<string, string | null>;
+  readonly responses: Map<string, Response>;
+  readonly responseOfNode: Map<string, Response>;
+  readonly toolUses: Map<string, { node: string; name: string | null }>;
+  readonly roleOf: Map<string, DagNode['role']>;
+  readonly nodeById: Map<string, DagNode>;
+  /** Node id → index of the last record that made it; indexes of the turn-end records. */
+  readonly lastIndex: Map<string, number>;
+  readonly endedAt: number[];
+  /** The first conversational record (its `cwd` is the session's). */
+  first: Rec | null;
+  /** The last readable timestamp: a record without one takes it. */
+  lastTime: number;
+  /** The index of the record being read. */
+  at: number;
+}
+
 function buildSession(
   recs: readonly Rec[],
   indexes: readonly number[],
@@ -90,193 +112,27 @@ function buildSession(
   parentSession: string | null,
   finished: boolean,
 ): ParsedSession | null {
-  const nodes: DagNode[] = [];
-  /** Record uuid → the node a record continuing from it continues from (null: a root). */
-  const continues = new Map<string, string | null>();
-  const responses = new Map<string, Response>();
-  const responseOfNode = new Map<string, Response>();
-  const toolUses = new Map<string, { node: string; name: string | null }>();
-  const roleOf = new Map<string, DagNode['role']>();
-  const nodeById = new Map<string, DagNode>();
-  let lastTime = 0;
-  /** Node id → index of the last record that made it; indexes of the turn-end records. */
-  const lastIndex = new Map<string, number>();
-  const endedAt: number[] = [];
-  let first: Rec | null = null;
-
-  const resolve = (uuid: JsonValue | undefined): string | null => {
-    const u = asString(uuid);
-    return u === null ? null : (continues.get(u) ?? null);
+  const b: Build = {
+    sessionId,
+    nodes: [],
+    continues: new Map(),
+    responses: new Map(),
+    responseOfNode: new Map(),
+    toolUses: new Map(),
+    roleOf: new Map(),
+    nodeById: new Map(),
+    lastIndex: new Map(),
+    endedAt: [],
+    first: null,
+    lastTime: 0,
+    at: -1,
   };
-  const timeOf = (r: Rec): number => {
-    const t = secondsOf(r.timestamp);
-    if (t !== null) lastTime = t;
-    return lastTime;
-  };
-  const add = (n: Omit<DagNode, 'seq' | 'session_id'>): DagNode => {
-    const node: DagNode = { ...n, session_id: sessionId, seq: nodes.length + 1 };
-    nodes.push(node);
-    roleOf.set(node.id, node.role);
-    nodeById.set(node.id, node);
-    lastIndex.set(node.id, at);
-    return node;
-  };
-
-  let at = -1;
   for (const i of indexes) {
-    at = i;
-    const r = recs[i]!;
-    const type = asString(r.type) ?? '';
-    const uuid = asString(r.uuid);
-    if (type === 'system' && TURN_END_SUBTYPES.has(asString(r.subtype) ?? '')) endedAt.push(i);
-    if (uuid === null) continue;
-    // Claude Code never logs a uuid twice; a copy (a resumed session) is the same record.
-    if (continues.has(uuid)) continue;
-    const subtype = asString(r.subtype);
-    if (!CONVERSATION.has(type) || (type === 'system' && subtype !== 'compact_boundary')) {
-      continues.set(uuid, resolve(r.parentUuid));
-      continue;
-    }
-    first ??= r;
-    const created_at = timeOf(r);
-    const message = asObject(r.message);
-
-    if (type === 'system') {
-      // A compaction starts a new root in the file; the conversation goes on from where it was.
-      const node = add({
-        id: uuid,
-        role: 'system',
-        content: r.content ?? '',
-        predecessor: resolve(r.logicalParentUuid ?? r.parentUuid),
-        caller: null,
-        created_at,
-        metadata: pick(r, ['subtype', 'compactMetadata']),
-      });
-      continues.set(uuid, node.id);
-      continue;
-    }
-
-    if (type === 'assistant') {
-      const blocks = Array.isArray(message?.content)
-        ? message.content
-        : message?.content === undefined
-          ? []
-          : [message.content];
-      const messageId = asString(message?.id) ?? uuid;
-      let response = responses.get(messageId);
-      // A record continues a response only from that response (or a result riding on it): an id
-      // met again elsewhere (synthetic error messages) is another response.
-      const from = resolve(r.parentUuid);
-      const fromNode = from === null ? undefined : nodeById.get(from);
-      if (response && from !== response.node.id && fromNode?.caller !== response.node.id) response = undefined;
-      if (response) {
-        (response.node.content as JsonValue[]).push(...blocks);
-        response.records.push(uuid);
-        response.node.created_at = Math.max(response.node.created_at, created_at);
-        lastIndex.set(response.node.id, i);
-      } else {
-        const node = add({
-          id: uuid,
-          role: 'assistant',
-          content: [...blocks],
-          predecessor: resolve(r.parentUuid),
-          caller: null,
-          created_at,
-          metadata: null,
-        });
-        response = { node, records: [uuid], lastStop: null };
-        responses.set(messageId, response);
-        responseOfNode.set(node.id, response);
-      }
-      response.lastStop = asString(message?.stop_reason);
-      response.node.metadata = assistantMetadata(message, messageId, response.records);
-      for (const b of blocks) {
-        const block = asObject(b);
-        if (block?.type === 'tool_use' && typeof block.id === 'string')
-          toolUses.set(block.id, { node: response.node.id, name: asString(block.name) });
-      }
-      continues.set(uuid, response.node.id);
-      continue;
-    }
-
-    // A user record: a prompt, or the results of tool calls.
-    const content = message?.content ?? '';
-    const results = Array.isArray(content) ? content.filter((b) => asObject(b)?.type === 'tool_result') : [];
-    if (results.length === 0) {
-      const node = add({
-        id: uuid,
-        role: 'user',
-        content,
-        predecessor: resolve(r.parentUuid),
-        caller: null,
-        created_at,
-        metadata: pick(r, ['isMeta', 'isCompactSummary']),
-      });
-      continues.set(uuid, node.id);
-      continue;
-    }
-    let last: string | null = resolve(r.parentUuid);
-    results.forEach((b, k) => {
-      const block = asObject(b)!;
-      const use = toolUses.get(asString(block.tool_use_id) ?? '');
-      let caller = use?.node ?? resolve(r.sourceToolAssistantUUID);
-      if (caller === null && last !== null && roleOf.get(last) === 'assistant') caller = last;
-      // A result rides on its caller: with the caller as predecessor the next reply's chain
-      // passes through the caller even when the record named an earlier record of the response.
-      const node = add({
-        id: k === 0 ? uuid : `${uuid}.${k}`,
-        role: 'tool',
-        content: block,
-        predecessor: caller ?? last,
-        caller,
-        created_at,
-        metadata: { tool: use?.name ?? null, tool_use_id: asString(block.tool_use_id) },
-      });
-      last = node.id;
-    });
-    const rest = (content as JsonValue[]).filter((b) => asObject(b)?.type !== 'tool_result');
-    if (rest.length > 0)
-      last = add({
-        id: `${uuid}.u`,
-        role: 'user',
-        content: rest,
-        predecessor: last,
-        caller: null,
-        created_at,
-        metadata: pick(r, ['isMeta']),
-      }).id;
-    continues.set(uuid, last);
+    b.at = i;
+    readRecord(b, recs[i]!, i);
   }
-
-  if (first === null) return null;
-  // A step nothing continues from yet is open — the agent may still be writing its turn —
-  // unless the transcript closed it: a final stop reason, a turn-end record after it, or (for a
-  // sidechain) the main conversation going on after it. Open nodes are `pending`, so the mirror
-  // commits their turn once it closes: only a path's last step can be open (a tool result
-  // belongs to its caller's step), never an earlier turn. A `finished` file has no open step;
-  // if it grows after all, only the last turns of its paths can change.
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const rides = (n: DagNode) => n.role === 'tool' && n.caller !== null;
-  const continued = new Set<string>();
-  for (const n of nodes) {
-    if (rides(n)) continue;
-    let p = n.predecessor === null ? undefined : byId.get(n.predecessor);
-    while (p !== undefined && rides(p)) p = byId.get(p.caller!);
-    if (p !== undefined) continued.add(p.id);
-  }
-  const mainAfter = (i: number) =>
-    parentSession !== null && recs.slice(i + 1).some((r) => r.isSidechain !== true && typeof r.uuid === 'string');
-  for (const n of nodes) {
-    if (finished || continued.has(rides(n) ? n.caller! : n.id)) continue;
-    const at = lastIndex.get(n.id)!;
-    const response = responseOfNode.get(n.id);
-    const closed =
-      (response !== undefined && FINAL_STOPS.has(response.lastStop ?? '')) ||
-      endedAt.some((e) => e > at) ||
-      mainAfter(at);
-    if (!closed) n.metadata = { ...(asObject(n.metadata) ?? {}), pending: true };
-  }
-
+  if (b.first === null) return null;
+  if (!finished) markOpenSteps(b, recs, parentSession);
   const session: Session = {
     id: sessionId,
     title: null,
@@ -284,16 +140,193 @@ function buildSession(
     model: null,
     project_id: null,
     head: null,
-    created_at: nodes[0]!.created_at,
+    created_at: b.nodes[0]!.created_at,
     metadata: {
       source: CLAUDE_CODE_AGENT,
-      cwd: asString(first.cwd),
+      cwd: asString(b.first.cwd),
       ...(parentSession === null ? {} : { parent_session: parentSession }),
     },
   };
   if (!Number.isFinite(session.created_at))
     throw new EntityGitError('TRANSCRIPT_INVALID', `session ${sessionId}: no readable timestamp`);
-  return { session, nodes };
+  return { session, nodes: b.nodes };
+}
+
+const resolve = (b: Build, uuid: JsonValue | undefined): string | null => {
+  const u = asString(uuid);
+  return u === null ? null : (b.continues.get(u) ?? null);
+};
+
+const timeOf = (b: Build, r: Rec): number => {
+  const t = secondsOf(r.timestamp);
+  if (t !== null) b.lastTime = t;
+  return b.lastTime;
+};
+
+const add = (b: Build, n: Omit<DagNode, 'seq' | 'session_id'>): DagNode => {
+  const node: DagNode = { ...n, session_id: b.sessionId, seq: b.nodes.length + 1 };
+  b.nodes.push(node);
+  b.roleOf.set(node.id, node.role);
+  b.nodeById.set(node.id, node);
+  b.lastIndex.set(node.id, b.at);
+  return node;
+};
+
+/** Record `i`: a turn end noted, bookkeeping passed through, or a node made or grown. */
+function readRecord(b: Build, r: Rec, i: number): void {
+  const type = asString(r.type) ?? '';
+  const uuid = asString(r.uuid);
+  if (type === 'system' && TURN_END_SUBTYPES.has(asString(r.subtype) ?? '')) b.endedAt.push(i);
+  if (uuid === null) return;
+  // Claude Code never logs a uuid twice; a copy (a resumed session) is the same record.
+  if (b.continues.has(uuid)) return;
+  const subtype = asString(r.subtype);
+  if (!CONVERSATION.has(type) || (type === 'system' && subtype !== 'compact_boundary')) {
+    b.continues.set(uuid, resolve(b, r.parentUuid));
+    return;
+  }
+  b.first ??= r;
+  const created_at = timeOf(b, r);
+  const message = asObject(r.message);
+  if (type === 'system') {
+    // A compaction starts a new root in the file; the conversation goes on from where it was.
+    const node = add(b, {
+      id: uuid,
+      role: 'system',
+      content: r.content ?? '',
+      predecessor: resolve(b, r.logicalParentUuid ?? r.parentUuid),
+      caller: null,
+      created_at,
+      metadata: pick(r, ['subtype', 'compactMetadata']),
+    });
+    b.continues.set(uuid, node.id);
+  } else if (type === 'assistant') readAssistant(b, r, uuid, message, created_at);
+  else readUser(b, r, uuid, message, created_at);
+}
+
+/** An assistant record: a new response's node, or more blocks of the response it continues. */
+function readAssistant(b: Build, r: Rec, uuid: string, message: Rec | null, created_at: number): void {
+  const blocks = Array.isArray(message?.content)
+    ? message.content
+    : message?.content === undefined
+      ? []
+      : [message.content];
+  const messageId = asString(message?.id) ?? uuid;
+  let response = b.responses.get(messageId);
+  // A record continues a response only from that response (or a result riding on it): an id
+  // met again elsewhere (synthetic error messages) is another response.
+  const from = resolve(b, r.parentUuid);
+  const fromNode = from === null ? undefined : b.nodeById.get(from);
+  if (response && from !== response.node.id && fromNode?.caller !== response.node.id) response = undefined;
+  if (response) {
+    (response.node.content as JsonValue[]).push(...blocks);
+    response.records.push(uuid);
+    response.node.created_at = Math.max(response.node.created_at, created_at);
+    b.lastIndex.set(response.node.id, b.at);
+  } else {
+    const node = add(b, {
+      id: uuid,
+      role: 'assistant',
+      content: [...blocks],
+      predecessor: resolve(b, r.parentUuid),
+      caller: null,
+      created_at,
+      metadata: null,
+    });
+    response = { node, records: [uuid], lastStop: null };
+    b.responses.set(messageId, response);
+    b.responseOfNode.set(node.id, response);
+  }
+  response.lastStop = asString(message?.stop_reason);
+  response.node.metadata = assistantMetadata(message, messageId, response.records);
+  for (const x of blocks) {
+    const block = asObject(x);
+    if (block?.type === 'tool_use' && typeof block.id === 'string')
+      b.toolUses.set(block.id, { node: response.node.id, name: asString(block.name) });
+  }
+  b.continues.set(uuid, response.node.id);
+}
+
+/** A user record: a prompt, or the results of tool calls (and any other blocks after them). */
+function readUser(b: Build, r: Rec, uuid: string, message: Rec | null, created_at: number): void {
+  const content = message?.content ?? '';
+  const results = Array.isArray(content) ? content.filter((x) => asObject(x)?.type === 'tool_result') : [];
+  if (results.length === 0) {
+    const node = add(b, {
+      id: uuid,
+      role: 'user',
+      content,
+      predecessor: resolve(b, r.parentUuid),
+      caller: null,
+      created_at,
+      metadata: pick(r, ['isMeta', 'isCompactSummary']),
+    });
+    b.continues.set(uuid, node.id);
+    return;
+  }
+  let last: string | null = resolve(b, r.parentUuid);
+  results.forEach((x, k) => {
+    const block = asObject(x)!;
+    const use = b.toolUses.get(asString(block.tool_use_id) ?? '');
+    let caller = use?.node ?? resolve(b, r.sourceToolAssistantUUID);
+    if (caller === null && last !== null && b.roleOf.get(last) === 'assistant') caller = last;
+    // A result rides on its caller: with the caller as predecessor the next reply's chain
+    // passes through the caller even when the record named an earlier record of the response.
+    const node = add(b, {
+      id: k === 0 ? uuid : `${uuid}.${k}`,
+      role: 'tool',
+      content: block,
+      predecessor: caller ?? last,
+      caller,
+      created_at,
+      metadata: { tool: use?.name ?? null, tool_use_id: asString(block.tool_use_id) },
+    });
+    last = node.id;
+  });
+  const rest = (content as JsonValue[]).filter((x) => asObject(x)?.type !== 'tool_result');
+  if (rest.length > 0)
+    last = add(b, {
+      id: `${uuid}.u`,
+      role: 'user',
+      content: rest,
+      predecessor: last,
+      caller: null,
+      created_at,
+      metadata: pick(r, ['isMeta']),
+    }).id;
+  b.continues.set(uuid, last);
+}
+
+/**
+ * A step nothing continues from yet is open — the agent may still be writing its turn — unless
+ * the transcript closed it: a final stop reason, a turn-end record after it, or (for a sidechain)
+ * the main conversation going on after it. Open nodes are `pending`, so the mirror commits their
+ * turn once it closes: only a path's last step can be open (a tool result belongs to its caller's
+ * step), never an earlier turn. A `finished` file has no open step (this is not called for it);
+ * if it grows after all, only the last turns of its paths can change.
+ */
+function markOpenSteps(b: Build, recs: readonly Rec[], parentSession: string | null): void {
+  const byId = new Map(b.nodes.map((n) => [n.id, n]));
+  const rides = (n: DagNode) => n.role === 'tool' && n.caller !== null;
+  const continued = new Set<string>();
+  for (const n of b.nodes) {
+    if (rides(n)) continue;
+    let p = n.predecessor === null ? undefined : byId.get(n.predecessor);
+    while (p !== undefined && rides(p)) p = byId.get(p.caller!);
+    if (p !== undefined) continued.add(p.id);
+  }
+  const mainAfter = (i: number) =>
+    parentSession !== null && recs.slice(i + 1).some((r) => r.isSidechain !== true && typeof r.uuid === 'string');
+  for (const n of b.nodes) {
+    if (continued.has(rides(n) ? n.caller! : n.id)) continue;
+    const at = b.lastIndex.get(n.id)!;
+    const response = b.responseOfNode.get(n.id);
+    const closed =
+      (response !== undefined && FINAL_STOPS.has(response.lastStop ?? '')) ||
+      b.endedAt.some((e) => e > at) ||
+      mainAfter(at);
+    if (!closed) n.metadata = { ...(asObject(n.metadata) ?? {}), pending: true };
+  }
 }
 
 function assistantMetadata(message: Rec | null, messageId: string, records: readonly string[]): JsonValue {

@@ -32,9 +32,8 @@ export type CodexOptions = TranscriptOptions;
  */
 export function parseCodex(records: readonly JsonValue[], options: TranscriptOptions): ParsedSession {
   const { sessionId } = options;
-  const nodes: DagNode[] = [];
-  const calls = new Map<string, { node: DagNode; name: string | null }>();
-  const lastLine = new Map<string, number>();
+  const rollout: Rollout = { sessionId, nodes: [], calls: new Map(), lastLine: new Map() };
+  const { nodes, lastLine } = rollout;
   let endedAt = -1;
   let time = 0;
   let cwd: string | null = null;
@@ -58,56 +57,7 @@ export function parseCodex(records: readonly JsonValue[], options: TranscriptOpt
     const item: Item | null =
       type === 'response_item' ? payload : payload === null && typeof r.type === 'string' ? r : null;
     if (!item) return;
-    const kind = asString(item.type) ?? '';
-    const role = asString(item.role);
-    const last = nodes.at(-1);
-    const add = (n: Pick<DagNode, 'role' | 'content' | 'caller' | 'metadata'>): DagNode => {
-      const node: DagNode = {
-        id: `l${i + 1}`,
-        session_id: sessionId,
-        seq: nodes.length + 1,
-        predecessor: last?.id ?? null,
-        created_at: time,
-        ...n,
-      };
-      nodes.push(node);
-      lastLine.set(node.id, i);
-      return node;
-    };
-    if (MODEL_ITEMS.has(kind) || (kind === 'message' && role === 'assistant')) {
-      const node =
-        last?.role === 'assistant' ? last : add({ role: 'assistant', content: [], caller: null, metadata: null });
-      (node.content as JsonValue[]).push(item);
-      node.created_at = time;
-      lastLine.set(node.id, i);
-      const callId = asString(item.call_id);
-      if (callId !== null)
-        calls.set(callId, { node, name: asString(item.name) ?? (kind === 'local_shell_call' ? 'shell' : null) });
-      return;
-    }
-    if (OUTPUT_ITEMS.has(kind)) {
-      const call = calls.get(asString(item.call_id) ?? '');
-      const caller = call?.node.id ?? (last?.role === 'assistant' ? last.id : null);
-      add({
-        role: 'tool',
-        content: item.output ?? null,
-        caller,
-        metadata: { tool: call?.name ?? null, call_id: asString(item.call_id) },
-      });
-      return;
-    }
-    if (kind === 'message') {
-      const text = Array.isArray(item.content)
-        ? (asString(asObject(item.content[0])?.text) ?? '')
-        : (asString(item.content) ?? '');
-      const system = role !== 'user' || CONTEXT_PREFIX.test(text);
-      add({
-        role: system ? 'system' : 'user',
-        content: item.content ?? null,
-        caller: null,
-        metadata: system && role !== 'system' ? { role } : null,
-      });
-    }
+    readItem(rollout, item, i, time);
   });
   const last = nodes.at(-1);
   // The model may still be answering, or the tools running: only a turn-end event closes the turn.
@@ -129,4 +79,69 @@ export function parseCodex(records: readonly JsonValue[], options: TranscriptOpt
     metadata: { source: CODEX_AGENT, cwd },
   };
   return { session, nodes };
+}
+
+/** What the rollout's items have made so far. */
+interface Rollout {
+  readonly sessionId: string;
+  readonly nodes: DagNode[];
+  /** A call's `call_id` → the response that made it, and the tool's name. */
+  readonly calls: Map<string, { node: DagNode; name: string | null }>;
+  /** Node id → index of the last line that made it. */
+  readonly lastLine: Map<string, number>;
+}
+
+/** Item `i` of the rollout: a model item joins the open response, a tool output or a message is a node. */
+function readItem(rollout: Rollout, item: Item, i: number, time: number): void {
+  const { sessionId, nodes, calls, lastLine } = rollout;
+  const kind = asString(item.type) ?? '';
+  const role = asString(item.role);
+  const last = nodes.at(-1);
+  const add = (n: Pick<DagNode, 'role' | 'content' | 'caller' | 'metadata'>): DagNode => {
+    const node: DagNode = {
+      id: `l${i + 1}`,
+      session_id: sessionId,
+      seq: nodes.length + 1,
+      predecessor: last?.id ?? null,
+      created_at: time,
+      ...n,
+    };
+    nodes.push(node);
+    lastLine.set(node.id, i);
+    return node;
+  };
+  if (MODEL_ITEMS.has(kind) || (kind === 'message' && role === 'assistant')) {
+    const node =
+      last?.role === 'assistant' ? last : add({ role: 'assistant', content: [], caller: null, metadata: null });
+    (node.content as JsonValue[]).push(item);
+    node.created_at = time;
+    lastLine.set(node.id, i);
+    const callId = asString(item.call_id);
+    if (callId !== null)
+      calls.set(callId, { node, name: asString(item.name) ?? (kind === 'local_shell_call' ? 'shell' : null) });
+    return;
+  }
+  if (OUTPUT_ITEMS.has(kind)) {
+    const call = calls.get(asString(item.call_id) ?? '');
+    const caller = call?.node.id ?? (last?.role === 'assistant' ? last.id : null);
+    add({
+      role: 'tool',
+      content: item.output ?? null,
+      caller,
+      metadata: { tool: call?.name ?? null, call_id: asString(item.call_id) },
+    });
+    return;
+  }
+  if (kind === 'message') {
+    const text = Array.isArray(item.content)
+      ? (asString(asObject(item.content[0])?.text) ?? '')
+      : (asString(item.content) ?? '');
+    const system = role !== 'user' || CONTEXT_PREFIX.test(text);
+    add({
+      role: system ? 'system' : 'user',
+      content: item.content ?? null,
+      caller: null,
+      metadata: system && role !== 'system' ? { role } : null,
+    });
+  }
 }

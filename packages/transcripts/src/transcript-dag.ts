@@ -4,8 +4,8 @@ import type { ParsedSession } from './parsed-session.js';
 /**
  * A copy of a JSON value as `JSON.parse(JSON.stringify(v))` gives it (a property that is
  * undefined left out, one in an array null, a non-finite number null, -0 as 0), without writing
- * and reading it back: strings are immutable, so they are shared, not copied (an import's 6 MB of
- * tool outputs were serialised and parsed again node by node).
+ * and reading it back: strings are immutable, so they are shared, not copied (measured: a round
+ * trip through JSON text serialised and parsed an import's tool outputs again node by node).
  */
 function copy<T>(v: T): T {
   return clone(v) as T;
@@ -28,7 +28,7 @@ function clone(v: unknown): unknown {
   // then writes the copy as it is instead of copying it again in order.
   const keys = Object.keys(v);
   // An insertion sort: a node's objects have a few keys, and Array.prototype.sort copies them
-  // first (7 MB of an import's garbage).
+  // first (measured: a large share of an import's garbage).
   for (let i = 1; i < keys.length; i++) {
     const k = keys[i]!;
     let j = i;

@@ -6,9 +6,8 @@
 /**
  * Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). 1:
  * the host waits for the time since its last turn plus the step that passes the budget, and a
- * garbage collection lands on top of that; in `bench/event-loop.ts` on a quiet machine a
- * 2,000-turn backfill's p99 was 5.5–12.6 ms with 2 (four reps of six over 10 ms), 5.0–8.7 ms with 1
- * (none over), for 1.09–1.15× the time of no yield (4: 12–14 ms under load; BENCHMARKS.md, issue 20).
+ * garbage collection lands on top of that, so the budget is small; 2 and 4 left a backfill's p99
+ * over 10 ms in `bench/event-loop.ts` (the figures are in BENCHMARKS.md, "event-loop").
  */
 export const DEFAULT_YIELD_EVERY_MS = 1;
 
@@ -80,9 +79,16 @@ export class HostYield {
   constructor(private readonly everyMs: number) {}
 
   due(): Promise<void> | undefined {
-    if (this.everyMs <= 0) return undefined;
-    if (now() - lastTurn < this.everyMs) return undefined;
-    return yieldToHost();
+    return this.owed() ? yieldToHost() : undefined;
+  }
+
+  /**
+   * Whether `everyMs` have passed since the host's last turn (never with `everyMs` 0). A loop
+   * over every node checks this and awaits {@link yieldToHost} only then: awaiting `due()`'s
+   * `undefined` costs a promise and a microtask each time round.
+   */
+  owed(): boolean {
+    return this.everyMs > 0 && now() - lastTurn >= this.everyMs;
   }
 
   /** Run `steps` to their end, giving the host a turn between two steps when one is due. */

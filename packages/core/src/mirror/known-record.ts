@@ -89,6 +89,7 @@ export function unpackKnown(r: unknown): Known | null {
     inlineTools: inline === undefined ? [] : [...(inline as string[])],
     name: '',
     blob,
+    stored: undefined,
   };
   n.name = typeof name === 'string' ? name : messageFileName(n);
   if ((flags & 2) !== 0) n.stored = true;

@@ -18,13 +18,13 @@ export function headFiles(derivation: Derivation<Known>, layout: Layout): Map<st
   return runSteps(headFileSteps(derivation, layout));
 }
 
-/** {@link headFiles} in steps (see {@link Steps}): a pause every few hundred turns. */
+/** {@link headFiles} in steps (see {@link Steps}): a pause every 64 turns. */
 export function* headFileSteps(derivation: Derivation<Known>, layout: Layout): Steps<Map<string, Known>> {
   const out = new Map<string, Known>();
   const branch = derivation.branches.find((b) => b.name === derivation.head);
   if (branch)
     for (let k = 0; k < branch.complete; k++) {
-      if (k % 256 === 255) yield;
+      if (k % 64 === 63) yield;
       for (const n of branch.turns[k]!.nodes) out.set(`messages/${messagePath(layout, n)}`, n);
     }
   return out;

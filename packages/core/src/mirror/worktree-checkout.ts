@@ -22,7 +22,7 @@ import {
 import type { Derivation } from '../model/derive.js';
 import type { MirrorContext } from './context.js';
 import type { RepoContext } from './repo-context.js';
-import { HostYield } from './host-yield.js';
+import { HostYield, yieldToHost } from './host-yield.js';
 import { headFileSteps, messagePath } from './layout.js';
 import type { Layout } from './mirror.js';
 import { fileId, sameFile } from './repo-cache.js';
@@ -45,6 +45,8 @@ export interface CheckoutTarget {
   appended?: Known[] | null;
   /** meta.json's blob id at `tip`, when known (a commit this sync made). Default null. */
   metaOid?: string | null;
+  /** meta.json's content when `metaOid` is known (written without reading the blob back). */
+  metaBytes?: Uint8Array;
   /** A backfill's message files already in the working tree. Default null. */
   prewritten?: Prewritten | null;
   /** A repair: compare the files themselves, not only the index. Default false. */
@@ -58,22 +60,25 @@ export interface CheckoutTarget {
  */
 export async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Promise<boolean> {
   const { layout, tip, derivation, fresh } = o;
-  const { appended = null, metaOid = null, prewritten = null, checkFiles = false } = o;
+  const { appended = null, metaOid = null, metaBytes, prewritten = null, checkFiles = false } = o;
   if (appended !== null && tip !== null && (await appendToIndex(ctx, repo, layout, tip, appended, fresh, metaOid)))
     return appended.length > 0;
   // A backfill's checkout goes over every file of the session: the host gets its turns.
   const host = new HostYield(ctx.yieldEveryMs);
   const target = new Map<string, string>();
   if (tip !== null) {
-    const root = await readCommitTree(repo.objects, tip);
-    const meta = root.find((e) => e.name === 'meta.json');
-    if (meta) target.set('meta.json', meta.oid);
+    // A tip this sync made: its meta.json is known, and its pack (a backfill's, just written)
+    // need not be opened for it — opening sorts the offsets of every object in it.
+    const meta =
+      metaOid !== null ? metaOid : (await readCommitTree(repo.objects, tip)).find((e) => e.name === 'meta.json')?.oid;
+    if (meta !== undefined) target.set('meta.json', meta);
     for (const [path, n] of await host.run(headFileSteps(derivation, layout))) {
       if (target.size % 256 === 255) await host.due();
       target.set(path, n.blob);
     }
   }
-  return writeWorktree(ctx, repo, { target, fresh, prewritten, checkFiles, host });
+  const known = metaOid !== null && metaBytes !== undefined ? { oid: metaOid, bytes: metaBytes } : null;
+  return writeWorktree(ctx, repo, { target, fresh, meta: known, prewritten, checkFiles, host });
 }
 
 /**
@@ -97,7 +102,7 @@ export async function checkOutTree(ctx: RepoContext, repo: Repo): Promise<boolea
     };
     await walk(parseCommit(await repo.objects.readTyped(tip, 'commit')).tree, '');
   }
-  return writeWorktree(ctx, repo, { target, fresh: new Map(), prewritten: null, checkFiles: false, host });
+  return writeWorktree(ctx, repo, { target, fresh: new Map(), meta: null, prewritten: null, checkFiles: false, host });
 }
 
 /** The files a checkout writes, by path, and what it may take as known (see {@link CheckoutTarget}). */
@@ -105,6 +110,8 @@ interface WorktreeTarget {
   /** Every file HEAD's tree holds: its blob id, by path. */
   target: Map<string, string>;
   fresh: Map<string, Uint8Array>;
+  /** meta.json's blob id and content, when this sync made them. */
+  meta: { oid: string; bytes: Uint8Array } | null;
   prewritten: Prewritten | null;
   checkFiles: boolean;
   host: HostYield;
@@ -153,7 +160,7 @@ async function writeWorktree(ctx: RepoContext, repo: Repo, w: WorktreeTarget): P
   const { next, changed: wrote } = await writeFiles(ctx, repo, w, current, rewriteAll);
   let changed = wrote || rewriteAll || (!present && target.size > 0);
   for (const e of current) {
-    await host.due();
+    if (host.owed()) await yieldToHost();
     if (!target.has(e.path)) {
       await ctx.store.remove(joinPath(repo.dir, e.path));
       changed = true;
@@ -196,7 +203,7 @@ async function writeFiles(
   let changed = false;
   const next: IndexEntry[] = [];
   for (const [path, oid] of w.target) {
-    await w.host.due();
+    if (w.host.owed()) await yieldToHost();
     const cur = byPath.get(path);
     if (!rewriteAll && cur !== undefined && cur.oid === oid && cur.mode === 0o100644) {
       next.push(cur);
@@ -210,7 +217,8 @@ async function writeFiles(
     }
     const file = joinPath(repo.dir, path);
     const raw = w.fresh.get(oid);
-    await ctx.store.writeCreatingParent(file, raw ? unframe(raw) : await repo.objects.readTyped(oid, 'blob'));
+    const bytes = raw ? unframe(raw) : oid === w.meta?.oid ? w.meta.bytes : await repo.objects.readTyped(oid, 'blob');
+    await ctx.store.writeCreatingParent(file, bytes);
     next.push(entryFromStat(path, oid, await ctx.store.fs.lstat(file)));
   }
   return { next, changed };

@@ -58,6 +58,19 @@ function sorted(value: unknown, depth: number, bounded: boolean): unknown {
   if (Object.getOwnPropertySymbols(value).length > 0) return SLOW;
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj);
+  const order = keyOrder(keys);
+  if (order !== null) {
+    // Keys out of order, none of them `__proto__` or integer-like: a plain object, keys added in
+    // order, lists them so (and the same key list gives it the same shape every time).
+    const copy: Record<string, unknown> = {};
+    for (const i of order) {
+      const key = keys[i]!;
+      const out = sorted(obj[key], depth + 1, bounded);
+      if (out === SLOW) return SLOW;
+      copy[key] = out;
+    }
+    return copy;
+  }
   let inOrder = true;
   // What each key holds in the copy, once a value had to be copied.
   let values: unknown[] | null = null;
@@ -71,17 +84,53 @@ function sorted(value: unknown, depth: number, bounded: boolean): unknown {
   }
   if (inOrder && values === null) return value;
   values ??= keys.map((k) => obj[k]);
-  const order = keys.map((_, i) => i);
-  if (!inOrder) order.sort((a, b) => compareKeys(keys[a]!, keys[b]!));
+  const indexes = keys.map((_, i) => i);
+  if (!inOrder) indexes.sort((a, b) => compareKeys(keys[a]!, keys[b]!));
   // No prototype: a `__proto__` key is an own key like any other.
   const copy: Record<string, unknown> = Object.create(null);
-  for (const i of order) copy[keys[i]!] = values[i];
+  for (const i of indexes) copy[keys[i]!] = values[i];
   if (!inOrder) {
     // The engine lists integer-like keys first, whatever their insertion order.
     const listed = Object.keys(copy);
-    for (let i = 0; i < listed.length; i++) if (listed[i] !== keys[order[i]!]) return SLOW;
+    for (let i = 0; i < listed.length; i++) if (listed[i] !== keys[indexes[i]!]) return SLOW;
   }
   return copy;
+}
+
+/** Key lists seen before, by their keys in listed order: a trie of Maps, bounded. */
+interface KeyTrie {
+  next: Map<string, KeyTrie>;
+  /** The order of the list ending here (see {@link keyOrder}); undefined until one does. */
+  order?: Int32Array | null;
+}
+const keyTrie: KeyTrie = { next: new Map() };
+let trieNodes = 0;
+/** Trie nodes kept at most (a few key lists of every node, session and metadata shape). */
+const TRIE_NODES_MAX = 4096;
+const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * The permutation that writes an object's keys (as `Object.keys` lists them) in code point order,
+ * when they are out of order and none is `__proto__` or integer-like; else null (the general
+ * path). Objects of one shape — every node a sync reads — repeat one key list, so its order is
+ * worked out once, not sorted for each object.
+ */
+function keyOrder(keys: readonly string[]): Int32Array | null {
+  let at = keyTrie;
+  for (const key of keys) {
+    let next = at.next.get(key);
+    if (next === undefined) {
+      if (trieNodes++ >= TRIE_NODES_MAX) return null;
+      at.next.set(key, (next = { next: new Map() }));
+    }
+    at = next;
+  }
+  if (at.order === undefined) {
+    const order = Int32Array.from(keys, (_, i) => i).sort((a, b) => compareKeys(keys[a]!, keys[b]!));
+    const plain = !keys.some((k) => k === '__proto__' || INTEGER_LIKE.test(k));
+    at.order = plain && order.some((v, i) => v !== i) ? order : null;
+  }
+  return at.order;
 }
 
 /** {@link compareCodePoints}, quicker where the first differing units are no surrogates. */
@@ -153,9 +202,17 @@ function withPrefix(text: string, prefix: (byteLength: number) => string): Uint8
   const into = room <= scratch.length ? scratch : new Uint8Array(room);
   if (into !== scratch && room <= 1 << 20) scratch = into;
   const size = encoder.encodeInto(text, into).written;
-  const head = encoder.encode(prefix(size));
+  const head = prefix(size);
+  // An ASCII prefix (a git object header) is written by its char codes: no array of its own.
+  if (!/^[\x00-\x7f]*$/.test(head)) {
+    const bytes = encoder.encode(head);
+    const out = new Uint8Array(bytes.length + size);
+    out.set(bytes, 0);
+    out.set(into.subarray(0, size), bytes.length);
+    return out;
+  }
   const out = new Uint8Array(head.length + size);
-  out.set(head, 0);
+  for (let i = 0; i < head.length; i++) out[i] = head.charCodeAt(i);
   out.set(into.subarray(0, size), head.length);
   return out;
 }

@@ -86,7 +86,7 @@ export function turnTime(nodes: readonly NodeFacts[]): number {
  */
 export function commitMessage(sessionId: string, turn: number, nodes: readonly NodeFacts[]): string {
   const user = nodes.find((n) => n.role === 'user');
-  const subjectText = user ? Array.from(user.text).slice(0, 60).join('').trimEnd() : '';
+  const subjectText = user ? firstCodePoints(user.text, 60).trimEnd() : '';
   const lines = [subjectText === '' ? `turn ${turn}` : `turn ${turn}: ${subjectText}`];
 
   const body: string[] = [];
@@ -125,6 +125,16 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
     `Seq: ${lastNode.seq}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The first `max` code points of `text` (a pair's halves never split), without an array of them. */
+function firstCodePoints(text: string, max: number): string {
+  let i = 0;
+  for (let points = 0; points < max && i < text.length; points++) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return i >= text.length ? text : text.slice(0, i);
 }
 
 /** The trailers of a commit message written by {@link commitMessage}, or null. */

@@ -53,7 +53,7 @@ export function derive<N extends NodeShape>(nodes: readonly N[], head: string | 
 }
 
 /** Nodes handled between two of {@link deriveSteps}' pauses. */
-const STEP = 1024;
+const STEP = 256;
 
 /**
  * {@link derive} in steps: a generator that pauses (`yield`) every {@link STEP} nodes of each
@@ -76,8 +76,7 @@ export function* deriveSteps<N extends NodeShape>(
     seqs.add(n.seq);
   }
   yield;
-  const sorted = [...nodes].sort((a, b) => a.seq - b.seq);
-  yield;
+  const sorted = yield* bySeq(nodes);
   for (const n of sorted) {
     if (++step % STEP === 0) yield;
     for (const [edge, target] of [
@@ -114,7 +113,11 @@ export function* deriveSteps<N extends NodeShape>(
   for (const leaf of leaves) {
     yield;
     const chain = chainOf(leaf, byId, sorted.length);
-    for (const c of chain) reached.add(c.id);
+    yield;
+    for (const c of chain) {
+      if (++step % STEP === 0) yield;
+      reached.add(c.id);
+    }
     let deviation: N | null = null;
     for (const c of chain) {
       if (++step % STEP === 0) yield;
@@ -131,8 +134,7 @@ export function* deriveSteps<N extends NodeShape>(
       for (const r of riders.get(c.id) ?? []) onPath.add(r);
     }
     yield;
-    const path = [...onPath].sort((a, b) => a.seq - b.seq);
-    yield;
+    const path = yield* bySeq([...onPath]);
     const turns = yield* cutTurnSteps(path);
     const last = turns.at(-1);
     const complete = last?.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
@@ -166,6 +168,21 @@ export function* deriveSteps<N extends NodeShape>(
   }
   branches.sort(compareBranches);
   return unknownHead === undefined ? { branches, head: headBranch } : { branches, head: headBranch, unknownHead };
+}
+
+/**
+ * `list` in seq order, in steps: itself when it is so already (sources list nodes by seq, and a
+ * chain mostly is: checked, not assumed), else a sorted copy.
+ */
+function* bySeq<N extends NodeShape>(list: readonly N[]): Generator<void, readonly N[], void> {
+  for (let i = 1; i < list.length; i++) {
+    if (i % STEP === 0) yield;
+    if (list[i - 1]!.seq > list[i]!.seq) {
+      yield;
+      return [...list].sort((a, b) => a.seq - b.seq);
+    }
+  }
+  return list;
 }
 
 /** The order of {@link Derivation.branches}: `main` first, then by the seq of the leaf. */

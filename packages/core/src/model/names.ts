@@ -1,4 +1,4 @@
-import { EntityGitError, sha1Hex } from '@entity-git/git';
+import { EntityGitError, sha1Hex, utf8Length } from '@entity-git/git';
 import type { DagNode, Role } from './types.js';
 
 /** Longest id accepted, in UTF-8 bytes. Longer ids get `INVALID_ID` (they cannot be a useful key). */
@@ -14,9 +14,10 @@ export function assertId(id: unknown, what = 'id'): asserts id is string {
   if (typeof id !== 'string' || id.length === 0) {
     throw new EntityGitError('INVALID_ID', `${what} must be a non-empty string`, { id });
   }
-  if (encoder.encode(id).length > MAX_ID_BYTES) {
+  // Counted, not encoded: every node's ids are checked as it is read (a lone surrogate counts 3, as encoded).
+  if (id.length > MAX_ID_BYTES / 3 && utf8Length(id) > MAX_ID_BYTES) {
     throw new EntityGitError('INVALID_ID', `${what} is longer than ${MAX_ID_BYTES} bytes`, {
-      bytes: encoder.encode(id).length,
+      bytes: utf8Length(id),
     });
   }
 }

@@ -35,7 +35,13 @@ export function foldLine(text: string, max: number): string {
   let gap = false;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (c <= 0x20 || (c >= 0x7f && c <= 0xa0) || (c >= 0x1680 && isSpace(c))) {
+    // A lone space between two characters of the line stays where it is: no piece cut off.
+    if (c === 0x20 && points > 0 && !gap && i + 1 < n && !folded(text.charCodeAt(i + 1))) {
+      if (points === max) return out + text.slice(from, i);
+      points++;
+      continue;
+    }
+    if (folded(c)) {
       out += text.slice(from, i);
       from = i + 1;
       gap = points > 0;
@@ -63,7 +69,12 @@ export function foldLine(text: string, max: number): string {
   return out + text.slice(from, n);
 }
 
-/** Whitespace of `\s` from U+1680 up (those below are tested inline). */
+/** Whitespace or a control character: folded into the one space between two words. */
+function folded(c: number): boolean {
+  return c <= 0x20 || (c >= 0x7f && c <= 0xa0) || (c >= 0x1680 && isSpace(c));
+}
+
+/** Whitespace of `\s` from U+1680 up (those below are tested in {@link folded}). */
 function isSpace(c: number): boolean {
   return (
     c === 0x1680 ||

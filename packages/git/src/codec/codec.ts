@@ -105,11 +105,25 @@ export function adler32(data: Uint8Array): number {
  * kilobytes saves; git reads any valid zlib stream, and packing recompresses the object anyway.
  */
 export function storedZlib(data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(storedZlibLength(data.length));
+  storedZlibInto(data, out, 0);
+  return out;
+}
+
+/** The length of {@link storedZlib}'s stream of `n` bytes. */
+export function storedZlibLength(n: number): number {
+  return 2 + Math.max(1, Math.ceil(n / 65535)) * 5 + n + 4;
+}
+
+/**
+ * {@link storedZlib}'s stream written into `out` at `at` (room for {@link storedZlibLength}
+ * bytes), without a copy of its own: a pack writer puts it straight into the pack. Returns the end.
+ */
+export function storedZlibInto(data: Uint8Array, out: Uint8Array, at: number): number {
   const blocks = Math.max(1, Math.ceil(data.length / 65535));
-  const out = new Uint8Array(2 + blocks * 5 + data.length + 4);
-  out[0] = 0x78; // deflate, 32 KB window
-  out[1] = 0x01; // no dictionary, fastest; (0x78 << 8 | 0x01) % 31 === 0
-  let o = 2;
+  out[at] = 0x78; // deflate, 32 KB window
+  out[at + 1] = 0x01; // no dictionary, fastest; (0x78 << 8 | 0x01) % 31 === 0
+  let o = at + 2;
   for (let i = 0, b = 0; b < blocks; b++, i += 65535) {
     const len = Math.min(65535, data.length - i);
     out[o++] = b === blocks - 1 ? 1 : 0; // BFINAL, BTYPE 00 (stored)
@@ -117,15 +131,15 @@ export function storedZlib(data: Uint8Array): Uint8Array {
     out[o++] = len >>> 8;
     out[o++] = ~len & 0xff;
     out[o++] = (~len >>> 8) & 0xff;
-    out.set(data.subarray(i, i + len), o);
+    out.set(len === data.length ? data : data.subarray(i, i + len), o);
     o += len;
   }
   const sum = adler32(data);
   out[o++] = sum >>> 24;
   out[o++] = (sum >>> 16) & 0xff;
   out[o++] = (sum >>> 8) & 0xff;
-  out[o] = sum & 0xff;
-  return out;
+  out[o++] = sum & 0xff;
+  return o;
 }
 
 /** The content of a zlib stream made only of stored blocks, checked; null when it is not one. */

@@ -55,42 +55,50 @@ const head = new Int32Array(1 << HASH_BITS);
 const headStamp = new Uint32Array(1 << HASH_BITS);
 let stamp = 0;
 
+/** Where {@link fixedZlib} writes a stream (its worst case: 9 bits a literal, the block's 3 bits and its end's 7). */
+const OUT = new Uint8Array(2 + Math.ceil((FIXED_DEFLATE_MAX * 9 + 10) / 8) + 4);
+// The bit writer's state, module-wide: no closure made per call (a backfill makes thousands).
+let bits = 0;
+let count = 0;
+let o = 0;
+
+function put(value: number, width: number): void {
+  bits |= value << count;
+  count += width;
+  while (count >= 8) {
+    OUT[o++] = bits & 0xff;
+    bits >>>= 8;
+    count -= 8;
+  }
+}
+
+const hash3 = (data: Uint8Array, i: number) =>
+  Math.imul((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!, 0x9e3779b1) >>> (32 - HASH_BITS);
+
 /**
  * A zlib stream of `data` (at most {@link FIXED_DEFLATE_MAX} bytes) as one deflate block with the
  * fixed Huffman code and greedy matches of one candidate each (what zlib's fastest levels do,
- * without the dynamic code): any inflate reads it. A stored stream when that is not longer.
+ * without the dynamic code): any inflate reads it. A stored stream when that is not longer. The
+ * stream is written into a buffer of the module's and copied out at its exact size.
  */
 export function fixedZlib(data: Uint8Array): Uint8Array {
   const n = data.length;
   if (n > FIXED_DEFLATE_MAX) throw new RangeError(`fixedZlib takes at most ${FIXED_DEFLATE_MAX} bytes, not ${n}`);
-  // Worst case: 9 bits a literal, plus the block's 3 bits and its end's 7.
-  const out = new Uint8Array(2 + Math.ceil((n * 9 + 10) / 8) + 4);
-  out[0] = 0x78;
-  out[1] = 0x01;
-  let o = 2;
-  let bits = 3; // BFINAL 1, BTYPE 01 (fixed Huffman)
-  let count = 3;
-  const put = (value: number, width: number) => {
-    bits |= value << count;
-    count += width;
-    while (count >= 8) {
-      out[o++] = bits & 0xff;
-      bits >>>= 8;
-      count -= 8;
-    }
-  };
+  OUT[0] = 0x78;
+  OUT[1] = 0x01;
+  o = 2;
+  bits = 3; // BFINAL 1, BTYPE 01 (fixed Huffman)
+  count = 3;
   if (++stamp === 0x100000000) {
     headStamp.fill(0);
     stamp = 1;
   }
-  const hash = (i: number) =>
-    Math.imul((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!, 0x9e3779b1) >>> (32 - HASH_BITS);
   let i = 0;
   while (i < n) {
     let length = 0;
     let distance = 0;
     if (i + 2 < n) {
-      const h = hash(i);
+      const h = hash3(data, i);
       const cand = headStamp[h] === stamp ? head[h]! - 1 : -1;
       head[h] = i + 1;
       headStamp[h] = stamp;
@@ -119,20 +127,20 @@ export function fixedZlib(data: Uint8Array): Uint8Array {
     // The matched positions join the table (their hashes), so later repeats find them.
     const end = Math.min(i + length, n - 2);
     for (let k = i + 1; k < end; k++) {
-      const h = hash(k);
+      const h = hash3(data, k);
       head[h] = k + 1;
       headStamp[h] = stamp;
     }
     i += length;
   }
   put(LIT_CODE[256]!, LIT_BITS[256]!); // end of block
-  if (count > 0) out[o++] = bits & 0xff;
+  if (count > 0) OUT[o++] = bits & 0xff;
   // Stored blocks cost 5 bytes per 64 KB: take them when the code saved nothing.
   if (o + 4 >= 2 + 5 + n + 4) return storedZlib(data);
   const sum = adler32(data);
-  out[o++] = sum >>> 24;
-  out[o++] = (sum >>> 16) & 0xff;
-  out[o++] = (sum >>> 8) & 0xff;
-  out[o++] = sum & 0xff;
-  return out.subarray(0, o);
+  OUT[o++] = sum >>> 24;
+  OUT[o++] = (sum >>> 16) & 0xff;
+  OUT[o++] = (sum >>> 8) & 0xff;
+  OUT[o++] = sum & 0xff;
+  return OUT.slice(0, o);
 }

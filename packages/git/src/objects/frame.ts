@@ -35,9 +35,26 @@ export function gitBlobId(content: Uint8Array | string): string {
   return sha1Hex(frame('blob', typeof content === 'string' ? utf8(content) : content));
 }
 
-/** An object's id from its type and content: the SHA-1 of its frame, made without copying the content. */
+/** Where {@link objectId} frames a small object to hash it (reused: nothing allocated per object). */
+const SCRATCH = new Uint8Array(64 << 10);
+
+/**
+ * An object's id from its type and content: the SHA-1 of its frame. A small object is framed in a
+ * buffer of the module's and hashed in one call (a backfill hashes tens of thousands; a hash
+ * object and a header array each cost more than the copy); a larger one is hashed in parts,
+ * without a copy of its content.
+ */
 export function objectId(codec: Codec, type: ObjectType, content: Uint8Array): string {
-  return sha1OfParts(codec, [utf8(`${type} ${content.length}\0`), content]);
+  const size = String(content.length);
+  const head = type.length + 1 + size.length + 1;
+  if (head + content.length > SCRATCH.length) return sha1OfParts(codec, [utf8(`${type} ${size}\0`), content]);
+  let o = 0;
+  for (let i = 0; i < type.length; i++) SCRATCH[o++] = type.charCodeAt(i);
+  SCRATCH[o++] = 0x20;
+  for (let i = 0; i < size.length; i++) SCRATCH[o++] = size.charCodeAt(i);
+  SCRATCH[o++] = 0;
+  SCRATCH.set(content, o);
+  return codec.sha1(SCRATCH.subarray(0, o + content.length));
 }
 
 /** `<type> <size>\0<content>`, the bytes git hashes. */

@@ -1,6 +1,6 @@
 import { EntityGitError } from '../errors.js';
 import { compareBytes } from '../bytes/compare.js';
-import { fromHex, toHex } from '../bytes/hex.js';
+import { hexInto, toHex } from '../bytes/hex.js';
 import { fromUtf8, utf8 } from '../bytes/utf8.js';
 
 export interface TreeEntry {
@@ -27,7 +27,7 @@ export function entryBytes(e: TreeEntry): Uint8Array {
     const head = utf8(`${e.mode} ${e.name}\0`);
     bytes = new Uint8Array(head.length + 20);
     bytes.set(head, 0);
-    bytes.set(fromHex(e.oid), head.length);
+    hexInto(e.oid, bytes, head.length);
     if (entryCache.size >= ENTRY_CACHE_MAX) entryCache.clear();
     entryCache.set(key, bytes);
   }

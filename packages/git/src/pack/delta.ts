@@ -170,43 +170,48 @@ export function prefixSuffixDelta(base: Uint8Array, target: Uint8Array): Uint8Ar
   if (inserts > target.length / 2) return null;
   // Written straight into bytes: two sizes, a copy op of at most 8 bytes per 16 MB, the inserts.
   const out = new Uint8Array(20 + 8 * (Math.ceil(prefix / 0xffffff) + Math.ceil(suffix / 0xffffff)) + inserts);
-  let o = 0;
-  const size = (n: number) => {
-    while (n >= 0x80) {
-      out[o++] = (n & 0x7f) | 0x80;
-      n = Math.floor(n / 128);
-    }
-    out[o++] = n;
-  };
-  size(base.length);
-  size(target.length);
-  const copy = (offset: number, size: number) => {
-    for (let done = 0; done < size; ) {
-      const n = Math.min(size - done, 0xffffff);
-      const at = offset + done;
-      const opAt = o++;
-      let op = 0x80;
-      for (let i = 0; i < 4; i++)
-        if ((at >>> (8 * i)) & 0xff) {
-          op |= 1 << i;
-          out[o++] = (at >>> (8 * i)) & 0xff;
-        }
-      for (let i = 0; i < 3; i++)
-        if ((n >>> (8 * i)) & 0xff) {
-          op |= 1 << (4 + i);
-          out[o++] = (n >>> (8 * i)) & 0xff;
-        }
-      out[opAt] = op;
-      done += n;
-    }
-  };
-  copy(0, prefix);
+  let o = deltaSize(out, 0, base.length);
+  o = deltaSize(out, o, target.length);
+  o = deltaCopy(out, o, 0, prefix);
   for (let i = prefix, end = target.length - suffix; i < end; i += 127) {
     const n = Math.min(end - i, 127);
     out[o++] = n;
-    out.set(target.subarray(i, i + n), o);
+    for (let k = 0; k < n; k++) out[o + k] = target[i + k]!;
     o += n;
   }
-  copy(base.length - suffix, suffix);
+  o = deltaCopy(out, o, base.length - suffix, suffix);
   return o > target.length / 2 ? null : out.subarray(0, o);
+}
+
+/** A delta's size field (7 bits a byte, least significant first) written at `o`; returns the end. */
+function deltaSize(out: Uint8Array, o: number, n: number): number {
+  while (n >= 0x80) {
+    out[o++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[o++] = n;
+  return o;
+}
+
+/** Copy ops for `size` bytes of the base from `offset`, at most 16 MB each, written at `o`; returns the end. */
+function deltaCopy(out: Uint8Array, o: number, offset: number, size: number): number {
+  for (let done = 0; done < size; ) {
+    const n = Math.min(size - done, 0xffffff);
+    const at = offset + done;
+    const opAt = o++;
+    let op = 0x80;
+    for (let i = 0; i < 4; i++)
+      if ((at >>> (8 * i)) & 0xff) {
+        op |= 1 << i;
+        out[o++] = (at >>> (8 * i)) & 0xff;
+      }
+    for (let i = 0; i < 3; i++)
+      if ((n >>> (8 * i)) & 0xff) {
+        op |= 1 << (4 + i);
+        out[o++] = (n >>> (8 * i)) & 0xff;
+      }
+    out[opAt] = op;
+    done += n;
+  }
+  return o;
 }

@@ -1,7 +1,7 @@
 import { EntityGitError } from '../errors.js';
-import { fromHex } from '../bytes/hex.js';
+import { fromHex, hexInto } from '../bytes/hex.js';
 import { utf8 } from '../bytes/utf8.js';
-import { storedZlib, type Codec } from '../codec/codec.js';
+import { storedZlibInto, storedZlibLength, type Codec } from '../codec/codec.js';
 import { isOid, type ObjectType } from '../objects/frame.js';
 import { joinPath } from '../storage/paths.js';
 import type { Store } from '../storage/store.js';
@@ -52,7 +52,7 @@ interface Entry {
 /** Bytes of the pack copied or hashed between two of {@link PackBuilder.write}'s pauses. */
 const SLICE_BYTES = 1 << 20;
 /** Index entries made between two of its pauses. */
-const SLICE_ENTRIES = 4096;
+const SLICE_ENTRIES = 512;
 
 /**
  * SHA-1 of `data` as the codec gives it; with `between`, and a codec that hashes in parts
@@ -190,13 +190,11 @@ export class PackBuilder {
         ? body.length <= STORED_BLOB_MAX
         : code === TYPE_CODE.tree && this.options.storeTrees === true;
     const codec = this.store.codec;
-    const data = stored
-      ? storedZlib(body)
-      : codec.deflatePackEntry
-        ? codec.deflatePackEntry(body)
-        : codec.deflate(body);
-    const crc = this.append(h, data);
-    this.size = at + h + data.length;
+    // A stored entry is written straight into the chunk; a compressed one is copied in.
+    const data = stored ? null : codec.deflatePackEntry ? codec.deflatePackEntry(body) : codec.deflate(body);
+    const length = h + (data === null ? storedZlibLength(body.length) : data.length);
+    const crc = this.append(h, length, data ?? body, data === null);
+    this.size = at + length;
     this.offsets.set(oid, { offset: at, depth });
     this.entries.push({ oid, offset: at, crc });
     if (type === 'tree') this.noteChain(oid, content, depth > 0 && !restarted && base ? base.oid : null);
@@ -229,9 +227,11 @@ export class PackBuilder {
     return { base: given, baseAt, restarted: false };
   }
 
-  /** Copy an entry ({@link HEAD}'s first `h` bytes, then `data`) into the chunks; its CRC-32. */
-  private append(h: number, data: Uint8Array): number {
-    const length = h + data.length;
+  /**
+   * Copy an entry of `length` bytes ({@link HEAD}'s first `h` bytes, then `data`, or `data`
+   * framed as zlib's stored blocks when `store`) into the chunks; its CRC-32.
+   */
+  private append(h: number, length: number, data: Uint8Array, store: boolean): number {
     let chunk = this.chunks.at(-1);
     if (chunk === undefined || chunk.used + length > chunk.bytes.length) {
       // 64 KB first (a live turn's pack is a few), doubling up to CHUNK_BYTES.
@@ -240,8 +240,9 @@ export class PackBuilder {
       this.chunks.push(chunk);
     }
     const from = chunk.used;
-    chunk.bytes.set(HEAD.subarray(0, h), from);
-    chunk.bytes.set(data, from + h);
+    for (let i = 0; i < h; i++) chunk.bytes[from + i] = HEAD[i]!;
+    if (store) storedZlibInto(data, chunk.bytes, from + h);
+    else chunk.bytes.set(data, from + h);
     chunk.used += length;
     return crc32(chunk.bytes, from, chunk.used);
   }
@@ -260,7 +261,7 @@ export class PackBuilder {
   /**
    * Write the pack and its index into `gitdir` (the index last: it is what makes the pack
    * visible), or nothing when no object was added. `pause`, when given, is asked between two
-   * slices of the work (about {@link SLICE_BYTES} of the pack copied or hashed, a few thousand
+   * slices of the work (about {@link SLICE_BYTES} of the pack copied or hashed, a few hundred
    * index entries) and awaited when it answers a promise: how a caller gives its host's event
    * loop a turn while a large pack is finished (see the mirror's `HostYield.due`). The bytes are
    * the same with or without it.
@@ -310,7 +311,7 @@ export class PackBuilder {
       const group = groups[b]!.sort((x, y) => (x.oid < y.oid ? -1 : x.oid > y.oid ? 1 : 0));
       for (const e of group) {
         if (isOid(e.oid)) oids.push(e.oid);
-        idx.set(fromHex(e.oid), names + i * 20);
+        hexInto(e.oid, idx, names + i * 20);
         view.setUint32(names + n * 20 + i * 4, e.crc);
         view.setUint32(names + n * 24 + i * 4, e.offset);
         i++;

@@ -2,13 +2,13 @@ import { buildCommit, buildTree, extendTree, type TreeEntry } from '@entity-git/
 import type { BranchPlan, Derivation } from '../../model/derive.js';
 import { commitMessage, turnTime } from '../../model/commit-message.js';
 import type { MirrorContext } from '../context.js';
-import { HostYield } from '../host-yield.js';
+import { HostYield, yieldToHost } from '../host-yield.js';
 import { shardOf } from '../layout.js';
 import type { Layout } from '../mirror.js';
 import type { Known } from '../repo-state.js';
 import { newBuild, trimBuild, type BranchBuild } from '../branch-build.js';
 import type { Planned } from './plan.js';
-import { prewrite, type Prewritten } from './prewrite.js';
+import type { Prewritten } from './prewrite.js';
 import { seedFromRepository } from './seed.js';
 import { looseSink, packSink, turnSink, type ObjectSink } from './sinks.js';
 
@@ -21,7 +21,7 @@ export interface Built extends Planned {
   commitsWritten: number;
   /** Set when only the head branch gained whole turns on top of its tip: these nodes. */
   appended: Known[] | null;
-  /** Commits this sync made, when the index may take only the new ones (carried-on plans). */
+  /** Commits this sync made (not found in the memo). */
   created: Set<string>;
   /** A backfill's message files, written beside its objects. */
   prewritten: Promise<Prewritten> | null;
@@ -92,13 +92,16 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
   const host = new HostYield(ctx.yieldEveryMs);
   const sink =
     work.sink === 'pack'
-      ? packSink(ctx.store, repo, () => host.due())
+      ? packSink(ctx.store, repo, ctx.onDemand, () => host.due())
       : work.sink === 'turn'
         ? await turnSink(ctx, repo)
         : looseSink(repo.objects);
   let prewritten: Promise<Prewritten> | null = null;
   if (work.sink === 'pack' && ctx.store.workTree) {
-    prewritten = prewrite(ctx, repo, layout, derivation, fresh);
+    // On demand: only a storage with a working tree (Node) writes files beside the pack.
+    prewritten = ctx
+      .onDemand()
+      .then((later) => (later as typeof import('../on-demand.js')).prewrite(ctx, repo, layout, derivation, fresh));
     // Its failure is met where the checkout awaits it (or the sync failed before that).
     prewritten.catch(() => undefined);
     beside.push(prewritten);
@@ -112,6 +115,7 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
     fresh,
     added: delta.memo,
     sink,
+    created,
   });
   const stored = { branches: derivation.branches, from: 0 };
   return { ...p, ...none, derivation, builds, commitsWritten, appended: null, prewritten, sink, stored };
@@ -172,7 +176,7 @@ export async function commitBranches(ctx: MirrorContext, o: CommitWork): Promise
   for (const [b, build] of work) {
     let parent: string | null = build.commits.at(-1) ?? null;
     for (let k = build.commits.length; k < b.complete; k++) {
-      await host.due();
+      if (host.owed()) await yieldToHost();
       const turn = b.turns[k]!;
       for (const n of turn.nodes) {
         const e: TreeEntry = { mode: '100644', name: n.name, oid: n.blob };
@@ -200,9 +204,10 @@ export async function commitBranches(ctx: MirrorContext, o: CommitWork): Promise
         const messages = await messagesTree(build);
         const root = await sink.write(
           'tree',
+          // In git's order already (`messages/` sorts before `meta.json`): nothing to sort.
           buildTree([
-            { mode: '100644', name: 'meta.json', oid: metaBlob },
             { mode: '40000', name: 'messages', oid: messages },
+            { mode: '100644', name: 'meta.json', oid: metaBlob },
           ]),
           '',
         );

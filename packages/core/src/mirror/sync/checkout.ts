@@ -37,6 +37,7 @@ export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<Chec
     fresh,
     appended: full ? null : hint,
     metaOid,
+    metaBytes,
     prewritten: prewritten === null ? null : await prewritten,
     checkFiles: full,
   });

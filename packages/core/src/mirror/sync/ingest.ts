@@ -5,7 +5,7 @@ import { messageFileName, assertId } from '../../model/names.js';
 import type { DagNode, Session } from '../../model/types.js';
 import { validateNode, validateSession } from '../../model/validate.js';
 import type { MirrorContext } from '../context.js';
-import { HostYield } from '../host-yield.js';
+import { HostYield, yieldToHost } from '../host-yield.js';
 import type { Layout } from '../mirror.js';
 import type { KeptPlan } from '../repo-cache.js';
 import { checkFormat, init, repoLayout } from '../repo-setup.js';
@@ -132,7 +132,7 @@ export async function ingest(
   let renumbered = false;
   for await (const node of ctx.dag.nodesAfter(sessionId, from, { batchSize: ctx.batchSize })) {
     nodesRead++;
-    await host.due();
+    if (host.owed()) await yieldToHost();
     const prev = known.get(node.id);
     // A node known at or below `from` back with another seq: the source renumbered the session
     // (a seq it derives, after a row older than others was written). The session is read whole,
@@ -211,5 +211,8 @@ export function ingestNode(
   const bytes = canonicalJsonBytes(node, (size) => `blob ${size}\0`);
   const blob = ctx.store.codec.sha1(bytes);
   if (prev && prev.blob === blob) return { known: prev, bytes: prev.stored ? null : bytes, changed: false };
-  return { known: { ...nodeFacts(node, ctx.keys), name: messageFileName(node), blob }, bytes, changed: true };
+  // `stored` is on the object from the start: set later, a property the object lacks would cost
+  // each of a backfill's nodes a property store of its own.
+  const k: Known = { ...nodeFacts(node, ctx.keys), name: messageFileName(node), blob, stored: undefined };
+  return { known: k, bytes, changed: true };
 }

@@ -1,7 +1,7 @@
-import { unframe, type StorageStat, joinPath } from '@entity-git/git';
+import { unframe, type StorageStat, type WorkTreeFile, joinPath } from '@entity-git/git';
 import type { Derivation } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
-import { HostYield } from '../host-yield.js';
+import { HostYield, yieldToHost } from '../host-yield.js';
 import { headFileSteps } from '../layout.js';
 import type { Layout } from '../mirror.js';
 import type { Known } from '../repo-state.js';
@@ -30,18 +30,25 @@ export async function prewrite(
   fresh: Map<string, Uint8Array>,
 ): Promise<Prewritten> {
   if ((await ctx.store.lstat(joinPath(repo.gitdir, 'index'))) !== null) return new Map();
-  const files: { path: string; oid: string; data: Uint8Array }[] = [];
+  const files: WorkTreeFile[] = [];
+  const kept: { path: string; oid: string }[] = [];
   let bytes = 0;
   const host = new HostYield(ctx.yieldEveryMs);
   for (const [path, n] of await host.run(headFileSteps(derivation, layout))) {
-    if (files.length % 256 === 255) await host.due();
+    if (host.owed()) await yieldToHost();
     const raw = fresh.get(n.blob);
     const data = raw === undefined ? null : unframe(raw);
     if (data === null || data.length > PREWRITE_FILE_MAX || bytes + data.length > PREWRITE_BYTES_MAX) continue;
     bytes += data.length;
-    files.push({ path, oid: n.blob, data });
+    files.push({ path: joinPath(repo.dir, path), data });
+    kept.push({ path, oid: n.blob });
   }
   if (files.length < PREWRITE_MIN_FILES) return new Map();
-  const stats = await ctx.store.writeFiles(files.map((f) => ({ path: joinPath(repo.dir, f.path), data: f.data })));
-  return new Map(files.map((f, i) => [f.path, { oid: f.oid, stat: stats[i]! }]));
+  const stats = await ctx.store.writeFiles(files);
+  const out: Prewritten = new Map();
+  for (let i = 0; i < kept.length; i++) {
+    if (host.owed()) await yieldToHost();
+    out.set(kept[i]!.path, { oid: kept[i]!.oid, stat: stats[i]! });
+  }
+  return out;
 }

@@ -1,5 +1,4 @@
 import {
-  writeCommitGraph,
   type GraphCommit,
   frame,
   parseCommit,
@@ -122,9 +121,15 @@ export function turnPackSink(store: Store, repo: Repo): ObjectSink {
 
 /**
  * A backfill's (or a repair's) objects as one pack, and its commits in a new commit-graph.
- * `pause`: asked between slices of finishing the pack (see {@link PackBuilder.write}).
+ * `pause`: asked between slices of finishing the pack (see {@link PackBuilder.write}). `onDemand`
+ * loads the graph's writer (`mirror/on-demand.ts`: only a backfill writes a graph).
  */
-export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> | undefined): ObjectSink {
+export function packSink(
+  store: Store,
+  repo: Repo,
+  onDemand: MirrorContext['onDemand'],
+  pause?: () => Promise<void> | undefined,
+): ObjectSink {
   const builder = new PackBuilder(store);
   const commits: GraphCommit[] = [];
   const packed = { objects: 0, bytes: 0 };
@@ -135,7 +140,8 @@ export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> |
       if (type === 'tree' && path !== undefined) builder.addTree(oid, content, path);
       else builder.add(oid, type, content, null);
       if (type === 'commit') {
-        const c = parseCommit(content);
+        // The header alone: the graph needs no message.
+        const c = parseCommit(content.subarray(0, headerEnd(content)));
         commits.push({ oid, tree: c.tree, parents: c.parents, time: c.time });
       }
       return oid;
@@ -151,9 +157,16 @@ export function packSink(store: Store, repo: Repo, pause?: () => Promise<void> |
       if (w !== null) Object.assign(packed, { objects: w.oids.length, bytes: w.bytes });
       // The pack is in place: its commits go into the commit-graph (replay places a commit on
       // its branch from it). A history that began before this pack has no graph to join: none.
-      await writeCommitGraph(store, repo.gitdir, commits);
+      const { writeCommitGraph } = (await onDemand()) as typeof import('../on-demand.js');
+      await writeCommitGraph(store, repo.gitdir, commits, pause);
     },
   };
+}
+
+/** Where a commit's header ends: its first blank line (the whole commit when it has none). */
+function headerEnd(commit: Uint8Array): number {
+  for (let i = 1; i < commit.length; i++) if (commit[i] === 0x0a && commit[i - 1] === 0x0a) return i - 1;
+  return commit.length;
 }
 
 /** Where a live turn's objects go: a pack of its own while the repository has room for one. */

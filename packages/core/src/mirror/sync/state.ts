@@ -1,6 +1,6 @@
 import { joinPath } from '@entity-git/git';
 import type { MirrorContext } from '../context.js';
-import { HostYield } from '../host-yield.js';
+import { HostYield, yieldToHost } from '../host-yield.js';
 import type { SyncResult } from '../mirror.js';
 import { repoConfig } from '../repo-config.js';
 import { withFormat } from '../repo-format.js';
@@ -18,9 +18,14 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
   const { inPacks, packed, worktreeChanged, nodesRead } = c;
   const known = state.known;
   const stillUnsettled = new Set<string>();
-  for (const id of [...unsettled, ...delta.nodes]) {
-    const n = known.get(id);
-    if (n && (n.pending || !n.stored)) stillUnsettled.add(id);
+  // A backfill's every node is in `delta.nodes`: the host gets its turns.
+  const host = new HostYield(ctx.yieldEveryMs);
+  for (const ids of [unsettled, delta.nodes]) {
+    for (const id of ids) {
+      if (host.owed()) await yieldToHost();
+      const n = known.get(id);
+      if (n && (n.pending || !n.stored)) stillUnsettled.add(id);
+    }
   }
   state.unsettled = stillUnsettled;
   // Last: until every ref holds the new history, the repository still reads as format 1.
@@ -45,14 +50,7 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
   // A state read from the layout before (`.git/entity-git/`) is moved to the root by this save.
   if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved && state.legacy !== true)
     ctx.cache.states.keep(repo.gitdir, state, config);
-  else
-    await ctx.cache.states.save(
-      repo.gitdir,
-      state,
-      loaded === null ? null : delta,
-      config,
-      new HostYield(ctx.yieldEveryMs),
-    );
+  else await ctx.cache.states.save(repo.gitdir, state, loaded === null ? null : delta, config, host);
   if (derivation.unknownHead === undefined)
     remember(ctx.cache.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
   const result: SyncResult = {

@@ -1,7 +1,7 @@
 import { isEntityGitError } from '@entity-git/git';
 import type { BranchPlan } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
-import { HostYield } from '../host-yield.js';
+import { HostYield, yieldToHost } from '../host-yield.js';
 import { moveMetaRef, planMetaRef } from '../meta-ref.js';
 import type { Known, StateDelta } from '../repo-state.js';
 import type { Built } from './build.js';
@@ -111,7 +111,7 @@ async function markStored(
 ): Promise<void> {
   for (const b of branches) {
     for (let k = from; k < b.complete; k++) {
-      await host.due();
+      if (host.owed()) await yieldToHost();
       for (const n of b.turns[k]!.nodes) {
         if (!n.stored) {
           n.stored = true;
