@@ -3,7 +3,7 @@
 // written.
 import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { storeFor } from '@entity-git/core';
+import { storeFor } from '@entity-git/git';
 import { describe, expect, it } from 'vitest';
 import { nodeStorage } from '../src/index.js';
 import { tempDir } from './helpers.js';
