@@ -112,27 +112,7 @@ export function sessionActions(options: SessionActionsOptions): Handlers<Session
       await requireSession(dag, sessionId);
       return { session_id: sessionId, branches: await branchesOf(mirror, sessionId) };
     },
-    async git_switch_branch(params) {
-      const p = paramsObject(params);
-      const sessionId = idParam(p, 'session_id');
-      const branch =
-        optionalString(p, 'branch') ?? invalidArgument('branch must be a non-empty string', { param: 'branch' });
-      await requireSession(dag, sessionId);
-      const writer = options.writer ?? invalidArgument('this server cannot write the DAG (no writer)');
-      const target = (await mirror.branches(sessionId)).find((b) => b.name === branch);
-      if (!target)
-        throw new EntityGitError(
-          'BRANCH_NOT_FOUND',
-          `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`,
-          { sessionId, branch },
-        );
-      const tip = (await mirror.log(sessionId, { branch }))[0];
-      if (!tip?.node)
-        throw new EntityGitError('BRANCH_NOT_FOUND', `branch ${branch} has no mirrored turn`, { sessionId, branch });
-      await writer.setHead(sessionId, tip.node);
-      await mirror.sync(sessionId);
-      return { session_id: sessionId, head_node: tip.node, branches: await branchesOf(mirror, sessionId) };
-    },
+    git_switch_branch: (params) => switchBranch(options, params),
     async list_sessions() {
       const sessions: SessionSummary[] = [];
       for (const id of await dag.listSessions()) {
@@ -175,4 +155,28 @@ async function turnMessages(dag: DagSource, params: unknown) {
     (n) => chain.has(n.id) || (n.role === 'tool' && n.caller !== null && chain.has(n.caller)),
   );
   return { session_id: sessionId, messages: messages.sort((a, b) => a.seq - b.seq) };
+}
+
+/** `git_switch_branch`: the DAG head moved to the branch's tip node, then the session synced. */
+async function switchBranch(options: SessionActionsOptions, params: unknown) {
+  const { dag, mirror } = options;
+  const p = paramsObject(params);
+  const sessionId = idParam(p, 'session_id');
+  const branch =
+    optionalString(p, 'branch') ?? invalidArgument('branch must be a non-empty string', { param: 'branch' });
+  await requireSession(dag, sessionId);
+  const writer = options.writer ?? invalidArgument('this server cannot write the DAG (no writer)');
+  const target = (await mirror.branches(sessionId)).find((b) => b.name === branch);
+  if (!target)
+    throw new EntityGitError(
+      'BRANCH_NOT_FOUND',
+      `session ${JSON.stringify(sessionId)} has no branch ${JSON.stringify(branch)}`,
+      { sessionId, branch },
+    );
+  const tip = (await mirror.log(sessionId, { branch }))[0];
+  if (!tip?.node)
+    throw new EntityGitError('BRANCH_NOT_FOUND', `branch ${branch} has no mirrored turn`, { sessionId, branch });
+  await writer.setHead(sessionId, tip.node);
+  await mirror.sync(sessionId);
+  return { session_id: sessionId, head_node: tip.node, branches: await branchesOf(mirror, sessionId) };
 }
