@@ -206,11 +206,12 @@ export interface UndoDone {
 }
 
 /**
- * What the project auto-commit logic needs of a git implementation (DESIGN.md §4). The decision —
- * whether to commit, what — is core's, made once; an engine only observes and performs.
+ * What the project auto-commit logic needs of a git implementation (see docs/design.md, 'Safety
+ * rules'). The decision — whether to commit, what — is core's, made once; an engine only observes
+ * and performs.
  *
  * Engines: `nativeGitEngine` in `@entity-git/node` (spawns `git`; the default on Node) and
- * {@link createObjectEngine} in core (formerly `createIsoGitEngine`) (over a `StorageFs`: the browser's, and Node's fallback).
+ * {@link createObjectEngine} in core (over a `StorageFs`: the browser's, and Node's fallback).
  *
  * Contract for every member:
  * - Read-only members write nothing anywhere: not the index (no stat refresh), not an object, not a

@@ -4,7 +4,7 @@ import type { ProjectJournal, ProjectLock } from './project-coordination.js';
 import type { ProjectGitEngine, WorkdirState } from './project-git-engine.js';
 import type { AgentCommitsInput, AgentCommitsResult, RevertInput, RevertResult } from './revert-types.js';
 
-/** The warning of DESIGN.md §4, word for word. */
+/** The warning docs/design.md gives (its 'Safety rules'), word for word. */
 export const UNCOMMITTED_CHANGES_WARNING =
   "you have uncommitted changes, the agent's edits won't be auto-committed for now";
 

@@ -9,8 +9,8 @@ import {
 } from '@entity-git/git';
 
 /**
- * The engine's name, as results and messages show it. It stays `isomorphic-git`, the name the
- * engine had when it was built on isomorphic-git, so that nothing a user or a log sees changes.
+ * The engine's name, as results and messages show it: `isomorphic-git`, the name users' results,
+ * logs and stored records already carry, kept so that they keep matching.
  */
 export const OBJECT_ENGINE = 'isomorphic-git';
 
