@@ -1,11 +1,12 @@
-// Event loop (issue 20): how long a sync in the caller's process keeps the host's event loop from
+// Event loop: how long a sync in the caller's process keeps the host's event loop from
 // running, measured with `perf_hooks.monitorEventLoopDelay` (1 ms resolution) during a 2,000-turn
 // backfill and during a start-up reconcile of 1,000 one-turn sessions, each from an in-memory DAG
 // (the worst case: no I/O in the DAG reads to give the loop a turn by accident), and during the
-// first sync of a plain script: a fresh process per rep (`event-loop-child.ts`), nothing warmed
-// up, a 2,000-turn session of short messages — what a user's own script sees. Two contenders,
+// first sync of a plain script: a fresh process per rep (`event-loop-child.mjs`, plain `node` on
+// the built packages unless `--plain=source`), nothing warmed up, a 2,000-turn session of short
+// messages — what a user's own script sees. Two contenders,
 // interleaved rep by rep: `yielding` (the default, a macrotask turn every `yieldEveryMs` = 1 ms of
-// work) and `no yield` (`yieldEveryMs: 0`: one synchronous run, as before), so the cost of yielding
+// work) and `no yield` (`yieldEveryMs: 0`: one synchronous run), so the cost of yielding
 // is the ratio of their totals in the same run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +25,9 @@ const SESSIONS = Number(flag('sessions') ?? (quick ? 100 : 1000));
 const REPS = Number(flag('reps') ?? 2);
 // `--works=plain,backfill,reconcile`: which cases run (default all three).
 const WORKS = new Set((flag('works') ?? 'plain,backfill,reconcile').split(','));
+// `--plain=source`: the plain script imports the TypeScript sources under the bench's loader
+// instead of the built packages (`dist`, what an installed package gives a script).
+const PLAIN_FROM = flag('plain') === 'source' ? 'source' : 'dist';
 const fail = failWith('event-loop');
 
 interface Sample {
@@ -57,11 +61,12 @@ function plainScript(root: string, yieldEveryMs: number | undefined): Sample & {
   const child = spawnSync(
     process.execPath,
     [
-      ...process.execArgv,
-      new URL('./event-loop-child.ts', import.meta.url).pathname,
+      ...(PLAIN_FROM === 'source' ? process.execArgv : []),
+      new URL('./event-loop-child.mjs', import.meta.url).pathname,
       root,
       String(TURNS),
       yieldEveryMs === undefined ? 'default' : String(yieldEveryMs),
+      PLAIN_FROM,
     ],
     { encoding: 'utf8', maxBuffer: 1 << 24 },
   );

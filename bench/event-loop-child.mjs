@@ -3,18 +3,23 @@
 // options (or `yieldEveryMs` given), and the first `sync` of the process — no warm-up, no worker
 // thread started, nothing compiled before — watched by `monitorEventLoopDelay` (1 ms resolution)
 // and a 5 ms interval counting its ticks. Prints the figures as JSON.
+//
+// `from` is `dist` (the default: the built packages, what a script that installed them imports,
+// run by plain `node`) or `source` (the TypeScript sources, under the bench's own loader).
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { MemoryDag } from '../packages/core/src/index.js';
-import { createNodeMirror } from '../packages/node/src/index.js';
-import { BASE_TIME } from './lib/conversation.js';
 
-const [root, turnsArg, every] = process.argv.slice(2);
+const [root, turnsArg, every, from = 'dist'] = process.argv.slice(2);
+const pkg = (name) => new URL(`../packages/${name}/${from === 'source' ? 'src' : 'dist'}/index.js`, import.meta.url);
+const { MemoryDag } = await import(pkg('core'));
+const { createNodeMirror } = await import(pkg('node'));
+// bench/lib/conversation.ts's BASE_TIME: the same commit ids in every process and both forms.
+const BASE_TIME = 1779500000;
+
 const turns = Number(turnsArg);
 const dag = new MemoryDag();
 await dag.createSession({ id: 'plain', title: 'a plain script', created_at: BASE_TIME });
-let predecessor: string | null = null;
+let predecessor = null;
 for (let i = 0; i < turns; i++) {
-  // `created_at` given: the same commit ids in every process, so the bench can compare them.
   const u = await dag.appendNode({
     id: `u${i}`,
     session_id: 'plain',
@@ -33,7 +38,7 @@ for (let i = 0; i < turns; i++) {
   });
   predecessor = a.id;
 }
-const mirror = createNodeMirror({ dag, root: root!, ...(every === 'default' ? {} : { yieldEveryMs: Number(every) }) });
+const mirror = createNodeMirror({ dag, root, ...(every === 'default' ? {} : { yieldEveryMs: Number(every) }) });
 const h = monitorEventLoopDelay({ resolution: 1 });
 let ticks = 0;
 const interval = setInterval(() => void ticks++, 5);
