@@ -107,7 +107,7 @@ function frozenOptions(
 export function nodeStorage(options: NodeStorageOptions = {}): Storage {
   const opts = frozenOptions(options);
   const host = hostname();
-  // Small-file operations run synchronously: a turn makes ~50 of them, and a thread-pool round
+  // Small-file operations run synchronously: a turn makes dozens of them, and a thread-pool round
   // trip per call cost more than the calls themselves (measured: most of a turn's time was idle
   // waiting). Large writes stay asynchronous so a huge tool output does not stall the event loop.
   const fs: StorageFs = {

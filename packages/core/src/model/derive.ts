@@ -41,7 +41,7 @@ export interface Derivation<N extends NodeShape = NodeShape> {
 export const rides = (n: NodeShape): boolean => n.role === 'tool' && n.caller !== null;
 
 /**
- * Turns, paths and branches as a pure function of the DAG (DESIGN.md §3). Throws
+ * Turns, paths and branches as a pure function of the DAG (docs/design.md, 'Turns, commits and branches'). Throws
  * `DAG_DUPLICATE_ID`, `DAG_DUPLICATE_SEQ`, `DAG_MISSING_PREDECESSOR` or `DAG_CYCLE`.
  */
 export function derive<N extends NodeShape>(nodes: readonly N[], head: string | null): Derivation<N> {

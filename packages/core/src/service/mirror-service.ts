@@ -40,7 +40,7 @@ const PERMANENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 const asError = (err: unknown): EntityGitError => normaliseError(err, { code: 'STORAGE_ERROR' });
 
 /**
- * The async mirror service (DESIGN.md §5): a serial queue per session, several sessions at once,
+ * The async mirror service (docs/design.md, 'Safety rules', consistency): a serial queue per session, several sessions at once,
  * retries with backoff, events. It only reads the DAG (through the mirror): a git failure never
  * touches it.
  */
