@@ -33,9 +33,9 @@ export interface NodeStorageOptions {
    * (60 s, 30 s).
    */
   syncLock?: Partial<LockOptions>;
-  /** @deprecated The name before lock options were one type: use `syncLock.timeoutMs`. */
+  /** @deprecated Read where `syncLock.timeoutMs` is not given: use that. */
   syncLockTimeoutMs?: number;
-  /** @deprecated The name before lock options were one type: use `syncLock.staleMs`. */
+  /** @deprecated Read where `syncLock.staleMs` is not given: use that. */
   staleMs?: number;
 }
 
@@ -84,7 +84,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Writes above this size go through the thread pool instead of blocking the event loop. */
 const LARGE = 1 << 20;
 
-/** The options in force: defaults filled in, the sync lock's checked (`INVALID_OPTION`), the old names read. */
+/** The options in force: defaults filled in, the sync lock's checked (`INVALID_OPTION`), `syncLockTimeoutMs` and `staleMs` read. */
 function frozenOptions(
   options: NodeStorageOptions,
 ): Readonly<{ fsync: boolean; syncLockTimeoutMs: number; staleMs: number }> {

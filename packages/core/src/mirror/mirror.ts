@@ -35,9 +35,9 @@ export interface MirrorOptions {
    * whole sync, is the storage's (`nodeStorage({ syncLock })`, `browserStorage({ syncLock })`).
    */
   lock?: Partial<LockOptions>;
-  /** @deprecated The name before lock options were one type: use `lock.timeoutMs`. */
+  /** @deprecated Read where `lock.timeoutMs` is not given: use that. */
   lockTimeoutMs?: number;
-  /** @deprecated The name before lock options were one type: use `lock.staleMs`. */
+  /** @deprecated Read where `lock.staleMs` is not given: use that. */
   staleLockMs?: number;
   /** Page size asked of the DagSource. Default 500. */
   batchSize?: number;

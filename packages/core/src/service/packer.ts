@@ -38,7 +38,7 @@ export interface PackerOptions {
    * repository another packer holds is passed over, and a later request packs it.
    */
   lock?: Partial<Pick<LockOptions, 'staleMs'>>;
-  /** @deprecated The name before lock options were one type: use `lock.staleMs`. */
+  /** @deprecated Read where `lock.staleMs` is not given: use that. */
   staleLockMs?: number;
   /** Told of each pack written and of each failure (packing never throws into anyone). */
   onPacked?: (gitdir: string, report: PackReport | void) => void;
