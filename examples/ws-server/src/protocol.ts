@@ -68,7 +68,7 @@ export interface SendMessageResult {
 }
 
 /**
- * What the project auto-commit did after a turn (DESIGN.md §4): the agent's edits committed in
+ * What the project auto-commit did after a turn (docs/project-git.md): the agent's edits committed in
  * the project's own repository, or skipped — with `warning` the sentence the UI shows. For
  * `reason: 'uncommitted-changes'` (the user has edits of their own) it is exactly
  * `you have uncommitted changes, the agent's edits won't be auto-committed for now`, and the
@@ -138,7 +138,7 @@ export interface ProjectLogResult {
   commits: ProjectCommit[];
 }
 
-/** `project_status`: the workdir read without committing (DESIGN.md §4's warning, before any turn is skipped). */
+/** `project_status`: the workdir read without committing (the warning of docs/design.md, 'Safety rules', before any turn is skipped). */
 export interface ProjectStatusResult {
   project_id: string;
   workdir: string;

@@ -23,8 +23,8 @@ export interface RepoRouteOptions {
 
 /**
  * Files a copy leaves out: the work tree's index (and its shared part), reflogs, locks, and the
- * mirror's state log (a cache the browser's mirror rebuilds from its rows when it needs one;
- * 3.7 MB of the 14 MB of a 2,000-turn session).
+ * mirror's state log (a cache the browser's mirror rebuilds from its rows when it needs one, and
+ * a large part of a long session's bytes).
  */
 const skipped = (path: string) =>
   path === 'index' ||

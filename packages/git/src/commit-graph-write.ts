@@ -57,7 +57,16 @@ export function* buildCommitGraphSteps(commits: readonly GraphCommit[], codec: C
     if (c.parents.length > 2) return null;
     for (const p of c.parents) if (!pos.has(p)) return null;
   }
-  // Topological levels, parents first, without recursion (chains are thousands deep).
+  const generation = yield* generations(sorted, pos);
+  if (generation === null) return null;
+  return yield* graphBytes(sorted, pos, generation, codec);
+}
+
+/**
+ * The topological level of each of `sorted` (parents first, without recursion: chains are
+ * thousands deep), pausing every {@link STEP} commits; null on a cycle (no such history).
+ */
+function* generations(sorted: readonly GraphCommit[], pos: ReadonlyMap<string, number>): WorkSteps<Uint32Array | null> {
   const generation = new Uint32Array(sorted.length);
   const onStack = new Uint8Array(sorted.length);
   let visited = 0;
@@ -85,6 +94,16 @@ export function* buildCommitGraphSteps(commits: readonly GraphCommit[], codec: C
       if (++visited % STEP === 0) yield;
     }
   }
+  return generation;
+}
+
+/** The file's bytes: header, chunk table, OIDF, OIDL, CDAT and the checksum, pausing every {@link STEP} commits. */
+function* graphBytes(
+  sorted: readonly GraphCommit[],
+  pos: ReadonlyMap<string, number>,
+  generation: Uint32Array,
+  codec: Codec,
+): WorkSteps<Uint8Array> {
   const n = sorted.length;
   const chunks: [number, number][] = [
     [OIDF, 1024],

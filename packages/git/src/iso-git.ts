@@ -1,7 +1,7 @@
 /**
  * isomorphic-git, loaded on first use: only push, fetch and the reader of packs with an index
  * other than version 2 need it, so a browser bundle that only mirrors and replays leaves it (and
- * its own pako, sha.js and friends: ~60 KB gzip measured, see README "Bundle size") in a chunk
+ * its own pako, sha.js and friends; README "Bundle size" has the figure) in a chunk
  * of its own that is fetched when a remote is first used.
  */
 type IsoGit = typeof import('isomorphic-git');

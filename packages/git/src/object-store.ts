@@ -8,12 +8,6 @@ import { frame, isOid, objectId, type ObjectType } from './objects/frame.js';
 import { PackCache } from './pack/pack-cache.js';
 import { UnsupportedPack } from './pack/pack-index.js';
 
-/**
- * Loose objects of one repository. Writes go to a temp file and are renamed into place; an
- * existing object file is re-hashed before it is trusted (isomorphic-git skips a file that
- * exists even when it is empty). Reads take loose objects directly and fall back to
- * isomorphic-git for packed ones.
- */
 const packCaches = new WeakMap<Store, PackCache>();
 /** The pack cache of a store: every ObjectStore over it shares the packs it has loaded. */
 function packsOf(store: Store): PackCache {
@@ -26,6 +20,13 @@ function packsOf(store: Store): PackCache {
 const isTree = (raw: Uint8Array): boolean =>
   raw[0] === 0x74 && raw[1] === 0x72 && raw[2] === 0x65 && raw[3] === 0x65 && raw[4] === 0x20;
 
+/**
+ * The objects of one repository. Writes go loose, to a temp file renamed into place; an existing
+ * object file is re-hashed before it is trusted (isomorphic-git skips a file that exists even
+ * when it is empty). Reads look in the packs already listed (the store's {@link PackCache}), then
+ * loose, then in packs listed again; only a pack whose index is not version 2, which the pack
+ * cache does not read, is read through isomorphic-git.
+ */
 export class ObjectStore {
   private readonly isoFs: { promises: unknown };
   private isoCache: object = {};
@@ -135,6 +136,11 @@ export class ObjectStore {
       throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid });
     }
     // A pack this reader does not take (an index of another version than 2): isomorphic-git's.
+    return this.readThroughIsoGit(oid);
+  }
+
+  /** The object through isomorphic-git's reader; once more after a loose look when it is not found. */
+  private async readThroughIsoGit(oid: string): Promise<{ type: ObjectType; content: Uint8Array }> {
     for (let attempt = 0; ; attempt++) {
       try {
         const { readObject } = await loadIsoGit();

@@ -12,9 +12,9 @@ export const ZERO_OID = '0'.repeat(40);
  * `LOCK_DEFAULTS.ref` (5 s of waiting, taken over after 30 s).
  */
 export interface RefOptions extends Partial<LockOptions> {
-  /** @deprecated The name before lock options were one type: use `timeoutMs`. */
+  /** @deprecated Read where `timeoutMs` is not given: use that. */
   lockTimeoutMs?: number;
-  /** @deprecated The name before lock options were one type: use `staleMs`. */
+  /** @deprecated Read where `staleMs` is not given: use that. */
   staleLockMs?: number;
 }
 

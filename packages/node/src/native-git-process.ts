@@ -52,90 +52,85 @@ export interface Run {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** What a git command is given besides its arguments: its standard input, more environment. */
+type RunExtra = { input?: string | Buffer; env?: NodeJS.ProcessEnv };
+
 /** Running git: `run` resolves whatever the exit code, `git` rejects a non-zero one with {@link failure}'s error. */
 export function gitProcess(opts: NativeGitOptions) {
-  function run(
-    cwd: string,
-    args: string[],
-    extra: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
-  ): Promise<Run> {
-    return new Promise((done, fail) => {
-      // No hook of the user's runs for an agent commit — not even reference-transaction, which
-      // update-ref would run and which could veto it (see docs/project-git.md, "Hooks").
-      const child = execFile(
-        opts.gitPath,
-        ['-c', `core.hooksPath=${NO_HOOKS}`, ...args],
-        {
-          cwd,
-          env: { ...baseEnv(), ...extra.env },
-          encoding: 'buffer',
-          maxBuffer: 1 << 30,
-          timeout: opts.timeoutMs,
-          windowsHide: true,
-        },
-        (err, stdout, stderr) => {
-          const code = err
-            ? typeof (err as { code?: unknown }).code === 'number'
-              ? (err as { code: number }).code
-              : -1
-            : 0;
-          if (err && code === -1) {
-            fail(
-              new EntityGitError(
-                fsErrorCode(err) === 'ENOENT' ? 'GIT_NOT_FOUND' : 'PROJECT_GIT_ERROR',
-                `[${NATIVE_GIT_ENGINE}] git ${args[0]} in ${cwd}: ${err.message}`,
-                { args, cwd },
-                { cause: err },
-              ),
-            );
-            return;
-          }
-          done({ stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8'), code });
-        },
-      );
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(extra.input ?? '');
-    });
-  }
-
-  async function git(
-    cwd: string,
-    args: string[],
-    extra: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {},
-  ): Promise<string> {
+  const run = (cwd: string, args: string[], extra: RunExtra = {}): Promise<Run> => runGit(opts, cwd, args, extra);
+  async function git(cwd: string, args: string[], extra: RunExtra = {}): Promise<string> {
     const r = await run(cwd, args, extra);
     if (r.code !== 0) throw failure(cwd, args, r);
     return r.stdout.toString('utf8');
   }
+  return { run, git, failure, refError };
+}
 
-  function failure(cwd: string, args: string[], r: Run): EntityGitError {
+/** Run git in `cwd`; resolves whatever the exit code, rejects when git could not run at all. */
+function runGit(opts: NativeGitOptions, cwd: string, args: string[], extra: RunExtra): Promise<Run> {
+  return new Promise((done, fail) => {
+    // No hook of the user's runs for an agent commit — not even reference-transaction, which
+    // update-ref would run and which could veto it (see docs/project-git.md, "Hooks").
+    const child = execFile(
+      opts.gitPath,
+      ['-c', `core.hooksPath=${NO_HOOKS}`, ...args],
+      {
+        cwd,
+        env: { ...baseEnv(), ...extra.env },
+        encoding: 'buffer',
+        maxBuffer: 1 << 30,
+        timeout: opts.timeoutMs,
+        windowsHide: true,
+      },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : -1
+          : 0;
+        if (err && code === -1) {
+          fail(
+            new EntityGitError(
+              fsErrorCode(err) === 'ENOENT' ? 'GIT_NOT_FOUND' : 'PROJECT_GIT_ERROR',
+              `[${NATIVE_GIT_ENGINE}] git ${args[0]} in ${cwd}: ${err.message}`,
+              { args, cwd },
+              { cause: err },
+            ),
+          );
+          return;
+        }
+        done({ stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8'), code });
+      },
+    );
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(extra.input ?? '');
+  });
+}
+
+function failure(cwd: string, args: string[], r: Run): EntityGitError {
+  return new EntityGitError(
+    'PROJECT_GIT_ERROR',
+    `[${NATIVE_GIT_ENGINE}] git ${args[0]} failed in ${cwd} (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' / ')}`,
+    { args, cwd, exit: r.code, stderr: r.stderr },
+  );
+}
+
+/** A failed `update-ref` as the seam's errors: the branch moved (`REF_CONFLICT`), its lock is held (`REF_LOCKED`), or git failed. */
+function refError(root: string, args: string[], r: Run): EntityGitError {
+  if (/but expected|reference already exists|unable to resolve reference|is at [0-9a-f]+ but/i.test(r.stderr)) {
+    return new EntityGitError('REF_CONFLICT', `[${NATIVE_GIT_ENGINE}] the branch moved meanwhile: ${r.stderr.trim()}`, {
+      args,
+      stderr: r.stderr,
+    });
+  }
+  if (/\.lock'?: File exists|Unable to create .*\.lock/i.test(r.stderr)) {
     return new EntityGitError(
-      'PROJECT_GIT_ERROR',
-      `[${NATIVE_GIT_ENGINE}] git ${args[0]} failed in ${cwd} (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' / ')}`,
-      { args, cwd, exit: r.code, stderr: r.stderr },
+      'REF_LOCKED',
+      `[${NATIVE_GIT_ENGINE}] the branch is locked by another git: ${r.stderr.trim()}`,
+      { args, stderr: r.stderr },
     );
   }
-
-  /** A failed `update-ref` as the seam's errors: the branch moved (`REF_CONFLICT`), its lock is held (`REF_LOCKED`), or git failed. */
-  function refError(root: string, args: string[], r: Run): EntityGitError {
-    if (/but expected|reference already exists|unable to resolve reference|is at [0-9a-f]+ but/i.test(r.stderr)) {
-      return new EntityGitError(
-        'REF_CONFLICT',
-        `[${NATIVE_GIT_ENGINE}] the branch moved meanwhile: ${r.stderr.trim()}`,
-        { args, stderr: r.stderr },
-      );
-    }
-    if (/\.lock'?: File exists|Unable to create .*\.lock/i.test(r.stderr)) {
-      return new EntityGitError(
-        'REF_LOCKED',
-        `[${NATIVE_GIT_ENGINE}] the branch is locked by another git: ${r.stderr.trim()}`,
-        { args, stderr: r.stderr },
-      );
-    }
-    return failure(root, args, r);
-  }
-
-  return { run, git, failure, refError };
+  return failure(root, args, r);
 }
 
 export type GitProcess = ReturnType<typeof gitProcess>;

@@ -24,8 +24,8 @@ function deflateOptions(length: number): { level: number; windowBits: number; me
 export const nodeCodec: Codec = Object.freeze({
   // One call, no Hash object: a backfill hashes every node and object (Node 20.12 on).
   sha1: (data: Uint8Array) => hash('sha1', data, 'hex'),
-  // Level 1: loose objects are short-lived (packing recompresses them); measured ~3x cheaper than
-  // the default level on message trees for a few percent more bytes.
+  // Level 1: loose objects are short-lived (packing recompresses them); measured: several times cheaper
+  // than the default level on message trees for a few percent more bytes.
   deflate: (data: Uint8Array) => deflateSync(data, deflateOptions(data.length)),
   // With the size known (a pack entry's), the output buffer is that size: by default zlib's is
   // 16 KB, which a small blob's result keeps alive (measured: most of a replay's garbage).
@@ -34,9 +34,9 @@ export const nodeCodec: Codec = Object.freeze({
       data,
       size !== undefined && size < INFLATE_HINT_MAX ? { chunkSize: Math.max(64, size + 1) } : undefined,
     ),
-  // A pack's small entries (commits, root trees, tree deltas: ~1,600 in a 540-commit import) as one
-  // fixed-Huffman block each: node:zlib's setup per call cost ~50–200 µs an entry in a CPU profile
-  // of that import, this a few (any inflate reads it; the pack ~0.6 % larger).
+  // A pack's small entries (commits, root trees, tree deltas: thousands in an import) as one
+  // fixed-Huffman block each: node:zlib's setup per call costs far more than this encoder in a CPU
+  // profile of an import (any inflate reads it; the pack is slightly larger).
   deflatePackEntry: (data: Uint8Array) =>
     data.length <= FIXED_DEFLATE_MAX ? fixedZlib(data) : deflateSync(data, deflateOptions(data.length)),
   sha1Stream: () => {

@@ -33,9 +33,9 @@ export interface NodeStorageOptions {
    * (60 s, 30 s).
    */
   syncLock?: Partial<LockOptions>;
-  /** @deprecated The name before lock options were one type: use `syncLock.timeoutMs`. */
+  /** @deprecated Read where `syncLock.timeoutMs` is not given: use that. */
   syncLockTimeoutMs?: number;
-  /** @deprecated The name before lock options were one type: use `syncLock.staleMs`. */
+  /** @deprecated Read where `syncLock.staleMs` is not given: use that. */
   staleMs?: number;
 }
 
@@ -84,7 +84,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Writes above this size go through the thread pool instead of blocking the event loop. */
 const LARGE = 1 << 20;
 
-/** The options in force: defaults filled in, the sync lock's checked (`INVALID_OPTION`), the old names read. */
+/** The options in force: defaults filled in, the sync lock's checked (`INVALID_OPTION`), `syncLockTimeoutMs` and `staleMs` read. */
 function frozenOptions(
   options: NodeStorageOptions,
 ): Readonly<{ fsync: boolean; syncLockTimeoutMs: number; staleMs: number }> {
@@ -99,85 +99,23 @@ function frozenOptions(
   return Object.freeze({ fsync: options.fsync ?? false, syncLockTimeoutMs: timeoutMs, staleMs });
 }
 
+/** What the adapter's functions share: the options in force and this host's name (for lock files). */
+interface NodeStorageContext {
+  readonly opts: ReturnType<typeof frozenOptions>;
+  readonly host: string;
+}
+
 /**
  * The Node storage adapter: node:fs, node:crypto and node:zlib; create-exclusive with `wx`; a
  * cross-process lock file per key that a killed holder cannot leave behind for long (its pid is
  * checked on this host, and a holder refreshes the file while it runs).
  */
 export function nodeStorage(options: NodeStorageOptions = {}): Storage {
-  const opts = frozenOptions(options);
-  const host = hostname();
-  // Small-file operations run synchronously: a turn makes ~50 of them, and a thread-pool round
-  // trip per call cost more than the calls themselves (measured: most of a turn's time was idle
-  // waiting). Large writes stay asynchronous so a huge tool output does not stall the event loop.
-  const fs: StorageFs = {
-    readFile: async (p, o) => fss.readFileSync(p, o as never) as Uint8Array | string,
-    writeFile: async (p, d, o) => {
-      if (opts.fsync) return writeDurable(p, d, 'w');
-      if (d.length > LARGE) return fsp.writeFile(p, d, o as never);
-      fss.writeFileSync(p, d, o as never);
-    },
-    unlink: async (p) => fss.unlinkSync(p),
-    readdir: async (p) => fss.readdirSync(p),
-    mkdir: async (p, o) => {
-      fss.mkdirSync(p, o);
-    },
-    rmdir: async (p) => fss.rmdirSync(p),
-    stat: async (p) => new NodeStat(fss.statSync(p, { bigint: true })),
-    lstat: async (p) => new NodeStat(fss.lstatSync(p, { bigint: true })),
-    rename: async (a, b) => fss.renameSync(a, b),
-    readlink: async (p) => fss.readlinkSync(p),
-    symlink: async (t, p) => fss.symlinkSync(t, p),
-  };
-
-  async function tryLock(path: string): Promise<boolean> {
-    // Not fsynced: a lock only has to outlive its holder's process, not a power cut.
-    try {
-      fss.writeFileSync(path, JSON.stringify({ pid: process.pid, host, at: Date.now() }), { flag: 'wx' });
-      return true;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') {
-        fss.mkdirSync(dirname(path), { recursive: true });
-        return tryLock(path);
-      }
-      // Its directory is a file: a lock taken by that name (core holds `.git/entity-git` so while it
-      // syncs, which keeps out processes that lock `.git/entity-git/sync.lock`): held until it goes.
-      if (code === 'ENOTDIR' && fss.lstatSync(dirname(path), { throwIfNoEntry: false })?.isFile()) {
-        await takeOverIfGone(dirname(path));
-        return false;
-      }
-      if (code !== 'EEXIST') throw err;
-    }
-    await takeOverIfGone(path);
-    return false;
-  }
-
-  /** Someone holds the lock `path`: take it over only if the holder is provably gone. */
-  async function takeOverIfGone(path: string): Promise<void> {
-    try {
-      const [text, st] = await Promise.all([fsp.readFile(path, 'utf8'), fsp.stat(path)]);
-      let holder: { pid?: number; host?: string } = {};
-      try {
-        holder = JSON.parse(text) as typeof holder;
-      } catch {
-        // half-written by a holder killed while creating it: judged by age alone
-      }
-      const dead =
-        holder.host === host && typeof holder.pid === 'number' && holder.pid !== process.pid && !alive(holder.pid);
-      if (dead || Date.now() - st.mtimeMs > opts.staleMs) {
-        const grave = `${path}.stale-${process.pid}-${Date.now()}`;
-        await fsp.rename(path, grave);
-        await fsp.unlink(grave);
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
-
+  const ctx: NodeStorageContext = Object.freeze({ opts: frozenOptions(options), host: hostname() });
+  const { opts } = ctx;
   return Object.freeze({
     name: DRIVER_NAME,
-    fs,
+    fs: fileSystem(ctx),
     workTree: true,
     codec: nodeCodec,
     async createExclusive(path: string, data: Uint8Array | string): Promise<boolean> {
@@ -200,45 +138,122 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
     async readRangeInto(path: string, start: number, target: Uint8Array): Promise<number> {
       return readInto(path, start, target);
     },
-    async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-      const deadline = Date.now() + opts.syncLockTimeoutMs;
-      const attempt = async () => {
-        try {
-          return await tryLock(key);
-        } catch (err) {
-          const fsCode = (err as NodeJS.ErrnoException).code;
-          const code = fsCode === 'ENOSPC' || fsCode === 'EDQUOT' ? 'QUOTA_EXCEEDED' : 'STORAGE_ERROR';
-          throw new EntityGitError(
-            code,
-            `[${DRIVER_NAME}] cannot take the lock ${key}: ${(err as Error).message}`,
-            { lock: key, fsCode },
-            { cause: err },
-          );
-        }
-      };
-      for (let wait = 5; !(await attempt()); wait = Math.min(wait * 2, 200)) {
-        if (Date.now() > deadline)
-          throw new EntityGitError('LOCK_TIMEOUT', `[${DRIVER_NAME}] ${key} is held by another process`, { lock: key });
-        await sleep(wait + Math.random() * wait);
-      }
-      const refresh = setInterval(
-        () => {
-          const now = new Date();
-          fsp.utimes(key, now, now).catch(() => undefined);
-        },
-        Math.max(50, opts.staleMs / 3),
-      );
-      refresh.unref();
-      try {
-        return await fn();
-      } finally {
-        clearInterval(refresh);
-        try {
-          fss.unlinkSync(key);
-        } catch {
-          // taken over as stale by another process after a stall: nothing of ours to remove
-        }
-      }
-    },
+    withLock: <T>(key: string, fn: () => Promise<T>): Promise<T> => withLockFile(ctx, key, fn),
   });
+}
+
+/**
+ * The storage's file system. Small-file operations run synchronously: a turn makes dozens of them,
+ * and a thread-pool round trip per call cost more than the calls themselves (measured: most of a
+ * turn's time was idle waiting). Large writes stay asynchronous so a huge tool output does not
+ * stall the event loop.
+ */
+function fileSystem({ opts }: NodeStorageContext): StorageFs {
+  return {
+    readFile: async (p, o) => fss.readFileSync(p, o as never) as Uint8Array | string,
+    writeFile: async (p, d, o) => {
+      if (opts.fsync) return writeDurable(p, d, 'w');
+      if (d.length > LARGE) return fsp.writeFile(p, d, o as never);
+      fss.writeFileSync(p, d, o as never);
+    },
+    unlink: async (p) => fss.unlinkSync(p),
+    readdir: async (p) => fss.readdirSync(p),
+    mkdir: async (p, o) => {
+      fss.mkdirSync(p, o);
+    },
+    rmdir: async (p) => fss.rmdirSync(p),
+    stat: async (p) => new NodeStat(fss.statSync(p, { bigint: true })),
+    lstat: async (p) => new NodeStat(fss.lstatSync(p, { bigint: true })),
+    rename: async (a, b) => fss.renameSync(a, b),
+    readlink: async (p) => fss.readlinkSync(p),
+    symlink: async (t, p) => fss.symlinkSync(t, p),
+  };
+}
+
+/** Run `fn` holding the lock file `key`, refreshed while it runs and removed after. */
+async function withLockFile<T>(ctx: NodeStorageContext, key: string, fn: () => Promise<T>): Promise<T> {
+  const { opts } = ctx;
+  const deadline = Date.now() + opts.syncLockTimeoutMs;
+  const attempt = async () => {
+    try {
+      return await tryLock(ctx, key);
+    } catch (err) {
+      const fsCode = (err as NodeJS.ErrnoException).code;
+      const code = fsCode === 'ENOSPC' || fsCode === 'EDQUOT' ? 'QUOTA_EXCEEDED' : 'STORAGE_ERROR';
+      throw new EntityGitError(
+        code,
+        `[${DRIVER_NAME}] cannot take the lock ${key}: ${(err as Error).message}`,
+        { lock: key, fsCode },
+        { cause: err },
+      );
+    }
+  };
+  for (let wait = 5; !(await attempt()); wait = Math.min(wait * 2, 200)) {
+    if (Date.now() > deadline)
+      throw new EntityGitError('LOCK_TIMEOUT', `[${DRIVER_NAME}] ${key} is held by another process`, { lock: key });
+    await sleep(wait + Math.random() * wait);
+  }
+  const refresh = setInterval(
+    () => {
+      const now = new Date();
+      fsp.utimes(key, now, now).catch(() => undefined);
+    },
+    Math.max(50, opts.staleMs / 3),
+  );
+  refresh.unref();
+  try {
+    return await fn();
+  } finally {
+    clearInterval(refresh);
+    try {
+      fss.unlinkSync(key);
+    } catch {
+      // taken over as stale by another process after a stall: nothing of ours to remove
+    }
+  }
+}
+
+async function tryLock(ctx: NodeStorageContext, path: string): Promise<boolean> {
+  // Not fsynced: a lock only has to outlive its holder's process, not a power cut.
+  try {
+    fss.writeFileSync(path, JSON.stringify({ pid: process.pid, host: ctx.host, at: Date.now() }), { flag: 'wx' });
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      fss.mkdirSync(dirname(path), { recursive: true });
+      return tryLock(ctx, path);
+    }
+    // Its directory is a file: a lock taken by that name (core holds `.git/entity-git` so while it
+    // syncs, which keeps out processes that lock `.git/entity-git/sync.lock`): held until it goes.
+    if (code === 'ENOTDIR' && fss.lstatSync(dirname(path), { throwIfNoEntry: false })?.isFile()) {
+      await takeOverIfGone(ctx, dirname(path));
+      return false;
+    }
+    if (code !== 'EEXIST') throw err;
+  }
+  await takeOverIfGone(ctx, path);
+  return false;
+}
+
+/** Someone holds the lock `path`: take it over only if the holder is provably gone. */
+async function takeOverIfGone({ opts, host }: NodeStorageContext, path: string): Promise<void> {
+  try {
+    const [text, st] = await Promise.all([fsp.readFile(path, 'utf8'), fsp.stat(path)]);
+    let holder: { pid?: number; host?: string } = {};
+    try {
+      holder = JSON.parse(text) as typeof holder;
+    } catch {
+      // half-written by a holder killed while creating it: judged by age alone
+    }
+    const dead =
+      holder.host === host && typeof holder.pid === 'number' && holder.pid !== process.pid && !alive(holder.pid);
+    if (dead || Date.now() - st.mtimeMs > opts.staleMs) {
+      const grave = `${path}.stale-${process.pid}-${Date.now()}`;
+      await fsp.rename(path, grave);
+      await fsp.unlink(grave);
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }

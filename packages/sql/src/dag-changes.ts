@@ -39,133 +39,154 @@ export interface DagChangesOptions {
 }
 
 export async function watchDagChanges(store: SqlStore, options: DagChangesOptions = {}): Promise<DagChanges> {
-  const { db, names, engine } = store;
-  const N = names.nodes;
-  const S = names.sessions;
-  const activeWindowMs = options.activeWindowMs ?? 60_000;
-  let known: Map<string, string> | null = null;
-  const activeUntil = new Map<string, number>();
-  let lastVersion: number | null = null;
-
-  const fingerprints = async (): Promise<Map<string, string>> => {
-    try {
-      if (store.mapping !== null) return await mappedFingerprints(db, store.mapping);
-      const out = new Map<string, string>();
-      const sessions = await db
-        .selectFrom(S.table)
-        .select([col(S.id).as('id'), (S.head === null ? sql`null` : col(S.head)).as('head')])
-        .execute();
-      for (const r of sessions) out.set(String(r.id), `h:${r.head ?? ''}`);
-      const nodes = await db
-        .selectFrom(N.table)
-        .select([
-          col(N.session_id).as('sid'),
-          sql<number>`count(*)`.as('n'),
-          sql<number>`max(${col(N.seq)})`.as('last'),
-        ])
-        .groupBy(col(N.session_id))
-        .execute();
-      for (const r of nodes) {
-        const id = String(r.sid);
-        out.set(id, `${out.get(id) ?? ''}|${r.n}:${r.last}`);
-      }
-      return out;
-    } catch (err) {
-      throw dbError(err, 'comparing the sessions');
-    }
+  const w: Watch = {
+    store,
+    activeWindowMs: options.activeWindowMs ?? 60_000,
+    known: null,
+    activeUntil: new Map(),
+    lastVersion: null,
+    listener: null,
+    dirty: true,
+    named: new Set(),
+    wake: null,
   };
-
-  const dataVersion = async (): Promise<number> => {
-    const r = await sql<{ data_version: number }>`pragma data_version`.execute(db);
-    return Number(r.rows[0]!.data_version);
-  };
-
-  // PostgreSQL LISTEN: its own client, outside kysely's pool (a LISTEN lasts as long as its session).
-  let listener: { end(): Promise<void> } | null = null;
-  let dirty = true;
-  const named = new Set<string>();
-  let wake: (() => void) | null = null;
-  if (engine === 'postgres' && options.channel !== undefined) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(options.channel))
-      throw new EntityGitError(
-        'INVALID_OPTION',
-        `[sql] channel must be a plain identifier: ${JSON.stringify(options.channel)}`,
-      );
-    if (options.connectionString === undefined)
-      throw new EntityGitError('INVALID_OPTION', '[sql] LISTEN needs the connectionString');
-    const mod = (await import('pg')) as unknown as { default?: { Client: PgClientClass }; Client?: PgClientClass };
-    const Client = (mod.default ?? mod).Client!;
-    const client = new Client({ connectionString: options.connectionString });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      client.on('notification', (m: { payload?: string }) => {
-        if (m.payload) named.add(m.payload);
-        else dirty = true;
-        wake?.();
-      });
-      await client.query(`listen "${options.channel}"`);
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      throw dbError(err, `listening on ${options.channel}`);
-    }
-    listener = client;
-  }
-  const method = engine === 'sqlite' ? 'data_version' : listener ? `listen ${options.channel}` : 'polling';
-
+  if (store.engine === 'postgres' && options.channel !== undefined) w.listener = await listen(w, options);
+  const method = store.engine === 'sqlite' ? 'data_version' : w.listener ? `listen ${options.channel}` : 'polling';
   return {
     method,
-    async poll(): Promise<string[]> {
-      const now = Date.now();
-      if (engine === 'sqlite') {
-        const v = await dataVersion().catch((err: unknown) => {
-          throw dbError(err, 'reading data_version');
-        });
-        if (known !== null && v === lastVersion) return [];
-        lastVersion = v;
-      } else if (listener && known !== null && !dirty) {
-        const ids = [...named];
-        named.clear();
-        for (const id of ids) activeUntil.set(id, now + activeWindowMs);
-        return ids;
-      }
-      dirty = false;
-      named.clear();
-      const next = await fingerprints();
-      const changed = new Set<string>();
-      for (const [id, f] of next) {
-        if (known === null || known.get(id) !== f) {
-          changed.add(id);
-          if (known !== null) activeUntil.set(id, now + activeWindowMs);
-        }
-      }
-      // Something changed somewhere: the recently active sessions may have had a node filled.
-      if (known !== null && (engine === 'sqlite' || changed.size > 0)) {
-        for (const [id, until] of activeUntil) {
-          if (until < now) activeUntil.delete(id);
-          else if (next.has(id)) changed.add(id);
-        }
-      }
-      known = next;
-      return [...changed];
-    },
+    poll: () => poll(w),
     wait(ms: number): Promise<void> {
       return new Promise((resolve) => {
         const timer = setTimeout(done, ms);
         function done() {
           clearTimeout(timer);
-          wake = null;
+          w.wake = null;
           resolve();
         }
-        wake = listener ? done : null;
+        w.wake = w.listener ? done : null;
       });
     },
     async close(): Promise<void> {
-      wake?.();
-      await listener?.end().catch(() => undefined);
-      listener = null;
+      w.wake?.();
+      await w.listener?.end().catch(() => undefined);
+      w.listener = null;
     },
   };
+}
+
+/** What a watch keeps between polls. */
+interface Watch {
+  readonly store: SqlStore;
+  readonly activeWindowMs: number;
+  /** Each session's fingerprint at the last comparison; null before the first. */
+  known: Map<string, string> | null;
+  /** Sessions that changed recently, and until when they are re-checked at every change. */
+  readonly activeUntil: Map<string, number>;
+  /** SQLite: `data_version` at the last poll. */
+  lastVersion: number | null;
+  /** PostgreSQL LISTEN: its own client, outside kysely's pool (a LISTEN lasts as long as its session). */
+  listener: { end(): Promise<void> } | null;
+  /** A notification without a payload came (or none was read yet): compare every session. */
+  dirty: boolean;
+  /** Sessions named by notifications since the last poll. */
+  readonly named: Set<string>;
+  /** Ends the current `wait` at a notification. */
+  wake: (() => void) | null;
+}
+
+async function poll(w: Watch): Promise<string[]> {
+  const now = Date.now();
+  const { known, activeUntil } = w;
+  if (w.store.engine === 'sqlite') {
+    const v = await dataVersion(w.store).catch((err: unknown) => {
+      throw dbError(err, 'reading data_version');
+    });
+    if (known !== null && v === w.lastVersion) return [];
+    w.lastVersion = v;
+  } else if (w.listener && known !== null && !w.dirty) {
+    const ids = [...w.named];
+    w.named.clear();
+    for (const id of ids) activeUntil.set(id, now + w.activeWindowMs);
+    return ids;
+  }
+  w.dirty = false;
+  w.named.clear();
+  const next = await fingerprints(w.store);
+  const changed = new Set<string>();
+  for (const [id, f] of next) {
+    if (known === null || known.get(id) !== f) {
+      changed.add(id);
+      if (known !== null) activeUntil.set(id, now + w.activeWindowMs);
+    }
+  }
+  // Something changed somewhere: the recently active sessions may have had a node filled.
+  if (known !== null && (w.store.engine === 'sqlite' || changed.size > 0)) {
+    for (const [id, until] of activeUntil) {
+      if (until < now) activeUntil.delete(id);
+      else if (next.has(id)) changed.add(id);
+    }
+  }
+  w.known = next;
+  return [...changed];
+}
+
+/** Each session's head and its nodes' count and highest seq, as one string per session. */
+async function fingerprints(store: SqlStore): Promise<Map<string, string>> {
+  const { db, names } = store;
+  const N = names.nodes;
+  const S = names.sessions;
+  try {
+    if (store.mapping !== null) return await mappedFingerprints(db, store.mapping);
+    const out = new Map<string, string>();
+    const sessions = await db
+      .selectFrom(S.table)
+      .select([col(S.id).as('id'), (S.head === null ? sql`null` : col(S.head)).as('head')])
+      .execute();
+    for (const r of sessions) out.set(String(r.id), `h:${r.head ?? ''}`);
+    const nodes = await db
+      .selectFrom(N.table)
+      .select([col(N.session_id).as('sid'), sql<number>`count(*)`.as('n'), sql<number>`max(${col(N.seq)})`.as('last')])
+      .groupBy(col(N.session_id))
+      .execute();
+    for (const r of nodes) {
+      const id = String(r.sid);
+      out.set(id, `${out.get(id) ?? ''}|${r.n}:${r.last}`);
+    }
+    return out;
+  } catch (err) {
+    throw dbError(err, 'comparing the sessions');
+  }
+}
+
+async function dataVersion(store: SqlStore): Promise<number> {
+  const r = await sql<{ data_version: number }>`pragma data_version`.execute(store.db);
+  return Number(r.rows[0]!.data_version);
+}
+
+/** A PostgreSQL client listening on `options.channel`, its notifications recorded in `w`. */
+async function listen(w: Watch, options: DagChangesOptions): Promise<{ end(): Promise<void> }> {
+  const channel = options.channel!;
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(channel))
+    throw new EntityGitError('INVALID_OPTION', `[sql] channel must be a plain identifier: ${JSON.stringify(channel)}`);
+  if (options.connectionString === undefined)
+    throw new EntityGitError('INVALID_OPTION', '[sql] LISTEN needs the connectionString');
+  const mod = (await import('pg')) as unknown as { default?: { Client: PgClientClass }; Client?: PgClientClass };
+  const Client = (mod.default ?? mod).Client!;
+  const client = new Client({ connectionString: options.connectionString });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    client.on('notification', (m: { payload?: string }) => {
+      if (m.payload) w.named.add(m.payload);
+      else w.dirty = true;
+      w.wake?.();
+    });
+    await client.query(`listen "${channel}"`);
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw dbError(err, `listening on ${channel}`);
+  }
+  return client;
 }
 
 type PgClientClass = new (o: {

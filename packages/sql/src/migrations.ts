@@ -38,7 +38,7 @@ export function schemaMigrations(
 }
 
 /**
- * Creates the tables of DESIGN.md §2 that are not `present`. A present table is the
+ * Creates the default schema's tables (README, 'Schema and migrations') that are not `present`. A present table is the
  * application's own (checked compatible by `inspectSchema`): it is adopted as it is, with no
  * DDL on it, not even an index.
  */
@@ -79,7 +79,7 @@ async function createProjects(
     .addColumn(P.status, 'text', (c) => c.notNull());
   projects = optional(projects, P.description, 'text');
   await projects.addColumn(P.created_at, seconds, (c) => c.notNull()).execute();
-  // Not in DESIGN.md §2's list, but the store refuses duplicate names, and only an index makes
+  // Not in the contract's schema, but the store refuses duplicate names, and only an index makes
   // that refusal hold between two processes creating the same name at once.
   await db.schema.createIndex(indexName(P.table, 'name_unique')).on(P.table).column(P.name).unique().execute();
 }

@@ -55,6 +55,36 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
       busyTimeoutMs,
     });
   }
+  const database = await openConnection(
+    file,
+    busyTimeoutMs,
+    readonly,
+    !readonly && (frozen.migrate ?? frozen.names === undefined),
+  );
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }), plugins: frozen.plugins, log: frozen.log });
+  const store = await assembleStore(
+    SQLITE_STORE_NAME,
+    db,
+    { ...frozen, engine: 'sqlite', readOnlyConnection: readonly },
+    () => db.destroy(),
+  );
+  if (store.mapping === null || readonly || file === ':memory:' || file === '') return store;
+  // An application's database: nothing was written to find that out; from here SQLite itself
+  // refuses any write on the connection.
+  await store.close();
+  return openSqlite({ ...options, readonly: true });
+}
+
+/**
+ * A better-sqlite3 connection to `file`, set up: WAL on a file the schema is about to be created
+ * in (`createsSchema` and no table yet), foreign keys on, the rows checksum registered.
+ */
+async function openConnection(
+  file: string,
+  busyTimeoutMs: number,
+  readonly: boolean,
+  createsSchema: boolean,
+): Promise<BetterSqlite3Database> {
   // Loaded on demand: a user of openPostgres alone never needs the native module.
   let Database: BetterSqlite3;
   try {
@@ -85,10 +115,7 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
     // The journal mode is the file's own, kept by SQLite: it is set once, on a file that holds no
     // table yet and that we are about to create the schema in. A database another program made
     // keeps its mode (switching writes to the file, and a read-only command writes nothing).
-    const fresh =
-      !readonly &&
-      (frozen.migrate ?? frozen.names === undefined) &&
-      (database.prepare('select count(*) as n from sqlite_master').get() as { n: number });
+    const fresh = createsSchema && (database.prepare('select count(*) as n from sqlite_master').get() as { n: number });
     // Switching to WAL takes the write lock briefly. SQLite may answer SQLITE_BUSY at once there,
     // without waiting out the busy timeout (several processes opening a new file together do
     // that): the switch is tried again until the timeout has passed.
@@ -113,16 +140,5 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
       { cause: err },
     );
   }
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }), plugins: frozen.plugins, log: frozen.log });
-  const store = await assembleStore(
-    SQLITE_STORE_NAME,
-    db,
-    { ...frozen, engine: 'sqlite', readOnlyConnection: readonly },
-    () => db.destroy(),
-  );
-  if (store.mapping === null || readonly || file === ':memory:' || file === '') return store;
-  // An application's database: nothing was written to find that out; from here SQLite itself
-  // refuses any write on the connection.
-  await store.close();
-  return openSqlite({ ...options, readonly: true });
+  return database;
 }

@@ -39,7 +39,7 @@ export interface NodesNames {
 }
 
 /**
- * Where the three tables of DESIGN.md §2 live. Keys are the contract's names; values are the
+ * Where the three tables of the data model (docs/design.md, 'The data model') live. Keys are the contract's names; values are the
  * names in the database. A table name may be schema-qualified (`chat.messages`).
  */
 export interface SchemaNames {
@@ -57,7 +57,7 @@ const NULLABLE: { [T in keyof SchemaNames]: ReadonlySet<string> } = {
   nodes: new Set(['caller', 'metadata']),
 };
 
-/** The contract's own names (DESIGN.md §2); what the migrations create by default. */
+/** The contract's own names (the README's 'Schema and migrations'); what the migrations create by default. */
 export const DEFAULT_SCHEMA_NAMES: SchemaNames = deepFreeze({
   projects: {
     table: 'projects',

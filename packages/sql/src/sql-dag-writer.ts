@@ -32,7 +32,7 @@ export type AppendNodeInput = CoreAppendNodeInput;
 export interface SqlDagWriterOptions {
   /** A Kysely instance on SQLite or PostgreSQL. */
   db: Kysely<any>;
-  /** Table and column names, when the database is not laid out as DESIGN.md §2 says. */
+  /** Table and column names, when the database is not laid out with the contract's names (`DEFAULT_SCHEMA_NAMES`). */
   names?: SchemaNamesInput;
   /** How `content` and `metadata` are stored (default: JSON text). */
   formats?: ValueFormatsInput;

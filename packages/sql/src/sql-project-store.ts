@@ -26,7 +26,7 @@ import { resolveSchemaNames, type SchemaNames, type SchemaNamesInput } from './s
 export interface SqlProjectStoreOptions {
   /** A Kysely instance on SQLite or PostgreSQL. */
   db: Kysely<any>;
-  /** Table and column names, when the database is not laid out as DESIGN.md §2 says. */
+  /** Table and column names, when the database is not laid out with the contract's names (`DEFAULT_SCHEMA_NAMES`). */
   names?: SchemaNamesInput;
   /** The engine, when it cannot be told from the dialect (default: detected). */
   engine?: SqlEngine;

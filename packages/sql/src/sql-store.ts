@@ -18,7 +18,7 @@ export const SQL_STORE_NAME = 'sql';
 
 /** Options every store factory takes. */
 export interface SqlStoreCommonOptions {
-  /** Table and column names of an existing database (default: DESIGN.md §2's names). */
+  /** Table and column names of an existing database (default: the contract's names, `DEFAULT_SCHEMA_NAMES`). */
   names?: SchemaNamesInput;
   /** How `content` and `metadata` are stored: `json` text (default), plain `text`, PostgreSQL `jsonb`. */
   formats?: ValueFormatsInput;

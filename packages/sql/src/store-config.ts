@@ -10,7 +10,7 @@ import { resolveValueFormats, type ValueFormatsInput } from './value-formats.js'
  * beside the database, {@link defaultConfigPath}).
  */
 export interface StoreConfig {
-  /** Table and column names (see `SchemaNamesInput`); left out: DESIGN.md §2's names. */
+  /** Table and column names (see `SchemaNamesInput`); left out: the contract's names (`DEFAULT_SCHEMA_NAMES`). */
   names?: SchemaNamesInput;
   /** How `content` and `metadata` are stored (see `ValueFormatsInput`); left out: JSON text. */
   formats?: ValueFormatsInput;

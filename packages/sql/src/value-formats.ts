@@ -2,7 +2,7 @@ import { EntityGitError, type JsonValue } from '@entity-git/core';
 
 /**
  * How a `content` or `metadata` column holds its value:
- * - `json`: text holding JSON (entity-git's own schema; DESIGN.md §2);
+ * - `json`: text holding JSON (entity-git's own schema, the README's 'Schema and migrations');
  * - `text`: plain text, read as a JSON string (an application that stores a message's text as is);
  * - `jsonb`: a PostgreSQL `json`/`jsonb` column, whose value the driver hands back parsed.
  */

@@ -1,7 +1,7 @@
 import type { Project, ProjectStatus } from '../model/types.js';
 
 /**
- * Projects and their sessions (DESIGN.md §4). Implementations: `@entity-git/sql` (SQL through
+ * Projects and their sessions (docs/design.md, 'The data model'). Implementations: `@entity-git/sql` (SQL through
  * kysely), `@entity-git/browser` (IndexedDB), and `MemoryDag` in core.
  *
  * Errors are `EntityGitError`s: `INVALID_WORKDIR` (relative, missing, not a directory — checked

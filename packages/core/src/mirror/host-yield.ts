@@ -6,8 +6,8 @@
 /**
  * Work between two yields to the host, in ms, when the caller does not say (`yieldEveryMs`). 1:
  * the host waits for the time since its last turn plus the step that passes the budget, and a
- * garbage collection lands on top of that, so the budget is small; 2 and 4 left a backfill's p99
- * over 10 ms in `bench/event-loop.ts` (the figures are in BENCHMARKS.md, "event-loop").
+ * garbage collection lands on top of that, so the budget is small: larger budgets left a backfill's worst
+ * host waits above the event-loop bench's goal (`bench/event-loop.ts`; BENCHMARKS.md, "event-loop").
  */
 export const DEFAULT_YIELD_EVERY_MS = 1;
 

@@ -35,14 +35,14 @@ export interface MirrorOptions {
    * whole sync, is the storage's (`nodeStorage({ syncLock })`, `browserStorage({ syncLock })`).
    */
   lock?: Partial<LockOptions>;
-  /** @deprecated The name before lock options were one type: use `lock.timeoutMs`. */
+  /** @deprecated Read where `lock.timeoutMs` is not given: use that. */
   lockTimeoutMs?: number;
-  /** @deprecated The name before lock options were one type: use `lock.staleMs`. */
+  /** @deprecated Read where `lock.staleMs` is not given: use that. */
   staleLockMs?: number;
   /** Page size asked of the DagSource. Default 500. */
   batchSize?: number;
   /**
-   * How new repositories lay out `messages/` (DESIGN.md §3): `flat` (the default) puts every
+   * How new repositories lay out `messages/` (docs/design.md, 'The session repository'): `flat` (the default) puts every
    * message file in `messages/`; `sharded` puts each in `messages/<seq div 1000, 3 digits>/`, so a
    * turn rewrites one small tree instead of one that grows with the session. The layout is
    * recorded in the repository's config (`entitygit.layout`) when it is created, and a
@@ -261,7 +261,7 @@ export interface VerifyReport {
 }
 
 /**
- * The git side of a session (DESIGN.md §1). One implementation, in core, over any storage
+ * The git side of a session (docs/design.md, 'What it is'). One implementation, in core, over any storage
  * adapter: Node and the browser run the same code and produce the same commit ids.
  */
 export interface Mirror {

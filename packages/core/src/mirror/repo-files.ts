@@ -3,37 +3,25 @@ import { joinPath, type Store } from '@entity-git/git';
 /**
  * entity-git's own files in a session repository: plain files at the root of `.git`, each named
  * `entity-git-…`, so they cost no directory of their own (a directory is a 4 KB block, as much as
- * the whole state of a short session). Versions before this one kept them in `.git/entity-git/`
- * (`state.json`, `state.jsonl`, `state.<k>.jsonl`, `sync.lock`, `remote.lock`, `pack.lock`):
- * {@link LEGACY_DIR} names that directory, read once by the state cache and emptied.
+ * the whole state of a short session). A process of an older version keeps them in
+ * `.git/entity-git/` (`state.json`, `state.jsonl`, `state.<k>.jsonl`, `sync.lock`, `remote.lock`,
+ * `pack.lock`): {@link LEGACY_DIR} names that directory, which the state cache reads once and
+ * empties, so a repository such a process wrote keeps its state and its locks hold against it.
  */
 export const REPO_FILE_PREFIX = 'entity-git-';
 
-/** The directory where versions before the flat layout kept the state and the locks. */
+/** The directory where a process of an older version keeps the state and the locks. */
 export const LEGACY_DIR = 'entity-git';
 
 /** `.git/entity-git-<name>` (the flat layout). */
 export const repoFile = (gitdir: string, name: string): string => joinPath(gitdir, `${REPO_FILE_PREFIX}${name}`);
 
-/** `.git/entity-git/<name>` (the layout before). */
+/** `.git/entity-git/<name>` (an older process's layout). */
 export const legacyRepoFile = (gitdir: string, name: string): string => joinPath(gitdir, LEGACY_DIR, name);
 
 /** The lock every sync of a repository takes (`.git/entity-git-sync.lock`); branches move only under it. */
 export const syncLockPath = (gitdir: string): string => repoFile(gitdir, 'sync.lock');
 
-/**
- * Run `fn` holding the repository lock `name` (`sync.lock`), so that a process of a version before
- * the flat layout, which takes `.git/entity-git/<name>`, and this one never both hold it during
- * an upgrade:
- * - where locks are files (Node), `.git/entity-git` is held as a lock file of its own while `fn`
- *   runs: an older process cannot create its lock inside it (`ENOTDIR`), so its sync fails and is
- *   retried later, never runs beside this one. Where `.git/entity-git/` is still a directory (an
- *   older process's lock, or its state not yet moved), its old lock is taken instead and the
- *   directory removed once empty. A file and its removal cost ~30 µs a sync here; a directory
- *   made and removed every sync cost ~270 µs on ext4.
- * - where locks are names (the browser's Web Locks, the in-process mutex), the old name is held
- *   too: nothing is written for it.
- */
 /** Whether `err` (or what caused it) is a file operation that found a directory (EISDIR). */
 function metDirectory(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
@@ -43,6 +31,19 @@ function metDirectory(err: unknown): boolean {
   return false;
 }
 
+/**
+ * Run `fn` holding the repository lock `name` (`sync.lock`), so that a process of a version before
+ * the flat layout, which takes `.git/entity-git/<name>`, and this one never both hold it during
+ * an upgrade:
+ * - where locks are files (Node), `.git/entity-git` is held as a lock file of its own while `fn`
+ *   runs: an older process cannot create its lock inside it (`ENOTDIR`), so its sync fails and is
+ *   retried later, never runs beside this one. Where `.git/entity-git/` is still a directory (an
+ *   older process's lock, or its state not yet moved), its old lock is taken instead and the
+ *   directory removed once empty. A lock file is used, not a directory: measured, a file and its
+ *   removal cost a sync far less than a directory made and removed.
+ * - where locks are names (the browser's Web Locks, the in-process mutex), the old name is held
+ *   too: nothing is written for it.
+ */
 export function withRepoLock<T>(store: Store, gitdir: string, name: string, fn: () => Promise<T>): Promise<T> {
   const key = repoFile(gitdir, name);
   return store.lock(key, async () => {

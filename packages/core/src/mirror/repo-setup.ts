@@ -32,8 +32,8 @@ export async function init(ctx: RepoContext, repo: Repo, full = false): Promise<
  * Create the repository `repo` with `config` (the one way a session repository is made): what
  * git needs to call the directory a repository (HEAD, objects/, refs/) and objects/pack, where
  * readers list packs. Every other directory (objects/xx, objects/info, refs/heads, logs) is made
- * on first use, as git does, and there is no `description`: a directory is a 4 KB block, and the
- * 256 fan-out directories made up front were 1 MB of a 3-turn session's 1.2 MB. A fetch passes
+ * on first use, as git does, and there is no `description`: a directory is a 4 KB block, so the
+ * 256 fan-out directories made up front would be most of a short session's size on disk. A fetch passes
  * git's core section alone (`CORE_CONFIG`): the layout and format are known once the
  * objects are there ({@link adoptRepo}).
  */

@@ -109,6 +109,19 @@ export function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): v
   while (map.size > max) map.delete(map.keys().next().value as K);
 }
 
+/** The summary record that ends the log: tips, HEAD's branch, counts and the change marker. */
+function summaryLine(state: LiveState): string {
+  const h: Summary = {
+    lastSeq: state.lastSeq,
+    tips: state.tips,
+    head: state.head,
+    nodes: state.known.size,
+    memo: state.memo.size,
+  };
+  if (typeof state.marker === 'string') h.m = state.marker;
+  return JSON.stringify({ h });
+}
+
 export class StateCache {
   /** In memory: the state and the config (layout, identity) it was computed under. */
   private readonly live = new Map<string, { state: LiveState; config: string }>();
@@ -215,85 +228,84 @@ export class StateCache {
     config: string,
     host?: HostYield,
   ): Promise<void> {
-    const paths = statePaths(gitdir);
-    const logPath = paths.log;
     const live = state.known.size + state.memo.size;
-    const summary = (): string => {
-      const h: Summary = {
-        lastSeq: state.lastSeq,
-        tips: state.tips,
-        head: state.head,
-        nodes: state.known.size,
-        memo: state.memo.size,
-      };
-      if (typeof state.marker === 'string') h.m = state.marker;
-      return JSON.stringify({ h });
-    };
-    const writeHeader = async (sealed: number[]) => {
-      const header: Header = { v: 3, config };
-      if (sealed.length > 0) header.sealed = sealed;
-      await this.store.writeAtomic(paths.header, JSON.stringify(header));
-    };
     // A state read from the old directory is written whole at the root (appending there would
     // append to a log that is not there).
-    if (delta === null || state.legacy === true || state.records > 2 * live + 1000) {
-      const lines: string[] = [];
-      for (const n of state.known.values()) {
-        if (lines.length % 64 === 63) await host?.due();
-        lines.push(JSON.stringify({ k: packKnown(n) }));
-      }
-      for (const c of state.memo) {
-        if (lines.length % 64 === 63) await host?.due();
-        lines.push(JSON.stringify({ c }));
-      }
-      lines.push(summary());
-      await host?.due();
-      // The log first, then the header that names no sealed segment: a crash between the two
-      // leaves the old segments before the new log, whose counts then disagree (rebuilt).
-      await this.store.writeAtomic(logPath, `${lines.join('\n')}\n`);
-      await writeHeader([]);
-      state.records = lines.length;
-      state.sealed = [];
-      delete state.legacy;
-      // Sealed segments are left behind only until the header no longer names them (also those
-      // of a state that was not trusted, whose segments this one never knew). The state of the
-      // layout before (`.git/entity-git/state*`) goes too, header first: it is this one's past.
-      for (const name of await this.store.readdir(gitdir))
-        if (/^entity-git-state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(gitdir, name));
-      const old = joinPath(gitdir, LEGACY_DIR);
-      const names = await this.store.readdir(old);
-      if (names.includes('state.json')) await this.store.remove(joinPath(old, 'state.json'));
-      for (const name of names) if (/^state(\.\d+)?\.jsonl$/.test(name)) await this.store.remove(joinPath(old, name));
-      if (names.length > 0) await removeLegacyDir(this.store, gitdir);
-    } else {
-      const lines: string[] = [];
-      for (const id of delta.nodes) {
-        const n = state.known.get(id);
-        if (n) lines.push(JSON.stringify({ k: packKnown(n) }));
-      }
-      for (const id of delta.deleted) lines.push(JSON.stringify({ d: id }));
-      for (const key of delta.memo) lines.push(JSON.stringify({ c: [key, state.memo.get(key)] }));
-      lines.push(summary());
-      // Leading newline: ends a line torn by a crash, so it cannot swallow these records.
-      const text = `\n${lines.join('\n')}\n`;
-      await this.store.append(logPath, text);
-      state.records += lines.length;
-      const bytes = (await this.store.lstat(logPath))?.size ?? 0;
-      if (bytes >= SEGMENT_BYTES) {
-        // Sealed: the header names the segment before the rename makes it, so a crash between
-        // the two leaves a header naming a segment that is not there (not trusted, rebuilt).
-        const sealed = [...(state.sealed ?? []), bytes];
-        const to = paths.sealed(sealed.length - 1);
-        await writeHeader(sealed);
-        try {
-          await this.store.fs.rename(logPath, to);
-        } catch (err) {
-          throw this.store.wrap(err, 'rename', to);
-        }
-        state.sealed = sealed;
-      }
-    }
+    if (delta === null || state.legacy === true || state.records > 2 * live + 1000)
+      await this.rewrite(gitdir, state, config, host);
+    else await this.append(gitdir, state, delta, config);
     remember(this.live, gitdir, { state, config }, LIVE_STATES);
+  }
+
+  /** The log written whole, sealed segments and the older layout's state removed. */
+  private async rewrite(gitdir: string, state: LiveState, config: string, host: HostYield | undefined): Promise<void> {
+    const paths = statePaths(gitdir);
+    const lines: string[] = [];
+    for (const n of state.known.values()) {
+      if (lines.length % 64 === 63) await host?.due();
+      lines.push(JSON.stringify({ k: packKnown(n) }));
+    }
+    for (const c of state.memo) {
+      if (lines.length % 64 === 63) await host?.due();
+      lines.push(JSON.stringify({ c }));
+    }
+    lines.push(summaryLine(state));
+    await host?.due();
+    // The log first, then the header that names no sealed segment: a crash between the two
+    // leaves the old segments before the new log, whose counts then disagree (rebuilt).
+    await this.store.writeAtomic(paths.log, `${lines.join('\n')}\n`);
+    await this.writeHeader(paths, config, []);
+    state.records = lines.length;
+    state.sealed = [];
+    delete state.legacy;
+    // Sealed segments are left behind only until the header no longer names them (also those
+    // of a state that was not trusted, whose segments this one never knew). The state of the
+    // older layout (`.git/entity-git/state*`) goes too, header first: this one replaces it.
+    for (const name of await this.store.readdir(gitdir))
+      if (/^entity-git-state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(gitdir, name));
+    const old = joinPath(gitdir, LEGACY_DIR);
+    const names = await this.store.readdir(old);
+    if (names.includes('state.json')) await this.store.remove(joinPath(old, 'state.json'));
+    for (const name of names) if (/^state(\.\d+)?\.jsonl$/.test(name)) await this.store.remove(joinPath(old, name));
+    if (names.length > 0) await removeLegacyDir(this.store, gitdir);
+  }
+
+  /** `delta` appended to the log, which is sealed as a segment once it is large. */
+  private async append(gitdir: string, state: LiveState, delta: StateDelta, config: string): Promise<void> {
+    const paths = statePaths(gitdir);
+    const logPath = paths.log;
+    const lines: string[] = [];
+    for (const id of delta.nodes) {
+      const n = state.known.get(id);
+      if (n) lines.push(JSON.stringify({ k: packKnown(n) }));
+    }
+    for (const id of delta.deleted) lines.push(JSON.stringify({ d: id }));
+    for (const key of delta.memo) lines.push(JSON.stringify({ c: [key, state.memo.get(key)] }));
+    lines.push(summaryLine(state));
+    // Leading newline: ends a line torn by a crash, so it cannot swallow these records.
+    const text = `\n${lines.join('\n')}\n`;
+    await this.store.append(logPath, text);
+    state.records += lines.length;
+    const bytes = (await this.store.lstat(logPath))?.size ?? 0;
+    if (bytes >= SEGMENT_BYTES) {
+      // Sealed: the header names the segment before the rename makes it, so a crash between
+      // the two leaves a header naming a segment that is not there (not trusted, rebuilt).
+      const sealed = [...(state.sealed ?? []), bytes];
+      const to = paths.sealed(sealed.length - 1);
+      await this.writeHeader(paths, config, sealed);
+      try {
+        await this.store.fs.rename(logPath, to);
+      } catch (err) {
+        throw this.store.wrap(err, 'rename', to);
+      }
+      state.sealed = sealed;
+    }
+  }
+
+  private async writeHeader(paths: StatePaths, config: string, sealed: number[]): Promise<void> {
+    const header: Header = { v: 3, config };
+    if (sealed.length > 0) header.sealed = sealed;
+    await this.store.writeAtomic(paths.header, JSON.stringify(header));
   }
 
   /** Keep `state` in memory without writing (a sync that changed nothing the disk copy lacks). */

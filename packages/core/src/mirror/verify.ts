@@ -75,27 +75,8 @@ async function verifyLocked(
   });
   // Each step below is short for one session, not a long one's whole check: the host gets turns.
   const host = new HostYield(ctx.yieldEveryMs);
-  const known: Known[] = [];
-  try {
-    const seen = new Set<string>();
-    const none = new Map<string, Known>();
-    for await (const node of ctx.dag.nodesAfter(sessionId, 0, { batchSize: ctx.batchSize })) {
-      await host.due();
-      known.push(ingestNode(ctx, sessionId, node, seen, none).known);
-    }
-  } catch (err) {
-    if (!(err instanceof EntityGitError)) throw err;
-    differences.push({ kind: 'dag-error', detail: err.message });
-    return report();
-  }
-  let derivation: Derivation<Known>;
-  try {
-    derivation = await host.run(deriveSteps(known, session.head));
-  } catch (err) {
-    if (!(err instanceof EntityGitError)) throw err;
-    differences.push({ kind: 'dag-error', detail: err.message });
-    return report();
-  }
+  const derivation = await deriveDag(ctx, sessionId, session, host, differences);
+  if (derivation === null) return report();
   const layout = await repoLayout(ctx, repo);
   const expectedNames = new Set<string>();
   for (const b of derivation.branches) {
@@ -131,40 +112,8 @@ async function verifyLocked(
   } catch (err) {
     differences.push({ kind: 'corrupt', detail: (err as Error).message });
   }
-  if (ctx.store.workTree && head !== null && head === derivation.head) {
-    const expected = new Map<string, string>();
-    for (const [path, n] of await host.run(headFileSteps(derivation, layout))) expected.set(path, n.blob);
-    await host.due();
-    let entries: IndexEntry[] = [];
-    try {
-      entries = (await readIndex(ctx.store, repo.gitdir))?.entries ?? [];
-    } catch {
-      entries = [];
-    }
-    const indexed = entries.filter((e) => e.path !== 'meta.json');
-    const same =
-      indexed.length === expected.size &&
-      indexed.every((e) => expected.get(e.path) === e.oid) &&
-      (expected.size === 0 || entries.some((e) => e.path === 'meta.json'));
-    if (!same)
-      differences.push({
-        kind: 'worktree-differs',
-        branch: head,
-        detail: `the index of ${repo.dir} does not hold the files of ${head}`,
-      });
-    // The files themselves: `git status` clean is the promise, not only the index.
-    await host.due();
-    try {
-      const tip = await repo.refs.resolve(`refs/heads/${head}`);
-      const meta =
-        tip === null ? undefined : (await readCommitTree(repo.objects, tip)).find((e) => e.name === 'meta.json');
-      const target = new Map(expected);
-      if (meta) target.set('meta.json', meta.oid);
-      differences.push(...worktreeDifferences(await worktreeDamage(ctx.store, repo.dir, target, host), head, repo.dir));
-    } catch {
-      // a damaged tip is reported by verifyBranch already
-    }
-  }
+  if (ctx.store.workTree && head !== null && head === derivation.head)
+    await verifyWorktree(ctx, repo, derivation, layout, head, differences, host);
   if (derivation.head !== null && head !== derivation.head && expectedNames.has(derivation.head)) {
     differences.push({
       kind: 'head-differs',
@@ -187,6 +136,74 @@ async function verifyLocked(
     differences,
   );
   return report();
+}
+
+/** The DAG read whole and derived; null (a `dag-error` added) when it cannot be. */
+async function deriveDag(
+  ctx: MirrorContext,
+  sessionId: string,
+  session: Session,
+  host: HostYield,
+  differences: Difference[],
+): Promise<Derivation<Known> | null> {
+  const known: Known[] = [];
+  try {
+    const seen = new Set<string>();
+    const none = new Map<string, Known>();
+    for await (const node of ctx.dag.nodesAfter(sessionId, 0, { batchSize: ctx.batchSize })) {
+      await host.due();
+      known.push(ingestNode(ctx, sessionId, node, seen, none).known);
+    }
+    return await host.run(deriveSteps(known, session.head));
+  } catch (err) {
+    if (!(err instanceof EntityGitError)) throw err;
+    differences.push({ kind: 'dag-error', detail: err.message });
+    return null;
+  }
+}
+
+/** The index and the files of the working tree against the head branch's files. */
+async function verifyWorktree(
+  ctx: MirrorContext,
+  repo: Repo,
+  derivation: Derivation<Known>,
+  layout: Layout,
+  head: string,
+  differences: Difference[],
+  host: HostYield,
+): Promise<void> {
+  const expected = new Map<string, string>();
+  for (const [path, n] of await host.run(headFileSteps(derivation, layout))) expected.set(path, n.blob);
+  await host.due();
+  let entries: IndexEntry[] = [];
+  try {
+    entries = (await readIndex(ctx.store, repo.gitdir))?.entries ?? [];
+  } catch {
+    entries = [];
+  }
+  const indexed = entries.filter((e) => e.path !== 'meta.json');
+  const same =
+    indexed.length === expected.size &&
+    indexed.every((e) => expected.get(e.path) === e.oid) &&
+    (expected.size === 0 || entries.some((e) => e.path === 'meta.json'));
+  if (!same)
+    differences.push({
+      kind: 'worktree-differs',
+      branch: head,
+      detail: `the index of ${repo.dir} does not hold the files of ${head}`,
+    });
+  // The files themselves: `git status` clean is the promise, not only the index.
+  await host.due();
+  try {
+    const tip = await repo.refs.resolve(`refs/heads/${head}`);
+    const meta =
+      tip === null ? undefined : (await readCommitTree(repo.objects, tip)).find((e) => e.name === 'meta.json');
+    const target = new Map(expected);
+    if (meta) target.set('meta.json', meta.oid);
+    differences.push(...worktreeDifferences(await worktreeDamage(ctx.store, repo.dir, target, host), head, repo.dir));
+  } catch {
+    // a damaged tip is reported by verifyBranch already
+  }
 }
 
 /**
@@ -283,6 +300,19 @@ async function verifyBranch(
       return;
     }
   }
+  await verifyTipMessages(repo, layout, b, tip, differences, host);
+}
+
+/** The messages at the tip of `b` against its nodes' blobs, each blob present. */
+async function verifyTipMessages(
+  repo: Repo,
+  layout: Layout,
+  b: BranchPlan<Known>,
+  tip: string,
+  differences: Difference[],
+  host: HostYield,
+): Promise<void> {
+  const expectTurns = b.turns.slice(0, b.complete);
   const expected = new Map<string, string>();
   for (const t of expectTurns) for (const n of t.nodes) expected.set(messagePath(layout, n), n.blob);
   await host.due();

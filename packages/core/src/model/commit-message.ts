@@ -81,7 +81,7 @@ export function turnTime(nodes: readonly NodeFacts[]): number {
 }
 
 /**
- * The commit message of a turn (DESIGN.md §3): subject, reply and tool lines, the meta line, and
+ * The commit message of a turn (docs/design.md, 'The commit message'): subject, reply and tool lines, the meta line, and
  * the trailers reconcile reads. Parts whose data is absent are left out.
  */
 export function commitMessage(sessionId: string, turn: number, nodes: readonly NodeFacts[]): string {

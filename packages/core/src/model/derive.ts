@@ -41,7 +41,7 @@ export interface Derivation<N extends NodeShape = NodeShape> {
 export const rides = (n: NodeShape): boolean => n.role === 'tool' && n.caller !== null;
 
 /**
- * Turns, paths and branches as a pure function of the DAG (DESIGN.md §3). Throws
+ * Turns, paths and branches as a pure function of the DAG (docs/design.md, 'Turns, commits and branches'). Throws
  * `DAG_DUPLICATE_ID`, `DAG_DUPLICATE_SEQ`, `DAG_MISSING_PREDECESSOR` or `DAG_CYCLE`.
  */
 export function derive<N extends NodeShape>(nodes: readonly N[], head: string | null): Derivation<N> {
@@ -58,12 +58,52 @@ const STEP = 256;
 /**
  * {@link derive} in steps: a generator that pauses (`yield`) every {@link STEP} nodes of each
  * pass and after each branch, so a caller can give the host a turn while a long DAG is derived
- * (a 10,000-node session took tens of ms in one piece). Returns what `derive` returns.
+ * (a long session's derivation in one piece would hold the host's event loop). Returns what `derive` returns.
  */
 export function* deriveSteps<N extends NodeShape>(
   nodes: readonly N[],
   head: string | null,
 ): Generator<void, Derivation<N>, void> {
+  const dag = yield* indexSteps(nodes);
+  const branches: BranchPlan<N>[] = [];
+  const branchOfLeaf = new Map<string, string>();
+  const reached = new Set<string>();
+  for (const leaf of dag.leaves) {
+    const branch = yield* branchSteps(dag, leaf, reached);
+    branches.push(branch);
+    branchOfLeaf.set(leaf.id, branch.name);
+  }
+
+  yield;
+  // A node on no leaf's chain can only sit on a predecessor loop (every other node leads to a leaf).
+  const stranded = dag.sorted.find((n) => !rides(n) && !reached.has(n.id));
+  if (stranded) {
+    throw new EntityGitError('DAG_CYCLE', `node ${JSON.stringify(stranded.id)} is on a predecessor cycle`, {
+      nodeId: stranded.id,
+    });
+  }
+  const unknownHead = dag.leaves.length > 0 && head !== null && !dag.byId.has(head) ? head : undefined;
+  const headBranch = dag.leaves.length > 0 ? branchOfLeaf.get(headLeaf(dag, head).id)! : null;
+  branches.sort(compareBranches);
+  return unknownHead === undefined ? { branches, head: headBranch } : { branches, head: headBranch, unknownHead };
+}
+
+/** The DAG as {@link deriveSteps}' passes read it, and the count of nodes they have handled. */
+interface DagIndex<N extends NodeShape> {
+  readonly byId: Map<string, N>;
+  /** Every node, in seq order. */
+  readonly sorted: readonly N[];
+  /** Each node's fork children, in seq order ('' stands for "no predecessor": the roots). */
+  readonly children: Map<string, N[]>;
+  /** The tool results riding on each caller, in seq order. */
+  readonly riders: Map<string, N[]>;
+  readonly leaves: readonly N[];
+  /** Nodes handled so far over every pass: a pause at each multiple of {@link STEP}. */
+  step: number;
+}
+
+/** The first passes: ids and seqs checked unique, edges checked to name nodes, fork children and leaves. */
+function* indexSteps<N extends NodeShape>(nodes: readonly N[]): Generator<void, DagIndex<N>, void> {
   const byId = new Map<string, N>();
   const seqs = new Set<number>();
   let step = 0;
@@ -106,68 +146,59 @@ export function* deriveSteps<N extends NodeShape>(
   if (sorted.some((n) => !rides(n)) && leaves.length === 0) {
     throw new EntityGitError('DAG_CYCLE', 'the DAG has no leaf: its predecessor edges form a cycle');
   }
+  return { byId, sorted, children, riders, leaves, step };
+}
 
-  const branches: BranchPlan<N>[] = [];
-  const branchOfLeaf = new Map<string, string>();
-  const reached = new Set<string>();
-  for (const leaf of leaves) {
-    yield;
-    const chain = chainOf(leaf, byId, sorted.length);
-    yield;
-    for (const c of chain) {
-      if (++step % STEP === 0) yield;
-      reached.add(c.id);
-    }
-    let deviation: N | null = null;
-    for (const c of chain) {
-      if (++step % STEP === 0) yield;
-      if (rides(c)) continue;
-      const siblings = children.get(forkParent(c, byId, sorted.length))!;
-      if (siblings.length > 1 && siblings[0] !== c) deviation = c;
-    }
-    const name =
-      deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
-    const onPath = new Set<N>(chain);
-    yield;
-    for (const c of chain) {
-      if (++step % STEP === 0) yield;
-      for (const r of riders.get(c.id) ?? []) onPath.add(r);
-    }
-    yield;
-    const path = yield* bySeq([...onPath]);
-    const turns = yield* cutTurnSteps(path);
-    const last = turns.at(-1);
-    const complete = last?.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
-    branches.push({ name, leaf, turns, complete });
-    branchOfLeaf.set(leaf.id, name);
-  }
-
+/** The branch of `leaf`: its name, its path cut into turns, how many are complete; its chain added to `reached`. */
+function* branchSteps<N extends NodeShape>(
+  dag: DagIndex<N>,
+  leaf: N,
+  reached: Set<string>,
+): Generator<void, BranchPlan<N>, void> {
+  const { byId, sorted, children, riders } = dag;
+  let step = dag.step;
   yield;
-  // A node on no leaf's chain can only sit on a predecessor loop (every other node leads to a leaf).
-  const stranded = sorted.find((n) => !rides(n) && !reached.has(n.id));
-  if (stranded) {
-    throw new EntityGitError('DAG_CYCLE', `node ${JSON.stringify(stranded.id)} is on a predecessor cycle`, {
-      nodeId: stranded.id,
-    });
+  const chain = chainOf(leaf, byId, sorted.length);
+  yield;
+  for (const c of chain) {
+    if (++step % STEP === 0) yield;
+    reached.add(c.id);
   }
+  let deviation: N | null = null;
+  for (const c of chain) {
+    if (++step % STEP === 0) yield;
+    if (rides(c)) continue;
+    const siblings = children.get(forkParent(c, byId, sorted.length))!;
+    if (siblings.length > 1 && siblings[0] !== c) deviation = c;
+  }
+  const name =
+    deviation === null ? 'main' : `${deviation.role === 'assistant' ? 'retry' : 'fork'}-${idSegment(deviation.id)}`;
+  const onPath = new Set<N>(chain);
+  yield;
+  for (const c of chain) {
+    if (++step % STEP === 0) yield;
+    for (const r of riders.get(c.id) ?? []) onPath.add(r);
+  }
+  dag.step = step;
+  yield;
+  const path = yield* bySeq([...onPath]);
+  const turns = yield* cutTurnSteps(path);
+  const last = turns.at(-1);
+  const complete = last?.nodes.some((n) => n.pending) ? turns.length - 1 : turns.length;
+  return { name, leaf, turns, complete };
+}
 
-  let headBranch: string | null = null;
-  let unknownHead: string | undefined;
-  if (leaves.length > 0) {
-    let start = head === null ? undefined : byId.get(head);
-    if (head !== null && start === undefined) unknownHead = head;
-    if (start && rides(start)) start = byId.get(start.caller!);
-    let leaf: N;
-    if (start === undefined) {
-      leaf = leaves.reduce((a, b) => (b.seq > a.seq ? b : a));
-    } else {
-      leaf = start;
-      for (let kids = children.get(leaf.id); kids; kids = children.get(leaf.id)) leaf = kids[0]!;
-    }
-    headBranch = branchOfLeaf.get(leaf.id)!;
-  }
-  branches.sort(compareBranches);
-  return unknownHead === undefined ? { branches, head: headBranch } : { branches, head: headBranch, unknownHead };
+/**
+ * The leaf whose branch HEAD names: from the session's head (a tool result's caller for a tool
+ * result) down the lowest-seq fork child; the newest leaf when there is no head or it is unknown.
+ */
+function headLeaf<N extends NodeShape>(dag: DagIndex<N>, head: string | null): N {
+  let start = head === null ? undefined : dag.byId.get(head);
+  if (start && rides(start)) start = dag.byId.get(start.caller!);
+  if (start === undefined) return dag.leaves.reduce((a, b) => (b.seq > a.seq ? b : a));
+  let leaf = start;
+  for (let kids = dag.children.get(leaf.id); kids; kids = dag.children.get(leaf.id)) leaf = kids[0]!;
+  return leaf;
 }
 
 /**

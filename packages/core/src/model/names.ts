@@ -82,7 +82,7 @@ export function idSegment(id: string): string {
 
 const ROLE_INITIAL: Record<Role, string> = { user: 'u', assistant: 'a', tool: 't', system: 's' };
 
-/** `<seq, 6 digits>-<u|a|t|s>-<id segment>.json` (DESIGN.md §3). */
+/** `<seq, 6 digits>-<u|a|t|s>-<id segment>.json` (docs/design.md, 'The session repository'). */
 export function messageFileName(node: Pick<DagNode, 'seq' | 'role' | 'id'>): string {
   return `${String(node.seq).padStart(6, '0')}-${ROLE_INITIAL[node.role]}-${idSegment(node.id)}.json`;
 }

@@ -2,7 +2,7 @@ import type { JsonValue, Session } from './types.js';
 
 /**
  * The session fields every commit's `meta.json` holds: those that never change in a session's
- * life. A commit id must be a pure function of the DAG (DESIGN.md §3), so a field that an
+ * life. A commit id must be a pure function of the DAG (docs/design.md, 'Turns, commits and branches'), so a field that an
  * application may edit later — the title (most applications write it after the first turn), the
  * project (joined or left), the metadata, and also `agent_id` and `model` (a user switches model in
  * the middle of a conversation) — cannot be in a commit's tree. Those are carried by the meta ref

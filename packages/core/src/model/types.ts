@@ -4,7 +4,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type Role = 'user' | 'assistant' | 'tool' | 'system';
 export const ROLES: readonly Role[] = ['user', 'assistant', 'tool', 'system'];
 
-/** One message of a session's DAG (DESIGN.md §2). */
+/** One message of a session's DAG (docs/design.md, 'The data model'). */
 export interface DagNode {
   id: string;
   session_id: string;
@@ -21,7 +21,7 @@ export interface DagNode {
   metadata: JsonValue;
 }
 
-/** A chat session (DESIGN.md §2). */
+/** A chat session (docs/design.md, 'The data model'). */
 export interface Session {
   id: string;
   title: string | null;
@@ -37,7 +37,7 @@ export interface Session {
 export type ProjectStatus = 'active' | 'paused' | 'done';
 export const PROJECT_STATUSES: readonly ProjectStatus[] = ['active', 'paused', 'done'];
 
-/** A long-running unit of work bound to a directory (DESIGN.md §4). */
+/** A long-running unit of work bound to a directory (docs/design.md, 'The data model'). */
 export interface Project {
   id: string;
   name: string;

@@ -40,65 +40,14 @@ const PERMANENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 const asError = (err: unknown): EntityGitError => normaliseError(err, { code: 'STORAGE_ERROR' });
 
 /**
- * The async mirror service (DESIGN.md §5): a serial queue per session, several sessions at once,
- * retries with backoff, events. It only reads the DAG (through the mirror): a git failure never
- * touches it.
+ * The async mirror service (docs/design.md, 'Safety rules', consistency): a serial queue per
+ * session, several sessions at once, retries with backoff, events. It only reads the DAG (through
+ * the mirror): a git failure never touches it.
  */
 export function createMirrorService(options: MirrorServiceOptions): MirrorService {
-  const mirror = options.mirror;
-  const reports = new Map<string, Reports>();
   const events = createEmitter<ServiceEvents>((event, payload) => logServiceEvent(options.logger, event, payload));
-  const emit = events.emit;
-
-  const reportsOf = (sessionId: string): Reports => {
-    let slot = reports.get(sessionId);
-    if (!slot) {
-      slot = { turns: [], handled: 0, waiters: new Set(), seen: null };
-      reports.set(sessionId, slot);
-    }
-    return slot;
-  };
-
+  const svc: Service = { options, reports: new Map(), emit: events.emit };
   const beforeTurnWait = Math.max(0, options.beforeTurnWaitMs ?? 30_000);
-
-  async function run(status: SessionStatus, succeeded: () => number): Promise<void> {
-    const { sessionId } = status;
-    const slot = reportsOf(sessionId);
-    // Only the reports queued before this sync read the DAG: the ones that come in while it runs
-    // may be about turns it has not mirrored, and go to the next run (`again`).
-    const batch = slot.turns.length;
-    const result = await mirror.sync(sessionId);
-    status.lastResult = result;
-    const attempts = succeeded();
-    emit('synced', { sessionId, result });
-    if (!result.noop) emit('committed', { sessionId, result });
-    if (result.commitsWritten > 0) options.packer?.request(`${mirror.repoPath(sessionId)}/.git`);
-    if (result.unknownHead !== undefined) {
-      emit('skipped', {
-        sessionId,
-        reason: 'unknown-head',
-        warning: `the session head ${JSON.stringify(result.unknownHead)} is not in the DAG; HEAD follows the newest leaf`,
-        result,
-      });
-    }
-    try {
-      if (options.afterSync) {
-        const warned = await options.afterSync(sessionId, result);
-        if (warned) emit('skipped', { sessionId, ...warned, result });
-      }
-      const seen: RunLogs = { logs: new Map(), branches: null };
-      for (let i = 0; i < batch && slot.turns.length > 0; i++) {
-        await projectTurn(options, emit, sessionId, slot.turns[0]!, result, seen);
-        slot.turns.shift();
-        slot.handled++;
-        wake(slot);
-      }
-    } catch (err) {
-      status.attempts = attempts;
-      throw err;
-    }
-  }
-
   const queue = createSessionQueue<SessionStatus>({
     concurrency: Math.max(1, options.concurrency ?? 4),
     attempts: Math.max(1, options.attempts ?? 5),
@@ -110,11 +59,11 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     unrefTimers: false,
     lastRunOnClose: false,
     status: (sessionId) => ({ sessionId, state: 'idle', again: false, attempts: 0, lastError: null, lastResult: null }),
-    run,
+    run: (status, succeeded) => runSync(svc, status, succeeded),
     toError: asError,
     retryable: (error) => !PERMANENT.has(error.code),
-    emit,
-    afterRun: (status) => wake(reportsOf(status.sessionId)),
+    emit: svc.emit,
+    afterRun: (status) => wake(reportsOf(svc, status.sessionId)),
   });
 
   const drain = async (): Promise<void> => {
@@ -126,19 +75,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
     notify(sessionId: string, turn?: TurnReport): void {
       try {
         if (queue.closed || typeof sessionId !== 'string') return;
-        const slot = reportsOf(sessionId);
-        if (turn && Array.isArray(turn.touchedPaths)) {
-          const node = typeof turn.node === 'string' ? turn.node : null;
-          const writtenBlobs =
-            turn.writtenBlobs && typeof turn.writtenBlobs === 'object' ? { ...turn.writtenBlobs } : undefined;
-          slot.turns.push({
-            touchedPaths: [...turn.touchedPaths],
-            writtenBlobs,
-            snapshot: turn.snapshot ?? null,
-            node,
-            mark: capture(options.dag, sessionId, slot),
-          });
-        }
+        if (turn && Array.isArray(turn.touchedPaths)) queueTurn(svc, sessionId, turn);
         // running: one more sync follows; queued or waiting to retry: the coming sync reads everything up to now
         queue.request(sessionId);
       } catch {
@@ -151,7 +88,7 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
         const project = await options.projects.projectOfSession(sessionId);
         if (project === null) return null;
         // The turns already reported are committed (or skipped) first: their edits are the agent's.
-        const slot = reports.get(sessionId);
+        const slot = svc.reports.get(sessionId);
         const state = () => queue.get(sessionId)?.state ?? 'idle';
         if (slot) await reportsDone(slot, slot.handled + slot.turns.length, state, beforeTurnWait);
         return await options.projectGit.beforeTurn(project.workdir);
@@ -175,4 +112,76 @@ export function createMirrorService(options: MirrorServiceOptions): MirrorServic
       await drain();
     },
   };
+}
+
+/** What the service's functions share: its options, each session's turn reports, the event emitter. */
+interface Service {
+  readonly options: MirrorServiceOptions;
+  readonly reports: Map<string, Reports>;
+  readonly emit: ReturnType<typeof createEmitter<ServiceEvents>>['emit'];
+}
+
+function reportsOf(svc: Service, sessionId: string): Reports {
+  let slot = svc.reports.get(sessionId);
+  if (!slot) {
+    slot = { turns: [], handled: 0, waiters: new Set(), seen: null };
+    svc.reports.set(sessionId, slot);
+  }
+  return slot;
+}
+
+/** A turn report queued for the next sync, copied as it is now, with its turn identity captured. */
+function queueTurn(svc: Service, sessionId: string, turn: TurnReport): void {
+  const slot = reportsOf(svc, sessionId);
+  const node = typeof turn.node === 'string' ? turn.node : null;
+  const writtenBlobs =
+    turn.writtenBlobs && typeof turn.writtenBlobs === 'object' ? { ...turn.writtenBlobs } : undefined;
+  slot.turns.push({
+    touchedPaths: [...turn.touchedPaths],
+    writtenBlobs,
+    snapshot: turn.snapshot ?? null,
+    node,
+    mark: capture(svc.options.dag, sessionId, slot),
+  });
+}
+
+/** One run of a session: its sync, the events, a pack request, then the project turns reported before it. */
+async function runSync(svc: Service, status: SessionStatus, succeeded: () => number): Promise<void> {
+  const { options, emit } = svc;
+  const { mirror } = options;
+  const { sessionId } = status;
+  const slot = reportsOf(svc, sessionId);
+  // Only the reports queued before this sync read the DAG: the ones that come in while it runs
+  // may be about turns it has not mirrored, and go to the next run (`again`).
+  const batch = slot.turns.length;
+  const result = await mirror.sync(sessionId);
+  status.lastResult = result;
+  const attempts = succeeded();
+  emit('synced', { sessionId, result });
+  if (!result.noop) emit('committed', { sessionId, result });
+  if (result.commitsWritten > 0) options.packer?.request(`${mirror.repoPath(sessionId)}/.git`);
+  if (result.unknownHead !== undefined) {
+    emit('skipped', {
+      sessionId,
+      reason: 'unknown-head',
+      warning: `the session head ${JSON.stringify(result.unknownHead)} is not in the DAG; HEAD follows the newest leaf`,
+      result,
+    });
+  }
+  try {
+    if (options.afterSync) {
+      const warned = await options.afterSync(sessionId, result);
+      if (warned) emit('skipped', { sessionId, ...warned, result });
+    }
+    const seen: RunLogs = { logs: new Map(), branches: null };
+    for (let i = 0; i < batch && slot.turns.length > 0; i++) {
+      await projectTurn(options, emit, sessionId, slot.turns[0]!, result, seen);
+      slot.turns.shift();
+      slot.handled++;
+      wake(slot);
+    }
+  } catch (err) {
+    status.attempts = attempts;
+    throw err;
+  }
 }

@@ -38,7 +38,7 @@ export interface PackerOptions {
    * repository another packer holds is passed over, and a later request packs it.
    */
   lock?: Partial<Pick<LockOptions, 'staleMs'>>;
-  /** @deprecated The name before lock options were one type: use `lock.staleMs`. */
+  /** @deprecated Read where `lock.staleMs` is not given: use that. */
   staleLockMs?: number;
   /** Told of each pack written and of each failure (packing never throws into anyone). */
   onPacked?: (gitdir: string, report: PackReport | void) => void;
@@ -93,38 +93,8 @@ export function createPacker(options: PackerOptions): Packer {
   const asError = (err: unknown): EntityGitError =>
     normaliseError(err, { code: 'STORAGE_ERROR', what: 'packing failed' });
 
-  async function packNow(gitdir: string): Promise<PackReport | void | null> {
-    if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)
-      return null;
-    const lock = repoFile(gitdir, 'pack.lock');
-    const legacy = legacyRepoFile(gitdir, 'pack.lock');
-    if (!(await take(lock))) return null;
-    try {
-      if (!(await take(legacy))) return null;
-      try {
-        return await pack(gitdir);
-      } finally {
-        await store.remove(legacy);
-        await removeLegacyDir(store, gitdir);
-      }
-    } finally {
-      await store.remove(lock);
-    }
-  }
-
-  /**
-   * Take the lock file `lock` (its parent made on demand) if nobody holds it, or one left for
-   * `staleMs`. False also when its directory is a file: `.git/entity-git` held by a sync
-   * (`withRepoLock`), which keeps an older packer out as well; the next request packs.
-   */
-  async function take(lock: string): Promise<boolean> {
-    try {
-      return await tryLockFile(store, lock, `${Date.now()}\n`, staleMs);
-    } catch (err) {
-      if (isEntityGitError(err, 'STORAGE_ERROR') && err.data.fsCode === 'ENOTDIR') return false;
-      throw err;
-    }
-  }
+  const c: PackerContext = Object.freeze({ store, threshold, packsThreshold, staleMs, pack });
+  const packNow = (gitdir: string) => packRepository(c, gitdir);
 
   function pump(): void {
     if (running !== null) return;
@@ -177,6 +147,50 @@ export function createPacker(options: PackerOptions): Packer {
     },
     packNow,
   };
+}
+
+/** What the packer's functions share: its storage and thresholds, the lock's staleness, the pack step. */
+interface PackerContext {
+  readonly store: Store;
+  readonly threshold: number;
+  readonly packsThreshold: number;
+  readonly staleMs: number;
+  readonly pack: (gitdir: string) => Promise<PackReport | void>;
+}
+
+/** Pack `gitdir` if it is due and nobody else packs it (null: not due, or locked). */
+async function packRepository(c: PackerContext, gitdir: string): Promise<PackReport | void | null> {
+  const { store, threshold, packsThreshold, pack } = c;
+  if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)
+    return null;
+  const lock = repoFile(gitdir, 'pack.lock');
+  const legacy = legacyRepoFile(gitdir, 'pack.lock');
+  if (!(await take(c, lock))) return null;
+  try {
+    if (!(await take(c, legacy))) return null;
+    try {
+      return await pack(gitdir);
+    } finally {
+      await store.remove(legacy);
+      await removeLegacyDir(store, gitdir);
+    }
+  } finally {
+    await store.remove(lock);
+  }
+}
+
+/**
+ * Take the lock file `lock` (its parent made on demand) if nobody holds it, or one left for
+ * `staleMs`. False also when its directory is a file: `.git/entity-git` held by a sync
+ * (`withRepoLock`), which keeps an older packer out as well; the next request packs.
+ */
+async function take(c: PackerContext, lock: string): Promise<boolean> {
+  try {
+    return await tryLockFile(c.store, lock, `${Date.now()}\n`, c.staleMs);
+  } catch (err) {
+    if (isEntityGitError(err, 'STORAGE_ERROR') && err.data.fsCode === 'ENOTDIR') return false;
+    throw err;
+  }
 }
 
 /** `packer.packed` (info: objects, bytes, loose files removed) or `packer.failed` (warn), timed. */

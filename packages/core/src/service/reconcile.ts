@@ -53,7 +53,7 @@ export interface ReconcileReport {
 }
 
 /**
- * Start-up reconcile (DESIGN.md §5): compare every session's DAG with its repository by node ids
+ * Start-up reconcile (docs/design.md, 'Safety rules', consistency): compare every session's DAG with its repository by node ids
  * and trailers (`verify`), backfill a session without a repository, repair one that differs
  * (`sync({ full: true })`: missing objects rewritten, damaged refs rewritten, matching commits
  * kept), and verify again. Idempotent; safe while the service runs (syncs take the session lock).

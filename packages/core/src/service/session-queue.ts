@@ -119,98 +119,11 @@ interface Slot {
 }
 
 export function createSessionQueue<S extends QueueStatus>(options: SessionQueueOptions<S>): SessionQueue<S> {
-  const { concurrency, attempts: maxAttempts, baseDelayMs: baseDelay, maxDelayMs: maxDelay, delayMs } = options;
-  const slots = new Map<string, Slot>();
-  const ready: string[] = [];
-  let running = 0;
-  let closed = false;
-  let idleWaiters: (() => void)[] = [];
-  const final = () => options.lastRunOnClose && closed;
-
-  const settle = () => {
-    if (running > 0 || ready.length > 0) return;
-    for (const s of slots.values()) if (s.status.state !== 'idle') return;
-    const waiters = idleWaiters;
-    idleWaiters = [];
-    for (const w of waiters) w();
-  };
-
-  const pump = () => {
-    while (running < concurrency && ready.length > 0) {
-      const slot = slots.get(ready.shift()!);
-      if (!slot) continue;
-      running++;
-      // Deferred: started a tick later, so a burst of requests made in one go coalesces into this run.
-      if (options.deferStart) void Promise.resolve().then(() => run(slot));
-      else void run(slot);
-    }
-    settle();
-  };
-
-  const enqueue = (slot: Slot) => {
-    if (slot.timer !== null) {
-      clearTimeout(slot.timer as Parameters<typeof clearTimeout>[0]);
-      slot.timer = null;
-    }
-    if (slot.status.state === 'queued') return;
-    slot.status.state = 'queued';
-    ready.push(slot.status.sessionId);
-    pump();
-  };
-
-  const wait = (slot: Slot, state: 'waiting' | 'backoff', ms: number) => {
-    slot.status.state = state;
-    slot.timer = setTimeout(() => {
-      slot.timer = null;
-      enqueue(slot);
-    }, ms);
-    // A pending run does not keep a Node process alive (its owner runs it at shutdown).
-    if (options.unrefTimers) (slot.timer as { unref?: () => void } | null)?.unref?.();
-  };
-
-  async function run(slot: Slot): Promise<void> {
-    const status = slot.status;
-    status.state = 'running';
-    status.again = false;
-    status.attempts++;
-    let retryIn: number | null = null;
-    let done = false;
-    const succeeded = () => {
-      done = true;
-      status.lastError = null;
-      const attempts = status.attempts;
-      status.attempts = 0;
-      return attempts;
-    };
-    try {
-      await options.run(status as S, succeeded);
-      if (!done) succeeded();
-    } catch (err) {
-      const error = options.toError(err, status.sessionId);
-      status.lastError = { code: error.code, message: error.message, at: Date.now() };
-      const attempts = status.attempts;
-      if (!final() && options.retryable(error) && attempts < maxAttempts) {
-        retryIn = Math.min(maxDelay, baseDelay * 2 ** (attempts - 1));
-        options.emit('retrying', { sessionId: status.sessionId, error, attempt: attempts, delayMs: retryIn });
-      } else {
-        status.attempts = 0;
-        options.emit('failed', { sessionId: status.sessionId, error, attempts });
-      }
-    }
-    running--;
-    if (retryIn !== null) wait(slot, 'backoff', retryIn);
-    else if (status.again && !final()) {
-      if (delayMs === null) enqueue(slot);
-      else wait(slot, 'waiting', delayMs);
-    } else if (options.keepIdle) status.state = 'idle';
-    else slots.delete(status.sessionId);
-    options.afterRun?.(status as S);
-    pump();
-  }
-
+  const q: Queue<S> = { options, slots: new Map(), ready: [], running: 0, closed: false, idleWaiters: [] };
+  const { slots } = q;
   return {
     request(sessionId: string): void {
-      if (closed) return;
+      if (q.closed) return;
       let slot = slots.get(sessionId);
       if (!slot) {
         slot = { status: { ...options.status(sessionId), state: 'idle' }, timer: null };
@@ -220,8 +133,8 @@ export function createSessionQueue<S extends QueueStatus>(options: SessionQueueO
       // waiting, queued or backing off: the coming run reads everything up to now anyway
       if (state === 'running') slot.status.again = true;
       else if (state === 'idle') {
-        if (delayMs === null) enqueue(slot);
-        else wait(slot, 'waiting', delayMs);
+        if (options.delayMs === null) enqueue(q, slot);
+        else wait(q, slot, 'waiting', options.delayMs);
       }
     },
     get: (sessionId) => slots.get(sessionId)?.status as S | undefined,
@@ -231,18 +144,114 @@ export function createSessionQueue<S extends QueueStatus>(options: SessionQueueO
       ),
     flush(): void {
       for (const slot of slots.values())
-        if (slot.status.state === 'waiting' || slot.status.state === 'backoff') enqueue(slot);
+        if (slot.status.state === 'waiting' || slot.status.state === 'backoff') enqueue(q, slot);
     },
     drain: () =>
       new Promise<void>((resolve) => {
-        idleWaiters.push(resolve);
-        settle();
+        q.idleWaiters.push(resolve);
+        settle(q);
       }),
     close(): void {
-      closed = true;
+      q.closed = true;
     },
     get closed() {
-      return closed;
+      return q.closed;
     },
   };
+}
+
+/** A queue's state: its sessions' slots, the ones ready to run, how many run, who waits for idle. */
+interface Queue<S extends QueueStatus> {
+  readonly options: SessionQueueOptions<S>;
+  readonly slots: Map<string, Slot>;
+  readonly ready: string[];
+  running: number;
+  closed: boolean;
+  idleWaiters: (() => void)[];
+}
+
+/** Closed with `lastRunOnClose`: the run under way is the last, neither retried nor repeated. */
+const final = (q: Queue<QueueStatus>): boolean => q.options.lastRunOnClose && q.closed;
+
+function settle(q: Queue<QueueStatus>): void {
+  if (q.running > 0 || q.ready.length > 0) return;
+  for (const s of q.slots.values()) if (s.status.state !== 'idle') return;
+  const waiters = q.idleWaiters;
+  q.idleWaiters = [];
+  for (const w of waiters) w();
+}
+
+function pump<S extends QueueStatus>(q: Queue<S>): void {
+  while (q.running < q.options.concurrency && q.ready.length > 0) {
+    const slot = q.slots.get(q.ready.shift()!);
+    if (!slot) continue;
+    q.running++;
+    // Deferred: started a tick later, so a burst of requests made in one go coalesces into this run.
+    if (q.options.deferStart) void Promise.resolve().then(() => run(q, slot));
+    else void run(q, slot);
+  }
+  settle(q);
+}
+
+function enqueue<S extends QueueStatus>(q: Queue<S>, slot: Slot): void {
+  if (slot.timer !== null) {
+    clearTimeout(slot.timer as Parameters<typeof clearTimeout>[0]);
+    slot.timer = null;
+  }
+  if (slot.status.state === 'queued') return;
+  slot.status.state = 'queued';
+  q.ready.push(slot.status.sessionId);
+  pump(q);
+}
+
+function wait<S extends QueueStatus>(q: Queue<S>, slot: Slot, state: 'waiting' | 'backoff', ms: number): void {
+  slot.status.state = state;
+  slot.timer = setTimeout(() => {
+    slot.timer = null;
+    enqueue(q, slot);
+  }, ms);
+  // A pending run does not keep a Node process alive (its owner runs it at shutdown).
+  if (q.options.unrefTimers) (slot.timer as { unref?: () => void } | null)?.unref?.();
+}
+
+async function run<S extends QueueStatus>(q: Queue<S>, slot: Slot): Promise<void> {
+  const { options } = q;
+  const { attempts: maxAttempts, baseDelayMs: baseDelay, maxDelayMs: maxDelay, delayMs } = options;
+  const status = slot.status;
+  status.state = 'running';
+  status.again = false;
+  status.attempts++;
+  let retryIn: number | null = null;
+  let done = false;
+  const succeeded = () => {
+    done = true;
+    status.lastError = null;
+    const attempts = status.attempts;
+    status.attempts = 0;
+    return attempts;
+  };
+  try {
+    await options.run(status as S, succeeded);
+    if (!done) succeeded();
+  } catch (err) {
+    const error = options.toError(err, status.sessionId);
+    status.lastError = { code: error.code, message: error.message, at: Date.now() };
+    const attempts = status.attempts;
+    if (!final(q) && options.retryable(error) && attempts < maxAttempts) {
+      retryIn = Math.min(maxDelay, baseDelay * 2 ** (attempts - 1));
+      options.emit('retrying', { sessionId: status.sessionId, error, attempt: attempts, delayMs: retryIn });
+    } else {
+      status.attempts = 0;
+      options.emit('failed', { sessionId: status.sessionId, error, attempts });
+    }
+  }
+  q.running--;
+  if (retryIn !== null) wait(q, slot, 'backoff', retryIn);
+  else if (status.again && !final(q)) {
+    if (delayMs === null) enqueue(q, slot);
+    else wait(q, slot, 'waiting', delayMs);
+  } else if (options.keepIdle) status.state = 'idle';
+  else q.slots.delete(status.sessionId);
+  options.afterRun?.(status as S);
+  pump(q);
 }

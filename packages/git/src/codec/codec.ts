@@ -1,11 +1,11 @@
 import { concatBytes } from '../bytes/concat.js';
 import { sha1, sha1Stream, type Sha1Stream } from './sha1.js';
-// pako 1, the version isomorphic-git uses: a browser bundle holds one copy (two measured ~46 KB gzip).
+// pako 1, the version isomorphic-git uses: a browser bundle holds one copy (two would ship pako twice).
 import pako from 'pako';
 
 /**
- * Hashing and compression, swappable so Node can use node:crypto and node:zlib (measured ~30x
- * cheaper per object than the pure-JS path) while the browser uses the portable defaults.
+ * Hashing and compression, swappable so Node can use node:crypto and node:zlib (measured:
+ * many times cheaper per object than the pure-JS path) while the browser uses the portable defaults.
  * Object ids depend only on uncompressed bytes, so every codec gives the same ids.
  */
 export interface Codec {

@@ -7,7 +7,7 @@ import { shardOf } from '../layout.js';
 import type { Layout } from '../mirror.js';
 import type { Known } from '../repo-state.js';
 import { newBuild, trimBuild, type BranchBuild } from '../branch-build.js';
-import type { Planned } from './plan.js';
+import type { Planned, TurnWork } from './plan.js';
 import type { Prewritten } from './prewrite.js';
 import { seedFromRepository } from './seed.js';
 import { looseSink, packSink, turnSink, type ObjectSink } from './sinks.js';
@@ -42,41 +42,7 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
   const none = { created, prewritten: null, sink: null, stored: null, before };
   if (work.kind === 'same')
     return { ...p, ...none, derivation: work.derivation, builds: work.builds, commitsWritten: 0, appended: [] };
-  if (work.kind === 'extend') {
-    const { extension, derivation, builds } = work;
-    const build = builds.get(extension.before.name) ?? newBuild();
-    builds.set(extension.before.name, build);
-    const kept = build.commits.length;
-    if (extension.keep < kept) trimBuild(build, layout, extension.before, extension.keep);
-    const sink = await turnSink(ctx, repo);
-    const commitsWritten = await commitBranches(ctx, {
-      sessionId,
-      layout,
-      work: [[extension.after, build]],
-      memo: state.memo,
-      metaBytes,
-      fresh,
-      added: delta.memo,
-      sink,
-      created,
-    });
-    let appended: Known[] | null = null;
-    // The index gains the new nodes of whole turns, unless the branch gave up a turn it had.
-    if (build.commits.length >= kept) {
-      if (extension.after.name !== derivation.head) appended = [];
-      else {
-        const fresh = new Set(p.added!.map((n) => n.id));
-        const extended =
-          extension.keep < kept ? extension.after.turns[extension.keep]!.nodes.filter((n) => fresh.has(n.id)) : [];
-        appended = [
-          ...extended,
-          ...extension.after.turns.slice(kept, extension.after.complete).flatMap((t) => t.nodes),
-        ];
-      }
-    }
-    const stored = { branches: [extension.after], from: Math.min(kept, extension.keep) };
-    return { ...p, ...none, derivation, builds, commitsWritten, appended, sink, stored };
-  }
+  if (work.kind === 'extend') return { ...p, ...none, ...(await buildExtension(ctx, p, work, created)) };
   const { derivation } = work;
   if (work.seed)
     await seedFromRepository(ctx, {
@@ -121,6 +87,46 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
   return { ...p, ...none, derivation, builds, commitsWritten, appended: null, prewritten, sink, stored };
 }
 
+/** The last sync's build of one branch carried on along the extension: its new turns' commits, into a turn sink. */
+async function buildExtension(
+  ctx: MirrorContext,
+  p: Planned,
+  work: Extract<TurnWork, { kind: 'extend' }>,
+  created: Set<string>,
+): Promise<Pick<Built, 'derivation' | 'builds' | 'commitsWritten' | 'appended' | 'sink' | 'stored'>> {
+  const { sessionId, repo, layout, state, delta, metaBytes, fresh } = p;
+  const { extension, derivation, builds } = work;
+  const build = builds.get(extension.before.name) ?? newBuild();
+  builds.set(extension.before.name, build);
+  const kept = build.commits.length;
+  if (extension.keep < kept) trimBuild(build, layout, extension.before, extension.keep);
+  const sink = await turnSink(ctx, repo);
+  const commitsWritten = await commitBranches(ctx, {
+    sessionId,
+    layout,
+    work: [[extension.after, build]],
+    memo: state.memo,
+    metaBytes,
+    fresh,
+    added: delta.memo,
+    sink,
+    created,
+  });
+  let appended: Known[] | null = null;
+  // The index gains the new nodes of whole turns, unless the branch gave up a turn it had.
+  if (build.commits.length >= kept) {
+    if (extension.after.name !== derivation.head) appended = [];
+    else {
+      const fresh = new Set(p.added!.map((n) => n.id));
+      const extended =
+        extension.keep < kept ? extension.after.turns[extension.keep]!.nodes.filter((n) => fresh.has(n.id)) : [];
+      appended = [...extended, ...extension.after.turns.slice(kept, extension.after.complete).flatMap((t) => t.nodes)];
+    }
+  }
+  const stored = { branches: [extension.after], from: Math.min(kept, extension.keep) };
+  return { derivation, builds, commitsWritten, appended, sink, stored };
+}
+
 /** What {@link commitBranches} commits, and where. */
 export interface CommitWork {
   sessionId: string;
@@ -151,27 +157,6 @@ export async function commitBranches(ctx: MirrorContext, o: CommitWork): Promise
   let metaBlob: string | null = null;
   const blobsDone = new Set<string>();
   let commits = 0;
-  // Sharded: along one branch a shard only gains entries, so a shard whose entry count is
-  // the one its tree was last built with still has that tree.
-  const messagesTree = async (build: BranchBuild): Promise<string> => {
-    if (layout === 'flat') {
-      // The tree one turn earlier plus this turn's entries, when they sort after it (they do:
-      // names start with the seq) — not a rebuild of every entry.
-      const extended = extendTree(build.flat?.bytes ?? new Uint8Array(0), build.entries, build.flat?.count ?? 0);
-      build.flat = extended && { bytes: extended, count: build.entries.length };
-      return sink.write('tree', extended ?? buildTree(build.entries), 'messages');
-    }
-    const dirs: TreeEntry[] = [];
-    for (const [shard, files] of build.shards) {
-      let tree = build.built.get(shard);
-      if (tree === undefined || tree.count !== files.length) {
-        tree = { count: files.length, oid: await sink.write('tree', buildTree(files), `messages/${shard}`) };
-        build.built.set(shard, tree);
-      }
-      dirs.push({ mode: '40000', name: shard, oid: tree.oid });
-    }
-    return sink.write('tree', buildTree(dirs), 'messages');
-  };
   const host = new HostYield(ctx.yieldEveryMs);
   for (const [b, build] of work) {
     let parent: string | null = build.commits.at(-1) ?? null;
@@ -201,7 +186,7 @@ export async function commitBranches(ctx: MirrorContext, o: CommitWork): Promise
         }
         build.checked = build.entries.length;
         metaBlob ??= await sink.write('blob', metaBytes);
-        const messages = await messagesTree(build);
+        const messages = await messagesTree(layout, sink, build);
         const root = await sink.write(
           'tree',
           // In git's order already (`messages/` sorts before `meta.json`): nothing to sort.
@@ -232,4 +217,29 @@ export async function commitBranches(ctx: MirrorContext, o: CommitWork): Promise
     }
   }
   return commits;
+}
+
+/**
+ * The `messages/` tree of a build at its current entries. Sharded: along one branch a shard only
+ * gains entries, so a shard whose entry count is the one its tree was last built with still has
+ * that tree.
+ */
+async function messagesTree(layout: Layout, sink: ObjectSink, build: BranchBuild): Promise<string> {
+  if (layout === 'flat') {
+    // The tree one turn earlier plus this turn's entries, when they sort after it (they do:
+    // names start with the seq) — not a rebuild of every entry.
+    const extended = extendTree(build.flat?.bytes ?? new Uint8Array(0), build.entries, build.flat?.count ?? 0);
+    build.flat = extended && { bytes: extended, count: build.entries.length };
+    return sink.write('tree', extended ?? buildTree(build.entries), 'messages');
+  }
+  const dirs: TreeEntry[] = [];
+  for (const [shard, files] of build.shards) {
+    let tree = build.built.get(shard);
+    if (tree === undefined || tree.count !== files.length) {
+      tree = { count: files.length, oid: await sink.write('tree', buildTree(files), `messages/${shard}`) };
+      build.built.set(shard, tree);
+    }
+    dirs.push({ mode: '40000', name: shard, oid: tree.oid });
+  }
+  return sink.write('tree', buildTree(dirs), 'messages');
 }

@@ -81,6 +81,88 @@ export async function ingest(
   const session = await readSession(ctx, sessionId);
   // Each step is short, the steps of one session together are not: the host gets its turns.
   const host = new HostYield(ctx.yieldEveryMs);
+  const { layout, metaBytes, converting, config, loaded, state } = await readyRepo(
+    ctx,
+    repo,
+    session,
+    full,
+    stateless,
+    host,
+  );
+  const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
+  const known = state.known;
+  // Re-read from the first node that may still change (a placeholder) or that no commit holds
+  // yet (its turn was incomplete, so its blob was not written).
+  const unsettled =
+    state.unsettled ?? new Set([...known.values()].filter((n) => n.pending || !n.stored).map((n) => n.id));
+  const from = readFrom(state, unsettled, reread);
+
+  const previous = ctx.cache.plans.get(repo.gitdir);
+  ctx.cache.plans.delete(repo.gitdir);
+  const seqBefore = state.lastSeq;
+  const read = await readNodes(
+    ctx,
+    sessionId,
+    host,
+    state,
+    delta,
+    from,
+    previous !== undefined && previous.state === loaded,
+  );
+  if (read === null) return ingest(ctx, sessionId, repo, full, reread, true);
+  let added = read.added;
+  if (from < seqBefore) {
+    for (const n of [...known.values()]) {
+      if (n.seq > from && !read.seen.has(n.id)) {
+        known.delete(n.id);
+        delta.deleted.add(n.id);
+        added = null;
+      }
+    }
+  }
+  return {
+    sessionId,
+    repo,
+    full,
+    marker,
+    session,
+    layout,
+    metaBytes,
+    converting,
+    config,
+    loaded,
+    state,
+    delta,
+    unsettled,
+    fresh: read.fresh,
+    previous,
+    added,
+    nodesRead: read.nodesRead,
+  };
+}
+
+/** The seq the DAG is read after: the last one recorded, or before the first unsettled node or `reread`. */
+function readFrom(state: LiveState, unsettled: ReadonlySet<string>, reread: number | undefined): number {
+  let from = state.lastSeq;
+  for (const id of unsettled) {
+    const n = state.known.get(id);
+    if (n) from = Math.min(from, n.seq - 1);
+  }
+  return reread === undefined ? from : Math.min(from, reread - 1);
+}
+
+/**
+ * The repository made or checked (scrubbed first by a repair), its layout and format read, and
+ * the state the last sync recorded loaded (none for a repair or `stateless`: a new one).
+ */
+async function readyRepo(
+  ctx: MirrorContext,
+  repo: Repo,
+  session: Session,
+  full: boolean,
+  stateless: boolean,
+  host: HostYield,
+): Promise<Pick<Ingested, 'layout' | 'metaBytes' | 'converting' | 'config' | 'loaded' | 'state'>> {
   await host.due();
   await init(ctx, repo, full);
   await host.due();
@@ -108,28 +190,30 @@ export async function ingest(
     memo: new Map(),
     records: 0,
   };
-  const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
-  const known = state.known;
-  let from = state.lastSeq;
-  // Re-read from the first node that may still change (a placeholder) or that no commit holds
-  // yet (its turn was incomplete, so its blob was not written).
-  const unsettled =
-    state.unsettled ?? new Set([...known.values()].filter((n) => n.pending || !n.stored).map((n) => n.id));
-  for (const id of unsettled) {
-    const n = known.get(id);
-    if (n) from = Math.min(from, n.seq - 1);
-  }
-  if (reread !== undefined) from = Math.min(from, reread - 1);
+  return { layout, metaBytes, converting, config, loaded, state };
+}
 
+/**
+ * Read the DAG's nodes after `from` into `state` and `delta`: the framed blob of each that no
+ * commit holds (`fresh`), the ids read (`seen`), and, when `appending` (the last plan carries on),
+ * the new nodes in seq order while every change is a new node newer than all known ones (`added`).
+ * Null when the source renumbered the session: the caller reads it whole.
+ */
+async function readNodes(
+  ctx: MirrorContext,
+  sessionId: string,
+  host: HostYield,
+  state: LiveState,
+  delta: StateDelta,
+  from: number,
+  appending: boolean,
+): Promise<{ fresh: Map<string, Uint8Array>; seen: Set<string>; added: Known[] | null; nodesRead: number } | null> {
+  const known = state.known;
   const fresh = new Map<string, Uint8Array>();
   const seen = new Set<string>();
-  const previous = ctx.cache.plans.get(repo.gitdir);
-  ctx.cache.plans.delete(repo.gitdir);
   const seqBefore = state.lastSeq;
-  // New nodes in seq order, while every change is a new node newer than all known ones.
-  let added: Known[] | null = previous !== undefined && previous.state === loaded ? [] : null;
+  let added: Known[] | null = appending ? [] : null;
   let nodesRead = 0;
-  let renumbered = false;
   for await (const node of ctx.dag.nodesAfter(sessionId, from, { batchSize: ctx.batchSize })) {
     nodesRead++;
     if (host.owed()) await yieldToHost();
@@ -137,10 +221,7 @@ export async function ingest(
     // A node known at or below `from` back with another seq: the source renumbered the session
     // (a seq it derives, after a row older than others was written). The session is read whole,
     // as without a state, and the turns whose nodes moved are committed again.
-    if (prev && prev.seq <= from && prev.seq !== node.seq) {
-      renumbered = true;
-      break;
-    }
+    if (prev && prev.seq <= from && prev.seq !== node.seq) return null;
     const { known: k, bytes, changed } = ingestNode(ctx, sessionId, node, seen, known);
     state.lastSeq = Math.max(state.lastSeq, node.seq);
     if (bytes) fresh.set(k.blob, bytes);
@@ -151,35 +232,7 @@ export async function ingest(
       added?.push(k);
     }
   }
-  if (renumbered) return ingest(ctx, sessionId, repo, full, reread, true);
-  if (from < seqBefore) {
-    for (const n of [...known.values()]) {
-      if (n.seq > from && !seen.has(n.id)) {
-        known.delete(n.id);
-        delta.deleted.add(n.id);
-        added = null;
-      }
-    }
-  }
-  return {
-    sessionId,
-    repo,
-    full,
-    marker,
-    session,
-    layout,
-    metaBytes,
-    converting,
-    config,
-    loaded,
-    state,
-    delta,
-    unsettled,
-    fresh,
-    previous,
-    added,
-    nodesRead,
-  };
+  return { fresh, seen, added, nodesRead };
 }
 
 /**

@@ -61,7 +61,7 @@ export async function plan(ingested: Ingested, host: HostYield): Promise<Planned
   // The pack is built in memory: a history of huge outputs goes loose instead.
   const onePack = loaded === null && turns >= PACKED_BACKFILL_TURNS && freshBytes < PACKED_BACKFILL_BYTES;
   // A short backfill goes where a turn goes (a small pack on Node): two files, not a file
-  // and a fan-out directory per object (a 3-turn session's 17 objects were 136 KB of blocks).
+  // and a fan-out directory per object (a directory is a block on disk, more than a small object).
   // A repair (full) writes loose, so a damaged loose file is rewritten, not left beside a pack.
   const sink: SinkKind = onePack ? 'pack' : loaded === null && !full ? 'turn' : 'loose';
   return { ...ingested, work: { kind: 'derive', derivation, seed: loaded === null && !converting, sink } };
