@@ -67,7 +67,7 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
     // On demand: only a storage with a working tree (Node) writes files beside the pack.
     prewritten = ctx
       .onDemand()
-      .then((later) => (later as typeof import('../on-demand.js')).prewrite(ctx, repo, layout, derivation, fresh));
+      .then((later) => (later as typeof import('./prewrite.js')).prewrite(ctx, repo, layout, derivation, fresh));
     // Its failure is met where the checkout awaits it (or the sync failed before that).
     prewritten.catch(() => undefined);
     beside.push(prewritten);
