@@ -94,7 +94,7 @@ export function createPacker(options: PackerOptions): Packer {
     normaliseError(err, { code: 'STORAGE_ERROR', what: 'packing failed' });
 
   const c: PackerContext = Object.freeze({ store, threshold, packsThreshold, staleMs, pack });
-  const packNow = (gitdir: string) => packRepository(c, gitdir);
+  const packNow = (gitdir: string) => packIfDue(c, gitdir);
 
   function pump(): void {
     if (running !== null) return;
@@ -159,7 +159,7 @@ interface PackerContext {
 }
 
 /** Pack `gitdir` if it is due and nobody else packs it (null: not due, or locked). */
-async function packRepository(c: PackerContext, gitdir: string): Promise<PackReport | void | null> {
+async function packIfDue(c: PackerContext, gitdir: string): Promise<PackReport | void | null> {
   const { store, threshold, packsThreshold, pack } = c;
   if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)
     return null;
