@@ -1,4 +1,4 @@
-// entity-git's own files sit at the root of .git as `entity-git-*` (issue 22: no directory of their
+// entity-git's own files sit at the root of .git as `entity-git-*` (no directory of their
 // own). A repository last written by a version before keeps them in `.git/entity-git/`: its state is
 // read once and moved, and its lock names are still honoured, so an older process and this one
 // never both hold "the" lock during an upgrade.
@@ -156,6 +156,34 @@ describe("entity-git's files at the root of .git", () => {
     expect(existsSync(join(gitdir, 'entity-git-pack.lock'))).toBe(false);
     rmSync(join(gitdir, 'entity-git', 'pack.lock'));
     rmSync(join(gitdir, 'entity-git'), { recursive: true }); // (its state with it)
+    await packer.packNow(gitdir);
+    expect(packs).toBe(1);
+    expect(readdirSync(gitdir).filter((n) => n.startsWith('entity-git'))).toEqual([]);
+  });
+
+  it('the packer takes a .git/entity-git removed between its making and the old lock as held: no pack, no error', async () => {
+    const { gitdir } = await legacyRepo();
+    rmSync(join(gitdir, 'entity-git'), { recursive: true });
+    const storage = nodeStorage();
+    let raced = 0;
+    // A sync that found the directory empty removes it once done: here right after the packer made it.
+    const racing = {
+      ...storage,
+      fs: {
+        ...storage.fs,
+        mkdir: async (path: string, o?: { recursive?: boolean }) => {
+          await storage.fs.mkdir(path, o);
+          if (path === join(gitdir, 'entity-git') && raced++ === 0) rmSync(path, { recursive: true });
+        },
+      },
+    };
+    let packs = 0;
+    const packer = createPacker({ storage: racing, looseObjects: 0, pack: async () => void packs++ });
+    expect(await packer.packNow(gitdir)).toBeNull();
+    expect(raced).toBe(1);
+    expect(packs).toBe(0);
+    expect(readdirSync(gitdir).filter((n) => n.startsWith('entity-git'))).toEqual([]);
+    // The next request packs.
     await packer.packNow(gitdir);
     expect(packs).toBe(1);
     expect(readdirSync(gitdir).filter((n) => n.startsWith('entity-git'))).toEqual([]);

@@ -181,14 +181,16 @@ async function packIfDue(c: PackerContext, gitdir: string): Promise<PackReport |
 
 /**
  * Take the lock file `lock` (its parent made on demand) if nobody holds it, or one left for
- * `staleMs`. False also when its directory is a file: `.git/entity-git` held by a sync
- * (`withRepoLock`), which keeps an older packer out as well; the next request packs.
+ * `staleMs`. False also when its directory is a file — `.git/entity-git` held by a sync
+ * (`withRepoLock`), which keeps an older packer out as well — or was removed between its making
+ * and the lock's creation (a sync that found it empty removes it once done): the next request packs.
  */
 async function take(c: PackerContext, lock: string): Promise<boolean> {
   try {
     return await tryLockFile(c.store, lock, `${Date.now()}\n`, c.staleMs);
   } catch (err) {
-    if (isEntityGitError(err, 'STORAGE_ERROR') && err.data.fsCode === 'ENOTDIR') return false;
+    const code = isEntityGitError(err, 'STORAGE_ERROR') ? err.data.fsCode : undefined;
+    if (code === 'ENOTDIR' || code === 'ENOENT') return false;
     throw err;
   }
 }
