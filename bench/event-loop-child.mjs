@@ -4,16 +4,16 @@
 // thread started, nothing compiled before — watched by `monitorEventLoopDelay` (1 ms resolution)
 // and a 5 ms interval counting its ticks. Prints the figures as JSON.
 //
-// `from` is `dist` (the default: the built packages, what a script that installed them imports,
+// `from` is `dist` (the built packages, what a script that installed them imports,
 // run by plain `node`) or `source` (the TypeScript sources, under the bench's own loader).
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
-const [root, turnsArg, every, from = 'dist'] = process.argv.slice(2);
+// `baseTime`: bench/lib/conversation.ts's BASE_TIME, the same commit ids in every process and both forms.
+const [root, turnsArg, every, from, baseTime] = process.argv.slice(2);
 const pkg = (name) => new URL(`../packages/${name}/${from === 'source' ? 'src' : 'dist'}/index.js`, import.meta.url);
 const { MemoryDag } = await import(pkg('core'));
 const { createNodeMirror } = await import(pkg('node'));
-// bench/lib/conversation.ts's BASE_TIME: the same commit ids in every process and both forms.
-const BASE_TIME = 1779500000;
+const BASE_TIME = Number(baseTime);
 
 const turns = Number(turnsArg);
 const dag = new MemoryDag();

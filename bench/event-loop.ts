@@ -67,6 +67,7 @@ function plainScript(root: string, yieldEveryMs: number | undefined): Sample & {
       String(TURNS),
       yieldEveryMs === undefined ? 'default' : String(yieldEveryMs),
       PLAIN_FROM,
+      String(BASE_TIME),
     ],
     { encoding: 'utf8', maxBuffer: 1 << 24 },
   );

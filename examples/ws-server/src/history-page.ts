@@ -11,7 +11,7 @@ import {
   type DagSource,
   type HistoryResult,
   type Mirror,
-  type TimelineCommit,
+  timelineCommit,
 } from '@entity-git/core';
 import type { HistoryPageResult } from './protocol.js';
 
@@ -37,15 +37,7 @@ export function historyAction(
     const name = branch ?? (await mirror.branches(sessionId).catch(() => [])).find((b) => b.head)?.name ?? null;
     if (name === null) return { session_id: sessionId, branch: null, commits: [], total: 0, offset: 0 };
     const page = await mirror.log(sessionId, { branch: name, page: { offset, limit } });
-    const commits: TimelineCommit[] = page.commits.map((c) => ({
-      sha: c.sha,
-      parents: c.parents,
-      turn: c.turn,
-      subject: c.subject,
-      time: c.time,
-      node: c.node,
-      seq: c.seq,
-    }));
+    const commits = page.commits.map(timelineCommit);
     return { session_id: sessionId, branch: name, commits, total: page.total, offset: page.offset };
   };
 }

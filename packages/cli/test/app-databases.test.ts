@@ -1,7 +1,6 @@
 // The CLI on the databases agent applications already have, with no configuration: the two
 // known schemas recognised, mirrored, never written; an unknown one refused with what is near.
 // The fixtures are the SQL package's (its tests build them with their own SQL).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -10,6 +9,7 @@ import { FlatDagApp, flatDagScenario } from '../../sql/test/app-databases/fixtur
 import { MESSAGES_DDL, MessagesApp, messagesScenario } from '../../sql/test/app-databases/fixtures/messages-db.js';
 import { tablesHash } from '../../sql/test/app-databases/fixtures/table-hash.js';
 import { COMMAND, REPO_ROOT, git, json, revParseAll, run, tempDir } from './fixture.js';
+import { start, until as waitUntil } from './processes.js';
 
 const dir = tempDir('entity-git-cli-app-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -128,35 +128,9 @@ describe('entity-git on an application database, with no configuration', () => {
   });
 });
 
-interface Proc {
-  child: ChildProcess;
-  out: string[];
-  err: string[];
-  exit: Promise<number | null>;
-}
-
-function start(cmd: string, args: string[]): Proc {
-  const child = spawn(cmd, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const out: string[] = [];
-  const err: string[] = [];
-  let partial = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    const lines = (partial + c).split('\n');
-    partial = lines.pop()!;
-    out.push(...lines);
-  });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => err.push(c));
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, out, err, exit };
-}
-
-/** Waits (bounded by the test's timeout, not by a time assertion) until `ready()` holds. */
-async function until(ready: () => boolean, what: string, limitMs = 400_000): Promise<void> {
-  for (const end = Date.now() + limitMs; !ready(); ) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** The bound of every wait below. */
+const WAIT_MS = 400_000;
+const until = (ready: () => boolean, what: string) => waitUntil(ready, what, WAIT_MS);
 
 describe('entity-git watch on a "messages" database its application writes in another process', () => {
   it('commits each turn once complete, and ends with the ids of a fresh backfill of the final database', async () => {

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMAND, git, revParseAll, run, tempDir } from './fixture.js';
+import { start, until as waitUntil } from './processes.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/python_writer.py', import.meta.url));
 const SESSIONS = 3;
@@ -12,35 +12,9 @@ const TURNS = 30;
 const dir = tempDir('entity-git-watch-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Proc {
-  child: ChildProcess;
-  out: string[];
-  err: string[];
-  exit: Promise<number | null>;
-}
-
-function start(cmd: string, args: string[]): Proc {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const out: string[] = [];
-  const err: string[] = [];
-  let partial = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-    const lines = (partial + c).split('\n');
-    partial = lines.pop()!;
-    out.push(...lines);
-  });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => err.push(c));
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { child, out, err, exit };
-}
-
-/** Waits (bounded by the test's timeout, not by a time assertion) until `ready()` holds. */
-async function until(ready: () => boolean, what: string, limitMs = 240_000): Promise<void> {
-  for (const end = Date.now() + limitMs; !ready(); ) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** The bound of every wait below. */
+const WAIT_MS = 240_000;
+const until = (ready: () => boolean, what: string) => waitUntil(ready, what, WAIT_MS);
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 

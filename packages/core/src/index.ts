@@ -92,6 +92,7 @@ export {
   type ReconcileAction,
 } from './service/reconcile.js';
 export { createActions, dispatch, type Actions, type ActionsOptions } from './actions/actions.js';
+export { timelineCommit } from './actions/session-actions.js';
 export {
   invalidArgument,
   paramsObject,

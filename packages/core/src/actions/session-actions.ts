@@ -2,7 +2,7 @@
 // one commit, the DAG head moved to a branch, the sessions listed, and one turn's messages.
 import { EntityGitError } from '@entity-git/git';
 import type { DagSource, DagWriter } from '../dag/dag-source.js';
-import type { Mirror } from '../mirror/mirror.js';
+import type { CommitInfo, Mirror } from '../mirror/mirror.js';
 import type { DagNode } from '../model/types.js';
 import type { SessionSummary, TimelineCommit } from './action-types.js';
 import type { Handlers } from './handlers.js';
@@ -58,6 +58,11 @@ export async function sessionSummary(
 const branchesOf = async (mirror: Mirror, sessionId: string) =>
   (await mirror.branches(sessionId)).map((b) => ({ name: b.name, commit: b.commit, turns: b.turns, head: b.head }));
 
+/** A commit of `Mirror.log` as the timeline of `git_history` shows it. */
+export function timelineCommit(c: CommitInfo): TimelineCommit {
+  return { sha: c.sha, parents: c.parents, turn: c.turn, subject: c.subject, time: c.time, node: c.node, seq: c.seq };
+}
+
 export function sessionActions(options: SessionActionsOptions): Handlers<SessionActionName> {
   const { dag, mirror } = options;
   const history = async (params: unknown) => {
@@ -68,16 +73,7 @@ export function sessionActions(options: SessionActionsOptions): Handlers<Session
     const branches = await mirror.branches(sessionId).catch(() => []);
     const name = branch ?? branches.find((b) => b.head)?.name ?? null;
     const log = name === null ? [] : await mirror.log(sessionId, { branch: name });
-    const commits: TimelineCommit[] = log.map((c) => ({
-      sha: c.sha,
-      parents: c.parents,
-      turn: c.turn,
-      subject: c.subject,
-      time: c.time,
-      node: c.node,
-      seq: c.seq,
-    }));
-    return { session_id: sessionId, branch: name, commits };
+    return { session_id: sessionId, branch: name, commits: log.map(timelineCommit) };
   };
 
   const checkout = async (params: unknown) => {
