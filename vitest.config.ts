@@ -6,7 +6,7 @@ const nodeConditions = ['source', 'module', 'node', 'import', 'default'];
 const browserConditions = ['source', 'browser', 'module', 'import', 'default'];
 
 // Debian's chromium (scripts/setup.mjs installs it when missing); playwright's own browser
-// download is never used. packages/browser/test/pages.test.ts launches the same binary.
+// download is never used. packages/browser-fs/test/pages.test.ts launches the same binary.
 const chromium = '/usr/bin/chromium';
 const chromiumArgs = [
   '--no-sandbox',
@@ -56,10 +56,10 @@ export default defineConfig({
         resolve: { conditions: browserConditions },
         test: {
           name: 'browser',
-          include: ['packages/browser/test/**/*.browser.test.ts', 'packages/transcripts/test/**/*.browser.test.ts'],
+          include: ['packages/browser-fs/test/**/*.browser.test.ts', 'packages/transcripts/test/**/*.browser.test.ts'],
           // A git smart-HTTP server on 127.0.0.1 for remote.browser.test.ts (runs in Node).
           globalSetup: [
-            'packages/browser/test/git-server.global-setup.ts',
+            'packages/browser-fs/test/git-server.global-setup.ts',
             'packages/transcripts/test/node-ids.global-setup.ts',
           ],
           testTimeout: 60_000,

@@ -16,10 +16,10 @@ import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openSqlite, type SqlStore } from '../packages/sql/src/index.js';
-import { FLAT_DAG_DDL } from '../packages/sql/test/app-databases/fixtures/flat-dag-db.js';
-import { tablesHash } from '../packages/sql/test/app-databases/fixtures/table-hash.js';
-import { createNodeMirror } from '../packages/node/src/index.js';
+import { openSqlite, type SqlStore } from '../packages/sqlite/src/index.js';
+import { FLAT_DAG_DDL } from '../packages/sqlite/test/app-databases/fixtures/flat-dag-db.js';
+import { tablesHash } from '../packages/sqlite/test/app-databases/fixtures/table-hash.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, replyTurns } from './lib/conversation.js';
 import { align, failWith, fsckOr, git, int, ratio, type Stats, stats, writeResults } from './lib/measure.js';
 import { fillSessions, sessionId, sessionNodes, timedReconcile } from './lib/small-sessions.js';
@@ -45,7 +45,7 @@ interface RawDb {
   transaction(fn: () => void): () => void;
   close(): void;
 }
-const Database = createRequire(new URL('../packages/sql/package.json', import.meta.url))('better-sqlite3') as new (
+const Database = createRequire(new URL('../packages/sqlite/package.json', import.meta.url))('better-sqlite3') as new (
   file: string,
 ) => RawDb;
 

@@ -19,7 +19,7 @@ import {
   type Layout,
 } from '../packages/core/src/index.js';
 import type { Storage } from '../packages/git/src/index.js';
-import { createNodeMirror, nodeStorage } from '../packages/node/src/index.js';
+import { createNodeMirror, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
 import {
   bytesUnder,

@@ -19,7 +19,7 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson, createPacker, type DagNode, MemoryDag, type Packer } from '../packages/core/src/index.js';
-import { createNodeMirror, createNodePacker, nodeStorage } from '../packages/node/src/index.js';
+import { createNodeMirror, createNodePacker, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, replyTurns } from './lib/conversation.js';
 import { align, failWith, fsckOr, git, int, writeResults } from './lib/measure.js';
 

@@ -12,7 +12,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 const [root, turnsArg, every, from, baseTime] = process.argv.slice(2);
 const pkg = (name) => new URL(`../packages/${name}/${from === 'source' ? 'src' : 'dist'}/index.js`, import.meta.url);
 const { MemoryDag } = await import(pkg('core'));
-const { createNodeMirror } = await import(pkg('node'));
+const { createNodeMirror } = await import(pkg('node-fs'));
 const BASE_TIME = Number(baseTime);
 
 const turns = Number(turnsArg);

@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { MemoryDag, reconcile, type DagNode } from '../packages/core/src/index.js';
-import { createNodeMirror } from '../packages/node/src/index.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation } from './lib/conversation.js';
 import { align, failWith, fsckOr, ms, ratio, writeResults } from './lib/measure.js';
 

@@ -10,7 +10,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { canonicalJson, derive, messageFileName, nodeFacts } from '../packages/core/src/index.js';
-import { createNodeMirror } from '../packages/node/src/index.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { parseTranscript, syncTranscript, TranscriptDag } from '../packages/transcripts/src/index.js';
 import { importTranscripts, TranscriptFile } from '../packages/transcripts/src/node/index.js';
 import { ClaudeTranscript } from '../packages/transcripts/test/claude-fixture.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createLangGraphDag } from '../packages/langgraph/src/index.js';
 import { longThread } from '../packages/langgraph/test/helpers/long-thread.js';
-import { createNodeMirror } from '../packages/node/src/index.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { align, failWith, fsckOr, git, int, mb, ms, ratio, stats, writeResults } from './lib/measure.js';
 
 const fail = failWith('langgraph');

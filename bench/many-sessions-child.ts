@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { reconcile } from '../packages/core/src/index.js';
-import { createNodeMirror } from '../packages/node/src/index.js';
-import { openSqlite } from '../packages/sql/src/index.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
+import { openSqlite } from '../packages/sqlite/src/index.js';
 
 const [file, root] = process.argv.slice(2);
 const hwm = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;

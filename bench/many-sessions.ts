@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createNodeMirror } from '../packages/node/src/index.js';
-import { openSqlite, type SqlStore } from '../packages/sql/src/index.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
+import { openSqlite, type SqlStore } from '../packages/sqlite/src/index.js';
 import { failWith, fsckOr, git, int, ratio, stats, writeResults } from './lib/measure.js';
 import { fillSessions, sessionId, sessionNodes, timedReconcile } from './lib/small-sessions.js';
 

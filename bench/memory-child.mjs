@@ -3,7 +3,7 @@
 // program runs it, so the figure holds no TypeScript loader. Prints { base, peak, ms } in bytes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createNodeMirror } from '../packages/node/dist/index.js';
+import { createNodeMirror } from '../packages/node-fs/dist/index.js';
 
 const dir = process.argv[2];
 const session = {

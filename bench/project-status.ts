@@ -18,7 +18,7 @@ import {
   type ProjectGitEngine,
   type RepoState,
 } from '../packages/core/src/index.js';
-import { nativeGitEngine, nodeStorage } from '../packages/node/src/index.js';
+import { nativeGitEngine, nodeStorage } from '../packages/node-fs/src/index.js';
 import { writeResults } from './lib/measure.js';
 
 const FILES = 50_000;

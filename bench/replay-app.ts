@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from 'playwright';
 import { build } from 'vite';
-import { openSqlite } from '../packages/sql/src/index.js';
+import { openSqlite } from '../packages/sqlite/src/index.js';
 import { createServer, echoAgent } from '../examples/ws-server/src/index.js';
 import { seedLongSession } from '../examples/browser-replay/test/long-session.js';
 import { align, failWith, stats, writeResults, type Stats } from './lib/measure.js';

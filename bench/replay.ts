@@ -21,7 +21,7 @@ import {
   type DagNode,
   type Layout,
 } from '../packages/core/src/index.js';
-import { createNodeMirror } from '../packages/node/src/index.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
 import { int, ms, ratio, stats, writeResults, type Stats, align, failWith, fsckOr } from './lib/measure.js';
 

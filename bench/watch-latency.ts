@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runWatch } from '../packages/cli/src/commands/watch.js';
-import { createNodeMirror } from '../packages/node/src/index.js';
-import { openSqlite } from '../packages/sql/src/index.js';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
+import { openSqlite } from '../packages/sqlite/src/index.js';
 import { align, failWith, fsckOr, ms, writeResults } from './lib/measure.js';
 
 const quick = process.argv.includes('--quick');

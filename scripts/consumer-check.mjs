@@ -102,7 +102,7 @@ try {
   for (const [name, file] of Object.entries(files)) deps[name] = `file:${file}`;
   // better-sqlite3: the workspace's version (in the peer range), whose native module setup.mjs
   // built already. Compiling it again takes minutes on a busy 2-core machine (14 min measured).
-  const sqliteDir = join(root, 'packages/sql/node_modules/better-sqlite3');
+  const sqliteDir = join(root, 'packages/sqlite/node_modules/better-sqlite3');
   deps['better-sqlite3'] = JSON.parse(readFileSync(join(sqliteDir, 'package.json'), 'utf8')).version;
   writeFileSync(
     join(app, 'package.json'),

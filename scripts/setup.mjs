@@ -34,7 +34,7 @@ if (!fresh) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-// The browser tests (vitest's browser project and packages/browser/test/pages.test.ts) run in
+// The browser tests (vitest's browser project and packages/browser-fs/test/pages.test.ts) run in
 // Debian's chromium. Installing it takes a few minutes and needs root, as on CI.
 // Only the test command asks for it (`--browser`): the demo needs no browser.
 const chromium = '/usr/bin/chromium';

@@ -7,7 +7,7 @@ import { Buffer } from 'buffer';
 import git from 'isomorphic-git';
 import { MemoryDag, canonicalJson, messageFileName, type DagNode } from '../../packages/core/src/index.ts';
 import { parseCommit } from '../../packages/git/src/index.ts';
-import { createBrowserMirror } from '../../packages/browser/src/index.ts';
+import { createBrowserMirror } from '../../packages/browser-fs/src/index.ts';
 import { BASE_TIME, Conversation, TURN_FILES } from '../lib/conversation.ts';
 
 // isomorphic-git calls Node's Buffer, which a browser lacks (the library installs it only when it

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 // The path is the one node-fs's own `@entity-git/core` link resolves to, so there is one MemoryDag.
 import { MemoryDag, packSession, type DagNode, type Layout } from '../../packages/core/src/index.js';
 import { Store } from '../../packages/git/src/index.js';
-import { createNodeMirror, nativeRepack, nodeStorage } from '../../packages/node/src/index.js';
+import { createNodeMirror, nativeRepack, nodeStorage } from '../../packages/node-fs/src/index.js';
 import { filesOf, Floor, type FileOut } from './commit-floor.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './conversation.js';
 import { bytesUnder, git, stats, type Stats, failWith, fsckOr } from './measure.js';

@@ -2,8 +2,8 @@
 // database they are written into, and the start-up check timed the way both benches time it.
 import { performance } from 'node:perf_hooks';
 import { canonicalJson, reconcile, type DagNode, type ReconcileReport } from '../../packages/core/src/index.js';
-import { createNodeMirror } from '../../packages/node/src/index.js';
-import type { SqlStore } from '../../packages/sql/src/index.js';
+import { createNodeMirror } from '../../packages/node-fs/src/index.js';
+import type { SqlStore } from '../../packages/sqlite/src/index.js';
 import { BASE_TIME, replyTurns } from './conversation.js';
 
 export const sessionId = (i: number) => `s${String(i).padStart(6, '0')}`;

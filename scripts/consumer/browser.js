@@ -1,7 +1,7 @@
 // The consumer's page (scripts/consumer-check.mjs builds it with vite): core + browser-fs with a
 // mirror, the smallest app that writes and replays a session in the browser.
 import { MemoryDag } from '@entity-git/core';
-import { createBrowserMirror } from '@entity-git/browser';
+import { createBrowserMirror } from '@entity-git/browser-fs';
 
 const dag = new MemoryDag();
 await dag.createSession({ id: 's1', title: 'In the browser' });

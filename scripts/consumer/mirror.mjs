@@ -1,8 +1,8 @@
 // The consumer's Node script (scripts/consumer-check.mjs copies it into a project outside the
 // workspace): a small DAG in SQLite, mirrored; native git must find every repository sound.
 import { createMirrorService, reconcile } from '@entity-git/core';
-import { createNodeMirror } from '@entity-git/node';
-import { createSqlStore, openSqlite } from '@entity-git/sql';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { createSqlStore, openSqlite } from '@entity-git/sqlite';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { execFileSync } from 'node:child_process';

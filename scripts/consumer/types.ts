@@ -3,14 +3,14 @@
 import { createMirror, EntityGitError, MemoryDag, type Mirror, type SyncResult } from '@entity-git/core';
 import { type Repo, repositoryContext } from '@entity-git/core/repository';
 import { createSessionQueue } from '@entity-git/core/session-queue';
-import { browserStorage, createBrowserMirror } from '@entity-git/browser';
+import { browserStorage, createBrowserMirror } from '@entity-git/browser-fs';
 import * as cli from '@entity-git/cli';
 import { type EntityGitError as GitError, memoryStorage, ObjectStore, storeFor } from '@entity-git/git';
 import { MastraDag, openMastraSqlite, type MastraStore } from '@entity-git/mastra';
 import { createLangGraphDag, type CheckpointLister } from '@entity-git/langgraph';
-import { createNodeMirror, nodeStorage } from '@entity-git/node';
+import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { defineRemote, type FetchResult, restoreSessions } from '@entity-git/remote';
-import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sql';
+import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sqlite';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 

@@ -1,7 +1,7 @@
 // Run by scripts/consumer-check.mjs with better-sqlite3 moved out of node_modules: a
-// PostgreSQL-only application imports @entity-git/sql without the native module, and
+// PostgreSQL-only application imports @entity-git/sqlite without the native module, and
 // openSqlite says which package is missing.
-import { openPostgres, openSqlite } from '@entity-git/sql';
+import { openPostgres, openSqlite } from '@entity-git/sqlite';
 
 if (typeof openPostgres !== 'function') throw new Error('openPostgres is not exported');
 try {

@@ -3,7 +3,7 @@
 // looks and behaves the same with the server gone.
 import type { ActionResponse } from '@entity-git/core';
 import { createActions } from '@entity-git/core';
-import { createBrowserMirror, openIdbDag, type IdbDag } from '@entity-git/browser';
+import { createBrowserMirror, openIdbDag, type IdbDag } from '@entity-git/browser-fs';
 import {
   TOKEN_PARAM,
   WS_PATH,

@@ -1,7 +1,7 @@
 // What the e2e story (e2e.test.ts) runs on: the app built with vite's build(), the ws-server over
 // the demo DAG on 127.0.0.1, one Chromium page driven with playwright, and the helpers that read
 // the page and leave a screenshot per step in test-output/e2e/.
-import { openSqlite, type SqlStore } from '@entity-git/sql';
+import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -1,7 +1,7 @@
 // What an e2e file of the replay app needs: the app built with vite into a directory of its own
 // (files run in parallel), the ws-server over a fresh SQLite DAG with the demo sessions, and
 // Debian's chromium. Screenshots go to test-output/<dir>/ (gitignored).
-import { openSqlite, type SqlStore } from '@entity-git/sql';
+import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

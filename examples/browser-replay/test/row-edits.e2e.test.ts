@@ -3,7 +3,7 @@
 // Project flow), metadata edited — and a message is sent; "Save for offline" then rebuilds the
 // session in IndexedDB from the rows and finds every branch's commit id equal to the server's
 // (issue 19: commit ids are a pure function of the DAG, whatever the row went through).
-import { openSqlite, type SqlStore } from '@entity-git/sql';
+import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

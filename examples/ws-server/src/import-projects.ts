@@ -3,7 +3,7 @@
 // the plan — the dry run the app shows first; with `apply: true` it creates the planned projects.
 // Either way nothing is written in the repositories (no `git init`, no commit).
 import { paramsObject, type ProjectStore } from '@entity-git/core';
-import { findGitRepositories, planProjectImport } from '@entity-git/node';
+import { findGitRepositories, planProjectImport } from '@entity-git/node-fs';
 import type { ImportProjectsResult } from './protocol.js';
 
 export function importProjectsAction(projects: ProjectStore) {

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { seedDemo } from './demo-data.js';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT } from './server.js';
 import { echoAgent } from './agent.js';
-import { openSqlite } from '@entity-git/sql';
+import { openSqlite } from '@entity-git/sqlite';
 
 const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]
 

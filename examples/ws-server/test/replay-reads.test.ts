@@ -3,7 +3,7 @@
 // window equal to core's handler across steps and after a write.
 import { createActions } from '@entity-git/core';
 import { COMMIT_GRAPH_PATH } from '@entity-git/git';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { execFileSync } from 'node:child_process';
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // `GET /repo/<session>` (the browser's "Save for offline" copy): refusals as typed JSON errors (a
 // missing or wrong token, another origin, a hostile or missing session), and a good copy that,
 // written out as a repository, has the server's branches at the server's commit ids.
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';

@@ -1,7 +1,7 @@
 // The server the ws-server tests talk to, one per test file: the demo sessions in SQLite, a token,
 // the static app directory (with a file outside it, for traversal), the echo agent, and a client
 // connected over a real WebSocket.
-import { openSqlite, type SqlStore } from '@entity-git/sql';
+import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

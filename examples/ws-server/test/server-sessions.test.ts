@@ -1,7 +1,7 @@
 // The session actions over a real WebSocket: history, checkout, branches and export (the rows
 // rebuild the same commit ids), then, in the order a user would, a branch switch and a fork.
 import { MemoryDag, type DagNode } from '@entity-git/core';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

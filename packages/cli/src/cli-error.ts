@@ -56,7 +56,7 @@ const REPAIRABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'REPO_CORRUPT',
 ]);
 
-/** One line of text for any thrown value, without the library's `[entity-git] [sql]` tags. */
+/** One line of text for any thrown value, without the library's `[entity-git] [sqlite]` tags. */
 export function messageOf(err: unknown): string {
   const raw = err instanceof Error ? err.message : String(err);
   const text = untagged(raw);

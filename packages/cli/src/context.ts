@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_IDENTITY, LAYOUTS, type Layout, type Mirror, type Session } from '@entity-git/core';
 import type { Identity } from '@entity-git/git';
-import { createNodeMirror, defaultRoot } from '@entity-git/node';
+import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
 import {
   KNOWN_SCHEMAS,
   defaultConfigPath,
@@ -12,7 +12,7 @@ import {
   openSqlite,
   type SqlStore,
   type StoreConfig,
-} from '@entity-git/sql';
+} from '@entity-git/sqlite';
 import { CliError } from './cli-error.js';
 import { EXIT_USAGE } from './exit-codes.js';
 

@@ -109,7 +109,7 @@ export interface ProjectOneJson {
   project: ProjectJson;
 }
 
-/** The library's `[entity-git] [sql]` tags are for logs; a CLI reader knows who is talking. */
+/** The library's `[entity-git] [sqlite]` tags are for logs; a CLI reader knows who is talking. */
 export function untagged(message: string): string {
   return message
     .replace(/^(\[[\w-]+\] )+/, '')

@@ -5,16 +5,16 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FlatDagApp, flatDagScenario } from '../../sql/test/app-databases/fixtures/flat-dag-db.js';
-import { MESSAGES_DDL, MessagesApp, messagesScenario } from '../../sql/test/app-databases/fixtures/messages-db.js';
-import { tablesHash } from '../../sql/test/app-databases/fixtures/table-hash.js';
+import { FlatDagApp, flatDagScenario } from '../../sqlite/test/app-databases/fixtures/flat-dag-db.js';
+import { MESSAGES_DDL, MessagesApp, messagesScenario } from '../../sqlite/test/app-databases/fixtures/messages-db.js';
+import { tablesHash } from '../../sqlite/test/app-databases/fixtures/table-hash.js';
 import { COMMAND, REPO_ROOT, git, json, revParseAll, run, tempDir } from './fixture.js';
 import { start, until as waitUntil } from './processes.js';
 
 const dir = tempDir('entity-git-cli-app-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const CHILD = join(REPO_ROOT, 'packages', 'sql', 'test', 'app-databases', 'fixtures', 'dispatcher-child.ts');
+const CHILD = join(REPO_ROOT, 'packages', 'sqlite', 'test', 'app-databases', 'fixtures', 'dispatcher-child.ts');
 
 function messagesDb(name: string): string {
   const file = join(dir, name);

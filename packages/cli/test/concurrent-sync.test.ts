@@ -4,7 +4,7 @@
 // backfill of the same rows.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { openSqlite } from '@entity-git/sql';
+import { openSqlite } from '@entity-git/sqlite';
 import { describe, expect, it } from 'vitest';
 import { CLI_DIR, REPO_ROOT, git, revParseAll, run, tempDir, type Run } from './fixture.js';
 

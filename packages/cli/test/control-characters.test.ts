@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSqlite } from '@entity-git/sql';
+import { openSqlite } from '@entity-git/sqlite';
 import { describe, expect, it } from 'vitest';
 import { PLAIN_ID, buildDb, run, tempDir } from './fixture.js';
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { openSqlite } from '@entity-git/sql';
+import { openSqlite } from '@entity-git/sqlite';
 import {
   RENAMED_SHAPE_CONFIG,
   SHAPE_MESSAGES,
@@ -13,7 +13,7 @@ import {
   renamedShapeSql,
 } from '@entity-git/test-utils';
 import { afterAll, describe, expect, it } from 'vitest';
-import { postgresUrl } from '../../sql/test/helpers/postgres.js';
+import { postgresUrl } from '../../sqlite/test/helpers/postgres.js';
 import { REPO_ROOT, revParseAll, run, tempDir } from './fixture.js';
 
 // pg is the sqlite package's (optional) driver, not the CLI's own dependency.

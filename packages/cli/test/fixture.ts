@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GOLDEN_SESSION, goldenNodes } from '@entity-git/test-utils';
-import { openSqlite } from '@entity-git/sql';
+import { openSqlite } from '@entity-git/sqlite';
 
 export const CLI_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const REPO_ROOT = join(CLI_DIR, '..', '..');
@@ -27,7 +27,7 @@ export const TSX_COMMAND = [
  * transform tsx applies, `source` condition included), into test-output/ beside the package so
  * `../package.json` resolves as from src/. A run then costs ~0.2 s instead of ~0.9 s under tsx's
  * loader hooks, which see every module of kysely and isomorphic-git. The native and optional
- * drivers stay external, resolved where @entity-git/sql resolves them. Set
+ * drivers stay external, resolved where @entity-git/sqlite resolves them. Set
  * ENTITY_GIT_CLI_TEST_TSX=1 to run every test through tsx instead (or when esbuild is absent).
  */
 export const COMMAND: readonly string[] = process.env.ENTITY_GIT_CLI_TEST_TSX

@@ -3,7 +3,7 @@
 // assistant) to every session, every fourth round a retry of the previous user message (a new
 // branch), the head moved to the new turn. Deterministic rows: ids, contents and times depend only
 // on the session and the round. Prints "done" when all are written.
-import { openSqlite } from '@entity-git/sql';
+import { openSqlite } from '@entity-git/sqlite';
 
 const [file, sessionsArg, roundsArg] = process.argv.slice(2) as [string, string, string];
 const sessions = sessionsArg.split(',');

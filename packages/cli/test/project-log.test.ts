@@ -1,6 +1,6 @@
 import { createMirrorService } from '@entity-git/core';
-import { createNodeMirror, createNodeProjectGit } from '@entity-git/node';
-import { openSqlite } from '@entity-git/sql';
+import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
+import { openSqlite } from '@entity-git/sqlite';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
 // by `sync`, so that `git status` is clean — judged with native git.
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSqlite } from '@entity-git/sql';
+import { openSqlite } from '@entity-git/sqlite';
 import { GOLDEN_SESSION } from '@entity-git/test-utils';
 import { describe, expect, it } from 'vitest';
 import { buildDb, git, revParseAll, run, tempDir } from './fixture.js';

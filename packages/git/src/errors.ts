@@ -97,7 +97,7 @@ export function isQuotaError(err: unknown, depth = 0): boolean {
 export interface ErrorContext {
   /** The code of an error no rule recognises: the caller's own (`STORAGE_ERROR`, `DB_ERROR`, `REMOTE_ERROR`…). */
   code: ErrorCode;
-  /** Who speaks, first in the message: `[node-fs]`, `[sql]`. Default none. */
+  /** Who speaks, first in the message: `[node-fs]`, `[sqlite]`. Default none. */
   prefix?: string;
   /** What failed, before the error's own message: `read /repo/.git/HEAD`. Default none. */
   what?: string;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { DagNode } from '@entity-git/core';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';

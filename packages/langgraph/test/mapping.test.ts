@@ -1,5 +1,5 @@
 import type { DagNode } from '@entity-git/core';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { AIMessage, HumanMessage, RemoveMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import {
   Annotation,

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freshDatabase } from '../../sql/test/helpers/postgres.js';
+import { freshDatabase } from '../../sqlite/test/helpers/postgres.js';
 import { createLangGraphDag } from '../src/index.js';
 import { branches, fsck, git, removeTempDirs, tempDir } from './helpers/git.js';
 import { runTrip, TRIP } from './helpers/trip.js';

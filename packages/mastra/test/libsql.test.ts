@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { LibSQLStore } from '@mastra/libsql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MASTRA_SQLITE_NAME, openMastraSqlite, type MastraStore } from '../src/index.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { LibSQLStore } from '@mastra/libsql';
 import { PostgresStore } from '@mastra/pg';
 import { sql } from 'kysely';

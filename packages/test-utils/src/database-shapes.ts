@@ -57,7 +57,7 @@ const q = (s: string | null): string => (s === null ? 'null' : `'${s.replace(/'/
 const seconds = (engine: ShapeEngine) => (engine === 'postgres' ? 'double precision' : 'real');
 
 /**
- * entity-git's own schema (packages/sql/README.md, 'Schema and migrations'), as the application
+ * entity-git's own schema (packages/sqlite/README.md, 'Schema and migrations'), as the application
  * itself would create it; content is JSON text.
  */
 export function documentedShapeSql(engine: ShapeEngine, messages: readonly ShapeMessage[] = SHAPE_MESSAGES): string[] {

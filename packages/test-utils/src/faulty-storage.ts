@@ -51,7 +51,7 @@ export function faultyStorage(inner: Storage): FaultyStorage {
     },
   };
   // Without the adapter's own writeFiles: core then writes file by file through `fs`, each write
-  // gated here (@entity-git/node's would write them on a thread this wrapper cannot see into).
+  // gated here (@entity-git/node-fs's would write them on a thread this wrapper cannot see into).
   const { writeFiles: _unseen, ...rest } = inner;
   const wrapped: FaultyStorage = {
     ...rest,

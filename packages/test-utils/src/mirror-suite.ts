@@ -5,7 +5,7 @@ import type { StorageFixture } from './storage-suite.js';
 
 /**
  * The branch tips of the golden session: fixed by the golden DAG, the default identity and the
- * flat layout, on every storage (@entity-git/node and Chromium assert the same literals in their golden tests).
+ * flat layout, on every storage (@entity-git/node-fs and Chromium assert the same literals in their golden tests).
  */
 export const GOLDEN_MIRROR_TIPS = Object.freeze({
   main: '2d6739e6531c79338d437bcd12e6a1911db229f3',

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { TranscriptDag, type ParsedSession } from '../src/index.js';
 
 export function git(repo: string, ...args: string[]): string {

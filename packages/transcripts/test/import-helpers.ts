@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { type TranscriptFormat, TranscriptDag } from '../src/index.js';
 import { type ImportOptions, importTranscripts, TranscriptFile } from '../src/node/index.js';
 import { git, tempRoot } from './git-helpers.js';

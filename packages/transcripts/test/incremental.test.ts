@@ -1,7 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import { TranscriptDag } from '../src/index.js';
 import { importTranscripts, TranscriptFile } from '../src/node/index.js';
 import { ClaudeTranscript } from './claude-fixture.js';

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodeMirror } from '@entity-git/node';
+import { createNodeMirror } from '@entity-git/node-fs';
 import type { TestProject } from 'vitest/node';
 import { parseTranscript, TranscriptDag } from '../src/index.js';
 import { parityClaude, parityLog, PARITY_LOG, PARITY_SESSION } from './parity-fixture.js';

@@ -1,4 +1,4 @@
-import { createBrowserMirror } from '@entity-git/browser';
+import { createBrowserMirror } from '@entity-git/browser-fs';
 import { describe, expect, inject, it } from 'vitest';
 import { parseTranscript, TranscriptDag } from '../src/index.js';
 import { parityClaude, parityLog, PARITY_LOG, PARITY_SESSION } from './parity-fixture.js';

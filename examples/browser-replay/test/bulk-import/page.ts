@@ -1,7 +1,7 @@
 // In Chromium, for bulk-import.e2e.test.ts: the same rows into two IndexedDB DAGs, one with the
 // bulk write (`importSessionRows`, one transaction) and one row by row (`importRows`, a
 // transaction a node), then what each holds, its counts and its refusals, on `window.bulk`.
-import { importRows, openIdbDag, type IdbDag } from '@entity-git/browser';
+import { importRows, openIdbDag, type IdbDag } from '@entity-git/browser-fs';
 import type { DagNode, Session } from '@entity-git/core';
 
 const S = 'bulk-s';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_IDENTITY, LAYOUTS, type Layout } from '@entity-git/core';
-import { createNodeMirror, defaultRoot } from '@entity-git/node';
+import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
 import { TranscriptDag, type TranscriptFormat } from '@entity-git/transcripts';
 import {
   defaultClaudeProjectsDir,

@@ -2,7 +2,7 @@
 // imported as Projects. Without --apply it prints the plan and writes nothing (a dry run first);
 // with --apply it creates the planned projects. No repository is ever written to.
 import { isEntityGitError } from '@entity-git/core';
-import { findGitRepositories, planProjectImport, type ImportCandidate } from '@entity-git/node';
+import { findGitRepositories, planProjectImport, type ImportCandidate } from '@entity-git/node-fs';
 import { CliError } from '../cli-error.js';
 import type { Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';

@@ -1,5 +1,5 @@
 import { defineRemote, pushSession, restoreSessions, type Remote } from '@entity-git/remote';
-import { nodeStorage } from '@entity-git/node';
+import { nodeStorage } from '@entity-git/node-fs';
 import { CliError } from '../cli-error.js';
 import { requireSession, type Context } from '../context.js';
 import { EXIT_DIFFERS, EXIT_OK, type ExitCode } from '../exit-codes.js';

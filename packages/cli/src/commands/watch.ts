@@ -1,5 +1,5 @@
 import { createMirrorService } from '@entity-git/core';
-import { watchDagChanges } from '@entity-git/sql';
+import { watchDagChanges } from '@entity-git/sqlite';
 import { CliError } from '../cli-error.js';
 import type { Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';

@@ -2,7 +2,7 @@ import type { DagNode, Session } from '../model/types.js';
 
 /**
  * Reads a session DAG — the source of truth the mirror follows. Implementations: `MemoryDag`
- * (core), the SQL source of `@entity-git/sql`, the IndexedDB source of `@entity-git/browser`.
+ * (core), the SQL source of `@entity-git/sqlite`, the IndexedDB source of `@entity-git/browser-fs`.
  *
  * Every method is read-only; the mirror never writes the DAG (a git failure must not touch it).
  */

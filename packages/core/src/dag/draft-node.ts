@@ -15,7 +15,7 @@ export interface DraftNodeOptions {
    */
   seq?: number;
   /**
-   * Put before the message of the "not an object" error, e.g. `'[sql]'` (default: none). Errors
+   * Put before the message of the "not an object" error, e.g. `'[sqlite]'` (default: none). Errors
    * of `validateNode` are passed through as they are.
    */
   prefix?: string;

@@ -1,8 +1,8 @@
 import type { Project, ProjectStatus } from '../model/types.js';
 
 /**
- * Projects and their sessions (docs/design.md, 'The data model'). Implementations: `@entity-git/sql` (SQL through
- * kysely), `@entity-git/browser` (IndexedDB), and `MemoryDag` in core.
+ * Projects and their sessions (docs/design.md, 'The data model'). Implementations: `@entity-git/sqlite` (SQL through
+ * kysely), `@entity-git/browser-fs` (IndexedDB), and `MemoryDag` in core.
  *
  * Errors are `EntityGitError`s: `INVALID_WORKDIR` (relative, missing, not a directory — checked
  * by the implementation where it can see a filesystem), `INVALID_PROJECT` (empty name, bad

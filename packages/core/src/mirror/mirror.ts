@@ -11,7 +11,7 @@ export type Layout = 'flat' | 'sharded';
 export interface MirrorOptions {
   /** The DAG to follow. Required. */
   dag: DagSource;
-  /** The storage adapter (`nodeStorage()` from @entity-git/node, the browser's, …). Required. */
+  /** The storage adapter (`nodeStorage()` from @entity-git/node-fs, the browser's, …). Required. */
   storage: Storage;
   /**
    * Absolute directory holding one repository per session (trailing slashes are dropped). Required:

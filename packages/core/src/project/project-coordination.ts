@@ -4,7 +4,7 @@ import type { FileState, InFlightCommit } from './project-git-engine.js';
  * Run `fn` holding the lock named `key` against every other process (and tab) that commits into
  * the same project. `key` is an absolute path: the repository root, or the workdir while there
  * is no repository yet. Implementations must not create anything at or inside `key` — it is the
- * user's directory; Node's (`workdirLock` in `@entity-git/node`) keeps its lock file under the
+ * user's directory; Node's (`workdirLock` in `@entity-git/node-fs`) keeps its lock file under the
  * temp directory, named by a hash of the real path. Core adds an in-process mutex around it.
  */
 export type ProjectLock = <T>(key: string, fn: () => Promise<T>) => Promise<T>;

@@ -210,7 +210,7 @@ export interface UndoDone {
  * rules'). The decision — whether to commit, what — is core's, made once; an engine only observes
  * and performs.
  *
- * Engines: `nativeGitEngine` in `@entity-git/node` (spawns `git`; the default on Node) and
+ * Engines: `nativeGitEngine` in `@entity-git/node-fs` (spawns `git`; the default on Node) and
  * {@link createObjectEngine} in core (over a `StorageFs`: the browser's, and Node's fallback).
  *
  * Contract for every member:

@@ -23,7 +23,7 @@ export interface PackerOptions {
   storage: Storage;
   /**
    * How one repository is packed. Default: {@link packSession} (no git needed). On Node,
-   * `nativeRepack` from @entity-git/node runs `git repack` instead.
+   * `nativeRepack` from @entity-git/node-fs runs `git repack` instead.
    */
   pack?: (gitdir: string) => Promise<PackReport | void>;
   /** Pack a repository once it has at least this many loose objects. Default 256. */

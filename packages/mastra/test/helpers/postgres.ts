@@ -4,7 +4,7 @@ import pg from 'pg';
 export const PG_URL = process.env.ENTITY_GIT_PG_URL || undefined;
 if (PG_URL === undefined)
   console.warn(
-    '[mastra tests] ENTITY_GIT_PG_URL is not set: the PostgreSQL tests are skipped (see packages/sql/README.md)',
+    '[mastra tests] ENTITY_GIT_PG_URL is not set: the PostgreSQL tests are skipped (see packages/sqlite/README.md)',
   );
 
 let counter = 0;

@@ -1,0 +1,172 @@
+import { EntityGitError, type DagNode, type Session } from '@entity-git/core';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { dbError } from '../engine.js';
+import { text } from '../rows.js';
+import { RANK_ALIAS, decodeMappedNode, decodeMappedSession, type MappedNode } from './mapped-rows.js';
+import type { ResolvedMapping, ResolvedNodesMapping } from './resolved-mapping.js';
+
+// Every query names its tables and columns through `sql.id` / `sql.table`, from the resolved
+// mapping alone; nothing here writes.
+
+const ids = (columns: readonly string[]) =>
+  sql.join(
+    columns.map((c) => sql.id(c)),
+    sql`, `,
+  );
+
+/** Session ids in creation order (time, then id), as entity-git's own schema lists them. */
+export async function listMappedSessions(db: Kysely<any>, m: ResolvedMapping): Promise<string[]> {
+  const S = m.sessions;
+  try {
+    const rows = await sql<Record<string, unknown>>`select ${sql.id(S.id)} as id from ${sql.table(S.table)}
+      order by ${sql.id(S.created_at)}, ${sql.id(S.id)}`.execute(db);
+    return rows.rows.map((r) => text(r.id));
+  } catch (err) {
+    throw dbError(err, 'listing sessions');
+  }
+}
+
+export async function getMappedSession(
+  db: Kysely<any>,
+  m: ResolvedMapping,
+  sessionId: string,
+): Promise<Session | null> {
+  const S = m.sessions;
+  let row: Record<string, unknown> | undefined;
+  try {
+    row = (
+      await sql<Record<string, unknown>>`select ${ids(S.columns)} from ${sql.table(S.table)}
+        where ${sql.id(S.id)} = ${sessionId}`.execute(db)
+    ).rows[0];
+  } catch (err) {
+    throw dbError(err, `reading session ${JSON.stringify(sessionId)}`);
+  }
+  return row === undefined ? null : decodeMappedSession(row, m.sessions);
+}
+
+export async function getMappedHead(db: Kysely<any>, m: ResolvedMapping, sessionId: string): Promise<string | null> {
+  const S = m.sessions;
+  if (S.head === null) return null;
+  try {
+    const row = (
+      await sql<Record<string, unknown>>`select ${sql.id(S.head)} as head from ${sql.table(S.table)}
+        where ${sql.id(S.id)} = ${sessionId}`.execute(db)
+    ).rows[0];
+    return row?.head === null || row?.head === undefined ? null : text(row.head);
+  } catch (err) {
+    throw dbError(err, `reading the head of session ${JSON.stringify(sessionId)}`);
+  }
+}
+
+/**
+ * The nodes of a session after `afterSeq`, in pages of `batchSize`. A seq column pages by keyset,
+ * as entity-git's own schema does. A derived seq (the rank by time, then id) is computed in SQL
+ * for each page; each page after the first starts again at the last node yielded, and when that
+ * is not where it was (a row with an older time was written between two pages, which renumbers
+ * the rows after it) the read stops with a `DB_ERROR`: the caller reads again, and never gets a
+ * node twice or not at all.
+ */
+export async function* mappedNodesAfter(
+  db: Kysely<any>,
+  m: ResolvedMapping,
+  sessionId: string,
+  afterSeq: number,
+  batchSize: number,
+): AsyncIterable<DagNode> {
+  const N = m.nodes;
+  let cursor = afterSeq;
+  let last: string | null = null;
+  for (;;) {
+    const overlap = last !== null && N.seq.kind === 'rank';
+    const limit = batchSize + (overlap ? 1 : 0);
+    // The page and which of its nodes are continued are read in one snapshot: a reply written
+    // between the two would otherwise mark its prompt complete while the reply is not read yet.
+    const { page, fetched } = await db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        let rows: Record<string, unknown>[];
+        try {
+          rows = (await nodesPage(N, sessionId, overlap ? cursor - 1 : cursor, limit).execute(trx)).rows;
+        } catch (err) {
+          throw dbError(err, `reading nodes of session ${JSON.stringify(sessionId)} after seq ${cursor}`);
+        }
+        const fetched = rows.length;
+        if (overlap) {
+          if (rows.length === 0 || text(rows[0]![N.id]) !== last) throw renumbered(sessionId);
+          rows = rows.slice(1);
+        }
+        const page = rows.map((r) => decodeMappedNode(r, N));
+        await markOpen(trx, N, sessionId, page);
+        return { page, fetched };
+      })
+      .catch((err: unknown) => {
+        throw dbError(err, `reading nodes of session ${JSON.stringify(sessionId)} after seq ${cursor}`);
+      });
+    for (const { node } of page) {
+      cursor = node.seq;
+      last = node.id;
+      yield node;
+    }
+    if (fetched < limit) return;
+  }
+}
+
+function renumbered(sessionId: string): EntityGitError<'DB_ERROR'> {
+  return new EntityGitError(
+    'DB_ERROR',
+    `[sqlite] the nodes of session ${JSON.stringify(sessionId)} were renumbered while they were read (a row older than others was written); read them again`,
+    { sessionId },
+  );
+}
+
+function nodesPage(
+  N: ResolvedNodesMapping,
+  sessionId: string,
+  after: number,
+  limit: number,
+): RawBuilder<Record<string, unknown>> {
+  const table = sql.table(N.table);
+  const sid = sql.id(N.session_id);
+  if (N.seq.kind === 'column') {
+    const seq = sql.id(N.seq.column);
+    return sql`select ${ids(N.columns)} from ${table} where ${sid} = ${sessionId} and ${seq} > ${after - N.seq.shift}
+      order by ${seq} limit ${limit}`;
+  }
+  const id = N.idCollation === null ? sql.id(N.id) : sql`${sql.id(N.id)} collate ${sql.id(N.idCollation)}`;
+  const rank = sql.id(RANK_ALIAS);
+  return sql`select * from (select ${ids(N.columns)}, row_number() over (order by ${sql.id(N.seq.column)} nulls first, ${id}) as ${rank}
+      from ${table} where ${sid} = ${sessionId}) as ranked where ${rank} > ${after} order by ${rank} limit ${limit}`;
+}
+
+// Ids per `IN (…)`: far below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+const ID_CHUNK = 500;
+
+/**
+ * Sets `metadata.pending` on the page's open candidates that no node continues from yet (no row
+ * of the session names them as its predecessor): one query for the page, over its candidates.
+ */
+async function markOpen(
+  db: Kysely<any>,
+  N: ResolvedNodesMapping,
+  sessionId: string,
+  page: MappedNode[],
+): Promise<void> {
+  const candidates = page.filter((p) => p.openCandidate);
+  if (candidates.length === 0) return;
+  const continued = new Set<string>();
+  const pred = N.predecessor === null ? null : sql.id(N.predecessor);
+  for (let i = 0; pred !== null && i < candidates.length; i += ID_CHUNK) {
+    const chunk = candidates.slice(i, i + ID_CHUNK).map((c) => c.node.id);
+    try {
+      const rows = await sql<Record<string, unknown>>`select distinct ${pred} as p from ${sql.table(N.table)}
+        where ${sql.id(N.session_id)} = ${sessionId} and ${pred} in (${sql.join(chunk)})`.execute(db);
+      for (const r of rows.rows) continued.add(text(r.p));
+    } catch (err) {
+      throw dbError(err, `reading which nodes of session ${JSON.stringify(sessionId)} are continued`);
+    }
+  }
+  for (const { node } of candidates) {
+    if (!continued.has(node.id)) (node.metadata as Record<string, unknown>).pending = true;
+  }
+}

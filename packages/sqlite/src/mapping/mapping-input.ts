@@ -1,0 +1,285 @@
+import { deepFreeze } from '../schema-names.js';
+import { EntityGitError, ROLES, type Role } from '@entity-git/core';
+
+/**
+ * Where a value of a row is read: a column (`"content"`), or a key path into a column that holds
+ * JSON, written `"column.key.key"` (split at the first dot: the column, then the keys) or as an
+ * object `{ "column": "a.b", "path": ["k"] }` when a column's name holds a dot.
+ */
+export type ValueSpec = string | { column: string; path?: string[] };
+
+/** One {@link ValueSpec}, or several tried in order: the first that gives a non-null value wins. */
+export type ValueSource = ValueSpec | ValueSpec[];
+
+/** How an application's sessions table maps to a session. */
+export interface SessionsMappingInput {
+  /** The table (may be schema-qualified, `chat.sessions`). */
+  table: string;
+  /** The id column. */
+  id: string;
+  /** The creation time column, seconds since the epoch (a number column). */
+  created_at: string;
+  title?: ValueSource | null;
+  agent_id?: ValueSource | null;
+  model?: ValueSource | null;
+  /** The project id, often a key of a JSON column (`"extra_meta.project_id"`). */
+  project_id?: ValueSource | null;
+  /** The column naming the node the conversation continues from. */
+  head?: string | null;
+  /** The session's metadata: usually a JSON column as a whole (`"extra_meta"`). */
+  metadata?: ValueSource | null;
+  /** Columns holding JSON text, parsed where they are read (a column read by a path is parsed anyway). */
+  json?: string[];
+}
+
+/**
+ * A node's `seq`: a 1-based column (`"seq"`), a column counted from another base
+ * (`{ "column": "seq", "from": 0 }`), or none in the table: the 1-based rank of the row in its
+ * session by a time column, ties broken by id (`{ "rank": "timestamp" }`).
+ */
+export type SeqInput = string | { column: string; from: 0 | 1 } | { rank: string };
+
+/** A node's role: where it is read, and the application's values that are not the contract's. */
+export type RoleInput = ValueSource | { from: ValueSource; values?: Record<string, Role> };
+
+/** When a node the application writes in several steps is not complete yet (see the docs). */
+export interface OpenInput {
+  /** A node of one of these roles is open while no other node continues from it (default none). */
+  roles?: Role[];
+  /**
+   * Likewise a node of one of these roles that continues from none (a system message opening a
+   * conversation, written before its first prompt). Default none.
+   */
+  roots?: Role[];
+  /** An assistant node whose value here is a non-empty array (tool calls answered by nodes of their own) is open likewise. */
+  calls?: ValueSource;
+  /** An assistant node with no content (null or `""`) and no inline tools is open likewise (default false). */
+  empty?: boolean;
+}
+
+/** How an application's messages table maps to nodes. */
+export interface NodesMappingInput {
+  table: string;
+  id: string;
+  session_id: string;
+  seq: SeqInput;
+  role: RoleInput;
+  /** The node's content: a column (plain text or JSON) or a path into a JSON column. */
+  content: ValueSource;
+  /** The column naming the node this one continues from (null: none, every node is a root). */
+  predecessor: string | null;
+  /** The column naming the assistant node a tool result answers (default null: none). */
+  caller?: string | null;
+  /** The creation time column, seconds since the epoch. */
+  created_at: string;
+  /** A tool node's tool name (it becomes `metadata.tool`). */
+  tool?: ValueSource | null;
+  /** Token counts, summed (they become `metadata.tokens`); each spec read as a number. */
+  tokens?: ValueSpec[];
+  /**
+   * Tool calls a reply holds with their results, in its own row (they become
+   * `metadata.inline_tools`, the names): `from` is an array, `name` the key paths where each
+   * element's name may be (dotted, tried in order); an element that is a string is the name.
+   */
+  inline_tools?: { from: ValueSource; name: string[] } | null;
+  open?: OpenInput;
+  /** Columns holding JSON text (see {@link SessionsMappingInput.json}). */
+  json?: string[];
+}
+
+/** The `mapping` key of the configuration: an application's own tables, read as they are. */
+export interface MappingInput {
+  sessions: SessionsMappingInput;
+  nodes: NodesMappingInput;
+}
+
+const SESSION_KEYS = [
+  'table',
+  'id',
+  'created_at',
+  'title',
+  'agent_id',
+  'model',
+  'project_id',
+  'head',
+  'metadata',
+  'json',
+];
+const NODE_KEYS = [
+  'table',
+  'id',
+  'session_id',
+  'seq',
+  'role',
+  'content',
+  'predecessor',
+  'caller',
+  'created_at',
+  'tool',
+  'tokens',
+  'inline_tools',
+  'open',
+  'json',
+];
+
+/**
+ * Checks the shape of a `mapping` (at load, before any database is opened): every key known,
+ * every name a non-empty string, every role a contract role. `INVALID_OPTION` naming the key
+ * (`mapping.nodes.seq`). Whether the columns exist is checked when the database is opened
+ * (`SCHEMA_MISMATCH`). Returns the value, frozen.
+ */
+export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
+  const m = object(value, where);
+  keys(m, ['sessions', 'nodes'], where, ['sessions', 'nodes']);
+  const s = object(m.sessions, `${where}.sessions`);
+  const n = object(m.nodes, `${where}.nodes`);
+  keys(s, SESSION_KEYS, `${where}.sessions`, ['table', 'id', 'created_at']);
+  keys(n, NODE_KEYS, `${where}.nodes`, [
+    'table',
+    'id',
+    'session_id',
+    'seq',
+    'role',
+    'content',
+    'predecessor',
+    'created_at',
+  ]);
+  const S = `${where}.sessions`;
+  const N = `${where}.nodes`;
+  for (const k of ['table', 'id', 'created_at']) name(s[k], `${S}.${k}`);
+  for (const k of ['title', 'agent_id', 'model', 'project_id', 'metadata']) optionalSource(s[k], `${S}.${k}`);
+  optionalName(s.head, `${S}.head`);
+  nameList(s.json, `${S}.json`);
+  for (const k of ['table', 'id', 'session_id', 'created_at']) name(n[k], `${N}.${k}`);
+  if (n.predecessor !== null) name(n.predecessor, `${N}.predecessor`);
+  optionalName(n.caller, `${N}.caller`);
+  seq(n.seq, `${N}.seq`);
+  role(n.role, `${N}.role`);
+  source(n.content, `${N}.content`);
+  optionalSource(n.tool, `${N}.tool`);
+  if (n.tokens !== undefined) {
+    if (!Array.isArray(n.tokens)) throw invalid(`${N}.tokens must be an array of columns or paths`);
+    n.tokens.forEach((t, i) => spec(t, `${N}.tokens[${i}]`));
+  }
+  if (n.inline_tools !== undefined && n.inline_tools !== null) {
+    const t = object(n.inline_tools, `${N}.inline_tools`);
+    keys(t, ['from', 'name'], `${N}.inline_tools`);
+    source(t.from, `${N}.inline_tools.from`);
+    if (!Array.isArray(t.name) || t.name.length === 0)
+      throw invalid(`${N}.inline_tools.name must be a non-empty array of key paths`);
+    t.name.forEach((p, i) => name(p, `${N}.inline_tools.name[${i}]`));
+  }
+  if (n.open !== undefined) {
+    const o = object(n.open, `${N}.open`);
+    keys(o, ['roles', 'roots', 'calls', 'empty'], `${N}.open`);
+    for (const key of ['roles', 'roots']) {
+      const list = o[key];
+      if (list === undefined) continue;
+      if (!Array.isArray(list)) throw invalid(`${N}.open.${key} must be an array of roles`);
+      list.forEach((r, i) => contractRole(r, `${N}.open.${key}[${i}]`));
+    }
+    optionalSource(o.calls, `${N}.open.calls`);
+    if (o.empty !== undefined && typeof o.empty !== 'boolean') throw invalid(`${N}.open.empty must be true or false`);
+  }
+  nameList(n.json, `${N}.json`);
+  return deepFreeze(JSON.parse(JSON.stringify(m))) as MappingInput;
+}
+
+function seq(v: unknown, where: string): void {
+  if (typeof v === 'string') {
+    name(v, where);
+    return;
+  }
+  const o = object(v, where, 'a column, { "column", "from": 0 or 1 } or { "rank": column }');
+  if ('rank' in o) {
+    keys(o, ['rank'], where);
+    name(o.rank, `${where}.rank`);
+    return;
+  }
+  keys(o, ['column', 'from'], where);
+  name(o.column, `${where}.column`);
+  if (o.from !== 0 && o.from !== 1) throw invalid(`${where}.from must be 0 or 1 (the seq of a session's first row)`);
+}
+
+function role(v: unknown, where: string): void {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'from' in v) {
+    const o = v as Record<string, unknown>;
+    keys(o, ['from', 'values'], where);
+    source(o.from, `${where}.from`);
+    if (o.values !== undefined) {
+      const values = object(o.values, `${where}.values`);
+      for (const [k, r] of Object.entries(values)) contractRole(r, `${where}.values.${k}`);
+    }
+    return;
+  }
+  source(v, where);
+}
+
+function contractRole(v: unknown, where: string): void {
+  if (!ROLES.includes(v as Role))
+    throw invalid(`${where} must be one of ${ROLES.join(', ')}, got ${JSON.stringify(v)}`);
+}
+
+function source(v: unknown, where: string): void {
+  if (Array.isArray(v)) {
+    if (v.length === 0) throw invalid(`${where} must not be an empty list`);
+    v.forEach((s, i) => spec(s, `${where}[${i}]`));
+  } else spec(v, where);
+}
+
+function optionalSource(v: unknown, where: string): void {
+  if (v !== undefined && v !== null) source(v, where);
+}
+
+function spec(v: unknown, where: string): void {
+  if (typeof v === 'string') {
+    name(v, where);
+    if (v.split('.').some((part) => part === ''))
+      throw invalid(`${where}: ${JSON.stringify(v)} has an empty key (write "column.key.key")`);
+    return;
+  }
+  const o = object(v, where, 'a column, "column.key.key" or { "column", "path" }');
+  keys(o, ['column', 'path'], where);
+  name(o.column, `${where}.column`);
+  if (o.path !== undefined) {
+    if (!Array.isArray(o.path)) throw invalid(`${where}.path must be an array of keys`);
+    o.path.forEach((k, i) => name(k, `${where}.path[${i}]`));
+  }
+}
+
+function name(v: unknown, where: string): void {
+  if (typeof v !== 'string' || v === '' || /[\u0000\uD800-\uDFFF]/u.test(v))
+    throw invalid(`${where} must be a non-empty name, got ${JSON.stringify(v) ?? 'nothing'}`);
+}
+
+function optionalName(v: unknown, where: string): void {
+  if (v !== undefined && v !== null) name(v, where);
+}
+
+function nameList(v: unknown, where: string): void {
+  if (v === undefined) return;
+  if (!Array.isArray(v)) throw invalid(`${where} must be an array of columns`);
+  v.forEach((c, i) => name(c, `${where}[${i}]`));
+}
+
+function object(v: unknown, where: string, expected = 'an object'): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw invalid(`${where} must be ${expected}, got ${JSON.stringify(v) ?? 'nothing'}`);
+  return v as Record<string, unknown>;
+}
+
+function keys(
+  o: Record<string, unknown>,
+  allowed: readonly string[],
+  where: string,
+  required: readonly string[] = [],
+): void {
+  for (const k of Object.keys(o)) {
+    if (!allowed.includes(k)) throw invalid(`${where}.${k}: unknown key (expected ${allowed.join(', ')})`);
+  }
+  for (const k of required) if (!(k in o)) throw invalid(`${where}.${k} is required`);
+}
+
+function invalid(message: string): EntityGitError<'INVALID_OPTION'> {
+  return new EntityGitError('INVALID_OPTION', `[sqlite] ${message}`, { key: message.split(/[ :[]/, 1)[0] });
+}
