@@ -1,6 +1,6 @@
 // Retention (docs/design.md, 'Retention and accounting'): the application deletes sessions from
 // its DAG, and entity-git follows by removing their repositories, each archived first on request.
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EntityGitError, sessionDirName, type DagSource } from '@entity-git/core';
 import { uniqueSuffix } from '@entity-git/git';
@@ -112,6 +112,9 @@ export async function pruneSessionRepository(options: PruneSessionOptions): Prom
   // One rename takes the whole repository out of the root: a reader or a crash sees it whole or gone.
   await rename(path, aside);
   await rm(aside, { recursive: true, force: true });
+  // Left empty, the trash goes too: a root then holds only what it held (another prune's, still
+  // in use, makes this fail, which is fine).
+  await rmdir(trash).catch(() => undefined);
   return { sessionId, name, path, size, archive };
 }
 
@@ -120,4 +123,5 @@ async function emptyTrash(root: string): Promise<void> {
   const trash = join(root, PRUNE_TRASH);
   const left = await readdir(trash).catch(() => []);
   for (const name of left) await rm(join(trash, name), { recursive: true, force: true });
+  await rmdir(trash).catch(() => undefined);
 }
