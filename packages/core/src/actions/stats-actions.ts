@@ -5,7 +5,7 @@ import { EntityGitError } from '@entity-git/git';
 import type { DagSource } from '../dag/dag-source.js';
 import type { Mirror } from '../mirror/mirror.js';
 import { defaultMetadataKeys, type MetadataKeys } from '../model/commit-message.js';
-import { derive, type NodeShape } from '../model/derive.js';
+import { derive, type BranchPlan, type NodeShape } from '../model/derive.js';
 import type { SessionStats, StatsBranch, StatsTurn } from './action-types.js';
 import type { Handlers } from './handlers.js';
 import { idParam, optionalString, paramsObject, requireSession } from './params.js';
@@ -23,14 +23,14 @@ interface Counted extends NodeShape {
   cost: number | null;
 }
 
-/** A running sum that stays null until something reports a figure (a source that records none shows none). */
-class Sum {
-  #value: number | null = null;
-  add(v: number | null): void {
-    if (v !== null) this.#value = (this.#value ?? 0) + v;
-  }
-  get value(): number | null {
-    return this.#value;
+/** Running sums of tokens and cost that stay null until something reports a figure (a source that records none shows none). */
+class Figures {
+  tokens: number | null = null;
+  cost: number | null = null;
+  add(x: { tokens: number | null; cost: number | null }): this {
+    if (x.tokens !== null) this.tokens = (this.tokens ?? 0) + x.tokens;
+    if (x.cost !== null) this.cost = (this.cost ?? 0) + x.cost;
+    return this;
   }
 }
 
@@ -57,32 +57,17 @@ export async function sessionStats(
   branch?: string,
 ): Promise<SessionStats> {
   const { dag, mirror } = options;
-  const keys = { ...defaultMetadataKeys, ...options.metadataKeys };
   const session = await requireSession(dag, sessionId);
-  const nodes: Counted[] = [];
-  for await (const n of dag.nodesAfter(sessionId, 0))
-    nodes.push({
-      id: n.id,
-      seq: n.seq,
-      role: n.role,
-      predecessor: n.predecessor,
-      caller: n.caller,
-      pending: keys.pending(n),
-      tokens: keys.tokens(n),
-      cost: keys.cost(n),
-    });
-  const head = dag.getHead ? await dag.getHead(sessionId) : session.head;
-  const derived = derive(nodes, head);
-  const tokens = new Sum();
-  const cost = new Sum();
+  const nodes = await countedNodes(options, sessionId);
+  const derived = derive(nodes, dag.getHead ? await dag.getHead(sessionId) : session.head);
+  const total = new Figures();
   const counted = new Set<string>();
   for (const b of derived.branches)
     for (const t of b.turns)
       for (const n of t.nodes) {
         if (counted.has(n.id)) continue;
         counted.add(n.id);
-        tokens.add(n.tokens);
-        cost.add(n.cost);
+        total.add(n);
       }
   const plans = branch === undefined ? derived.branches : derived.branches.filter((b) => b.name === branch);
   if (plans.length === 0 && branch !== undefined)
@@ -93,43 +78,51 @@ export async function sessionStats(
     );
   const branches: StatsBranch[] = [];
   for (const plan of plans) {
-    const commits = await committedTurns(mirror, sessionId, plan.name);
-    const bTokens = new Sum();
-    const bCost = new Sum();
-    const turns = plan.turns.map((t): StatsTurn => {
-      const tTokens = new Sum();
-      const tCost = new Sum();
-      for (const n of t.nodes) {
-        tTokens.add(n.tokens);
-        tCost.add(n.cost);
-      }
-      bTokens.add(tTokens.value);
-      bCost.add(tCost.value);
-      const last = t.nodes.at(-1)!;
-      const sha = commits.get(t.index);
-      return {
-        turn: t.index,
-        node: last.id,
-        seq: last.seq,
-        complete: t.index <= plan.complete,
-        commit: sha !== undefined && sha.node === last.id ? sha.sha : null,
-        tokens: tTokens.value,
-        cost: tCost.value,
-      };
-    });
-    branches.push({
-      name: plan.name,
-      head: plan.name === derived.head,
-      turns,
-      tokens: bTokens.value,
-      cost: bCost.value,
-    });
+    const turns = turnStats(plan, await committedTurns(mirror, sessionId, plan.name));
+    const sum = turns.reduce((f, t) => f.add(t), new Figures());
+    branches.push({ name: plan.name, head: plan.name === derived.head, turns, tokens: sum.tokens, cost: sum.cost });
   }
   // The order `git_branches` lists them in: main, then by name.
   branches.sort((a, b) =>
     a.name === 'main' ? -1 : b.name === 'main' ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
-  return { session_id: sessionId, branches, tokens: tokens.value, cost: cost.value };
+  return { session_id: sessionId, branches, tokens: total.tokens, cost: total.cost };
+}
+
+/** The session's nodes as the accounting needs them, read through the metadata keys. */
+async function countedNodes(options: StatsActionsOptions, sessionId: string): Promise<Counted[]> {
+  const keys = { ...defaultMetadataKeys, ...options.metadataKeys };
+  const nodes: Counted[] = [];
+  for await (const n of options.dag.nodesAfter(sessionId, 0))
+    nodes.push({
+      id: n.id,
+      seq: n.seq,
+      role: n.role,
+      predecessor: n.predecessor,
+      caller: n.caller,
+      pending: keys.pending(n),
+      tokens: keys.tokens(n),
+      cost: keys.cost(n),
+    });
+  return nodes;
+}
+
+/** Each turn of a branch with its own nodes' sums, and its commit where the repository holds the turn as derived. */
+function turnStats(plan: BranchPlan<Counted>, commits: Map<number, { sha: string; node: string | null }>): StatsTurn[] {
+  return plan.turns.map((t) => {
+    const sum = t.nodes.reduce((f, n) => f.add(n), new Figures());
+    const last = t.nodes.at(-1)!;
+    const c = commits.get(t.index);
+    return {
+      turn: t.index,
+      node: last.id,
+      seq: last.seq,
+      complete: t.index <= plan.complete,
+      commit: c !== undefined && c.node === last.id ? c.sha : null,
+      tokens: sum.tokens,
+      cost: sum.cost,
+    };
+  });
 }
 
 /** The branch's commits by turn, with the node their trailers name; none before the first sync. */
