@@ -7,6 +7,7 @@ import { forkOf, type BranchFork } from './branch-labels.js';
 import { parseRoute, type Route, type State } from './app-state.js';
 import { EARLIER_SHOWN, type SessionPage } from './session-page.js';
 import { openHistory } from './history-pages.js';
+import { loadUsage } from './usage-view.js';
 
 /** The first read of the rest of a timeline waits this long after the page is drawn, ms. */
 const REST_AFTER = 100;
@@ -208,7 +209,10 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       collapsed: prev?.collapsed ?? new Set(),
       showAll: prev?.showAll ?? false,
       notLoaded,
+      // The figures read before stay on screen until the new ones are in (no flicker after a send).
+      ...(prev?.stats ? { stats: prev.stats } : {}),
     };
+    void loadUsage(b, state.session, () => state.session, render);
   }
 
   async function loadProject(id: string): Promise<void> {

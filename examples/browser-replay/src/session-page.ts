@@ -1,5 +1,6 @@
 // A session page's state (what app.ts keeps of the session on screen), what its view is given, and
 // the branch names it shows.
+import type { SessionStats } from '@entity-git/core';
 import type {
   AgentCommitsListResult,
   BranchSummary,
@@ -31,6 +32,8 @@ export interface SessionPage {
   notLoaded: number;
   /** The timeline drawn for this history, reused while it is the same (a step only moves its mark). */
   timeline?: TimelineState;
+  /** Tokens and cost (`session_stats`, usage-view.ts): undefined while being read, null when not available. */
+  stats?: SessionStats | null;
 }
 
 /** The timeline panel of a history (timeline-view.ts): its rows are drawn only where the list is scrolled to. */

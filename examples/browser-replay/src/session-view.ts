@@ -10,6 +10,7 @@ import { renderProjectOutcome } from './project-outcome-view.js';
 import { labelOf, type SessionPage, type SessionViewInput } from './session-page.js';
 import { placeTimeline, renderTimeline } from './timeline-view.js';
 import { renderTurnUndo } from './undo-view.js';
+import { renderUsage } from './usage-view.js';
 
 /** What the viewed branch says from where it leaves main, beside what main says there. */
 function renderBranchDiff(s: SessionPage, branch: string): HTMLElement | null {
@@ -129,6 +130,7 @@ export function renderSession(input: SessionViewInput): HTMLElement[] {
     'div',
     { class: 'replay-head', 'data-testid': 'replay-head' },
     bar,
+    renderUsage(s.stats, v, branch === null ? 'branch' : labelOf(s, branch)),
     viewing,
     renderProjectOutcome(input),
   );

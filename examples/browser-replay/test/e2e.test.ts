@@ -283,7 +283,7 @@ describe('browser-replay in Chromium', () => {
       await page.$$eval('[data-testid=replay-head] > *, [data-testid=project-outcome] > *', (els) =>
         els.map((e) => (e as HTMLElement).dataset.testid ?? e.className),
       ),
-    ).toEqual(['replay-bar', 'project-outcome', 'project-warning']);
+    ).toEqual(['replay-bar', 'usage', 'project-outcome', 'project-warning']);
 
     // Byte for byte what it was: the user's HEAD, their index, their file; no new commit.
     expect({

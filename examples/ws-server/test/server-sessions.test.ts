@@ -36,6 +36,7 @@ describe('the actions', () => {
       'revert_agent_turn',
       'send_message',
       'server_info',
+      'session_stats',
       'set_project_status',
       'turn_messages',
     ]);

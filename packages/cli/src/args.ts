@@ -24,6 +24,9 @@ export const OPTIONS = {
   channel: { type: 'string' },
   'quiet-time': { type: 'string' },
   strict: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  archive: { type: 'string' },
+  all: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

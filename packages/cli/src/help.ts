@@ -37,6 +37,9 @@ Commands:
   clone --remote URL [--session ID]   another name for restore
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
   branches SESSION                    the branches of a session, HEAD marked
+  stats SESSION [--branch B]          tokens and cost per turn, per branch and for the session
+  prune [--dry-run] [--archive DIR]   remove the repositories of sessions the database deleted
+  du                                  the disk each session repository takes, and the total
   projects list|create|add-session|status|import  the projects sessions belong to
   projects revert SESSION TURN        undo the agent's commit of a turn in the session's project
   import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
@@ -143,6 +146,42 @@ answer at every fork; retry-<id> and fork-<id> are the others.
 
 Options:
   --json         print the branches as JSON
+
+${GLOBAL}`,
+  stats: `Usage: entity-git stats SESSION [--branch B] [--json]
+
+Tokens per turn, per branch and for the whole session (a node shared by branches counted once),
+and cost where the source records it (metadata.cost or metadata.usage.cost, in the source's own
+unit). Read from the database as the mirror derives its turns and branches; a turn already synced
+names its commit.
+
+Options:
+  --branch B     one branch only (the session's total stays the whole session's)
+  --json         print the figures as JSON
+
+${GLOBAL}`,
+  prune: `Usage: entity-git prune [--dry-run] [--archive DIR] [--all] [--json]
+
+The database is the source of truth: when the application deletes a session, prune removes its
+repository under the root. Each is checked first: a directory that is not an entity-git session
+repository, or whose session the database still holds, is never touched.
+
+Options:
+  --dry-run      report what would go; change nothing
+  --archive DIR  first write each repository to DIR as <dir>.bundle (native git), which
+                 "git clone" reads back with every branch and commit id; removed only after
+  --all          go on when the database holds none of the sessions under the root (refused
+                 otherwise: a wrong --db looks like that)
+  --json         print the report as JSON
+
+${GLOBAL}`,
+  du: `Usage: entity-git du [--json]
+
+The disk each session repository under the root takes (as du(1) counts it), largest first, and
+the total; sessions the database deleted are marked (entity-git prune removes them).
+
+Options:
+  --json         print the sizes as JSON: bytes (apparent, du -b) and disk (allocated, du -B1)
 
 ${GLOBAL}`,
   projects: `Usage: entity-git projects list [--json]

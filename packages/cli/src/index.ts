@@ -24,3 +24,5 @@ export type {
   ImportFailureJson,
   ImportSummaryJson,
 } from './commands/import-json.js';
+export type { StatsJson } from './commands/stats.js';
+export type { PruneJson, DuJson } from './commands/retention.js';

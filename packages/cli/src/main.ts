@@ -127,6 +127,41 @@ const COMMANDS: Command[] = [
       (await history()).runBranches(ctx, io, { session: session!, json: v.json === true }),
   },
   {
+    name: 'stats',
+    readOnly: true,
+    options: ['branch', 'json'],
+    args: ['SESSION'],
+    required: 1,
+    run: async (ctx, io, v, [session]) =>
+      (await import('./commands/stats.js')).runStats(ctx, io, {
+        session: session!,
+        branch: v.branch,
+        json: v.json === true,
+      }),
+  },
+  {
+    name: 'prune',
+    readOnly: true,
+    options: ['dry-run', 'archive', 'all', 'json'],
+    args: [],
+    required: 0,
+    run: async (ctx, io, v) =>
+      (await import('./commands/retention.js')).runPrune(ctx, io, {
+        dryRun: v['dry-run'] === true,
+        archive: v.archive,
+        all: v.all === true,
+        json: v.json === true,
+      }),
+  },
+  {
+    name: 'du',
+    readOnly: true,
+    options: ['json'],
+    args: [],
+    required: 0,
+    run: async (ctx, io, v) => (await import('./commands/retention.js')).runDu(ctx, io, { json: v.json === true }),
+  },
+  {
     name: 'watch',
     readOnly: true,
     options: ['interval', 'channel', 'json'],
@@ -321,7 +356,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     );
   if (rest.length > command.args.length && !command.variadic)
     throw new CliError(`${command.name}: unexpected argument ${JSON.stringify(rest[command.args.length])} ${hint}`);
-  for (const key of ['session', 'branch', 'project'] as const) {
+  for (const key of ['session', 'branch', 'project', 'archive'] as const) {
     if (values[key] === '') throw new CliError(`--${key} needs a non-empty value`);
   }
 

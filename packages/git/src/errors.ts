@@ -31,6 +31,14 @@ export type ErrorCode =
   | 'REPO_FORMAT_OLD'
   | 'STORAGE_ERROR'
   | 'QUOTA_EXCEEDED'
+  /** A directory asked to be pruned is not a session repository entity-git wrote (nothing was touched). */
+  | 'NOT_SESSION_REPOSITORY'
+  /** A repository asked to be pruned belongs to a session the DAG still holds (nothing was touched). */
+  | 'SESSION_IN_DAG'
+  /** A prune that would remove every repository under the root, refused unless asked for (a wrong database looks so). */
+  | 'PRUNE_REFUSED'
+  /** A session repository could not be archived as a bundle; it was not removed. */
+  | 'ARCHIVE_FAILED'
   | 'DB_ERROR'
   /** An existing table lacks a column the contract (or the configured names) needs, or has the wrong type. */
   | 'SCHEMA_MISMATCH'

@@ -9,3 +9,21 @@ export {
   IMPORT_MAX_REPOS,
   type ImportCandidate,
 } from './project-import.js';
+export {
+  identifySessionRepository,
+  listSessionRepositories,
+  type SessionRepository,
+  type SessionRepositories,
+  type ForeignEntry,
+} from './session-repositories.js';
+export { diskUsage, treeSize, type DiskSize, type DiskUsageReport, type SessionDiskUsage } from './disk-usage.js';
+export {
+  pruneSessions,
+  pruneSessionRepository,
+  PRUNE_TRASH,
+  type PruneOptions,
+  type PruneSessionOptions,
+  type PruneReport,
+  type PrunedRepository,
+} from './prune.js';
+export { bundleRepository, type BundleOptions } from './bundle.js';

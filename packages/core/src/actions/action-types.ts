@@ -125,6 +125,38 @@ export interface AgentCommitsListResult {
   commits: AgentCommitSummary[];
 }
 
+/** One turn of a branch in `session_stats`: its own nodes' figures (null: no node of it records one). */
+export interface StatsTurn {
+  turn: number;
+  /** The turn's last node, and its seq (the commit's `Node:` and `Seq:` trailers). */
+  node: string;
+  seq: number;
+  /** False while the turn is the branch's unfinished last one (it has no commit yet). */
+  complete: boolean;
+  /** The turn's commit on the branch, when the repository holds it as the DAG derives it; else null. */
+  commit: string | null;
+  tokens: number | null;
+  cost: number | null;
+}
+
+/** One branch in `session_stats`: its turns, and their sums. */
+export interface StatsBranch {
+  name: string;
+  /** The branch of the session's head. */
+  head: boolean;
+  turns: StatsTurn[];
+  tokens: number | null;
+  cost: number | null;
+}
+
+/** `session_stats`: the session's figures count each node once, however many branches share it. */
+export interface SessionStats {
+  session_id: string;
+  branches: StatsBranch[];
+  tokens: number | null;
+  cost: number | null;
+}
+
 /** Every action with its parameters and result: the protocol of the WebSocket server and the app. */
 export interface ActionMap {
   git_history: { params: { session_id: string; branch?: string }; result: HistoryResult };
@@ -151,6 +183,11 @@ export interface ActionMap {
     params: { session_id: string; to_node: string; to_seq: number; from_seq: number };
     result: { session_id: string; messages: DagNode[] };
   };
+  /**
+   * Tokens and cost per turn, per branch (every branch, or `branch`) and for the session, from the
+   * DAG's rows as the mirror's metadata keys read them. Read-only.
+   */
+  session_stats: { params: { session_id: string; branch?: string }; result: SessionStats };
   /** Set a project's status (`active`, `paused`, `done`); a paused or done project gets no agent auto-commit. */
   set_project_status: { params: { project_id: string; status: ProjectStatus }; result: ProjectSummary };
   /**

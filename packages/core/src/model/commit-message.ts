@@ -21,7 +21,8 @@ export interface NodeFacts extends NodeShape {
 
 /**
  * Where the message looks in a node's metadata. Defaults: `metadata.tool`, `metadata.tokens`
- * or `metadata.usage.total_tokens`, `metadata.pending === true`, `metadata.inline_tools`.
+ * or `metadata.usage.total_tokens`, `metadata.pending === true`, `metadata.inline_tools`; and,
+ * for the accounting alone, `metadata.cost` or `metadata.usage.cost`.
  */
 export interface MetadataKeys {
   tool(node: DagNode): string | null;
@@ -32,6 +33,13 @@ export interface MetadataKeys {
    */
   inlineTools(node: DagNode): string[];
   tokens(node: DagNode): number | null;
+  /**
+   * What the node's step cost, in the source's own unit (OpenCode records US dollars); null when
+   * the source records none. Read by `session_stats` (docs/design.md, 'Retention and accounting'),
+   * never by a commit message, so it is no part of any commit id. Default: the finite number
+   * `metadata.cost`, else `metadata.usage.cost`.
+   */
+  cost(node: DagNode): number | null;
   pending(node: DagNode): boolean;
 }
 
@@ -48,6 +56,12 @@ export const defaultMetadataKeys: MetadataKeys = {
     if (typeof direct === 'number' && Number.isFinite(direct)) return direct;
     const total = field(field(n.metadata, 'usage') ?? null, 'total_tokens');
     return typeof total === 'number' && Number.isFinite(total) ? total : null;
+  },
+  cost: (n) => {
+    const direct = field(n.metadata, 'cost');
+    if (typeof direct === 'number' && Number.isFinite(direct)) return direct;
+    const nested = field(field(n.metadata, 'usage') ?? null, 'cost');
+    return typeof nested === 'number' && Number.isFinite(nested) ? nested : null;
   },
   pending: (n) => field(n.metadata, 'pending') === true,
   inlineTools: (n) => {
