@@ -14,7 +14,10 @@ const EXT_PYDANTIC_V1 = 4; // (module, name, dict)
 const EXT_PYDANTIC_V2 = 5; // (module, name, dict, method)
 
 export interface TypedDecoderOptions {
-  /** Called once per Python type the decoder cannot read (the value is kept as a {@link PythonObject}). */
+  /**
+   * Called once per Python type the decoder cannot read, when a message holds a value of it (the
+   * value is kept as a {@link PythonObject}; the message names the type in `python_types`).
+   */
   onUnknownType?: (type: string) => void;
 }
 
@@ -47,7 +50,7 @@ export class TypedDecoder {
     }
   }
 
-  /** Every unknown type met so far, `module.Name`, in the order first met. */
+  /** Every unknown type a message held so far, `module.Name`, in the order first met. */
   get unknownTypes(): string[] {
     return [...this.#warned];
   }
@@ -131,7 +134,7 @@ export class TypedDecoder {
     if (out.type === 'constructor' && Array.isArray(out.id) && out.id.length > 0) {
       // LangChain's own message form: `readMessage` reads its kwargs.
       if (out.lc === 1 && inner.size > 0 && isRecord(out.kwargs))
-        return { ...out, kwargs: { ...out.kwargs, python_types: [...inner].sort() } };
+        return { ...out, kwargs: this.#kept(out.kwargs, inner) };
       if (out.lc === 2) {
         const id = out.id.map(String);
         const c: Construction = { module: id.slice(0, -1).join('.'), name: id.at(-1)! };
@@ -150,18 +153,20 @@ export class TypedDecoder {
    * (`python_types`); anything else hands them, and its own type when unknown, to its container.
    */
   #built(c: Construction, inner: Set<string>): unknown {
-    const value = construct(c, (o: PythonObject) => {
-      inner.add(o.type);
-      if (!this.#warned.has(o.type)) {
-        this.#warned.add(o.type);
-        this.#onUnknownType?.(o.type);
-      }
-    });
-    if (isRecord(value) && !(value instanceof PythonObject) && inner.size > 0) {
-      return { ...value, python_types: [...inner].sort() };
-    }
+    const value = construct(c, (o: PythonObject) => inner.add(o.type));
+    if (isRecord(value) && !(value instanceof PythonObject) && inner.size > 0) return this.#kept(value, inner);
     this.#up(inner);
     return value;
+  }
+
+  /** A message holding values of unknown types: it names them, and each is reported the first time. */
+  #kept(message: Record<string, unknown>, types: Set<string>): Record<string, unknown> {
+    for (const t of types) {
+      if (this.#warned.has(t)) continue;
+      this.#warned.add(t);
+      this.#onUnknownType?.(t);
+    }
+    return { ...message, python_types: [...types].sort() };
   }
 
   #up(types: Set<string>): void {

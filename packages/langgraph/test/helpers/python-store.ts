@@ -81,6 +81,15 @@ export interface CheckpointSpec {
   /** Each channel's version number (a plain count); written as Python's `"<32 digits>.<16 digits>"`. */
   versions: Record<string, number>;
   metadata?: Record<string, unknown>;
+  /** How Python serialised the values: `msgpack` (default) or its `json` fallback (values then plain JSON, `lc` objects). */
+  serialisation?: 'msgpack' | 'json';
+}
+
+/** Python's `dumps_typed` of a value: `(type, bytes)`. */
+function typed(c: CheckpointSpec, value: unknown): [string, Uint8Array] {
+  return c.serialisation === 'json'
+    ? ['json', new TextEncoder().encode(JSON.stringify(value))]
+    : ['msgpack', packPython(value)];
 }
 
 /** `datetime.isoformat()` of a UTC time: `2026-01-01T00:04:01.000000+00:00`. */
@@ -138,9 +147,9 @@ export function writePythonSqlite(file: string, checkpoints: readonly Checkpoint
       const versions = Object.fromEntries(
         Object.entries(c.versions).map(([ch, n]) => [ch, `${String(n).padStart(32, '0')}.${'0'.repeat(16)}`]),
       );
-      const blob = packPython(pythonCheckpoint(c, versions, c.values));
+      const [type, blob] = typed(c, pythonCheckpoint(c, versions, c.values));
       const metadata = Buffer.from(JSON.stringify(metadataOf(c)));
-      insert.run(c.thread, '', c.id, c.parent, 'msgpack', blob, metadata);
+      insert.run(c.thread, '', c.id, c.parent, type, blob, metadata);
     }
   } finally {
     db.close();
@@ -177,7 +186,7 @@ export async function writePythonPostgres(url: string, checkpoints: readonly Che
           versions[channel] = `${String(n).padStart(32, '0')}.${'0'.repeat(16)}`;
           continue;
         }
-        const [type, blob] = has ? ['msgpack', packPython(value)] : ['empty', null];
+        const [type, blob] = has ? typed(c, value) : ['empty', null];
         const version = minted.of(c.thread, channel, n, blob ?? new Uint8Array(0));
         versions[channel] = version;
         await client.query(
