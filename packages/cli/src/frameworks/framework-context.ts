@@ -28,7 +28,7 @@ export interface FrameworkContextOptions {
 export async function openFrameworkContext(options: FrameworkContextOptions): Promise<Context | null> {
   const framework = await openFrameworkStore(options);
   if (framework === null) return null;
-  const what = `a ${framework.schema.name === 'langgraph' ? 'LangGraph checkpoint store' : "Mastra's storage"}`;
+  const what = framework.schema.name === 'langgraph' ? 'a LangGraph checkpoint store' : "Mastra's storage";
   if (options.writes) {
     await framework.close();
     throw new CliError(`the database is ${what}, which entity-git reads and never writes`, EXIT_USAGE);
