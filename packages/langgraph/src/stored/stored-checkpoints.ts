@@ -25,15 +25,6 @@ export interface StoredCheckpointsOptions {
 /** Rows read per query while listing (newest first: a sync stops at the first checkpoint it knows). */
 const PAGE = 32;
 
-interface CheckpointRow {
-  thread_id: string;
-  checkpoint_ns: string;
-  checkpoint_id: string;
-  type?: string | null;
-  checkpoint: unknown;
-  metadata: unknown;
-}
-
 /**
  * A saver's tables read directly, as a {@link CheckpointLister}: what `list` of LangGraph's own
  * savers returns, for checkpoints written by Python or by LangGraph.js, without either installed.
@@ -100,25 +91,11 @@ export class StoredCheckpoints implements CheckpointLister {
   }
 
   async #tuple(row: CheckpointRow): Promise<CheckpointTupleLike> {
-    const place = { threadId: String(row.thread_id), checkpointId: String(row.checkpoint_id) };
-    const stored =
-      this.#layout === 'sqlite' ? this.#decoded(row.type ?? 'msgpack', row.checkpoint, place) : row.checkpoint;
-    const checkpoint = asRecord(typeof stored === 'string' ? JSON.parse(stored) : stored, place);
-    const values =
-      this.#layout === 'sqlite'
-        ? { ...asRecord(checkpoint.channel_values ?? {}, place) }
-        : await this.#blobs(row, checkpoint);
-    return {
-      config: {
-        configurable: {
-          thread_id: place.threadId,
-          checkpoint_ns: row.checkpoint_ns,
-          checkpoint_id: place.checkpointId,
-        },
-      },
-      checkpoint: { id: place.checkpointId, ts: String(checkpoint.ts ?? ''), channel_values: values },
-      metadata: this.#metadata(row.metadata),
-    };
+    if (this.#layout === 'sqlite') return checkpointRowTuple(row, this.#decoder);
+    const place = placeOf(row);
+    const stored = typeof row.checkpoint === 'string' ? JSON.parse(row.checkpoint) : row.checkpoint;
+    const checkpoint = asRecord(stored, place);
+    return tupleOf(row, checkpoint, await this.#blobs(row, checkpoint), this.#decoder);
   }
 
   /**
@@ -127,7 +104,7 @@ export class StoredCheckpoints implements CheckpointLister {
    * so the channels the mirror does not look at cost only their row.
    */
   async #blobs(row: CheckpointRow, checkpoint: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const place = { threadId: String(row.thread_id), checkpointId: String(row.checkpoint_id) };
+    const place = placeOf(row);
     const values: Record<string, unknown> = { ...asRecord(checkpoint.channel_values ?? {}, place) };
     const versions = Object.entries(asRecord(checkpoint.channel_versions ?? {}, place)).filter(
       ([channel]) => !Object.hasOwn(values, channel),
@@ -149,34 +126,13 @@ export class StoredCheckpoints implements CheckpointLister {
       Object.defineProperty(values, b.channel, {
         enumerable: true,
         get: () => {
-          if (!read) value = this.#decoded(b.type, b.blob, place);
+          if (!read) value = decoded(this.#decoder, b.type, b.blob, place);
           read = true;
           return value;
         },
       });
     }
     return values;
-  }
-
-  /** The metadata as stored: JSON (Python's SQLite saver, PostgreSQL's JSONB, LangGraph.js's serde) or msgpack. */
-  #metadata(stored: unknown): unknown {
-    if (stored === null || stored === undefined || typeof stored !== 'object' || !ArrayBuffer.isView(stored))
-      return typeof stored === 'string' ? safe(() => JSON.parse(stored)) : stored;
-    const bytes = stored as Uint8Array;
-    return safe(() => this.#decoder.decode('json', bytes)) ?? safe(() => this.#decoder.decode('msgpack', bytes));
-  }
-
-  #decoded(type: string, data: unknown, place: { threadId: string; checkpointId: string }): unknown {
-    try {
-      return this.#decoder.decode(type, data as Uint8Array | string | null);
-    } catch (cause) {
-      throw new EntityGitError(
-        'INVALID_NODE',
-        `[langgraph] checkpoint ${JSON.stringify(place.checkpointId)} of thread ${JSON.stringify(place.threadId)}: ${(cause as Error).message}`,
-        { ...place },
-        { cause },
-      );
-    }
   }
 }
 
@@ -194,5 +150,73 @@ function safe<T>(run: () => T): T | null {
     return run();
   } catch {
     return null;
+  }
+}
+
+/** One row of the checkpoints table: the SQLite layout's columns (`type` and the `checkpoint` value). */
+export interface CheckpointRow {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  type?: string | null;
+  /** The serialised checkpoint (SQLite), or its JSON object (PostgreSQL's JSONB). */
+  checkpoint: unknown;
+  metadata: unknown;
+}
+
+/**
+ * A row of `SqliteSaver`'s checkpoints table (Python's or LangGraph.js's), wherever it was copied
+ * to — an IndexedDB store, a JSON export — as LangGraph's `list` yields it: the `(type,
+ * checkpoint)` value decoded. For a {@link CheckpointLister} of one's own over such rows.
+ */
+export function checkpointRowTuple(row: CheckpointRow, decoder: TypedDecoder): CheckpointTupleLike {
+  const place = placeOf(row);
+  const checkpoint = asRecord(decoded(decoder, row.type ?? 'msgpack', row.checkpoint, place), place);
+  return tupleOf(row, checkpoint, { ...asRecord(checkpoint.channel_values ?? {}, place) }, decoder);
+}
+
+function tupleOf(
+  row: CheckpointRow,
+  checkpoint: Record<string, unknown>,
+  values: Record<string, unknown>,
+  decoder: TypedDecoder,
+): CheckpointTupleLike {
+  const place = placeOf(row);
+  return {
+    config: {
+      configurable: { thread_id: place.threadId, checkpoint_ns: row.checkpoint_ns, checkpoint_id: place.checkpointId },
+    },
+    checkpoint: { id: place.checkpointId, ts: String(checkpoint.ts ?? ''), channel_values: values },
+    metadata: metadataOf(decoder, row.metadata),
+  };
+}
+
+function placeOf(row: CheckpointRow): { threadId: string; checkpointId: string } {
+  return { threadId: String(row.thread_id), checkpointId: String(row.checkpoint_id) };
+}
+
+/** The metadata as stored: JSON (Python's SQLite saver, PostgreSQL's JSONB, LangGraph.js's serde) or msgpack. */
+function metadataOf(decoder: TypedDecoder, stored: unknown): unknown {
+  if (stored === null || stored === undefined || typeof stored !== 'object' || !ArrayBuffer.isView(stored))
+    return typeof stored === 'string' ? safe(() => JSON.parse(stored)) : stored;
+  const bytes = stored as Uint8Array;
+  return safe(() => decoder.decode('json', bytes)) ?? safe(() => decoder.decode('msgpack', bytes));
+}
+
+function decoded(
+  decoder: TypedDecoder,
+  type: string,
+  data: unknown,
+  place: { threadId: string; checkpointId: string },
+): unknown {
+  try {
+    return decoder.decode(type, data as Uint8Array | string | null);
+  } catch (cause) {
+    throw new EntityGitError(
+      'INVALID_NODE',
+      `[langgraph] checkpoint ${JSON.stringify(place.checkpointId)} of thread ${JSON.stringify(place.threadId)}: ${(cause as Error).message}`,
+      { ...place },
+      { cause },
+    );
   }
 }

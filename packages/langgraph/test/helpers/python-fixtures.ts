@@ -1,6 +1,6 @@
 // Hand-made Python checkpoints for what a LangGraph.js run cannot write: a value of a type the
 // reader does not know, the standard library's types, and the JSON fallback with `lc` objects.
-import { type CheckpointSpec, Ext, pyMessage, pythonDict } from './python-store.js';
+import { type CheckpointSpec, Ext, pyMessage, pythonDict } from './python-encode.js';
 
 export const ODD = 'py-odd';
 export const FALLBACK = 'py-json';
