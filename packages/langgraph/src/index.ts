@@ -7,7 +7,9 @@ export { TypedDecoder, type TypedDecoderOptions } from './python/typed-decoder.j
 export { PythonObject } from './python/python-object.js';
 export {
   StoredCheckpoints,
+  checkpointRowTuple,
   type CheckpointLayout,
+  type CheckpointRow,
   type StoredCheckpointsOptions,
 } from './stored/stored-checkpoints.js';
 export {

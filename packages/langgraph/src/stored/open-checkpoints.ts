@@ -103,7 +103,8 @@ function assemble(layout: CheckpointLayout, db: Kysely<any>, options: OpenCheckp
 
 async function load(name: 'better-sqlite3' | 'pg'): Promise<unknown> {
   try {
-    return await import(name);
+    // The drivers are optional peers, loaded only by the opener that needs one (never in a browser).
+    return await import(/* @vite-ignore */ name);
   } catch (err) {
     throw new EntityGitError(
       'INVALID_OPTION',

@@ -86,3 +86,40 @@ export function fallbackThread(): CheckpointSpec[] {
     serialisation: 'json' as const,
   }));
 }
+
+export const TRAVEL = 'py-travel';
+
+/**
+ * Time travel as Python LangGraph writes it: two turns; `update_state` on the checkpoint that
+ * ended turn 1 with another question, answered (a fork); then a run resumed from the checkpoint
+ * where turn 2's question waited for the model, answered anew (a retry).
+ */
+export function travelThread(): CheckpointSpec[] {
+  const m = (type: 'human' | 'ai', id: string, content: string) => pyMessage({ type, id, content });
+  const [h1, a1, h2, a2, h3, a3, a4] = [
+    m('human', 'h1', 'Hi!'),
+    m('ai', 'a1', 'Hello.'),
+    m('human', 'h2', 'Weather?'),
+    m('ai', 'a2', 'Sunny.'),
+    m('human', 'h3', 'Time?'),
+    m('ai', 'a3', 'Noon.'),
+    m('ai', 'a4', 'Rainy, in fact.'),
+  ];
+  const steps: Array<[number, number | null, unknown[], Record<string, unknown>]> = [
+    [1, null, [h1], { 'branch:to:agent': null }],
+    [2, 1, [h1, a1], {}],
+    [3, 2, [h1, a1, h2], { 'branch:to:agent': null }],
+    [4, 3, [h1, a1, h2, a2], {}],
+    [5, 2, [h1, a1, h3], { 'branch:to:agent': null }], // update_state on checkpoint 2
+    [6, 5, [h1, a1, h3, a3], {}],
+    [7, 3, [h1, a1, h2, a4], {}], // invoke(None, {checkpoint_id: 3})
+  ];
+  return steps.map(([n, parent, messages, extra]) => ({
+    thread: TRAVEL,
+    id: `1f0e6a56-0000-6000-800${n}-000000000000`,
+    parent: parent === null ? null : `1f0e6a56-0000-6000-800${parent}-000000000000`,
+    ts: new Date(Date.UTC(2026, 0, 2, 10, 0, n)).toISOString(),
+    values: { messages, ...extra },
+    versions: { messages: n, ...Object.fromEntries(Object.keys(extra).map((k) => [k, n])) },
+  }));
+}
