@@ -9,7 +9,7 @@ import { construct, PythonObject, type Construction } from './python-object.js';
 const EXT_CONSTRUCTOR_SINGLE_ARG = 0; // (module, name, arg)
 const EXT_CONSTRUCTOR_POS_ARGS = 1; // (module, name, [args])
 const EXT_CONSTRUCTOR_KW_ARGS = 2; // (module, name, {kwargs})
-const EXT_METHOD_SINGLE_ARG = 3; // (module, name, arg, method)
+// 3 = EXT_METHOD_SINGLE_ARG: (module, name, arg, method), e.g. datetime's `fromisoformat`.
 const EXT_PYDANTIC_V1 = 4; // (module, name, dict)
 const EXT_PYDANTIC_V2 = 5; // (module, name, dict, method)
 
@@ -114,7 +114,7 @@ export class TypedDecoder {
     if (code === EXT_CONSTRUCTOR_POS_ARGS) c.args = Array.isArray(payload) ? payload : [payload];
     else if (code === EXT_CONSTRUCTOR_KW_ARGS || code === EXT_PYDANTIC_V1 || code === EXT_PYDANTIC_V2)
       c.kwargs = isRecord(payload) ? payload : {};
-    else c.arg = payload;
+    else c.arg = payload; // EXT_CONSTRUCTOR_SINGLE_ARG, EXT_METHOD_SINGLE_ARG
     if (typeof method === 'string') c.method = method;
     return this.#built(c, inner);
   }

@@ -2,7 +2,7 @@
 // facts' DDL), the values encoded by python-encode.ts.
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { type CheckpointSpec, metadataOf, packPython, pythonCheckpoint, typed } from './python-encode.js';
+import { type CheckpointSpec, metadataOf, pythonCheckpoint, typed } from './python-encode.js';
 
 export * from './python-encode.js';
 
