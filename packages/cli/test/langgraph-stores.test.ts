@@ -8,7 +8,14 @@ import { createNodeMirror } from '@entity-git/node-fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pythonCopy } from '../../langgraph/test/helpers/from-js.js';
 import { postgresRows } from '../../langgraph/test/helpers/postgres-rows.js';
-import { FALLBACK, ODD, fallbackThread, oddThread } from '../../langgraph/test/helpers/python-fixtures.js';
+import {
+  FALLBACK,
+  ODD,
+  TRAVEL,
+  fallbackThread,
+  oddThread,
+  travelThread,
+} from '../../langgraph/test/helpers/python-fixtures.js';
 import {
   type CheckpointSpec,
   writePythonPostgres,
@@ -18,7 +25,8 @@ import { sqliteRows } from '../../langgraph/test/helpers/sqlite-rows.js';
 import { memoryTrip, sqliteTrip } from '../../langgraph/test/helpers/js-trip.js';
 import { TRIP } from '../../langgraph/test/helpers/trip.js';
 import { freshDatabase } from '../../sqlite/test/helpers/postgres.js';
-import { git, json, revParseAll, run, tempDir } from './fixture.js';
+import { COMMAND, git, json, revParseAll, run, tempDir } from './fixture.js';
+import { start, until } from './processes.js';
 
 // Each case runs the CLI a dozen times; a machine under load makes that slow.
 vi.setConfig({ testTimeout: 600_000 });
@@ -236,6 +244,60 @@ describe('entity-git on LangGraph checkpoint stores, with no configuration', () 
       }
       expect(json(await run(['--db', store.db, '--root', root, 'verify', '--json']))).toMatchObject({ ok: true });
       expect(await store.rows()).toEqual(before);
+    });
+  }
+
+  for (const engine of ['sqlite', 'postgres'] as const) {
+    it(`watch on Python's ${engine} checkpoints as the app writes them: each checkpoint mirrored, the end equal to a fresh sync`, async () => {
+      const steps = travelThread();
+      const store = await pythonStore(engine, `watch-${engine}`, steps.slice(0, 2));
+      const root = join(dir, `watch-root-${engine}`);
+      const watch = start(COMMAND[0]!, [...COMMAND.slice(1), '--db', store.db, '--root', root, 'watch', '--json']);
+      try {
+        const events = () =>
+          watch.out.map((l) => JSON.parse(l) as { event: string; sessionId?: string; commits?: number });
+        await until(() => events().some((e) => e.event === 'committed'), 'the first turn', 400_000);
+        expect(events()[0]).toEqual({
+          event: 'watching',
+          method: engine === 'sqlite' ? 'data_version' : 'polling',
+          intervalMs: 100,
+          recognised: 'langgraph',
+        });
+        // The app goes on: a second turn, an update_state fork, a run resumed from the past.
+        const append = (more: CheckpointSpec[]) =>
+          engine === 'sqlite'
+            ? writePythonSqlite(store.db, more)
+            : writePythonPostgres(store.db, more, { append: true });
+        for (const n of [4, 6, 7]) {
+          await append(steps.slice(n === 4 ? 2 : n === 6 ? 4 : 6, n));
+          const branch = n === 4 ? 'main' : n === 6 ? 'fork-h3' : 'retry-a4';
+          await until(
+            () => {
+              try {
+                return git(join(root, TRAVEL), 'rev-parse', '--verify', '--quiet', branch) !== '';
+              } catch {
+                return false;
+              }
+            },
+            branch,
+            400_000,
+          );
+        }
+        await until(
+          () => git(join(root, TRAVEL), 'log', '-1', '--format=%s', 'main') === 'turn 2: Weather?',
+          'turn 2',
+          400_000,
+        );
+      } finally {
+        watch.child.kill('SIGTERM');
+      }
+      expect(await watch.exit).toBe(0);
+      expect(watch.out.at(-1)).toBe('{"event":"stopped"}');
+      const fresh = join(dir, `watch-fresh-${engine}`);
+      expect((await run(['--db', store.db, '--root', fresh, 'sync'])).code).toBe(0);
+      expect(revParseAll(join(root, TRAVEL))).toEqual(revParseAll(join(fresh, TRAVEL)));
+      expect(Object.keys(revParseAll(join(root, TRAVEL))).sort()).toEqual(['HEAD', 'fork-h3', 'main', 'retry-a4']);
+      git(join(root, TRAVEL), 'fsck', '--strict');
     });
   }
 });

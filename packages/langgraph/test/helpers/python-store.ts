@@ -11,6 +11,14 @@ export * from './python-encode.js';
  * (`f"{n:032}.{random():016}"`): here the fraction counts distinct values, so a branch's value
  * never takes its sibling's blob.
  */
+/** One minting per database, so that appended checkpoints name the blobs written before. */
+const minters = new Map<string, Versions>();
+function versions(url: string): Versions {
+  let v = minters.get(url);
+  if (v === undefined) minters.set(url, (v = new Versions()));
+  return v;
+}
+
 class Versions {
   readonly #seen = new Map<string, string>();
   of(thread: string, channel: string, n: number, blob: Uint8Array): string {
@@ -54,11 +62,16 @@ export function writePythonSqlite(file: string, checkpoints: readonly Checkpoint
 const isPrimitive = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
 /** `langgraph-checkpoint-postgres`'s tables, the checkpoints written as `PostgresSaver.put` does. */
-export async function writePythonPostgres(url: string, checkpoints: readonly CheckpointSpec[]): Promise<void> {
+export async function writePythonPostgres(
+  url: string,
+  checkpoints: readonly CheckpointSpec[],
+  options: { append?: boolean } = {},
+): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`CREATE TABLE checkpoint_migrations (v INTEGER PRIMARY KEY);
+    if (!options.append)
+      await client.query(`CREATE TABLE checkpoint_migrations (v INTEGER PRIMARY KEY);
       INSERT INTO checkpoint_migrations (v) VALUES (0), (1), (2), (3), (4), (5), (6), (7), (8), (9);
       CREATE TABLE checkpoints (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
         parent_checkpoint_id TEXT, type TEXT, checkpoint JSONB NOT NULL, metadata JSONB NOT NULL DEFAULT '{}',
@@ -68,7 +81,7 @@ export async function writePythonPostgres(url: string, checkpoints: readonly Che
       CREATE TABLE checkpoint_writes (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL,
         task_id TEXT NOT NULL, idx INTEGER NOT NULL, channel TEXT NOT NULL, type TEXT, blob BYTEA NOT NULL, task_path TEXT NOT NULL DEFAULT '',
         PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx));`);
-    const minted = new Versions();
+    const minted = versions(url);
     for (const c of checkpoints) {
       const inline: Record<string, unknown> = {};
       const versions: Record<string, string> = {};
