@@ -81,15 +81,20 @@ export function construct(c: Construction, unknown: (o: PythonObject) => void): 
     case 'uuid.UUID':
       if (typeof first === 'string') return uuidText(first);
       break;
-    case 'decimal.Decimal':
     case 'pathlib.Path':
     case 'pathlib.PosixPath':
     case 'pathlib.WindowsPath':
+    case 'pathlib.PurePosixPath':
+    case 'pathlib.PureWindowsPath':
+      // Stored as the path's `parts`: ('/', 'tmp', 'x.txt').
+      if (c.args?.every((a) => typeof a === 'string')) return joinParts(c.args as string[]);
+      if (typeof first === 'string') return first;
+      break;
+    case 'decimal.Decimal':
     case 'zoneinfo.ZoneInfo':
     case 'ipaddress.IPv4Address':
     case 'ipaddress.IPv6Address':
       if (typeof first === 'string') return first;
-      if (type.startsWith('pathlib.') && c.args?.every((a) => typeof a === 'string')) return c.args.join('/');
       break;
     case 'builtins.set':
     case 'builtins.frozenset':
@@ -109,6 +114,10 @@ function asMessage(dict: Record<string, unknown> | undefined): Record<string, un
   if (dict === undefined || dict === null || typeof dict !== 'object' || !('content' in dict)) return null;
   const type = typeof dict.type === 'string' ? MESSAGE_TYPES[dict.type] : undefined;
   return type === undefined ? null : { ...dict, type };
+}
+
+function joinParts(parts: string[]): string {
+  return parts.reduce((path, part) => (path === '' || /[\\/]$/.test(path) ? path + part : `${path}/${part}`), '');
 }
 
 /** Python's `UUID.hex` (32 digits) as the dashed form `str(uuid)` gives. */
