@@ -56,11 +56,16 @@ export default defineConfig({
         resolve: { conditions: browserConditions },
         test: {
           name: 'browser',
-          include: ['packages/browser-fs/test/**/*.browser.test.ts', 'packages/transcripts/test/**/*.browser.test.ts'],
+          include: [
+            'packages/browser-fs/test/**/*.browser.test.ts',
+            'packages/transcripts/test/**/*.browser.test.ts',
+            'packages/langgraph/test/**/*.browser.test.ts',
+          ],
           // A git smart-HTTP server on 127.0.0.1 for remote.browser.test.ts (runs in Node).
           globalSetup: [
             'packages/browser-fs/test/git-server.global-setup.ts',
             'packages/transcripts/test/node-ids.global-setup.ts',
+            'packages/langgraph/test/python-ids.global-setup.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 60_000,

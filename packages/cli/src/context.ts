@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_IDENTITY, LAYOUTS, type Layout, type Mirror, type Session } from '@entity-git/core';
+import { DEFAULT_IDENTITY, LAYOUTS, type DagSource, type Layout, type Mirror, type Session } from '@entity-git/core';
 import type { Identity } from '@entity-git/git';
 import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
 import {
@@ -15,6 +15,8 @@ import {
 } from '@entity-git/sqlite';
 import { CliError } from './cli-error.js';
 import { EXIT_USAGE } from './exit-codes.js';
+import { openFrameworkContext } from './frameworks/framework-context.js';
+import type { FrameworkStore } from './frameworks/framework-store.js';
 
 /** `~/.openprogram/entity-git.db`, beside the default session root. */
 export function defaultDb(): string {
@@ -33,11 +35,20 @@ export interface ContextOptions {
   identity?: string | undefined;
   layout?: string | undefined;
   cwd: string;
+  /** Where a warning about the database's content goes (a framework's unreadable Python type). */
+  warn?: (line: string) => void;
 }
 
 /** The database and the mirror one command works on. */
 export interface Context {
-  store: SqlStore;
+  /** entity-git's SQL store (throws a usage error on a framework's store, which has none). */
+  readonly store: SqlStore;
+  /** What the mirror follows: the SQL store's DAG, or the framework's. */
+  dag: DagSource;
+  /** The known schema or framework the database was recognised as, or null. */
+  recognised: string | null;
+  /** The framework's store (LangGraph, Mastra) the database is, or null. */
+  framework: FrameworkStore | null;
   /** The names/formats configuration in use (`{}` when none). */
   config: StoreConfig;
   mirror: Mirror;
@@ -80,7 +91,20 @@ export async function openContext(options: ContextOptions): Promise<Context> {
   // A command that writes no row opens the database read-only: the driver itself refuses any write.
   const readonly = options.readOnly === true;
   let config: StoreConfig;
+  // A framework's store is recognised unless a configuration says how to read the database.
+  const framework = (file: string, engine: 'sqlite' | 'postgres') =>
+    openFrameworkContext({
+      db: file,
+      engine,
+      writes: options.writes === true,
+      root,
+      identity,
+      layout,
+      warn: options.warn ?? (() => undefined),
+    });
   if (POSTGRES_URL.test(db)) {
+    const fw = explicit === undefined ? await framework(db, 'postgres') : null;
+    if (fw !== null) return fw;
     config = load(explicit);
     store = await openPostgres({ connectionString: db, ...storeConfig(config), ...schema, readonly });
   } else {
@@ -94,11 +118,22 @@ export async function openContext(options: ContextOptions): Promise<Context> {
       );
     }
     if (!statSync(file).isFile()) throw new CliError(`--db ${file} is not a file`, EXIT_USAGE);
+    const fw = explicit === undefined && !existsSync(defaultConfigPath(file)) ? await framework(file, 'sqlite') : null;
+    if (fw !== null) return fw;
     config = load(explicit, defaultConfigPath(file));
     store = await openSqlite({ file, ...storeConfig(config), ...schema, readonly });
   }
   const mirror = createNodeMirror({ dag: store.dag, root, identity, ...(layout ? { layout } : {}) });
-  return { store, config, mirror, root, close: () => store.close() };
+  return {
+    store,
+    dag: store.dag,
+    recognised: store.recognised,
+    framework: null,
+    config,
+    mirror,
+    root,
+    close: () => store.close(),
+  };
 }
 
 /** What of a config file the store factories take (`notifyChannel` is the watch's). */
@@ -110,7 +145,11 @@ function storeConfig(config: StoreConfig): Pick<StoreConfig, 'names' | 'formats'
  * The line that says how the database is read, when it is not entity-git's own: the known schema
  * recognised, or the configured mapping. Null for entity-git's own schema (or its tables renamed).
  */
-export function describeDatabase(store: SqlStore): string | null {
+export function describeDatabase(ctx: Context): string | null {
+  if (ctx.framework !== null) {
+    return `recognised the ${JSON.stringify(ctx.framework.schema.name)} schema: ${ctx.framework.schema.description}; read as it is, never written`;
+  }
+  const store = ctx.store;
   if (store.recognised !== null) {
     const known = KNOWN_SCHEMAS.find((k) => k.name === store.recognised);
     return `recognised the ${JSON.stringify(store.recognised)} schema: ${known?.description ?? 'a known schema'}; read as it is, never written`;
@@ -121,7 +160,7 @@ export function describeDatabase(store: SqlStore): string | null {
 
 /** The session row, or a usage error naming the database. */
 export async function requireSession(ctx: Context, sessionId: string): Promise<Session> {
-  const session = await ctx.store.dag.getSession(sessionId);
+  const session = await ctx.dag.getSession(sessionId);
   if (session === null) throw new CliError(`no session ${JSON.stringify(sessionId)} in the database`);
   return session;
 }

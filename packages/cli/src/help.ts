@@ -12,7 +12,8 @@ const REMOTE_OPTIONS = `Options:
 const GLOBAL = `Global options:
   --db PATH|URL       the DAG database: a SQLite file (must exist) or a postgres:// URL
                       (default ~/.openprogram/entity-git.db); an application's own database in a
-                      known schema (messages, flat-dag) is recognised and read, never written
+                      known schema (messages, flat-dag) is recognised and read, never written;
+                      so are LangGraph checkpoints (Python or JS) and Mastra's storage
   --config FILE       table/column names, value formats or a mapping of the database, as JSON
                       (default: <db>.entity-git.json beside a SQLite file, when it exists)
   --root DIR          the session repositories (default ~/.openprogram/sessions)

@@ -371,8 +371,9 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     identity: values.identity,
     layout: values.layout,
     cwd: io.cwd ?? process.cwd(),
+    warn: (line) => io.stderr.write(`${COMMAND_NAME}: warning: ${line}\n`),
   });
-  const described = describeDatabase(ctx.store);
+  const described = describeDatabase(ctx);
   if (described !== null && values.json !== true) io.stderr.write(`${COMMAND_NAME}: ${described}\n`);
   try {
     return await command.run!(ctx, io, values, rest);

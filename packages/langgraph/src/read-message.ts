@@ -114,11 +114,21 @@ function record(type: string, role: Role, f: Record<string, unknown>): MessageRe
   if (type === 'generic' && typeof f.role === 'string') metadata.role = f.role;
   if (name !== null) metadata.name = name;
   const calls = role === 'assistant' ? toJson(f.tool_calls) : null;
-  if (Array.isArray(calls) && calls.length > 0) metadata.tool_calls = calls;
+  if (Array.isArray(calls) && calls.length > 0) metadata.tool_calls = calls.map(withoutDefaultType);
   if (toolCallId !== null) metadata.tool_call_id = toolCallId;
-  for (const key of ['invalid_tool_calls', 'additional_kwargs', 'response_metadata', 'artifact', 'status']) {
+  // `python_types`: the Python types in the message that could not be read (kept as their data).
+  for (const key of [
+    'invalid_tool_calls',
+    'additional_kwargs',
+    'response_metadata',
+    'artifact',
+    'status',
+    'python_types',
+  ]) {
     const v = toJson(f[key]);
     if (v === null || v === '' || (typeof v === 'object' && Object.keys(v).length === 0)) continue;
+    // A tool message's default status, which Python always stores and LangGraph.js leaves out.
+    if (key === 'status' && v === 'success') continue;
     metadata[key] = v;
   }
   const usage = toJson(f.usage_metadata);
@@ -137,6 +147,16 @@ function record(type: string, role: Role, f: Record<string, unknown>): MessageRe
     toolCallId,
   ]);
   return { id, role, key, content, metadata, toolCalls, toolCallId, name };
+}
+
+/**
+ * A tool call without `type: 'tool_call'`, the only type a call has, which Python always stores
+ * and LangGraph.js mostly leaves out: the same conversation gives the same node either way.
+ */
+function withoutDefaultType(call: JsonValue): JsonValue {
+  if (call === null || typeof call !== 'object' || Array.isArray(call) || call.type !== 'tool_call') return call;
+  const { type: _type, ...rest } = call;
+  return rest;
 }
 
 /** `tool_calls` as LangChain holds them (`{ id, name, args }`) or as OpenAI does (`function.name`). */

@@ -38,7 +38,7 @@ export async function runLog(
       sessionId: args.session,
       branch: name,
       commits: commits.map(commitJson),
-      recognised: ctx.store.recognised,
+      recognised: ctx.recognised,
     } satisfies LogJson);
     return EXIT_OK;
   }
@@ -59,7 +59,7 @@ export async function runBranches(
       sessionId: args.session,
       head: all.find((b) => b.head)?.name ?? null,
       branches: all.map(branchJson),
-      recognised: ctx.store.recognised,
+      recognised: ctx.recognised,
     } satisfies BranchesJson);
     return EXIT_OK;
   }
@@ -141,7 +141,7 @@ export async function runShow(
   const { commit, branch } = await resolveCommit(ctx, args.session, args.target, args.branch);
   const view = await ctx.mirror.read(args.session, commit, branch === undefined ? {} : { branch });
   if (args.json) {
-    printJson(io, showJson(view, ctx.store.recognised));
+    printJson(io, showJson(view, ctx.recognised));
     return EXIT_OK;
   }
   printView(io, view);

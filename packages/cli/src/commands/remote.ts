@@ -18,7 +18,7 @@ async function remoteOf(url: string): Promise<Remote> {
 }
 
 async function sessionsOf(ctx: Context, session: string | undefined): Promise<string[]> {
-  if (session === undefined) return ctx.store.dag.listSessions();
+  if (session === undefined) return ctx.dag.listSessions();
   await requireSession(ctx, session);
   return [session];
 }

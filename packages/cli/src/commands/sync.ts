@@ -18,11 +18,11 @@ const ACTIONS: readonly ReconcileAction[] = ['unchanged', 'backfilled', 'repaire
 /** `entity-git sync`: reconcile every session (or one) with its repository. */
 export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<ExitCode> {
   if (args.session !== undefined) await requireSession(ctx, args.session);
-  const sessions = args.session !== undefined ? [args.session] : await ctx.store.dag.listSessions();
+  const sessions = args.session !== undefined ? [args.session] : await ctx.dag.listSessions();
   const progress = new Progress(args.json ? { ...io, isTTY: false } : io);
   if (!args.json && sessions.length > 0) progress.bar(0, sessions.length, sessions[0]!);
   const report = await reconcile({
-    dag: ctx.store.dag,
+    dag: ctx.dag,
     mirror: ctx.mirror,
     sessions,
     full: args.full === true,
@@ -44,7 +44,7 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
       total: report.total,
       counts,
       sessions: report.entries.map(syncEntryJson),
-      recognised: ctx.store.recognised,
+      recognised: ctx.recognised,
     };
     printJson(io, out);
   } else {

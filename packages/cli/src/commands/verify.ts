@@ -16,12 +16,12 @@ export interface VerifyArgs {
 /** `entity-git verify`: does every repository equal its DAG? Writes nothing. */
 export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Promise<ExitCode> {
   if (args.session !== undefined) await requireSession(ctx, args.session);
-  const ids = args.session !== undefined ? [args.session] : await ctx.store.dag.listSessions();
+  const ids = args.session !== undefined ? [args.session] : await ctx.dag.listSessions();
   const sessions: VerifyJson['sessions'] = [];
   const quick = args.full !== true;
   // Every session's marker in one read (the source's grouped query), before any is checked.
   const markers =
-    quick && args.session === undefined ? await readChangeMarkers(ctx.store.dag) : new Map<string, string | null>();
+    quick && args.session === undefined ? await readChangeMarkers(ctx.dag) : new Map<string, string | null>();
   for (const sessionId of ids) {
     try {
       const r = await ctx.mirror.verify(
@@ -37,7 +37,7 @@ export async function runVerify(ctx: Context, io: CliIo, args: VerifyArgs): Prom
   }
   const ok = sessions.every((s) => s.ok);
   if (args.json) {
-    printJson(io, { ok, sessions, recognised: ctx.store.recognised } satisfies VerifyJson);
+    printJson(io, { ok, sessions, recognised: ctx.recognised } satisfies VerifyJson);
   } else {
     for (const s of sessions) {
       println(io, `${s.ok ? 'ok     ' : 'DIFFERS'} ${printable(s.sessionId)}`);

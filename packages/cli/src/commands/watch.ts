@@ -1,6 +1,7 @@
 import { createMirrorService } from '@entity-git/core';
 import { watchDagChanges } from '@entity-git/sqlite';
 import { CliError } from '../cli-error.js';
+import { watchFrameworkChanges } from '../frameworks/framework-changes.js';
 import type { Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { println, type CliIo } from '../io.js';
@@ -27,10 +28,15 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
   if (!Number.isSafeInteger(interval) || interval < 10 || interval > 60_000)
     throw new CliError('--interval must be a whole number of ms from 10 to 60000');
   const channel = args.channel ?? ctx.config.notifyChannel;
-  if (channel !== undefined && ctx.store.engine !== 'postgres')
+  if (channel !== undefined && (ctx.framework?.engine ?? ctx.store.engine) !== 'postgres')
     throw new CliError('--channel is for a PostgreSQL database (SQLite is watched with data_version)');
-  const changes = await watchDagChanges(ctx.store, { channel, connectionString: args.db });
-  const service = createMirrorService({ mirror: ctx.mirror, dag: ctx.store.dag });
+  if (channel !== undefined && ctx.framework !== null)
+    throw new CliError(`--channel is for entity-git's own tables (${ctx.framework.schema.name}'s store is polled)`);
+  const changes =
+    ctx.framework !== null
+      ? watchFrameworkChanges(ctx.framework)
+      : await watchDagChanges(ctx.store, { channel, connectionString: args.db });
+  const service = createMirrorService({ mirror: ctx.mirror, dag: ctx.dag });
   const line = (event: string, fields: Record<string, unknown>, text: string) => {
     if (args.json) println(io, JSON.stringify({ event, ...fields }));
     else println(io, text);
@@ -63,7 +69,7 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
   try {
     line(
       'watching',
-      { method: changes.method, intervalMs: interval, recognised: ctx.store.recognised },
+      { method: changes.method, intervalMs: interval, recognised: ctx.recognised },
       `watching (${changes.method}${changes.method === 'data_version' || changes.method === 'polling' ? ` every ${interval} ms` : ''}); Ctrl-C stops`,
     );
     for (;;) {
