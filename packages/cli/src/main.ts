@@ -67,7 +67,7 @@ const COMMANDS: Command[] = [
   {
     name: 'sync',
     readOnly: true,
-    options: ['session', 'json', 'full'],
+    options: ['session', 'json', 'full', 'quiet-time'],
     args: [],
     required: 0,
     run: async (ctx, io, v) =>
@@ -80,7 +80,7 @@ const COMMANDS: Command[] = [
   {
     name: 'verify',
     readOnly: true,
-    options: ['session', 'json', 'full'],
+    options: ['session', 'json', 'full', 'quiet-time'],
     args: [],
     required: 0,
     run: async (ctx, io, v) =>
@@ -129,7 +129,7 @@ const COMMANDS: Command[] = [
   {
     name: 'watch',
     readOnly: true,
-    options: ['interval', 'channel', 'json'],
+    options: ['interval', 'channel', 'json', 'quiet-time'],
     args: [],
     required: 0,
     run: async (ctx, io, v) =>
@@ -335,6 +335,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     root: values.root,
     identity: values.identity,
     layout: values.layout,
+    quietTime: values['quiet-time'],
     cwd: io.cwd ?? process.cwd(),
   });
   const described = describeDatabase(ctx.store);

@@ -1,4 +1,11 @@
-import { EntityGitError, assertId, type DagNode, type DagSource, type Session } from '@entity-git/core';
+import {
+  DEFAULT_QUIET_MS,
+  EntityGitError,
+  assertId,
+  type DagNode,
+  type DagSource,
+  type Session,
+} from '@entity-git/core';
 import type { Kysely } from 'kysely';
 import { dbError, detectEngine, isStorableText, unstorableText, type SqlEngine } from './engine.js';
 import { getMappedHead, getMappedSession, listMappedSessions, mappedNodesAfter } from './mapping/mapped-reader.js';
@@ -42,6 +49,15 @@ export interface SqlDagSourceOptions {
    * moves no `data_version`).
    */
   readOnlyConnection?: boolean;
+  /**
+   * With a mapping: milliseconds after which a session whose newest row is older is quiet, and
+   * the turns the mapping's `open` rule holds back are committed (docs/design.md, 'Turns,
+   * commits and branches': Completeness). Default {@link DEFAULT_QUIET_MS}, as for transcripts;
+   * `Infinity`: only a row that follows completes a turn.
+   */
+  quietMs?: number;
+  /** The clock of the quiet time, in seconds since the epoch (default: `Date.now() / 1000`). */
+  now?: () => number;
 }
 
 /**
@@ -58,8 +74,12 @@ export class SqlDagSource implements DagSource {
     batchSize: number;
     mapping: ResolvedMapping | null;
     engine: SqlEngine | undefined;
+    quietMs: number;
   }>;
   private readonly markers: SqlChangeMarkers;
+  private readonly now: () => number;
+  /** Sessions read with open nodes left pending, by the time of their newest row (seconds). */
+  private readonly open = new Map<string, number>();
 
   constructor(options: SqlDagSourceOptions) {
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
@@ -70,11 +90,35 @@ export class SqlDagSource implements DagSource {
       batchSize,
       mapping: options.mapping ?? null,
       engine: options.engine ?? detectEngine(options.db),
+      quietMs: checkQuietMs(options.quietMs ?? DEFAULT_QUIET_MS),
     });
+    this.now = options.now ?? (() => Date.now() / 1000);
     const { db, names, formats, mapping } = this.options;
     const engine = this.options.engine ?? null;
     const readOnlyConnection = options.readOnlyConnection === true;
-    this.markers = new SqlChangeMarkers({ db, engine, names, formats, mapping, readOnlyConnection });
+    const quietBefore = () => this.quietBefore();
+    this.markers = new SqlChangeMarkers({ db, engine, names, formats, mapping, readOnlyConnection, quietBefore });
+  }
+
+  /**
+   * The sessions read with a turn held open whose newest row has since become older than the
+   * quiet time, each told once: a follower (`entity-git watch`) syncs them again, and their open
+   * turns are committed though no row changed. A session whose open turn was completed by a row
+   * since may be told too: its sync then writes nothing.
+   */
+  quietSessions(): string[] {
+    const cutoff = this.quietBefore();
+    const due: string[] = [];
+    for (const [id, newest] of this.open) {
+      if (newest >= cutoff) continue;
+      due.push(id);
+      this.open.delete(id);
+    }
+    return due;
+  }
+
+  private quietBefore(): number {
+    return this.now() - this.options.quietMs / 1000;
   }
 
   async listSessions(): Promise<string[]> {
@@ -120,7 +164,13 @@ export class SqlDagSource implements DagSource {
     storableSessionId(sessionId, this.options.engine);
     const { db, names, mapping } = this.options;
     if (mapping !== null) {
-      yield* mappedNodesAfter(db, mapping, sessionId, afterSeq, batchSize);
+      yield* mappedNodesAfter(db, mapping, {
+        sessionId,
+        afterSeq,
+        batchSize,
+        quietBefore: this.quietBefore(),
+        onPending: (newest) => this.open.set(sessionId, newest),
+      });
       return;
     }
     const N = names.nodes;
@@ -206,6 +256,14 @@ function checkBatchSize(size: unknown): number {
     });
   }
   return size;
+}
+
+function checkQuietMs(ms: unknown): number {
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0)
+    throw new EntityGitError('INVALID_OPTION', '[sqlite] quietMs must be a number of ms, 0 or more (Infinity: never)', {
+      quietMs: ms,
+    });
+  return ms;
 }
 
 /**

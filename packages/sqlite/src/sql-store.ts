@@ -53,8 +53,17 @@ export interface SqlStoreCommonOptions {
    * read as such.
    */
   recognise?: boolean;
-  /** The clock for default `created_at`s, in seconds since the epoch (default: `Date.now() / 1000`). */
+  /**
+   * The clock for default `created_at`s and for the quiet time, in seconds since the epoch
+   * (default: `Date.now() / 1000`).
+   */
   now?: () => number;
+  /**
+   * With a mapping or a recognised schema: after how many ms a session whose newest row is older
+   * is quiet, and the turns held open are committed (`SqlDagSourceOptions.quietMs`; default
+   * `DEFAULT_QUIET_MS`, 5 minutes, as for transcripts; `Infinity`: never by time).
+   */
+  quietMs?: number;
 }
 
 /** The DAG and projects of one database, with the handles that own it. */
@@ -214,6 +223,8 @@ function mappedStore(
       mapping,
       engine,
       readOnlyConnection: options.readOnlyConnection,
+      quietMs: options.quietMs,
+      now: options.now,
     }),
     writer: new ReadOnlyDagWriter(common),
     projects: new NoProjectStore(common),

@@ -71,6 +71,8 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
       const last = stopping;
       try {
         for (const id of await changes.poll()) service.notify(id);
+        // A session whose open turn went quiet changed no row: it is synced again all the same.
+        for (const id of ctx.store.dag.quietSessions()) service.notify(id);
         failures = 0;
       } catch (err) {
         // The database may be locked or restarting; the next poll tries again.

@@ -58,6 +58,21 @@ export async function getMappedHead(db: Kysely<any>, m: ResolvedMapping, session
   }
 }
 
+/** One read of a session's nodes. */
+export interface MappedRead {
+  sessionId: string;
+  /** Exclusive lower bound of the seq. */
+  afterSeq: number;
+  batchSize: number;
+  /**
+   * Seconds since the epoch: a session whose newest row is older is quiet, and its open nodes
+   * are complete (docs/design.md, 'Turns, commits and branches': Completeness).
+   */
+  quietBefore: number;
+  /** Told the session's newest row time when open nodes were left pending. */
+  onPending?: (newest: number) => void;
+}
+
 /**
  * The nodes of a session after `afterSeq`, in pages of `batchSize`. A seq column pages by keyset,
  * as entity-git's own schema does. A derived seq (the rank by time, then id) is computed in SQL
@@ -66,13 +81,8 @@ export async function getMappedHead(db: Kysely<any>, m: ResolvedMapping, session
  * the rows after it) the read stops with a `DB_ERROR`: the caller reads again, and never gets a
  * node twice or not at all.
  */
-export async function* mappedNodesAfter(
-  db: Kysely<any>,
-  m: ResolvedMapping,
-  sessionId: string,
-  afterSeq: number,
-  batchSize: number,
-): AsyncIterable<DagNode> {
+export async function* mappedNodesAfter(db: Kysely<any>, m: ResolvedMapping, read: MappedRead): AsyncIterable<DagNode> {
+  const { sessionId, afterSeq, batchSize } = read;
   const N = m.nodes;
   let cursor = afterSeq;
   let last: string | null = null;
@@ -97,7 +107,7 @@ export async function* mappedNodesAfter(
           rows = rows.slice(1);
         }
         const page = rows.map((r) => decodeMappedNode(r, N));
-        await markOpen(trx, N, sessionId, page);
+        await markOpen(trx, N, read, page);
         return { page, fetched };
       })
       .catch((err: unknown) => {
@@ -144,16 +154,16 @@ const ID_CHUNK = 500;
 
 /**
  * Sets `metadata.pending` on the page's open candidates that no node continues from yet (no row
- * of the session names them as its predecessor): one query for the page, over its candidates.
+ * of the session names them as its predecessor): one query for the page, over its candidates;
+ * none while the session is quiet (its newest row older than `read.quietBefore`), so a turn a
+ * crashed host left open is committed, and committed again by the usual rule when rows follow.
  */
-async function markOpen(
-  db: Kysely<any>,
-  N: ResolvedNodesMapping,
-  sessionId: string,
-  page: MappedNode[],
-): Promise<void> {
+async function markOpen(db: Kysely<any>, N: ResolvedNodesMapping, read: MappedRead, page: MappedNode[]): Promise<void> {
+  const { sessionId } = read;
   const candidates = page.filter((p) => p.openCandidate);
   if (candidates.length === 0) return;
+  const newest = await newestRow(db, N, sessionId);
+  if (newest !== null && newest < read.quietBefore) return;
   const continued = new Set<string>();
   const pred = N.predecessor === null ? null : sql.id(N.predecessor);
   for (let i = 0; pred !== null && i < candidates.length; i += ID_CHUNK) {
@@ -166,7 +176,23 @@ async function markOpen(
       throw dbError(err, `reading which nodes of session ${JSON.stringify(sessionId)} are continued`);
     }
   }
+  let pending = false;
   for (const { node } of candidates) {
-    if (!continued.has(node.id)) (node.metadata as Record<string, unknown>).pending = true;
+    if (continued.has(node.id)) continue;
+    (node.metadata as Record<string, unknown>).pending = true;
+    pending = true;
+  }
+  if (pending && newest !== null) read.onPending?.(newest);
+}
+
+/** The time of the session's newest row, in seconds (null: none, or none readable). */
+async function newestRow(db: Kysely<any>, N: ResolvedNodesMapping, sessionId: string): Promise<number | null> {
+  try {
+    const rows = await sql<{ t: unknown }>`select max(${sql.id(N.created_at)}) as t from ${sql.table(N.table)}
+      where ${sql.id(N.session_id)} = ${sessionId}`.execute(db);
+    const t = Number(rows.rows[0]?.t);
+    return Number.isFinite(t) ? t : null;
+  } catch (err) {
+    throw dbError(err, `reading the newest row of session ${JSON.stringify(sessionId)}`);
   }
 }

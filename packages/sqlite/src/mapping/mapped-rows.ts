@@ -136,6 +136,7 @@ function inlineTools(values: RowValues, m: ResolvedNodesMapping): string[] {
   if (!Array.isArray(list)) return [];
   const names: string[] = [];
   for (const call of list) {
+    if (m.inlineTools.answered !== null && !carriesResult(call, m.inlineTools.answered)) continue;
     let name: string | null = typeof call === 'string' ? call : null;
     for (const path of m.inlineTools.name) {
       if (name !== null) break;
@@ -153,6 +154,15 @@ function isOpenCandidate(values: RowValues, m: ResolvedNodesMapping, node: DagNo
   if (node.predecessor === null && node.caller === null && m.open.roots.includes(node.role)) return true;
   if (node.role !== 'assistant') return false;
   const calls = values.first(m.open.calls)?.value;
-  if (Array.isArray(calls) && calls.length > 0) return true;
+  if (Array.isArray(calls) && calls.some((c) => !carriesResult(c, m.open.answered))) return true;
   return m.open.empty && inline === 0 && (node.content === null || node.content === '');
+}
+
+/** Whether a call holds a non-null value at one of `paths` (its result, written in its row). */
+function carriesResult(call: JsonValue, paths: readonly (readonly string[])[]): boolean {
+  return paths.some((path) => {
+    let v: JsonValue | undefined = call;
+    for (const key of path) v = child(v, key);
+    return v !== undefined && v !== null;
+  });
 }

@@ -51,8 +51,17 @@ export interface OpenInput {
    * conversation, written before its first prompt). Default none.
    */
   roots?: Role[];
-  /** An assistant node whose value here is a non-empty array (tool calls answered by nodes of their own) is open likewise. */
+  /**
+   * An assistant node whose value here is an array with a call not answered in the row (see
+   * `answered`) is open likewise: its results are nodes of their own, still to come.
+   */
   calls?: ValueSource;
+  /**
+   * Key paths (dotted) where a call of `calls` carries its result: a call holding a non-null
+   * value at one of them was answered inside the row and holds nothing open. Default none: every
+   * call waits for a node of its own.
+   */
+  answered?: string[];
   /** An assistant node with no content (null or `""`) and no inline tools is open likewise (default false). */
   empty?: boolean;
 }
@@ -80,8 +89,11 @@ export interface NodesMappingInput {
    * Tool calls a reply holds with their results, in its own row (they become
    * `metadata.inline_tools`, the names): `from` is an array, `name` the key paths where each
    * element's name may be (dotted, tried in order); an element that is a string is the name.
+   * `answered` (optional): key paths where an element carries its result; when given, only the
+   * elements holding a non-null value at one of them count (the others are answered by nodes of
+   * their own, which count themselves).
    */
-  inline_tools?: { from: ValueSource; name: string[] } | null;
+  inline_tools?: { from: ValueSource; name: string[]; answered?: string[] } | null;
   open?: OpenInput;
   /** Columns holding JSON text (see {@link SessionsMappingInput.json}). */
   json?: string[];
@@ -163,15 +175,17 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   }
   if (n.inline_tools !== undefined && n.inline_tools !== null) {
     const t = object(n.inline_tools, `${N}.inline_tools`);
-    keys(t, ['from', 'name'], `${N}.inline_tools`);
+    keys(t, ['from', 'name', 'answered'], `${N}.inline_tools`);
     source(t.from, `${N}.inline_tools.from`);
     if (!Array.isArray(t.name) || t.name.length === 0)
       throw invalid(`${N}.inline_tools.name must be a non-empty array of key paths`);
     t.name.forEach((p, i) => name(p, `${N}.inline_tools.name[${i}]`));
+    keyPaths(t.answered, `${N}.inline_tools.answered`);
   }
   if (n.open !== undefined) {
     const o = object(n.open, `${N}.open`);
-    keys(o, ['roles', 'roots', 'calls', 'empty'], `${N}.open`);
+    keys(o, ['roles', 'roots', 'calls', 'answered', 'empty'], `${N}.open`);
+    keyPaths(o.answered, `${N}.open.answered`);
     for (const key of ['roles', 'roots']) {
       const list = o[key];
       if (list === undefined) continue;
@@ -250,6 +264,15 @@ function spec(v: unknown, where: string): void {
 function name(v: unknown, where: string): void {
   if (typeof v !== 'string' || v === '' || /[\u0000\uD800-\uDFFF]/u.test(v))
     throw invalid(`${where} must be a non-empty name, got ${JSON.stringify(v) ?? 'nothing'}`);
+}
+
+function keyPaths(v: unknown, where: string): void {
+  if (v === undefined) return;
+  if (!Array.isArray(v) || v.length === 0) throw invalid(`${where} must be a non-empty array of key paths`);
+  v.forEach((p, i) => {
+    name(p, `${where}[${i}]`);
+    if ((p as string).split('.').includes('')) throw invalid(`${where}[${i}]: ${JSON.stringify(p)} has an empty key`);
+  });
 }
 
 function optionalName(v: unknown, where: string): void {

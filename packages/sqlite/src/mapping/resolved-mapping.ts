@@ -46,11 +46,18 @@ export interface ResolvedNodesMapping {
   readonly content: ResolvedSource;
   readonly tool: ResolvedSource;
   readonly tokens: ResolvedSource;
-  readonly inlineTools: { readonly from: ResolvedSource; readonly name: readonly (readonly string[])[] } | null;
+  readonly inlineTools: {
+    readonly from: ResolvedSource;
+    readonly name: readonly (readonly string[])[];
+    /** Key paths of a call's result; null: every element counts. */
+    readonly answered: readonly (readonly string[])[] | null;
+  } | null;
   readonly open: {
     readonly roles: readonly Role[];
     readonly roots: readonly Role[];
     readonly calls: ResolvedSource;
+    /** Key paths where a call carries its result (empty: none does). */
+    readonly answered: readonly (readonly string[])[];
     readonly empty: boolean;
   };
   readonly json: readonly string[];
@@ -232,11 +239,16 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
     inlineTools:
       inlineIn === null || inlineFrom.length === 0
         ? null
-        : { from: inlineFrom, name: inlineIn.name.map((p) => p.split('.')) },
+        : {
+            from: inlineFrom,
+            name: inlineIn.name.map((p) => p.split('.')),
+            answered: inlineIn.answered?.map((p) => p.split('.')) ?? null,
+          },
     open: {
       roles: [...(N.open?.roles ?? [])],
       roots: [...(N.open?.roots ?? [])],
       calls: t.source(N.open?.calls, 'open.calls'),
+      answered: (N.open?.answered ?? []).map((p) => p.split('.')),
       empty: N.open?.empty === true,
     },
   };

@@ -23,6 +23,14 @@ export interface MarkedTable {
   readonly table: string;
   readonly key: string;
   readonly columns: readonly string[];
+  /** A time column (seconds) whose newest value per session is read beside the checksum; default none. */
+  readonly newest?: string;
+}
+
+/** A session's computed marker, and the time of its newest node row when the table names one. */
+export interface ContentMarker {
+  readonly marker: string;
+  readonly newest: number | null;
 }
 
 /** The two tables a session's marker is computed over. */
@@ -63,7 +71,7 @@ export async function readContentMarkers(
   tables: MarkedTables,
   fingerprint: string,
   scope: MarkerScope,
-): Promise<Map<string, string> | 'absent'> {
+): Promise<Map<string, ContentMarker> | 'absent'> {
   try {
     return await db
       .transaction()
@@ -71,10 +79,10 @@ export async function readContentMarkers(
       .execute(async (trx) => {
         const sessions = await checksums(trx, engine, tables.sessions, scope);
         const nodes = await checksums(trx, engine, tables.nodes, scope);
-        const out = new Map<string, string>();
+        const out = new Map<string, ContentMarker>();
         for (const [id, row] of sessions) {
-          const n = nodes.get(id) ?? { n: '0', h: '0' };
-          out.set(id, `${VERSION}.${fingerprint}.${row.h}.${n.n}.${n.h}`);
+          const n = nodes.get(id) ?? { n: '0', h: '0', t: null };
+          out.set(id, { marker: `${VERSION}.${fingerprint}.${row.h}.${n.n}.${n.h}`, newest: n.t });
         }
         return out;
       });
@@ -89,8 +97,8 @@ async function checksums(
   engine: SqlEngine,
   t: MarkedTable,
   scope: MarkerScope,
-): Promise<Map<string, { n: string; h: string }>> {
-  const out = new Map<string, { n: string; h: string }>();
+): Promise<Map<string, { n: string; h: string; t: number | null }>> {
+  const out = new Map<string, { n: string; h: string; t: number | null }>();
   const wanted = scope !== null && 'among' in scope ? new Set(scope.among) : null;
   const filters: (RawBuilder<unknown> | null)[] =
     scope === null
@@ -101,13 +109,21 @@ async function checksums(
           ? [null]
           : chunks(scope.among).map((ids) => sql`where ${sql.id(t.key)} in (${sql.join(ids)})`);
   for (const where of filters) {
-    const rows = await sql<{ k: unknown; n: unknown; h: unknown }>`select ${sql.id(t.key)} as k, count(*) as n,
-      ${digestSum(engine, t.columns)} as h from ${sql.table(t.table)} ${where ?? sql``} group by ${sql.id(t.key)}`.execute(
+    const newest = t.newest === undefined ? sql`null` : sql`max(${sql.id(t.newest)})`;
+    const rows = await sql<{
+      k: unknown;
+      n: unknown;
+      h: unknown;
+      t: unknown;
+    }>`select ${sql.id(t.key)} as k, count(*) as n,
+      ${digestSum(engine, t.columns)} as h, ${newest} as t from ${sql.table(t.table)} ${where ?? sql``} group by ${sql.id(t.key)}`.execute(
       db,
     );
     for (const r of rows.rows) {
       const id = text(r.k);
-      if (wanted === null || wanted.has(id)) out.set(id, { n: String(r.n), h: String(r.h) });
+      const time = r.t === null || r.t === undefined ? null : Number(r.t);
+      if (wanted === null || wanted.has(id))
+        out.set(id, { n: String(r.n), h: String(r.h), t: time !== null && Number.isFinite(time) ? time : null });
     }
   }
   return out;

@@ -4,7 +4,13 @@ import type { ResolvedMapping } from '../mapping/resolved-mapping.js';
 import { NODE_COLUMNS, SESSION_COLUMNS } from '../rows.js';
 import type { SchemaNames } from '../schema-names.js';
 import type { ValueFormats } from '../value-formats.js';
-import { readContentMarkers, readingFingerprint, type MarkedTables, type MarkerScope } from './content-markers.js';
+import {
+  readContentMarkers,
+  readingFingerprint,
+  type ContentMarker,
+  type MarkedTables,
+  type MarkerScope,
+} from './content-markers.js';
 import { readAllChangeMarkers, readChangeMarker } from './revision-marks.js';
 
 export interface SqlChangeMarkersOptions {
@@ -16,6 +22,12 @@ export interface SqlChangeMarkersOptions {
   mapping: ResolvedMapping | null;
   /** The connection cannot write: SQLite's `data_version` then moves with every commit. */
   readOnlyConnection: boolean;
+  /**
+   * For a mapping: the time (seconds) before which a session's newest row makes it quiet. A
+   * marker says whether the session is quiet, so a session that went quiet since its last sync
+   * (its open turns now complete) gets the full check though no row changed.
+   */
+  quietBefore?: () => number;
 }
 
 /**
@@ -32,7 +44,7 @@ export class SqlChangeMarkers {
   private readonly tables: MarkedTables;
   private readonly fingerprint: string;
   /** Computed markers, valid while SQLite's `data_version` is `cachedAt` (null: none kept). */
-  private readonly cache = new Map<string, string>();
+  private readonly cache = new Map<string, ContentMarker>();
   private cachedAt: number | null = null;
 
   constructor(private readonly options: SqlChangeMarkersOptions) {
@@ -51,7 +63,8 @@ export class SqlChangeMarkers {
       this.revisions = 'absent';
     }
     const content = await this.content({ one: sessionId }).catch(() => null);
-    return content?.get(sessionId) ?? null;
+    const found = content?.get(sessionId);
+    return found === undefined ? null : this.withQuiet(found);
   }
 
   /** Every session asked for (`null`: every session with a row) with its marker or null. */
@@ -63,7 +76,11 @@ export class SqlChangeMarkers {
         if (revisions === 'absent') this.revisions = 'absent';
         else found = revisions;
       }
-      found ??= await this.content(sessionIds === null ? null : { among: sessionIds });
+      if (found === null) {
+        const content = await this.content(sessionIds === null ? null : { among: sessionIds });
+        found =
+          content === null ? null : new Map([...content].map(([id, marker]) => [id, this.withQuiet(marker)] as const));
+      }
     } catch {
       return new Map();
     }
@@ -72,8 +89,14 @@ export class SqlChangeMarkers {
     return new Map(sessionIds.map((id) => [id, found!.get(id) ?? null]));
   }
 
+  /** The marker, and `.q` once the session's newest row is older than the quiet time. */
+  private withQuiet(found: ContentMarker): string {
+    const cutoff = this.options.quietBefore?.();
+    return cutoff !== undefined && found.newest !== null && found.newest < cutoff ? `${found.marker}.q` : found.marker;
+  }
+
   /** Null when this database cannot compute them. */
-  private async content(scope: MarkerScope): Promise<Map<string, string> | null> {
+  private async content(scope: MarkerScope): Promise<Map<string, ContentMarker> | null> {
     if (this.contentAbsent) return null;
     const { db, engine } = this.options;
     // Read before the markers' snapshot begins: a commit after it moves it, whether or not the
@@ -120,7 +143,7 @@ function markedTables(names: SchemaNames, mapping: ResolvedMapping | null): Mark
     const N = mapping.nodes;
     return {
       sessions: { table: S.table, key: S.id, columns: S.columns },
-      nodes: { table: N.table, key: N.session_id, columns: N.columns },
+      nodes: { table: N.table, key: N.session_id, columns: N.columns, newest: N.created_at },
     };
   }
   const S = names.sessions as unknown as Record<string, string | null>;

@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { assertId, EntityGitError, isEntityGitError, type JsonValue } from '@entity-git/core';
+import { assertId, DEFAULT_QUIET_MS, EntityGitError, isEntityGitError, type JsonValue } from '@entity-git/core';
 import { parseClaudeCode } from '../claude-code.js';
 import { parseCodex } from '../codex.js';
 import { lastLineRecords, latestTime, readJsonl } from '../jsonl.js';
@@ -8,8 +8,8 @@ import { parseMessages, readMessages } from '../messages.js';
 import type { ParsedSession, TranscriptWarning } from '../parsed-session.js';
 import type { TranscriptFormat } from '../parse-transcript.js';
 
-/** How long a transcript must be quiet to be taken as finished, by default: 5 minutes. */
-export const DEFAULT_QUIET_MS = 5 * 60_000;
+/** How long a transcript must be quiet to be taken as finished, by default: core's, the same for every source (5 minutes). */
+export { DEFAULT_QUIET_MS };
 
 /** The session id a transcript file stands for: its name without `.jsonl` / `.json`. */
 export function sessionIdOfFile(path: string): string {
