@@ -1,5 +1,6 @@
 import { deepFreeze } from '../schema-names.js';
 import { EntityGitError, ROLES, type Role } from '@entity-git/core';
+import { parseQueryForm, type NodesQueryInput, type SessionsQueryInput } from './query-input.js';
 
 /**
  * Where a value of a row is read: a column (`"content"`), or a key path into a column that holds
@@ -99,10 +100,24 @@ export interface NodesMappingInput {
   json?: string[];
 }
 
-/** The `mapping` key of the configuration: an application's own tables, read as they are. */
-export interface MappingInput {
+/** The table form of the `mapping` key: an application's own tables, read as they are. */
+export interface TableMappingInput {
   sessions: SessionsMappingInput;
   nodes: NodesMappingInput;
+}
+
+/** The query form of the `mapping` key: the sessions and the nodes as read-only `SELECT`s. */
+export interface QueryMappingInput {
+  sessions: SessionsQueryInput;
+  nodes: NodesQueryInput;
+}
+
+/** The `mapping` key of the configuration: the table form, or the query form (docs/app-databases.md). */
+export type MappingInput = TableMappingInput | QueryMappingInput;
+
+/** Whether a checked mapping is the query form. */
+export function isQueryMapping(m: MappingInput): m is QueryMappingInput {
+  return 'query' in m.sessions;
 }
 
 const SESSION_KEYS = [
@@ -145,6 +160,13 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   keys(m, ['sessions', 'nodes'], where, ['sessions', 'nodes']);
   const s = object(m.sessions, `${where}.sessions`);
   const n = object(m.nodes, `${where}.nodes`);
+  if ('query' in s || 'query' in n) {
+    if (!('query' in s) || !('query' in n))
+      throw invalid(`${where}: give both sessions.query and nodes.query, or neither (the table form)`);
+    parseQueryForm(s, `${where}.sessions`, false);
+    parseQueryForm(n, `${where}.nodes`, true);
+    return deepFreeze(JSON.parse(JSON.stringify(m))) as MappingInput;
+  }
   keys(s, SESSION_KEYS, `${where}.sessions`, ['table', 'id', 'created_at']);
   keys(n, NODE_KEYS, `${where}.nodes`, [
     'table',

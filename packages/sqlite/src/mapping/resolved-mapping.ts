@@ -2,7 +2,7 @@ import { deepFreeze } from '../schema-names.js';
 import { EntityGitError, type Role } from '@entity-git/core';
 import type { SqlEngine } from '../engine.js';
 import { typeProblem } from '../schema-inspect.js';
-import type { MappingInput, ValueSource, ValueSpec } from './mapping-input.js';
+import type { TableMappingInput as MappingInput, ValueSource, ValueSpec } from './mapping-input.js';
 
 /** A value of a row: a column, and the keys of a path into its JSON (empty: the column itself). */
 export interface ResolvedSpec {

@@ -129,9 +129,9 @@ async function checksums(
   return out;
 }
 
-/** The order-free sum of the rows' digests, as text: `'0'` for no row. */
-function digestSum(engine: SqlEngine, columns: readonly string[]): RawBuilder<unknown> {
-  const list = sql.join(columns.map((c) => sql.id(c)));
+/** The order-free sum of the rows' digests, as text: `'0'` for no row. Columns by name, or as SQL. */
+export function digestSum(engine: SqlEngine, columns: readonly (string | RawBuilder<unknown>)[]): RawBuilder<unknown> {
+  const list = sql.join(columns.map((c) => (typeof c === 'string' ? sql.id(c) : c)));
   if (engine === 'sqlite') return sql`${sql.raw(ROWS_CHECKSUM_FUNCTION)}(${list})`;
   // A record's text form quotes what needs quoting and leaves NULL empty, so it is one row's only.
   return sql`coalesce(sum(('x' || substr(md5(row(${list})::text), 1, 16))::bit(64)::bigint::numeric), 0)::text`;
@@ -144,7 +144,7 @@ function chunks(ids: readonly string[]): string[][] {
 }
 
 /** SQLite "no such function" (the function not registered on this connection), PostgreSQL 42883. */
-function cannotCompute(err: unknown): boolean {
+export function cannotCompute(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return code === '42883' || /no such function/i.test(String((err as Error)?.message));
 }

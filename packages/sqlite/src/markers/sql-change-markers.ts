@@ -1,10 +1,12 @@
 import type { SqlEngine } from '../engine.js';
 import { sql, type Kysely } from 'kysely';
+import type { QueryReader } from '../mapping/query-reader.js';
 import type { ResolvedMapping } from '../mapping/resolved-mapping.js';
 import { NODE_COLUMNS, SESSION_COLUMNS } from '../rows.js';
 import type { SchemaNames } from '../schema-names.js';
 import type { ValueFormats } from '../value-formats.js';
 import {
+  cannotCompute,
   readContentMarkers,
   readingFingerprint,
   type ContentMarker,
@@ -20,6 +22,8 @@ export interface SqlChangeMarkersOptions {
   names: SchemaNames;
   formats: ValueFormats;
   mapping: ResolvedMapping | null;
+  /** The query form of a mapping: its markers are computed through its queries. Default none. */
+  queries?: QueryReader | null;
   /** The connection cannot write: SQLite's `data_version` then moves with every commit. */
   readOnlyConnection: boolean;
   /**
@@ -49,11 +53,16 @@ export class SqlChangeMarkers {
 
   constructor(private readonly options: SqlChangeMarkersOptions) {
     const { engine, names, formats, mapping } = options;
+    const queries = options.queries ?? null;
     // An application's tables are never given triggers: no revision to look for.
-    if (mapping !== null) this.revisions = 'absent';
+    if (mapping !== null || queries !== null) this.revisions = 'absent';
     this.contentAbsent = engine === null;
     this.tables = markedTables(names, mapping);
-    this.fingerprint = readingFingerprint(engine ?? 'sqlite', this.tables, mapping ?? { names, formats });
+    this.fingerprint = readingFingerprint(
+      engine ?? 'sqlite',
+      this.tables,
+      queries?.mapping ?? mapping ?? { names, formats },
+    );
   }
 
   async one(sessionId: string): Promise<string | null> {
@@ -108,7 +117,14 @@ export class SqlChangeMarkers {
     }
     if (version !== null && scope !== null && 'one' in scope && this.cache.has(scope.one))
       return new Map([[scope.one, this.cache.get(scope.one)!]]);
-    const markers = await readContentMarkers(db, engine!, this.tables, this.fingerprint, scope);
+    const queries = this.options.queries ?? null;
+    const markers =
+      queries !== null
+        ? await queries.markers(scope, this.fingerprint).catch((err: unknown) => {
+            if (cannotCompute(err)) return 'absent' as const;
+            throw err;
+          })
+        : await readContentMarkers(db, engine!, this.tables, this.fingerprint, scope);
     if (markers === 'absent') {
       this.contentAbsent = true;
       return null;
