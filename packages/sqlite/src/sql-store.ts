@@ -191,7 +191,7 @@ async function chooseMapping(
   }
   if (options.names !== undefined || options.recognise === false) return { mapping: null, tables: null };
   const tables = await readTables(db, engine, tablesToRead());
-  const known = hasOwnSchema(tables) ? null : recognise(tables);
+  const known = hasOwnSchema(tables) ? null : recognise(tables, engine);
   if (known === null) return { mapping: null, tables };
   if (isQueryMapping(known.mapping))
     return { mapping: await resolveQueryMapping(db, engine, known.mapping, known.name), tables };
