@@ -20,6 +20,7 @@ export const OPTIONS = {
   watch: { type: 'boolean' },
   apply: { type: 'boolean' },
   full: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
   interval: { type: 'string' },
   channel: { type: 'string' },
   'quiet-time': { type: 'string' },

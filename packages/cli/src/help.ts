@@ -53,7 +53,7 @@ Exit codes: 0 ok, 1 verify found differences or sync failed, 2 bad arguments or 
 Run "entity-git COMMAND --help" for a command's options.`;
 
 export const COMMAND_HELP: Record<string, string> = {
-  sync: `Usage: entity-git sync [--session ID] [--full] [--quiet-time T] [--json]
+  sync: `Usage: entity-git sync [--session ID] [--full] [--quiet-time T] [--dry-run] [--json]
 
 Reconcile every session of the database (or one) with its repository: a session without a
 repository is backfilled whole; one that differs (damaged ref, missing objects, missing commits)
@@ -71,6 +71,10 @@ then a summary. Exit 1 if any session failed.
 Options:
   --session ID   only this session
   --full         compare every session in full (objects too), not only those that changed
+  --dry-run      write nothing: how the database is read (the schema or mapping), its sessions,
+                 one session's nodes (--session, default the first) in role, parent, turn and
+                 branch terms, and the problems found (several roots, a missing parent, open
+                 turns and why)
   --quiet-time T an application's database (mapped or recognised): a session whose newest row is
                  older than T is quiet, and the turns it still holds open are committed (default
                  5m, as for transcripts; 30s, 2h, 0)

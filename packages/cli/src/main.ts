@@ -51,7 +51,11 @@ const restore: Command = {
     }),
 };
 
-const importCommand = (format: 'claude-code' | 'codex' | 'messages', args: string[], required: number): Command => ({
+const importCommand = (
+  format: 'claude-code' | 'codex' | 'gemini' | 'messages',
+  args: string[],
+  required: number,
+): Command => ({
   name: `import ${format}`,
   options: ['json', 'watch', 'quiet-time', 'strict'],
   args,
@@ -63,19 +67,22 @@ const importCommand = (format: 'claude-code' | 'codex' | 'messages', args: strin
 const COMMANDS: Command[] = [
   importCommand('claude-code', ['DIR'], 0),
   importCommand('codex', ['DIR'], 0),
+  importCommand('gemini', ['DIR'], 0),
   importCommand('messages', ['FILE…'], 1),
   {
     name: 'sync',
     readOnly: true,
-    options: ['session', 'json', 'full', 'quiet-time'],
+    options: ['session', 'json', 'full', 'quiet-time', 'dry-run'],
     args: [],
     required: 0,
     run: async (ctx, io, v) =>
-      (await import('./commands/sync.js')).runSync(ctx, io, {
-        session: v.session,
-        json: v.json === true,
-        full: v.full === true,
-      }),
+      v['dry-run'] === true
+        ? (await import('./commands/dry-run.js')).runDryRun(ctx, io, { session: v.session, json: v.json === true })
+        : (await import('./commands/sync.js')).runSync(ctx, io, {
+            session: v.session,
+            json: v.json === true,
+            full: v.full === true,
+          }),
   },
   {
     name: 'verify',

@@ -1,7 +1,8 @@
 // The CLI on the stores of applications it recognises with no configuration: it says which on
 // stderr and in --json, and a watch following the application as it writes, in another
 // process, ends with the ids of a fresh backfill.
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentsSdkDb, opencodeDb, openWebuiDb } from '../../sqlite/test/app-databases/fixtures/recognised-stores.js';
@@ -106,4 +107,81 @@ describe('entity-git watch on an Agents SDK session its application writes in an
       git(join(root, id), 'fsck', '--strict');
     }
   }, 600_000);
+});
+
+describe('entity-git sync --dry-run', () => {
+  it('says how the database is read, its sessions, one session in turn and branch terms, and the problems; writes nothing', async () => {
+    const db = join(dir, 'dry-webui.sqlite');
+    openWebuiDb(db);
+    const root = join(dir, 'dry-root');
+    const r = await run(['--db', db, '--root', root, 'sync', '--dry-run', '--json']);
+    expect(r.code).toBe(0);
+    const out = json(r);
+    expect(out.recognised).toBe('open-webui');
+    expect(out.sessions).toEqual([
+      { id: 'w1', nodes: 8 },
+      { id: 'w0', nodes: 0 },
+    ]);
+    expect(out.session.head).toBe('fork-w1-m6');
+    expect(
+      out.session.nodes.map((n: { id: string; turn: number; branches: string[] }) => [n.id, n.turn, n.branches]),
+    ).toEqual([
+      ['w1-m1', 1, ['main', 'retry-w1-m3', 'fork-w1-m6']],
+      ['w1-m2', 1, ['main', 'fork-w1-m6']],
+      ['w1-m3', 1, ['retry-w1-m3']],
+      ['w1-m4', 2, ['main']],
+      ['w1-m5', 2, ['main']],
+      ['w1-m6', 2, ['fork-w1-m6']],
+      ['w1-m7', 2, ['fork-w1-m6']],
+      ['w1-m8', 3, ['fork-w1-m6']],
+    ]);
+    expect(out.session.problems).toEqual([]);
+    expect(existsSync(root)).toBe(false);
+
+    const agents = join(dir, 'dry-agents.sqlite');
+    agentsSdkDb(agents);
+    const open = json(
+      await run(['--db', agents, '--root', root, 'sync', '--dry-run', '--json', '--quiet-time', '100000h']),
+    );
+    expect(open.session.problems.map((p: { kind: string; nodeId: string }) => [p.kind, p.nodeId])).toEqual([
+      ['open-turn', '10'],
+    ]);
+    const text = await run(['--db', agents, '--root', root, 'sync', '--dry-run', '--quiet-time', '100000h']);
+    expect(text.stdout).toContain('open-turn 10: branch main, turn 3: not committed yet: 10 (user) is open');
+    expect(existsSync(root)).toBe(false);
+  }, 120_000);
+
+  it('names several roots in what a mapping reads as linear', async () => {
+    const db = join(dir, 'dry-roots.sqlite');
+    const raw = new Database(db);
+    raw.exec(`create table chats (id text primary key, created integer);
+      create table lines (id integer primary key, chat text, who text, body text, at integer);
+      insert into chats values ('c1', 1779500000);
+      insert into lines (chat, who, body, at) values ('c1', 'user', 'Hi', 1779500001), ('c1', 'assistant', 'Hello', 1779500002);`);
+    raw.close();
+    const config = join(dir, 'dry-roots.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mapping: {
+          sessions: { table: 'chats', id: 'id', created_at: 'created' },
+          nodes: {
+            table: 'lines',
+            id: 'id',
+            session_id: 'chat',
+            seq: 'id',
+            role: 'who',
+            content: 'body',
+            predecessor: null,
+            created_at: 'at',
+          },
+        },
+      }),
+    );
+    const out = json(
+      await run(['--db', db, '--config', config, '--root', join(dir, 'none'), 'sync', '--dry-run', '--json']),
+    );
+    expect(out.session.problems.map((p: { kind: string }) => p.kind)).toEqual(['several-roots']);
+    expect(out.session.nodes.map((n: { branches: string[] }) => n.branches)).toEqual([['main'], ['retry-2']]);
+  }, 120_000);
 });
