@@ -2,6 +2,7 @@ import { EntityGitError, type DagNode, type Session } from '@entity-git/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dbError } from '../engine.js';
 import { text } from '../rows.js';
+import { secondsOf } from './time-values.js';
 import { RANK_ALIAS, decodeMappedNode, decodeMappedSession, type MappedNode } from './mapped-rows.js';
 import type { ResolvedMapping, ResolvedNodesMapping } from './resolved-mapping.js';
 
@@ -190,8 +191,11 @@ async function newestRow(db: Kysely<any>, N: ResolvedNodesMapping, sessionId: st
   try {
     const rows = await sql<{ t: unknown }>`select max(${sql.id(N.created_at)}) as t from ${sql.table(N.table)}
       where ${sql.id(N.session_id)} = ${sessionId}`.execute(db);
-    const t = Number(rows.rows[0]?.t);
-    return Number.isFinite(t) ? t : null;
+    return secondsOf(
+      rows.rows[0]?.t ?? null,
+      N.createdFormat,
+      `the newest created_at of session ${JSON.stringify(sessionId)}`,
+    );
   } catch (err) {
     throw dbError(err, `reading the newest row of session ${JSON.stringify(sessionId)}`);
   }

@@ -11,6 +11,7 @@ import {
 import { invalidRow, nullableText, num, text } from '../rows.js';
 import type { ResolvedNodesMapping, ResolvedSessionsMapping } from './resolved-mapping.js';
 import { RowValues, child, countOf, textOf, without } from './row-values.js';
+import { secondsOf } from './time-values.js';
 
 type Row = Record<string, unknown>;
 
@@ -66,7 +67,7 @@ export function decodeMappedNode(r: Row, m: ResolvedNodesMapping): MappedNode {
     content: content?.value ?? null,
     predecessor: nullableText(m.predecessor === null ? null : r[m.predecessor]),
     caller: nullableText(m.caller === null ? null : r[m.caller]),
-    created_at: num(r[m.created_at]),
+    created_at: secondsOf(r[m.created_at], m.createdFormat, `created_at of ${where}`) ?? 0,
     metadata,
   };
   try {
@@ -88,7 +89,7 @@ export function decodeMappedSession(r: Row, m: ResolvedSessionsMapping): Session
     model: textOf(values.first(m.model)?.value),
     project_id: textOf(values.first(m.project_id)?.value),
     head: nullableText(m.head === null ? null : r[m.head]),
-    created_at: num(r[m.created_at]),
+    created_at: secondsOf(r[m.created_at], m.createdFormat, `created_at of session ${JSON.stringify(id)}`) ?? 0,
     metadata: values.first(m.metadata)?.value ?? null,
   };
   try {

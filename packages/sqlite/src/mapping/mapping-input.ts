@@ -1,6 +1,7 @@
 import { deepFreeze } from '../schema-names.js';
 import { EntityGitError, ROLES, type Role } from '@entity-git/core';
 import { parseQueryForm, type NodesQueryInput, type SessionsQueryInput } from './query-input.js';
+import { TIME_FORMATS, type TimeFormat } from './time-values.js';
 
 /**
  * Where a value of a row is read: a column (`"content"`), or a key path into a column that holds
@@ -8,6 +9,13 @@ import { parseQueryForm, type NodesQueryInput, type SessionsQueryInput } from '.
  * object `{ "column": "a.b", "path": ["k"] }` when a column's name holds a dot.
  */
 export type ValueSpec = string | { column: string; path?: string[] };
+
+/**
+ * A time column: its name (seconds since the epoch, a number column), or `{ "column", "format" }`
+ * with `format` `s`, `ms` (milliseconds) or `text` (ISO 8601, or SQL's `YYYY-MM-DD HH:MM:SS`, UTC).
+ * A SQL timestamp column is read as what it is under any format.
+ */
+export type TimeInput = string | { column: string; format: TimeFormat };
 
 /** One {@link ValueSpec}, or several tried in order: the first that gives a non-null value wins. */
 export type ValueSource = ValueSpec | ValueSpec[];
@@ -18,8 +26,8 @@ export interface SessionsMappingInput {
   table: string;
   /** The id column. */
   id: string;
-  /** The creation time column, seconds since the epoch (a number column). */
-  created_at: string;
+  /** The creation time column: seconds since the epoch (a number column), or another {@link TimeInput}. */
+  created_at: TimeInput;
   title?: ValueSource | null;
   agent_id?: ValueSource | null;
   model?: ValueSource | null;
@@ -80,8 +88,8 @@ export interface NodesMappingInput {
   predecessor: string | null;
   /** The column naming the assistant node a tool result answers (default null: none). */
   caller?: string | null;
-  /** The creation time column, seconds since the epoch. */
-  created_at: string;
+  /** The creation time column: seconds since the epoch (a number column), or another {@link TimeInput}. */
+  created_at: TimeInput;
   /** A tool node's tool name (it becomes `metadata.tool`). */
   tool?: ValueSource | null;
   /** Token counts, summed (they become `metadata.tokens`); each spec read as a number. */
@@ -180,11 +188,13 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   ]);
   const S = `${where}.sessions`;
   const N = `${where}.nodes`;
-  for (const k of ['table', 'id', 'created_at']) name(s[k], `${S}.${k}`);
+  for (const k of ['table', 'id']) name(s[k], `${S}.${k}`);
+  time(s.created_at, `${S}.created_at`);
   for (const k of ['title', 'agent_id', 'model', 'project_id', 'metadata']) optionalSource(s[k], `${S}.${k}`);
   optionalName(s.head, `${S}.head`);
   nameList(s.json, `${S}.json`);
-  for (const k of ['table', 'id', 'session_id', 'created_at']) name(n[k], `${N}.${k}`);
+  for (const k of ['table', 'id', 'session_id']) name(n[k], `${N}.${k}`);
+  time(n.created_at, `${N}.created_at`);
   if (n.predecessor !== null) name(n.predecessor, `${N}.predecessor`);
   optionalName(n.caller, `${N}.caller`);
   seq(n.seq, `${N}.seq`);
@@ -235,6 +245,18 @@ function seq(v: unknown, where: string): void {
   keys(o, ['column', 'from'], where);
   name(o.column, `${where}.column`);
   if (o.from !== 0 && o.from !== 1) throw invalid(`${where}.from must be 0 or 1 (the seq of a session's first row)`);
+}
+
+function time(v: unknown, where: string): void {
+  if (typeof v === 'string') {
+    name(v, where);
+    return;
+  }
+  const o = object(v, where, 'a column, or { "column", "format": "s" | "ms" | "text" }');
+  keys(o, ['column', 'format'], where, ['column', 'format']);
+  name(o.column, `${where}.column`);
+  if (!TIME_FORMATS.includes(o.format as TimeFormat))
+    throw invalid(`${where}.format must be one of ${TIME_FORMATS.join(', ')}, got ${JSON.stringify(o.format)}`);
 }
 
 function role(v: unknown, where: string): void {

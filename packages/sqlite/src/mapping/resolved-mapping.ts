@@ -2,7 +2,8 @@ import { deepFreeze } from '../schema-names.js';
 import { EntityGitError, type Role } from '@entity-git/core';
 import type { SqlEngine } from '../engine.js';
 import { typeProblem } from '../schema-inspect.js';
-import type { TableMappingInput as MappingInput, ValueSource, ValueSpec } from './mapping-input.js';
+import type { TableMappingInput as MappingInput, TimeInput, ValueSource, ValueSpec } from './mapping-input.js';
+import type { TimeFormat } from './time-values.js';
 
 /** A value of a row: a column, and the keys of a path into its JSON (empty: the column itself). */
 export interface ResolvedSpec {
@@ -17,6 +18,8 @@ export interface ResolvedSessionsMapping {
   readonly table: string;
   readonly id: string;
   readonly created_at: string;
+  /** How `created_at` is stored. */
+  readonly createdFormat: TimeFormat;
   readonly head: string | null;
   readonly title: ResolvedSource;
   readonly agent_id: ResolvedSource;
@@ -39,6 +42,8 @@ export interface ResolvedNodesMapping {
   readonly id: string;
   readonly session_id: string;
   readonly created_at: string;
+  /** How `created_at` is stored. */
+  readonly createdFormat: TimeFormat;
   readonly predecessor: string | null;
   readonly caller: string | null;
   readonly seq: ResolvedSeq;
@@ -148,6 +153,13 @@ class ColumnCheck {
     return column;
   }
 
+  /** A time column and its format: a number column for seconds and milliseconds, any for text. */
+  time(input: TimeInput): { created_at: string; createdFormat: TimeFormat } {
+    if (typeof input === 'string') return { created_at: this.need(input, 'created_at', 'number'), createdFormat: 's' };
+    const kind = input.format === 'text' ? 'any' : 'number';
+    return { created_at: this.need(input.column, 'created_at.column', kind), createdFormat: input.format };
+  }
+
   optional(column: string | null | undefined, key: string): string | null {
     if (column === null || column === undefined) return null;
     if (this.lenient && !this.cols.has(column)) return null;
@@ -190,7 +202,7 @@ class ColumnCheck {
 function resolveSessions(S: MappingInput['sessions'], t: ColumnCheck): ResolvedSessionsMapping {
   const fields = {
     id: t.need(S.id, 'id'),
-    created_at: t.need(S.created_at, 'created_at', 'number'),
+    ...t.time(S.created_at),
     head: t.optional(S.head, 'head'),
     title: t.source(S.title, 'title'),
     agent_id: t.source(S.agent_id, 'agent_id'),
@@ -228,7 +240,7 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
   const fields = {
     id: t.need(N.id, 'id'),
     session_id: t.need(N.session_id, 'session_id'),
-    created_at: t.need(N.created_at, 'created_at', 'number'),
+    ...t.time(N.created_at),
     predecessor: N.predecessor === null ? null : t.need(N.predecessor, 'predecessor'),
     caller: t.optional(N.caller, 'caller'),
     seq,

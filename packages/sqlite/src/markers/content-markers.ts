@@ -3,6 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SqlEngine } from '../engine.js';
 import { text } from '../rows.js';
 import { ROWS_CHECKSUM_FUNCTION } from './rows-checksum.js';
+import { secondsOf, type TimeFormat } from '../mapping/time-values.js';
 
 /**
  * Change markers computed from the rows themselves, for a database entity-git keeps no triggers
@@ -23,8 +24,10 @@ export interface MarkedTable {
   readonly table: string;
   readonly key: string;
   readonly columns: readonly string[];
-  /** A time column (seconds) whose newest value per session is read beside the checksum; default none. */
+  /** A time column whose newest value per session is read beside the checksum; default none. */
   readonly newest?: string;
+  /** How `newest` is stored (default seconds). */
+  readonly newestFormat?: TimeFormat;
 }
 
 /** A session's computed marker, and the time of its newest node row when the table names one. */
@@ -121,12 +124,20 @@ async function checksums(
     );
     for (const r of rows.rows) {
       const id = text(r.k);
-      const time = r.t === null || r.t === undefined ? null : Number(r.t);
       if (wanted === null || wanted.has(id))
-        out.set(id, { n: String(r.n), h: String(r.h), t: time !== null && Number.isFinite(time) ? time : null });
+        out.set(id, { n: String(r.n), h: String(r.h), t: newestOf(r.t, t.newestFormat ?? 's') });
     }
   }
   return out;
+}
+
+/** A newest time as seconds; null when there is none or it is no time (the marker then never turns quiet). */
+function newestOf(raw: unknown, format: TimeFormat): number | null {
+  try {
+    return secondsOf(raw, format, 'a newest created_at');
+  } catch {
+    return null;
+  }
 }
 
 /** The order-free sum of the rows' digests, as text: `'0'` for no row. Columns by name, or as SQL. */

@@ -159,7 +159,13 @@ function markedTables(names: SchemaNames, mapping: ResolvedMapping | null): Mark
     const N = mapping.nodes;
     return {
       sessions: { table: S.table, key: S.id, columns: S.columns },
-      nodes: { table: N.table, key: N.session_id, columns: N.columns, newest: N.created_at },
+      nodes: {
+        table: N.table,
+        key: N.session_id,
+        columns: N.columns,
+        newest: N.created_at,
+        newestFormat: N.createdFormat,
+      },
     };
   }
   const S = names.sessions as unknown as Record<string, string | null>;

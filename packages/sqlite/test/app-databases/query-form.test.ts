@@ -218,3 +218,68 @@ describe('the query form of the mapping', () => {
     await reopened.close();
   });
 });
+
+describe("the table form's time formats", () => {
+  const ddl = (time: string) => [
+    `create table threads (id text primary key, opened ${time})`,
+    `create table notes (id text primary key, thread text, who text, body text, prev text, at ${time})`,
+    `insert into threads values ('t1', '2026-05-23 01:33:20')`,
+    `insert into notes values ('n1', 't1', 'user', 'Hi', null, '2026-05-23 01:33:21')`,
+    `insert into notes values ('n2', 't1', 'assistant', 'Hello', 'n1', '2026-05-23 01:33:22.500')`,
+  ];
+  const mapping = (format: 's' | 'text'): MappingInput => ({
+    sessions: { table: 'threads', id: 'id', created_at: { column: 'opened', format } },
+    nodes: {
+      table: 'notes',
+      id: 'id',
+      session_id: 'thread',
+      seq: { rank: 'at' },
+      role: 'who',
+      content: 'body',
+      predecessor: 'prev',
+      created_at: { column: 'at', format },
+    },
+  });
+
+  it('SQL text (SQLite CURRENT_TIMESTAMP) and a PostgreSQL timestamp read as the same seconds, the same commits', async () => {
+    const { report, sqliteRoot, postgresRoot } = await mirrorBoth(
+      { sqlite: ddl('text'), postgres: ddl('timestamp') },
+      mapping('text'),
+    );
+    expect(report).toEqual([['t1', 'backfilled']]);
+    const repo = join(sqliteRoot, 't1');
+    assertHealthy(repo);
+    expect(JSON.parse(git(repo, 'show', 'main:messages/000002-a-n2.json')).created_at).toBe(T0 + 2.5);
+    expect(refsOf(join(postgresRoot, 't1'))).toEqual(refsOf(repo));
+  });
+
+  it('milliseconds, and a format that is none is refused at load', async () => {
+    const { sqliteRoot, postgresRoot } = await mirrorBoth(PARTS_SQL, {
+      sessions: { table: 'chat', id: 'id', created_at: { column: 'created_at', format: 'ms' } },
+      nodes: {
+        table: 'msg',
+        id: 'id',
+        session_id: 'chat_id',
+        seq: { rank: 'created_at' },
+        role: 'role',
+        content: 'content',
+        predecessor: null,
+        created_at: { column: 'created_at', format: 'ms' },
+      },
+    });
+    const repo = join(sqliteRoot, 'K1');
+    // No predecessor column here: every row is a root, and the first is on main.
+    expect(JSON.parse(git(repo, 'show', 'main:messages/000001-u-K1-a.json')).created_at).toBe(T0 + 1);
+    expect(refsOf(join(postgresRoot, 'K1'))).toEqual(refsOf(repo));
+    const file = sqliteStore(PARTS_SQL);
+    await expect(
+      openSqlite({
+        file,
+        mapping: {
+          ...mapping('s'),
+          sessions: { table: 'chat', id: 'id', created_at: { column: 'created_at', format: 'days' } },
+        } as unknown as MappingInput,
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+  });
+});
