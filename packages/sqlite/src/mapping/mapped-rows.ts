@@ -88,7 +88,7 @@ export function decodeMappedSession(r: Row, m: ResolvedSessionsMapping): Session
     agent_id: textOf(values.first(m.agent_id)?.value),
     model: textOf(values.first(m.model)?.value),
     project_id: textOf(values.first(m.project_id)?.value),
-    head: nullableText(m.head === null ? null : r[m.head]),
+    head: textOf(values.first(m.head)?.value),
     created_at: secondsOf(r[m.created_at], m.createdFormat, `created_at of session ${JSON.stringify(id)}`) ?? 0,
     metadata: values.first(m.metadata)?.value ?? null,
   };

@@ -33,8 +33,11 @@ export interface SessionsMappingInput {
   model?: ValueSource | null;
   /** The project id, often a key of a JSON column (`"extra_meta.project_id"`). */
   project_id?: ValueSource | null;
-  /** The column naming the node the conversation continues from. */
-  head?: string | null;
+  /**
+   * Where the node the conversation continues from is named: a column, or a key path into a
+   * JSON column (`"chat.history.currentId"`).
+   */
+  head?: ValueSource | null;
   /** The session's metadata: usually a JSON column as a whole (`"extra_meta"`). */
   metadata?: ValueSource | null;
   /** Columns holding JSON text, parsed where they are read (a column read by a path is parsed anyway). */
@@ -191,7 +194,7 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   for (const k of ['table', 'id']) name(s[k], `${S}.${k}`);
   time(s.created_at, `${S}.created_at`);
   for (const k of ['title', 'agent_id', 'model', 'project_id', 'metadata']) optionalSource(s[k], `${S}.${k}`);
-  optionalName(s.head, `${S}.head`);
+  optionalSource(s.head, `${S}.head`);
   nameList(s.json, `${S}.json`);
   for (const k of ['table', 'id', 'session_id']) name(n[k], `${N}.${k}`);
   time(n.created_at, `${N}.created_at`);

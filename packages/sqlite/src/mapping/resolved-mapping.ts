@@ -20,7 +20,8 @@ export interface ResolvedSessionsMapping {
   readonly created_at: string;
   /** How `created_at` is stored. */
   readonly createdFormat: TimeFormat;
-  readonly head: string | null;
+  /** Where the head is read (empty: the session has none). */
+  readonly head: ResolvedSource;
   readonly title: ResolvedSource;
   readonly agent_id: ResolvedSource;
   readonly model: ResolvedSource;
@@ -203,14 +204,14 @@ function resolveSessions(S: MappingInput['sessions'], t: ColumnCheck): ResolvedS
   const fields = {
     id: t.need(S.id, 'id'),
     ...t.time(S.created_at),
-    head: t.optional(S.head, 'head'),
+    head: t.source(S.head, 'head'),
     title: t.source(S.title, 'title'),
     agent_id: t.source(S.agent_id, 'agent_id'),
     model: t.source(S.model, 'model'),
     project_id: t.source(S.project_id, 'project_id'),
     metadata: t.source(S.metadata, 'metadata'),
   };
-  const sources = [fields.title, fields.agent_id, fields.model, fields.project_id, fields.metadata];
+  const sources = [fields.title, fields.agent_id, fields.model, fields.project_id, fields.metadata, fields.head];
   const json = t.json(S.json, sources);
   const used = new Set<string>([
     fields.id,
@@ -218,7 +219,6 @@ function resolveSessions(S: MappingInput['sessions'], t: ColumnCheck): ResolvedS
     ...json,
     ...sources.flatMap((src) => src.map((s) => s.column)),
   ]);
-  if (fields.head !== null) used.add(fields.head);
   return { table: S.table, ...fields, json, columns: [...t.cols.keys()].filter((c) => used.has(c)) };
 }
 

@@ -283,3 +283,36 @@ describe("the table form's time formats", () => {
     ).rejects.toMatchObject({ code: 'INVALID_OPTION' });
   });
 });
+
+describe("the table form's head by a JSON path", () => {
+  it('HEAD follows a key of a JSON column, on SQLite and PostgreSQL', async () => {
+    const ddl = (json: string) => [
+      `create table threads (id text primary key, opened bigint, state ${json})`,
+      `create table notes (id text primary key, thread text, who text, body text, prev text, at bigint)`,
+      `insert into threads values ('t1', ${T0}, '{"view": {"current": "n3"}}')`,
+      `insert into notes values ('n1', 't1', 'user', 'Hi', null, ${T0 + 1})`,
+      `insert into notes values ('n2', 't1', 'assistant', 'Hello', 'n1', ${T0 + 2})`,
+      `insert into notes values ('n3', 't1', 'assistant', 'Hey', 'n1', ${T0 + 3})`,
+    ];
+    const { sqliteRoot, postgresRoot } = await mirrorBoth(
+      { sqlite: ddl('text'), postgres: ddl('jsonb') },
+      {
+        sessions: { table: 'threads', id: 'id', created_at: 'opened', head: 'state.view.current' },
+        nodes: {
+          table: 'notes',
+          id: 'id',
+          session_id: 'thread',
+          seq: { rank: 'at' },
+          role: 'who',
+          content: 'body',
+          predecessor: 'prev',
+          created_at: 'at',
+        },
+      },
+    );
+    const repo = join(sqliteRoot, 't1');
+    assertHealthy(repo);
+    expect(repoFacts(repo).head).toBe('retry-n3');
+    expect(refsOf(join(postgresRoot, 't1'))).toEqual(refsOf(repo));
+  });
+});
