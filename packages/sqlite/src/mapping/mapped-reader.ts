@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dbError } from '../engine.js';
 import { text } from '../rows.js';
 import { secondsOf } from './time-values.js';
-import { RANK_ALIAS, decodeMappedNode, decodeMappedSession, type MappedNode } from './mapped-rows.js';
+import { PREV_ALIAS, RANK_ALIAS, decodeMappedNode, decodeMappedSession, type MappedNode } from './mapped-rows.js';
 import type { ResolvedMapping, ResolvedNodesMapping } from './resolved-mapping.js';
 
 // Every query names its tables and columns through `sql.id` / `sql.table`, from the resolved
@@ -131,15 +131,29 @@ function nodesPage(
 ): RawBuilder<Record<string, unknown>> {
   const table = sql.table(N.table);
   const sid = sql.id(N.session_id);
+  const order = sessionOrder(N);
+  // A linear session: each row continues the one before it in the session's order.
+  const prev = N.linear ? sql`, lag(${sql.id(N.id)}) over (order by ${order}) as ${sql.id(PREV_ALIAS)}` : sql``;
   if (N.seq.kind === 'column') {
     const seq = sql.id(N.seq.column);
-    return sql`select ${ids(N.columns)} from ${table} where ${sid} = ${sessionId} and ${seq} > ${after - N.seq.shift}
+    if (!N.linear)
+      return sql`select ${ids(N.columns)} from ${table} where ${sid} = ${sessionId} and ${seq} > ${after - N.seq.shift}
       order by ${seq} limit ${limit}`;
+    return sql`select * from (select ${ids(N.columns)}${prev} from ${table} where ${sid} = ${sessionId}) as linear
+      where ${seq} > ${after - N.seq.shift} order by ${seq} limit ${limit}`;
   }
-  const id = N.idCollation === null ? sql.id(N.id) : sql`${sql.id(N.id)} collate ${sql.id(N.idCollation)}`;
   const rank = sql.id(RANK_ALIAS);
-  return sql`select * from (select ${ids(N.columns)}, row_number() over (order by ${sql.id(N.seq.column)} nulls first, ${id}) as ${rank}
+  return sql`select * from (select ${ids(N.columns)}, row_number() over (order by ${order}) as ${rank}${prev}
       from ${table} where ${sid} = ${sessionId}) as ranked where ${rank} > ${after} order by ${rank} limit ${limit}`;
+}
+
+/** The order of a session's rows: the seq column, or the rank's time then id. */
+function sessionOrder(N: ResolvedNodesMapping, descending = false): RawBuilder<unknown> {
+  const dir = sql.raw(descending ? 'desc' : 'asc');
+  if (N.seq.kind === 'column') return sql`${sql.id(N.seq.column)} ${dir}`;
+  const id = N.idCollation === null ? sql.id(N.id) : sql`${sql.id(N.id)} collate ${sql.id(N.idCollation)}`;
+  const nulls = sql.raw(descending ? 'nulls last' : 'nulls first');
+  return sql`${sql.id(N.seq.column)} ${dir} ${nulls}, ${id} ${dir}`;
 }
 
 // Ids per `IN (…)`: far below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
@@ -158,6 +172,11 @@ async function markOpen(db: Kysely<any>, N: ResolvedNodesMapping, read: MappedRe
   const newest = await newestRow(db, N, sessionId);
   if (newest !== null && newest < read.quietBefore) return;
   const continued = new Set<string>();
+  if (N.linear) {
+    // Every row but the session's last is continued by the one after it.
+    const last = await lastRow(db, N, sessionId);
+    for (const { node } of candidates) if (node.id !== last) continued.add(node.id);
+  }
   const pred = N.predecessor === null ? null : sql.id(N.predecessor);
   for (let i = 0; pred !== null && i < candidates.length; i += ID_CHUNK) {
     const chunk = candidates.slice(i, i + ID_CHUNK).map((c) => c.node.id);
@@ -176,6 +195,17 @@ async function markOpen(db: Kysely<any>, N: ResolvedNodesMapping, read: MappedRe
     pending = true;
   }
   if (pending && newest !== null) read.onPending?.(newest);
+}
+
+/** The id of the session's last row in its order (null: none). */
+async function lastRow(db: Kysely<any>, N: ResolvedNodesMapping, sessionId: string): Promise<string | null> {
+  try {
+    const rows = await sql<{ id: unknown }>`select ${sql.id(N.id)} as id from ${sql.table(N.table)}
+      where ${sql.id(N.session_id)} = ${sessionId} order by ${sessionOrder(N, true)} limit 1`.execute(db);
+    return rows.rows[0] === undefined ? null : text(rows.rows[0].id);
+  } catch (err) {
+    throw dbError(err, `reading the last row of session ${JSON.stringify(sessionId)}`);
+  }
 }
 
 /** The time of the session's newest row, in seconds (null: none, or none readable). */

@@ -17,6 +17,8 @@ type Row = Record<string, unknown>;
 
 /** The alias of the derived seq in a page's rows (a rank by time, then id). */
 export const RANK_ALIAS = 'entity_git_seq';
+/** The alias of a linear session's predecessor in a page's rows (the row before, in its order). */
+export const PREV_ALIAS = 'entity_git_prev';
 
 /** A node read through a mapping, and whether it is open once nothing continues from it. */
 export interface MappedNode {
@@ -65,7 +67,7 @@ export function decodeMappedNode(r: Row, m: ResolvedNodesMapping): MappedNode {
     seq,
     role,
     content: content?.value ?? null,
-    predecessor: nullableText(m.predecessor === null ? null : r[m.predecessor]),
+    predecessor: nullableText(m.linear ? r[PREV_ALIAS] : m.predecessor === null ? null : r[m.predecessor]),
     caller: nullableText(m.caller === null ? null : r[m.caller]),
     created_at: secondsOf(r[m.created_at], m.createdFormat, `created_at of ${where}`) ?? 0,
     metadata,

@@ -87,8 +87,12 @@ export interface NodesMappingInput {
   role: RoleInput;
   /** The node's content: a column (plain text or JSON) or a path into a JSON column. */
   content: ValueSource;
-  /** The column naming the node this one continues from (null: none, every node is a root). */
-  predecessor: string | null;
+  /**
+   * The column naming the node this one continues from; `{ "linear": true }`: no such column,
+   * each node continues the one before it in the session's order (the seq); null: every node is
+   * a root.
+   */
+  predecessor: string | null | { linear: true };
   /** The column naming the assistant node a tool result answers (default null: none). */
   caller?: string | null;
   /** The creation time column: seconds since the epoch (a number column), or another {@link TimeInput}. */
@@ -198,7 +202,11 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   nameList(s.json, `${S}.json`);
   for (const k of ['table', 'id', 'session_id']) name(n[k], `${N}.${k}`);
   time(n.created_at, `${N}.created_at`);
-  if (n.predecessor !== null) name(n.predecessor, `${N}.predecessor`);
+  if (typeof n.predecessor === 'object' && n.predecessor !== null) {
+    keys(n.predecessor as Record<string, unknown>, ['linear'], `${N}.predecessor`, ['linear']);
+    if ((n.predecessor as Record<string, unknown>).linear !== true)
+      throw invalid(`${N}.predecessor.linear must be true (or give a column, or null)`);
+  } else if (n.predecessor !== null) name(n.predecessor, `${N}.predecessor`);
   optionalName(n.caller, `${N}.caller`);
   seq(n.seq, `${N}.seq`);
   role(n.role, `${N}.role`);

@@ -46,6 +46,8 @@ export interface ResolvedNodesMapping {
   /** How `created_at` is stored. */
   readonly createdFormat: TimeFormat;
   readonly predecessor: string | null;
+  /** No predecessor column: each row continues the one before it in the session's order. */
+  readonly linear: boolean;
   readonly caller: string | null;
   readonly seq: ResolvedSeq;
   readonly role: { readonly from: ResolvedSource; readonly values: Readonly<Record<string, Role>> };
@@ -241,7 +243,9 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
     id: t.need(N.id, 'id'),
     session_id: t.need(N.session_id, 'session_id'),
     ...t.time(N.created_at),
-    predecessor: N.predecessor === null ? null : t.need(N.predecessor, 'predecessor'),
+    predecessor:
+      N.predecessor === null || typeof N.predecessor !== 'string' ? null : t.need(N.predecessor, 'predecessor'),
+    linear: typeof N.predecessor === 'object' && N.predecessor !== null,
     caller: t.optional(N.caller, 'caller'),
     seq,
     role,

@@ -316,3 +316,39 @@ describe("the table form's head by a JSON path", () => {
     expect(refsOf(join(postgresRoot, 't1'))).toEqual(refsOf(repo));
   });
 });
+
+describe("the table form's linear order", () => {
+  it('no parent column: each row continues the one before it, one branch, a commit per user turn, on SQLite and PostgreSQL', async () => {
+    const { report, sqliteRoot, postgresRoot } = await mirrorBoth(PARTS_SQL, {
+      sessions: { table: 'chat', id: 'id', created_at: { column: 'created_at', format: 'ms' } },
+      nodes: {
+        table: 'msg',
+        id: 'id',
+        session_id: 'chat_id',
+        seq: { rank: 'created_at' },
+        role: 'role',
+        content: 'content',
+        predecessor: { linear: true },
+        created_at: { column: 'created_at', format: 'ms' },
+        open: { roles: ['user'] },
+      },
+    });
+    expect(report).toEqual([['K1', 'backfilled']]);
+    const repo = join(sqliteRoot, 'K1');
+    assertHealthy(repo);
+    const facts = repoFacts(repo);
+    expect(Object.keys(facts.branches)).toEqual(['main']);
+    expect(facts.branches.main!.files).toEqual([
+      'messages/000001-u-K1-a.json',
+      'messages/000002-a-K1-b.json',
+      'messages/000003-a-K1-f.json',
+      'messages/000004-u-K1-c.json',
+      'messages/000005-a-K1-d.json',
+      'messages/000006-a-K1-e.json',
+      'meta.json',
+    ]);
+    expect(facts.branches.main!.commits).toBe(2);
+    expect(JSON.parse(git(repo, 'show', 'main:messages/000004-u-K1-c.json')).predecessor).toBe('K1-f');
+    expect(refsOf(join(postgresRoot, 'K1'))).toEqual(refsOf(repo));
+  });
+});
