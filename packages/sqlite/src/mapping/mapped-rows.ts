@@ -46,7 +46,9 @@ export function decodeMappedNode(r: Row, m: ResolvedNodesMapping): MappedNode {
   const id = text(r[m.id]);
   const where = `node ${JSON.stringify(id)}`;
   const role = mappedRole(values, m, where);
-  const content = values.first(m.content);
+  const parts = typedParts(values, m);
+  // The reply from typed parts leaves the parts in `row` as they are (reasoning among them).
+  const content = parts !== null && parts.text !== null ? null : values.first(m.content);
   const metadata: Record<string, JsonValue> = { row: rowOf(values, m, content?.spec ?? null) };
   if (role === 'tool') {
     const tool = textOf(values.first(m.tool)?.value);
@@ -58,7 +60,7 @@ export function decodeMappedNode(r: Row, m: ResolvedNodesMapping): MappedNode {
     if (n !== null) tokens = (tokens ?? 0) + n;
   }
   if (tokens !== null) metadata.tokens = tokens;
-  const inline = inlineTools(values, m);
+  const inline = [...inlineTools(values, m), ...(parts?.tools ?? [])];
   if (inline.length > 0) metadata.inline_tools = inline;
   const seq = m.seq.kind === 'rank' ? num(r[RANK_ALIAS]) : num(r[m.seq.column]) + m.seq.shift;
   const node: DagNode = {
@@ -66,7 +68,7 @@ export function decodeMappedNode(r: Row, m: ResolvedNodesMapping): MappedNode {
     session_id: text(r[m.session_id]),
     seq,
     role,
-    content: content?.value ?? null,
+    content: parts?.text ?? content?.value ?? null,
     predecessor: nullableText(m.linear ? r[PREV_ALIAS] : m.predecessor === null ? null : r[m.predecessor]),
     caller: nullableText(m.caller === null ? null : r[m.caller]),
     created_at: secondsOf(r[m.created_at], m.createdFormat, `created_at of ${where}`) ?? 0,
@@ -150,6 +152,28 @@ function inlineTools(values: RowValues, m: ResolvedNodesMapping): string[] {
     if (name !== null && name.trim() !== '') names.push(name);
   }
   return names;
+}
+
+/**
+ * A message kept as an array of typed parts: its reply is the text of the parts of the `text`
+ * types (null when there is none), its tools the names of the parts whose type has the tool
+ * prefix (`tool-getWeather` → `getWeather`); other parts (`step-start`, `reasoning`) are neither.
+ */
+function typedParts(values: RowValues, m: ResolvedNodesMapping): { text: string | null; tools: string[] } | null {
+  if (m.parts === null) return null;
+  const list = values.first(m.parts.from)?.value;
+  if (!Array.isArray(list)) return null;
+  const texts: string[] = [];
+  const tools: string[] = [];
+  for (const part of list) {
+    const type = textOf(child(part, 'type'));
+    if (type === null) continue;
+    const text = child(part, 'text');
+    if (m.parts.text.includes(type) && typeof text === 'string') texts.push(text);
+    else if (type.startsWith(m.parts.toolPrefix) && type.length > m.parts.toolPrefix.length)
+      tools.push(type.slice(m.parts.toolPrefix.length));
+  }
+  return { text: texts.length > 0 ? texts.join('') : null, tools };
 }
 
 function isOpenCandidate(values: RowValues, m: ResolvedNodesMapping, node: DagNode, inline: number): boolean {

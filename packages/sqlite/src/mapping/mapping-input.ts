@@ -110,6 +110,14 @@ export interface NodesMappingInput {
    * their own, which count themselves).
    */
   inline_tools?: { from: ValueSource; name: string[]; answered?: string[] } | null;
+  /**
+   * A message kept as an array of typed parts (`[{ type: "step-start" }, { type: "reasoning",
+   * text }, { type: "tool-getWeather", … }, { type: "text", text }]`): `from` is the array; the
+   * reply is the text of the parts whose type is in `text` (default `["text"]`, joined; the
+   * `content` value when there is none), the tools the parts whose type starts with `tool_prefix`
+   * (default `"tool-"`, the rest of the type the name). Other parts are in neither.
+   */
+  parts?: { from: ValueSource; text?: string[]; tool_prefix?: string } | null;
   open?: OpenInput;
   /** Columns holding JSON text (see {@link SessionsMappingInput.json}). */
   json?: string[];
@@ -160,6 +168,7 @@ const NODE_KEYS = [
   'tool',
   'tokens',
   'inline_tools',
+  'parts',
   'open',
   'json',
 ];
@@ -224,6 +233,13 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
       throw invalid(`${N}.inline_tools.name must be a non-empty array of key paths`);
     t.name.forEach((p, i) => name(p, `${N}.inline_tools.name[${i}]`));
     keyPaths(t.answered, `${N}.inline_tools.answered`);
+  }
+  if (n.parts !== undefined && n.parts !== null) {
+    const p = object(n.parts, `${N}.parts`);
+    keys(p, ['from', 'text', 'tool_prefix'], `${N}.parts`, ['from']);
+    source(p.from, `${N}.parts.from`);
+    if (p.text !== undefined) nameList(p.text, `${N}.parts.text`);
+    if (p.tool_prefix !== undefined) name(p.tool_prefix, `${N}.parts.tool_prefix`);
   }
   if (n.open !== undefined) {
     const o = object(n.open, `${N}.open`);

@@ -60,6 +60,12 @@ export interface ResolvedNodesMapping {
     /** Key paths of a call's result; null: every element counts. */
     readonly answered: readonly (readonly string[])[] | null;
   } | null;
+  /** A message's typed parts: the reply's part types and the tool parts' type prefix; null: none. */
+  readonly parts: {
+    readonly from: ResolvedSource;
+    readonly text: readonly string[];
+    readonly toolPrefix: string;
+  } | null;
   readonly open: {
     readonly roles: readonly Role[];
     readonly roots: readonly Role[];
@@ -260,6 +266,14 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
             name: inlineIn.name.map((p) => p.split('.')),
             answered: inlineIn.answered?.map((p) => p.split('.')) ?? null,
           },
+    parts:
+      N.parts === undefined || N.parts === null
+        ? null
+        : {
+            from: t.someOf(N.parts.from, 'parts.from'),
+            text: [...(N.parts.text ?? ['text'])],
+            toolPrefix: N.parts.tool_prefix ?? 'tool-',
+          },
     open: {
       roles: [...(N.open?.roles ?? [])],
       roots: [...(N.open?.roots ?? [])],
@@ -268,13 +282,16 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
       empty: N.open?.empty === true,
     },
   };
-  const json = t.json(N.json, [
+  // A parts array is JSON wherever it is read, its column as a whole too.
+  const partsColumns = (fields.parts?.from ?? []).map((p) => p.column);
+  const json = t.json([...(N.json ?? []), ...partsColumns], [
     fields.role.from,
     fields.content,
     fields.tool,
     fields.tokens,
     fields.inlineTools?.from ?? [],
     fields.open.calls,
+    fields.parts?.from ?? [],
   ]);
   // A node field that holds a column as it is keeps it out of `row`; the seq column too (the node's seq says it).
   const structural = new Set<string>([fields.id, fields.session_id, fields.created_at]);

@@ -352,3 +352,50 @@ describe("the table form's linear order", () => {
     expect(refsOf(join(postgresRoot, 'K1'))).toEqual(refsOf(repo));
   });
 });
+
+describe("the table form's typed parts", () => {
+  it('the reply from text parts, tools from tool-<name> parts, step-start and reasoning in neither, on SQLite and PostgreSQL', async () => {
+    const parts = JSON.stringify([
+      { type: 'step-start' },
+      { type: 'reasoning', text: 'Is it sunny?' },
+      { type: 'tool-getWeather', toolCallId: 't1', input: { city: 'Nice' }, output: 'sunny' },
+      { type: 'step-start' },
+      { type: 'tool-getWeather', toolCallId: 't2', input: { city: 'Lyon' }, output: 'rain' },
+      { type: 'text', text: 'Nice is sunny, ' },
+      { type: 'text', text: 'Lyon is not.' },
+    ]);
+    const ddl = (json: string) => [
+      `create table threads (id text primary key, opened bigint)`,
+      `create table msgs (id text primary key, thread text, role text, parts ${json}, parent text, at bigint)`,
+      `insert into threads values ('p1', ${T0})`,
+      `insert into msgs values ('q', 'p1', 'user', '[{"type":"text","text":"Weather?"}]', null, ${T0 + 1})`,
+      `insert into msgs values ('r', 'p1', 'assistant', '${parts}', 'q', ${T0 + 2})`,
+    ];
+    const { sqliteRoot, postgresRoot } = await mirrorBoth(
+      { sqlite: ddl('text'), postgres: ddl('jsonb') },
+      {
+        sessions: { table: 'threads', id: 'id', created_at: 'opened' },
+        nodes: {
+          table: 'msgs',
+          id: 'id',
+          session_id: 'thread',
+          seq: { rank: 'at' },
+          role: 'role',
+          content: 'parts',
+          parts: { from: 'parts' },
+          predecessor: 'parent',
+          created_at: 'at',
+        },
+      },
+    );
+    const repo = join(sqliteRoot, 'p1');
+    assertHealthy(repo);
+    expect(repoFacts(repo).branches.main!.messages).toEqual([
+      `turn 1: Weather?\n\nassistant: Nice is sunny, Lyon is not.\ntools: getWeather × 2\n\n[meta: turn took 1.0s, 2 tools]\n${trailer('p1', 'r', 2, 1)}`,
+    ]);
+    const reply = JSON.parse(git(repo, 'show', 'main:messages/000002-a-r.json'));
+    expect(reply.content).toBe('Nice is sunny, Lyon is not.');
+    expect(reply.metadata.row.parts[1]).toEqual({ type: 'reasoning', text: 'Is it sunny?' });
+    expect(refsOf(join(postgresRoot, 'p1'))).toEqual(refsOf(repo));
+  });
+});
