@@ -284,15 +284,18 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
   };
   // A parts array is JSON wherever it is read, its column as a whole too.
   const partsColumns = (fields.parts?.from ?? []).map((p) => p.column);
-  const json = t.json([...(N.json ?? []), ...partsColumns], [
-    fields.role.from,
-    fields.content,
-    fields.tool,
-    fields.tokens,
-    fields.inlineTools?.from ?? [],
-    fields.open.calls,
-    fields.parts?.from ?? [],
-  ]);
+  const json = t.json(
+    [...(N.json ?? []), ...partsColumns],
+    [
+      fields.role.from,
+      fields.content,
+      fields.tool,
+      fields.tokens,
+      fields.inlineTools?.from ?? [],
+      fields.open.calls,
+      fields.parts?.from ?? [],
+    ],
+  );
   // A node field that holds a column as it is keeps it out of `row`; the seq column too (the node's seq says it).
   const structural = new Set<string>([fields.id, fields.session_id, fields.created_at]);
   for (const c of [fields.predecessor, fields.caller, seq.kind === 'column' ? seq.column : null])
