@@ -8,7 +8,8 @@
 // backfill of each (a sync reads a computed marker before and after its rows).
 //
 // `--sessions=N` (default 200; the goal's figure is 10,000), `--reps=R` (default 3), `--flat-dag`
-// (the "flat-dag" schema too: a backfill of its own), `--long=T` (the turns of the one long
+// (the "flat-dag" schema too: a backfill of its own), `--query` (an OpenAI Agents SDK
+// SQLiteSession too: read through a query-form mapping, its markers computed through the queries), `--long=T` (the turns of the one long
 // session whose syncs are timed, default 5,000), `--keep` keeps the directories.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openSqlite, type SqlStore } from '../packages/sqlite/src/index.js';
 import { FLAT_DAG_DDL } from '../packages/sqlite/test/app-databases/fixtures/flat-dag-db.js';
+import { AGENTS_DDL } from '../packages/sqlite/test/app-databases/fixtures/recognised-stores.js';
 import { tablesHash } from '../packages/sqlite/test/app-databases/fixtures/table-hash.js';
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, replyTurns } from './lib/conversation.js';
@@ -100,6 +102,37 @@ function fillFlatDag(file: string): void {
           n.seq - 1,
           JSON.stringify(data),
         );
+      }
+    }
+  })();
+  raw.close();
+}
+
+/**
+ * The same sessions as an OpenAI Agents SDK SQLiteSession (recognised, read through the query form
+ * of a mapping): one Responses item a row, times as CURRENT_TIMESTAMP text.
+ */
+function fillAgentsSdk(file: string): void {
+  const raw = new Database(file);
+  raw.pragma('journal_mode = WAL');
+  for (const ddl of AGENTS_DDL) raw.exec(ddl);
+  const text = (t: number) => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19);
+  const session = raw.prepare('insert into agent_sessions (session_id, created_at, updated_at) values (?, ?, ?)');
+  const item = raw.prepare('insert into agent_messages (session_id, message_data, created_at) values (?, ?, ?)');
+  raw.transaction(() => {
+    for (let i = 0; i < SESSIONS; i++) {
+      session.run(sessionId(i), text(BASE_TIME + i), text(BASE_TIME + i));
+      for (const n of sessionNodes(i, TURNS)) {
+        const data =
+          n.role === 'user'
+            ? { role: 'user', content: n.content }
+            : {
+                type: 'message',
+                role: 'assistant',
+                status: 'completed',
+                content: [{ type: 'output_text', text: n.content, annotations: [] }],
+              };
+        item.run(n.session_id, JSON.stringify(data), text(n.created_at));
       }
     }
   })();
@@ -238,6 +271,17 @@ export async function run(): Promise<void> {
     fillFlatDag(flat.file);
     flat.hash = tablesHash(flat.file);
     dbs.push(flat);
+  }
+  if (process.argv.includes('--query')) {
+    const agents: Db = {
+      label: 'query-mapped (Agents SDK)',
+      file: join(dir, 'agents.db'),
+      root: join(dir, 'agents'),
+      hash: null,
+    };
+    fillAgentsSdk(agents.file);
+    agents.hash = tablesHash(agents.file);
+    dbs.push(agents);
   }
 
   // 2. Each backfilled into a root of its own (`entity-git sync` on an empty root).

@@ -20,11 +20,11 @@ export const OPTIONS = {
   watch: { type: 'boolean' },
   apply: { type: 'boolean' },
   full: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
   interval: { type: 'string' },
   channel: { type: 'string' },
   'quiet-time': { type: 'string' },
   strict: { type: 'boolean' },
-  'dry-run': { type: 'boolean' },
   archive: { type: 'string' },
   all: { type: 'boolean' },
 } as const;

@@ -14,6 +14,7 @@ import {
   type StoreConfig,
 } from '@entity-git/sqlite';
 import { CliError } from './cli-error.js';
+import { parseDuration } from './duration.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { openFrameworkContext } from './frameworks/framework-context.js';
 import type { FrameworkStore } from './frameworks/framework-store.js';
@@ -34,6 +35,8 @@ export interface ContextOptions {
   root?: string | undefined;
   identity?: string | undefined;
   layout?: string | undefined;
+  /** `--quiet-time T`: when an application's open turns are committed (default: the store's, 5 minutes). */
+  quietTime?: string | undefined;
   cwd: string;
   /** Where a warning about the database's content goes (a framework's unreadable Python type). */
   warn?: (line: string) => void;
@@ -87,7 +90,11 @@ export async function openContext(options: ContextOptions): Promise<Context> {
         : {};
   // Read commands check the tables and write nothing (no DDL, no journal mode); only the
   // commands that write rows may create what is missing (see the README).
-  const schema = { migrate: options.writes === true, checkSchema: true };
+  const schema = {
+    migrate: options.writes === true,
+    checkSchema: true,
+    ...(options.quietTime === undefined ? {} : { quietMs: parseDuration(options.quietTime, '--quiet-time') }),
+  };
   // A command that writes no row opens the database read-only: the driver itself refuses any write.
   const readonly = options.readOnly === true;
   let config: StoreConfig;

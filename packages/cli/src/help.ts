@@ -57,7 +57,7 @@ Exit codes: 0 ok, 1 verify found differences or sync failed, 2 bad arguments or 
 Run "entity-git COMMAND --help" for a command's options.`;
 
 export const COMMAND_HELP: Record<string, string> = {
-  sync: `Usage: entity-git sync [--session ID] [--full] [--json]
+  sync: `Usage: entity-git sync [--session ID] [--full] [--quiet-time T] [--dry-run] [--json]
 
 Reconcile every session of the database (or one) with its repository: a session without a
 repository is backfilled whole; one that differs (damaged ref, missing objects, missing commits)
@@ -69,16 +69,23 @@ unchanged without reading its DAG; --full compares every session in full, and al
 damaged below intact refs.
 
 On a terminal a progress bar is redrawn in place; otherwise one line per session:
-  12/40 SESSION unchanged|backfilled|repaired (kinds)|failed (CODE: message)
+  12/40 SESSION unchanged|backfilled|empty|repaired (kinds)|failed (CODE: message)
 then a summary. Exit 1 if any session failed.
 
 Options:
   --session ID   only this session
   --full         compare every session in full (objects too), not only those that changed
+  --dry-run      write nothing: how the database is read (the schema or mapping), its sessions,
+                 one session's nodes (--session, default the first) in role, parent, turn and
+                 branch terms, and the problems found (several roots, a missing parent, open
+                 turns and why)
+  --quiet-time T an application's database (mapped or recognised): a session whose newest row is
+                 older than T is quiet, and the turns it still holds open are committed (default
+                 5m, as for transcripts; 30s, 2h, 0)
   --json         no progress; print the report as JSON at the end
 
 ${GLOBAL}`,
-  verify: `Usage: entity-git verify [--session ID] [--full] [--json]
+  verify: `Usage: entity-git verify [--session ID] [--full] [--quiet-time T] [--json]
 
 Compare every session's repository (or one) with its DAG by node ids and trailers. Writes
 nothing. Prints each session and what differs; exit 0 when all are equal, 1 on any difference.
@@ -89,6 +96,7 @@ objects; --full compares every session in full.
 Options:
   --session ID   only this session
   --full         compare every session in full (objects too), not only those that changed
+  --quiet-time T as for sync: what counts as complete in an application's database (default 5m)
   --json         print the report as JSON
 
 ${GLOBAL}`,
@@ -274,7 +282,7 @@ Options:
 
 ${GLOBAL}`;
 Object.assign(COMMAND_HELP, IMPORT_HELP);
-COMMAND_HELP.watch = `Usage: entity-git watch [--interval MS] [--channel NAME] [--json]
+COMMAND_HELP.watch = `Usage: entity-git watch [--interval MS] [--channel NAME] [--quiet-time T] [--json]
 
 Mirror the database continuously, for an application in any language that writes it: every
 session at start, then each session the database shows changed, one sync per session at a time
@@ -286,6 +294,8 @@ finishes, exit 0. Nothing is written to the database.
 Options:
   --interval MS    how often to look (default 100; with --channel, the longest wait)
   --channel NAME   PostgreSQL: the LISTEN channel (default: notifyChannel of --config)
+  --quiet-time T   a session of an application's database quiet for T has its open turns
+                   committed (default 5m)
   --json           one JSON object per line: watching, committed, stopped
 
 ${GLOBAL}`;

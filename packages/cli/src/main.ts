@@ -51,7 +51,11 @@ const restore: Command = {
     }),
 };
 
-const importCommand = (format: 'claude-code' | 'codex' | 'messages', args: string[], required: number): Command => ({
+const importCommand = (
+  format: 'claude-code' | 'codex' | 'gemini' | 'messages',
+  args: string[],
+  required: number,
+): Command => ({
   name: `import ${format}`,
   options: ['json', 'watch', 'quiet-time', 'strict'],
   args,
@@ -63,24 +67,27 @@ const importCommand = (format: 'claude-code' | 'codex' | 'messages', args: strin
 const COMMANDS: Command[] = [
   importCommand('claude-code', ['DIR'], 0),
   importCommand('codex', ['DIR'], 0),
+  importCommand('gemini', ['DIR'], 0),
   importCommand('messages', ['FILE…'], 1),
   {
     name: 'sync',
     readOnly: true,
-    options: ['session', 'json', 'full'],
+    options: ['session', 'json', 'full', 'quiet-time', 'dry-run'],
     args: [],
     required: 0,
     run: async (ctx, io, v) =>
-      (await import('./commands/sync.js')).runSync(ctx, io, {
-        session: v.session,
-        json: v.json === true,
-        full: v.full === true,
-      }),
+      v['dry-run'] === true
+        ? (await import('./commands/dry-run.js')).runDryRun(ctx, io, { session: v.session, json: v.json === true })
+        : (await import('./commands/sync.js')).runSync(ctx, io, {
+            session: v.session,
+            json: v.json === true,
+            full: v.full === true,
+          }),
   },
   {
     name: 'verify',
     readOnly: true,
-    options: ['session', 'json', 'full'],
+    options: ['session', 'json', 'full', 'quiet-time'],
     args: [],
     required: 0,
     run: async (ctx, io, v) =>
@@ -164,7 +171,7 @@ const COMMANDS: Command[] = [
   {
     name: 'watch',
     readOnly: true,
-    options: ['interval', 'channel', 'json'],
+    options: ['interval', 'channel', 'json', 'quiet-time'],
     args: [],
     required: 0,
     run: async (ctx, io, v) =>
@@ -370,6 +377,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     root: values.root,
     identity: values.identity,
     layout: values.layout,
+    quietTime: values['quiet-time'],
     cwd: io.cwd ?? process.cwd(),
     warn: (line) => io.stderr.write(`${COMMAND_NAME}: warning: ${line}\n`),
   });

@@ -148,6 +148,9 @@ describe('entity-git watch on a "messages" database its application writes in an
       'watch',
       '--interval',
       '20',
+      // The writer dates its rows in the past: with the default quiet time its open turns would be quiet.
+      '--quiet-time',
+      '100000h',
       '--json',
     ]);
     await until(() => watch.out.some((l) => l.includes('"watching"')), 'the watch to start');

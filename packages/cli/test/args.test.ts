@@ -88,8 +88,8 @@ describe('--help at every level, --version', () => {
     expect(await call(['-h'])).toEqual(top);
     expect(await call(['frob', '--help'])).toEqual(top);
     const firstLines: [string[], string][] = [
-      [['sync', '--help'], 'Usage: entity-git sync [--session ID] [--full] [--json]'],
-      [['verify', '-h'], 'Usage: entity-git verify [--session ID] [--full] [--json]'],
+      [['sync', '--help'], 'Usage: entity-git sync [--session ID] [--full] [--quiet-time T] [--dry-run] [--json]'],
+      [['verify', '-h'], 'Usage: entity-git verify [--session ID] [--full] [--quiet-time T] [--json]'],
       [['log', '--help'], 'Usage: entity-git log SESSION [--branch B] [--json]'],
       [
         ['--db', '/nonexistent', 'show', 'x', '-h', '--bogus'],

@@ -51,7 +51,7 @@ describe('entity-git sync, then the read commands', () => {
     expect(json(asJson)).toEqual({
       ok: true,
       total: 3,
-      counts: { unchanged: 3, backfilled: 0, repaired: 0, busy: 0, failed: 0 },
+      counts: { unchanged: 3, backfilled: 0, empty: 0, repaired: 0, busy: 0, failed: 0 },
       sessions: [SID, PLAIN_ID, SHORT_ID].map((sessionId) => ({
         sessionId,
         action: 'unchanged',

@@ -158,7 +158,7 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
       stdout: `ok      ${SID}\nok      ${PLAIN_ID}\nok      ${SHORT_ID}\nverified 3 sessions: 3 ok, 0 differ\n`,
       stderr: '',
     });
-    expect(json(again).counts).toEqual({ unchanged: 3, backfilled: 0, repaired: 0, busy: 0, failed: 0 });
+    expect(json(again).counts).toEqual({ unchanged: 3, backfilled: 0, empty: 0, repaired: 0, busy: 0, failed: 0 });
   });
 
   it('a session that cannot be repaired fails the sync with exit 1 and says why', async () => {
@@ -179,7 +179,7 @@ describe('sync repairs damaged repositories to the ids of a fresh backfill', () 
     expect(json(asJson)).toEqual({
       ok: true,
       total: 1,
-      counts: { unchanged: 0, backfilled: 1, repaired: 0, busy: 0, failed: 0 },
+      counts: { unchanged: 0, backfilled: 1, empty: 0, repaired: 0, busy: 0, failed: 0 },
       sessions: [
         {
           sessionId: PLAIN_ID,

@@ -117,7 +117,9 @@ describe('bad input: one line on stderr, exit 2', () => {
     expect(unknown).toEqual(usage('unknown command "frob" (see: entity-git --help)'));
     expect(missing).toEqual(usage('show: missing SESSION (see: entity-git show --help)'));
     expect([help.code, help.stderr]).toEqual([0, '']);
-    expect(help.stdout).toMatch(/^Usage: entity-git sync \[--session ID\] \[--full\] \[--json\]\n/);
+    expect(help.stdout).toMatch(
+      /^Usage: entity-git sync \[--session ID\] \[--full\] \[--quiet-time T\] \[--dry-run\] \[--json\]\n/,
+    );
     expect(version).toEqual({ code: 0, stdout: 'entity-git 0.1.0\n', stderr: '' });
   });
 });

@@ -49,6 +49,7 @@ export type { DagSource, DagWriter } from './dag/dag-source.js';
 export type { ProjectStore } from './dag/project-store.js';
 export { MemoryDag } from './dag/memory-dag.js';
 export { readChangeMarkers } from './dag/change-markers.js';
+export { DEFAULT_QUIET_MS } from './dag/quiet-time.js';
 export { draftNode, type AppendNodeInput, type DraftNodeOptions } from './dag/draft-node.js';
 export { isAbsolutePath } from './model/is-absolute-path.js';
 export { packSession } from './service/pack-session.js';

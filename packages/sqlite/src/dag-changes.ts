@@ -136,6 +136,9 @@ async function fingerprints(store: SqlStore): Promise<Map<string, string>> {
   const N = names.nodes;
   const S = names.sessions;
   try {
+    // The query form: the computed markers, one grouped read through the queries.
+    if (store.mapping !== null && 'form' in store.mapping)
+      return new Map([...(await store.dag.changeMarkers())].map(([id, m]) => [id, m ?? '']));
     if (store.mapping !== null) return await mappedFingerprints(db, store.mapping);
     const out = new Map<string, string>();
     const sessions = await db

@@ -35,7 +35,10 @@ export { defaultConfigPath, loadStoreConfig, parseStoreConfig, type StoreConfig 
 export { watchDagChanges, type DagChanges, type DagChangesOptions } from './dag-changes.js';
 export {
   parseMapping,
+  isQueryMapping,
   type MappingInput,
+  type TableMappingInput,
+  type QueryMappingInput,
   type SessionsMappingInput,
   type NodesMappingInput,
   type SeqInput,
@@ -52,5 +55,7 @@ export type {
   ResolvedSource,
   ResolvedSpec,
 } from './mapping/resolved-mapping.js';
+export type { DialectQuery, NodesQueryInput, SessionsQueryInput } from './mapping/query-input.js';
+export type { ResolvedQuery, ResolvedQueryMapping } from './mapping/query-mapping.js';
 export { KNOWN_SCHEMAS } from './known-schemas/recognise.js';
 export type { KnownSchema } from './known-schemas/known-schema.js';

@@ -1,7 +1,16 @@
-import { EntityGitError, assertId, type DagNode, type DagSource, type Session } from '@entity-git/core';
+import {
+  DEFAULT_QUIET_MS,
+  EntityGitError,
+  assertId,
+  type DagNode,
+  type DagSource,
+  type Session,
+} from '@entity-git/core';
 import type { Kysely } from 'kysely';
 import { dbError, detectEngine, isStorableText, unstorableText, type SqlEngine } from './engine.js';
 import { getMappedHead, getMappedSession, listMappedSessions, mappedNodesAfter } from './mapping/mapped-reader.js';
+import { QueryReader } from './mapping/query-reader.js';
+import type { ResolvedQueryMapping } from './mapping/query-mapping.js';
 import type { ResolvedMapping } from './mapping/resolved-mapping.js';
 import { SqlChangeMarkers } from './markers/sql-change-markers.js';
 import { NODE_COLUMNS, SESSION_COLUMNS, col, decodeNode, decodeSession, selection } from './rows.js';
@@ -26,7 +35,7 @@ export interface SqlDagSourceOptions {
    * An application's own tables, read through a resolved mapping (see `docs/app-databases.md`)
    * instead of `names` and `formats`; made by the store factories. Default: none.
    */
-  mapping?: ResolvedMapping | null;
+  mapping?: ResolvedMapping | ResolvedQueryMapping | null;
   /**
    * The engine (default: detected from the dialect): for what its text can hold (a session id
    * with NUL is looked up in SQLite and refused for PostgreSQL; another dialect's text is held to
@@ -42,6 +51,15 @@ export interface SqlDagSourceOptions {
    * moves no `data_version`).
    */
   readOnlyConnection?: boolean;
+  /**
+   * With a mapping: milliseconds after which a session whose newest row is older is quiet, and
+   * the turns the mapping's `open` rule holds back are committed (docs/design.md, 'Turns,
+   * commits and branches': Completeness). Default {@link DEFAULT_QUIET_MS}, as for transcripts;
+   * `Infinity`: only a row that follows completes a turn.
+   */
+  quietMs?: number;
+  /** The clock of the quiet time, in seconds since the epoch (default: `Date.now() / 1000`). */
+  now?: () => number;
 }
 
 /**
@@ -58,8 +76,14 @@ export class SqlDagSource implements DagSource {
     batchSize: number;
     mapping: ResolvedMapping | null;
     engine: SqlEngine | undefined;
+    quietMs: number;
   }>;
+  /** The reader of a mapping's query form, or null. */
+  private readonly queries: QueryReader | null;
   private readonly markers: SqlChangeMarkers;
+  private readonly now: () => number;
+  /** Sessions read with open nodes left pending, by the time of their newest row (seconds). */
+  private readonly open = new Map<string, number>();
 
   constructor(options: SqlDagSourceOptions) {
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
@@ -68,17 +92,54 @@ export class SqlDagSource implements DagSource {
       names: resolveSchemaNames(options.names),
       formats: resolveValueFormats(options.formats),
       batchSize,
-      mapping: options.mapping ?? null,
+      mapping: options.mapping == null || isQueryForm(options.mapping) ? null : options.mapping,
       engine: options.engine ?? detectEngine(options.db),
+      quietMs: checkQuietMs(options.quietMs ?? DEFAULT_QUIET_MS),
     });
+    this.now = options.now ?? (() => Date.now() / 1000);
     const { db, names, formats, mapping } = this.options;
     const engine = this.options.engine ?? null;
+    const queryForm = options.mapping != null && isQueryForm(options.mapping) ? options.mapping : null;
+    this.queries = queryForm === null || engine === null ? null : new QueryReader(db, engine, queryForm);
     const readOnlyConnection = options.readOnlyConnection === true;
-    this.markers = new SqlChangeMarkers({ db, engine, names, formats, mapping, readOnlyConnection });
+    const quietBefore = () => this.quietBefore();
+    const queries = this.queries;
+    this.markers = new SqlChangeMarkers({
+      db,
+      engine,
+      names,
+      formats,
+      mapping,
+      queries,
+      readOnlyConnection,
+      quietBefore,
+    });
+  }
+
+  /**
+   * The sessions read with a turn held open whose newest row has since become older than the
+   * quiet time, each told once: a follower (`entity-git watch`) syncs them again, and their open
+   * turns are committed though no row changed. A session whose open turn was completed by a row
+   * since may be told too: its sync then writes nothing.
+   */
+  quietSessions(): string[] {
+    const cutoff = this.quietBefore();
+    const due: string[] = [];
+    for (const [id, newest] of this.open) {
+      if (newest >= cutoff) continue;
+      due.push(id);
+      this.open.delete(id);
+    }
+    return due;
+  }
+
+  private quietBefore(): number {
+    return this.now() - this.options.quietMs / 1000;
   }
 
   async listSessions(): Promise<string[]> {
     const { db, names, mapping } = this.options;
+    if (this.queries !== null) return this.queries.listSessions();
     if (mapping !== null) return listMappedSessions(db, mapping);
     const S = names.sessions;
     try {
@@ -97,6 +158,7 @@ export class SqlDagSource implements DagSource {
   async getSession(sessionId: string): Promise<Session | null> {
     storableSessionId(sessionId, this.options.engine);
     const { db, names, mapping } = this.options;
+    if (this.queries !== null) return this.queries.getSession(sessionId);
     if (mapping !== null) return getMappedSession(db, mapping, sessionId);
     const S = names.sessions;
     let row: Record<string, unknown> | undefined;
@@ -119,8 +181,19 @@ export class SqlDagSource implements DagSource {
     }
     storableSessionId(sessionId, this.options.engine);
     const { db, names, mapping } = this.options;
+    const read = {
+      sessionId,
+      afterSeq,
+      batchSize,
+      quietBefore: this.quietBefore(),
+      onPending: (newest: number) => this.open.set(sessionId, newest),
+    };
+    if (this.queries !== null) {
+      yield* this.queries.nodesAfter(read);
+      return;
+    }
     if (mapping !== null) {
-      yield* mappedNodesAfter(db, mapping, sessionId, afterSeq, batchSize);
+      yield* mappedNodesAfter(db, mapping, read);
       return;
     }
     const N = names.nodes;
@@ -179,10 +252,9 @@ export class SqlDagSource implements DagSource {
 
   async getHead(sessionId: string): Promise<string | null> {
     const { db, names, mapping } = this.options;
-    if (mapping !== null)
-      return typeof sessionId === 'string' && isStorableText(sessionId, this.options.engine)
-        ? getMappedHead(db, mapping, sessionId)
-        : null;
+    const storable = typeof sessionId === 'string' && isStorableText(sessionId, this.options.engine);
+    if (this.queries !== null) return storable ? this.queries.getHead(sessionId) : null;
+    if (mapping !== null) return storable ? getMappedHead(db, mapping, sessionId) : null;
     const S = names.sessions;
     if (S.head === null || typeof sessionId !== 'string' || !isStorableText(sessionId, this.options.engine))
       return null;
@@ -206,6 +278,18 @@ function checkBatchSize(size: unknown): number {
     });
   }
   return size;
+}
+
+function isQueryForm(m: ResolvedMapping | ResolvedQueryMapping): m is ResolvedQueryMapping {
+  return 'form' in m && m.form === 'query';
+}
+
+function checkQuietMs(ms: unknown): number {
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0)
+    throw new EntityGitError('INVALID_OPTION', '[sqlite] quietMs must be a number of ms, 0 or more (Infinity: never)', {
+      quietMs: ms,
+    });
+  return ms;
 }
 
 /**

@@ -2,7 +2,8 @@ import { EntityGitError, isEntityGitError } from '@entity-git/core';
 import type { Kysely } from 'kysely';
 import { dbError, resolveEngine, type SqlEngine } from './engine.js';
 import { closestKnown, hasOwnSchema, readTables, recognise, tablesToRead } from './known-schemas/recognise.js';
-import { parseMapping, type MappingInput } from './mapping/mapping-input.js';
+import { isQueryMapping, parseMapping, type MappingInput } from './mapping/mapping-input.js';
+import { resolveQueryMapping, type ResolvedQueryMapping } from './mapping/query-mapping.js';
 import { NoProjectStore, ReadOnlyDagWriter } from './mapping/read-only-parts.js';
 import { resolveMapping, type ResolvedMapping, type TableColumns } from './mapping/resolved-mapping.js';
 import { migrateToLatest } from './migrations.js';
@@ -53,8 +54,17 @@ export interface SqlStoreCommonOptions {
    * read as such.
    */
   recognise?: boolean;
-  /** The clock for default `created_at`s, in seconds since the epoch (default: `Date.now() / 1000`). */
+  /**
+   * The clock for default `created_at`s and for the quiet time, in seconds since the epoch
+   * (default: `Date.now() / 1000`).
+   */
   now?: () => number;
+  /**
+   * With a mapping or a recognised schema: after how many ms a session whose newest row is older
+   * is quiet, and the turns held open are committed (`SqlDagSourceOptions.quietMs`; default
+   * `DEFAULT_QUIET_MS`, 5 minutes, as for transcripts; `Infinity`: never by time).
+   */
+  quietMs?: number;
 }
 
 /** The DAG and projects of one database, with the handles that own it. */
@@ -67,8 +77,8 @@ export interface SqlStore {
   /** The names of entity-git's own tables (the defaults when `mapping` describes the database). */
   readonly names: SchemaNames;
   readonly formats: ValueFormats;
-  /** The application's tables as read, when the database is an application's own; else null. */
-  readonly mapping: ResolvedMapping | null;
+  /** The application's tables as read (the table form, or the query form), when the database is an application's own; else null. */
+  readonly mapping: ResolvedMapping | ResolvedQueryMapping | null;
   /** The known schema the database was recognised as (`messages`, `flat-dag`), or null. */
   readonly recognised: string | null;
   /** The frozen options the store was made with. */
@@ -167,7 +177,7 @@ async function chooseMapping(
   db: Kysely<any>,
   engine: SqlEngine,
   options: Readonly<SqlStoreCommonOptions>,
-): Promise<{ mapping: ResolvedMapping | null; tables: TableColumns | null }> {
+): Promise<{ mapping: ResolvedMapping | ResolvedQueryMapping | null; tables: TableColumns | null }> {
   if (options.mapping !== undefined) {
     if (options.names?.sessions !== undefined || options.names?.nodes !== undefined)
       throw invalid('mapping describes the sessions and nodes tables: leave names.sessions and names.nodes out');
@@ -175,13 +185,16 @@ async function chooseMapping(
     if (options.migrate === true)
       throw invalid("migrate cannot be true with a mapping: an application's database is never changed");
     const input = parseMapping(options.mapping);
+    if (isQueryMapping(input)) return { mapping: await resolveQueryMapping(db, engine, input), tables: null };
     const tables = await readTables(db, engine, [input.sessions.table, input.nodes.table]);
     return { mapping: resolveMapping(input, tables, { engine }), tables };
   }
   if (options.names !== undefined || options.recognise === false) return { mapping: null, tables: null };
   const tables = await readTables(db, engine, tablesToRead());
-  const known = hasOwnSchema(tables) ? null : recognise(tables);
+  const known = hasOwnSchema(tables) ? null : recognise(tables, engine);
   if (known === null) return { mapping: null, tables };
+  if (isQueryMapping(known.mapping))
+    return { mapping: await resolveQueryMapping(db, engine, known.mapping, known.name), tables };
   return { mapping: resolveMapping(known.mapping, tables, { engine, schema: known.name }), tables };
 }
 
@@ -191,7 +204,7 @@ function mappedStore(
   db: Kysely<any>,
   engine: SqlEngine,
   options: Readonly<SqlStoreCommonOptions & { readOnlyConnection?: boolean }>,
-  mapping: ResolvedMapping,
+  mapping: ResolvedMapping | ResolvedQueryMapping,
   close: () => Promise<void>,
 ): SqlStore {
   const names = resolveSchemaNames();
@@ -214,6 +227,8 @@ function mappedStore(
       mapping,
       engine,
       readOnlyConnection: options.readOnlyConnection,
+      quietMs: options.quietMs,
+      now: options.now,
     }),
     writer: new ReadOnlyDagWriter(common),
     projects: new NoProjectStore(common),

@@ -18,6 +18,7 @@ export {
 export { lineValues, type LineValues, type LineDamage } from './json-values.js';
 export { parseClaudeCode, CLAUDE_CODE_AGENT, type ClaudeCodeOptions } from './claude-code.js';
 export { parseCodex, CODEX_AGENT, type CodexOptions } from './codex.js';
+export { parseGemini, readGemini, GEMINI_AGENT } from './gemini.js';
 export { parseMessages, readMessages, MESSAGES_AGENT, type MessagesOptions } from './messages.js';
 export { TranscriptDag } from './transcript-dag.js';
 export { syncTranscript, rereadFrom } from './sync-transcript.js';

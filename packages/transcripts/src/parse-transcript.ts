@@ -1,11 +1,12 @@
 import { EntityGitError } from '@entity-git/core';
 import { parseClaudeCode } from './claude-code.js';
 import { parseCodex } from './codex.js';
+import { parseGemini, readGemini } from './gemini.js';
 import { readJsonl } from './jsonl.js';
 import { parseMessages, readMessages } from './messages.js';
 import type { TranscriptParse } from './parsed-session.js';
 
-export const TRANSCRIPT_FORMATS = ['claude-code', 'codex', 'messages'] as const;
+export const TRANSCRIPT_FORMATS = ['claude-code', 'codex', 'gemini', 'messages'] as const;
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 
 /** How {@link parseTranscript} reads a transcript. */
@@ -36,6 +37,10 @@ export function parseTranscript(
   if (format === 'messages') {
     const { messages, warnings } = readMessages(bytes, options);
     return { sessions: [parseMessages(messages, { sessionId, finished })], warnings };
+  }
+  if (format === 'gemini') {
+    const { records, warnings } = readGemini(bytes, options);
+    return { sessions: [parseGemini(records, { sessionId, finished })], warnings };
   }
   if (format !== 'claude-code' && format !== 'codex')
     throw new EntityGitError(

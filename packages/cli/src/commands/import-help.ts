@@ -34,6 +34,7 @@ storage error.`;
 export const IMPORT_HELP: Record<string, string> = {
   import: `Usage: entity-git import claude-code [DIR] [--watch] [--quiet-time T] [--strict] [--json]
        entity-git import codex [DIR] [--watch] [--quiet-time T] [--strict] [--json]
+       entity-git import gemini [DIR] [--watch] [--quiet-time T] [--strict] [--json]
        entity-git import messages FILE… [--watch] [--quiet-time T] [--strict] [--json]
 
 Mirror transcripts that agents already write, one repository per session, without a database.
@@ -42,6 +43,8 @@ Mirror transcripts that agents already write, one repository per session, withou
                 directory or one .jsonl file
   codex         Codex CLI rollouts: DIR is ~/.codex/sessions (the default; $CODEX_HOME/sessions)
                 or one rollout .jsonl file
+  gemini        Gemini CLI sessions: DIR is ~/.gemini/tmp (the default), a project's chats
+                directory or one session file (.jsonl, or the older .json)
   messages      OpenAI-style message logs (a JSON array of {role, content, tool_calls, …}, an
                 object with "messages", or JSONL); the session id is the file name
 
@@ -65,6 +68,19 @@ ${OPTIONS}`,
 Mirror the Codex CLI rollouts under DIR (default ~/.codex/sessions, or $CODEX_HOME/sessions;
 one rollout file also does). Session id: the file name without .jsonl. One linear path; a
 turn is committed once its task_complete event is logged, or the rollout goes quiet.
+
+${COMMON}
+
+${OPTIONS}`,
+  'import gemini': `Usage: entity-git import gemini [DIR] [--watch] [--quiet-time T] [--strict] [--json]
+
+Mirror the Gemini CLI sessions under DIR (default ~/.gemini/tmp: every file under a chats
+directory, sub-agents' too; one .jsonl file, or the older .json, also does). Session id: the file
+name without its extension. One path, each message continuing the one before; a /rewind
+($rewindTo) keeps the messages it dropped as a branch of their own, and HEAD follows the
+conversation as it is; a record that replaces an earlier one (the same id) commits its turn
+again. A reply's tool calls, with their results, are on its tools: line. A turn is committed
+once answered and its tool calls finished, or when the file goes quiet.
 
 ${COMMON}
 

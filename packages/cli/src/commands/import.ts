@@ -6,8 +6,10 @@ import { TranscriptDag, type TranscriptFormat } from '@entity-git/transcripts';
 import {
   defaultClaudeProjectsDir,
   defaultCodexSessionsDir,
+  defaultGeminiDir,
   findClaudeTranscripts,
   findCodexRollouts,
+  findGeminiSessions,
   importTranscripts,
   DEFAULT_QUIET_MS,
   summarizeImport,
@@ -170,12 +172,19 @@ async function fileSource(args: ImportArgs, cwd: string): Promise<() => Promise<
     for (const p of paths) if (!existsSync(p) && args.values.watch !== true) throw new CliError(`no file ${p}`);
     return async () => paths.filter((p) => existsSync(p)).map(keep);
   }
-  const codex = args.format === 'codex';
-  const dir = resolve(cwd, args.paths[0] ?? (codex ? defaultCodexSessionsDir() : defaultClaudeProjectsDir()));
+  const where = DIRECTORIES[args.format];
+  const dir = resolve(cwd, args.paths[0] ?? where.default());
   if (!existsSync(dir))
     throw new CliError(`no directory ${dir}${args.paths[0] === undefined ? ' (the default; pass DIR)' : ''}`);
-  return async () => (await (codex ? findCodexRollouts(dir) : findClaudeTranscripts(dir))).map(keep);
+  return async () => (await where.find(dir)).map(keep);
 }
+
+/** Where each format's transcripts are by default, and how they are found under a directory. */
+const DIRECTORIES = {
+  'claude-code': { default: defaultClaudeProjectsDir, find: findClaudeTranscripts },
+  codex: { default: defaultCodexSessionsDir, find: findCodexRollouts },
+  gemini: { default: defaultGeminiDir, find: findGeminiSessions },
+} as const;
 
 function describe(e: ImportEntry): string {
   if (e.result.noop) return 'unchanged';

@@ -50,7 +50,7 @@ export async function runPrune(
   const archive = args.archive === undefined ? undefined : resolve(io.cwd ?? process.cwd(), args.archive);
   const report = await pruneSessions({
     root: ctx.root,
-    dag: ctx.store.dag,
+    dag: ctx.dag,
     dryRun: args.dryRun,
     all: args.all,
     ...(archive === undefined ? {} : { archive }),
@@ -92,7 +92,7 @@ export async function runPrune(
 
 export async function runDu(ctx: Context, io: CliIo, args: { json: boolean }): Promise<ExitCode> {
   const report = await diskUsage(ctx.root);
-  const live = new Set(await ctx.store.dag.listSessions());
+  const live = new Set(await ctx.dag.listSessions());
   if (args.json) {
     printJson(io, {
       root: report.root,

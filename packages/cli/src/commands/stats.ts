@@ -39,14 +39,14 @@ export async function runStats(
   args: { session: string; branch: string | undefined; json: boolean },
 ): Promise<ExitCode> {
   await requireSession(ctx, args.session);
-  const stats = await sessionStats({ dag: ctx.store.dag, mirror: ctx.mirror }, args.session, args.branch);
+  const stats = await sessionStats({ dag: ctx.dag, mirror: ctx.mirror }, args.session, args.branch);
   if (args.json) {
     printJson(io, {
       sessionId: stats.session_id,
       tokens: stats.tokens,
       cost: stats.cost,
       branches: stats.branches,
-      recognised: ctx.store.recognised,
+      recognised: ctx.recognised,
     } satisfies StatsJson);
     return EXIT_OK;
   }

@@ -13,7 +13,7 @@ export interface SyncArgs {
   full?: boolean;
 }
 
-const ACTIONS: readonly ReconcileAction[] = ['unchanged', 'backfilled', 'repaired', 'busy', 'failed'];
+const ACTIONS: readonly ReconcileAction[] = ['unchanged', 'backfilled', 'empty', 'repaired', 'busy', 'failed'];
 
 /** `entity-git sync`: reconcile every session (or one) with its repository. */
 export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<ExitCode> {

@@ -77,6 +77,9 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
       const last = stopping;
       try {
         for (const id of await changes.poll()) service.notify(id);
+        // A session whose open turn went quiet changed no row: it is synced again all the same.
+        // (A framework's store has no quiet time: its checkpoints say when a turn is done.)
+        if (ctx.framework === null) for (const id of ctx.store.dag.quietSessions()) service.notify(id);
         failures = 0;
       } catch (err) {
         // The database may be locked or restarting; the next poll tries again.

@@ -9,9 +9,11 @@ import { readChangeMarkers } from '../dag/change-markers.js';
  * `busy`: the session could not be judged now, and nothing says it is damaged — another process
  * held its sync lock past the wait (`LOCK_TIMEOUT`), or its DAG was written to while the repair
  * was checked (the repository is then behind rows that arrived after the repair read them). The
- * next sync continues it; a busy session does not make the report fail.
+ * next sync continues it; a busy session does not make the report fail. `empty`: a session
+ * without a repository whose DAG has no node: its repository was made and holds no commit, and
+ * nothing of it was mirrored (an application's chat with no row in its messages table).
  */
-export type ReconcileAction = 'unchanged' | 'backfilled' | 'repaired' | 'busy' | 'failed';
+export type ReconcileAction = 'unchanged' | 'backfilled' | 'empty' | 'repaired' | 'busy' | 'failed';
 
 export interface ReconcileEntry {
   sessionId: string;
@@ -99,8 +101,9 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
           after = await options.mirror.verify(sessionId);
           written = !after.ok && (await dagFingerprint(options.dag, sessionId)) !== seen;
         }
+        const made = missing && after.ok && (await hasNoNode(options.dag, sessionId)) ? 'empty' : 'backfilled';
         entry = after.ok
-          ? { sessionId, action: missing ? 'backfilled' : 'repaired', differences: before.differences }
+          ? { sessionId, action: missing ? made : 'repaired', differences: before.differences }
           : written
             ? {
                 sessionId,
@@ -155,4 +158,10 @@ async function recordMarker(
     // The session is equal to its DAG whatever this sync did: without a marker recorded, the next
     // check is the full one again.
   }
+}
+
+/** Whether the session's DAG yields no node (one row read at most). */
+async function hasNoNode(dag: DagSource, sessionId: string): Promise<boolean> {
+  for await (const _ of dag.nodesAfter(sessionId, 0, { batchSize: 1 })) return false;
+  return true;
 }

@@ -2,12 +2,28 @@ import type { Kysely } from 'kysely';
 import type { SqlEngine } from '../engine.js';
 import type { TableColumns } from '../mapping/resolved-mapping.js';
 import { columnsOf } from '../schema-inspect.js';
+import { isQueryMapping } from '../mapping/mapping-input.js';
 import { FLAT_DAG_SCHEMA } from './flat-dag-schema.js';
 import type { KnownSchema } from './known-schema.js';
 import { MESSAGES_SCHEMA } from './messages-schema.js';
+import { AGENTS_SDK_SCHEMA } from './agents-sdk-schema.js';
+import { OPEN_WEBUI_MESSAGES_SCHEMA, OPEN_WEBUI_SCHEMA } from './open-webui-schema.js';
+import { OPENCODE_SCHEMA } from './opencode-schema.js';
+import type { SqlEngine as Engine } from '../engine.js';
 
-/** The schemas recognised with no configuration, in the order they are tried. */
-export const KNOWN_SCHEMAS: readonly KnownSchema[] = Object.freeze([MESSAGES_SCHEMA, FLAT_DAG_SCHEMA]);
+/**
+ * The schemas recognised with no configuration, in the order they are tried: the first whose
+ * signature a database has, and whose mapping reads the database's engine, is it. A schema that
+ * is a later version of another (more tables) comes before it.
+ */
+export const KNOWN_SCHEMAS: readonly KnownSchema[] = Object.freeze([
+  MESSAGES_SCHEMA,
+  FLAT_DAG_SCHEMA,
+  OPEN_WEBUI_MESSAGES_SCHEMA,
+  OPEN_WEBUI_SCHEMA,
+  OPENCODE_SCHEMA,
+  AGENTS_SDK_SCHEMA,
+]);
 
 /** The columns of entity-git's own `nodes` a database must have to be read as entity-git's own. */
 const OWN_NODES = ['id', 'session_id', 'seq', 'role', 'content', 'predecessor', 'created_at'];
@@ -30,9 +46,16 @@ export function hasOwnSchema(tables: TableColumns): boolean {
   return nodes !== undefined && nodes !== null && OWN_NODES.every((c) => nodes.has(c));
 }
 
-/** The known schema whose every signature table and column the database has, or null. */
-export function recognise(tables: TableColumns): KnownSchema | null {
-  return KNOWN_SCHEMAS.find((k) => score(k, tables).missing.length === 0) ?? null;
+/** The known schema whose every signature table and column the database has, and that reads `engine`, or null. */
+export function recognise(tables: TableColumns, engine: Engine): KnownSchema | null {
+  return KNOWN_SCHEMAS.find((k) => readsEngine(k, engine) && score(k, tables).missing.length === 0) ?? null;
+}
+
+/** A table-form mapping reads either engine; a query form those it has a query for. */
+function readsEngine(k: KnownSchema, engine: Engine): boolean {
+  if (!isQueryMapping(k.mapping)) return true;
+  const q = k.mapping.nodes.query;
+  return typeof q === 'string' || q[engine] !== undefined;
 }
 
 /** How near a database is to a known schema: the signature columns it has, and those it lacks. */

@@ -11,11 +11,14 @@ import {
 import { invalidRow, nullableText, num, text } from '../rows.js';
 import type { ResolvedNodesMapping, ResolvedSessionsMapping } from './resolved-mapping.js';
 import { RowValues, child, countOf, textOf, without } from './row-values.js';
+import { secondsOf } from './time-values.js';
 
 type Row = Record<string, unknown>;
 
 /** The alias of the derived seq in a page's rows (a rank by time, then id). */
 export const RANK_ALIAS = 'entity_git_seq';
+/** The alias of a linear session's predecessor in a page's rows (the row before, in its order). */
+export const PREV_ALIAS = 'entity_git_prev';
 
 /** A node read through a mapping, and whether it is open once nothing continues from it. */
 export interface MappedNode {
@@ -43,7 +46,9 @@ export function decodeMappedNode(r: Row, m: ResolvedNodesMapping): MappedNode {
   const id = text(r[m.id]);
   const where = `node ${JSON.stringify(id)}`;
   const role = mappedRole(values, m, where);
-  const content = values.first(m.content);
+  const parts = typedParts(values, m);
+  // The reply from typed parts leaves the parts in `row` as they are (reasoning among them).
+  const content = parts !== null && parts.text !== null ? null : values.first(m.content);
   const metadata: Record<string, JsonValue> = { row: rowOf(values, m, content?.spec ?? null) };
   if (role === 'tool') {
     const tool = textOf(values.first(m.tool)?.value);
@@ -55,7 +60,7 @@ export function decodeMappedNode(r: Row, m: ResolvedNodesMapping): MappedNode {
     if (n !== null) tokens = (tokens ?? 0) + n;
   }
   if (tokens !== null) metadata.tokens = tokens;
-  const inline = inlineTools(values, m);
+  const inline = [...inlineTools(values, m), ...(parts?.tools ?? [])];
   if (inline.length > 0) metadata.inline_tools = inline;
   const seq = m.seq.kind === 'rank' ? num(r[RANK_ALIAS]) : num(r[m.seq.column]) + m.seq.shift;
   const node: DagNode = {
@@ -63,10 +68,10 @@ export function decodeMappedNode(r: Row, m: ResolvedNodesMapping): MappedNode {
     session_id: text(r[m.session_id]),
     seq,
     role,
-    content: content?.value ?? null,
-    predecessor: nullableText(m.predecessor === null ? null : r[m.predecessor]),
+    content: parts?.text ?? content?.value ?? null,
+    predecessor: nullableText(m.linear ? r[PREV_ALIAS] : m.predecessor === null ? null : r[m.predecessor]),
     caller: nullableText(m.caller === null ? null : r[m.caller]),
-    created_at: num(r[m.created_at]),
+    created_at: secondsOf(r[m.created_at], m.createdFormat, `created_at of ${where}`) ?? 0,
     metadata,
   };
   try {
@@ -87,8 +92,8 @@ export function decodeMappedSession(r: Row, m: ResolvedSessionsMapping): Session
     agent_id: textOf(values.first(m.agent_id)?.value),
     model: textOf(values.first(m.model)?.value),
     project_id: textOf(values.first(m.project_id)?.value),
-    head: nullableText(m.head === null ? null : r[m.head]),
-    created_at: num(r[m.created_at]),
+    head: textOf(values.first(m.head)?.value),
+    created_at: secondsOf(r[m.created_at], m.createdFormat, `created_at of session ${JSON.stringify(id)}`) ?? 0,
     metadata: values.first(m.metadata)?.value ?? null,
   };
   try {
@@ -136,6 +141,7 @@ function inlineTools(values: RowValues, m: ResolvedNodesMapping): string[] {
   if (!Array.isArray(list)) return [];
   const names: string[] = [];
   for (const call of list) {
+    if (m.inlineTools.answered !== null && !carriesResult(call, m.inlineTools.answered)) continue;
     let name: string | null = typeof call === 'string' ? call : null;
     for (const path of m.inlineTools.name) {
       if (name !== null) break;
@@ -148,11 +154,42 @@ function inlineTools(values: RowValues, m: ResolvedNodesMapping): string[] {
   return names;
 }
 
+/**
+ * A message kept as an array of typed parts: its reply is the text of the parts of the `text`
+ * types (null when there is none), its tools the names of the parts whose type has the tool
+ * prefix (`tool-getWeather` → `getWeather`); other parts (`step-start`, `reasoning`) are neither.
+ */
+function typedParts(values: RowValues, m: ResolvedNodesMapping): { text: string | null; tools: string[] } | null {
+  if (m.parts === null) return null;
+  const list = values.first(m.parts.from)?.value;
+  if (!Array.isArray(list)) return null;
+  const texts: string[] = [];
+  const tools: string[] = [];
+  for (const part of list) {
+    const type = textOf(child(part, 'type'));
+    if (type === null) continue;
+    const text = child(part, 'text');
+    if (m.parts.text.includes(type) && typeof text === 'string') texts.push(text);
+    else if (type.startsWith(m.parts.toolPrefix) && type.length > m.parts.toolPrefix.length)
+      tools.push(type.slice(m.parts.toolPrefix.length));
+  }
+  return { text: texts.length > 0 ? texts.join('') : null, tools };
+}
+
 function isOpenCandidate(values: RowValues, m: ResolvedNodesMapping, node: DagNode, inline: number): boolean {
   if (m.open.roles.includes(node.role)) return true;
   if (node.predecessor === null && node.caller === null && m.open.roots.includes(node.role)) return true;
   if (node.role !== 'assistant') return false;
   const calls = values.first(m.open.calls)?.value;
-  if (Array.isArray(calls) && calls.length > 0) return true;
+  if (Array.isArray(calls) && calls.some((c) => !carriesResult(c, m.open.answered))) return true;
   return m.open.empty && inline === 0 && (node.content === null || node.content === '');
+}
+
+/** Whether a call holds a non-null value at one of `paths` (its result, written in its row). */
+function carriesResult(call: JsonValue, paths: readonly (readonly string[])[]): boolean {
+  return paths.some((path) => {
+    let v: JsonValue | undefined = call;
+    for (const key of path) v = child(v, key);
+    return v !== undefined && v !== null;
+  });
 }

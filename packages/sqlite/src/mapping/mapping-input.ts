@@ -1,5 +1,7 @@
 import { deepFreeze } from '../schema-names.js';
 import { EntityGitError, ROLES, type Role } from '@entity-git/core';
+import { parseQueryForm, type NodesQueryInput, type SessionsQueryInput } from './query-input.js';
+import { TIME_FORMATS, type TimeFormat } from './time-values.js';
 
 /**
  * Where a value of a row is read: a column (`"content"`), or a key path into a column that holds
@@ -7,6 +9,13 @@ import { EntityGitError, ROLES, type Role } from '@entity-git/core';
  * object `{ "column": "a.b", "path": ["k"] }` when a column's name holds a dot.
  */
 export type ValueSpec = string | { column: string; path?: string[] };
+
+/**
+ * A time column: its name (seconds since the epoch, a number column), or `{ "column", "format" }`
+ * with `format` `s`, `ms` (milliseconds) or `text` (ISO 8601, or SQL's `YYYY-MM-DD HH:MM:SS`, UTC).
+ * A SQL timestamp column is read as what it is under any format.
+ */
+export type TimeInput = string | { column: string; format: TimeFormat };
 
 /** One {@link ValueSpec}, or several tried in order: the first that gives a non-null value wins. */
 export type ValueSource = ValueSpec | ValueSpec[];
@@ -17,15 +26,18 @@ export interface SessionsMappingInput {
   table: string;
   /** The id column. */
   id: string;
-  /** The creation time column, seconds since the epoch (a number column). */
-  created_at: string;
+  /** The creation time column: seconds since the epoch (a number column), or another {@link TimeInput}. */
+  created_at: TimeInput;
   title?: ValueSource | null;
   agent_id?: ValueSource | null;
   model?: ValueSource | null;
   /** The project id, often a key of a JSON column (`"extra_meta.project_id"`). */
   project_id?: ValueSource | null;
-  /** The column naming the node the conversation continues from. */
-  head?: string | null;
+  /**
+   * Where the node the conversation continues from is named: a column, or a key path into a
+   * JSON column (`"chat.history.currentId"`).
+   */
+  head?: ValueSource | null;
   /** The session's metadata: usually a JSON column as a whole (`"extra_meta"`). */
   metadata?: ValueSource | null;
   /** Columns holding JSON text, parsed where they are read (a column read by a path is parsed anyway). */
@@ -51,8 +63,17 @@ export interface OpenInput {
    * conversation, written before its first prompt). Default none.
    */
   roots?: Role[];
-  /** An assistant node whose value here is a non-empty array (tool calls answered by nodes of their own) is open likewise. */
+  /**
+   * An assistant node whose value here is an array with a call not answered in the row (see
+   * `answered`) is open likewise: its results are nodes of their own, still to come.
+   */
   calls?: ValueSource;
+  /**
+   * Key paths (dotted) where a call of `calls` carries its result: a call holding a non-null
+   * value at one of them was answered inside the row and holds nothing open. Default none: every
+   * call waits for a node of its own.
+   */
+  answered?: string[];
   /** An assistant node with no content (null or `""`) and no inline tools is open likewise (default false). */
   empty?: boolean;
 }
@@ -66,12 +87,16 @@ export interface NodesMappingInput {
   role: RoleInput;
   /** The node's content: a column (plain text or JSON) or a path into a JSON column. */
   content: ValueSource;
-  /** The column naming the node this one continues from (null: none, every node is a root). */
-  predecessor: string | null;
+  /**
+   * The column naming the node this one continues from; `{ "linear": true }`: no such column,
+   * each node continues the one before it in the session's order (the seq); null: every node is
+   * a root.
+   */
+  predecessor: string | null | { linear: true };
   /** The column naming the assistant node a tool result answers (default null: none). */
   caller?: string | null;
-  /** The creation time column, seconds since the epoch. */
-  created_at: string;
+  /** The creation time column: seconds since the epoch (a number column), or another {@link TimeInput}. */
+  created_at: TimeInput;
   /** A tool node's tool name (it becomes `metadata.tool`). */
   tool?: ValueSource | null;
   /** Token counts, summed (they become `metadata.tokens`); each spec read as a number. */
@@ -80,17 +105,42 @@ export interface NodesMappingInput {
    * Tool calls a reply holds with their results, in its own row (they become
    * `metadata.inline_tools`, the names): `from` is an array, `name` the key paths where each
    * element's name may be (dotted, tried in order); an element that is a string is the name.
+   * `answered` (optional): key paths where an element carries its result; when given, only the
+   * elements holding a non-null value at one of them count (the others are answered by nodes of
+   * their own, which count themselves).
    */
-  inline_tools?: { from: ValueSource; name: string[] } | null;
+  inline_tools?: { from: ValueSource; name: string[]; answered?: string[] } | null;
+  /**
+   * A message kept as an array of typed parts (`[{ type: "step-start" }, { type: "reasoning",
+   * text }, { type: "tool-getWeather", … }, { type: "text", text }]`): `from` is the array; the
+   * reply is the text of the parts whose type is in `text` (default `["text"]`, joined; the
+   * `content` value when there is none), the tools the parts whose type starts with `tool_prefix`
+   * (default `"tool-"`, the rest of the type the name). Other parts are in neither.
+   */
+  parts?: { from: ValueSource; text?: string[]; tool_prefix?: string } | null;
   open?: OpenInput;
   /** Columns holding JSON text (see {@link SessionsMappingInput.json}). */
   json?: string[];
 }
 
-/** The `mapping` key of the configuration: an application's own tables, read as they are. */
-export interface MappingInput {
+/** The table form of the `mapping` key: an application's own tables, read as they are. */
+export interface TableMappingInput {
   sessions: SessionsMappingInput;
   nodes: NodesMappingInput;
+}
+
+/** The query form of the `mapping` key: the sessions and the nodes as read-only `SELECT`s. */
+export interface QueryMappingInput {
+  sessions: SessionsQueryInput;
+  nodes: NodesQueryInput;
+}
+
+/** The `mapping` key of the configuration: the table form, or the query form (docs/app-databases.md). */
+export type MappingInput = TableMappingInput | QueryMappingInput;
+
+/** Whether a checked mapping is the query form. */
+export function isQueryMapping(m: MappingInput): m is QueryMappingInput {
+  return 'query' in m.sessions;
 }
 
 const SESSION_KEYS = [
@@ -118,6 +168,7 @@ const NODE_KEYS = [
   'tool',
   'tokens',
   'inline_tools',
+  'parts',
   'open',
   'json',
 ];
@@ -133,6 +184,13 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   keys(m, ['sessions', 'nodes'], where, ['sessions', 'nodes']);
   const s = object(m.sessions, `${where}.sessions`);
   const n = object(m.nodes, `${where}.nodes`);
+  if ('query' in s || 'query' in n) {
+    if (!('query' in s) || !('query' in n))
+      throw invalid(`${where}: give both sessions.query and nodes.query, or neither (the table form)`);
+    parseQueryForm(s, `${where}.sessions`, false);
+    parseQueryForm(n, `${where}.nodes`, true);
+    return deepFreeze(JSON.parse(JSON.stringify(m))) as MappingInput;
+  }
   keys(s, SESSION_KEYS, `${where}.sessions`, ['table', 'id', 'created_at']);
   keys(n, NODE_KEYS, `${where}.nodes`, [
     'table',
@@ -146,12 +204,18 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   ]);
   const S = `${where}.sessions`;
   const N = `${where}.nodes`;
-  for (const k of ['table', 'id', 'created_at']) name(s[k], `${S}.${k}`);
+  for (const k of ['table', 'id']) name(s[k], `${S}.${k}`);
+  time(s.created_at, `${S}.created_at`);
   for (const k of ['title', 'agent_id', 'model', 'project_id', 'metadata']) optionalSource(s[k], `${S}.${k}`);
-  optionalName(s.head, `${S}.head`);
+  optionalSource(s.head, `${S}.head`);
   nameList(s.json, `${S}.json`);
-  for (const k of ['table', 'id', 'session_id', 'created_at']) name(n[k], `${N}.${k}`);
-  if (n.predecessor !== null) name(n.predecessor, `${N}.predecessor`);
+  for (const k of ['table', 'id', 'session_id']) name(n[k], `${N}.${k}`);
+  time(n.created_at, `${N}.created_at`);
+  if (typeof n.predecessor === 'object' && n.predecessor !== null) {
+    keys(n.predecessor as Record<string, unknown>, ['linear'], `${N}.predecessor`, ['linear']);
+    if ((n.predecessor as Record<string, unknown>).linear !== true)
+      throw invalid(`${N}.predecessor.linear must be true (or give a column, or null)`);
+  } else if (n.predecessor !== null) name(n.predecessor, `${N}.predecessor`);
   optionalName(n.caller, `${N}.caller`);
   seq(n.seq, `${N}.seq`);
   role(n.role, `${N}.role`);
@@ -163,15 +227,24 @@ export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
   }
   if (n.inline_tools !== undefined && n.inline_tools !== null) {
     const t = object(n.inline_tools, `${N}.inline_tools`);
-    keys(t, ['from', 'name'], `${N}.inline_tools`);
+    keys(t, ['from', 'name', 'answered'], `${N}.inline_tools`);
     source(t.from, `${N}.inline_tools.from`);
     if (!Array.isArray(t.name) || t.name.length === 0)
       throw invalid(`${N}.inline_tools.name must be a non-empty array of key paths`);
     t.name.forEach((p, i) => name(p, `${N}.inline_tools.name[${i}]`));
+    keyPaths(t.answered, `${N}.inline_tools.answered`);
+  }
+  if (n.parts !== undefined && n.parts !== null) {
+    const p = object(n.parts, `${N}.parts`);
+    keys(p, ['from', 'text', 'tool_prefix'], `${N}.parts`, ['from']);
+    source(p.from, `${N}.parts.from`);
+    if (p.text !== undefined) nameList(p.text, `${N}.parts.text`);
+    if (p.tool_prefix !== undefined) name(p.tool_prefix, `${N}.parts.tool_prefix`);
   }
   if (n.open !== undefined) {
     const o = object(n.open, `${N}.open`);
-    keys(o, ['roles', 'roots', 'calls', 'empty'], `${N}.open`);
+    keys(o, ['roles', 'roots', 'calls', 'answered', 'empty'], `${N}.open`);
+    keyPaths(o.answered, `${N}.open.answered`);
     for (const key of ['roles', 'roots']) {
       const list = o[key];
       if (list === undefined) continue;
@@ -199,6 +272,18 @@ function seq(v: unknown, where: string): void {
   keys(o, ['column', 'from'], where);
   name(o.column, `${where}.column`);
   if (o.from !== 0 && o.from !== 1) throw invalid(`${where}.from must be 0 or 1 (the seq of a session's first row)`);
+}
+
+function time(v: unknown, where: string): void {
+  if (typeof v === 'string') {
+    name(v, where);
+    return;
+  }
+  const o = object(v, where, 'a column, or { "column", "format": "s" | "ms" | "text" }');
+  keys(o, ['column', 'format'], where, ['column', 'format']);
+  name(o.column, `${where}.column`);
+  if (!TIME_FORMATS.includes(o.format as TimeFormat))
+    throw invalid(`${where}.format must be one of ${TIME_FORMATS.join(', ')}, got ${JSON.stringify(o.format)}`);
 }
 
 function role(v: unknown, where: string): void {
@@ -250,6 +335,15 @@ function spec(v: unknown, where: string): void {
 function name(v: unknown, where: string): void {
   if (typeof v !== 'string' || v === '' || /[\u0000\uD800-\uDFFF]/u.test(v))
     throw invalid(`${where} must be a non-empty name, got ${JSON.stringify(v) ?? 'nothing'}`);
+}
+
+function keyPaths(v: unknown, where: string): void {
+  if (v === undefined) return;
+  if (!Array.isArray(v) || v.length === 0) throw invalid(`${where} must be a non-empty array of key paths`);
+  v.forEach((p, i) => {
+    name(p, `${where}[${i}]`);
+    if ((p as string).split('.').includes('')) throw invalid(`${where}[${i}]: ${JSON.stringify(p)} has an empty key`);
+  });
 }
 
 function optionalName(v: unknown, where: string): void {

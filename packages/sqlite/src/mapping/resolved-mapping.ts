@@ -2,7 +2,8 @@ import { deepFreeze } from '../schema-names.js';
 import { EntityGitError, type Role } from '@entity-git/core';
 import type { SqlEngine } from '../engine.js';
 import { typeProblem } from '../schema-inspect.js';
-import type { MappingInput, ValueSource, ValueSpec } from './mapping-input.js';
+import type { TableMappingInput as MappingInput, TimeInput, ValueSource, ValueSpec } from './mapping-input.js';
+import type { TimeFormat } from './time-values.js';
 
 /** A value of a row: a column, and the keys of a path into its JSON (empty: the column itself). */
 export interface ResolvedSpec {
@@ -17,7 +18,10 @@ export interface ResolvedSessionsMapping {
   readonly table: string;
   readonly id: string;
   readonly created_at: string;
-  readonly head: string | null;
+  /** How `created_at` is stored. */
+  readonly createdFormat: TimeFormat;
+  /** Where the head is read (empty: the session has none). */
+  readonly head: ResolvedSource;
   readonly title: ResolvedSource;
   readonly agent_id: ResolvedSource;
   readonly model: ResolvedSource;
@@ -39,18 +43,35 @@ export interface ResolvedNodesMapping {
   readonly id: string;
   readonly session_id: string;
   readonly created_at: string;
+  /** How `created_at` is stored. */
+  readonly createdFormat: TimeFormat;
   readonly predecessor: string | null;
+  /** No predecessor column: each row continues the one before it in the session's order. */
+  readonly linear: boolean;
   readonly caller: string | null;
   readonly seq: ResolvedSeq;
   readonly role: { readonly from: ResolvedSource; readonly values: Readonly<Record<string, Role>> };
   readonly content: ResolvedSource;
   readonly tool: ResolvedSource;
   readonly tokens: ResolvedSource;
-  readonly inlineTools: { readonly from: ResolvedSource; readonly name: readonly (readonly string[])[] } | null;
+  readonly inlineTools: {
+    readonly from: ResolvedSource;
+    readonly name: readonly (readonly string[])[];
+    /** Key paths of a call's result; null: every element counts. */
+    readonly answered: readonly (readonly string[])[] | null;
+  } | null;
+  /** A message's typed parts: the reply's part types and the tool parts' type prefix; null: none. */
+  readonly parts: {
+    readonly from: ResolvedSource;
+    readonly text: readonly string[];
+    readonly toolPrefix: string;
+  } | null;
   readonly open: {
     readonly roles: readonly Role[];
     readonly roots: readonly Role[];
     readonly calls: ResolvedSource;
+    /** Key paths where a call carries its result (empty: none does). */
+    readonly answered: readonly (readonly string[])[];
     readonly empty: boolean;
   };
   readonly json: readonly string[];
@@ -141,6 +162,13 @@ class ColumnCheck {
     return column;
   }
 
+  /** A time column and its format: a number column for seconds and milliseconds, any for text. */
+  time(input: TimeInput): { created_at: string; createdFormat: TimeFormat } {
+    if (typeof input === 'string') return { created_at: this.need(input, 'created_at', 'number'), createdFormat: 's' };
+    const kind = input.format === 'text' ? 'any' : 'number';
+    return { created_at: this.need(input.column, 'created_at.column', kind), createdFormat: input.format };
+  }
+
   optional(column: string | null | undefined, key: string): string | null {
     if (column === null || column === undefined) return null;
     if (this.lenient && !this.cols.has(column)) return null;
@@ -183,15 +211,15 @@ class ColumnCheck {
 function resolveSessions(S: MappingInput['sessions'], t: ColumnCheck): ResolvedSessionsMapping {
   const fields = {
     id: t.need(S.id, 'id'),
-    created_at: t.need(S.created_at, 'created_at', 'number'),
-    head: t.optional(S.head, 'head'),
+    ...t.time(S.created_at),
+    head: t.source(S.head, 'head'),
     title: t.source(S.title, 'title'),
     agent_id: t.source(S.agent_id, 'agent_id'),
     model: t.source(S.model, 'model'),
     project_id: t.source(S.project_id, 'project_id'),
     metadata: t.source(S.metadata, 'metadata'),
   };
-  const sources = [fields.title, fields.agent_id, fields.model, fields.project_id, fields.metadata];
+  const sources = [fields.title, fields.agent_id, fields.model, fields.project_id, fields.metadata, fields.head];
   const json = t.json(S.json, sources);
   const used = new Set<string>([
     fields.id,
@@ -199,7 +227,6 @@ function resolveSessions(S: MappingInput['sessions'], t: ColumnCheck): ResolvedS
     ...json,
     ...sources.flatMap((src) => src.map((s) => s.column)),
   ]);
-  if (fields.head !== null) used.add(fields.head);
   return { table: S.table, ...fields, json, columns: [...t.cols.keys()].filter((c) => used.has(c)) };
 }
 
@@ -221,8 +248,10 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
   const fields = {
     id: t.need(N.id, 'id'),
     session_id: t.need(N.session_id, 'session_id'),
-    created_at: t.need(N.created_at, 'created_at', 'number'),
-    predecessor: N.predecessor === null ? null : t.need(N.predecessor, 'predecessor'),
+    ...t.time(N.created_at),
+    predecessor:
+      N.predecessor === null || typeof N.predecessor !== 'string' ? null : t.need(N.predecessor, 'predecessor'),
+    linear: typeof N.predecessor === 'object' && N.predecessor !== null,
     caller: t.optional(N.caller, 'caller'),
     seq,
     role,
@@ -232,22 +261,41 @@ function resolveNodes(N: MappingInput['nodes'], t: ColumnCheck): ResolvedNodesMa
     inlineTools:
       inlineIn === null || inlineFrom.length === 0
         ? null
-        : { from: inlineFrom, name: inlineIn.name.map((p) => p.split('.')) },
+        : {
+            from: inlineFrom,
+            name: inlineIn.name.map((p) => p.split('.')),
+            answered: inlineIn.answered?.map((p) => p.split('.')) ?? null,
+          },
+    parts:
+      N.parts === undefined || N.parts === null
+        ? null
+        : {
+            from: t.someOf(N.parts.from, 'parts.from'),
+            text: [...(N.parts.text ?? ['text'])],
+            toolPrefix: N.parts.tool_prefix ?? 'tool-',
+          },
     open: {
       roles: [...(N.open?.roles ?? [])],
       roots: [...(N.open?.roots ?? [])],
       calls: t.source(N.open?.calls, 'open.calls'),
+      answered: (N.open?.answered ?? []).map((p) => p.split('.')),
       empty: N.open?.empty === true,
     },
   };
-  const json = t.json(N.json, [
-    fields.role.from,
-    fields.content,
-    fields.tool,
-    fields.tokens,
-    fields.inlineTools?.from ?? [],
-    fields.open.calls,
-  ]);
+  // A parts array is JSON wherever it is read, its column as a whole too.
+  const partsColumns = (fields.parts?.from ?? []).map((p) => p.column);
+  const json = t.json(
+    [...(N.json ?? []), ...partsColumns],
+    [
+      fields.role.from,
+      fields.content,
+      fields.tool,
+      fields.tokens,
+      fields.inlineTools?.from ?? [],
+      fields.open.calls,
+      fields.parts?.from ?? [],
+    ],
+  );
   // A node field that holds a column as it is keeps it out of `row`; the seq column too (the node's seq says it).
   const structural = new Set<string>([fields.id, fields.session_id, fields.created_at]);
   for (const c of [fields.predecessor, fields.caller, seq.kind === 'column' ? seq.column : null])

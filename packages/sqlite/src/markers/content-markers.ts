@@ -3,6 +3,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SqlEngine } from '../engine.js';
 import { text } from '../rows.js';
 import { ROWS_CHECKSUM_FUNCTION } from './rows-checksum.js';
+import { secondsOf, type TimeFormat } from '../mapping/time-values.js';
 
 /**
  * Change markers computed from the rows themselves, for a database entity-git keeps no triggers
@@ -23,6 +24,16 @@ export interface MarkedTable {
   readonly table: string;
   readonly key: string;
   readonly columns: readonly string[];
+  /** A time column whose newest value per session is read beside the checksum; default none. */
+  readonly newest?: string;
+  /** How `newest` is stored (default seconds). */
+  readonly newestFormat?: TimeFormat;
+}
+
+/** A session's computed marker, and the time of its newest node row when the table names one. */
+export interface ContentMarker {
+  readonly marker: string;
+  readonly newest: number | null;
 }
 
 /** The two tables a session's marker is computed over. */
@@ -63,7 +74,7 @@ export async function readContentMarkers(
   tables: MarkedTables,
   fingerprint: string,
   scope: MarkerScope,
-): Promise<Map<string, string> | 'absent'> {
+): Promise<Map<string, ContentMarker> | 'absent'> {
   try {
     return await db
       .transaction()
@@ -71,10 +82,10 @@ export async function readContentMarkers(
       .execute(async (trx) => {
         const sessions = await checksums(trx, engine, tables.sessions, scope);
         const nodes = await checksums(trx, engine, tables.nodes, scope);
-        const out = new Map<string, string>();
+        const out = new Map<string, ContentMarker>();
         for (const [id, row] of sessions) {
-          const n = nodes.get(id) ?? { n: '0', h: '0' };
-          out.set(id, `${VERSION}.${fingerprint}.${row.h}.${n.n}.${n.h}`);
+          const n = nodes.get(id) ?? { n: '0', h: '0', t: null };
+          out.set(id, { marker: `${VERSION}.${fingerprint}.${row.h}.${n.n}.${n.h}`, newest: n.t });
         }
         return out;
       });
@@ -89,8 +100,8 @@ async function checksums(
   engine: SqlEngine,
   t: MarkedTable,
   scope: MarkerScope,
-): Promise<Map<string, { n: string; h: string }>> {
-  const out = new Map<string, { n: string; h: string }>();
+): Promise<Map<string, { n: string; h: string; t: number | null }>> {
+  const out = new Map<string, { n: string; h: string; t: number | null }>();
   const wanted = scope !== null && 'among' in scope ? new Set(scope.among) : null;
   const filters: (RawBuilder<unknown> | null)[] =
     scope === null
@@ -101,21 +112,37 @@ async function checksums(
           ? [null]
           : chunks(scope.among).map((ids) => sql`where ${sql.id(t.key)} in (${sql.join(ids)})`);
   for (const where of filters) {
-    const rows = await sql<{ k: unknown; n: unknown; h: unknown }>`select ${sql.id(t.key)} as k, count(*) as n,
-      ${digestSum(engine, t.columns)} as h from ${sql.table(t.table)} ${where ?? sql``} group by ${sql.id(t.key)}`.execute(
+    const newest = t.newest === undefined ? sql`null` : sql`max(${sql.id(t.newest)})`;
+    const rows = await sql<{
+      k: unknown;
+      n: unknown;
+      h: unknown;
+      t: unknown;
+    }>`select ${sql.id(t.key)} as k, count(*) as n,
+      ${digestSum(engine, t.columns)} as h, ${newest} as t from ${sql.table(t.table)} ${where ?? sql``} group by ${sql.id(t.key)}`.execute(
       db,
     );
     for (const r of rows.rows) {
       const id = text(r.k);
-      if (wanted === null || wanted.has(id)) out.set(id, { n: String(r.n), h: String(r.h) });
+      if (wanted === null || wanted.has(id))
+        out.set(id, { n: String(r.n), h: String(r.h), t: newestOf(r.t, t.newestFormat ?? 's') });
     }
   }
   return out;
 }
 
-/** The order-free sum of the rows' digests, as text: `'0'` for no row. */
-function digestSum(engine: SqlEngine, columns: readonly string[]): RawBuilder<unknown> {
-  const list = sql.join(columns.map((c) => sql.id(c)));
+/** A newest time as seconds; null when there is none or it is no time (the marker then never turns quiet). */
+function newestOf(raw: unknown, format: TimeFormat): number | null {
+  try {
+    return secondsOf(raw, format, 'a newest created_at');
+  } catch {
+    return null;
+  }
+}
+
+/** The order-free sum of the rows' digests, as text: `'0'` for no row. Columns by name, or as SQL. */
+export function digestSum(engine: SqlEngine, columns: readonly (string | RawBuilder<unknown>)[]): RawBuilder<unknown> {
+  const list = sql.join(columns.map((c) => (typeof c === 'string' ? sql.id(c) : c)));
   if (engine === 'sqlite') return sql`${sql.raw(ROWS_CHECKSUM_FUNCTION)}(${list})`;
   // A record's text form quotes what needs quoting and leaves NULL empty, so it is one row's only.
   return sql`coalesce(sum(('x' || substr(md5(row(${list})::text), 1, 16))::bit(64)::bigint::numeric), 0)::text`;
@@ -128,7 +155,7 @@ function chunks(ids: readonly string[]): string[][] {
 }
 
 /** SQLite "no such function" (the function not registered on this connection), PostgreSQL 42883. */
-function cannotCompute(err: unknown): boolean {
+export function cannotCompute(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return code === '42883' || /no such function/i.test(String((err as Error)?.message));
 }

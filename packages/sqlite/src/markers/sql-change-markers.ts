@@ -1,10 +1,18 @@
 import type { SqlEngine } from '../engine.js';
 import { sql, type Kysely } from 'kysely';
+import type { QueryReader } from '../mapping/query-reader.js';
 import type { ResolvedMapping } from '../mapping/resolved-mapping.js';
 import { NODE_COLUMNS, SESSION_COLUMNS } from '../rows.js';
 import type { SchemaNames } from '../schema-names.js';
 import type { ValueFormats } from '../value-formats.js';
-import { readContentMarkers, readingFingerprint, type MarkedTables, type MarkerScope } from './content-markers.js';
+import {
+  cannotCompute,
+  readContentMarkers,
+  readingFingerprint,
+  type ContentMarker,
+  type MarkedTables,
+  type MarkerScope,
+} from './content-markers.js';
 import { readAllChangeMarkers, readChangeMarker } from './revision-marks.js';
 
 export interface SqlChangeMarkersOptions {
@@ -14,8 +22,16 @@ export interface SqlChangeMarkersOptions {
   names: SchemaNames;
   formats: ValueFormats;
   mapping: ResolvedMapping | null;
+  /** The query form of a mapping: its markers are computed through its queries. Default none. */
+  queries?: QueryReader | null;
   /** The connection cannot write: SQLite's `data_version` then moves with every commit. */
   readOnlyConnection: boolean;
+  /**
+   * For a mapping: the time (seconds) before which a session's newest row makes it quiet. A
+   * marker says whether the session is quiet, so a session that went quiet since its last sync
+   * (its open turns now complete) gets the full check though no row changed.
+   */
+  quietBefore?: () => number;
 }
 
 /**
@@ -32,16 +48,21 @@ export class SqlChangeMarkers {
   private readonly tables: MarkedTables;
   private readonly fingerprint: string;
   /** Computed markers, valid while SQLite's `data_version` is `cachedAt` (null: none kept). */
-  private readonly cache = new Map<string, string>();
+  private readonly cache = new Map<string, ContentMarker>();
   private cachedAt: number | null = null;
 
   constructor(private readonly options: SqlChangeMarkersOptions) {
     const { engine, names, formats, mapping } = options;
+    const queries = options.queries ?? null;
     // An application's tables are never given triggers: no revision to look for.
-    if (mapping !== null) this.revisions = 'absent';
+    if (mapping !== null || queries !== null) this.revisions = 'absent';
     this.contentAbsent = engine === null;
     this.tables = markedTables(names, mapping);
-    this.fingerprint = readingFingerprint(engine ?? 'sqlite', this.tables, mapping ?? { names, formats });
+    this.fingerprint = readingFingerprint(
+      engine ?? 'sqlite',
+      this.tables,
+      queries?.mapping ?? mapping ?? { names, formats },
+    );
   }
 
   async one(sessionId: string): Promise<string | null> {
@@ -51,7 +72,8 @@ export class SqlChangeMarkers {
       this.revisions = 'absent';
     }
     const content = await this.content({ one: sessionId }).catch(() => null);
-    return content?.get(sessionId) ?? null;
+    const found = content?.get(sessionId);
+    return found === undefined ? null : this.withQuiet(found);
   }
 
   /** Every session asked for (`null`: every session with a row) with its marker or null. */
@@ -63,7 +85,11 @@ export class SqlChangeMarkers {
         if (revisions === 'absent') this.revisions = 'absent';
         else found = revisions;
       }
-      found ??= await this.content(sessionIds === null ? null : { among: sessionIds });
+      if (found === null) {
+        const content = await this.content(sessionIds === null ? null : { among: sessionIds });
+        found =
+          content === null ? null : new Map([...content].map(([id, marker]) => [id, this.withQuiet(marker)] as const));
+      }
     } catch {
       return new Map();
     }
@@ -72,8 +98,14 @@ export class SqlChangeMarkers {
     return new Map(sessionIds.map((id) => [id, found!.get(id) ?? null]));
   }
 
+  /** The marker, and `.q` once the session's newest row is older than the quiet time. */
+  private withQuiet(found: ContentMarker): string {
+    const cutoff = this.options.quietBefore?.();
+    return cutoff !== undefined && found.newest !== null && found.newest < cutoff ? `${found.marker}.q` : found.marker;
+  }
+
   /** Null when this database cannot compute them. */
-  private async content(scope: MarkerScope): Promise<Map<string, string> | null> {
+  private async content(scope: MarkerScope): Promise<Map<string, ContentMarker> | null> {
     if (this.contentAbsent) return null;
     const { db, engine } = this.options;
     // Read before the markers' snapshot begins: a commit after it moves it, whether or not the
@@ -85,7 +117,14 @@ export class SqlChangeMarkers {
     }
     if (version !== null && scope !== null && 'one' in scope && this.cache.has(scope.one))
       return new Map([[scope.one, this.cache.get(scope.one)!]]);
-    const markers = await readContentMarkers(db, engine!, this.tables, this.fingerprint, scope);
+    const queries = this.options.queries ?? null;
+    const markers =
+      queries !== null
+        ? await queries.markers(scope, this.fingerprint).catch((err: unknown) => {
+            if (cannotCompute(err)) return 'absent' as const;
+            throw err;
+          })
+        : await readContentMarkers(db, engine!, this.tables, this.fingerprint, scope);
     if (markers === 'absent') {
       this.contentAbsent = true;
       return null;
@@ -120,7 +159,13 @@ function markedTables(names: SchemaNames, mapping: ResolvedMapping | null): Mark
     const N = mapping.nodes;
     return {
       sessions: { table: S.table, key: S.id, columns: S.columns },
-      nodes: { table: N.table, key: N.session_id, columns: N.columns },
+      nodes: {
+        table: N.table,
+        key: N.session_id,
+        columns: N.columns,
+        newest: N.created_at,
+        newestFormat: N.createdFormat,
+      },
     };
   }
   const S = names.sessions as unknown as Record<string, string | null>;

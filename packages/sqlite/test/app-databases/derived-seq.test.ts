@@ -159,7 +159,8 @@ describe('a derived seq: the rank by time, then by id', () => {
     const app = new MessagesApp(file, { create: true });
     for (const step of MESSAGES_STEPS.slice(0, 3)) step(app); // s1: u1, a1
     const root = join(tmp.dir, 'replace');
-    const store = await openSqlite({ file });
+    // The fixture's rows are dated in the past: the quiet time would complete the placeholder's turn.
+    const store = await openSqlite({ file, quietMs: Number.POSITIVE_INFINITY });
     const mirror = createNodeMirror({ dag: store.dag, root });
     await mirror.sync('s1');
     const tip = git(join(root, 's1'), 'rev-parse', 'main');

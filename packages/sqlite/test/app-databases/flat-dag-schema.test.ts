@@ -139,7 +139,8 @@ describe('the "flat-dag" schema, with no configuration', () => {
     const root = join(tmp.dir, 'live');
     for (const [i, step] of FLAT_DAG_STEPS.entries()) {
       step(writer);
-      const store = await openSqlite({ file: live });
+      // The application writes as the test syncs: its rows, dated in the past, are not quiet.
+      const store = await openSqlite({ file: live, quietMs: Number.POSITIVE_INFINITY });
       const mirror = createNodeMirror({ dag: store.dag, root });
       for (const id of await store.dag.listSessions()) await mirror.sync(id);
       // After the tool call's result (n6), the turn still waits for the reply that follows it.

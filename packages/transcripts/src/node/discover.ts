@@ -12,6 +12,31 @@ export function defaultCodexSessionsDir(): string {
   return join(process.env.CODEX_HOME ?? join(homedir(), '.codex'), 'sessions');
 }
 
+/** `~/.gemini/tmp`, where Gemini CLI keeps `<project>/chats/` session files. */
+export function defaultGeminiDir(): string {
+  return join(homedir(), '.gemini', 'tmp');
+}
+
+/**
+ * The Gemini CLI session files under `dir` (`<project>/chats/session-….jsonl`, the older
+ * `.json`, a sub-agent's `chats/<parent id>/<id>.jsonl`), or one file; sorted. Only files under a
+ * `chats` directory are sessions (the project directories hold other files).
+ */
+export async function findGeminiSessions(dir: string): Promise<string[]> {
+  const st = await stat(dir);
+  if (st.isFile()) return [dir];
+  const out: string[] = [];
+  const walk = async (d: string, depth: number, inChats: boolean): Promise<void> => {
+    for (const e of await readdir(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isFile() && inChats && /\.jsonl?$/.test(e.name)) out.push(p);
+      else if (e.isDirectory() && depth < 5) await walk(p, depth + 1, inChats || e.name === 'chats');
+    }
+  };
+  await walk(dir, 1, false);
+  return out.sort();
+}
+
 /**
  * The Claude Code transcripts under `dir`, sorted by path: `dir` may be the projects directory
  * (`<project-key>/<session>.jsonl`, and sub-agents under `<project-key>/<session>/subagents/`),

@@ -162,15 +162,16 @@ export async function watchTranscripts(options: WatchOptions): Promise<void> {
     if (report.entries.length > 0 || report.failures.length > 0 || report.warnings.length > 0)
       options.onRound?.(report);
     await new Promise<void>((done) => {
-      const t = setTimeout(done, interval);
-      options.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(t);
-          done();
-        },
-        { once: true },
-      );
+      // The listener goes with its round: one left per round would pile up on the signal.
+      const wake = () => {
+        clearTimeout(t);
+        done();
+      };
+      const t = setTimeout(() => {
+        options.signal.removeEventListener('abort', wake);
+        done();
+      }, interval);
+      options.signal.addEventListener('abort', wake, { once: true });
     });
   }
 }

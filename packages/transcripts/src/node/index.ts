@@ -10,6 +10,8 @@ export {
   defaultClaudeProjectsDir,
   findCodexRollouts,
   defaultCodexSessionsDir,
+  findGeminiSessions,
+  defaultGeminiDir,
 } from './discover.js';
 export {
   importTranscripts,

@@ -1,15 +1,16 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { assertId, EntityGitError, isEntityGitError, type JsonValue } from '@entity-git/core';
+import { assertId, DEFAULT_QUIET_MS, EntityGitError, isEntityGitError, type JsonValue } from '@entity-git/core';
 import { parseClaudeCode } from '../claude-code.js';
 import { parseCodex } from '../codex.js';
+import { parseGemini } from '../gemini.js';
 import { lastLineRecords, latestTime, readJsonl } from '../jsonl.js';
 import { parseMessages, readMessages } from '../messages.js';
 import type { ParsedSession, TranscriptWarning } from '../parsed-session.js';
 import type { TranscriptFormat } from '../parse-transcript.js';
 
-/** How long a transcript must be quiet to be taken as finished, by default: 5 minutes. */
-export const DEFAULT_QUIET_MS = 5 * 60_000;
+/** How long a transcript must be quiet to be taken as finished, by default: core's, the same for every source (5 minutes). */
+export { DEFAULT_QUIET_MS };
 
 /** The session id a transcript file stands for: its name without `.jsonl` / `.json`. */
 export function sessionIdOfFile(path: string): string {
@@ -111,11 +112,11 @@ export class TranscriptFile {
     if (!grew) {
       const due = now - this.grewAt >= quiet;
       if (this.finishedNow || !due) return { changed: false, warnings: [] };
-      return this.format === 'messages' && !this.isJsonl() ? this.parseDocument(true) : this.parseLines(true, options);
+      return this.isDocument() ? this.parseDocument(true) : this.parseLines(true, options);
     }
     this.size = st.size;
     this.mtimeMs = st.mtimeMs;
-    if (this.format === 'messages' && !this.isJsonl()) {
+    if (this.isDocument()) {
       const read = await this.readDocument();
       this.grewAt = first ? this.firstQuiet(read ?? this.messages, st.mtimeMs, options) : now;
       if (read === null) return { changed: false, warnings: [] };
@@ -148,6 +149,11 @@ export class TranscriptFile {
     return t === null ? mtimeMs : t * 1000;
   }
 
+  /** A whole JSON document read at once: a message log's `.json`, or the older Gemini session file. */
+  private isDocument(): boolean {
+    return (this.format === 'messages' || this.format === 'gemini') && !this.isJsonl();
+  }
+
   private isJsonl(): boolean {
     return /\.(jsonl|ndjson)$/i.test(this.path);
   }
@@ -167,13 +173,19 @@ export class TranscriptFile {
         ? parseClaudeCode(records, { sessionId, finished })
         : this.format === 'codex'
           ? [parseCodex(records, { sessionId, finished })]
-          : [parseMessages(records, { sessionId, finished })];
+          : this.format === 'gemini'
+            ? [parseGemini(records, { sessionId, finished })]
+            : [parseMessages(records, { sessionId, finished })];
     return { changed: true, warnings: tail.warnings };
   }
 
   private parseDocument(finished: boolean): PollResult {
     this.finishedNow = finished;
-    this.sessions = [parseMessages(this.messages, { sessionId: this.sessionId, finished })];
+    // The older Gemini file is one document: its messages replayed as records.
+    this.sessions =
+      this.format === 'gemini'
+        ? [parseGemini(this.messages, { sessionId: this.sessionId, finished })]
+        : [parseMessages(this.messages, { sessionId: this.sessionId, finished })];
     return { changed: true, warnings: [] };
   }
 

@@ -1,0 +1,401 @@
+// The query form of the mapping on stores no known schema describes, on SQLite and PostgreSQL:
+// the same rows give the same commits on both, the tables are never written, and the queries
+// are checked at open without reading a row.
+import { join } from 'node:path';
+import { reconcile } from '@entity-git/core';
+import { createNodeMirror } from '@entity-git/node-fs';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type MappingInput, type SqlStore, openPostgres, openSqlite } from '../../src/index.js';
+import { freshDatabase } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/temp.js';
+import {
+  LOG_MAPPING,
+  LOG_SQL,
+  PARTS_MAPPING,
+  PARTS_SQL,
+  type StoreSql,
+  T0,
+  TREE_MAPPING,
+  TREE_SQL,
+} from './fixtures/query-stores.js';
+import { tablesHash } from './fixtures/table-hash.js';
+import { assertHealthy, git, refsOf, repoFacts } from './repo-facts.js';
+
+const tmp = tempDir('entity-git-query-form-');
+afterAll(() => tmp.remove());
+
+let n = 0;
+function sqliteStore(statements: StoreSql): string {
+  const file = join(tmp.dir, `store-${++n}.sqlite`);
+  const db = new Database(file);
+  for (const s of statements.sqlite) db.exec(s);
+  db.close();
+  return file;
+}
+
+/** Every session of the store mirrored, with the reconcile's report, in SQLite and PostgreSQL. */
+async function mirrorBoth(statements: StoreSql, mapping: MappingInput) {
+  const file = sqliteStore(statements);
+  const before = tablesHash(file);
+  const sqliteRoot = join(tmp.dir, `sqlite-${n}`);
+  const lite = await openSqlite({ file, mapping });
+  const report = await mirrorAll(lite, sqliteRoot);
+  await lite.close();
+  expect(tablesHash(file)).toBe(before);
+
+  const database = await freshDatabase();
+  const { default: Pg } = await import('pg');
+  const client = new Pg.Client({ connectionString: database.url });
+  await client.connect();
+  const postgresRoot = join(tmp.dir, `postgres-${n}`);
+  try {
+    for (const s of statements.postgres) await client.query(s);
+    const snapshot = async () => {
+      const tables = await client.query(
+        `select table_name from information_schema.tables where table_schema = 'public' order by 1`,
+      );
+      const out: unknown[] = [];
+      for (const { table_name } of tables.rows)
+        out.push(table_name, (await client.query(`select * from "${table_name}" order by 1`)).rows);
+      return JSON.stringify(out);
+    };
+    const rowsBefore = await snapshot();
+    const pg = await openPostgres({ connectionString: database.url, mapping });
+    const pgReport = await mirrorAll(pg, postgresRoot);
+    await pg.close();
+    expect(pgReport).toEqual(report);
+    expect(await snapshot()).toBe(rowsBefore);
+  } finally {
+    await client.end();
+    await database.drop();
+  }
+  return { report, sqliteRoot, postgresRoot };
+}
+
+async function mirrorAll(store: SqlStore, root: string): Promise<[string, string][]> {
+  const mirror = createNodeMirror({ dag: store.dag, root });
+  const report = await reconcile({ dag: store.dag, mirror });
+  return report.entries.map((e) => [e.sessionId, e.action]);
+}
+
+const trailer = (session: string, node: string, seq: number, turn: number) =>
+  ['', `Session: ${session}`, `Turn: ${turn}`, `Node: ${node}`, `Seq: ${seq}`].join('\n');
+
+describe('the query form of the mapping', () => {
+  it('a linear log with no parent column and text or timestamp times: one main branch, tools named by a join, the crashed prompt committed', async () => {
+    const { report, sqliteRoot, postgresRoot } = await mirrorBoth(LOG_SQL, LOG_MAPPING);
+    expect(report).toEqual([
+      ['L1', 'backfilled'],
+      ['L2', 'empty'],
+    ]);
+    const repo = join(sqliteRoot, 'L1');
+    assertHealthy(repo);
+    const facts = repoFacts(repo);
+    expect(facts.head).toBe('main');
+    expect(Object.keys(facts.branches)).toEqual(['main']);
+    expect(facts.branches.main!.files).toEqual([
+      'messages/000001-u-1.json',
+      'messages/000002-a-2.json',
+      'messages/000003-t-3.json',
+      'messages/000004-a-4.json',
+      'messages/000005-u-5.json',
+      'meta.json',
+    ]);
+    expect(facts.branches.main!.messages).toEqual([
+      `turn 1: Weather in Paris?\n\nassistant: Sunny in Paris.\ntools: get_weather\n\n[meta: turn took 3.0s, 1 tool]\n${trailer('L1', '4', 4, 1)}`,
+      `turn 2: And tomorrow?\n\n[meta: turn took 0.0s]\n${trailer('L1', '5', 5, 2)}`,
+    ]);
+    expect(JSON.parse(git(repo, 'show', 'main:messages/000001-u-1.json')).created_at).toBe(T0 + 1);
+    expect(refsOf(join(postgresRoot, 'L1'))).toEqual(refsOf(repo));
+  });
+
+  it('a message tree in one JSON column per chat: branches from parentId, HEAD from a JSON path, tool parts on tools:, reasoning kept apart', async () => {
+    const { report, sqliteRoot, postgresRoot } = await mirrorBoth(TREE_SQL, TREE_MAPPING);
+    expect(report).toEqual([
+      ['C1', 'backfilled'],
+      ['C2', 'empty'],
+    ]);
+    const repo = join(sqliteRoot, 'C1');
+    assertHealthy(repo);
+    const facts = repoFacts(repo);
+    expect(facts.head).toBe('retry-m3');
+    expect(Object.keys(facts.branches).sort()).toEqual(['main', 'retry-m3']);
+    expect(facts.branches.main!.files).toEqual(['messages/000001-u-m1.json', 'messages/000002-a-m2.json', 'meta.json']);
+    expect(facts.branches['retry-m3']!.files).toEqual([
+      'messages/000001-u-m1.json',
+      'messages/000003-a-m3.json',
+      'messages/000004-u-m4.json',
+      'messages/000005-a-m5.json',
+      'meta.json',
+    ]);
+    expect(facts.branches.main!.messages).toEqual([
+      `turn 1: Plan a trip\n\nassistant: Go to Nice.\ntools: getWeather\n\n[meta: turn took 1.0s, 1 tool]\n${trailer('C1', 'm2', 2, 1)}`,
+    ]);
+    const reply = JSON.parse(git(repo, 'show', 'main:messages/000002-a-m2.json'));
+    expect([reply.content, reply.metadata]).toEqual([
+      'Go to Nice.',
+      { inline_tools: ['getWeather'], row: { reasoning: 'Where is it sunny?' } },
+    ]);
+    expect(JSON.parse(git(repo, 'show', 'refs/entity-git/meta:session.json'))).toMatchObject({ title: 'Trip' });
+    expect(refsOf(join(postgresRoot, 'C1'))).toEqual(refsOf(repo));
+  });
+
+  it('a parent that is a part of another row id, times in milliseconds: retries and an error reply as branches, HEAD from the chat row', async () => {
+    const { report, sqliteRoot, postgresRoot } = await mirrorBoth(PARTS_SQL, PARTS_MAPPING);
+    expect(report).toEqual([['K1', 'backfilled']]);
+    const repo = join(sqliteRoot, 'K1');
+    assertHealthy(repo);
+    const facts = repoFacts(repo);
+    expect(Object.keys(facts.branches).sort()).toEqual(['fork-K1-f', 'main', 'retry-K1-e']);
+    expect(facts.head).toBe('retry-K1-e');
+    expect(facts.branches.main!.files).toEqual([
+      'messages/000001-u-K1-a.json',
+      'messages/000002-a-K1-b.json',
+      'messages/000004-u-K1-c.json',
+      'messages/000005-a-K1-d.json',
+      'meta.json',
+    ]);
+    expect(facts.branches['fork-K1-f']!.files).toEqual([
+      'messages/000001-u-K1-a.json',
+      'messages/000003-s-K1-f.json',
+      'meta.json',
+    ]);
+    expect(facts.branches['retry-K1-e']!.commits).toBe(2);
+    expect(JSON.parse(git(repo, 'show', 'main:messages/000002-a-K1-b.json')).created_at).toBe(T0 + 2.5);
+    expect(refsOf(join(postgresRoot, 'K1'))).toEqual(refsOf(repo));
+  });
+
+  it('is checked at open, without reading a row: a query that does not run, a missing column, a write', async () => {
+    const file = sqliteStore(LOG_SQL);
+    const withNodes = (query: string): MappingInput => ({ sessions: LOG_MAPPING.sessions, nodes: { query } });
+    await expect(openSqlite({ file, mapping: withNodes('select * from no_such_table') })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      data: { key: 'mapping.nodes.query' },
+    });
+    await expect(
+      openSqlite({
+        file,
+        mapping: withNodes(
+          `select cast(n as text) as id, sid as session_id, n as seq, 'user' as role, item as content, null as predecessor, 0 as created_at from log_items where sid = :session_id`,
+        ),
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION', data: { key: 'mapping.nodes.query', column: 'caller' } });
+    await expect(openSqlite({ file, mapping: withNodes('delete from log_items') })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      data: { key: 'mapping.nodes.query' },
+    });
+    await expect(
+      openSqlite({ file, mapping: withNodes('select 1 as id; delete from log_items') }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+    await expect(
+      openSqlite({
+        file,
+        mapping: { sessions: { query: { postgres: 'select 1' } }, nodes: LOG_MAPPING.nodes },
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION', data: { key: 'mapping.sessions.query.sqlite' } });
+  });
+
+  it('keeps change markers: computed through the queries, unchanged sessions found unchanged, a changed row seen', async () => {
+    const file = sqliteStore(TREE_SQL);
+    const root = join(tmp.dir, 'markers');
+    const store = await openSqlite({ file, mapping: TREE_MAPPING });
+    const mirror = createNodeMirror({ dag: store.dag, root });
+    await reconcile({ dag: store.dag, mirror });
+    const markers = await store.dag.changeMarkers();
+    expect([...markers.keys()].sort()).toEqual(['C1', 'C2']);
+    expect([...markers.values()].every((m) => typeof m === 'string')).toBe(true);
+    expect(markers.get('C1')).toBe(await store.dag.changeMarker('C1'));
+    const again = await reconcile({ dag: store.dag, mirror });
+    expect(again.entries.map((e) => e.action)).toEqual(['unchanged', 'unchanged']);
+    await store.close();
+    const app = new Database(file);
+    app.prepare(`update chats set title = 'Trip to Lyon' where id = 'C1'`).run();
+    app.close();
+    const reopened = await openSqlite({ file, mapping: TREE_MAPPING });
+    expect(await reopened.dag.changeMarker('C1')).not.toBe(markers.get('C1'));
+    expect(await reopened.dag.changeMarker('C2')).toBe(markers.get('C2'));
+    await reopened.close();
+  });
+});
+
+describe("the table form's time formats", () => {
+  const ddl = (time: string) => [
+    `create table threads (id text primary key, opened ${time})`,
+    `create table notes (id text primary key, thread text, who text, body text, prev text, at ${time})`,
+    `insert into threads values ('t1', '2026-05-23 01:33:20')`,
+    `insert into notes values ('n1', 't1', 'user', 'Hi', null, '2026-05-23 01:33:21')`,
+    `insert into notes values ('n2', 't1', 'assistant', 'Hello', 'n1', '2026-05-23 01:33:22.500')`,
+  ];
+  const mapping = (format: 's' | 'text'): MappingInput => ({
+    sessions: { table: 'threads', id: 'id', created_at: { column: 'opened', format } },
+    nodes: {
+      table: 'notes',
+      id: 'id',
+      session_id: 'thread',
+      seq: { rank: 'at' },
+      role: 'who',
+      content: 'body',
+      predecessor: 'prev',
+      created_at: { column: 'at', format },
+    },
+  });
+
+  it('SQL text (SQLite CURRENT_TIMESTAMP) and a PostgreSQL timestamp read as the same seconds, the same commits', async () => {
+    const { report, sqliteRoot, postgresRoot } = await mirrorBoth(
+      { sqlite: ddl('text'), postgres: ddl('timestamp') },
+      mapping('text'),
+    );
+    expect(report).toEqual([['t1', 'backfilled']]);
+    const repo = join(sqliteRoot, 't1');
+    assertHealthy(repo);
+    expect(JSON.parse(git(repo, 'show', 'main:messages/000002-a-n2.json')).created_at).toBe(T0 + 2.5);
+    expect(refsOf(join(postgresRoot, 't1'))).toEqual(refsOf(repo));
+  });
+
+  it('milliseconds, and a format that is none is refused at load', async () => {
+    const { sqliteRoot, postgresRoot } = await mirrorBoth(PARTS_SQL, {
+      sessions: { table: 'chat', id: 'id', created_at: { column: 'created_at', format: 'ms' } },
+      nodes: {
+        table: 'msg',
+        id: 'id',
+        session_id: 'chat_id',
+        seq: { rank: 'created_at' },
+        role: 'role',
+        content: 'content',
+        predecessor: null,
+        created_at: { column: 'created_at', format: 'ms' },
+      },
+    });
+    const repo = join(sqliteRoot, 'K1');
+    // No predecessor column here: every row is a root, and the first is on main.
+    expect(JSON.parse(git(repo, 'show', 'main:messages/000001-u-K1-a.json')).created_at).toBe(T0 + 1);
+    expect(refsOf(join(postgresRoot, 'K1'))).toEqual(refsOf(repo));
+    const file = sqliteStore(PARTS_SQL);
+    await expect(
+      openSqlite({
+        file,
+        mapping: {
+          ...mapping('s'),
+          sessions: { table: 'chat', id: 'id', created_at: { column: 'created_at', format: 'days' } },
+        } as unknown as MappingInput,
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+  });
+});
+
+describe("the table form's head by a JSON path", () => {
+  it('HEAD follows a key of a JSON column, on SQLite and PostgreSQL', async () => {
+    const ddl = (json: string) => [
+      `create table threads (id text primary key, opened bigint, state ${json})`,
+      `create table notes (id text primary key, thread text, who text, body text, prev text, at bigint)`,
+      `insert into threads values ('t1', ${T0}, '{"view": {"current": "n3"}}')`,
+      `insert into notes values ('n1', 't1', 'user', 'Hi', null, ${T0 + 1})`,
+      `insert into notes values ('n2', 't1', 'assistant', 'Hello', 'n1', ${T0 + 2})`,
+      `insert into notes values ('n3', 't1', 'assistant', 'Hey', 'n1', ${T0 + 3})`,
+    ];
+    const { sqliteRoot, postgresRoot } = await mirrorBoth(
+      { sqlite: ddl('text'), postgres: ddl('jsonb') },
+      {
+        sessions: { table: 'threads', id: 'id', created_at: 'opened', head: 'state.view.current' },
+        nodes: {
+          table: 'notes',
+          id: 'id',
+          session_id: 'thread',
+          seq: { rank: 'at' },
+          role: 'who',
+          content: 'body',
+          predecessor: 'prev',
+          created_at: 'at',
+        },
+      },
+    );
+    const repo = join(sqliteRoot, 't1');
+    assertHealthy(repo);
+    expect(repoFacts(repo).head).toBe('retry-n3');
+    expect(refsOf(join(postgresRoot, 't1'))).toEqual(refsOf(repo));
+  });
+});
+
+describe("the table form's linear order", () => {
+  it('no parent column: each row continues the one before it, one branch, a commit per user turn, on SQLite and PostgreSQL', async () => {
+    const { report, sqliteRoot, postgresRoot } = await mirrorBoth(PARTS_SQL, {
+      sessions: { table: 'chat', id: 'id', created_at: { column: 'created_at', format: 'ms' } },
+      nodes: {
+        table: 'msg',
+        id: 'id',
+        session_id: 'chat_id',
+        seq: { rank: 'created_at' },
+        role: 'role',
+        content: 'content',
+        predecessor: { linear: true },
+        created_at: { column: 'created_at', format: 'ms' },
+        open: { roles: ['user'] },
+      },
+    });
+    expect(report).toEqual([['K1', 'backfilled']]);
+    const repo = join(sqliteRoot, 'K1');
+    assertHealthy(repo);
+    const facts = repoFacts(repo);
+    expect(Object.keys(facts.branches)).toEqual(['main']);
+    expect(facts.branches.main!.files).toEqual([
+      'messages/000001-u-K1-a.json',
+      'messages/000002-a-K1-b.json',
+      'messages/000003-a-K1-f.json',
+      'messages/000004-u-K1-c.json',
+      'messages/000005-a-K1-d.json',
+      'messages/000006-a-K1-e.json',
+      'meta.json',
+    ]);
+    expect(facts.branches.main!.commits).toBe(2);
+    expect(JSON.parse(git(repo, 'show', 'main:messages/000004-u-K1-c.json')).predecessor).toBe('K1-f');
+    expect(refsOf(join(postgresRoot, 'K1'))).toEqual(refsOf(repo));
+  });
+});
+
+describe("the table form's typed parts", () => {
+  it('the reply from text parts, tools from tool-<name> parts, step-start and reasoning in neither, on SQLite and PostgreSQL', async () => {
+    const parts = JSON.stringify([
+      { type: 'step-start' },
+      { type: 'reasoning', text: 'Is it sunny?' },
+      { type: 'tool-getWeather', toolCallId: 't1', input: { city: 'Nice' }, output: 'sunny' },
+      { type: 'step-start' },
+      { type: 'tool-getWeather', toolCallId: 't2', input: { city: 'Lyon' }, output: 'rain' },
+      { type: 'text', text: 'Nice is sunny, ' },
+      { type: 'text', text: 'Lyon is not.' },
+    ]);
+    const ddl = (json: string) => [
+      `create table threads (id text primary key, opened bigint)`,
+      `create table msgs (id text primary key, thread text, role text, parts ${json}, parent text, at bigint)`,
+      `insert into threads values ('p1', ${T0})`,
+      `insert into msgs values ('q', 'p1', 'user', '[{"type":"text","text":"Weather?"}]', null, ${T0 + 1})`,
+      `insert into msgs values ('r', 'p1', 'assistant', '${parts}', 'q', ${T0 + 2})`,
+    ];
+    const { sqliteRoot, postgresRoot } = await mirrorBoth(
+      { sqlite: ddl('text'), postgres: ddl('jsonb') },
+      {
+        sessions: { table: 'threads', id: 'id', created_at: 'opened' },
+        nodes: {
+          table: 'msgs',
+          id: 'id',
+          session_id: 'thread',
+          seq: { rank: 'at' },
+          role: 'role',
+          content: 'parts',
+          parts: { from: 'parts' },
+          predecessor: 'parent',
+          created_at: 'at',
+        },
+      },
+    );
+    const repo = join(sqliteRoot, 'p1');
+    assertHealthy(repo);
+    expect(repoFacts(repo).branches.main!.messages).toEqual([
+      `turn 1: Weather?\n\nassistant: Nice is sunny, Lyon is not.\ntools: getWeather × 2\n\n[meta: turn took 1.0s, 2 tools]\n${trailer('p1', 'r', 2, 1)}`,
+    ]);
+    const reply = JSON.parse(git(repo, 'show', 'main:messages/000002-a-r.json'));
+    expect(reply.content).toBe('Nice is sunny, Lyon is not.');
+    expect(reply.metadata.row.parts[1]).toEqual({ type: 'reasoning', text: 'Is it sunny?' });
+    expect(refsOf(join(postgresRoot, 'p1'))).toEqual(refsOf(repo));
+  });
+});
