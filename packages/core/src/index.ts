@@ -164,3 +164,21 @@ export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';
 export { consoleLogger, emitLog, type ConsoleLoggerOptions } from './observe/loggers.js';
+export {
+  readRepositoryChanges,
+  type RepositoryChanges,
+  type BranchChange,
+  type PlacedMessage,
+} from './search/search-walk.js';
+export {
+  searchQuery,
+  searchText,
+  searchWords,
+  matcherOf,
+  hasEveryWord,
+  snippetOf,
+  isRole,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+} from './search/search-text.js';
+export type { SearchQuery, SearchHit, SearchResult, SearchSource } from './search/search-types.js';

@@ -7,9 +7,10 @@ import type { ActionMap, ActionName, ActionRequest, ActionResponse } from './act
 import { agentTurnActions } from './agent-turn-actions.js';
 import { invalidArgument } from './params.js';
 import { projectActions } from './project-actions.js';
+import { searchActions, type SearchActionsOptions } from './search-actions.js';
 import { sessionActions } from './session-actions.js';
 
-export interface ActionsOptions {
+export interface ActionsOptions extends SearchActionsOptions {
   dag: DagSource;
   mirror: Mirror;
   /** Needed by `git_switch_branch` (it moves the DAG head). */
@@ -38,6 +39,7 @@ export function createActions(options: ActionsOptions): Actions {
     ...agentTurnActions(options),
     ...sessionActions(options),
     ...projectActions(options),
+    ...searchActions(options),
   };
   return { ...actions, handle: (request: ActionRequest) => dispatch(actions, request) };
 }

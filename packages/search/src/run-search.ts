@@ -1,0 +1,127 @@
+import {
+  ROLES,
+  hasEveryWord,
+  matcherOf,
+  searchQuery,
+  searchText,
+  searchWords,
+  snippetOf,
+  type DagNode,
+  type SearchHit,
+  type SearchQuery,
+  type SearchResult,
+} from '@entity-git/core';
+import { ObjectStore, fromUtf8, joinPath, toHex, type Store } from '@entity-git/git';
+import type Database from 'better-sqlite3';
+
+interface Candidate {
+  id: number;
+  blob: Uint8Array;
+  session: string;
+  dir: string;
+  head: string | null;
+}
+
+interface Place {
+  name: string;
+  turn: number;
+  commit_id: Uint8Array;
+}
+
+/**
+ * Answers a query from the index: the full-text index (or, for a regular expression, every
+ * message the filters leave) gives candidates in rank order, a page at a time; each is read from
+ * its repository and checked against the query before it counts, so a hit is always exact.
+ */
+export async function runSearch(db: Database.Database, store: Store, input: SearchQuery): Promise<SearchResult> {
+  const q = searchQuery(input);
+  const regex = q.regex === true;
+  const matcher = matcherOf(q.text, regex);
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (!regex) {
+    where.push('words MATCH ?');
+    args.push(
+      searchWords(q.text)
+        .map((w) => `"${w}"`)
+        .join(' '),
+    );
+  }
+  if (q.session !== undefined) {
+    where.push('s.session = ?');
+    args.push(q.session);
+  }
+  if (q.role !== undefined) {
+    where.push('d.role = ?');
+    args.push(ROLES.indexOf(q.role));
+  }
+  const onBranch = branchCondition(q);
+  if (onBranch.sql !== null) {
+    where.push(
+      `EXISTS (SELECT 1 FROM places p JOIN branches b ON b.id = p.branch WHERE p.doc = d.id AND ${onBranch.sql})`,
+    );
+    args.push(...onBranch.args);
+  }
+  const from = regex
+    ? 'docs d JOIN sessions s ON s.id = d.session'
+    : 'words w JOIN docs d ON d.id = w.rowid JOIN sessions s ON s.id = d.session';
+  const order = regex ? 's.session, d.seq, d.id' : 'w.rank, s.session, d.seq, d.id';
+  const page = db.prepare(
+    `SELECT d.id, d.blob, s.session, s.dir, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
+     ORDER BY ${order} LIMIT ? OFFSET ?`,
+  );
+  const places = db.prepare(
+    `SELECT b.name, p.turn, p.commit_id FROM places p JOIN branches b ON b.id = p.branch
+     WHERE p.doc = ?${q.allBranches === true ? '' : ' AND b.name = ?'} ORDER BY b.name`,
+  );
+  const objects = new Map<string, ObjectStore>();
+  const hits: SearchHit[] = [];
+  const size = Math.min(500, q.limit * 2 + 8);
+  for (let offset = 0; ; offset += size) {
+    const rows = page.all(...args, size, offset) as Candidate[];
+    for (const row of rows) {
+      let os = objects.get(row.dir);
+      if (os === undefined) objects.set(row.dir, (os = new ObjectStore(store, joinPath(row.dir, '.git'))));
+      const node = JSON.parse(fromUtf8(await os.readTyped(toHex(row.blob), 'blob'))) as DagNode;
+      const text = searchText(node);
+      matcher.lastIndex = 0;
+      if (regex ? !matcher.test(text) : !hasEveryWord(text, q.text)) continue;
+      if (hits.length === q.limit) return { hits, more: true };
+      const at = places.all(row.id, ...(q.allBranches === true ? [] : [q.branch ?? row.head])) as Place[];
+      hits.push(hitOf(row, node, text, at, { asked: q.branch, matcher }));
+    }
+    if (rows.length < size) return { hits, more: false };
+  }
+}
+
+// Which branches a message must be on: any (every branch), the one asked, or its session's HEAD's.
+function branchCondition(q: SearchQuery): { sql: string | null; args: unknown[] } {
+  if (q.allBranches === true) return { sql: null, args: [] };
+  if (q.branch !== undefined) return { sql: 'b.name = ?', args: [q.branch] };
+  return { sql: 'b.name = s.head', args: [] };
+}
+
+function hitOf(
+  row: Candidate,
+  node: DagNode,
+  text: string,
+  at: Place[],
+  o: { asked: string | undefined; matcher: RegExp },
+): SearchHit {
+  const shown =
+    at.find((p) => p.name === o.asked) ??
+    at.find((p) => p.name === row.head) ??
+    at.find((p) => p.name === 'main') ??
+    at[0]!;
+  return {
+    session: row.session,
+    branch: shown.name,
+    branches: at.map((p) => p.name),
+    turn: shown.turn,
+    commit: toHex(shown.commit_id),
+    node: node.id,
+    role: node.role,
+    seq: node.seq,
+    ...snippetOf(text, o.matcher),
+  };
+}
