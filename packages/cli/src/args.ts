@@ -24,6 +24,11 @@ export const OPTIONS = {
   channel: { type: 'string' },
   'quiet-time': { type: 'string' },
   strict: { type: 'boolean' },
+  role: { type: 'string' },
+  'all-branches': { type: 'boolean' },
+  regex: { type: 'boolean' },
+  limit: { type: 'string' },
+  reindex: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

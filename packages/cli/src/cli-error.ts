@@ -34,6 +34,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'TRANSCRIPT_INVALID',
   'NOT_AGENT_COMMIT',
   'AGENT_COMMIT_NOT_FOUND',
+  'INVALID_ARGUMENT',
 ]);
 
 // The undo ran and found it cannot be done safely now (a conflict, uncommitted work, a lock):

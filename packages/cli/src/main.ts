@@ -127,6 +127,26 @@ const COMMANDS: Command[] = [
       (await history()).runBranches(ctx, io, { session: session!, json: v.json === true }),
   },
   {
+    name: 'search',
+    options: ['session', 'role', 'branch', 'all-branches', 'regex', 'limit', 'reindex', 'json'],
+    args: ['QUERY'],
+    required: 1,
+    unless: 'reindex',
+    alone: async (io, v, [query]) =>
+      (await import('./commands/search.js')).runSearch(io, {
+        query,
+        root: v.root,
+        session: v.session,
+        role: v.role,
+        branch: v.branch,
+        allBranches: v['all-branches'] === true,
+        regex: v.regex === true,
+        limit: v.limit,
+        reindex: v.reindex === true,
+        json: v.json === true,
+      }),
+  },
+  {
     name: 'watch',
     readOnly: true,
     options: ['interval', 'channel', 'json'],

@@ -65,7 +65,8 @@ export async function runSearch(db: Database.Database, store: Store, input: Sear
   const from = regex
     ? 'docs d JOIN sessions s ON s.id = d.session'
     : 'words w JOIN docs d ON d.id = w.rowid JOIN sessions s ON s.id = d.session';
-  const order = regex ? 's.session, d.seq, d.id' : 'w.rank, s.session, d.seq, d.id';
+  // Newest first, in the full-text index's own order: the first page is read without sorting every match.
+  const order = regex ? 'd.id DESC' : 'w.rowid DESC';
   const page = db.prepare(
     `SELECT d.id, d.blob, s.session, s.dir, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
      ORDER BY ${order} LIMIT ? OFFSET ?`,

@@ -5,6 +5,7 @@ import {
   readRepositoryChanges,
   sessionDirName,
   type MirrorService,
+  type BranchChange,
   type RepositoryChanges,
   type SearchQuery,
   type SearchResult,
@@ -50,6 +51,7 @@ export class SearchIndex implements SearchSource {
   // One update of a session at a time in this process; other processes are kept right by the
   // tips check inside each transaction.
   readonly #running = new Map<string, Promise<IndexUpdate>>();
+  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(options: SearchIndexOptions) {
     this.root = options.root.replace(/\/+$/, '') || '/';
@@ -136,6 +138,17 @@ export class SearchIndex implements SearchSource {
     };
   }
 
+  #sql(text: string): Database.Statement {
+    let st = this.#statements.get(text);
+    if (st === undefined) this.#statements.set(text, (st = this.#db.prepare(text)));
+    return st;
+  }
+
+  /** Resolves when no update started by this instance is under way (before `close`). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#running.values()]);
+  }
+
   close(): void {
     this.#db.close();
   }
@@ -167,68 +180,34 @@ export class SearchIndex implements SearchSource {
   }
 
   #tipsOf(dir: string): Map<string, string> {
-    const rows = this.#db
-      .prepare(`SELECT b.name, b.tip FROM branches b JOIN sessions s ON s.id = b.session WHERE s.dir = ?`)
-      .all(dir) as { name: string; tip: string }[];
+    const rows = this.#sql(
+      `SELECT b.name, b.tip FROM branches b JOIN sessions s ON s.id = b.session WHERE s.dir = ?`,
+    ).all(dir) as { name: string; tip: string }[];
     return new Map(rows.map((r) => [r.name, r.tip]));
   }
 
   /** One transaction; null when another process moved the tips meanwhile (read again). */
   #apply(dir: string, known: Map<string, string>, c: RepositoryChanges): IndexUpdate | null {
-    const db = this.#db;
-    const run = db.transaction((): IndexUpdate | null => {
+    const run = this.#db.transaction((): IndexUpdate | null => {
       const now = this.#tipsOf(dir);
       if (now.size !== known.size || [...now].some(([b, t]) => known.get(b) !== t)) return null;
-      db.prepare(
+      this.#sql(
         `INSERT INTO sessions(session, dir, head) VALUES (?, ?, ?)
          ON CONFLICT(session) DO UPDATE SET dir = excluded.dir, head = excluded.head`,
       ).run(c.session, dir, c.head);
-      const sid = (db.prepare(`SELECT id FROM sessions WHERE session = ?`).get(c.session) as { id: number }).id;
-      let added = 0;
-      let dropped = c.gone.length > 0;
+      const sid = (this.#sql(`SELECT id FROM sessions WHERE session = ?`).get(c.session) as { id: number }).id;
+      // Messages a branch let go of: dropped at the end unless another branch still holds them.
+      const loose = new Set<number>();
       for (const name of c.gone) {
-        db.prepare(`DELETE FROM places WHERE branch = (SELECT id FROM branches WHERE session = ? AND name = ?)`).run(
-          sid,
-          name,
-        );
-        db.prepare(`DELETE FROM branches WHERE session = ? AND name = ?`).run(sid, name);
+        const gone = this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, name) as {
+          id: number;
+        };
+        this.#release(gone.id, loose);
+        this.#sql(`DELETE FROM branches WHERE id = ?`).run(gone.id);
       }
-      for (const b of c.changed) {
-        db.prepare(
-          `INSERT INTO branches(session, name, tip) VALUES (?, ?, ?)
-           ON CONFLICT(session, name) DO UPDATE SET tip = excluded.tip`,
-        ).run(sid, b.name, b.tip);
-        const bid = (
-          db.prepare(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, b.name) as { id: number }
-        ).id;
-        if (b.mode === 'replace') {
-          dropped = true;
-          db.prepare(`DELETE FROM places WHERE branch = ?`).run(bid);
-        }
-        for (const m of b.messages) {
-          const blob = fromHex(m.blob);
-          let doc = db.prepare(`SELECT id FROM docs WHERE blob = ?`).get(blob) as { id: number } | undefined;
-          if (doc === undefined) {
-            const role = ROLES.indexOf(m.node.role);
-            const id = Number(
-              db
-                .prepare(`INSERT INTO docs(session, blob, role, seq) VALUES (?, ?, ?, ?)`)
-                .run(sid, blob, role, m.node.seq).lastInsertRowid,
-            );
-            db.prepare(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(id, m.text);
-            doc = { id };
-            added++;
-          }
-          db.prepare(`INSERT OR REPLACE INTO places(doc, branch, turn, commit_id) VALUES (?, ?, ?, ?)`).run(
-            doc.id,
-            bid,
-            m.turn,
-            fromHex(m.commit),
-          );
-        }
-      }
-      const removed = dropped ? this.#dropUnplaced(sid) : 0;
-      return { sessions: 1, added, removed };
+      let added = 0;
+      for (const b of c.changed) added += this.#place(sid, b, loose);
+      return { sessions: 1, added, removed: this.#dropUnplaced(loose) };
     });
     try {
       return run.immediate();
@@ -237,15 +216,53 @@ export class SearchIndex implements SearchSource {
     }
   }
 
-  #dropUnplaced(sid: number): number {
-    const gone = this.#db
-      .prepare(`SELECT id FROM docs d WHERE session = ? AND NOT EXISTS (SELECT 1 FROM places p WHERE p.doc = d.id)`)
-      .all(sid) as { id: number }[];
-    for (const { id } of gone) {
-      this.#db.prepare(`DELETE FROM words WHERE rowid = ?`).run(id);
-      this.#db.prepare(`DELETE FROM docs WHERE id = ?`).run(id);
+  /** Records a branch's new tip and places its messages; returns how many messages were new to the index. */
+  #place(sid: number, b: BranchChange, loose: Set<number>): number {
+    this.#sql(
+      `INSERT INTO branches(session, name, tip) VALUES (?, ?, ?)
+       ON CONFLICT(session, name) DO UPDATE SET tip = excluded.tip`,
+    ).run(sid, b.name, b.tip);
+    const bid = (this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, b.name) as { id: number })
+      .id;
+    if (b.mode === 'replace') this.#release(bid, loose);
+    let added = 0;
+    for (const m of b.messages) {
+      const blob = fromHex(m.blob);
+      let doc = (this.#sql(`SELECT id FROM docs WHERE blob = ?`).get(blob) as { id: number } | undefined)?.id;
+      if (doc === undefined) {
+        const role = ROLES.indexOf(m.node.role);
+        doc = Number(
+          this.#sql(`INSERT INTO docs(session, blob, role, seq) VALUES (?, ?, ?, ?)`).run(sid, blob, role, m.node.seq)
+            .lastInsertRowid,
+        );
+        this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, m.text);
+        added++;
+      }
+      this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn, commit_id) VALUES (?, ?, ?, ?)`).run(
+        doc,
+        bid,
+        m.turn,
+        fromHex(m.commit),
+      );
     }
-    return gone.length;
+    return added;
+  }
+
+  #release(bid: number, loose: Set<number>): void {
+    for (const r of this.#sql(`SELECT doc FROM places WHERE branch = ?`).all(bid) as { doc: number }[])
+      loose.add(r.doc);
+    this.#sql(`DELETE FROM places WHERE branch = ?`).run(bid);
+  }
+
+  #dropUnplaced(docs: Set<number>): number {
+    let removed = 0;
+    for (const id of docs) {
+      if (this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) !== undefined) continue;
+      this.#sql(`DELETE FROM words WHERE rowid = ?`).run(id);
+      this.#sql(`DELETE FROM docs WHERE id = ?`).run(id);
+      removed++;
+    }
+    return removed;
   }
 }
 
