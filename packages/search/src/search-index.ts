@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   ROLES,
   readRepositoryChanges,
@@ -60,6 +61,8 @@ export class SearchIndex implements SearchSource {
     this.file = options.file ?? join(this.root, INDEX_FILE);
     this.#store = storeFor(options.storage ?? nodeStorage());
     try {
+      // The root may not exist before the first sync makes it; the index is as much at home there.
+      mkdirSync(dirname(this.file), { recursive: true });
       this.#db = new Database(this.file);
       this.#db.pragma('busy_timeout = 10000');
       ensureSchema(this.#db);

@@ -131,12 +131,13 @@ describe('search over every session', () => {
   it('answers a regular expression, and refuses bad queries with INVALID_ARGUMENT', async () => {
     const { index } = await goldenRoot();
     const re = await index.search({ text: 'src/[ab]\\.ts:\\d', regex: true, allBranches: true, session: 'golden-1' });
+    // Newest first: t4 was indexed after t3.
     expect(re.hits.map(placeOf)).toEqual([
-      'golden-1/t3 tool main#2 [main,retry-a4r]',
       'golden-1/t4 tool main#2 [main,retry-a4r]',
+      'golden-1/t3 tool main#2 [main,retry-a4r]',
     ]);
-    expect(re.hits[0]!.snippet).toBe('src/a.ts:1: TODO');
-    expect(re.hits[0]!.highlights).toEqual([[0, 10]]);
+    expect(re.hits[1]!.snippet).toBe('src/a.ts:1: TODO');
+    expect(re.hits[1]!.highlights).toEqual([[0, 10]]);
     for (const q of [
       { text: '(', regex: true },
       { text: '  ' },
@@ -169,5 +170,26 @@ describe('search over every session', () => {
     await rebuilt.reindex();
     expect(rebuilt.contents()).toEqual(index.contents());
     expect(index.contents().messages.length).toBeGreaterThan(30);
+  });
+
+  it('a failed index update fails nothing else: the sync commits, the error is reported', async () => {
+    const { dag, root, mirror, index } = await goldenRoot();
+    const service = createMirrorService({ mirror });
+    const errors: { code: string }[] = [];
+    const synced: string[] = [];
+    service.on('synced', ({ sessionId }) => synced.push(sessionId));
+    service.on('failed', ({ error }) => errors.push(error));
+    index.attach(service, (_s, e) => errors.push(e));
+    open.splice(open.indexOf(index), 1);
+    index.close(); // the index is gone: every update fails
+    await dag.fillNode('golden-2', 'a6', 'Fixed all three.', null);
+    service.notify('golden-2');
+    await service.drain();
+    await new Promise((r) => setTimeout(r, 50));
+    await service.close();
+    expect(synced).toEqual(['golden-2']);
+    expect(errors.map((e) => e.code)).toEqual(['SEARCH_INDEX_ERROR']);
+    expect((await mirror.verify('golden-2')).ok).toBe(true);
+    expect(git(join(root, 'golden-2'), 'log', '-1', '--format=%s', 'main').trim()).toBe('turn 3: Fix them');
   });
 });
