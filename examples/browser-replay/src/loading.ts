@@ -7,6 +7,7 @@ import { forkOf, type BranchFork } from './branch-labels.js';
 import { parseRoute, type Route, type State } from './app-state.js';
 import { EARLIER_SHOWN, type SessionPage } from './session-page.js';
 import { openHistory } from './history-pages.js';
+import { loadSearch } from './search-view.js';
 
 /** The first read of the rest of a timeline waits this long after the page is drawn, ms. */
 const REST_AFTER = 100;
@@ -248,6 +249,8 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       }
       if (state.route.page === 'project') await loadProject(state.route.id);
       else state.project = null;
+      const r = state.route;
+      state.search = r.page === 'search' ? await loadSearch(state.backend, r.query, r.allBranches) : null;
     } catch (err) {
       fail(err);
       if (state.route.page === 'session') state.session = null;

@@ -177,6 +177,8 @@ export {
   matcherOf,
   hasEveryWord,
   snippetOf,
+  searchHit,
+  type HitPlace,
   isRole,
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,

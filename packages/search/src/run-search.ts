@@ -5,7 +5,7 @@ import {
   searchQuery,
   searchText,
   searchWords,
-  snippetOf,
+  searchHit,
   type DagNode,
   type SearchHit,
   type SearchQuery,
@@ -89,7 +89,17 @@ export async function runSearch(db: Database.Database, store: Store, input: Sear
       if (regex ? !matcher.test(text) : !hasEveryWord(text, q.text)) continue;
       if (hits.length === q.limit) return { hits, more: true };
       const at = places.all(row.id, ...(q.allBranches === true ? [] : [q.branch ?? row.head])) as Place[];
-      hits.push(hitOf(row, node, text, at, { asked: q.branch, matcher }));
+      hits.push(
+        searchHit({
+          session: row.session,
+          head: row.head,
+          asked: q.branch,
+          node,
+          text,
+          places: at.map((p) => ({ branch: p.name, turn: p.turn, commit: toHex(p.commit_id) })),
+          matcher,
+        }),
+      );
     }
     if (rows.length < size) return { hits, more: false };
   }
@@ -100,29 +110,4 @@ function branchCondition(q: SearchQuery): { sql: string | null; args: unknown[] 
   if (q.allBranches === true) return { sql: null, args: [] };
   if (q.branch !== undefined) return { sql: 'b.name = ?', args: [q.branch] };
   return { sql: 'b.name = s.head', args: [] };
-}
-
-function hitOf(
-  row: Candidate,
-  node: DagNode,
-  text: string,
-  at: Place[],
-  o: { asked: string | undefined; matcher: RegExp },
-): SearchHit {
-  const shown =
-    at.find((p) => p.name === o.asked) ??
-    at.find((p) => p.name === row.head) ??
-    at.find((p) => p.name === 'main') ??
-    at[0]!;
-  return {
-    session: row.session,
-    branch: shown.name,
-    branches: at.map((p) => p.name),
-    turn: shown.turn,
-    commit: toHex(shown.commit_id),
-    node: node.id,
-    role: node.role,
-    seq: node.seq,
-    ...snippetOf(text, o.matcher),
-  };
 }

@@ -3,7 +3,7 @@ import { canonicalJson } from '../model/canonical-json.js';
 import { textOf } from '../model/text.js';
 import { ROLES, type DagNode, type Role } from '../model/types.js';
 import { assertId } from '../model/names.js';
-import type { SearchQuery } from './search-types.js';
+import type { SearchHit, SearchQuery } from './search-types.js';
 
 export const SEARCH_LIMIT_DEFAULT = 20;
 export const SEARCH_LIMIT_MAX = 1000;
@@ -96,4 +96,43 @@ export function snippetOf(text: string, matcher: RegExp): { snippet: string; hig
 /** Whether `role` is one of the four roles. */
 export function isRole(role: unknown): role is Role {
   return (ROLES as readonly unknown[]).includes(role);
+}
+
+/** Where a message is on one branch: the turn that brought it there and that turn's commit. */
+export interface HitPlace {
+  branch: string;
+  turn: number;
+  commit: string;
+}
+
+/**
+ * A hit as every index gives it: shown on the branch asked for, else HEAD's, else `main`, else the
+ * first of `places` (sorted by name), with the snippet around the match.
+ */
+export function searchHit(o: {
+  session: string;
+  head: string | null;
+  asked: string | undefined;
+  node: DagNode;
+  text: string;
+  places: readonly HitPlace[];
+  matcher: RegExp;
+}): SearchHit {
+  const at = o.places;
+  const shown =
+    at.find((p) => p.branch === o.asked) ??
+    at.find((p) => p.branch === o.head) ??
+    at.find((p) => p.branch === 'main') ??
+    at[0]!;
+  return {
+    session: o.session,
+    branch: shown.branch,
+    branches: at.map((p) => p.branch),
+    turn: shown.turn,
+    commit: shown.commit,
+    node: o.node.id,
+    role: o.node.role,
+    seq: o.node.seq,
+    ...snippetOf(o.text, o.matcher),
+  };
 }
