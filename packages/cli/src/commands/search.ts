@@ -35,7 +35,7 @@ export async function runSearch(io: CliIo, args: SearchArgs): Promise<ExitCode> 
     if (args.reindex || fresh) {
       const built = await index.reindex();
       io.stderr.write(
-        `entity-git: search index ${fresh ? 'built' : 'rebuilt'} from ${built.sessions} repositories (${built.added} messages)\n`,
+        `entity-git: search index ${fresh ? 'built' : 'rebuilt'} from ${built.sessions} repositor${built.sessions === 1 ? 'y' : 'ies'} (${built.added} messages)\n`,
       );
     }
     if (args.query === undefined) return EXIT_OK;
