@@ -77,13 +77,19 @@ export async function runSearch(db: Database.Database, store: Store, input: Sear
   );
   const objects = new Map<string, ObjectStore>();
   const hits: SearchHit[] = [];
-  const size = Math.min(500, q.limit * 2 + 8);
-  for (let offset = 0; ; offset += size) {
+  const read = (row: Candidate): Promise<Uint8Array> => {
+    let os = objects.get(row.dir);
+    if (os === undefined) objects.set(row.dir, (os = new ObjectStore(store, joinPath(row.dir, '.git'))));
+    return os.readTyped(toHex(row.blob), 'blob');
+  };
+  // The first page is what the answer needs when every candidate holds the words (the usual case);
+  // its messages are read at once, as the repositories are many and each read waits on the disk.
+  let size = q.limit + 1;
+  for (let offset = 0; ; offset += size, size = Math.min(500, size * 4)) {
     const rows = page.all(...args, size, offset) as Candidate[];
-    for (const row of rows) {
-      let os = objects.get(row.dir);
-      if (os === undefined) objects.set(row.dir, (os = new ObjectStore(store, joinPath(row.dir, '.git'))));
-      const node = JSON.parse(fromUtf8(await os.readTyped(toHex(row.blob), 'blob'))) as DagNode;
+    const blobs = await Promise.all(rows.map(read));
+    for (const [k, row] of rows.entries()) {
+      const node = JSON.parse(fromUtf8(blobs[k]!)) as DagNode;
       const text = searchText(node);
       matcher.lastIndex = 0;
       if (regex ? !matcher.test(text) : !hasEveryWord(text, q.text)) continue;
