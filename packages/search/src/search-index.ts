@@ -170,9 +170,12 @@ export class SearchIndex implements SearchSource {
   async #updateDir(dir: string): Promise<IndexUpdate> {
     for (;;) {
       const known = this.#tipsOf(dir);
+      const session = (
+        this.#sql(`SELECT session FROM sessions WHERE dir = ?`).get(dir) as { session: string } | undefined
+      )?.session;
       let changes: RepositoryChanges | null;
       try {
-        changes = await readRepositoryChanges(this.#store, dir, known);
+        changes = await readRepositoryChanges(this.#store, dir, known, session);
       } catch (err) {
         throw indexError(err, `cannot read the repository ${dir} for the search index`);
       }

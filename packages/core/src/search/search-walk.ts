@@ -62,12 +62,14 @@ interface Walked {
  * Reads, from a session repository's objects alone, what its branches hold beyond `known` (branch
  * → tip as last indexed). The same function serves a live update after a sync and a rebuild from
  * nothing (`known` empty), so a rebuilt index equals the live one. Null when `dir` holds no
- * repository with a commit.
+ * repository with a commit. `session`: the repository's session id when the caller knows it
+ * (else read from `meta.json`).
  */
 export async function readRepositoryChanges(
   store: Store,
   dir: string,
   known: ReadonlyMap<string, string>,
+  session?: string,
 ): Promise<RepositoryChanges | null> {
   const gitdir = joinPath(dir, '.git');
   if ((await store.lstat(joinPath(gitdir, 'HEAD'))) === null) return null;
@@ -81,7 +83,8 @@ export async function readRepositoryChanges(
   if (tips.size === 0) return null;
   const head = await refs.headBranch();
   const anyTip = tips.get(head ?? '') ?? tips.values().next().value!;
-  const session = await sessionOf(objects, anyTip);
+  // The session id is in every commit's meta.json; an index that knows the directory knows it.
+  const id = session ?? (await sessionOf(objects, anyTip));
   const blobs = new Map<string, DagNode>();
   const changed: BranchChange[] = [];
   for (const [name, tip] of tips) {
@@ -89,7 +92,7 @@ export async function readRepositoryChanges(
     changed.push(await branchChange(objects, blobs, { name, tip, knownTip: known.get(name) ?? null }));
   }
   const gone = [...known.keys()].filter((b) => !tips.has(b));
-  return { session, head, changed, gone, tips };
+  return { session: id, head, changed, gone, tips };
 }
 
 async function sessionOf(objects: ObjectStore, commit: string): Promise<string> {
