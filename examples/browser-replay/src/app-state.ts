@@ -11,6 +11,7 @@ import type { Backend } from './backend.js';
 import type { ImportForm } from './import-view.js';
 import type { ProjectPage } from './project-view.js';
 import type { SaveState } from './save-view.js';
+import type { SearchState } from './search-view.js';
 import type { SessionPage } from './session-page.js';
 import type { UndoState } from './undo-view.js';
 import type { NewProjectForm } from './sidebar-view.js';
@@ -18,7 +19,8 @@ import type { NewProjectForm } from './sidebar-view.js';
 export type Route =
   | { page: 'home' }
   | { page: 'session'; id: string; sha?: string; branch?: string }
-  | { page: 'project'; id: string };
+  | { page: 'project'; id: string }
+  | { page: 'search'; query: string; allBranches: boolean };
 
 /** A banner. `at` is the page (hash) it belongs to: it goes when the user leaves that page; none for the app's own state (offline). */
 export interface Notice {
@@ -56,6 +58,8 @@ export interface State {
   appCached: boolean;
   loading: boolean;
   drawerOpen: boolean;
+  /** The hits of the search the route names. */
+  search: SearchState | null;
 }
 
 export const TOKEN_KEY = 'entity-git-replay-token';
@@ -85,5 +89,6 @@ export function parseRoute(hash: string): Route {
     return r;
   }
   if (parts[0] === 'p' && parts[1]) return { page: 'project', id: parts[1] };
+  if (parts[0] === 'search' && parts[1]) return { page: 'search', query: parts[1], allBranches: parts[2] === 'all' };
   return { page: 'home' };
 }

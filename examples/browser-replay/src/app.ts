@@ -36,6 +36,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
     appCached: false,
     loading: false,
     drawerOpen: false,
+    search: null,
   };
 
   const shell = buildShell(root, state, () => render());

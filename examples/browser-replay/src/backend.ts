@@ -3,7 +3,8 @@
 // looks and behaves the same with the server gone.
 import type { ActionResponse } from '@entity-git/core';
 import { createActions } from '@entity-git/core';
-import { createBrowserMirror, openIdbDag, type IdbDag } from '@entity-git/browser-fs';
+import { DEFAULT_ROOT, createBrowserMirror, openIdbDag, type IdbDag } from '@entity-git/browser-fs';
+import { OfflineSearch } from './offline-search.js';
 import {
   TOKEN_PARAM,
   WS_PATH,
@@ -55,7 +56,8 @@ export function localStore(): Promise<LocalStore> {
     // Pages of 128 rows: a step reads its window of turns (21 turns, ~100 rows) in one page, not 500.
     const dag = await openIdbDag({ name: LOCAL_DB_NAME, batchSize: READ_PAGE });
     const mirror = createBrowserMirror({ dag, fsName: LOCAL_FS_NAME });
-    const actions = createActions({ dag, mirror, writer: dag, projects: dag });
+    const search = new OfflineSearch(mirror.storage, DEFAULT_ROOT);
+    const actions = createActions({ dag, mirror, writer: dag, projects: dag, search });
     const backend: Backend = {
       mode: 'offline',
       async call(action, params) {

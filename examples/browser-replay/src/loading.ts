@@ -8,6 +8,7 @@ import { parseRoute, type Route, type State } from './app-state.js';
 import { EARLIER_SHOWN, type SessionPage } from './session-page.js';
 import { openHistory } from './history-pages.js';
 import { loadUsage } from './usage-view.js';
+import { loadSearch } from './search-view.js';
 
 /** The first read of the rest of a timeline waits this long after the page is drawn, ms. */
 const REST_AFTER = 100;
@@ -252,6 +253,8 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       }
       if (state.route.page === 'project') await loadProject(state.route.id);
       else state.project = null;
+      const r = state.route;
+      state.search = r.page === 'search' ? await loadSearch(state.backend, r.query, r.allBranches) : null;
     } catch (err) {
       fail(err);
       if (state.route.page === 'session') state.session = null;

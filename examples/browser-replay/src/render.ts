@@ -9,6 +9,7 @@ import { h, replace } from './dom.js';
 import { renderImport } from './import-view.js';
 import { renderProject } from './project-view.js';
 import { renderSave } from './save-view.js';
+import { renderSearchBox, renderSearchResults } from './search-view.js';
 import { labelOf } from './session-page.js';
 import { placeTurn, renderSession } from './session-view.js';
 import { renderSidebar } from './sidebar-view.js';
@@ -109,6 +110,7 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
     const current = r.page === 'session' ? r.id : null;
     replace(
       sidebar,
+      renderSearchBox(r.page === 'search' ? r : null),
       ...renderSidebar(sidebar, {
         online: online(),
         sessions: state.sessions,
@@ -204,6 +206,9 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
           addSession: (id) => void addToProject(p.detail.id, id),
         },
       });
+    } else if (r.page === 'search' && state.search !== null) {
+      const titles = new Map(state.sessions.map((x) => [x.id, x.title]));
+      body = renderSearchResults(state.search, titles, online());
     } else if (state.loading) body = [h('p', { class: 'empty' }, 'Loading…')];
     else
       body = [

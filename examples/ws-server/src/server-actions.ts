@@ -27,6 +27,7 @@ import {
   type Project,
   type ProjectGit,
   type ProjectStore,
+  type SearchSource,
   type ServiceEvents,
   type TurnReport,
 } from '@entity-git/core';
@@ -56,6 +57,10 @@ export interface ServerActionsOptions {
   now?: () => number;
   /** Told about a sync that failed after a write (the write itself stands). */
   onSyncError?: (sessionId: string, err: unknown) => void;
+  /** Told about every sync that wrote something after a write (the search index follows it). */
+  onSynced?: (sessionId: string) => void;
+  /** Answers `search_messages` (`@entity-git/search` over the server's root). Without it the action is refused. */
+  search?: SearchSource;
   /**
    * The project auto-commit (`createNodeProjectGit()` on Node). Without it a session's project is
    * never committed to and `send_message` reports `project: null`.
@@ -93,13 +98,20 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   const { dag, writer, projects, mirror } = options;
   const now = options.now ?? (() => Date.now() / 1000);
   const projectGit = options.projectGit ?? null;
-  const core = createActions({ dag, mirror, writer, projects, ...(projectGit ? { projectGit } : {}) });
+  const core = createActions({
+    dag,
+    mirror,
+    writer,
+    projects,
+    ...(projectGit ? { projectGit } : {}),
+    ...(options.search ? { search: options.search } : {}),
+  });
   const service = createMirrorService({ mirror, dag, projects, ...(projectGit ? { projectGit } : {}) });
 
   /** The DAG is written already: a failing mirror is reported, never turned into a failed write. */
   const sync = async (sessionId: string): Promise<boolean> => {
     try {
-      await mirror.sync(sessionId);
+      if (!(await mirror.sync(sessionId)).noop) options.onSynced?.(sessionId);
       return true;
     } catch (err) {
       options.onSyncError?.(sessionId, err);

@@ -6,6 +6,7 @@
 // instead of `id` (protocol.ts `ServerEvent`): the outcome of each project auto-commit.
 import { createNodeMirror } from '@entity-git/node-fs';
 import { createNodeProjectGit } from '@entity-git/project/node';
+import { openServerSearch } from './server-search.js';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { reconcile, type ActionResponse, type Mirror, type ProjectGit, type ReconcileReport } from '@entity-git/core';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -109,6 +110,7 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
   const ownsStore = typeof options.db === 'string';
   const store = typeof options.db === 'string' ? await openSqlite({ file: options.db }) : options.db;
   const mirror = createNodeMirror({ dag: store.dag, root: options.root });
+  const search = openServerSearch(options.root, log);
   const projectGit =
     options.projectGit === undefined
       ? createNodeProjectGit(options.projectLocks === undefined ? {} : { dir: options.projectLocks })
@@ -123,6 +125,8 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     projectGit,
     ...(options.readAhead === undefined ? {} : { readAhead: options.readAhead }),
     onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
+    onSynced: search.onSynced,
+    search: search.index,
     onProjectTurn: (sessionId, result) => {
       if (result.status === 'failed')
         log(`project auto-commit of ${sessionId} failed: ${result.code}: ${result.message}`);
@@ -135,7 +139,10 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
   let reconciled: ReconcileReport | null = null;
   try {
     if (options.reconcile ?? true) reconciled = await reconcile({ dag: store.dag, mirror });
+    await search.catchUp(store.dag);
+    search.follow(actions.service);
   } catch (err) {
+    await search.close();
     if (ownsStore) await store.close();
     throw err;
   }
@@ -231,6 +238,7 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
       resolve();
     });
   }).catch(async (err: unknown) => {
+    await search.close();
     if (ownsStore) await store.close();
     throw err;
   });
@@ -259,6 +267,7 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     close: () =>
       (closing ??= (async () => {
         await actions.service.close();
+        await search.close();
         for (const ws of wss.clients) ws.terminate();
         await new Promise<void>((resolve) => wss.close(() => resolve()));
         await new Promise<void>((resolve) => {

@@ -34,6 +34,7 @@ describe('the actions', () => {
       'project_log',
       'project_status',
       'revert_agent_turn',
+      'search_messages',
       'send_message',
       'server_info',
       'session_stats',

@@ -27,6 +27,11 @@ export const OPTIONS = {
   strict: { type: 'boolean' },
   archive: { type: 'string' },
   all: { type: 'boolean' },
+  role: { type: 'string' },
+  'all-branches': { type: 'boolean' },
+  regex: { type: 'boolean' },
+  limit: { type: 'string' },
+  reindex: { type: 'boolean' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -35,6 +35,7 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'NOT_AGENT_COMMIT',
   'AGENT_COMMIT_NOT_FOUND',
   'PRUNE_REFUSED',
+  'INVALID_ARGUMENT',
 ]);
 
 // The undo ran and found it cannot be done safely now (a conflict, uncommitted work, a lock):

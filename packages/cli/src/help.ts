@@ -41,6 +41,7 @@ Commands:
   stats SESSION [--branch B]          tokens and cost per turn, per branch and for the session
   prune [--dry-run] [--archive DIR]   remove the repositories of sessions the database deleted
   du                                  the disk each session repository takes, and the total
+  search QUERY [--all-branches]       the messages of every session holding the query's words
   projects list|create|add-session|status|import  the projects sessions belong to
   projects revert SESSION TURN        undo the agent's commit of a turn in the session's project
   import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
@@ -57,6 +58,29 @@ Exit codes: 0 ok, 1 verify found differences or sync failed, 2 bad arguments or 
 Run "entity-git COMMAND --help" for a command's options.`;
 
 export const COMMAND_HELP: Record<string, string> = {
+  search: `Usage: entity-git search QUERY [--session ID] [--role R] [--branch B | --all-branches]
+                         [--regex] [--limit N] [--json] [--reindex]
+
+The messages holding every word of QUERY (letters and digits, case folded, whole words), newest
+first, from entity-git's own index beside the repositories (<root>/.entity-git-search.db), which
+every sync updates. No database is read. Each hit names its session, branch, turn, commit, node
+and role, with the text around the match; a message shared by several branches is one hit.
+
+Options:
+  --session ID      only this session
+  --role R          only user, assistant, tool or system messages
+  --branch B        messages on branch B (default: each session's HEAD branch)
+  --all-branches    messages on any branch
+  --regex           QUERY is a JavaScript regular expression over each message's text (reads
+                    every message the other options leave: slower)
+  --limit N         at most N hits (default 20, at most 1000)
+  --reindex         rebuild the index from the repositories alone first (QUERY may be left out)
+  --json            { hits: [{ session, branch, branches, turn, commit, node, role, seq,
+                    snippet, highlights }], more }
+
+Exit codes: 0 found, 1 nothing found, 2 bad arguments, 3 the index cannot be read.
+
+${GLOBAL}`,
   sync: `Usage: entity-git sync [--session ID] [--full] [--quiet-time T] [--dry-run] [--json]
 
 Reconcile every session of the database (or one) with its repository: a session without a

@@ -147,6 +147,26 @@ const COMMANDS: Command[] = [
       }),
   },
   {
+    name: 'search',
+    options: ['session', 'role', 'branch', 'all-branches', 'regex', 'limit', 'reindex', 'json'],
+    args: ['QUERY'],
+    required: 1,
+    unless: 'reindex',
+    alone: async (io, v, [query]) =>
+      (await import('./commands/search.js')).runSearch(io, {
+        query,
+        root: v.root,
+        session: v.session,
+        role: v.role,
+        branch: v.branch,
+        allBranches: v['all-branches'] === true,
+        regex: v.regex === true,
+        limit: v.limit,
+        reindex: v.reindex === true,
+        json: v.json === true,
+      }),
+  },
+  {
     name: 'prune',
     readOnly: true,
     options: ['dry-run', 'archive', 'all', 'json'],

@@ -135,3 +135,23 @@ export type { Logger, LogFields, LogLevel } from './observe/logger.js';
 export { consoleLogger, emitLog, type ConsoleLoggerOptions } from './observe/loggers.js';
 // For packages built on core that emit log events of their own (@entity-git/project).
 export { now, since, codeOf, messageOf } from './observe/loggers.js';
+export {
+  readRepositoryChanges,
+  type RepositoryChanges,
+  type BranchChange,
+  type PlacedMessage,
+} from './search/search-walk.js';
+export {
+  searchQuery,
+  searchText,
+  searchWords,
+  matcherOf,
+  hasEveryWord,
+  snippetOf,
+  searchHit,
+  type HitPlace,
+  isRole,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+} from './search/search-text.js';
+export type { SearchQuery, SearchHit, SearchResult, SearchSource } from './search/search-types.js';

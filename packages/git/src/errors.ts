@@ -64,7 +64,9 @@ export type ErrorCode =
   | 'INVALID_ARGUMENT'
   /** A transcript file (Claude Code JSONL, an OpenAI-style message log) that cannot be read as one. */
   | 'TRANSCRIPT_INVALID'
-  | 'UNKNOWN_ACTION';
+  | 'UNKNOWN_ACTION'
+  /** The search index could not be opened, read or written (the repositories are untouched; `--reindex` rebuilds it). */
+  | 'SEARCH_INDEX_ERROR';
 
 export class EntityGitError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name = 'EntityGitError';

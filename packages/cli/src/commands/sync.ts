@@ -36,6 +36,7 @@ export async function runSync(ctx: Context, io: CliIo, args: SyncArgs): Promise<
     },
   });
   progress.end();
+  await (await import('./search.js')).indexAfterSync(io, ctx.root, report.entries);
   const counts = Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<ReconcileAction, number>;
   for (const e of report.entries) counts[e.action]++;
   if (args.json) {

@@ -37,6 +37,7 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
       ? watchFrameworkChanges(ctx.framework)
       : await watchDagChanges(ctx.store, { channel, connectionString: args.db });
   const service = createMirrorService({ mirror: ctx.mirror, dag: ctx.dag });
+  const search = await (await import('./search.js')).indexEachSync(io, ctx.root, service);
   const line = (event: string, fields: Record<string, unknown>, text: string) => {
     if (args.json) println(io, JSON.stringify({ event, ...fields }));
     else println(io, text);
@@ -89,6 +90,7 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
       await Promise.race([changes.wait(interval), new Promise<void>((r) => (wakeUp = r))]);
     }
     await service.close();
+    await search.close();
     line('stopped', {}, 'stopped: every change seen was mirrored');
     return EXIT_OK;
   } finally {

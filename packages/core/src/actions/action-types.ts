@@ -1,4 +1,5 @@
-import type { DagNode, JsonValue, ProjectStatus } from '../model/types.js';
+import type { DagNode, JsonValue, ProjectStatus, Role } from '../model/types.js';
+import type { SearchResult } from '../search/search-types.js';
 
 /** One commit of a session's timeline. */
 export interface TimelineCommit {
@@ -201,6 +202,23 @@ export interface ActionMap {
   };
   /** The session's agent commits in its project (or in `project_id`), and which were undone. Read-only. */
   project_agent_commits: { params: { session_id: string; project_id?: string }; result: AgentCommitsListResult };
+  /**
+   * Messages of every session (or `session_id`) holding every word of `query` (or matching it as a
+   * regular expression with `regex`), on each session's HEAD branch, on `branch`, or on every branch
+   * (`all_branches`); a message shared by branches is one hit. Needs the `search` option.
+   */
+  search_messages: {
+    params: {
+      query: string;
+      session_id?: string;
+      role?: Role;
+      branch?: string;
+      all_branches?: boolean;
+      regex?: boolean;
+      limit?: number;
+    };
+    result: SearchResult;
+  };
 }
 
 export type ActionName = keyof ActionMap;

@@ -8,10 +8,11 @@ import type { ActionMap, ActionName, ActionRequest, ActionResponse } from './act
 import { agentTurnActions } from './agent-turn-actions.js';
 import { invalidArgument } from './params.js';
 import { projectActions } from './project-actions.js';
+import { searchActions, type SearchActionsOptions } from './search-actions.js';
 import { sessionActions } from './session-actions.js';
 import { statsActions } from './stats-actions.js';
 
-export interface ActionsOptions {
+export interface ActionsOptions extends SearchActionsOptions {
   dag: DagSource;
   mirror: Mirror;
   /** Needed by `git_switch_branch` (it moves the DAG head). */
@@ -43,6 +44,7 @@ export function createActions(options: ActionsOptions): Actions {
     ...sessionActions(options),
     ...projectActions(options),
     ...statsActions(options),
+    ...searchActions(options),
   };
   return { ...actions, handle: (request: ActionRequest) => dispatch(actions, request) };
 }

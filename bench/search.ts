@@ -1,0 +1,246 @@
+// Search: a query's time over thousands of sessions against git grep and ripgrep over the same
+// repositories, in the same run; the index's size against the message JSON; and what the index
+// update adds to a turn's sync.
+//
+//   npm run bench -- search                                      # 200 sessions of 50 turns (~20,000 messages)
+//   npm run bench -- search --sessions=10000 --turns=50          # the issue's size (~1,000,000 messages; long)
+//
+// The corpus (bench/lib/search-corpus.ts) is built once into `--corpus=DIR` (default
+// $TMPDIR/entity-git-search-<sessions>x<turns>) and reused by later runs; `--reindex` builds the
+// index again. Each run appends one turn to 20 sessions (the update's measure), so a corpus grows a
+// little with each run.
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createNodeMirror } from '../packages/node-fs/src/index.js';
+import { INDEX_FILE, SearchIndex } from '../packages/search/src/index.js';
+import { openSqlite } from '../packages/sqlite/src/index.js';
+import { align, failWith, fsckOr, int, ms, ratio, stats, writeResults } from './lib/measure.js';
+import { corpusNodes, corpusSessionId, searchCorpus, wordOf } from './lib/search-corpus.js';
+
+const fail = failWith('search');
+const flag = (name: string, fallback: string): string =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const SESSIONS = Number(flag('sessions', '200'));
+const TURNS = Number(flag('turns', '50'));
+const REPS = Number(flag('reps', '7'));
+const UPDATES = 20;
+
+interface Query {
+  name: string;
+  words: string;
+  session?: string;
+  role?: 'user';
+  allBranches?: boolean;
+}
+
+const QUERIES: Query[] = [
+  { name: 'most common word', words: wordOf(0) },
+  { name: 'rank 100', words: wordOf(100) },
+  { name: 'rank 3,000', words: wordOf(3000) },
+  { name: 'rank 25,000 (rare)', words: wordOf(25000) },
+  { name: 'two words (ranks 20 + 2,000)', words: `${wordOf(20)} ${wordOf(2000)}` },
+  { name: 'rank 100, --role user', words: wordOf(100), role: 'user' },
+  { name: 'rank 100, --all-branches', words: wordOf(100), allBranches: true },
+  { name: 'rank 100, --session', words: wordOf(100), session: corpusSessionId(7) },
+];
+
+function ripgrep(root: string, word: string): { ms: number; files: string[] } | null {
+  const t0 = performance.now();
+  const r = spawnSync('rg', ['-l', '-i', '-w', '-F', word, '-g', '**/messages/**/*.json', root], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
+  const took = performance.now() - t0;
+  if (r.error) return null;
+  return { ms: took, files: r.stdout.split('\n').filter(Boolean) };
+}
+
+/** git grep of every repository's HEAD, one process a repository: what git offers across repositories. */
+function gitGrep(root: string, ids: string[], word: string): { ms: number; matches: number } {
+  let matches = 0;
+  const t0 = performance.now();
+  for (const id of ids) {
+    const r = spawnSync('git', ['grep', '-l', '-i', '-w', '-F', '-e', word, 'HEAD', '--', 'messages'], {
+      cwd: join(root, id),
+      encoding: 'utf8',
+    });
+    matches += r.stdout.split('\n').filter(Boolean).length;
+  }
+  return { ms: performance.now() - t0, matches };
+}
+
+export async function run(): Promise<void> {
+  const dir = flag('corpus', join(tmpdir(), `entity-git-search-${SESSIONS}x${TURNS}`));
+  console.log(
+    `search bench: ${int(SESSIONS)} sessions of ${TURNS} turns (a user message and a reply of ~330 characters each) in ${dir}`,
+  );
+  const corpus = await searchCorpus(dir, SESSIONS, TURNS);
+  if (corpus.build)
+    console.log(
+      `corpus built: rows ${(corpus.build.fill / 1000).toFixed(1)} s, backfill (reconcile, as entity-git sync) ${(corpus.build.backfill / 1000).toFixed(1)} s`,
+    );
+  const { root } = corpus;
+  const ids = Array.from({ length: SESSIONS }, (_, i) => corpusSessionId(i));
+  for (const id of [ids[0]!, ids.at(-1)!]) fsckOr(fail, join(root, id));
+  const indexFile = join(root, INDEX_FILE);
+  let rebuild: number | null = null;
+  if (process.argv.includes('--reindex') || !existsSync(indexFile)) {
+    for (const f of [indexFile, `${indexFile}-wal`, `${indexFile}-shm`]) rmSync(f, { force: true });
+    const index = new SearchIndex({ root });
+    const t0 = performance.now();
+    const built = await index.reindex();
+    rebuild = performance.now() - t0;
+    index.close();
+    console.log(
+      `index built from the repositories (reindex): ${int(built.added)} messages in ${(rebuild / 1000).toFixed(1)} s`,
+    );
+  }
+  const index = new SearchIndex({ root });
+  const messages = countMessages(indexFile);
+  const size = sizeOf(indexFile);
+  console.log(
+    `index: ${int(messages)} messages, ${(size / 1e6).toFixed(1)} MB, ${ratio(size / corpus.messageBytes)} the message JSON (${(corpus.messageBytes / 1e6).toFixed(1)} MB of canonical JSON in ${int(corpus.messages)} files)`,
+  );
+
+  // Queries: entity-git (limit 20, a page of hits) and ripgrep over the working trees, interleaved.
+  const rows = [
+    ['query', 'hits', 'entity-git median', 'p90', 'in a row', 'ripgrep median', 'rg files', 'rg/entity-git'],
+  ];
+  const results: Record<string, unknown>[] = [];
+  const hasRg = ripgrep(root, 'x') !== null;
+  if (!hasRg) console.log('ripgrep (rg) is not installed: its column is left out (apt-get install -y ripgrep)');
+  for (const q of QUERIES) {
+    const eg: number[] = [];
+    const rg: number[] = [];
+    let hits = 0;
+    let rgFiles = 0;
+    for (let rep = 0; rep < REPS; rep++) {
+      const t0 = performance.now();
+      const r = await index.search({
+        text: q.words,
+        session: q.session,
+        role: q.role,
+        allBranches: q.allBranches,
+        limit: 20,
+      });
+      eg.push(performance.now() - t0);
+      hits = r.hits.length;
+      if (hasRg && !q.session && !q.role && rep < 3) {
+        const g = ripgrep(root, q.words.split(' ')[0]!)!;
+        rg.push(g.ms);
+        rgFiles = g.files.length;
+      }
+    }
+    // The same query again, REPS times in a row: ripgrep's walk of every file between two reps
+    // leaves the repositories' packs out of the page cache; here they stay.
+    const row: number[] = [];
+    for (let rep = 0; rep < REPS; rep++) {
+      const t0 = performance.now();
+      await index.search({ text: q.words, session: q.session, role: q.role, allBranches: q.allBranches, limit: 20 });
+      row.push(performance.now() - t0);
+    }
+    const e = stats(eg);
+    const w = stats(row);
+    const g = rg.length > 0 ? stats(rg) : null;
+    rows.push([
+      q.name,
+      String(hits),
+      ms(e.median),
+      ms(e.p90),
+      ms(w.median),
+      g ? ms(g.median) : '—',
+      g ? int(rgFiles) : '—',
+      g ? ratio(g.median / e.median) : '—',
+    ]);
+    results.push({ ...q, hits, entityGit: e, inARow: w, ripgrep: g, rgFiles });
+  }
+  console.log(align(rows));
+  console.log('(ripgrep lists every file holding the first word; entity-git a page of 20 hits, all words)');
+
+  // Exactness: every message holding the rare word, by the index, equals ripgrep's files.
+  const rare = wordOf(25000);
+  const all = await index.search({ text: rare, limit: 1000 });
+  if (hasRg) {
+    const files = ripgrep(root, rare)!.files.map((f) =>
+      f
+        .split('/')
+        .at(-1)!
+        .replace(/^\d+-[uats]-/, '')
+        .replace(/\.json$/, ''),
+    );
+    const found = all.hits.map((h) => h.node);
+    if (JSON.stringify([...files].sort()) !== JSON.stringify([...found].sort()))
+      fail(`the index found ${found.length} messages holding ${rare}, ripgrep ${files.length}`);
+    console.log(`check: the ${found.length} messages holding "${rare}" are the files ripgrep finds`);
+  }
+
+  // git grep, one process a repository, for two queries, once (it takes a while).
+  const grepRows = [['query', 'git grep (all repositories)', 'matches', 'entity-git median', 'git grep/entity-git']];
+  const grep: Record<string, unknown>[] = [];
+  for (const q of process.argv.includes('--no-git-grep') ? [] : [QUERIES[1]!, QUERIES[3]!]) {
+    const g = gitGrep(root, ids, q.words);
+    const e = (results.find((r) => r.name === q.name)!.entityGit as { median: number }).median;
+    grepRows.push([q.name, `${ms(g.ms)} ms`, int(g.matches), ms(e), ratio(g.ms / e)]);
+    grep.push({ query: q.name, ...g });
+  }
+  console.log(align(grepRows));
+
+  const update = await measureUpdates(corpus.db, root, index);
+  console.log(
+    `a turn's sync: ${ms(update.sync.median)} ms median, the index update after it: ${ms(update.update.median)} ms (${ratio(update.update.median / update.sync.median)} of the sync; median of the per-turn ratios ${ratio(update.ratio.median)})`,
+  );
+  index.close();
+  writeResults('search', {
+    sessions: SESSIONS,
+    turns: TURNS,
+    corpus,
+    rebuild,
+    indexBytes: size,
+    messages,
+    queries: results,
+    gitGrep: grep,
+    update,
+  });
+}
+
+function countMessages(file: string): number {
+  const r = spawnSync('sqlite3', [file, 'SELECT count(*) FROM docs'], { encoding: 'utf8' });
+  return r.status === 0 ? Number(r.stdout.trim()) : Number.NaN;
+}
+
+/** The index on disk: its file after a checkpoint, plus what WAL and shared memory hold. */
+function sizeOf(file: string): number {
+  spawnSync('sqlite3', [file, 'PRAGMA wal_checkpoint(TRUNCATE)'], { encoding: 'utf8' });
+  return [file, `${file}-wal`, `${file}-shm`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
+}
+
+/** A turn appended to `UPDATES` sessions: its sync, then the index update, each timed. */
+async function measureUpdates(db: string, root: string, index: SearchIndex) {
+  const store = await openSqlite({ file: db });
+  const mirror = createNodeMirror({ dag: store.dag, root });
+  const sync: number[] = [];
+  const update: number[] = [];
+  const ratios: number[] = [];
+  for (let k = 0; k < UPDATES; k++) {
+    const i = Math.floor(((k + 0.5) * SESSIONS) / UPDATES);
+    const id = corpusSessionId(i);
+    let last = 0;
+    for await (const n of store.dag.nodesAfter(id, 0)) last = n.seq;
+    for (const { seq: _seq, ...n } of corpusNodes(i, 1, last)) await store.writer.appendNode(n);
+    const t0 = performance.now();
+    const r = await mirror.sync(id);
+    const t1 = performance.now();
+    const u = await index.update(id);
+    const t2 = performance.now();
+    if (r.commitsWritten !== 1 || u.added !== 2)
+      fail(`turn ${k}: ${r.commitsWritten} commits, ${u.added} messages indexed`);
+    sync.push(t1 - t0);
+    update.push(t2 - t1);
+    ratios.push((t2 - t1) / (t1 - t0));
+  }
+  await store.close();
+  return { sync: stats(sync), update: stats(update), ratio: stats(ratios) };
+}

@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { openSqlite } from '@entity-git/sqlite';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PLAIN_ID, buildDb, git, json, run, tempDir } from './fixture.js';
+
+const dir = tempDir();
+const db = join(dir, 'dag.db');
+const root = join(dir, 'sessions');
+const eg = (...args: string[]) => run(['--db', db, '--root', root, ...args]);
+const search = (...args: string[]) => run(['--root', root, 'search', ...args]);
+const places = (r: { hits: { session: string; node: string; branch: string; turn: number; role: string }[] }) =>
+  r.hits.map((h) => `${h.session}/${h.node} ${h.role} ${h.branch}#${h.turn}`).sort();
+
+beforeAll(async () => {
+  await buildDb(db);
+  expect((await eg('sync')).code).toBe(0);
+});
+
+describe('entity-git search', () => {
+  it('finds what the sync wrote, with no database, each hit at its turn and commit', async () => {
+    const r = await search('readme', '--json');
+    expect(places(json(r))).toEqual([
+      `${PLAIN_ID}/p-a3 assistant main#2`,
+      `${PLAIN_ID}/p-t1 tool main#2`,
+      `${PLAIN_ID}/p-u2 user main#2`,
+    ]);
+    const hit = json(r).hits[0];
+    expect(hit.commit).toBe(
+      git(join(root, PLAIN_ID), 'rev-list', '--first-parent', '--reverse', 'main').split('\n')[1],
+    );
+    const every = json(await search('todo', '--all-branches', '--role', 'tool', '--session', 'golden-1', '--json'));
+    expect(places(every)).toEqual([
+      'golden-1/t2 tool fork-u4#1',
+      'golden-1/t3 tool main#2',
+      'golden-1/t4 tool main#2',
+      'golden-1/t5 tool main#2',
+    ]);
+    const text = await search('TOD[O]', '--branch', 'retry-a4r', '--limit', '1', '--regex');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^golden-1 retry-a4r turn [12] [0-9a-f]{12} \w+ \w+.*\n {4}.*TODO/);
+    expect(text.stderr).toBe('entity-git: more messages match (--limit N shows more)\n');
+  });
+
+  it('exits 1 when nothing matches and 2 on a bad query', async () => {
+    expect(await search('nowhere-to-be-found')).toEqual({ code: 1, stdout: '', stderr: '' });
+    const bad = await search('x', '--role', 'robot');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('role must be user, assistant, tool or system');
+    expect((await search('x', '--branch', 'main', '--all-branches')).code).toBe(2);
+    expect((await search('(', '--regex')).code).toBe(2);
+  });
+
+  it('follows the next sync, and --reindex answers the same from the repositories alone', async () => {
+    const store = await openSqlite({ file: db });
+    await store.writer.appendNode({
+      id: 'p-u9',
+      session_id: PLAIN_ID,
+      role: 'user',
+      content: 'Where is the changelog?',
+      predecessor: 'p-a3',
+      created_at: 1779600100,
+    });
+    await store.writer.appendNode({
+      id: 'p-a9',
+      session_id: PLAIN_ID,
+      role: 'assistant',
+      content: 'No changelog yet.',
+      predecessor: 'p-u9',
+      created_at: 1779600101,
+    });
+    await store.close();
+    expect((await search('changelog')).code).toBe(1);
+    expect((await eg('sync')).code).toBe(0);
+    const live = await search('changelog', '--json');
+    expect(places(json(live))).toEqual([`${PLAIN_ID}/p-a9 assistant main#3`, `${PLAIN_ID}/p-u9 user main#3`]);
+    const rebuilt = await search('changelog', '--json', '--reindex');
+    expect(rebuilt.stderr).toMatch(/^entity-git: search index rebuilt from 3 repositories \(\d+ messages\)\n$/);
+    expect(rebuilt.stdout).toBe(live.stdout);
+  });
+});
