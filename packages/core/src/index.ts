@@ -164,3 +164,7 @@ export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';
 export { consoleLogger, emitLog, type ConsoleLoggerOptions } from './observe/loggers.js';
+export { Redactor, redactionMarker } from './redact/redactor.js';
+export type { RedactionOptions, RedactionPattern, RedactionSetting } from './redact/redaction-options.js';
+export { RedactingDag, redactingDag } from './redact/redacting-dag.js';
+export { repositoryAt, scanRepository, type SecretFinding, type ScanOptions } from './redact/scan.js';

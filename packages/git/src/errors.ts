@@ -56,7 +56,11 @@ export type ErrorCode =
   | 'INVALID_ARGUMENT'
   /** A transcript file (Claude Code JSONL, an OpenAI-style message log) that cannot be read as one. */
   | 'TRANSCRIPT_INVALID'
-  | 'UNKNOWN_ACTION';
+  | 'UNKNOWN_ACTION'
+  /** The configured redaction cannot run here (its detector set failed to load): nothing was written. */
+  | 'REDACTION_UNAVAILABLE'
+  /** A push would send secrets (`data.findings`); nothing was sent. */
+  | 'SECRETS_FOUND';
 
 export class EntityGitError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name = 'EntityGitError';

@@ -7,3 +7,5 @@ export * from './faulty-storage.js';
 export * from './project-git-suite.js';
 export * from './database-shapes.js';
 export * from './mirror-suite.js';
+export * from './fake-secrets.js';
+export * from './secret-dag.js';

@@ -2,6 +2,8 @@ import type { DagSource } from '../dag/dag-source.js';
 import { assertIdentity, type Identity } from '@entity-git/git';
 import { defaultMetadataKeys, type MetadataKeys } from '../model/commit-message.js';
 import { DEFAULT_IDENTITY } from '../model/identity.js';
+import { redactingDag } from '../redact/redacting-dag.js';
+import { Redactor } from '../redact/redactor.js';
 import type { MirrorOptions } from './mirror.js';
 import { createRepoContext, type RepoContext } from './repo-context.js';
 
@@ -12,6 +14,8 @@ export interface MirrorContext extends RepoContext {
   readonly keys: MetadataKeys;
   readonly batchSize: number;
   readonly packTurns: boolean;
+  /** What the mirror redacts (docs/design.md, 'Redaction'); null: nothing. `dag` then reads through it. */
+  readonly redactor: Redactor | null;
 }
 
 /**
@@ -35,5 +39,7 @@ export function createContext(o: MirrorOptions, onDemand: () => Promise<unknown>
   const keys = { ...defaultMetadataKeys, ...o.metadataKeys };
   const batchSize = o.batchSize ?? 500;
   const packTurns = o.packTurns ?? false;
-  return { ...repo, dag: o.dag, identity, keys, batchSize, packTurns };
+  const redactor = o.redaction === false ? null : new Redactor(o.redaction ?? {});
+  const dag = redactor === null ? o.dag : redactingDag(o.dag, redactor);
+  return { ...repo, dag, identity, keys, batchSize, packTurns, redactor };
 }

@@ -227,6 +227,8 @@ async function verifyIds(
       root: '/expected',
       identity: ctx.identity,
       metadataKeys: ctx.keys,
+      // ctx.dag already reads through the redactor; the same options keep it as it is.
+      redaction: ctx.redactor === null ? false : ctx.redactor.options,
       layout,
       batchSize: ctx.batchSize,
     },

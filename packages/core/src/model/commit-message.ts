@@ -1,5 +1,6 @@
 import type { NodeShape } from './derive.js';
 import { decodeId, encodeId } from './names.js';
+import { countMarkers } from '../redact/redactor.js';
 import { foldLine, textOf } from './text.js';
 import type { DagNode, JsonValue } from './types.js';
 
@@ -17,6 +18,11 @@ export interface NodeFacts extends NodeShape {
   inlineTools: string[];
   /** Tokens the node reports, or null. */
   tokens: number | null;
+  /**
+   * The redaction markers the node's content and metadata hold, per rule (docs/design.md,
+   * 'Redaction'); absent when there are none or the mirror does not redact.
+   */
+  redactions?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -56,9 +62,9 @@ export const defaultMetadataKeys: MetadataKeys = {
   },
 };
 
-export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKeys): NodeFacts {
+export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKeys, redacting = false): NodeFacts {
   const tool = keys.tool(node);
-  return {
+  const facts: NodeFacts = {
     id: node.id,
     seq: node.seq,
     role: node.role,
@@ -71,6 +77,13 @@ export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKey
     tokens: keys.tokens(node),
     inlineTools: keys.inlineTools(node).map((t) => foldLine(t, 40)),
   };
+  if (redacting) {
+    const counts = new Map<string, number>();
+    countMarkers(node.content, counts);
+    countMarkers(node.metadata, counts);
+    if (counts.size > 0) facts.redactions = Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
+  return facts;
 }
 
 /** The commit time of a turn: its latest `created_at`, whole seconds, never before 1970. */
@@ -98,6 +111,8 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
       counts.set(name, (counts.get(name) ?? 0) + 1);
   if (counts.size > 0)
     body.push(`tools: ${[...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ')}`);
+  const redacted = redactionLine(nodes);
+  if (redacted !== null) body.push(redacted);
   if (body.length > 0) lines.push('', ...body);
 
   let first = Infinity;
@@ -125,6 +140,16 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
     `Seq: ${lastNode.seq}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** `redacted: aws, github × 2`: the turn's redaction markers per rule, by rule name; null for none. */
+function redactionLine(nodes: readonly NodeFacts[]): string | null {
+  const counts = new Map<string, number>();
+  for (const n of nodes)
+    for (const [rule, c] of Object.entries(n.redactions ?? {})) counts.set(rule, (counts.get(rule) ?? 0) + c);
+  if (counts.size === 0) return null;
+  const rules = [...counts].sort(([a], [b]) => (a < b ? -1 : 1));
+  return `redacted: ${rules.map(([rule, c]) => (c > 1 ? `${rule} × ${c}` : rule)).join(', ')}`;
 }
 
 /** The first `max` code points of `text` (a pair's halves never split), without an array of them. */
