@@ -168,3 +168,10 @@ export { Redactor, redactionMarker } from './redact/redactor.js';
 export type { RedactionOptions, RedactionPattern, RedactionSetting } from './redact/redaction-options.js';
 export { RedactingDag, redactingDag } from './redact/redacting-dag.js';
 export { repositoryAt, scanRepository, type SecretFinding, type ScanOptions } from './redact/scan.js';
+export {
+  exportSession,
+  exportFileName,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportOptions,
+} from './export/export-session.js';
