@@ -3,7 +3,8 @@ import { defaultMetadataKeys, type MetadataKeys } from '../model/commit-message.
 import type { Session } from '../model/types.js';
 import type { Mirror } from '../mirror/mirror.js';
 import type { RedactionSetting } from '../redact/redaction-options.js';
-import { countMarkers, Redactor } from '../redact/redactor.js';
+import { countMarkers } from '../redact/markers.js';
+import { Redactor } from '../redact/redactor.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-markdown.js';
 import { cutTurns, type Transcript, transcriptMessage } from './transcript.js';

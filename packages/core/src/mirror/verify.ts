@@ -228,7 +228,7 @@ async function verifyIds(
       identity: ctx.identity,
       metadataKeys: ctx.keys,
       // ctx.dag already reads through the redactor; the same options keep it as it is.
-      redaction: ctx.redactor === null ? false : ctx.redactor.options,
+      redaction: ctx.redaction ?? false,
       layout,
       batchSize: ctx.batchSize,
     },

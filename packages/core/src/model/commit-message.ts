@@ -1,6 +1,6 @@
 import type { NodeShape } from './derive.js';
 import { decodeId, encodeId } from './names.js';
-import { countMarkers } from '../redact/redactor.js';
+import { countMarkers } from '../redact/markers.js';
 import { foldLine, textOf } from './text.js';
 import type { DagNode, JsonValue } from './types.js';
 

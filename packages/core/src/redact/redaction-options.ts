@@ -1,3 +1,5 @@
+import { EntityGitError } from '@entity-git/git';
+
 /**
  * One pattern of the user's own, redacted besides the detector set's findings: every match of
  * `pattern` (a regular expression's source, compiled with the `g` and `u` flags plus `flags`)
@@ -30,3 +32,38 @@ export interface RedactionOptions {
 
 /** The mirror option: a configuration, or `false` for none (default: `{ preset: 'recommend' }`). */
 export type RedactionSetting = RedactionOptions | false;
+
+const NAME = /^[a-z0-9_-]{1,40}$/;
+
+/** `options` checked (`INVALID_OPTION` for a bad preset, name, pattern or flag), defaults filled in, frozen. */
+export function checkRedaction(options: RedactionOptions): Readonly<Required<RedactionOptions>> {
+  const preset = options.preset ?? 'recommend';
+  if (preset !== 'recommend' && preset !== 'none')
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      `redaction.preset must be 'recommend' or 'none', not ${JSON.stringify(preset)}`,
+    );
+  const patterns = (options.patterns ?? []).map((p) => Object.freeze({ ...p }));
+  for (const p of patterns) compilePattern(p);
+  return Object.freeze({ preset, patterns: Object.freeze(patterns) });
+}
+
+/** A user pattern compiled (`INVALID_OPTION` for a bad name, pattern or flag). */
+export function compilePattern(p: RedactionPattern): { name: string; re: RegExp } {
+  if (typeof p.name !== 'string' || !NAME.test(p.name))
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      `redaction pattern name ${JSON.stringify(p.name)} is not 1 to 40 of [a-z0-9_-]`,
+    );
+  const flags = p.flags ?? '';
+  if (!/^[ims]*$/.test(flags))
+    throw new EntityGitError(
+      'INVALID_OPTION',
+      `redaction pattern ${p.name}: flags ${JSON.stringify(flags)} are not of i, m, s`,
+    );
+  try {
+    return { name: p.name, re: new RegExp(p.pattern, `gu${flags}`) };
+  } catch (err) {
+    throw new EntityGitError('INVALID_OPTION', `redaction pattern ${p.name}: ${String(err)}`, {}, { cause: err });
+  }
+}

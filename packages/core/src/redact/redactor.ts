@@ -1,18 +1,14 @@
 import { EntityGitError } from '@entity-git/git';
 import type { DagNode, JsonValue, Session } from '../model/types.js';
 import type { DetectedRange } from './detector.js';
-import type { RedactionOptions, RedactionPattern } from './redaction-options.js';
+import { redactionMarker } from './markers.js';
+import { checkRedaction, compilePattern, type RedactionOptions } from './redaction-options.js';
 
 type Detect = (text: string) => Promise<DetectedRange[]>;
 
-const NAME = /^[a-z0-9_-]{1,40}$/;
-const MARKER = /\[REDACTED:([a-z0-9_-]{1,40})\]/g;
 // The shortest secret the preset knows (a URL's `a://b:c@d`) is longer than this: shorter strings
 // (roles, flags, numbers as text) are not handed to the detector set at all.
 const MIN_PRESET_LENGTH = 8;
-
-/** The marker that replaces a secret found by `rule`. */
-export const redactionMarker = (rule: string): string => `[REDACTED:${rule}]`;
 
 /**
  * Replaces secrets in text, JSON values, nodes and session rows (docs/design.md, 'Redaction').
@@ -116,34 +112,5 @@ export class Redactor {
       },
     );
     return this.#detect;
-  }
-}
-
-function compilePattern(p: RedactionPattern): { name: string; re: RegExp } {
-  if (typeof p.name !== 'string' || !NAME.test(p.name))
-    throw new EntityGitError(
-      'INVALID_OPTION',
-      `redaction pattern name ${JSON.stringify(p.name)} is not 1 to 40 of [a-z0-9_-]`,
-    );
-  const flags = p.flags ?? '';
-  if (!/^[ims]*$/.test(flags))
-    throw new EntityGitError(
-      'INVALID_OPTION',
-      `redaction pattern ${p.name}: flags ${JSON.stringify(flags)} are not of i, m, s`,
-    );
-  try {
-    return { name: p.name, re: new RegExp(p.pattern, `gu${flags}`) };
-  } catch (err) {
-    throw new EntityGitError('INVALID_OPTION', `redaction pattern ${p.name}: ${String(err)}`, {}, { cause: err });
-  }
-}
-
-/** How many markers of each rule a JSON value holds (the commit message's `redacted:` line). */
-export function countMarkers(value: JsonValue, counts: Map<string, number>): void {
-  if (typeof value === 'string') {
-    if (!value.includes('[REDACTED:')) return;
-    for (const m of value.matchAll(MARKER)) counts.set(m[1]!, (counts.get(m[1]!) ?? 0) + 1);
-  } else if (value !== null && typeof value === 'object') {
-    for (const v of Array.isArray(value) ? value : Object.values(value)) countMarkers(v, counts);
   }
 }

@@ -267,7 +267,7 @@ export function ingestNode(
   // `stored` is on the object from the start: set later, a property the object lacks would cost
   // each of a backfill's nodes a property store of its own.
   const k: Known = {
-    ...nodeFacts(node, ctx.keys, ctx.redactor !== null),
+    ...nodeFacts(node, ctx.keys, ctx.redaction !== null),
     name: messageFileName(node),
     blob,
     stored: undefined,
