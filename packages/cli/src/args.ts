@@ -24,6 +24,12 @@ export const OPTIONS = {
   channel: { type: 'string' },
   'quiet-time': { type: 'string' },
   strict: { type: 'boolean' },
+  // scan, export and push (redact.ts)
+  'allow-secrets': { type: 'boolean' },
+  turn: { type: 'string' },
+  format: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  'commit-url': { type: 'string' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

@@ -81,7 +81,7 @@ export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKey
     const counts = new Map<string, number>();
     countMarkers(node.content, counts);
     countMarkers(node.metadata, counts);
-    if (counts.size > 0) facts.redactions = Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : 1)));
+    if (counts.size > 0) facts.redactions = Object.fromEntries(counts);
   }
   return facts;
 }
@@ -109,10 +109,12 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   for (const n of nodes)
     for (const name of n.role === 'tool' && n.tool !== null ? [n.tool, ...n.inlineTools] : n.inlineTools)
       counts.set(name, (counts.get(name) ?? 0) + 1);
-  if (counts.size > 0)
-    body.push(`tools: ${[...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ')}`);
-  const redacted = redactionLine(nodes);
-  if (redacted !== null) body.push(redacted);
+  if (counts.size > 0) body.push(`tools: ${countList(counts)}`);
+  // The turn's redaction markers per rule, by rule name (docs/design.md, 'Redaction').
+  const redacted = new Map<string, number>();
+  for (const n of nodes) for (const r in n.redactions) redacted.set(r, (redacted.get(r) ?? 0) + n.redactions[r]!);
+  if (redacted.size > 0)
+    body.push(`redacted: ${countList(new Map([...redacted].sort(([a], [b]) => (a < b ? -1 : 1))))}`);
   if (body.length > 0) lines.push('', ...body);
 
   let first = Infinity;
@@ -142,15 +144,9 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   return `${lines.join('\n')}\n`;
 }
 
-/** `redacted: aws, github × 2`: the turn's redaction markers per rule, by rule name; null for none. */
-function redactionLine(nodes: readonly NodeFacts[]): string | null {
-  const counts = new Map<string, number>();
-  for (const n of nodes)
-    for (const [rule, c] of Object.entries(n.redactions ?? {})) counts.set(rule, (counts.get(rule) ?? 0) + c);
-  if (counts.size === 0) return null;
-  const rules = [...counts].sort(([a], [b]) => (a < b ? -1 : 1));
-  return `redacted: ${rules.map(([rule, c]) => (c > 1 ? `${rule} × ${c}` : rule)).join(', ')}`;
-}
+/** `a, b × 2`: counts by name, in the map's order. */
+const countList = (counts: Map<string, number>): string =>
+  [...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ');
 
 /** The first `max` code points of `text` (a pair's halves never split), without an array of them. */
 function firstCodePoints(text: string, max: number): string {

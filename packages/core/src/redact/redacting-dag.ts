@@ -20,15 +20,11 @@ export class RedactingDag implements DagSource {
   constructor(source: DagSource, options: Readonly<Required<RedactionOptions>>) {
     this.source = source;
     this.options = options;
-    const s = source;
-    if (s.getHead) this.getHead = (id) => s.getHead!(id);
-    if (s.changeMarker) this.changeMarker = (id) => s.changeMarker!(id);
-    if (s.changeMarkers) this.changeMarkers = (ids) => s.changeMarkers!(ids);
+    // The one optional method the mirror calls (the change marker): present when the source's is.
+    if (source.changeMarker) this.changeMarker = (id) => source.changeMarker!(id);
   }
 
-  getHead?: DagSource['getHead'];
   changeMarker?: DagSource['changeMarker'];
-  changeMarkers?: DagSource['changeMarkers'];
 
   listSessions(): Promise<string[]> {
     return this.source.listSessions();
@@ -50,21 +46,13 @@ export class RedactingDag implements DagSource {
       (m) => new m.Redactor(this.options),
       (err: unknown) => {
         this.#redactor = null;
-        throw new EntityGitError(
-          'REDACTION_UNAVAILABLE',
-          `the redactor cannot load here (${String(err)}): nothing was written`,
-          {},
-          { cause: err },
-        );
+        throw new EntityGitError('REDACTION_UNAVAILABLE', String(err), {}, { cause: err });
       },
     );
     return this.#redactor;
   }
 }
 
-/** `dag` read through a redactor of `options`; a source already redacted by an equal configuration is kept as it is. */
-export function redactingDag(dag: DagSource, options: Readonly<Required<RedactionOptions>>): DagSource {
-  return dag instanceof RedactingDag && JSON.stringify(dag.options) === JSON.stringify(options)
-    ? dag
-    : new RedactingDag(dag, options);
-}
+/** `dag` read through a redactor of `options`; one read so already (verify's fresh mirror) is kept as it is. */
+export const redactingDag = (dag: DagSource, options: Readonly<Required<RedactionOptions>>): DagSource =>
+  dag instanceof RedactingDag ? dag : new RedactingDag(dag, options);

@@ -23,15 +23,8 @@ export class Redactor {
 
   /** Checks `options` (`INVALID_OPTION` for a bad preset, name, pattern or flag). */
   constructor(options: RedactionOptions = {}) {
-    const preset = options.preset ?? 'recommend';
-    if (preset !== 'recommend' && preset !== 'none')
-      throw new EntityGitError(
-        'INVALID_OPTION',
-        `redaction.preset must be 'recommend' or 'none', not ${JSON.stringify(preset)}`,
-      );
-    const patterns = (options.patterns ?? []).map((p) => Object.freeze({ ...p }));
-    this.#patterns = patterns.map(compilePattern);
-    this.options = Object.freeze({ preset, patterns: Object.freeze(patterns) });
+    this.options = checkRedaction(options);
+    this.#patterns = this.options.patterns.map(compilePattern);
   }
 
   /** `text` with every secret replaced by its marker, and how many were replaced per rule. */
