@@ -1,3 +1,4 @@
+import type { ExportFormat } from '../export/export-session.js';
 import type { DagNode, JsonValue, ProjectStatus } from '../model/types.js';
 
 /** One commit of a session's timeline. */
@@ -164,6 +165,22 @@ export interface ActionMap {
   };
   /** The session's agent commits in its project (or in `project_id`), and which were undone. Read-only. */
   project_agent_commits: { params: { session_id: string; project_id?: string }; result: AgentCommitsListResult };
+  /** A branch (default HEAD's) up to `turn` as a file: Markdown, one HTML page or JSONL, redacted (export-actions.ts). */
+  export_transcript: {
+    params: { session_id: string; format: ExportFormat; branch?: string; turn?: number };
+    result: ExportTranscriptResult;
+  };
+}
+
+/** What `export_transcript` answers: the file's text and what to save it as. */
+export interface ExportTranscriptResult {
+  session_id: string;
+  format: ExportFormat;
+  /** The suggested file name (`<session>-<branch>.<format>`). */
+  file_name: string;
+  /** `text/markdown`, `text/html` or `application/x-ndjson`, with `; charset=utf-8`. */
+  media_type: string;
+  content: string;
 }
 
 export type ActionName = keyof ActionMap;

@@ -2,9 +2,11 @@ import { EntityGitError, normaliseError } from '@entity-git/git';
 import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import type { Mirror } from '../mirror/mirror.js';
+import type { RedactionSetting } from '../redact/redaction-options.js';
 import type { ProjectGit } from '../project/project-git-types.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse } from './action-types.js';
 import { agentTurnActions } from './agent-turn-actions.js';
+import { exportActions } from './export-actions.js';
 import { invalidArgument } from './params.js';
 import { projectActions } from './project-actions.js';
 import { sessionActions } from './session-actions.js';
@@ -18,6 +20,8 @@ export interface ActionsOptions {
   projects?: ProjectStore;
   /** Needed by `revert_agent_turn` and `project_agent_commits` (the project auto-commit, e.g. `createNodeProjectGit()`). */
   projectGit?: Pick<ProjectGit, 'revertAgentTurn' | 'agentCommits'>;
+  /** What `export_transcript` redacts, as the mirror's option. Default `{ preset: 'recommend' }`. */
+  redaction?: RedactionSetting;
 }
 
 export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => Promise<ActionMap[K]['result']> } & {
@@ -38,6 +42,7 @@ export function createActions(options: ActionsOptions): Actions {
     ...agentTurnActions(options),
     ...sessionActions(options),
     ...projectActions(options),
+    ...exportActions(options),
   };
   return { ...actions, handle: (request: ActionRequest) => dispatch(actions, request) };
 }
