@@ -62,8 +62,10 @@ describe('push refuses secrets', () => {
     expect(err.code).toBe('SECRETS_FOUND');
     const findings = err.data.findings as { rule: string; commit: string; file: string | null }[];
     const newTip = git(mirror.repoPath('sx'), 'rev-parse', 'HEAD').trim();
+    // The reply is in the commit message's `assistant:` line and in its file; nothing older is reported.
     expect(findings).toEqual([
-      expect.objectContaining({ rule: 'npm', commit: newTip, file: 'messages/000019-a-x-a1.json' }),
+      { rule: 'npm', session: 'sx', commit: newTip, file: null, line: 3 },
+      { rule: 'npm', session: 'sx', commit: newTip, file: 'messages/000021-a-x-a1.json', line: 3 },
     ]);
   }, 120_000);
 });

@@ -110,8 +110,11 @@ async function ancestry(
   while (todo.length > 0) {
     const sha = todo.pop()!;
     if (seen.has(sha) || stop.has(sha) || !(await objects.has(sha))) continue;
+    // A host advertises tags too (the HEAD record): only commits have a history to walk.
+    const object = await objects.read(sha);
+    if (object.type !== 'commit') continue;
     seen.add(sha);
-    todo.push(...parseCommit(await objects.readTyped(sha, 'commit')).parents);
+    todo.push(...parseCommit(object.content).parents);
   }
   return seen;
 }
