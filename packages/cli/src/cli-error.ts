@@ -31,6 +31,8 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'PROJECT_NOT_FOUND',
   'COMMIT_NOT_FOUND',
   'BRANCH_NOT_FOUND',
+  // export --turn past the branch's tip
+  'INVALID_ARGUMENT',
   'TRANSCRIPT_INVALID',
   'NOT_AGENT_COMMIT',
   'AGENT_COMMIT_NOT_FOUND',
