@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   'watch-latency': () => import('./watch-latency.js'),
   langgraph: () => import('./langgraph.js'),
   search: () => import('./search.js'),
+  redaction: () => import('./redaction.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -6,6 +6,7 @@
 import type { Actions } from './actions.js';
 import { TOKEN_KEY, type State } from './app-state.js';
 import { h, replace } from './dom.js';
+import { downloadTranscript } from './export-view.js';
 import { renderImport } from './import-view.js';
 import { renderProject } from './project-view.js';
 import { renderSave } from './save-view.js';
@@ -182,6 +183,11 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
           showAll: () => void navigate(),
           makeHead: (b) => void makeHead(b),
           save: () => void save(),
+          exportTranscript: (b, format) =>
+            void downloadTranscript(state.backend, s.id, b, format).catch((err: unknown) => {
+              state.notice = { kind: 'error', text: `Export failed: ${String(err)}`, at: location.hash };
+              render();
+            }),
           send: () => void send(),
           draft: (t) => {
             state.draft = t;

@@ -10,6 +10,7 @@ import type {
   ProjectTurnResult,
   SessionSummary,
 } from 'ws-server/protocol';
+import type { ExportFormat } from '@entity-git/core';
 import { branchLabel, type BranchFork } from './branch-labels.js';
 import type { PagedHistory, Timeline } from './history-pages.js';
 import type { UndoState } from './undo-view.js';
@@ -86,6 +87,8 @@ export interface SessionViewInput {
     showAll(): void;
     makeHead(branch: string): void;
     save(): void;
+    /** Download the branch as a file (export-view.ts). */
+    exportTranscript(branch: string, format: ExportFormat): void;
     send(): void;
     draft(text: string): void;
     /** Undo the agent commit `commit` of the turn whose session commit is `sessionCommit`. */

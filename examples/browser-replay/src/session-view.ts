@@ -4,6 +4,7 @@
 // that scrolls by itself, and the composer stays at the bottom. Viewing a branch is read-only;
 // making it HEAD is a button of its own.
 import { renderConversation } from './conversation-view.js';
+import { renderExport } from './export-view.js';
 import { h } from './dom.js';
 import { abbreviate, plural, projectHref, sessionHref } from './format.js';
 import { renderProjectOutcome } from './project-outcome-view.js';
@@ -111,6 +112,7 @@ export function renderSession(input: SessionViewInput): HTMLElement[] {
       ? h('button', { 'data-testid': 'make-head', onclick: () => on.makeHead(branch) }, 'Make this branch HEAD')
       : null,
     h('span', { class: 'spacer' }),
+    branch === null ? null : renderExport(branch, on.exportTranscript),
     input.online
       ? h(
           'button',

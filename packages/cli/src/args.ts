@@ -32,6 +32,12 @@ export const OPTIONS = {
   regex: { type: 'boolean' },
   limit: { type: 'string' },
   reindex: { type: 'boolean' },
+  // scan, export and push (redact.ts)
+  'allow-secrets': { type: 'boolean' },
+  turn: { type: 'string' },
+  format: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  'commit-url': { type: 'string' },
 } as const;
 
 export type OptionName = keyof typeof OPTIONS;

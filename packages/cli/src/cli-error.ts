@@ -31,11 +31,12 @@ const USAGE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'PROJECT_NOT_FOUND',
   'COMMIT_NOT_FOUND',
   'BRANCH_NOT_FOUND',
+  // a bad search query; export --turn past the branch's tip
+  'INVALID_ARGUMENT',
   'TRANSCRIPT_INVALID',
   'NOT_AGENT_COMMIT',
   'AGENT_COMMIT_NOT_FOUND',
   'PRUNE_REFUSED',
-  'INVALID_ARGUMENT',
 ]);
 
 // The undo ran and found it cannot be done safely now (a conflict, uncommitted work, a lock):

@@ -130,7 +130,13 @@ export async function openContext(options: ContextOptions): Promise<Context> {
     config = load(explicit, defaultConfigPath(file));
     store = await openSqlite({ file, ...storeConfig(config), ...schema, readonly });
   }
-  const mirror = createNodeMirror({ dag: store.dag, root, identity, ...(layout ? { layout } : {}) });
+  const mirror = createNodeMirror({
+    dag: store.dag,
+    root,
+    identity,
+    ...(layout ? { layout } : {}),
+    ...(config.redaction === undefined ? {} : { redaction: config.redaction }),
+  });
   return {
     store,
     dag: store.dag,

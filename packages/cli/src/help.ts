@@ -34,6 +34,9 @@ Commands:
   log SESSION [--branch B]            the commits of a branch, newest first
   log --project PROJECT               the agent's commits in a project's repository
   push --remote URL [--session ID]    push every branch of the session repositories to a git host
+                                      (refused when what it sends holds a secret, unless --allow-secrets)
+  scan [--session ID]                 report the secrets any repository holds, in every commit (exit 1 if any)
+  export SESSION --format md|html|jsonl  a branch as a file people read (or one node per line), redacted
   restore --remote URL [--session ID] rebuild session repositories from a git host alone
   clone --remote URL [--session ID]   another name for restore
   show SESSION [TURN|SHA] [--branch B]  a turn as it stood at a commit: turn N / M, prev/next, messages
@@ -132,7 +135,44 @@ from ENTITY_GIT_REMOTE_TOKEN (and ENTITY_GIT_REMOTE_USER, default entity-git), n
 URL. Only refs whose value differs are sent; branches move by fast-forward only. Exit 1 if a
 session failed.
 
-${REMOTE_OPTIONS}
+What would be sent (the commits the host lacks: their messages and files) is scanned for
+secrets first, with the detector set of the config's "redaction" (default: secretlint's
+recommended preset); a session holding any is not pushed (SECRETS_FOUND, naming rule, commit,
+file and line, never the secret). --allow-secrets pushes it anyway.
+
+${REMOTE_OPTIONS}  --allow-secrets  push even what holds secrets
+
+${GLOBAL}`,
+  scan: `Usage: entity-git scan [--session ID] [--json]
+
+Scan every session repository under --root (or one session's), in every commit of every branch
+and the meta ref, for secrets: each commit's message, and each file a commit adds or changes
+(a file carried on unchanged is reported once, where it came in; JSON strings are read decoded
+too). Prints rule, session, commit, file and line for each — never the secret. Any repository
+will do, one written before redaction was on or changed by plain git. Detector set: the
+config's "redaction" (default: secretlint's recommended preset). Exit 0 when nothing is found,
+1 when something is.
+
+Options:
+  --session ID   only this session's repository
+  --json         print { ok, repositories, findings } as JSON
+
+${GLOBAL}`,
+  export: `Usage: entity-git export SESSION --format md|html|jsonl [--branch B] [--turn N] [-o FILE]
+
+A branch of a session (default: HEAD's) from its first turn to --turn N (default: all), read
+from the session's repository: md is Markdown, html one self-contained page (no script, nothing
+fetched), both with turns, roles, tool calls and results folded, tokens, times and each turn's
+commit; jsonl is one node per line. Redacted with the config's "redaction" (default:
+secretlint's recommended preset), even when the repository was written without it.
+
+Options:
+  --format F         md, html or jsonl (required)
+  --branch B         the branch (default: HEAD's)
+  --turn N           the last turn exported (default: the branch's tip)
+  -o, --output FILE  write the file there (default: standard output)
+  --commit-url URL   link each turn's commit: {commit} is replaced by its id
+
 ${GLOBAL}`,
   restore: `Usage: entity-git restore --remote URL [--session ID] [--json]
        entity-git clone --remote URL [--session ID] [--json]     (the same command)

@@ -35,6 +35,27 @@ interface Command {
 // Command modules load on demand: `--help`, `--version` and usage errors then answer without
 // loading the database driver and the git layer.
 const history = () => import('./commands/history.js');
+const redact = () => import('./commands/redact.js');
+
+// scan and export (commands/redact.ts).
+const REDACT_COMMANDS: Command[] = [
+  {
+    name: 'scan',
+    readOnly: true,
+    options: ['session', 'json'],
+    args: [],
+    required: 0,
+    run: async (ctx, io, v) => (await redact()).runScan(ctx, io, { session: v.session, json: v.json === true }),
+  },
+  {
+    name: 'export',
+    readOnly: true,
+    options: ['branch', 'turn', 'format', 'output', 'commit-url'],
+    args: ['SESSION'],
+    required: 1,
+    run: async (ctx, io, v, [session]) => (await redact()).runExport(ctx, io, { session: session!, values: v }),
+  },
+];
 const projects = () => import('./commands/projects.js');
 
 const restore: Command = {
@@ -208,7 +229,7 @@ const COMMANDS: Command[] = [
   {
     name: 'push',
     readOnly: true,
-    options: ['remote', 'session', 'json'],
+    options: ['remote', 'session', 'json', 'allow-secrets'],
     args: [],
     required: 0,
     run: async (ctx, io, v) =>
@@ -216,8 +237,10 @@ const COMMANDS: Command[] = [
         remote: requireRemote(v.remote),
         session: v.session,
         json: v.json === true,
+        allowSecrets: v['allow-secrets'] === true,
       }),
   },
+  ...REDACT_COMMANDS,
   {
     name: 'projects list',
     readOnly: true,

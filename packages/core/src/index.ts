@@ -155,3 +155,16 @@ export {
   SEARCH_LIMIT_MAX,
 } from './search/search-text.js';
 export type { SearchQuery, SearchHit, SearchResult, SearchSource } from './search/search-types.js';
+export { Redactor } from './redact/redactor.js';
+export { redactionMarker } from './redact/markers.js';
+export { checkRedaction } from './redact/redaction-options.js';
+export type { RedactionOptions, RedactionPattern, RedactionSetting } from './redact/redaction-options.js';
+export { RedactingDag, redactingDag } from './redact/redacting-dag.js';
+export { repositoryAt, scanRepository, type SecretFinding, type ScanOptions } from './redact/scan.js';
+export {
+  exportSession,
+  exportFileName,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportOptions,
+} from './export/export-session.js';

@@ -66,7 +66,11 @@ export type ErrorCode =
   | 'TRANSCRIPT_INVALID'
   | 'UNKNOWN_ACTION'
   /** The search index could not be opened, read or written (the repositories are untouched; `--reindex` rebuilds it). */
-  | 'SEARCH_INDEX_ERROR';
+  | 'SEARCH_INDEX_ERROR'
+  /** The configured redaction cannot run here (its detector set failed to load): nothing was written. */
+  | 'REDACTION_UNAVAILABLE'
+  /** A push would send secrets (`data.findings`); nothing was sent. */
+  | 'SECRETS_FOUND';
 
 export class EntityGitError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name = 'EntityGitError';

@@ -1,4 +1,4 @@
-import { META_REF } from '@entity-git/core';
+import { META_REF, type RedactionOptions } from '@entity-git/core';
 import { repoExists } from '@entity-git/core/repository';
 import { EntityGitError, loadIsoGit } from '@entity-git/git';
 import { advertisedRefs } from './advertise.js';
@@ -7,6 +7,7 @@ import { ensureRemoteConfig } from './remote-config.js';
 import { localBranches, openTarget, type RemoteTarget, type SessionTarget, withRemoteLock } from './target.js';
 import { transportFs } from './transport-fs.js';
 import { transportError } from './transport-error.js';
+import { refuseSecrets } from './push-scan.js';
 
 export interface PushOptions extends RemoteTarget {
   sessionId: string;
@@ -15,6 +16,14 @@ export interface PushOptions extends RemoteTarget {
    * wins; the host may still refuse). Default false: a diverged branch is `REMOTE_REJECTED`.
    */
   force?: boolean;
+  /**
+   * Send even when the commits to send hold secrets. Default false: what would be sent (the
+   * commits the host lacks, with their messages and files) is scanned first, and any secret found
+   * is `SECRETS_FOUND` with the findings in `data.findings`; nothing is sent.
+   */
+  allowSecrets?: boolean;
+  /** The detector set of that scan, as the mirror's `redaction` option. Default `{ preset: 'recommend' }`. */
+  redaction?: RedactionOptions;
 }
 
 export interface RefUpdate {
@@ -57,7 +66,8 @@ interface PushRun {
  * local writes are the HEAD record object and isomorphic-git's remote-tracking refs
  * (`refs/remotes/<name>/*`), so a push never waits for, or holds up, the mirror's sync.
  *
- * Throws `REMOTE_AUTH`, `REMOTE_NOT_FOUND`, `REMOTE_ERROR` (`data.retryable`), and — after every
+ * Throws `SECRETS_FOUND` (nothing sent) when the commits to send hold secrets, unless `allowSecrets`;
+ * `REMOTE_AUTH`, `REMOTE_NOT_FOUND`, `REMOTE_ERROR` (`data.retryable`), and — after every
  * other ref was pushed — `REMOTE_REJECTED` with the full {@link PushResult} in `data.result`.
  * `SESSION_NOT_FOUND` when the session has no local repository.
  */
@@ -79,6 +89,8 @@ export async function pushSession(options: PushOptions): Promise<PushResult> {
     // A session with no complete turn has nothing to send; the host is not asked.
     if (branches.size === 0) return result;
     const advertised = await advertisedRefs(target, 'push');
+    if (options.allowSecrets !== true)
+      await refuseSecrets(target, branches, [...advertised.values()], options.redaction);
     const run: PushRun = { target, force: options.force === true, branches, head, advertised, result };
     for (const [name, oid] of branches) await send(run, oid, `refs/heads/${name}`, run.force);
     await sendHeadRecord(run);

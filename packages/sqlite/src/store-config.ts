@@ -1,5 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { EntityGitError, isEntityGitError } from '@entity-git/core';
+import {
+  checkRedaction,
+  EntityGitError,
+  isEntityGitError,
+  type RedactionOptions,
+  type RedactionSetting,
+} from '@entity-git/core';
 import { parseMapping, type MappingInput } from './mapping/mapping-input.js';
 import { resolveSchemaNames, type SchemaNamesInput } from './schema-names.js';
 import { resolveValueFormats, type ValueFormatsInput } from './value-formats.js';
@@ -21,9 +27,14 @@ export interface StoreConfig {
    * with it, `names` may only name the projects table and `formats` is left out.
    */
   mapping?: MappingInput;
+  /**
+   * What the mirror redacts (the mirror's `redaction` option, docs/design.md 'Redaction'): a
+   * configuration, or `false` for none. Left out: secretlint's recommended preset.
+   */
+  redaction?: RedactionSetting;
 }
 
-const KEYS = ['names', 'formats', 'notifyChannel', 'mapping'];
+const KEYS = ['names', 'formats', 'notifyChannel', 'mapping', 'redaction'];
 
 /** The config file looked for when none is given: `<database file>.entity-git.json`. */
 export function defaultConfigPath(databaseFile: string): string {
@@ -47,6 +58,11 @@ export function parseStoreConfig(value: unknown, source = 'config'): StoreConfig
   try {
     resolveSchemaNames(config.names as SchemaNamesInput | undefined);
     resolveValueFormats(config.formats as ValueFormatsInput | undefined);
+    if (config.redaction !== undefined && config.redaction !== false) {
+      if (typeof config.redaction !== 'object' || config.redaction === null || Array.isArray(config.redaction))
+        throw fail('redaction must be false or an object ({ "preset", "patterns" })');
+      checkRedaction(config.redaction as RedactionOptions);
+    }
     if (config.mapping !== undefined) {
       parseMapping(config.mapping);
       const names = (config.names ?? {}) as Record<string, unknown>;

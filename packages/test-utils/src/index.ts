@@ -6,3 +6,5 @@ export * from './hostile-ids.js';
 export * from './faulty-storage.js';
 export * from './database-shapes.js';
 export * from './mirror-suite.js';
+export * from './fake-secrets.js';
+export * from './secret-dag.js';

@@ -71,20 +71,26 @@ export async function runRestore(
 export async function runPush(
   ctx: Context,
   io: CliIo,
-  args: { remote: string; session?: string | undefined; json: boolean },
+  args: { remote: string; session?: string | undefined; json: boolean; allowSecrets?: boolean },
 ): Promise<ExitCode> {
   const remote = await remoteOf(args.remote);
   const sessions = await sessionsOf(ctx, args.session);
+  const scan = {
+    allowSecrets: args.allowSecrets === true,
+    ...(ctx.config.redaction ? { redaction: ctx.config.redaction } : {}),
+  };
   const out: { sessionId: string; ok: boolean; error: { code: string; message: string } | null }[] = [];
   for (const sessionId of sessions) {
     try {
-      await pushSession({ remote, storage: nodeStorage(), root: ctx.root, sessionId });
+      await pushSession({ remote, storage: nodeStorage(), root: ctx.root, sessionId, ...scan });
       out.push({ sessionId, ok: true, error: null });
       if (!args.json) println(io, `${out.length}/${sessions.length} ${sessionId} pushed`);
     } catch (err) {
       const e = err as { code?: string; message?: string };
       out.push({ sessionId, ok: false, error: { code: e.code ?? 'REMOTE_ERROR', message: e.message ?? String(err) } });
       if (!args.json) println(io, `${out.length}/${sessions.length} ${sessionId} failed (${e.code ?? 'error'})`);
+      // Which secret where (never the secret itself): the message names rule, file, commit and line.
+      if (!args.json && e.code === 'SECRETS_FOUND') println(io, `  ${e.message}`);
     }
   }
   const ok = out.every((o) => o.ok);

@@ -1,3 +1,4 @@
+import type { ExportFormat } from '../export/export-session.js';
 import type { DagNode, JsonValue, ProjectStatus, Role } from '../model/types.js';
 import type { SearchResult } from '../search/search-types.js';
 
@@ -219,6 +220,22 @@ export interface ActionMap {
     };
     result: SearchResult;
   };
+  /** A branch (default HEAD's) up to `turn` as a file: Markdown, one HTML page or JSONL, redacted (export-actions.ts). */
+  export_transcript: {
+    params: { session_id: string; format: ExportFormat; branch?: string; turn?: number };
+    result: ExportTranscriptResult;
+  };
+}
+
+/** What `export_transcript` answers: the file's text and what to save it as. */
+export interface ExportTranscriptResult {
+  session_id: string;
+  format: ExportFormat;
+  /** The suggested file name (`<session>-<branch>.<format>`). */
+  file_name: string;
+  /** `text/markdown`, `text/html` or `application/x-ndjson`, with `; charset=utf-8`. */
+  media_type: string;
+  content: string;
 }
 
 export type ActionName = keyof ActionMap;

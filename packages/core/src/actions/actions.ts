@@ -4,8 +4,10 @@ import type { ProjectStore } from '../dag/project-store.js';
 import type { Mirror } from '../mirror/mirror.js';
 import type { MetadataKeys } from '../model/commit-message.js';
 import type { ProjectGit } from '../project-seam.js';
+import type { RedactionSetting } from '../redact/redaction-options.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse } from './action-types.js';
 import { agentTurnActions } from './agent-turn-actions.js';
+import { exportActions } from './export-actions.js';
 import { invalidArgument } from './params.js';
 import { projectActions } from './project-actions.js';
 import { searchActions, type SearchActionsOptions } from './search-actions.js';
@@ -23,6 +25,8 @@ export interface ActionsOptions extends SearchActionsOptions {
   projectGit?: Pick<ProjectGit, 'revertAgentTurn' | 'agentCommits'>;
   /** Where `session_stats` reads tokens and cost: the mirror's own `metadataKeys`. Default `defaultMetadataKeys`. */
   metadataKeys?: Partial<MetadataKeys>;
+  /** What `export_transcript` redacts, as the mirror's option. Default `{ preset: 'recommend' }`. */
+  redaction?: RedactionSetting;
 }
 
 export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => Promise<ActionMap[K]['result']> } & {
@@ -45,6 +49,7 @@ export function createActions(options: ActionsOptions): Actions {
     ...projectActions(options),
     ...statsActions(options),
     ...searchActions(options),
+    ...exportActions(options),
   };
   return { ...actions, handle: (request: ActionRequest) => dispatch(actions, request) };
 }

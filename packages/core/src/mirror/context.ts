@@ -2,6 +2,8 @@ import type { DagSource } from '../dag/dag-source.js';
 import { assertIdentity, type Identity } from '@entity-git/git';
 import { defaultMetadataKeys, type MetadataKeys } from '../model/commit-message.js';
 import { DEFAULT_IDENTITY } from '../model/identity.js';
+import { redactingDag } from '../redact/redacting-dag.js';
+import { checkRedaction, type RedactionOptions } from '../redact/redaction-options.js';
 import type { MirrorOptions } from './mirror.js';
 import { createRepoContext, type RepoContext } from './repo-context.js';
 
@@ -12,6 +14,8 @@ export interface MirrorContext extends RepoContext {
   readonly keys: MetadataKeys;
   readonly batchSize: number;
   readonly packTurns: boolean;
+  /** What the mirror redacts (docs/design.md, 'Redaction'), checked; null: nothing. `dag` then reads through it. */
+  readonly redaction: Readonly<Required<RedactionOptions>> | null;
 }
 
 /**
@@ -35,5 +39,7 @@ export function createContext(o: MirrorOptions, onDemand: () => Promise<unknown>
   const keys = { ...defaultMetadataKeys, ...o.metadataKeys };
   const batchSize = o.batchSize ?? 500;
   const packTurns = o.packTurns ?? false;
-  return { ...repo, dag: o.dag, identity, keys, batchSize, packTurns };
+  const redaction = o.redaction === false ? null : checkRedaction(o.redaction ?? {});
+  const dag = redaction === null ? o.dag : redactingDag(o.dag, redaction);
+  return { ...repo, dag, identity, keys, batchSize, packTurns, redaction };
 }

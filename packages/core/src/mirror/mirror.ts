@@ -3,6 +3,7 @@ import type { Identity, LockOptions, Storage } from '@entity-git/git';
 import type { MetadataKeys } from '../model/commit-message.js';
 import type { DagNode, JsonValue } from '../model/types.js';
 import type { Logger } from '../observe/logger.js';
+import type { RedactionSetting } from '../redact/redaction-options.js';
 
 /** The two layouts of `messages/` (see {@link MirrorOptions.layout}). */
 export type Layout = 'flat' | 'sharded';
@@ -28,6 +29,14 @@ export interface MirrorOptions {
    * replace those of `defaultMetadataKeys`, the others are kept. Default `defaultMetadataKeys`.
    */
   metadataKeys?: Partial<MetadataKeys>;
+  /**
+   * What is redacted before a node's file, its commit message and the meta ref are built
+   * (docs/design.md, 'Redaction'): secrets become `[REDACTED:<rule>]` and the commit message counts
+   * them per rule. Part of every commit id, as the metadata keys are: every mirror of one DAG must
+   * use the same setting. `false` redacts nothing. Default `{ preset: 'recommend' }` (secretlint's
+   * recommended detector set, loaded on the first sync).
+   */
+  redaction?: RedactionSetting;
   /**
    * The ref and index locks (`<ref>.lock`, `index.lock`): how long one someone else holds is
    * waited for (`timeoutMs`), and after how long one untouched was left by a killed writer and

@@ -227,6 +227,8 @@ async function verifyIds(
       root: '/expected',
       identity: ctx.identity,
       metadataKeys: ctx.keys,
+      // ctx.dag already reads through the redactor; the same options keep it as it is.
+      redaction: ctx.redaction ?? false,
       layout,
       batchSize: ctx.batchSize,
     },

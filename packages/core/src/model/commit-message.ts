@@ -1,5 +1,6 @@
 import type { NodeShape } from './derive.js';
 import { decodeId, encodeId } from './names.js';
+import { countMarkers } from '../redact/markers.js';
 import { foldLine, textOf } from './text.js';
 import type { DagNode, JsonValue } from './types.js';
 
@@ -17,6 +18,11 @@ export interface NodeFacts extends NodeShape {
   inlineTools: string[];
   /** Tokens the node reports, or null. */
   tokens: number | null;
+  /**
+   * The redaction markers the node's content and metadata hold, per rule (docs/design.md,
+   * 'Redaction'); absent when there are none or the mirror does not redact.
+   */
+  redactions?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -70,9 +76,9 @@ export const defaultMetadataKeys: MetadataKeys = {
   },
 };
 
-export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKeys): NodeFacts {
+export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKeys, redacting = false): NodeFacts {
   const tool = keys.tool(node);
-  return {
+  const facts: NodeFacts = {
     id: node.id,
     seq: node.seq,
     role: node.role,
@@ -85,6 +91,13 @@ export function nodeFacts(node: DagNode, keys: MetadataKeys = defaultMetadataKey
     tokens: keys.tokens(node),
     inlineTools: keys.inlineTools(node).map((t) => foldLine(t, 40)),
   };
+  if (redacting) {
+    const counts = new Map<string, number>();
+    countMarkers(node.content, counts);
+    countMarkers(node.metadata, counts);
+    if (counts.size > 0) facts.redactions = Object.fromEntries(counts);
+  }
+  return facts;
 }
 
 /** The commit time of a turn: its latest `created_at`, whole seconds, never before 1970. */
@@ -110,8 +123,12 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   for (const n of nodes)
     for (const name of n.role === 'tool' && n.tool !== null ? [n.tool, ...n.inlineTools] : n.inlineTools)
       counts.set(name, (counts.get(name) ?? 0) + 1);
-  if (counts.size > 0)
-    body.push(`tools: ${[...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ')}`);
+  if (counts.size > 0) body.push(`tools: ${countList(counts)}`);
+  // The turn's redaction markers per rule, by rule name (docs/design.md, 'Redaction').
+  const redacted = new Map<string, number>();
+  for (const n of nodes) for (const r in n.redactions) redacted.set(r, (redacted.get(r) ?? 0) + n.redactions[r]!);
+  if (redacted.size > 0)
+    body.push(`redacted: ${countList(new Map([...redacted].sort(([a], [b]) => (a < b ? -1 : 1))))}`);
   if (body.length > 0) lines.push('', ...body);
 
   let first = Infinity;
@@ -140,6 +157,10 @@ export function commitMessage(sessionId: string, turn: number, nodes: readonly N
   );
   return `${lines.join('\n')}\n`;
 }
+
+/** `a, b × 2`: counts by name, in the map's order. */
+const countList = (counts: Map<string, number>): string =>
+  [...counts].map(([name, c]) => (c > 1 ? `${name} × ${c}` : name)).join(', ');
 
 /** The first `max` code points of `text` (a pair's halves never split), without an array of them. */
 function firstCodePoints(text: string, max: number): string {

@@ -266,6 +266,11 @@ export function ingestNode(
   if (prev && prev.blob === blob) return { known: prev, bytes: prev.stored ? null : bytes, changed: false };
   // `stored` is on the object from the start: set later, a property the object lacks would cost
   // each of a backfill's nodes a property store of its own.
-  const k: Known = { ...nodeFacts(node, ctx.keys), name: messageFileName(node), blob, stored: undefined };
+  const k: Known = {
+    ...nodeFacts(node, ctx.keys, ctx.redaction !== null),
+    name: messageFileName(node),
+    blob,
+    stored: undefined,
+  };
   return { known: k, bytes, changed: true };
 }
