@@ -3,7 +3,7 @@ import { assertIdentity, type Identity } from '@entity-git/git';
 import { defaultMetadataKeys, type MetadataKeys } from '../model/commit-message.js';
 import { DEFAULT_IDENTITY } from '../model/identity.js';
 import type { MirrorOptions } from './mirror.js';
-import { createRepoContext, type RepoContext } from './repo-context.js';
+import { createRepoContext, type RepoContext } from './repo/context.js';
 
 /** A mirror's options, checked and with their defaults, and its caches: what every phase reads. */
 export interface MirrorContext extends RepoContext {
