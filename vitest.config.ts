@@ -29,7 +29,7 @@ export default defineConfig({
         ssr: { resolve: { conditions: ['source', 'node'] } },
         test: {
           name: 'node',
-          include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+          include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/integration/**/*.test.ts'],
           exclude: [...configDefaults.exclude, '**/*.browser.test.ts', 'packages/mastra/test/**'],
           testTimeout: 120_000,
           hookTimeout: 120_000,

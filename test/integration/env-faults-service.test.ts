@@ -8,7 +8,7 @@ import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from './helpers.js';
+import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from '../../packages/node-fs/test/helpers.js';
 
 const A = GOLDEN_SESSION.id;
 const B = 'other-session';
