@@ -19,6 +19,34 @@ const chromiumArgs = [
   '--disable-sync',
 ];
 
+// The inner loop (`npm run test:unit`): the pure and in-process suites of
+// core, git, transcripts, the SQLite side of sqlite, the project auto-commit's decision and the
+// CLI's argument parsing. Everything else
+// of Node — child processes, PostgreSQL, native git on real projects, the cross-package suites of
+// test/integration — is the `integration` project; `npm test` runs every project.
+const unit = [
+  'packages/core/test/**/*.test.ts',
+  'packages/git/test/codec.test.ts',
+  'packages/git/test/delta.test.ts',
+  'packages/git/test/pack-speed.test.ts',
+  'packages/git/test/package.test.ts',
+  'packages/git/test/sliced-work.test.ts',
+  'packages/git/test/tree-bytes.test.ts',
+  'packages/transcripts/test/**/*.test.ts',
+  'packages/project/test/*.test.ts',
+  'packages/sqlite/test/adopted-markers.conformance.test.ts',
+  'packages/sqlite/test/computed-markers.test.ts',
+  'packages/sqlite/test/memory-dag.conformance.test.ts',
+  'packages/sqlite/test/pragmas.test.ts',
+  'packages/sqlite/test/sqlite.conformance.test.ts',
+  'packages/sqlite/test/app-databases/docs-examples.test.ts',
+  'packages/sqlite/test/app-databases/mapping-errors.test.ts',
+  'packages/sqlite/test/app-databases/messages-schema.test.ts',
+  'packages/sqlite/test/app-databases/open-turns.test.ts',
+  'packages/cli/test/args.test.ts',
+];
+const browserTests = '**/*.browser.test.ts';
+
 export default defineConfig({
   test: {
     projects: [
@@ -28,9 +56,23 @@ export default defineConfig({
         // 'import' there would hand CommonJS packages (pg → pg-pool) an ES module.
         ssr: { resolve: { conditions: ['source', 'node'] } },
         test: {
-          name: 'node',
-          include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, '**/*.browser.test.ts', 'packages/mastra/test/**'],
+          name: 'unit',
+          include: unit,
+          exclude: [...configDefaults.exclude, browserTests],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        resolve: { conditions: nodeConditions },
+        ssr: { resolve: { conditions: ['source', 'node'] } },
+        test: {
+          name: 'integration',
+          include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/integration/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, browserTests, 'packages/mastra/test/**', ...unit],
+          // Children of these tests run plain node on the built packages (dist/): build first.
+          globalSetup: ['test/build.global-setup.ts', 'test/postgres.global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
@@ -46,6 +88,8 @@ export default defineConfig({
         test: {
           name: 'mastra',
           include: ['packages/mastra/test/**/*.test.ts'],
+          // Mastra's PostgreSQL tests read ENTITY_GIT_PG_URL only: this sets it for them.
+          globalSetup: ['test/postgres.global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',

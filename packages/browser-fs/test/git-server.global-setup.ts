@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startGitHttpServer } from '../../node-fs/test/git-http-server.js';
+import { startGitHttpServer } from '../../remote/test/git-http-server.js';
 
 export interface GitServerContext {
   /** `http://127.0.0.1:<port>/sessions/{session}.git` */

@@ -10,6 +10,7 @@ import { MESSAGES_DDL, MessagesApp, messagesScenario } from '../../sqlite/test/a
 import { tablesHash } from '../../sqlite/test/app-databases/fixtures/table-hash.js';
 import { COMMAND, REPO_ROOT, git, json, revParseAll, run, tempDir } from './fixture.js';
 import { start, until as waitUntil } from './processes.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const dir = tempDir('entity-git-cli-app-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -155,7 +156,7 @@ describe('entity-git watch on a "messages" database its application writes in an
     ]);
     await until(() => watch.out.some((l) => l.includes('"watching"')), 'the watch to start');
     expect(JSON.parse(watch.out.find((l) => l.includes('"watching"'))!)).toMatchObject({ recognised: 'messages' });
-    const writer = start(process.execPath, ['--import', 'tsx', CHILD, db, String(SESSIONS), String(TURNS), '5']);
+    const writer = start(process.execPath, [builtChild(CHILD), db, String(SESSIONS), String(TURNS), '5']);
     expect(await writer.exit).toBe(0);
     expect(writer.out.at(-1)).toBe('done');
 

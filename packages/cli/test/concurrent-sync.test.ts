@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { openSqlite } from '@entity-git/sqlite';
 import { describe, expect, it } from 'vitest';
 import { CLI_DIR, REPO_ROOT, git, revParseAll, run, tempDir, type Run } from './fixture.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const SYNCERS = 3;
 const SESSIONS = ['grow-a', 'grow-b', 'grow-c', 'grow-d'];
@@ -18,15 +19,7 @@ function writer(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--conditions=source',
-        join(CLI_DIR, 'test', 'grow-writer-child.ts'),
-        file,
-        SESSIONS.join(','),
-        String(ROUNDS),
-      ],
+      [builtChild(join(CLI_DIR, 'test', 'grow-writer-child.ts')), file, SESSIONS.join(','), String(ROUNDS)],
       {
         cwd: REPO_ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],

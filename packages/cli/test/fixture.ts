@@ -1,5 +1,5 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -21,69 +21,14 @@ export const TSX_COMMAND = [
 ];
 
 /**
- * The command line that runs `entity-git` from source: `[...COMMAND, ...args]`.
- *
- * By default src/bin.ts is bundled once per test file with tsx's own esbuild (the same
- * transform tsx applies, `source` condition included), into test-output/ beside the package so
- * `../package.json` resolves as from src/. A run then costs ~0.2 s instead of ~0.9 s under tsx's
- * loader hooks, which see every module of kysely and isomorphic-git. The native and optional
- * drivers stay external, resolved where @entity-git/sqlite resolves them. Set
- * ENTITY_GIT_CLI_TEST_TSX=1 to run every test through tsx instead (or when esbuild is absent).
+ * The command line that runs `entity-git`: `[...COMMAND, ...args]`. Plain node on the built
+ * package (dist/bin.js, which the integration project's global setup builds with `tsc -b`): a run
+ * costs ~0.2 s instead of ~0.9 s under tsx's loader hooks, which see every module of kysely and
+ * isomorphic-git. Set ENTITY_GIT_CLI_TEST_TSX=1 to run every test through tsx on the sources instead.
  */
 export const COMMAND: readonly string[] = process.env.ENTITY_GIT_CLI_TEST_TSX
   ? TSX_COMMAND
-  : await bundled().catch((err: unknown) => {
-      console.warn(`[entity-git cli tests] bundling src/bin.ts failed, running through tsx: ${String(err)}`);
-      return TSX_COMMAND;
-    });
-
-async function bundled(): Promise<string[]> {
-  type EsbuildPlugin = {
-    name: string;
-    setup(build: {
-      onResolve(o: { filter: RegExp }, cb: (a: { path: string }) => { path: string; external: boolean }): void;
-    }): void;
-  };
-  const esbuild = createRequire(requireFromRoot.resolve('tsx'))('esbuild') as {
-    build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
-  };
-  const fromSqlite = createRequire(join(REPO_ROOT, 'packages', 'sqlite', 'package.json'));
-  const external: EsbuildPlugin = {
-    name: 'external-drivers',
-    setup(build) {
-      build.onResolve({ filter: /^(better-sqlite3|pg)$/ }, (a) => {
-        try {
-          return { path: fromSqlite.resolve(a.path), external: true };
-        } catch {
-          return { path: a.path, external: true };
-        }
-      });
-    },
-  };
-  const result = await esbuild.build({
-    entryPoints: [BIN],
-    bundle: true,
-    write: false,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['source'],
-    logLevel: 'silent',
-    plugins: [external],
-    // CommonJS dependencies bundled into ESM still call require() for node builtins.
-    banner: {
-      js: "import { createRequire as __entityGitRequire } from 'node:module'; const require = __entityGitRequire(import.meta.url);",
-    },
-  });
-  const outDir = join(CLI_DIR, 'test-output');
-  mkdirSync(outDir, { recursive: true });
-  const file = join(outDir, 'bin.mjs');
-  // Test files bundle concurrently; each renames a complete file into place.
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, result.outputFiles[0]!.text);
-  renameSync(temp, file);
-  return [process.execPath, file];
-}
+  : [process.execPath, join(CLI_DIR, 'dist', 'bin.js')];
 
 export function tempDir(prefix = 'entity-git-cli-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -3,7 +3,7 @@ import { openSqlite } from '@entity-git/sqlite';
 import { GOLDEN_SESSION } from '@entity-git/test-utils';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGitHttpServer, type GitHttpServer } from '../../node-fs/test/git-http-server.js';
+import { startGitHttpServer, type GitHttpServer } from '../../remote/test/git-http-server.js';
 import { buildDb, git, json, revParseAll, run, tempDir } from './fixture.js';
 
 const TOKEN = 'cli-secret';

@@ -71,7 +71,7 @@ export { DEFAULT_IDENTITY } from './model/identity.js';
 export { LAYOUTS, shardOf } from './mirror/layout.js';
 export { SPLIT_MIN } from './mirror/split-index.js';
 export { TURN_PACKS_MAX } from './mirror/sync/sinks.js';
-export { SEGMENT_BYTES } from './mirror/repo-state.js';
+export { SEGMENT_BYTES } from './mirror/repo/state.js';
 export type { SyncOptions, VerifyOptions } from './mirror/mirror.js';
 export {
   createMirrorService,
@@ -130,7 +130,7 @@ export type {
 } from './project-seam.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
-export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
+export { FORMAT_1_BACKUP } from './mirror/repo/format.js';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';
 export { consoleLogger, emitLog, type ConsoleLoggerOptions } from './observe/loggers.js';
 // For packages built on core that emit log events of their own (@entity-git/project).

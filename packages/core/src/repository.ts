@@ -3,17 +3,17 @@
 // lock and check out a session repository, so that what a fetch makes is what a sync would.
 // Not for applications: they use the mirror (`createMirror`).
 import { loadOnDemand } from './mirror/load-on-demand.js';
-import { createRepoContext, type RepoContext, type RepoContextOptions } from './mirror/repo-context.js';
+import { createRepoContext, type RepoContext, type RepoContextOptions } from './mirror/repo/context.js';
 
 /** The context of the repository layer over `options` (checked once: root, locks, layout). */
 export function repositoryContext(options: RepoContextOptions): RepoContext {
   return createRepoContext(options, loadOnDemand);
 }
 
-export { checkRoot, type RepoContext, type RepoContextOptions } from './mirror/repo-context.js';
-export { openRepo, openExisting, repoExists, repoPath, type Repo } from './mirror/repo.js';
-export { createRepo, adoptRepo } from './mirror/repo-setup.js';
-export { CORE_CONFIG } from './mirror/repo-config.js';
+export { checkRoot, type RepoContext, type RepoContextOptions } from './mirror/repo/context.js';
+export { openRepo, openExisting, repoExists, repoPath, type Repo } from './mirror/repo/repo.js';
+export { createRepo, adoptRepo } from './mirror/repo/setup.js';
+export { CORE_CONFIG } from './mirror/repo/config.js';
 export { checkOutTree } from './mirror/sync/checkout.js';
-export { repoFile, syncLockPath, withRepoLock } from './mirror/repo-files.js';
+export { repoFile, syncLockPath, withRepoLock } from './mirror/repo/files.js';
 export { metaOidOfRef } from './mirror/meta-ref.js';

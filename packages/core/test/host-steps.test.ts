@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostYield, runSteps } from '../src/mirror/host-yield.js';
 import { headFileSteps, headFiles } from '../src/mirror/layout.js';
-import type { Known } from '../src/mirror/repo-state.js';
+import type { Known } from '../src/mirror/repo/state.js';
 import { derive, deriveSteps, type NodeShape } from '../src/model/derive.js';
 
 /** A long session: `turns` turns of a user node, an assistant calling a tool, its result, a reply; one retry. */

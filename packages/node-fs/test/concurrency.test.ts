@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const run = promisify(execFile);
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-const child = join(import.meta.dirname, 'sync-child.ts');
+const child = builtChild(join(import.meta.dirname, 'sync-child.ts'));
 
 describe('several processes syncing one session', () => {
   it('serialize on the session lock: every commit written once, no ref conflict, golden ids', async () => {
     const root = tempDir();
     const outs = await Promise.all(
-      Array.from({ length: 4 }, () => run(tsx, ['--conditions=source', child, root, '5'], { cwd: process.cwd() })),
+      Array.from({ length: 4 }, () => run(process.execPath, [child, root, '5'], { cwd: process.cwd() })),
     );
     const commits = outs.map((o) => (JSON.parse(o.stdout) as { commits: number }).commits);
     // The golden session has five commits; exactly one process wrote them, the others found them.

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileDag, fileDagSession, turnNodes } from './file-dag.js';
 import { git, tempDir } from './helpers.js';
-
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 describe('concurrent writers with native git maintenance running', () => {
   it('three syncing processes, a writer, and a git gc / pack-refs loop: every turn reachable exactly once', async () => {
@@ -20,9 +19,13 @@ describe('concurrent writers with native git maintenance running', () => {
     await mirror.sync('shared');
     const dir = mirror.repoPath('shared');
     const children = Array.from({ length: 3 }, () => {
-      const p = spawn(tsx, ['--conditions=source', join(import.meta.dirname, 'file-dag-syncer.ts'), file, root, stop], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const p = spawn(
+        process.execPath,
+        [builtChild(join(import.meta.dirname, 'file-dag-syncer.ts')), file, root, stop],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let out = '';
       p.stdout.on('data', (d) => (out += d));
       return new Promise<{ syncs: number; errors: string[] }>((resolve) =>

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, growingSession, tempDir } from './helpers.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const SID = GOLDEN_SESSION.id;
 const GOLDEN_TIPS = {
@@ -123,11 +124,10 @@ describe('a crash at every write of a sync', () => {
 
 describe('a process killed with SIGKILL in the middle of syncing', () => {
   it('leaves locks and torn files that the next process recovers from', async () => {
-    const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-    const child = join(import.meta.dirname, 'sync-child.ts');
+    const child = builtChild(join(import.meta.dirname, 'sync-child.ts'));
     for (const delay of [150, 300, 450, 600, 800]) {
       const root = tempDir();
-      const p = spawn(tsx, ['--conditions=source', child, root, '1000'], { stdio: 'ignore' });
+      const p = spawn(process.execPath, [child, root, '1000'], { stdio: 'ignore' });
       await new Promise((r) => setTimeout(r, delay));
       p.kill('SIGKILL');
       await new Promise((r) => p.once('exit', r));

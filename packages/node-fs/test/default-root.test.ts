@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const run = promisify(execFile);
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-const child = join(import.meta.dirname, 'default-root-child.ts');
+const child = builtChild(join(import.meta.dirname, 'default-root-child.ts'));
 const SID = GOLDEN_SESSION.id;
 // The golden session's HEAD branch tip (see golden.test.ts): the same ids wherever the repo lives.
 const GOLDEN_HEAD_TIP = '17a4c695c75333ca3ac7710e31cd26d953bab6d6';
@@ -17,7 +17,7 @@ async function mirrorIn(
   home: string,
   ...args: string[]
 ): Promise<{ repoPath: string; head: string; commitsWritten: number }> {
-  const { stdout } = await run(tsx, ['--conditions=source', child, ...args], {
+  const { stdout } = await run(process.execPath, [child, ...args], {
     cwd: process.cwd(),
     env: { ...process.env, HOME: home, USERPROFILE: home },
   });

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from './helpers.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const SID = GOLDEN_SESSION.id;
 const GOLDEN_MAIN = '2d6739e6531c79338d437bcd12e6a1911db229f3';
@@ -173,9 +174,8 @@ describe('environment faults', () => {
 
   it('too many open files: a typed error, then a clean sync once descriptors are free', () => {
     const root = tempDir();
-    const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-    const child = join(import.meta.dirname, 'emfile-child.ts');
-    const r = spawnSync('bash', ['-c', `ulimit -n 400 && exec "${tsx}" --conditions=source "${child}" "${root}"`], {
+    const child = builtChild(join(import.meta.dirname, 'emfile-child.ts'));
+    const r = spawnSync('bash', ['-c', `ulimit -n 400 && exec "${process.execPath}" "${child}" "${root}"`], {
       encoding: 'utf8',
     });
     expect(r.stderr).toBe('');

@@ -19,10 +19,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const run = promisify(execFile);
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-const child = join(import.meta.dirname, 'pack-child.ts');
+const child = builtChild(join(import.meta.dirname, 'pack-child.ts'));
 
 /** A conversation of `turns` turns (user, assistant, tool result, reply), appended to `dag`. */
 async function grow(dag: MemoryDag, sessionId: string, from: number, turns: number): Promise<void> {
@@ -209,7 +209,7 @@ describe('packing session repositories', () => {
       const dir = mirror.repoPath('busy');
       const stop = join(root, 'stop');
       const ready = join(root, 'ready');
-      const packing = run(tsx, ['--conditions=source', child, join(dir, '.git'), stop, engine, ready], {
+      const packing = run(process.execPath, [child, join(dir, '.git'), stop, engine, ready], {
         cwd: process.cwd(),
       });
       try {

@@ -5,17 +5,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATION_TABLE, openSqlite } from '../src/index.js';
 import type { WorkerReport, WorkerTask } from './fixtures/append-worker.js';
 import { tempDir } from './helpers/temp.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const WORKER = fileURLToPath(new URL('./fixtures/append-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PROCESSES = 4;
 
 /**
- * Runs one worker as a real `node` process (tsx for the TypeScript); `ready` resolves when it is
+ * Runs one worker as a real `node` process (on the built packages); `ready` resolves when it is
  * set up and waits for `go()`, `report` when it has exited.
  */
 function startWorker(task: WorkerTask): { ready: Promise<void>; go: () => void; report: Promise<WorkerReport> } {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', WORKER, JSON.stringify(task)], {
+  const child = spawn(process.execPath, [builtChild(WORKER), JSON.stringify(task)], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -2,7 +2,7 @@ import type { TreeEntry } from '@entity-git/git';
 import type { BranchPlan } from '../model/derive.js';
 import { shardOf } from './layout.js';
 import type { Layout } from './mirror.js';
-import type { Known } from './repo-state.js';
+import type { Known } from './repo/state.js';
 
 /** A branch's commit per complete turn and the messages of its tip, as they were built. */
 export interface BranchBuild {

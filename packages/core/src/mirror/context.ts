@@ -5,7 +5,7 @@ import { DEFAULT_IDENTITY } from '../model/identity.js';
 import { redactingDag } from '../redact/redacting-dag.js';
 import { checkRedaction, type RedactionOptions } from '../redact/redaction-options.js';
 import type { MirrorOptions } from './mirror.js';
-import { createRepoContext, type RepoContext } from './repo-context.js';
+import { createRepoContext, type RepoContext } from './repo/context.js';
 
 /** A mirror's options, checked and with their defaults, and its caches: what every phase reads. */
 export interface MirrorContext extends RepoContext {

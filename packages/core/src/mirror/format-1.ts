@@ -9,7 +9,7 @@ import {
   type ObjectStore,
   type RefStore,
 } from '@entity-git/git';
-import { FORMAT_1_BACKUP } from './repo-format.js';
+import { FORMAT_1_BACKUP } from './repo/format.js';
 
 /**
  * The format of a repository whose config does not record one (written before formats were

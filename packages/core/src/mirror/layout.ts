@@ -1,7 +1,7 @@
 import type { Derivation } from '../model/derive.js';
 import { runSteps, type Steps } from './host-yield.js';
 import type { Layout } from './mirror.js';
-import type { Known } from './repo-state.js';
+import type { Known } from './repo/state.js';
 
 /** The two layouts of `messages/`. */
 export const LAYOUTS: readonly Layout[] = Object.freeze(['flat', 'sharded']);

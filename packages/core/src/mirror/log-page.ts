@@ -4,7 +4,7 @@ import { EntityGitError, parseCommit } from '@entity-git/git';
 import type { MirrorContext } from './context.js';
 import type { CommitInfo, LogPage, LogPageRequest } from './mirror.js';
 import { chainLog, commitGraph, copied, graphChain, keptLogs } from './replay-log.js';
-import { commitInfo, type Repo } from './repo.js';
+import { commitInfo, type Repo } from './repo/repo.js';
 
 /** The most commits one page of the log holds. */
 export const MAX_LOG_PAGE = 10_000;

@@ -7,8 +7,8 @@
 // page that syncs and replays never loads it, and a bundler makes one chunk of it, outside a
 // browser bundle's first load (its budget: scripts/consumer-check.mjs).
 export { checkout, checkOutTree } from './worktree-checkout.js';
-export { verify } from './verify.js';
-export { scrubRepository } from './repo-scrub.js';
+export { verify } from './verify/verify.js';
+export { scrubRepository } from './repo/scrub.js';
 export { mirrorFiles, worktreeDamage, worktreeDamaged } from './worktree-check.js';
 export { checkLogPage, logSlice, pagedLog } from './log-page.js';
 export { backUpFormat1, formatFromTrees } from './format-1.js';

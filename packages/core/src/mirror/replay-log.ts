@@ -6,9 +6,9 @@
 import { CommitGraph, COMMIT_GRAPH_PATH, joinPath, parseCommit } from '@entity-git/git';
 import type { MirrorContext } from './context.js';
 import type { CommitInfo } from './mirror.js';
-import { fileId, sameFile } from './repo-cache.js';
-import { LIVE_STATES, remember } from './repo-state.js';
-import { commitInfo, walk, type Repo } from './repo.js';
+import { fileId, sameFile } from './repo/cache.js';
+import { LIVE_STATES, remember } from './repo/state.js';
+import { commitInfo, walk, type Repo } from './repo/repo.js';
 
 /** Logs kept per mirror, by repository and tip: the most recently read. */
 const LOGS_KEPT = 16;

@@ -4,8 +4,8 @@ import type { DagNode, JsonValue } from '../model/types.js';
 import type { MirrorContext } from './context.js';
 import type { BranchInfo, CommitInfo, LogPage, LogPageRequest, TurnView } from './mirror.js';
 import { chainLog, commitGraph } from './replay-log.js';
-import { LIVE_STATES, remember } from './repo-state.js';
-import { messageEntries, openExisting, readCommitTree, walk, type Repo } from './repo.js';
+import { LIVE_STATES, remember } from './repo/state.js';
+import { messageEntries, openExisting, readCommitTree, walk, type Repo } from './repo/repo.js';
 
 /** A commit's place on a branch: turn N of M, and its neighbours there. */
 type Position = { turn: number; turns: number; prev: string | null; next: string | null };

@@ -15,15 +15,15 @@ import type {
   VerifyOptions,
   VerifyReport,
 } from './mirror.js';
-import { repoPath } from './repo.js';
+import { repoPath } from './repo/repo.js';
 import { branches, log, logPage, read } from './replay.js';
 import { syncSession } from './sync/pipeline.js';
 
 /**
  * The mirror over any storage adapter (docs/design.md, 'What it is'): Node and the browser run the same code and
  * produce the same commit ids. A sync runs the phases of `sync/` (pipeline.ts); replay.ts reads
- * commits back, verify.ts compares a repository with its DAG; what the mirror keeps between calls
- * is in repo-cache.ts.
+ * commits back, verify/verify.ts compares a repository with its DAG; what the mirror keeps between calls
+ * is in repo/cache.ts.
  */
 export function createMirror(options: MirrorOptions): Mirror {
   return observeMirror(new SessionMirror(options), options.logger);

@@ -21,13 +21,13 @@ import {
 } from '@entity-git/git';
 import type { Derivation } from '../model/derive.js';
 import type { MirrorContext } from './context.js';
-import type { RepoContext } from './repo-context.js';
+import type { RepoContext } from './repo/context.js';
 import { HostYield, yieldToHost } from './host-yield.js';
 import { headFileSteps, messagePath } from './layout.js';
 import type { Layout } from './mirror.js';
-import { fileId, sameFile } from './repo-cache.js';
-import { LIVE_STATES, remember, type Known } from './repo-state.js';
-import { readCommitTree, type Repo } from './repo.js';
+import { fileId, sameFile } from './repo/cache.js';
+import { LIVE_STATES, remember, type Known } from './repo/state.js';
+import { readCommitTree, type Repo } from './repo/repo.js';
 import type { Prewritten } from './sync/prewrite.js';
 
 import { SPLIT_MIN } from './split-index.js';

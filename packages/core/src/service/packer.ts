@@ -14,7 +14,7 @@ import {
   tryLockFile,
 } from '@entity-git/git';
 import { packSession } from './pack-session.js';
-import { legacyRepoFile, removeLegacyDir, repoFile } from '../mirror/repo-files.js';
+import { legacyRepoFile, removeLegacyDir, repoFile } from '../mirror/repo/files.js';
 import type { Logger } from '../observe/logger.js';
 import { codeOf, emitLog, messageOf, now, since } from '../observe/loggers.js';
 

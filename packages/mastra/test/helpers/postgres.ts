@@ -1,6 +1,10 @@
 import pg from 'pg';
 
-/** The test cluster's URL (`ENTITY_GIT_PG_URL`), or undefined: the PostgreSQL tests are then skipped. */
+/**
+ * The test cluster's URL (`ENTITY_GIT_PG_URL`): the project's global setup (test/postgres.global-setup.ts)
+ * sets it, starting the cluster when it is not given. Undefined only outside vitest's projects; the
+ * PostgreSQL tests are then skipped, with this warning.
+ */
 export const PG_URL = process.env.ENTITY_GIT_PG_URL || undefined;
 if (PG_URL === undefined)
   console.warn(

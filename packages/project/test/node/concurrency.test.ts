@@ -5,10 +5,10 @@ import { promisify } from 'node:util';
 import type { AfterTurnResult } from '@entity-git/core';
 import { describe, expect, it } from 'vitest';
 import { isolateGit, judge } from './judge.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const run = promisify(execFile);
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-const child = join(import.meta.dirname, 'turn-child.ts');
+const child = builtChild(join(import.meta.dirname, 'turn-child.ts'));
 const home = isolateGit();
 const ROUNDS = 5;
 
@@ -23,11 +23,10 @@ async function race(engines: [string, string]) {
   const sessions = ['s1', 's2'];
   const outs = await Promise.all(
     sessions.map((s, i) =>
-      run(
-        tsx,
-        ['--conditions=source', child, dir, s, String(ROUNDS), barrier, sessions.join(','), engines[i]!, lockDir],
-        { cwd: process.cwd(), env: process.env },
-      ),
+      run(process.execPath, [child, dir, s, String(ROUNDS), barrier, sessions.join(','), engines[i]!, lockDir], {
+        cwd: process.cwd(),
+        env: process.env,
+      }),
     ),
   );
   const results = outs.map((o) => JSON.parse(o.stdout) as AfterTurnResult[]);

@@ -13,9 +13,9 @@ import { createNodeProjectGit, nativeGitEngine } from '@entity-git/project/node'
 import { nodeCodec, nodeStorage } from '@entity-git/node-fs';
 import { describe, expect, it } from 'vitest';
 import { isolateGit, judge } from './judge.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-const child = join(import.meta.dirname, 'crash-step-child.ts');
+const child = builtChild(join(import.meta.dirname, 'crash-step-child.ts'));
 const home = isolateGit();
 
 // Runs git, counts the call (under flock: inspect spawns in parallel), and after the k-th call
@@ -125,7 +125,7 @@ function afterTurn(
   if (crashAt !== null) env.EG_CRASH_AT = String(crashAt);
   else delete env.EG_CRASH_AT;
   return new Promise((resolve, reject) => {
-    const p = spawn(tsx, ['--conditions=source', child, engine, t.dir, t.lockDir, t.snapshotFile], {
+    const p = spawn(process.execPath, [child, engine, t.dir, t.lockDir, t.snapshotFile], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -135,7 +135,7 @@ function afterTurn(
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     p.once('error', reject);
     p.once('exit', (code, signal) => {
-      // tsx runs the script in a node of its own and exits 128+9 when that one is killed.
+      // Killed: by a signal (plain node), or 128+9 from a runner that wraps it in a node of its own.
       if (signal === 'SIGKILL' || code === 137) resolve({ killed: true, out: null });
       else if (code === 0 && stdout !== '') resolve({ killed: false, out: JSON.parse(stdout) as ChildOut });
       else reject(new Error(`child exited ${code} ${signal}: ${stderr}`));
@@ -193,7 +193,7 @@ interface Run {
 const runs = { native: [] as Run[], iso: [] as Run[] };
 const complete = { native: false, iso: false };
 
-// Every step is a child process (tsx, then git). Measured alone on the shared 2-core machine at a
+// Every step is a child process (node on the built packages, then git; the figures below are of tsx). Measured alone on the shared 2-core machine at a
 // load average of about 20: the native loop 915 s (18 runs, about 50 s each), each recovery test
 // about 100 s; the budgets leave twice that. EG_PROGRESS=<file> appends a line per crash run.
 const LOOP_TIMEOUT_MS = 1_800_000;

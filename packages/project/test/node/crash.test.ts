@@ -5,9 +5,9 @@ import type { ProjectSnapshot } from '@entity-git/core';
 import { createNodeProjectGit } from '@entity-git/project/node';
 import { describe, expect, it } from 'vitest';
 import { isolateGit, judge } from './judge.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
-const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-const child = join(import.meta.dirname, 'crash-child.ts');
+const child = builtChild(join(import.meta.dirname, 'crash-child.ts'));
 const home = isolateGit();
 
 describe('a process killed in the middle of a project auto-commit', () => {
@@ -23,8 +23,8 @@ describe('a process killed in the middle of a project auto-commit', () => {
       await judge.git(dir, 'commit', '-q', '-m', 'initial');
       const head0 = (await judge.git(dir, 'rev-parse', 'HEAD')).trim();
       const index0 = readFileSync(join(dir, '.git/index'));
-      // Its own process group: tsx runs the script in a node of its own, which a kill of tsx alone would leave running.
-      const p = spawn(tsx, ['--conditions=source', child, dir, lockDir], {
+      // Its own process group: the kill takes the child and any git it is running at once.
+      const p = spawn(process.execPath, [child, dir, lockDir], {
         stdio: ['pipe', 'pipe', 'inherit'],
         detached: true,
       });

@@ -5,7 +5,7 @@ import type { MirrorContext } from '../context.js';
 import { HostYield, yieldToHost } from '../host-yield.js';
 import { shardOf } from '../layout.js';
 import type { Layout } from '../mirror.js';
-import type { Known } from '../repo-state.js';
+import type { Known } from '../repo/state.js';
 import { newBuild, trimBuild, type BranchBuild } from '../branch-build.js';
 import type { Planned, TurnWork } from './plan.js';
 import type { Prewritten } from './prewrite.js';

@@ -1,6 +1,6 @@
 import type { MirrorContext } from '../context.js';
-import type { RepoContext } from '../repo-context.js';
-import type { Repo } from '../repo.js';
+import type { RepoContext } from '../repo/context.js';
+import type { Repo } from '../repo/repo.js';
 import type { Written } from './write.js';
 
 /** The fifth phase's value: the working tree and index as HEAD's tip has them. */

@@ -7,10 +7,10 @@ import { validateNode, validateSession } from '../../model/validate.js';
 import type { MirrorContext } from '../context.js';
 import { HostYield, yieldToHost } from '../host-yield.js';
 import type { Layout } from '../mirror.js';
-import type { KeptPlan } from '../repo-cache.js';
-import { checkFormat, init, repoLayout } from '../repo-setup.js';
-import type { Known, LiveState, StateDelta } from '../repo-state.js';
-import { metaOf, type Repo } from '../repo.js';
+import type { KeptPlan } from '../repo/cache.js';
+import { checkFormat, init, repoLayout } from '../repo/setup.js';
+import type { Known, LiveState, StateDelta } from '../repo/state.js';
+import { metaOf, type Repo } from '../repo/repo.js';
 
 /**
  * The first phase of a sync: the repository readied (made, scrubbed by a repair, its layout and
@@ -168,7 +168,7 @@ async function readyRepo(
   await host.due();
   // A repair first removes what native git would trip over; what goes missing is written again below.
   if (full)
-    await ((await ctx.onDemand()) as typeof import('../repo-scrub.js')).scrubRepository(
+    await ((await ctx.onDemand()) as typeof import('../repo/scrub.js')).scrubRepository(
       ctx.store,
       repo.objects,
       repo.gitdir,

@@ -1,8 +1,8 @@
 import type { MirrorContext } from '../context.js';
 import { HostYield } from '../host-yield.js';
 import type { SyncOptions, SyncResult } from '../mirror.js';
-import { openRepo } from '../repo.js';
-import { withRepoLock } from '../repo-files.js';
+import { openRepo } from '../repo/repo.js';
+import { withRepoLock } from '../repo/files.js';
 import { build } from './build.js';
 import { checkOutHead } from './checkout.js';
 import { ingest } from './ingest.js';

@@ -1,6 +1,6 @@
 import { deriveSteps, type Derivation } from '../../model/derive.js';
 import { extendDerivation, type Extension } from '../../model/extend.js';
-import type { Known } from '../repo-state.js';
+import type { Known } from '../repo/state.js';
 import type { BranchBuild } from '../branch-build.js';
 import type { HostYield } from '../host-yield.js';
 import type { Ingested } from './ingest.js';

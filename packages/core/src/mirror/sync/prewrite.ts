@@ -4,8 +4,8 @@ import type { MirrorContext } from '../context.js';
 import { HostYield, yieldToHost } from '../host-yield.js';
 import { headFileSteps } from '../layout.js';
 import type { Layout } from '../mirror.js';
-import type { Known } from '../repo-state.js';
-import type { Repo } from '../repo.js';
+import type { Known } from '../repo/state.js';
+import type { Repo } from '../repo/repo.js';
 
 /** A backfill's message files, already in the working tree: their blob and stat, by path. */
 export type Prewritten = Map<string, { oid: string; stat: StorageStat }>;

@@ -4,8 +4,8 @@ import type { Derivation } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
 import { messagePath } from '../layout.js';
 import type { CommitInfo, Layout } from '../mirror.js';
-import type { Known } from '../repo-state.js';
-import { messageEntries, walk, type Repo } from '../repo.js';
+import type { Known } from '../repo/state.js';
+import { messageEntries, walk, type Repo } from '../repo/repo.js';
 
 /** What {@link seedFromRepository} looks for, and where it records what it keeps. */
 export interface Seed {

@@ -9,7 +9,7 @@ import {
   type Store,
 } from '@entity-git/git';
 import type { MirrorContext } from '../context.js';
-import type { Repo } from '../repo.js';
+import type { Repo } from '../repo/repo.js';
 
 /** A turn writes its objects as a pack while the repository holds fewer packs than this. */
 export const TURN_PACKS_MAX = 32;

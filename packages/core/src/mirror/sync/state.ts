@@ -2,9 +2,9 @@ import { joinPath } from '@entity-git/git';
 import type { MirrorContext } from '../context.js';
 import { HostYield, yieldToHost } from '../host-yield.js';
 import type { SyncResult } from '../mirror.js';
-import { repoConfig } from '../repo-config.js';
-import { withFormat } from '../repo-format.js';
-import { LIVE_STATES, remember } from '../repo-state.js';
+import { repoConfig } from '../repo/config.js';
+import { withFormat } from '../repo/format.js';
+import { LIVE_STATES, remember } from '../repo/state.js';
 import type { CheckedOut } from './checkout.js';
 
 /**

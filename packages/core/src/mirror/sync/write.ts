@@ -3,7 +3,7 @@ import type { BranchPlan } from '../../model/derive.js';
 import type { MirrorContext } from '../context.js';
 import { HostYield, yieldToHost } from '../host-yield.js';
 import { moveMetaRef, planMetaRef } from '../meta-ref.js';
-import type { Known, StateDelta } from '../repo-state.js';
+import type { Known, StateDelta } from '../repo/state.js';
 import type { Built } from './build.js';
 
 /** The fourth phase's value: the objects on disk, and where the refs went. */

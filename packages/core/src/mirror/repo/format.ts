@@ -1,4 +1,4 @@
-import { REPO_FORMAT } from '../model/session-meta.js';
+import { REPO_FORMAT } from '../../model/session-meta.js';
 
 /** Where a rebuild keeps the tips a format-1 repository had: `refs/entity-git/format-1/heads/<branch>`. */
 export const FORMAT_1_BACKUP = 'refs/entity-git/format-1/heads/';
@@ -11,7 +11,7 @@ export function configuredFormat(text: string | null): number | null {
 
 /**
  * The first value in a config's `[entitygit]` section whose line `pattern` matches (its group 1)
- * and `accept` takes, or null: the reader of `format` here and of `layout` in repo-config.ts.
+ * and `accept` takes, or null: the reader of `format` here and of `layout` in repo/config.ts.
  */
 export function entitygitValue(
   text: string | null,

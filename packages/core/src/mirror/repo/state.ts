@@ -1,7 +1,7 @@
 import { type RefStore, isEntityGitError, joinPath, type Store } from '@entity-git/git';
-import type { HostYield } from './host-yield.js';
+import type { HostYield } from '../host-yield.js';
 import { type Known, type KnownRecord, packKnown, unpackKnown } from './known-record.js';
-import { LEGACY_DIR, legacyRepoFile, removeLegacyDir, repoFile } from './repo-files.js';
+import { LEGACY_DIR, legacyRepoFile, removeLegacyDir, repoFile } from './files.js';
 
 export type { Known } from './known-record.js';
 

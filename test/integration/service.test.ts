@@ -4,7 +4,7 @@ import { faultyStorage, GOLDEN_SESSION, goldenNodes, writeGolden } from '@entity
 import { rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir } from '../../packages/node-fs/test/helpers.js';
 
 const GOLDEN_TIPS = {
   main: '2d6739e6531c79338d437bcd12e6a1911db229f3',

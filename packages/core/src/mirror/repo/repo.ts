@@ -8,11 +8,11 @@ import {
   RefStore,
   joinPath,
 } from '@entity-git/git';
-import { parseTrailers } from '../model/commit-message.js';
-import { assertId, sessionDirName } from '../model/names.js';
-import { immutableMeta } from '../model/session-meta.js';
-import type { CommitInfo } from './mirror.js';
-import type { RepoContext } from './repo-context.js';
+import { parseTrailers } from '../../model/commit-message.js';
+import { assertId, sessionDirName } from '../../model/names.js';
+import { immutableMeta } from '../../model/session-meta.js';
+import type { CommitInfo } from '../mirror.js';
+import type { RepoContext } from './context.js';
 
 /** A session's repository: its directories and the stores of its objects and refs. */
 export interface Repo {

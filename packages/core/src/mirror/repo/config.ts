@@ -1,6 +1,6 @@
-import { LAYOUTS } from './layout.js';
-import type { Layout } from './mirror.js';
-import { entitygitValue, withFormat } from './repo-format.js';
+import { LAYOUTS } from '../layout.js';
+import type { Layout } from '../mirror.js';
+import { entitygitValue, withFormat } from './format.js';
 
 /** git's core section: a repository git reads as an ordinary one with a working tree. */
 export const CORE_CONFIG = `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n`;

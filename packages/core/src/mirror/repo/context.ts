@@ -1,8 +1,8 @@
 import { EntityGitError, LOCK_DEFAULTS, type LockOptions, lockOptions, type Store, storeFor } from '@entity-git/git';
-import { DEFAULT_YIELD_EVERY_MS } from './host-yield.js';
-import { LAYOUTS } from './layout.js';
-import type { Layout, MirrorOptions } from './mirror.js';
-import { RepoCache } from './repo-cache.js';
+import { DEFAULT_YIELD_EVERY_MS } from '../host-yield.js';
+import { LAYOUTS } from '../layout.js';
+import type { Layout, MirrorOptions } from '../mirror.js';
+import { RepoCache } from './cache.js';
 
 /**
  * What the repository layer (open, create, check out, under which locks) works with: the mirror's
@@ -23,7 +23,7 @@ export interface RepoContext {
    * What the mirror loads on first use: on-demand.ts, loaded by the facades (session-mirror.ts,
    * repository.ts). Typed here as nothing in particular, so that this module, which everything
    * imports, imports none of them: each caller reads it as the one module whose names it takes
-   * (they are re-exported unchanged), e.g. `(await ctx.onDemand()) as typeof import('./repo-scrub.js')`.
+   * (they are re-exported unchanged), e.g. `(await ctx.onDemand()) as typeof import('./scrub.js')`.
    */
   readonly onDemand: () => Promise<unknown>;
 }

@@ -7,25 +7,25 @@ import {
   joinPath,
   utf8,
 } from '@entity-git/git';
-import { canonicalJson } from '../model/canonical-json.js';
-import { deriveSteps, type BranchPlan, type Derivation } from '../model/derive.js';
-import type { Session } from '../model/types.js';
-import { createContext, type MirrorContext } from './context.js';
-import { HostYield } from './host-yield.js';
-import { headFileSteps, messagePath } from './layout.js';
-import type { CommitInfo, Difference, Layout, VerifyOptions, VerifyReport } from './mirror.js';
-import { configReadable, configuredLayout } from './repo-config.js';
-import { damageDifferences, inspectRepository } from './repo-scrub.js';
-import { withRepoLock } from './repo-files.js';
-import { repoLayout } from './repo-setup.js';
-import type { Known } from './repo-state.js';
-import { messageEntries, metaOf, openRepo, readCommitTree, walk, type Repo } from './repo.js';
-import { branches } from './replay.js';
-import { ingestNode, readSession } from './sync/ingest.js';
-import { syncSession } from './sync/pipeline.js';
+import { canonicalJson } from '../../model/canonical-json.js';
+import { deriveSteps, type BranchPlan, type Derivation } from '../../model/derive.js';
+import type { Session } from '../../model/types.js';
+import { createContext, type MirrorContext } from '../context.js';
+import { HostYield } from '../host-yield.js';
+import { headFileSteps, messagePath } from '../layout.js';
+import type { CommitInfo, Difference, Layout, VerifyOptions, VerifyReport } from '../mirror.js';
+import { configReadable, configuredLayout } from '../repo/config.js';
+import { damageDifferences, inspectRepository } from '../repo/scrub.js';
+import { withRepoLock } from '../repo/files.js';
+import { repoLayout } from '../repo/setup.js';
+import type { Known } from '../repo/state.js';
+import { messageEntries, metaOf, openRepo, readCommitTree, walk, type Repo } from '../repo/repo.js';
+import { branches } from '../replay.js';
+import { ingestNode, readSession } from '../sync/ingest.js';
+import { syncSession } from '../sync/pipeline.js';
 import { unchangedSinceSync } from './unchanged.js';
-import { verifyFormatAndMeta } from './verify-meta.js';
-import { worktreeDamage, worktreeDifferences } from './worktree-check.js';
+import { verifyFormatAndMeta } from './meta.js';
+import { worktreeDamage, worktreeDifferences } from '../worktree-check.js';
 
 /** Whether the repository equals the DAG, and where it differs. Writes nothing. */
 export async function verify(

@@ -6,12 +6,12 @@ import {
   joinPath,
   type Store,
 } from '@entity-git/git';
-import { META_REF, REPO_FORMAT } from '../model/session-meta.js';
-import type { Session } from '../model/types.js';
-import { metaCommitId } from './meta-ref.js';
-import type { Difference } from './mirror.js';
-import { formatFromTrees } from './format-1.js';
-import { configuredFormat } from './repo-format.js';
+import { META_REF, REPO_FORMAT } from '../../model/session-meta.js';
+import type { Session } from '../../model/types.js';
+import { metaCommitId } from '../meta-ref.js';
+import type { Difference } from '../mirror.js';
+import { formatFromTrees } from '../format-1.js';
+import { configuredFormat } from '../repo/format.js';
 
 /**
  * verify's checks of what lies beside the branches: the repository's format (`format-old` for a

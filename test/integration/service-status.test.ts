@@ -10,7 +10,7 @@ import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { faultyStorage, writeGolden } from '@entity-git/test-utils';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { git, patched, tempDir } from './helpers.js';
+import { git, patched, tempDir } from '../../packages/node-fs/test/helpers.js';
 
 const A = 'sess-a';
 const B = 'sess-b';

@@ -1,12 +1,12 @@
 import { EntityGitError, parseTree, joinPath } from '@entity-git/git';
-import { REPO_FORMAT } from '../model/session-meta.js';
-import type { MirrorContext } from './context.js';
-import type { RepoContext } from './repo-context.js';
-import type { Layout } from './mirror.js';
-import { configReadable, configuredLayout, layoutSection, repoConfig } from './repo-config.js';
-import { configuredFormat, withFormat } from './repo-format.js';
+import { REPO_FORMAT } from '../../model/session-meta.js';
+import type { MirrorContext } from '../context.js';
+import type { RepoContext } from './context.js';
+import type { Layout } from '../mirror.js';
+import { configReadable, configuredLayout, layoutSection, repoConfig } from './config.js';
+import { configuredFormat, withFormat } from './format.js';
 import { readCommitTree, repoExists, type Repo } from './repo.js';
-import { LIVE_STATES, remember } from './repo-state.js';
+import { LIVE_STATES, remember } from './state.js';
 
 /**
  * Make `repo` a repository if it is not one, with this mirror's layout; one made elsewhere (a
@@ -56,13 +56,13 @@ export async function adoptRepo(ctx: RepoContext, repo: Repo, metaOid: string | 
   const path = joinPath(repo.gitdir, 'config');
   const text = await ctx.store.readText(path);
   if (metaOid === null || text === null || configuredFormat(text) !== null) return;
-  const { formatFromTrees } = (await ctx.onDemand()) as typeof import('./format-1.js');
+  const { formatFromTrees } = (await ctx.onDemand()) as typeof import('../format-1.js');
   if ((await formatFromTrees(repo.objects, repo.refs, metaOid)).format === 2)
     await ctx.store.writeAtomic(path, withFormat(text));
 }
 
 /**
- * The repository's format (see `repo-format.ts`). A config without one is given it when the
+ * The repository's format (see `repo/format.ts`). A config without one is given it when the
  * trees show format 2. A format-1 history is refused (`REPO_FORMAT_OLD`) unless `full`: then
  * its tips are backed up and true is returned — the caller rebuilds every branch and records
  * the format last.
@@ -84,7 +84,7 @@ export async function checkFormat(ctx: MirrorContext, repo: Repo, metaOid: strin
       { format: recorded },
     );
   }
-  const { formatFromTrees, backUpFormat1 } = (await ctx.onDemand()) as typeof import('./format-1.js');
+  const { formatFromTrees, backUpFormat1 } = (await ctx.onDemand()) as typeof import('../format-1.js');
   const { format, tips } = await formatFromTrees(repo.objects, repo.refs, metaOid);
   if (format === 2) {
     if (text !== null) await ctx.store.writeAtomic(path, withFormat(text));

@@ -7,7 +7,7 @@ import { GOLDEN_SESSION } from '@entity-git/test-utils';
 import http from 'isomorphic-git/http/node';
 import { describe, expect, it } from 'vitest';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir } from '../../node-fs/test/helpers.js';
 import { goldenMachine, lsRemote, remoteOf, server, storage, useGitHttpServer } from './remote-helpers.js';
 
 useGitHttpServer();

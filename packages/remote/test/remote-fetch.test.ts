@@ -7,7 +7,7 @@ import { GOLDEN_SESSION } from '@entity-git/test-utils';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir } from '../../node-fs/test/helpers.js';
 import {
   addTurn,
   failure,

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir, userRepo } from './helpers.js';
+import { git, tempDir, userRepo } from '../../packages/node-fs/test/helpers.js';
 
 const hash = (file: string) => createHash('sha1').update(readFileSync(file)).digest('hex');
 

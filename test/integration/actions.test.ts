@@ -2,7 +2,7 @@ import { createActions, MemoryDag } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir } from '../../packages/node-fs/test/helpers.js';
 
 const SID = GOLDEN_SESSION.id;
 const TURN1 = '4b1cc3d267e0d1e614cf1f5670401133cff1ac7f';

@@ -5,7 +5,7 @@ import { createNodeProjectGit, workdirJournal, workdirLock } from '@entity-git/p
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, patched, tempDir, userRepo } from './helpers.js';
+import { git, patched, tempDir, userRepo } from '../../packages/node-fs/test/helpers.js';
 
 /**
  * Several turns of a project-bound session notified back to back, never drained in between:

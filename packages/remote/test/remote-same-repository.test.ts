@@ -9,7 +9,7 @@ import { writeGolden } from '@entity-git/test-utils';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, listTree, tempDir } from './helpers.js';
+import { git, listTree, tempDir } from '../../node-fs/test/helpers.js';
 import { addTurn, remoteOf, server, storage, useGitHttpServer } from './remote-helpers.js';
 
 useGitHttpServer();

@@ -8,7 +8,8 @@ import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from './helpers.js';
+import { canMount, git, noise, remount, tempDir, tmpfs, unmountAll } from '../../packages/node-fs/test/helpers.js';
+import { builtChild } from '@entity-git/test-utils/node-child';
 
 const A = GOLDEN_SESSION.id;
 const B = 'other-session';
@@ -156,11 +157,10 @@ describe('environment faults through the mirror service', () => {
     await createNodeMirror({ dag, root: refRoot }).sync(B);
     const mainB = git(join(refRoot, B), 'rev-parse', 'main').trim();
     const root = tempDir();
-    const tsx = join(process.cwd(), 'node_modules/.bin/tsx');
-    const child = join(import.meta.dirname, 'emfile-service-child.ts');
+    const child = builtChild(join(import.meta.dirname, 'emfile-service-child.ts'));
     const r = spawnSync(
       'bash',
-      ['-c', `ulimit -n 400 && exec "${tsx}" --conditions=source "${child}" "${root}" "${A}" "${B}"`],
+      ['-c', `ulimit -n 400 && exec "${process.execPath}" "${child}" "${root}" "${A}" "${B}"`],
       { encoding: 'utf8' },
     );
     expect(r.stderr).toBe('');

@@ -12,7 +12,7 @@ import { createNodeProjectGit } from '@entity-git/project/node';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir, userRepo } from './helpers.js';
+import { git, tempDir, userRepo } from '../../packages/node-fs/test/helpers.js';
 
 // First lines longer than the 60 code points of a subject, whitespace runs, tabs, CR, U+2028,
 // CJK and emoji, text parts and a `.text` object: what the session commit's subject cannot hold.

@@ -8,7 +8,7 @@ import http from 'isomorphic-git/http/node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir } from '../../node-fs/test/helpers.js';
 import {
   addTurn,
   failure,

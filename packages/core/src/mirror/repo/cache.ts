@@ -1,8 +1,8 @@
 import type { CommitGraph, IndexEntry, SharedIndex, StorageStat, Store } from '@entity-git/git';
-import type { Derivation } from '../model/derive.js';
-import type { Layout } from './mirror.js';
-import { StateCache, type Known, type LiveState } from './repo-state.js';
-import type { BranchBuild } from './branch-build.js';
+import type { Derivation } from '../../model/derive.js';
+import type { Layout } from '../mirror.js';
+import { StateCache, type Known, type LiveState } from './state.js';
+import type { BranchBuild } from '../branch-build.js';
 
 /**
  * What the last sync of a repository derived and built, kept in memory with its state: a turn
@@ -49,7 +49,7 @@ export const sameFile = (id: string, st: StorageStat): boolean => id === fileId(
  * dropped first (`remember`).
  */
 export class RepoCache {
-  /** Per repository: the state of its last sync (`repo-state.ts`; at most 64, checked against the refs before use). */
+  /** Per repository: the state of its last sync (`repo/state.ts`; at most 64, checked against the refs before use). */
   readonly states: StateCache;
   /**
    * Per repository: the index this mirror last wrote or read, while the index file is still that

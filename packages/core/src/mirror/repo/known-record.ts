@@ -1,6 +1,6 @@
-import type { NodeFacts } from '../model/commit-message.js';
-import { messageFileName } from '../model/names.js';
-import type { Role } from '../model/types.js';
+import type { NodeFacts } from '../../model/commit-message.js';
+import { messageFileName } from '../../model/names.js';
+import type { Role } from '../../model/types.js';
 
 /** A node as the mirror keeps it between syncs: its facts, file name and blob id. */
 export interface Known extends NodeFacts {
@@ -11,7 +11,7 @@ export interface Known extends NodeFacts {
 }
 
 /**
- * A node of the state log (see `repo-state.ts`) as one JSON array, not an object: its field
+ * A node of the state log (see `repo/state.ts`) as one JSON array, not an object: its field
  * names were half of each record (~150 of ~340 bytes for a short message), and the file name is
  * not written when it is the one `messageFileName` gives (always, today):
  *

@@ -15,8 +15,8 @@ import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import http from 'isomorphic-git/http/node';
 import { describe, expect, it } from 'vitest';
-import { startGitHttpServer } from './git-http-server.js';
-import { git, tempDir } from './helpers.js';
+import { startGitHttpServer } from '../../packages/remote/test/git-http-server.js';
+import { git, tempDir } from '../../packages/node-fs/test/helpers.js';
 
 type Entry = { level: LogLevel; event: string; fields: LogFields };
 

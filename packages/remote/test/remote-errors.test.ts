@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { storeFor } from '@entity-git/git';
-import { transportFs } from '../../remote/src/transport-fs.js';
+import { transportFs } from '../src/transport-fs.js';
 import { repoOf } from './remote-repo.js';
 import { startGitHttpServer } from './git-http-server.js';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir } from '../../node-fs/test/helpers.js';
 import {
   failure,
   GOLDEN_TIPS,

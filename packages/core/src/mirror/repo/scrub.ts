@@ -1,5 +1,5 @@
 import { COMMIT_GRAPH_PATH, toHex, type ObjectStore, idxOids, joinPath, type Store } from '@entity-git/git';
-import type { Difference } from './mirror.js';
+import type { Difference } from '../mirror.js';
 
 /**
  * Damage native git trips over even where the mirror reads around it: a commit-graph failing its

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir } from '../../node-fs/test/helpers.js';
 
 export const SID = GOLDEN_SESSION.id;
 export const GOLDEN_TIPS = {

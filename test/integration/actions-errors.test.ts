@@ -3,7 +3,7 @@ import { createNodeMirror } from '@entity-git/node-fs';
 import { GOLDEN_SESSION, writeGolden } from '@entity-git/test-utils';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { git, patched, tempDir } from './helpers.js';
+import { git, patched, tempDir } from '../../packages/node-fs/test/helpers.js';
 
 const SID = GOLDEN_SESSION.id;
 const TURN1 = '4b1cc3d267e0d1e614cf1f5670401133cff1ac7f';

@@ -1,7 +1,7 @@
-import type { DagSource } from '../dag/dag-source.js';
+import type { DagSource } from '../../dag/dag-source.js';
 import { entryFromStat, readIndex, objectId, type RefStore, joinPath, type Store } from '@entity-git/git';
-import type { StateCache } from './repo-state.js';
-import { mirrorFiles } from './worktree-check.js';
+import type { StateCache } from '../repo/state.js';
+import { mirrorFiles } from '../worktree-check.js';
 
 /**
  * The fast path of a start-up check: true when the session's DAG provably did not change since
