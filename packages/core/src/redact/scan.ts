@@ -11,7 +11,7 @@ import {
 } from '@entity-git/git';
 import { parseTrailers } from '../model/commit-message.js';
 import { META_REF } from '../model/session-meta.js';
-import type { Repo } from '../mirror/repo.js';
+import type { Repo } from '../mirror/repo/repo.js';
 import type { Redactor } from './redactor.js';
 
 /** One secret a repository holds: where it first appears on a commit's history. */
