@@ -3,7 +3,7 @@ import { FAKE_SECRETS, REDACTED_TIPS, SECRET_SESSION, secretNodes } from '@entit
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGitHttpServer, type GitHttpServer } from '../../node-fs/test/git-http-server.js';
+import { startGitHttpServer, type GitHttpServer } from '../../remote/test/git-http-server.js';
 import { git, json, revParseAll, run, tempDir } from './fixture.js';
 
 const SID = SECRET_SESSION.id;

@@ -7,7 +7,7 @@ import { FAKE_SECRETS, writeGolden } from '@entity-git/test-utils';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, tempDir } from './helpers.js';
+import { git, tempDir } from '../../node-fs/test/helpers.js';
 import {
   addTurn,
   failure,
