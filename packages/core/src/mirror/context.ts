@@ -3,7 +3,7 @@ import { assertIdentity, type Identity } from '@entity-git/git';
 import { defaultMetadataKeys, type MetadataKeys } from '../model/commit-message.js';
 import { DEFAULT_IDENTITY } from '../model/identity.js';
 import type { MirrorOptions } from './mirror.js';
-import { createRepoContext, type RepoContext } from './repo-context.js';
+import { createRepoContext, type OnDemandModule, type RepoContext } from './repo-context.js';
 
 /** A mirror's options, checked and with their defaults, and its caches: what every phase reads. */
 export interface MirrorContext extends RepoContext {
@@ -18,7 +18,7 @@ export interface MirrorContext extends RepoContext {
  * Check `o` and fill in its defaults (`INVALID_OPTION` for a bad root, lock, layout or yield
  * interval); `onDemand` loads on-demand.ts (the caller's: this module does not import it).
  */
-export function createContext(o: MirrorOptions, onDemand: () => Promise<unknown>): MirrorContext {
+export function createContext(o: MirrorOptions, onDemand: () => Promise<OnDemandModule>): MirrorContext {
   const repo = createRepoContext(
     {
       storage: o.storage,

@@ -56,7 +56,7 @@ export async function adoptRepo(ctx: RepoContext, repo: Repo, metaOid: string | 
   const path = joinPath(repo.gitdir, 'config');
   const text = await ctx.store.readText(path);
   if (metaOid === null || text === null || configuredFormat(text) !== null) return;
-  const { formatFromTrees } = (await ctx.onDemand()) as typeof import('./format-1.js');
+  const { formatFromTrees } = await ctx.onDemand();
   if ((await formatFromTrees(repo.objects, repo.refs, metaOid)).format === 2)
     await ctx.store.writeAtomic(path, withFormat(text));
 }
@@ -84,7 +84,7 @@ export async function checkFormat(ctx: MirrorContext, repo: Repo, metaOid: strin
       { format: recorded },
     );
   }
-  const { formatFromTrees, backUpFormat1 } = (await ctx.onDemand()) as typeof import('./format-1.js');
+  const { formatFromTrees, backUpFormat1 } = await ctx.onDemand();
   const { format, tips } = await formatFromTrees(repo.objects, repo.refs, metaOid);
   if (format === 2) {
     if (text !== null) await ctx.store.writeAtomic(path, withFormat(text));

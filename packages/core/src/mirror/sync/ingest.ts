@@ -167,12 +167,7 @@ async function readyRepo(
   await init(ctx, repo, full);
   await host.due();
   // A repair first removes what native git would trip over; what goes missing is written again below.
-  if (full)
-    await ((await ctx.onDemand()) as typeof import('../repo-scrub.js')).scrubRepository(
-      ctx.store,
-      repo.objects,
-      repo.gitdir,
-    );
+  if (full) await (await ctx.onDemand()).scrubRepository(ctx.store, repo.objects, repo.gitdir);
   const layout = await repoLayout(ctx, repo);
   const metaBytes = utf8(canonicalJson(metaOf(session)));
   // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
