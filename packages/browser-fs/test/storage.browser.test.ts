@@ -11,7 +11,7 @@ import { freshDag, freshStorage, unique } from './helpers.js';
 
 describe('browserStorage', () => {
   it('is a frozen adapter over frozen options, named by DRIVER_NAME, objects and refs only', async () => {
-    const storage = freshStorage({ syncLockTimeoutMs: 1234 });
+    const storage = freshStorage({ syncLock: { timeoutMs: 1234 } });
     expect(storage.name).toBe(DRIVER_NAME);
     expect(DRIVER_NAME).toBe('browser-fs');
     expect(storage.workTree).toBe(false);

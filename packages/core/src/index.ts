@@ -154,13 +154,9 @@ export {
   createObjectEngine,
   OBJECT_ENGINE,
   type ObjectEngineOptions,
-  createIsoGitEngine,
-  ISO_GIT_ENGINE,
-  type IsoGitEngineOptions,
 } from './project/object-engine.js';
 export { operationsInProgress } from './project/operations.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
-export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';
 export { consoleLogger, emitLog, type ConsoleLoggerOptions } from './observe/loggers.js';

@@ -173,11 +173,3 @@ export function normaliseError(err: unknown, ctx: ErrorContext): EntityGitError 
     cause: err,
   });
 }
-
-/**
- * @deprecated A storage error from `err`, as
- * `normaliseError(err, { code: 'STORAGE_ERROR', what: context, data })` makes it: use that.
- */
-export function toStorageError(err: unknown, context?: string, data: Record<string, unknown> = {}): EntityGitError {
-  return normaliseError(err, { code: 'STORAGE_ERROR', ...(context === undefined ? {} : { what: context }), data });
-}

@@ -4,7 +4,6 @@ export {
   fsErrorCode,
   isQuotaError,
   normaliseError,
-  toStorageError,
   type ErrorCode,
   type ErrorContext,
   type ErrorVerdict,

@@ -80,7 +80,7 @@ describe("entity-git's files at the root of .git", () => {
     await turns(1);
     const legacyLock = join(gitdir, 'entity-git', 'sync.lock');
     holdLock(legacyLock);
-    const impatient = createNodeMirror({ dag, root, syncLockTimeoutMs: 150 });
+    const impatient = createNodeMirror({ dag, root, syncLock: { timeoutMs: 150 } });
     await expect(impatient.sync('s')).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
     // The new name was let go again; nothing was written.
     expect(existsSync(join(gitdir, 'entity-git-sync.lock'))).toBe(false);
@@ -103,7 +103,7 @@ describe("entity-git's files at the root of .git", () => {
           seen.push(`${key.slice(gitdir.length + 1)} ${lstatSync(key).isFile()}`);
           if (key === join(gitdir, 'entity-git'))
             older.push(
-              await nodeStorage({ syncLockTimeoutMs: 0 })
+              await nodeStorage({ syncLock: { timeoutMs: 0 } })
                 .withLock(legacyLock, async () => 'held')
                 .catch((e) => e),
             );

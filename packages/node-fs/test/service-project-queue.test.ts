@@ -1,5 +1,5 @@
 import {
-  createIsoGitEngine,
+  createObjectEngine,
   createMirrorService,
   createProjectGit,
   MemoryDag,
@@ -21,10 +21,10 @@ import { git, patched, tempDir, userRepo } from './helpers.js';
 const ENGINES: { name: string; projectGit: (dir: string) => ProjectGit }[] = [
   { name: 'native git', projectGit: (dir) => createNodeProjectGit({ dir }) },
   {
-    name: 'isomorphic-git',
+    name: 'object engine',
     projectGit: (dir) =>
       createProjectGit({
-        engine: createIsoGitEngine({ storage: nodeStorage() }),
+        engine: createObjectEngine({ storage: nodeStorage() }),
         lock: workdirLock({ dir }),
         journal: workdirJournal({ dir }),
       }),

@@ -17,14 +17,11 @@ export interface RemoteTarget {
    * (5 s, 30 s).
    */
   lock?: Partial<LockOptions>;
-  /** @deprecated Read where `lock.timeoutMs` is not given: use that. */
-  lockTimeoutMs?: number;
 }
 
 /** The repository layer's context of a target (root and locks checked once). */
 export function targetContext(t: RemoteTarget): RepoContext {
-  const lock = { timeoutMs: t.lock?.timeoutMs ?? t.lockTimeoutMs, staleMs: t.lock?.staleMs };
-  return repositoryContext({ storage: t.storage, root: t.root, lock });
+  return repositoryContext({ storage: t.storage, root: t.root, lock: t.lock });
 }
 
 /** One session's repository, locally and on the host: what a push or a fetch works on. */

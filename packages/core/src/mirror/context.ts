@@ -23,8 +23,7 @@ export function createContext(o: MirrorOptions, onDemand: () => Promise<OnDemand
     {
       storage: o.storage,
       root: o.root,
-      // The names before lock options were one type still work; the new ones win.
-      lock: { timeoutMs: o.lock?.timeoutMs ?? o.lockTimeoutMs, staleMs: o.lock?.staleMs ?? o.staleLockMs },
+      lock: o.lock,
       ...(o.layout === undefined ? {} : { layout: o.layout }),
       ...(o.yieldEveryMs === undefined ? {} : { yieldEveryMs: o.yieldEveryMs }),
     },

@@ -38,8 +38,6 @@ export interface PackerOptions {
    * repository another packer holds is passed over, and a later request packs it.
    */
   lock?: Partial<Pick<LockOptions, 'staleMs'>>;
-  /** @deprecated Read where `lock.staleMs` is not given: use that. */
-  staleLockMs?: number;
   /** Told of each pack written and of each failure (packing never throws into anyone). */
   onPacked?: (gitdir: string, report: PackReport | void) => void;
   onError?: (gitdir: string, error: EntityGitError) => void;
@@ -79,11 +77,7 @@ export function createPacker(options: PackerOptions): Packer {
   const threshold = options.looseObjects ?? 256;
   const packsThreshold = options.packs ?? 16;
   const delayMs = options.delayMs ?? 500;
-  const { staleMs } = lockOptions(
-    LOCK_DEFAULTS.pack,
-    { staleMs: options.lock?.staleMs ?? options.staleLockMs },
-    'packer.lock',
-  );
+  const { staleMs } = lockOptions(LOCK_DEFAULTS.pack, { staleMs: options.lock?.staleMs }, 'packer.lock');
   const pack = options.pack ?? ((gitdir: string) => packSession(store, gitdir));
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const waiting: string[] = [];

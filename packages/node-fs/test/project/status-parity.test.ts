@@ -1,13 +1,13 @@
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
-import { createIsoGitEngine, type ChangedPath, type ProjectGitEngine, type RepoState } from '@entity-git/core';
+import { createObjectEngine, type ChangedPath, type ProjectGitEngine, type RepoState } from '@entity-git/core';
 import { nativeGitEngine, nodeStorage } from '@entity-git/node-fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isolateGit, judge } from './judge.js';
 
 isolateGit();
 const native = nativeGitEngine();
-const iso = createIsoGitEngine({ storage: nodeStorage() });
+const iso = createObjectEngine({ storage: nodeStorage() });
 
 /** A small deterministic PRNG, so a failing seed can be replayed. */
 function rng(seed: number) {
@@ -128,7 +128,7 @@ async function scenario(seed: number): Promise<string> {
   return dir;
 }
 
-describe('the isomorphic-git engine sees what native git sees', () => {
+describe('the object engine sees what native git sees', () => {
   for (let seed = 1; seed <= 40; seed++) {
     it(`status, seed ${seed}`, async () => {
       const dir = await scenario(seed);
@@ -144,7 +144,7 @@ describe('the isomorphic-git engine sees what native git sees', () => {
   }
 });
 
-describe('the isomorphic-git engine commits what native git commits', () => {
+describe('the object engine commits what native git commits', () => {
   const who = { name: 'agent (m via OpenProgram)', email: 'agent@openprogram.invalid', time: 1_700_000_500 };
   let landed = 0;
   afterAll(() => {

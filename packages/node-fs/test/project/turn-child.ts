@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
-import { createIsoGitEngine } from '@entity-git/core';
+import { createObjectEngine } from '@entity-git/core';
 import { createNodeProjectGit, nativeGitEngine, nodeStorage } from '@entity-git/node-fs';
 
 const [workdir, sessionId, rounds, barrier, sessions, engineName, lockDir] = process.argv.slice(2) as [
@@ -16,7 +16,7 @@ const [workdir, sessionId, rounds, barrier, sessions, engineName, lockDir] = pro
   string,
   string,
 ];
-const engine = engineName === 'iso' ? createIsoGitEngine({ storage: nodeStorage() }) : nativeGitEngine();
+const engine = engineName === 'iso' ? createObjectEngine({ storage: nodeStorage() }) : nativeGitEngine();
 const pg = createNodeProjectGit({ engine, dir: lockDir, initialBranch: 'main' });
 const results = [];
 for (let turn = 1; turn <= Number(rounds); turn++) {
