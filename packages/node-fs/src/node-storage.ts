@@ -213,12 +213,6 @@ async function tryLock(ctx: NodeStorageContext, path: string): Promise<boolean> 
       fss.mkdirSync(dirname(path), { recursive: true });
       return tryLock(ctx, path);
     }
-    // Its directory is a file: a lock taken by that name (core holds `.git/entity-git` so while it
-    // syncs, which keeps out processes that lock `.git/entity-git/sync.lock`): held until it goes.
-    if (code === 'ENOTDIR' && fss.lstatSync(dirname(path), { throwIfNoEntry: false })?.isFile()) {
-      await takeOverIfGone(ctx, dirname(path));
-      return false;
-    }
     if (code !== 'EEXIST') throw err;
   }
   await takeOverIfGone(ctx, path);

@@ -60,11 +60,7 @@ export async function localBranches(repo: Repo): Promise<Map<string, string>> {
 /**
  * Run `fn` holding the target's remote lock, `.git/entity-git-remote.lock`: it serializes the
  * pushes and fetches of one repository (they write remote-tracking refs); a fetch that moves local
- * branches then takes the sync lock inside it (`withRepoLock`), as every sync does. The remote
- * lock is not fenced against versions before the flat layout the way the sync lock is: it is
- * taken with the sync lock inside it, and the fence is one per repository, so fencing both would
- * make the inner one wait for the outer; an old and a new push overlapping during an upgrade
- * still move each remote-tracking ref under its own `<ref>.lock`.
+ * branches then takes the sync lock inside it (`withRepoLock`), as every sync does.
  */
 export function withRemoteLock<T>(t: SessionTarget, fn: () => Promise<T>): Promise<T> {
   return t.ctx.store.lock(repoFile(t.repo.gitdir, 'remote.lock'), fn);

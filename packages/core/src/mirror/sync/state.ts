@@ -40,8 +40,7 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
     !headMoved &&
     !worktreeChanged &&
     !metaMoved;
-  // A state read from the layout before (`.git/entity-git/`) is moved to the root by this save.
-  if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved && state.legacy !== true)
+  if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved)
     ctx.cache.states.keep(repo.gitdir, state, config);
   else await ctx.cache.states.save(repo.gitdir, state, loaded === null ? null : delta, config, host);
   if (derivation.unknownHead === undefined)
