@@ -6,8 +6,7 @@ import { TranscriptDag, type TranscriptFormat } from '@entity-git/transcripts';
 import {
   defaultClaudeProjectsDir,
   defaultCodexSessionsDir,
-  findClaudeTranscripts,
-  findCodexRollouts,
+  findTranscripts,
   importTranscripts,
   DEFAULT_QUIET_MS,
   summarizeImport,
@@ -174,7 +173,7 @@ async function fileSource(args: ImportArgs, cwd: string): Promise<() => Promise<
   const dir = resolve(cwd, args.paths[0] ?? (codex ? defaultCodexSessionsDir() : defaultClaudeProjectsDir()));
   if (!existsSync(dir))
     throw new CliError(`no directory ${dir}${args.paths[0] === undefined ? ' (the default; pass DIR)' : ''}`);
-  return async () => (await (codex ? findCodexRollouts(dir) : findClaudeTranscripts(dir))).map(keep);
+  return async () => (await findTranscripts(dir)).map(keep);
 }
 
 function describe(e: ImportEntry): string {
