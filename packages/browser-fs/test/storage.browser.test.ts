@@ -70,7 +70,7 @@ describe('browserStorage', () => {
     await dag.close();
   });
 
-  it('a sync saves the directory tree once, though its lock is held under two names; a verify saves nothing; the turn survives a reopen', async () => {
+  it('a sync saves the directory tree once; a verify saves nothing; the turn survives a reopen', async () => {
     const dag = await freshDag();
     const storage = freshStorage();
     const mirror = createBrowserMirror({ dag, storage });
