@@ -1,9 +1,6 @@
-import { joinPath } from '@entity-git/git';
 import type { MirrorContext } from '../context.js';
 import { HostYield, yieldToHost } from '../host-yield.js';
 import type { SyncResult } from '../mirror.js';
-import { repoConfig } from '../repo-config.js';
-import { withFormat } from '../repo-format.js';
 import { LIVE_STATES, remember } from '../repo-state.js';
 import type { CheckedOut } from './checkout.js';
 
@@ -13,7 +10,7 @@ import type { CheckedOut } from './checkout.js';
  * say what the sync did.
  */
 export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncResult> {
-  const { sessionId, repo, session, layout, config, marker, loaded, state, delta, unsettled } = c;
+  const { sessionId, repo, session, config, marker, loaded, state, delta, unsettled } = c;
   const { derivation, builds, commitsWritten, before, tips, branchesMoved, headMoved, metaMoved } = c;
   const { inPacks, packed, worktreeChanged, nodesRead } = c;
   const known = state.known;
