@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 // Relative imports: bench/ is not a workspace package (see bench/commit.ts).
 import { nodeStorage } from '../packages/node-fs/src/index.js';
 import {
-  createIsoGitEngine,
+  createObjectEngine,
   createProjectGit,
   type ProjectGitEngine,
   type RepoState,
@@ -84,7 +84,7 @@ export async function run(): Promise<void> {
     console.log(`  setup (write, git add, commit, first status): ${ms((performance.now() - t0) / 1000)} s, untimed`);
 
     const native = nativeGitEngine();
-    const iso = createIsoGitEngine({ storage: nodeStorage() });
+    const iso = createObjectEngine({ storage: nodeStorage() });
     const repoOf = async (engine: ProjectGitEngine): Promise<RepoState> => {
       const s = await engine.inspect(dir);
       if (s.kind !== 'repository') throw new Error(`the bench project is ${s.kind}`);
@@ -134,8 +134,8 @@ export async function run(): Promise<void> {
       },
       { name: 'native engine: status()', run: () => native.status(nativeRepo), samples: [] },
       { name: 'native engine: afterTurn skip path', run: () => skipped(pgNative, snapNative), samples: [] },
-      { name: 'isomorphic-git engine: status()', run: () => iso.status(isoRepo), samples: [] },
-      { name: 'isomorphic-git engine: afterTurn skip path', run: () => skipped(pgIso, snapIso), samples: [] },
+      { name: 'object engine: status()', run: () => iso.status(isoRepo), samples: [] },
+      { name: 'object engine: afterTurn skip path', run: () => skipped(pgIso, snapIso), samples: [] },
     ];
     for (const c of contenders) await c.run();
     for (let round = 0; round < ROUNDS; round++) {

@@ -1,4 +1,4 @@
-import { createIsoGitEngine, createProjectGit } from '@entity-git/project';
+import { createObjectEngine, createProjectGit } from '@entity-git/project';
 import { createMirrorService, MemoryDag, type Mirror, type ProjectGit, type ServiceEvents } from '@entity-git/core';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { createNodeProjectGit, workdirJournal, workdirLock } from '@entity-git/project/node';
@@ -15,10 +15,10 @@ import { git, patched, tempDir, userRepo } from '../../packages/node-fs/test/hel
 const ENGINES: { name: string; projectGit: (dir: string) => ProjectGit }[] = [
   { name: 'native git', projectGit: (dir) => createNodeProjectGit({ dir }) },
   {
-    name: 'isomorphic-git',
+    name: 'object engine',
     projectGit: (dir) =>
       createProjectGit({
-        engine: createIsoGitEngine({ storage: nodeStorage() }),
+        engine: createObjectEngine({ storage: nodeStorage() }),
         lock: workdirLock({ dir }),
         journal: workdirJournal({ dir }),
       }),

@@ -13,8 +13,8 @@ export interface BrowserMirrorOptions extends Omit<MirrorOptions, 'storage' | 'r
 
 /** The mirror in a page: core's `createMirror` with {@link browserStorage}. */
 export function createBrowserMirror(options: BrowserMirrorOptions): Mirror & { readonly storage: BrowserStorage } {
-  const { fsName, syncLock, syncLockTimeoutMs, storage: given, root, ...rest } = options;
-  const storage = given ?? browserStorage({ fsName, syncLock, syncLockTimeoutMs });
+  const { fsName, syncLock, storage: given, root, ...rest } = options;
+  const storage = given ?? browserStorage({ fsName, syncLock });
   const mirror = createMirror({ ...rest, root: root ?? DEFAULT_ROOT, storage });
   return Object.assign(mirror, { storage });
 }

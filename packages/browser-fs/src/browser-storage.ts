@@ -34,8 +34,6 @@ export interface BrowserStorageOptions {
    * (60 s). There is no `staleMs`: the browser lets go of a Web Lock when its tab goes.
    */
   syncLock?: Partial<Pick<LockOptions, 'timeoutMs'>>;
-  /** @deprecated Read where `syncLock.timeoutMs` is not given: use that. */
-  syncLockTimeoutMs?: number;
 }
 
 /** {@link browserStorage}'s result: a core {@link Storage}, plus what a page needs around it. */
@@ -72,11 +70,11 @@ export function fsDatabaseName(fsName: string): string {
   return `${fsName}.lightning-fs`;
 }
 
-/** The options in force (`storage.options`): defaults filled in and checked (`INVALID_OPTION`), `syncLockTimeoutMs` read. */
+/** The options in force (`storage.options`): defaults filled in and checked (`INVALID_OPTION`). */
 function frozenOptions(options: BrowserStorageOptions): BrowserStorage['options'] {
   const { timeoutMs } = lockOptions(
     LOCK_DEFAULTS.sync,
-    { timeoutMs: options.syncLock?.timeoutMs ?? options.syncLockTimeoutMs },
+    { timeoutMs: options.syncLock?.timeoutMs },
     `${PREFIX} syncLock`,
   );
   const opts = Object.freeze({ fsName: options.fsName ?? DEFAULT_FS_NAME, syncLockTimeoutMs: timeoutMs });

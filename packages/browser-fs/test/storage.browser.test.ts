@@ -11,7 +11,7 @@ import { freshDag, freshStorage, unique } from './helpers.js';
 
 describe('browserStorage', () => {
   it('is a frozen adapter over frozen options, named by DRIVER_NAME, objects and refs only', async () => {
-    const storage = freshStorage({ syncLockTimeoutMs: 1234 });
+    const storage = freshStorage({ syncLock: { timeoutMs: 1234 } });
     expect(storage.name).toBe(DRIVER_NAME);
     expect(DRIVER_NAME).toBe('browser-fs');
     expect(storage.workTree).toBe(false);
@@ -70,7 +70,7 @@ describe('browserStorage', () => {
     await dag.close();
   });
 
-  it('a sync saves the directory tree once, though its lock is held under two names; a verify saves nothing; the turn survives a reopen', async () => {
+  it('a sync saves the directory tree once; a verify saves nothing; the turn survives a reopen', async () => {
     const dag = await freshDag();
     const storage = freshStorage();
     const mirror = createBrowserMirror({ dag, storage });

@@ -40,8 +40,8 @@ describe('two storages of one page (as two tabs) on one file system', () => {
     const dagB = await openIdbDag({ name: dbName });
     await writeGolden(dagA);
     await dagA.setHead(SID, 'a7');
-    const a = createBrowserMirror({ dag: dagA, fsName, syncLockTimeoutMs: 30_000 });
-    const b = createBrowserMirror({ dag: dagB, fsName, syncLockTimeoutMs: 30_000 });
+    const a = createBrowserMirror({ dag: dagA, fsName, syncLock: { timeoutMs: 30_000 } });
+    const b = createBrowserMirror({ dag: dagB, fsName, syncLock: { timeoutMs: 30_000 } });
     const first = await Promise.all([a.sync(SID), b.sync(SID)]);
     expect(first.map((r) => r.commitsWritten).sort()).toEqual([0, 5]);
     let tip = 'a7';
@@ -98,7 +98,7 @@ describe('two storages of one page (as two tabs) on one file system', () => {
     // `gone` holds its owner lock until closed (a reload or a closed tab releases it the same way).
     expect(await mine.createExclusive(`${gitdir}/refs/heads/main.lock`, 'x')).toBe(false);
     await gone.close();
-    const refs = new RefStore(new Store(mine), gitdir, { lockTimeoutMs: 300 });
+    const refs = new RefStore(new Store(mine), gitdir, { timeoutMs: 300 });
     await refs.update('refs/heads/main', 'c'.repeat(40), { old: null, reflog: { who, message: 'after a dead tab' } });
     expect(await refs.resolve('refs/heads/main')).toBe('c'.repeat(40));
     await expect(
@@ -110,10 +110,10 @@ describe('two storages of one page (as two tabs) on one file system', () => {
     await mine.close();
   });
 
-  it('a sync waiting longer than syncLockTimeoutMs for another holder is LOCK_TIMEOUT', async () => {
+  it('a sync waiting longer than syncLock.timeoutMs for another holder is LOCK_TIMEOUT', async () => {
     const fsName = unique('fs');
     const holder = browserStorage({ fsName });
-    const waiter = browserStorage({ fsName, syncLockTimeoutMs: 100 });
+    const waiter = browserStorage({ fsName, syncLock: { timeoutMs: 100 } });
     let release!: () => void;
     const held = holder.withLock(
       '/sessions/s/.git/entity-git/sync.lock',
@@ -124,7 +124,7 @@ describe('two storages of one page (as two tabs) on one file system', () => {
       code: 'LOCK_TIMEOUT',
     });
     expect(await waiter.withLock('/sessions/other/.git/entity-git/sync.lock', async () => 2)).toBe(2);
-    const impatient = browserStorage({ fsName, syncLockTimeoutMs: 0 });
+    const impatient = browserStorage({ fsName, syncLock: { timeoutMs: 0 } });
     await expect(impatient.withLock('/sessions/s/.git/entity-git/sync.lock', async () => 1)).rejects.toMatchObject({
       code: 'LOCK_TIMEOUT',
     });

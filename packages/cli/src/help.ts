@@ -88,9 +88,7 @@ ${GLOBAL}`,
 
 Reconcile every session of the database (or one) with its repository: a session without a
 repository is backfilled whole; one that differs (damaged ref, missing objects, missing commits)
-is repaired, keeping every commit that still matches the DAG; one written in format 1 (before
-commit ids were a pure function of the DAG) is rebuilt, its old tips kept under
-refs/entity-git/format-1/. Idempotent; safe while the application mirrors live. A session whose
+is repaired, keeping every commit that still matches the DAG. Idempotent; safe while the application mirrors live. A session whose
 change marker (kept by the database's triggers) and refs equal what its last sync recorded is
 unchanged without reading its DAG; --full compares every session in full, and also finds objects
 damaged below intact refs.

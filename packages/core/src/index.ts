@@ -130,7 +130,6 @@ export type {
 } from './project-seam.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
-export { FORMAT_1_BACKUP } from './mirror/repo/format.js';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';
 export { consoleLogger, emitLog, type ConsoleLoggerOptions } from './observe/loggers.js';
 // For packages built on core that emit log events of their own (@entity-git/project).

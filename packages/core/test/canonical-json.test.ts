@@ -17,6 +17,22 @@ describe('canonicalJson', () => {
     expect(canonicalJson(1779500000.25)).toBe('1779500000.25\n');
   });
 
+  it('pins the hard cases byte for byte: numbers, nested empties, integer-like keys, lone surrogates', () => {
+    expect(canonicalJson({ zero: -0, big: 1e21, small: 5e-324, max: Number.MAX_SAFE_INTEGER + 2 })).toBe(
+      '{\n  "big": 1e+21,\n  "max": 9007199254740992,\n  "small": 5e-324,\n  "zero": 0\n}\n',
+    );
+    expect(canonicalJson({ nested: [[], {}, [{}], { a: [] }], empty: {} })).toBe(
+      '{\n  "empty": {},\n  "nested": [\n    [],\n    {},\n    [\n      {}\n    ],\n    {\n      "a": []\n    }\n  ]\n}\n',
+    );
+    // By code point, "10" before "9", where the engine lists integer-like keys numerically.
+    expect(canonicalJson({ 9: 'nine', 10: 'ten', b: 1 })).toBe('{\n  "10": "ten",\n  "9": "nine",\n  "b": 1\n}\n');
+    expect(canonicalJson({ trail: '\udc00x', lone: '\ud800', pair: '\ud83d\ude00' })).toBe(
+      '{\n  "lone": "\\ud800",\n  "pair": "😀",\n  "trail": "\\udc00x"\n}\n',
+    );
+    const proto = JSON.parse('{"__proto__": 1, "a": 2}');
+    expect(canonicalJson(proto)).toBe('{\n  "__proto__": 1,\n  "a": 2\n}\n');
+  });
+
   it.each([
     ['NaN', { a: NaN }, '$.a'],
     ['Infinity', [1, Infinity], '$[1]'],

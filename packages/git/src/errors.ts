@@ -124,7 +124,7 @@ export interface ErrorContext {
   /** What a full storage means to the user, in place of "the storage is full". */
   quotaHint?: string;
   /**
-   * Recognises the errors of one domain (`transportVerdict`: a git host's answers and a host out
+   * Recognises the errors of one domain (@entity-git/remote's `transportVerdict`: a git host's answers and a host out
    * of reach), given the error and its message (redacted); null: not one of them. Default: none.
    */
   classify?: (err: unknown, message: string) => ErrorVerdict | null;
@@ -166,7 +166,7 @@ function verdictOf(err: unknown, message: string, ctx: ErrorContext): ErrorVerdi
 /**
  * Any error as a typed one, the one place where errors of the platform become entity-git's: an
  * {@link EntityGitError} passes through unchanged; what the caller's `classify` recognises gets
- * its verdict (a git host's answers, `transportVerdict`); a full storage is `QUOTA_EXCEEDED`;
+ * its verdict (a git host's answers: @entity-git/remote's `transportVerdict`); a full storage is `QUOTA_EXCEEDED`;
  * anything else gets the caller's `code`, its own code kept in `data[codeKey]`. Every package
  * calls it with its code and prefix. The message is `<prefix> <what>: <the error's message>`,
  * the original is the `cause`.
@@ -186,12 +186,4 @@ export function normaliseError(err: unknown, ctx: ErrorContext): EntityGitError 
   return new EntityGitError(verdict?.code ?? ctx.code, head === '' ? text : `${head}: ${text}`, data, {
     cause: err,
   });
-}
-
-/**
- * @deprecated A storage error from `err`, as
- * `normaliseError(err, { code: 'STORAGE_ERROR', what: context, data })` makes it: use that.
- */
-export function toStorageError(err: unknown, context?: string, data: Record<string, unknown> = {}): EntityGitError {
-  return normaliseError(err, { code: 'STORAGE_ERROR', ...(context === undefined ? {} : { what: context }), data });
 }

@@ -4,12 +4,10 @@ export {
   fsErrorCode,
   isQuotaError,
   normaliseError,
-  toStorageError,
   type ErrorCode,
   type ErrorContext,
   type ErrorVerdict,
 } from './errors.js';
-export { transportVerdict } from './transport-errors.js';
 export { utf8, fromUtf8, utf8Length } from './bytes/utf8.js';
 export { toHex, fromHex } from './bytes/hex.js';
 export { concatBytes } from './bytes/concat.js';

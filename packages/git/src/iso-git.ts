@@ -1,10 +1,12 @@
+import type * as IsoGitModule from 'isomorphic-git';
+
 /**
  * isomorphic-git, loaded on first use: only push, fetch and the reader of packs with an index
  * other than version 2 need it, so a browser bundle that only mirrors and replays leaves it (and
  * its own pako, sha.js and friends; README "Bundle size" has the figure) in a chunk
  * of its own that is fetched when a remote is first used.
  */
-type IsoGit = typeof import('isomorphic-git');
+type IsoGit = typeof IsoGitModule;
 
 let loading: Promise<IsoGit> | null = null;
 

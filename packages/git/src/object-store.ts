@@ -1,5 +1,4 @@
-import { EntityGitError, fsErrorCode, isEntityGitError } from './errors.js';
-import { loadIsoGit } from './iso-git.js';
+import { EntityGitError, isEntityGitError } from './errors.js';
 import { fromUtf8 } from './bytes/utf8.js';
 import { storedZlib } from './codec/codec.js';
 import { joinPath, uniqueSuffix } from './storage/paths.js';
@@ -24,12 +23,11 @@ const isTree = (raw: Uint8Array): boolean =>
  * The objects of one repository. Writes go loose, to a temp file renamed into place; an existing
  * object file is re-hashed before it is trusted (isomorphic-git skips a file that exists even
  * when it is empty). Reads look in the packs already listed (the store's {@link PackCache}), then
- * loose, then in packs listed again; only a pack whose index is not version 2, which the pack
- * cache does not read, is read through isomorphic-git.
+ * loose, then in packs listed again. A pack whose index is not version 2 is not read (git has
+ * written version 2 since 1.5.2; isomorphic-git does not read version 1 either): an object only
+ * it could hold is `OBJECT_CORRUPT`.
  */
 export class ObjectStore {
-  private readonly isoFs: { promises: unknown };
-  private isoCache: object = {};
   /** Objects actually written (not found intact) since this store was made. */
   written = 0;
   /** Bytes of the loose object files counted in {@link written}, as stored (deflated). */
@@ -38,9 +36,7 @@ export class ObjectStore {
   constructor(
     private readonly store: Store,
     readonly gitdir: string,
-  ) {
-    this.isoFs = { promises: store.fs };
-  }
+  ) {}
 
   hash(type: ObjectType, content: Uint8Array): string {
     return objectId(this.store.codec, type, content);
@@ -129,53 +125,16 @@ export class ObjectStore {
     if (later) return later;
     if (looseError !== null) throw looseError;
     if (packError !== null) throw packError;
-    if (!unsupported) {
-      // Written loose meanwhile, or nowhere.
-      const now = await this.readLoose(oid);
-      if (now) return now;
-      throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid });
-    }
-    // A pack this reader does not take (an index of another version than 2): isomorphic-git's.
-    return this.readThroughIsoGit(oid);
-  }
-
-  /** The object through isomorphic-git's reader; once more after a loose look when it is not found. */
-  private async readThroughIsoGit(oid: string): Promise<{ type: ObjectType; content: Uint8Array }> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const { readObject } = await loadIsoGit();
-        const r = await readObject({
-          fs: this.isoFs as never,
-          gitdir: this.gitdir,
-          oid,
-          format: 'content',
-          cache: this.isoCache,
-        });
-        return { type: r.type as ObjectType, content: r.object as Uint8Array };
-      } catch (err) {
-        if (err instanceof EntityGitError) throw err;
-        if ((err as { code?: string }).code === 'NotFoundError' || fsErrorCode(err) === 'ENOENT') {
-          if (attempt === 0) {
-            this.isoCache = {};
-            const now = await this.readLoose(oid);
-            if (now) return now;
-            continue;
-          }
-          throw new EntityGitError(
-            'OBJECT_NOT_FOUND',
-            `object ${oid} is not in the repository`,
-            { oid },
-            { cause: err },
-          );
-        }
-        throw new EntityGitError(
-          'OBJECT_CORRUPT',
-          `object ${oid} could not be read: ${(err as Error).message}`,
-          { oid },
-          { cause: err },
-        );
-      }
-    }
+    // Written loose meanwhile, or nowhere.
+    const now = await this.readLoose(oid);
+    if (now) return now;
+    if (unsupported)
+      throw new EntityGitError(
+        'OBJECT_CORRUPT',
+        `object ${oid} is not loose, and a pack of the repository has an index of another version than 2, which entity-git does not read (git repack with the default pack.indexVersion rewrites it)`,
+        { oid },
+      );
+    throw new EntityGitError('OBJECT_NOT_FOUND', `object ${oid} is not in the repository`, { oid });
   }
 
   /** The loose object, its hash checked; null when there is no loose file. */

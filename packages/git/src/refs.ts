@@ -11,12 +11,7 @@ export const ZERO_OID = '0'.repeat(40);
  * How a {@link RefStore} takes `<ref>.lock`: {@link LockOptions}, each field defaulting to
  * `LOCK_DEFAULTS.ref` (5 s of waiting, taken over after 30 s).
  */
-export interface RefOptions extends Partial<LockOptions> {
-  /** @deprecated Read where `timeoutMs` is not given: use that. */
-  lockTimeoutMs?: number;
-  /** @deprecated Read where `staleMs` is not given: use that. */
-  staleLockMs?: number;
-}
+export type RefOptions = Partial<LockOptions>;
 
 /** The refs of `packed-refs` in `gitdir`, by full name (peeled lines left out). */
 async function packedRefs(store: Store, gitdir: string): Promise<Map<string, string>> {
@@ -71,11 +66,7 @@ export class RefStore {
     readonly gitdir: string,
     options: RefOptions = {},
   ) {
-    const { lockTimeoutMs, staleLockMs } = options;
-    this.lock = lockOptions(LOCK_DEFAULTS.ref, {
-      timeoutMs: options.timeoutMs ?? lockTimeoutMs,
-      staleMs: options.staleMs ?? staleLockMs,
-    });
+    this.lock = lockOptions(LOCK_DEFAULTS.ref, options);
   }
 
   private path(name: string): string {

@@ -10,7 +10,7 @@ import {
   RefStore,
   Store,
   storeFor,
-  toStorageError,
+  normaliseError,
   utf8,
   utf8Length,
 } from '../src/index.js';
@@ -59,18 +59,18 @@ describe('@entity-git/git on its own', () => {
     expect(log.indexOf('c-')).toBeLessThan(log.indexOf('a-'));
   });
 
-  it('toStorageError passes typed errors through and wraps anything else', () => {
+  it('normaliseError passes typed errors through and wraps anything else as STORAGE_ERROR', () => {
     const typed = new EntityGitError('REF_LOCKED', 'held');
-    expect(toStorageError(typed)).toBe(typed);
+    expect(normaliseError(typed, { code: 'STORAGE_ERROR' })).toBe(typed);
     const cause = new Error('disk gone');
-    const e = toStorageError(cause, 'packing failed', { path: '/x' });
+    const e = normaliseError(cause, { code: 'STORAGE_ERROR', what: 'packing failed', data: { path: '/x' } });
     expect(e).toMatchObject({
       code: 'STORAGE_ERROR',
       message: '[entity-git] packing failed: disk gone',
       data: { path: '/x' },
     });
     expect(e.cause).toBe(cause);
-    expect(toStorageError('bare').message).toBe('[entity-git] bare');
+    expect(normaliseError('bare', { code: 'STORAGE_ERROR' }).message).toBe('[entity-git] bare');
   });
 
   it('utf8Length is the length of the UTF-8 encoding, lone surrogates as U+FFFD', () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 
-/** git 2.29 added `rev-parse --show-object-format`; older binaries are passed over for the isomorphic-git engine. */
+/** git 2.29 added `rev-parse --show-object-format`; older binaries are passed over for the object engine. */
 const MIN_VERSION = [2, 29] as const;
 
 let found: boolean | undefined;

@@ -13,8 +13,8 @@ export interface NodeMirrorOptions extends Omit<MirrorOptions, 'storage' | 'root
  * packer (`createNodePacker`) to merge them in the background.
  */
 export function createNodeMirror(options: NodeMirrorOptions): Mirror {
-  const { fsync, syncLock, syncLockTimeoutMs, staleMs, root, ...rest } = options;
-  const storageOptions: NodeStorageOptions = { fsync, syncLock, syncLockTimeoutMs, staleMs };
+  const { fsync, syncLock, root, ...rest } = options;
+  const storageOptions: NodeStorageOptions = { fsync, syncLock };
   return createMirror({
     ...rest,
     packTurns: rest.packTurns ?? true,

@@ -33,10 +33,6 @@ export interface NodeStorageOptions {
    * (60 s, 30 s).
    */
   syncLock?: Partial<LockOptions>;
-  /** @deprecated Read where `syncLock.timeoutMs` is not given: use that. */
-  syncLockTimeoutMs?: number;
-  /** @deprecated Read where `syncLock.staleMs` is not given: use that. */
-  staleMs?: number;
 }
 
 /** `~/.openprogram/sessions`, the default root of session repositories. */
@@ -84,18 +80,11 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** Writes above this size go through the thread pool instead of blocking the event loop. */
 const LARGE = 1 << 20;
 
-/** The options in force: defaults filled in, the sync lock's checked (`INVALID_OPTION`), `syncLockTimeoutMs` and `staleMs` read. */
+/** The options in force: defaults filled in, the sync lock's checked (`INVALID_OPTION`). */
 function frozenOptions(
   options: NodeStorageOptions,
 ): Readonly<{ fsync: boolean; syncLockTimeoutMs: number; staleMs: number }> {
-  const { timeoutMs, staleMs } = lockOptions(
-    LOCK_DEFAULTS.sync,
-    {
-      timeoutMs: options.syncLock?.timeoutMs ?? options.syncLockTimeoutMs,
-      staleMs: options.syncLock?.staleMs ?? options.staleMs,
-    },
-    'syncLock',
-  );
+  const { timeoutMs, staleMs } = lockOptions(LOCK_DEFAULTS.sync, options.syncLock, 'syncLock');
   return Object.freeze({ fsync: options.fsync ?? false, syncLockTimeoutMs: timeoutMs, staleMs });
 }
 
@@ -223,12 +212,6 @@ async function tryLock(ctx: NodeStorageContext, path: string): Promise<boolean> 
     if (code === 'ENOENT') {
       fss.mkdirSync(dirname(path), { recursive: true });
       return tryLock(ctx, path);
-    }
-    // Its directory is a file: a lock taken by that name (core holds `.git/entity-git` so while it
-    // syncs, which keeps out processes that lock `.git/entity-git/sync.lock`): held until it goes.
-    if (code === 'ENOTDIR' && fss.lstatSync(dirname(path), { throwIfNoEntry: false })?.isFile()) {
-      await takeOverIfGone(ctx, dirname(path));
-      return false;
     }
     if (code !== 'EEXIST') throw err;
   }

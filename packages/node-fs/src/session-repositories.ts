@@ -44,7 +44,7 @@ const notOne = (path: string, reason: string): never => {
 /**
  * The session id a directory's repository mirrors, after checking that it is one entity-git wrote:
  * a real directory (no symbolic link) holding a `.git` directory whose config has entity-git's
- * section, whose meta ref (or, in a format-1 repository, HEAD's `meta.json`) names a session, and
+ * section, whose meta ref (or else HEAD's `meta.json`) names a session, and
  * whose directory name is that session's. Throws `NOT_SESSION_REPOSITORY` (`data.reason`) otherwise.
  */
 export async function identifySessionRepository(path: string): Promise<string> {

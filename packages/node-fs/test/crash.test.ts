@@ -26,7 +26,7 @@ const tipsOf = (dir: string) =>
 
 async function expectGolden(dag: MemoryDag, root: string) {
   const dir = join(root, SID);
-  const mirror = createNodeMirror({ dag, root, staleLockMs: 200 });
+  const mirror = createNodeMirror({ dag, root, lock: { staleMs: 200 } });
   const report = await reconcile({ dag, mirror });
   expect(report.ok).toBe(true);
   expect(tipsOf(dir)).toEqual(GOLDEN_TIPS);
@@ -80,7 +80,7 @@ describe('a crash at every write of a sync', () => {
       const { g, m } = await start(root, storage);
       storage.crashAfter(k);
       await expect(m.sync('s')).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
-      const fresh = createNodeMirror({ dag: g.dag, root, staleLockMs: 200 });
+      const fresh = createNodeMirror({ dag: g.dag, root, lock: { staleMs: 200 } });
       expect((await reconcile({ dag: g.dag, mirror: fresh })).ok).toBe(true);
       const dir = join(root, 's');
       expect(git(dir, 'rev-parse', 'main').trim()).toBe(tip);
@@ -112,7 +112,7 @@ describe('a crash at every write of a sync', () => {
       await d.fillNode(SID, 'a6', 'Filled.', null);
       storage.crashAfter(k);
       await expect(m.sync(SID)).rejects.toMatchObject({ code: 'STORAGE_ERROR' });
-      const fresh = createNodeMirror({ dag: d, root, staleLockMs: 200 });
+      const fresh = createNodeMirror({ dag: d, root, lock: { staleMs: 200 } });
       expect((await reconcile({ dag: d, mirror: fresh })).ok).toBe(true);
       const dir = join(root, SID);
       expect(tipsOf(dir)).toEqual(tipsOf(join(root0, SID)));

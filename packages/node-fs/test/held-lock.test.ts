@@ -21,7 +21,7 @@ async function setup(lockTimeoutMs: number) {
   await writeGolden(dag);
   await dag.setHead(SID, 'a6');
   const root = tempDir('eg-held-');
-  const mirror = createNodeMirror({ dag, root, lockTimeoutMs, staleLockMs: 60_000 });
+  const mirror = createNodeMirror({ dag, root, lock: { timeoutMs: lockTimeoutMs, staleMs: 60_000 } });
   await mirror.sync(SID);
   await dag.fillNode(SID, 'a6', 'Filled.', null);
   const dir = join(root, SID);

@@ -223,3 +223,27 @@ describe('the sharded layout', () => {
     );
   });
 });
+
+describe('the repository format', () => {
+  it('is 2 in a new repository; an older one recorded is refused by sync (REPO_FORMAT_OLD) and reported by verify, nothing moved', async () => {
+    const dag = new MemoryDag();
+    await writeGolden(dag);
+    const root = tempDir();
+    await createNodeMirror({ dag, root }).sync(SID);
+    const dir = join(root, SID);
+    expect(git(dir, 'config', '--get', 'entitygit.format').trim()).toBe('2');
+    const before = tipsOf(dir);
+    git(dir, 'config', 'entitygit.format', '1');
+    const fresh = createNodeMirror({ dag, root });
+    await expect(fresh.sync(SID)).rejects.toMatchObject({ code: 'REPO_FORMAT_OLD', data: { format: 1 } });
+    await expect(fresh.sync(SID, { full: true })).rejects.toMatchObject({ code: 'REPO_FORMAT_OLD' });
+    expect((await fresh.verify(SID)).differences.map((d) => d.kind)).toContain('format-old');
+    expect(tipsOf(dir)).toEqual(before);
+    git(dir, 'config', 'entitygit.format', '3');
+    await expect(createNodeMirror({ dag, root }).sync(SID)).rejects.toMatchObject({
+      code: 'REPO_CORRUPT',
+      data: { format: 3 },
+    });
+    expect(tipsOf(dir)).toEqual(before);
+  });
+});

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers.js';
 
-// Packs whose index is not version 2 are handed to isomorphic-git, which core imports only then
-// (packages/git/src/iso-git.ts). isomorphic-git 1.44 does not read a version 1 index either
-// (measured here: it fails inside readObjectPacked), so such a repository is reported with a
-// typed error, never a crash; native git still reads it. Reading version 1 is not done.
+// Packs whose index is not version 2 are not read (git has written version 2 since 1.5.2;
+// isomorphic-git 1.44 does not read version 1 either, measured: it fails inside
+// readObjectPacked), so such a repository is reported with a typed error, never a crash; native
+// git still reads it.
 describe('a pack with a version 1 index', () => {
-  it('loads isomorphic-git on demand and reports what it cannot read as OBJECT_CORRUPT', async () => {
+  it('reports what it cannot read as OBJECT_CORRUPT', async () => {
     const dag = new MemoryDag();
     await dag.createSession({ id: 's1', title: 'Old packs', created_at: 1779500000 });
     let prev: string | null = null;

@@ -34,8 +34,5 @@ export {
   createObjectEngine,
   OBJECT_ENGINE,
   type ObjectEngineOptions,
-  createIsoGitEngine,
-  ISO_GIT_ENGINE,
-  type IsoGitEngineOptions,
 } from './object-engine.js';
 export { operationsInProgress } from './operations.js';

@@ -13,7 +13,7 @@ export { OBJECT_ENGINE, type ObjectEngineOptions } from './object-engine/context
 /**
  * The project-git engine over any `StorageFs` — the browser's, and Node's when no git binary
  * exists — built on core's own object layer (`git/objects.ts`, `git/refs.ts`: loose objects and
- * packs, isomorphic-git only for a pack index of a version that layer does not read), reading what
+ * packs), reading what
  * git reads and writing the way git writes: loose objects through temp+rename, the branch under
  * `<ref>.lock` with an old-value check and a reflog, the index under `index.lock`. isomorphic-git's own `statusMatrix`/`add`/`commit`
  * are not used: they read index versions 2–3 only, know no linked worktrees, and write the index
@@ -51,10 +51,3 @@ export function createObjectEngine(options: ObjectEngineOptions): ProjectGitEngi
     undo,
   });
 }
-
-/** @deprecated The engine is built on core's own object layer, not on isomorphic-git: use {@link OBJECT_ENGINE}. */
-export const ISO_GIT_ENGINE = OBJECT_ENGINE;
-/** @deprecated Use {@link createObjectEngine}. */
-export const createIsoGitEngine = createObjectEngine;
-/** @deprecated Use {@link ObjectEngineOptions}. */
-export type IsoGitEngineOptions = ObjectEngineOptions;

@@ -225,7 +225,7 @@ export interface UndoDone {
  * The caller holds a cross-process lock on the repository around every call.
  */
 export interface ProjectGitEngine {
-  /** A constant naming the engine, for messages and results (`native-git`; `isomorphic-git` for the object engine). */
+  /** A constant naming the engine, for messages and results (`native-git`; `object` for the object engine). */
   readonly name: string;
 
   /**

@@ -1,6 +1,5 @@
 import type { AuthCallback, AuthFailureCallback, AuthSuccessCallback, GitAuth, HttpClient } from 'isomorphic-git';
 import { concatBytes, utf8 } from '@entity-git/git';
-import { base64 } from './base64.js';
 import { addHeadSymref } from './pkt-line.js';
 import { redactUrl, type Remote } from './remote.js';
 
@@ -45,7 +44,7 @@ export class Connection {
     const headers: Record<string, string> = { ...this.remote.headers };
     if (this.auth?.headers) Object.assign(headers, this.auth.headers);
     if (this.auth?.username !== undefined || this.auth?.password !== undefined) {
-      headers.Authorization = `Basic ${base64(utf8(`${this.auth.username ?? ''}:${this.auth.password ?? ''}`))}`;
+      headers.Authorization = `Basic ${basicCredentials(this.auth.username ?? '', this.auth.password ?? '')}`;
     }
     const out: TransportArgs = {
       http: this.http,
@@ -88,4 +87,12 @@ function withHeadSymref(http: HttpClient, target: string): HttpClient {
       };
     },
   };
+}
+
+/**
+ * `user:password` as the `Authorization: Basic` header carries it (RFC 7617): its UTF-8 bytes in
+ * base64, through the platform's `btoa` (Node and browsers), which takes one char per byte.
+ */
+function basicCredentials(username: string, password: string): string {
+  return btoa(String.fromCharCode(...utf8(`${username}:${password}`)));
 }

@@ -1,6 +1,6 @@
 import { META_REF } from '@entity-git/core';
 import { isAncestor } from '@entity-git/git';
-import { adoptRepo, checkOutTree, metaOidOfRef } from '@entity-git/core/repository';
+import { adoptRepo, checkOutTree } from '@entity-git/core/repository';
 import type { Connected, Downloaded, FetchResult } from './fetch-types.js';
 import { ensureRemoteConfig } from './remote-config.js';
 import { localBranches } from './target.js';
@@ -30,7 +30,7 @@ export async function settle(d: Downloaded): Promise<FetchResult> {
     await repo.refs.update(META_REF, d.meta.theirs!, { old: d.meta.ours, reflog });
   }
   await placeHead(d, headBefore, result);
-  await adoptRepo(ctx, repo, await metaOidOfRef(repo.objects, repo.refs));
+  await adoptRepo(ctx, repo);
   await ensureRemoteConfig(ctx.store, repo, remote, url);
   if (ctx.store.workTree) result.worktreeChanged = await checkOutTree(ctx, repo);
   return result;

@@ -93,9 +93,9 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
     lastRunOnClose: true,
     status: (sessionId) => ({ sessionId, state: 'waiting', again: false, attempts: 0, lastError: null }),
     async run({ sessionId }, succeeded) {
-      const { storage, root, lock, lockTimeoutMs } = options;
+      const { storage, root, lock } = options;
       const force = options.force === true;
-      const result = await pushSession({ remote, storage, root, lock, lockTimeoutMs, sessionId, force });
+      const result = await pushSession({ remote, storage, root, lock, sessionId, force });
       succeeded();
       events.emit('pushed', { sessionId, result });
     },

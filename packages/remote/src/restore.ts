@@ -47,8 +47,8 @@ export interface RestoreReport {
  * `create`), `concurrency` of them at once.
  */
 export async function restoreSessions(options: RestoreOptions): Promise<RestoreReport> {
-  const { storage, root, lock, lockTimeoutMs } = options;
-  const restoring: RemoteTarget = { remote: defineRemote(options.remote), storage, root, lock, lockTimeoutMs };
+  const { storage, root, lock } = options;
+  const restoring: RemoteTarget = { remote: defineRemote(options.remote), storage, root, lock };
   const ctx = targetContext(restoring);
   const entries: RestoreEntry[] = [];
   const counts: RestoreReport['counts'] = { restored: 0, fetched: 0, skipped: 0, missing: 0, empty: 0, failed: 0 };

@@ -17,14 +17,11 @@ export interface RemoteTarget {
    * (5 s, 30 s).
    */
   lock?: Partial<LockOptions>;
-  /** @deprecated Read where `lock.timeoutMs` is not given: use that. */
-  lockTimeoutMs?: number;
 }
 
 /** The repository layer's context of a target (root and locks checked once). */
 export function targetContext(t: RemoteTarget): RepoContext {
-  const lock = { timeoutMs: t.lock?.timeoutMs ?? t.lockTimeoutMs, staleMs: t.lock?.staleMs };
-  return repositoryContext({ storage: t.storage, root: t.root, lock });
+  return repositoryContext({ storage: t.storage, root: t.root, lock: t.lock });
 }
 
 /** One session's repository, locally and on the host: what a push or a fetch works on. */
@@ -63,11 +60,7 @@ export async function localBranches(repo: Repo): Promise<Map<string, string>> {
 /**
  * Run `fn` holding the target's remote lock, `.git/entity-git-remote.lock`: it serializes the
  * pushes and fetches of one repository (they write remote-tracking refs); a fetch that moves local
- * branches then takes the sync lock inside it (`withRepoLock`), as every sync does. The remote
- * lock is not fenced against versions before the flat layout the way the sync lock is: it is
- * taken with the sync lock inside it, and the fence is one per repository, so fencing both would
- * make the inner one wait for the outer; an old and a new push overlapping during an upgrade
- * still move each remote-tracking ref under its own `<ref>.lock`.
+ * branches then takes the sync lock inside it (`withRepoLock`), as every sync does.
  */
 export function withRemoteLock<T>(t: SessionTarget, fn: () => Promise<T>): Promise<T> {
   return t.ctx.store.lock(repoFile(t.repo.gitdir, 'remote.lock'), fn);

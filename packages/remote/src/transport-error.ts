@@ -1,5 +1,6 @@
-import { type EntityGitError, normaliseError, transportVerdict } from '@entity-git/git';
+import { type EntityGitError, normaliseError } from '@entity-git/git';
 import { redactUrl } from './remote.js';
+import { transportVerdict } from './transport-verdict.js';
 
 /**
  * A failure of a push, a fetch or a listing of the host's refs as a typed error: the one

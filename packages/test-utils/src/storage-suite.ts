@@ -237,7 +237,7 @@ function fileBatchTests(withFixture: WithFixture): void {
 /** Refs: moved under their lock with an old-value check and a reflog, a held lock, a stale one, a damaged ref. */
 function refTests(withFixture: WithFixture): void {
   withFixture('moves refs under their lock, checks the old value, appends the reflog', async ({ root }, store) => {
-    const refs = new RefStore(store, `${root}/.git`, { lockTimeoutMs: 100, staleLockMs: 60_000 });
+    const refs = new RefStore(store, `${root}/.git`, { timeoutMs: 100, staleMs: 60_000 });
     const a = 'a'.repeat(40);
     const b = 'b'.repeat(40);
     await refs.update('refs/heads/main', a, { old: null, reflog: { who, message: 'first' } });
@@ -264,8 +264,8 @@ function refTests(withFixture: WithFixture): void {
     });
     expect(await refs.resolve('refs/heads/main')).toBe(b);
     expect(text(await store.read(`${root}/.git/refs/heads/main.lock`))).toBe('held');
-    // One left by a killed writer (older than staleLockMs) is taken over.
-    const quick = new RefStore(store, `${root}/.git`, { lockTimeoutMs: 100, staleLockMs: 150 });
+    // One left by a killed writer (older than staleMs) is taken over.
+    const quick = new RefStore(store, `${root}/.git`, { timeoutMs: 100, staleMs: 150 });
     await new Promise((r) => setTimeout(r, 250));
     await quick.update('refs/heads/main', a, { old: b, reflog: { who, message: 'after stale lock' } });
     expect(await refs.resolve('refs/heads/main')).toBe(a);

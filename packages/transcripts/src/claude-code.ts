@@ -16,9 +16,6 @@ const TURN_END_SUBTYPES = new Set(['turn_duration', 'stop_hook_summary']);
 const FINAL_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'refusal']);
 const CONVERSATION = new Set(['user', 'assistant', 'system']);
 
-/** @deprecated One type for every parser: {@link TranscriptOptions}. */
-export type ClaudeCodeOptions = TranscriptOptions;
-
 /**
  * The DAG of one Claude Code transcript (its complete records, in file order).
  *

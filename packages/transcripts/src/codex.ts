@@ -15,9 +15,6 @@ const TURN_END = new Set(['task_complete', 'turn_aborted']);
 /** User messages Codex writes itself, the context of the session: system nodes, not prompts. */
 const CONTEXT_PREFIX = /^\s*<(environment_context|user_instructions|permissions instructions)>/;
 
-/** @deprecated One type for every parser: {@link TranscriptOptions}. */
-export type CodexOptions = TranscriptOptions;
-
 /**
  * The DAG of a Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`): records
  * `{timestamp, type, payload}` of types `session_meta`, `response_item`, `event_msg`,

@@ -15,9 +15,6 @@ const ROLE_OF: Record<string, Role> = {
   function: 'tool',
 };
 
-/** @deprecated One type for every parser: {@link TranscriptOptions}. */
-export type MessagesOptions = TranscriptOptions;
-
 /**
  * The messages of an OpenAI-style log: a JSON array, an object with a `messages` array, or JSONL
  * (one message per line, read as {@link readJsonl} reads lines: a damaged line is skipped with a

@@ -28,7 +28,7 @@ const harness = {
   open: (o: { dbName: string; fsName: string }) =>
     guard(async () => {
       dag = await openIdbDag({ name: o.dbName });
-      mirror = createBrowserMirror({ dag, fsName: o.fsName, syncLockTimeoutMs: 60_000 });
+      mirror = createBrowserMirror({ dag, fsName: o.fsName, syncLock: { timeoutMs: 60_000 } });
       return true;
     }),
   importRows: (session: Session, nodes: DagNode[]) =>

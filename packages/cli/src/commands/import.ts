@@ -7,9 +7,8 @@ import {
   defaultClaudeProjectsDir,
   defaultCodexSessionsDir,
   defaultGeminiDir,
-  findClaudeTranscripts,
-  findCodexRollouts,
   findGeminiSessions,
+  findTranscripts,
   importTranscripts,
   DEFAULT_QUIET_MS,
   summarizeImport,
@@ -181,8 +180,8 @@ async function fileSource(args: ImportArgs, cwd: string): Promise<() => Promise<
 
 /** Where each format's transcripts are by default, and how they are found under a directory. */
 const DIRECTORIES = {
-  'claude-code': { default: defaultClaudeProjectsDir, find: findClaudeTranscripts },
-  codex: { default: defaultCodexSessionsDir, find: findCodexRollouts },
+  'claude-code': { default: defaultClaudeProjectsDir, find: findTranscripts },
+  codex: { default: defaultCodexSessionsDir, find: findTranscripts },
   gemini: { default: defaultGeminiDir, find: findGeminiSessions },
 } as const;
 

@@ -5,7 +5,7 @@ import { DEFAULT_IDENTITY } from '../model/identity.js';
 import { redactingDag } from '../redact/redacting-dag.js';
 import { checkRedaction, type RedactionOptions } from '../redact/redaction-options.js';
 import type { MirrorOptions } from './mirror.js';
-import { createRepoContext, type RepoContext } from './repo/context.js';
+import { createRepoContext, type OnDemandModule, type RepoContext } from './repo/context.js';
 
 /** A mirror's options, checked and with their defaults, and its caches: what every phase reads. */
 export interface MirrorContext extends RepoContext {
@@ -22,13 +22,12 @@ export interface MirrorContext extends RepoContext {
  * Check `o` and fill in its defaults (`INVALID_OPTION` for a bad root, lock, layout or yield
  * interval); `onDemand` loads on-demand.ts (the caller's: this module does not import it).
  */
-export function createContext(o: MirrorOptions, onDemand: () => Promise<unknown>): MirrorContext {
+export function createContext(o: MirrorOptions, onDemand: () => Promise<OnDemandModule>): MirrorContext {
   const repo = createRepoContext(
     {
       storage: o.storage,
       root: o.root,
-      // The names before lock options were one type still work; the new ones win.
-      lock: { timeoutMs: o.lock?.timeoutMs ?? o.lockTimeoutMs, staleMs: o.lock?.staleMs ?? o.staleLockMs },
+      lock: o.lock,
       ...(o.layout === undefined ? {} : { layout: o.layout }),
       ...(o.yieldEveryMs === undefined ? {} : { yieldEveryMs: o.yieldEveryMs }),
     },

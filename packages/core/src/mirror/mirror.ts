@@ -44,10 +44,6 @@ export interface MirrorOptions {
    * whole sync, is the storage's (`nodeStorage({ syncLock })`, `browserStorage({ syncLock })`).
    */
   lock?: Partial<LockOptions>;
-  /** @deprecated Read where `lock.timeoutMs` is not given: use that. */
-  lockTimeoutMs?: number;
-  /** @deprecated Read where `lock.staleMs` is not given: use that. */
-  staleLockMs?: number;
   /** Page size asked of the DagSource. Default 500. */
   batchSize?: number;
   /**
@@ -221,7 +217,7 @@ export type DifferenceKind =
   | 'worktree-differs'
   /** The meta ref (`refs/entity-git/meta`) does not show the session row as it is now. */
   | 'meta-differs'
-  /** The repository is in format 1 (meta.json held the mutable row): a full sync rebuilds it. */
+  /** The config records a format older than today's (`REPO_FORMAT`), which sync refuses. */
   | 'format-old'
   /** A branch's commit ids differ from those a fresh backfill of the same DAG writes. */
   | 'ids-differ';
@@ -288,8 +284,8 @@ export interface Mirror {
    * (by trailers, parents and the messages at their tip) are kept, not recomputed.
    *
    * Fails with, among others, `SESSION_NOT_FOUND` when the DAG has no such session, `INVALID_NODE` or
-   * `DAG_DUPLICATE_ID` for a node the DAG should not hold, `REPO_FORMAT_OLD` for a format-1
-   * repository outside a full sync.
+   * `DAG_DUPLICATE_ID` for a node the DAG should not hold, `REPO_FORMAT_OLD` for a repository
+   * whose config records an older format (`data.format`).
    */
   sync(sessionId: string, options?: SyncOptions): Promise<SyncResult>;
   /**

@@ -76,7 +76,7 @@ export async function logPage(
   sessionId: string,
   options: { branch?: string; page: LogPageRequest },
 ): Promise<LogPage> {
-  const { checkLogPage, logSlice, pagedLog } = (await ctx.onDemand()) as typeof import('./log-page.js');
+  const { checkLogPage, logSlice, pagedLog } = await ctx.onDemand();
   const page = checkLogPage(options.page);
   const at = await branchTip(ctx, sessionId, options);
   return at === null ? logSlice([], page) : pagedLog(ctx, at.repo, at.tip, page);

@@ -69,6 +69,6 @@ class SessionMirror implements Mirror {
   }
 
   async verify(sessionId: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-    return ((await this.ctx.onDemand()) as typeof import('./on-demand.js')).verify(this.ctx, sessionId, options);
+    return (await this.ctx.onDemand()).verify(this.ctx, sessionId, options);
   }
 }

@@ -10,7 +10,11 @@ import type { JsonValue } from './types.js';
 export function canonicalJson(value: unknown): string {
   const plain = sorted(value, 0, false);
   if (plain !== SLOW) return `${JSON.stringify(plain, null, 2)}\n`;
-  return `${write(value, '', new Set(), '$')}\n`;
+  let text = '';
+  emit(value, '', new Set(), '$', (piece) => {
+    text += typeof piece === 'string' ? piece : JSON.stringify(piece.big);
+  });
+  return `${text}\n`;
 }
 
 /** {@link sorted}'s answer for a value the engine's `JSON.stringify` must not write. */
@@ -20,7 +24,7 @@ const DEPTH_MAX = 200;
 
 /**
  * The fast path of canonical JSON: `value` itself, or a copy whose objects list their keys in
- * code point order, when `JSON.stringify(·, null, 2)` writes it exactly as {@link write} would —
+ * code point order, when `JSON.stringify(·, null, 2)` writes it exactly as {@link emit} would —
  * a JSON value through and through (finite numbers, no `toJSON`, plain objects without symbol
  * keys, arrays without holes), no deeper than {@link DEPTH_MAX}, and, with `bounded`, no string
  * of {@link BIG} or more units. Anything else is {@link SLOW}: the careful path writes it, or
@@ -234,7 +238,11 @@ function bigLength(text: string): number {
   return n;
 }
 
-/** {@link write}, emitting pieces: large strings go out unescaped, for the caller to slice. */
+/**
+ * The careful path: canonical JSON of `value` in pieces (large strings go out unescaped, for the
+ * caller to slice), naming the path of anything JSON cannot hold (`NON_JSON_VALUE`). The fast path
+ * ({@link sorted}) hands over to it whatever `JSON.stringify` must not write itself.
+ */
 function emit(
   value: unknown,
   indent: string,
@@ -298,7 +306,7 @@ function emit(
 export function assertJson(value: unknown, where = '$'): asserts value is JsonValue {
   // The careful walk (which names the path of what fails) only when the quick one, canonical
   // JSON's own (what it takes is a JSON value), declines.
-  if (sorted(value, 0, false) === SLOW) check(value, new Set(), where);
+  if (sorted(value, 0, false) === SLOW) emit(value, '', new Set(), where, () => undefined);
 }
 
 /** Throws for a value no JSON text can hold exactly; true when `value` is a JSON scalar. */
@@ -322,27 +330,6 @@ function scalar(value: unknown, path: string): boolean {
   return value === null;
 }
 
-function check(value: unknown, seen: Set<object>, path: string): void {
-  if (scalar(value, path)) return;
-  const obj = value as object;
-  if (seen.has(obj)) fail(path, 'a cycle');
-  seen.add(obj);
-  if (Array.isArray(obj)) {
-    for (let i = 0; i < obj.length; i++) {
-      if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
-      check(obj[i], seen, `${path}[${i}]`);
-    }
-  } else {
-    const proto = Object.getPrototypeOf(obj);
-    if (proto !== Object.prototype && proto !== null) {
-      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
-    }
-    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
-    for (const k of Object.keys(obj)) check((obj as Record<string, unknown>)[k], seen, `${path}.${k}`);
-  }
-  seen.delete(obj);
-}
-
 function fail(path: string, what: string): never {
   throw new EntityGitError('NON_JSON_VALUE', `${path} is ${what}, which JSON cannot represent`, { path });
 }
@@ -361,38 +348,5 @@ function compareCodePoints(a: string, b: string): number {
     const cx = x.value.codePointAt(0)!;
     const cy = y.value.codePointAt(0)!;
     if (cx !== cy) return cx - cy;
-  }
-}
-
-function write(value: unknown, indent: string, seen: Set<object>, path: string): string {
-  if (scalar(value, path)) return JSON.stringify(value);
-  const obj = value as object;
-  if (seen.has(obj)) fail(path, 'a cycle');
-  const inner = `${indent}  `;
-  seen.add(obj);
-  try {
-    if (Array.isArray(obj)) {
-      if (obj.length === 0) return '[]';
-      const parts: string[] = [];
-      for (let i = 0; i < obj.length; i++) {
-        if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
-        parts.push(inner + write(obj[i], inner, seen, `${path}[${i}]`));
-      }
-      return `[\n${parts.join(',\n')}\n${indent}]`;
-    }
-    const proto = Object.getPrototypeOf(obj);
-    if (proto !== Object.prototype && proto !== null) {
-      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
-    }
-    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
-    const keys = Object.keys(obj).sort(compareCodePoints);
-    if (keys.length === 0) return '{}';
-    const parts = keys.map((k) => {
-      const child = `${path}.${k}`;
-      return `${inner}${JSON.stringify(k)}: ${write((obj as Record<string, unknown>)[k], inner, seen, child)}`;
-    });
-    return `{\n${parts.join(',\n')}\n${indent}}`;
-  } finally {
-    seen.delete(obj);
   }
 }

@@ -40,8 +40,7 @@ export function sessionRecord(s: Session): JsonValue {
 
 /**
  * The format of session repositories this library writes, recorded in `.git/config`
- * (`[entitygit] format = 2`). Format 1 (no key): every commit's `meta.json` held the mutable row,
- * so commit ids depended on when a title changed. A mirror never adds to a format-1 history; an
- * explicit full sync rebuilds it (see the root README).
+ * (`[entitygit] format = 2`; docs/design.md, "Repository format"). A config recording another is
+ * refused (`REPO_FORMAT_OLD`, `REPO_CORRUPT` for a newer one); one without the key is given it.
  */
 export const REPO_FORMAT = 2;

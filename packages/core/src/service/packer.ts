@@ -14,7 +14,7 @@ import {
   tryLockFile,
 } from '@entity-git/git';
 import { packSession } from './pack-session.js';
-import { legacyRepoFile, removeLegacyDir, repoFile } from '../mirror/repo/files.js';
+import { repoFile } from '../mirror/repo/files.js';
 import type { Logger } from '../observe/logger.js';
 import { codeOf, emitLog, messageOf, now, since } from '../observe/loggers.js';
 
@@ -38,8 +38,6 @@ export interface PackerOptions {
    * repository another packer holds is passed over, and a later request packs it.
    */
   lock?: Partial<Pick<LockOptions, 'staleMs'>>;
-  /** @deprecated Read where `lock.staleMs` is not given: use that. */
-  staleLockMs?: number;
   /** Told of each pack written and of each failure (packing never throws into anyone). */
   onPacked?: (gitdir: string, report: PackReport | void) => void;
   onError?: (gitdir: string, error: EntityGitError) => void;
@@ -53,8 +51,7 @@ export interface PackerOptions {
  * quiet for `delayMs`. Packing takes no session lock — it cannot hold a turn back — and cannot
  * lose an object a sync writes meanwhile: the pack's index appears only when the pack is whole,
  * and only loose files the new pack holds are removed. Two packers on one repository are kept
- * apart by `.git/entity-git-pack.lock`, and from a packer of a version before the flat layout
- * by its `.git/entity-git/pack.lock`, taken too while packing.
+ * apart by `.git/entity-git-pack.lock`.
  */
 export interface Packer {
   request(gitdir: string): void;
@@ -79,11 +76,7 @@ export function createPacker(options: PackerOptions): Packer {
   const threshold = options.looseObjects ?? 256;
   const packsThreshold = options.packs ?? 16;
   const delayMs = options.delayMs ?? 500;
-  const { staleMs } = lockOptions(
-    LOCK_DEFAULTS.pack,
-    { staleMs: options.lock?.staleMs ?? options.staleLockMs },
-    'packer.lock',
-  );
+  const { staleMs } = lockOptions(LOCK_DEFAULTS.pack, { staleMs: options.lock?.staleMs }, 'packer.lock');
   const pack = options.pack ?? ((gitdir: string) => packSession(store, gitdir));
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const waiting: string[] = [];
@@ -164,33 +157,24 @@ async function packIfDue(c: PackerContext, gitdir: string): Promise<PackReport |
   if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)
     return null;
   const lock = repoFile(gitdir, 'pack.lock');
-  const legacy = legacyRepoFile(gitdir, 'pack.lock');
   if (!(await take(c, lock))) return null;
   try {
-    if (!(await take(c, legacy))) return null;
-    try {
-      return await pack(gitdir);
-    } finally {
-      await store.remove(legacy);
-      await removeLegacyDir(store, gitdir);
-    }
+    return await pack(gitdir);
   } finally {
     await store.remove(lock);
   }
 }
 
 /**
- * Take the lock file `lock` (its parent made on demand) if nobody holds it, or one left for
- * `staleMs`. False also when its directory is a file — `.git/entity-git` held by a sync
- * (`withRepoLock`), which keeps an older packer out as well — or was removed between its making
- * and the lock's creation (a sync that found it empty removes it once done): the next request packs.
+ * Take the lock file `lock` if nobody holds it, or one left for `staleMs`. False also when its
+ * directory is gone (the repository was removed): nothing to pack.
  */
 async function take(c: PackerContext, lock: string): Promise<boolean> {
   try {
     return await tryLockFile(c.store, lock, `${Date.now()}\n`, c.staleMs);
   } catch (err) {
     const code = isEntityGitError(err, 'STORAGE_ERROR') ? err.data.fsCode : undefined;
-    if (code === 'ENOTDIR' || code === 'ENOENT') return false;
+    if (code === 'ENOENT') return false;
     throw err;
   }
 }

@@ -8,11 +8,8 @@ import {
   Store,
 } from '@entity-git/git';
 
-/**
- * The engine's name, as results and messages show it: `isomorphic-git`, the name users' results,
- * logs and stored records already carry, kept so that they keep matching.
- */
-export const OBJECT_ENGINE = 'isomorphic-git';
+/** The engine's name, as results and messages show it. */
+export const OBJECT_ENGINE = 'object';
 
 export interface ObjectEngineOptions {
   /**
@@ -42,7 +39,7 @@ export interface EngineContext {
   readonly codec: Codec;
   readonly lockTimeoutMs: number;
   /** Ref store options for the user's repository: a lock file there is never taken over. */
-  readonly USER_REF_OPTIONS: { lockTimeoutMs: number; staleLockMs: number };
+  readonly USER_REF_OPTIONS: { timeoutMs: number; staleMs: number };
   /** Throw `err` as a `PROJECT_GIT_ERROR` naming `what` (an `EntityGitError` as it is). */
   fail(what: string, err: unknown, data?: Record<string, unknown>): never;
   readText(p: string): Promise<string | null>;
@@ -54,13 +51,13 @@ export interface EngineContext {
 
 export function engineContext(options: ObjectEngineOptions): EngineContext {
   const storage: Storage = options.storage ?? { name: OBJECT_ENGINE, fs: options.fs! };
-  if (!storage.fs) throw new EntityGitError('INVALID_OPTION', 'createIsoGitEngine needs a storage or an fs');
+  if (!storage.fs) throw new EntityGitError('INVALID_OPTION', 'createObjectEngine needs a storage or an fs');
   const codec = options.codec ?? storage.codec ?? portableCodec;
   const store = new Store({ ...storage, codec });
   const lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
   const fs = store.fs;
   // A lock file in the user's repository is git's to judge: never taken over however old (git tells the user to remove it).
-  const USER_REF_OPTIONS = { lockTimeoutMs, staleLockMs: Number.POSITIVE_INFINITY };
+  const USER_REF_OPTIONS = { timeoutMs: lockTimeoutMs, staleMs: Number.POSITIVE_INFINITY };
 
   const fail = (what: string, err: unknown, data: Record<string, unknown> = {}): never => {
     if (err instanceof EntityGitError) throw err;

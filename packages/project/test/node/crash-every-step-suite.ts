@@ -1,14 +1,14 @@
 // The project auto-commit killed (SIGKILL, in a child process) right after its k-th step, for
 // every k of a turn, on both engines; then the turn's afterTurn run again in a fresh process.
 // A step: one git process spawned (native engine, counted by a wrapper given as `gitPath`), or one
-// write through the engine's storage (isomorphic-git engine, a wrapped `storage`). See
+// write through the engine's storage (object engine, a wrapped `storage`). See
 // crash-step-child.ts. Each engine runs in a file of its own (crash-every-step-native.test.ts,
 // crash-every-step-iso.test.ts), so the two run in parallel workers and each stays in its budget.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createIsoGitEngine } from '@entity-git/project';
+import { createObjectEngine } from '@entity-git/project';
 import { createNodeProjectGit, nativeGitEngine } from '@entity-git/project/node';
 import { nodeCodec, nodeStorage } from '@entity-git/node-fs';
 import { describe, expect, it } from 'vitest';
@@ -87,7 +87,7 @@ async function prepare(engine: 'native' | 'iso', tag: string): Promise<Turn> {
   await judge.write(`${dir}/build/out.log`, "the user's ignored output\n");
   const lockDir = join(home, `locks-${engine}-${tag}`);
   mkdirSync(lockDir, { recursive: true });
-  const eng = engine === 'iso' ? createIsoGitEngine({ storage: nodeStorage(), codec: nodeCodec }) : nativeGitEngine();
+  const eng = engine === 'iso' ? createObjectEngine({ storage: nodeStorage(), codec: nodeCodec }) : nativeGitEngine();
   const snapshot = await createNodeProjectGit({ engine: eng, dir: lockDir }).beforeTurn(dir);
   const snapshotFile = join(lockDir, 'snapshot.json');
   writeFileSync(snapshotFile, JSON.stringify(snapshot));
@@ -200,7 +200,7 @@ const LOOP_TIMEOUT_MS = 1_800_000;
 const TEST_TIMEOUT_MS = 300_000;
 
 export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
-  describe(`the project auto-commit killed after every step (${engine === 'native' ? 'native git' : 'isomorphic-git'} engine)`, () => {
+  describe(`the project auto-commit killed after every step (${engine === 'native' ? 'native git' : 'object'} engine)`, () => {
     it(
       "leaves HEAD, the index and the user's files as they were, or one whole agent commit, also after a rerun in a fresh process",
       async () => {
@@ -286,7 +286,7 @@ export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
     );
 
     // Once the branch has moved, the index may still hold the user's old entries for the agent's
-    // paths (native: killed after `update-ref`, before `update-index --index-info`; isomorphic-git:
+    // paths (native: killed after `update-ref`, before `update-index --index-info`; object engine:
     // before the new index is renamed into place), so that `git status` shows the reverse of the
     // agent commit staged. The journal's in-flight record lets the rerun finish the index update.
     it('after every crash and its rerun, git status is clean and HEAD is the one whole agent commit of the turn', () => {
@@ -323,7 +323,7 @@ export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
         }
         expect(r.status, `step ${r.k}: status once the lock was removed and the turn rerun`).toBe('');
       }
-      // Every crash from the lock taken to the new index renamed into place (isomorphic-git's last write) left it.
+      // Every crash from the lock taken to the new index renamed into place (the object engine's last write) left it.
       const held = runs[engine].filter((r) => r.left.length > 0).map((r) => r.k);
       expect(held.length).toBeGreaterThan(4);
       expect(held).toEqual(Array.from({ length: held.length }, (_, i) => held[0]! + i));
@@ -335,14 +335,14 @@ export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
   // The recovery's two other sides: the user staged something of their own on an agent path after
   // the crash (left as it is, with a warning, and not committed as the agent's), and the next turn's
   // beforeTurn as the recovery point (its snapshot must not take the agent's paths for the user's).
-  describe(`a crash after the branch moved, then (${engine === 'native' ? 'native git' : 'isomorphic-git'} engine)`, () => {
+  describe(`a crash after the branch moved, then (${engine === 'native' ? 'native git' : 'object'} engine)`, () => {
     /** A turn killed after its branch moved and before the index was set: HEAD the agent commit, the index the user's old entries. */
     async function crashedAfterBranchMoved(tag: string): Promise<Turn> {
       const ref = await prepare(engine, `${tag}-ref`);
       const total = (await afterTurn(engine, ref, null, join(ref.lockDir, 'steps'))).out!.steps!;
       const t = await prepare(engine, tag);
       // native: the last step is update-ref (the new index is in index.lock, renamed after it);
-      // isomorphic-git: the ref and the reflogs are written, then the new index (and its rename).
+      // Object engine: the ref and the reflogs are written, then the new index (and its rename).
       const run = await afterTurn(engine, t, engine === 'native' ? total : total - 2, join(t.lockDir, 'steps'));
       expect(run.killed).toBe(true);
       expect(await judgeState(t, 'after the crash')).toBe('committed');
@@ -386,7 +386,7 @@ export function crashEveryStepSuite(engine: 'native' | 'iso'): void {
         const t = await crashedAfterBranchMoved('before-turn');
         const agentCommit = (await judge.git(t.dir, 'rev-parse', 'HEAD')).trim();
         const eng =
-          engine === 'iso' ? createIsoGitEngine({ storage: nodeStorage(), codec: nodeCodec }) : nativeGitEngine();
+          engine === 'iso' ? createObjectEngine({ storage: nodeStorage(), codec: nodeCodec }) : nativeGitEngine();
         const snapshot = await createNodeProjectGit({ engine: eng, dir: t.lockDir }).beforeTurn(t.dir);
         expect(snapshot.recovered).toEqual([{ commit: agentCommit, paths: AGENT_PATHS, userPaths: [], warning: null }]);
         expect(snapshot.dirty).toEqual([]);

@@ -1,6 +1,6 @@
 // One project auto-commit (afterTurn) in its own process, on the engine named, that SIGKILLs
 // itself right after its k-th step when EG_CRASH_AT=k is set:
-// - isomorphic-git engine: a step is one write the engine makes through the storage it is given
+// - object engine: a step is one write the engine makes through the storage it is given
 //   (writeFile, rename, mkdir, unlink, rmdir, symlink, createExclusive, appendFile) — the
 //   engine's documented `storage` option, wrapped here;
 // - native git engine: a step is one git process it spawns, through the engine's documented
@@ -8,7 +8,7 @@
 //   k-th SIGKILLs this process once git has finished.
 // Without EG_CRASH_AT it runs to the end and prints the result and the number of steps taken.
 import { readFileSync } from 'node:fs';
-import { createIsoGitEngine } from '@entity-git/project';
+import { createObjectEngine } from '@entity-git/project';
 import type { ProjectSnapshot } from '@entity-git/core';
 import type { Storage, StorageFs } from '@entity-git/git';
 import { createNodeProjectGit, nativeGitEngine } from '@entity-git/project/node';
@@ -54,10 +54,10 @@ function countingStorage(base: Storage): Storage {
 const engine =
   engineName === 'iso'
     ? // A short wait for a lock file someone else holds: a lock left by the killed run is reported, not waited for 10 s.
-      createIsoGitEngine({ storage: countingStorage(nodeStorage()), codec: nodeCodec, lockTimeoutMs: 300 })
+      createObjectEngine({ storage: countingStorage(nodeStorage()), codec: nodeCodec, lockTimeoutMs: 300 })
     : nativeGitEngine({ gitPath: process.env.EG_GIT_WRAPPER!, indexLockTimeoutMs: 300 });
 // A fixed clock: the agent commit's id, so which fan-out directories its objects need (each one a
-// step of the isomorphic-git engine when it is new), is the same in every run.
+// step of the object engine when it is new), is the same in every run.
 const pg = createNodeProjectGit({ engine, dir: lockDir, now: () => 1779500000000 });
 const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as ProjectSnapshot;
 try {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import * as fsp from 'node:fs/promises';
-import { createIsoGitEngine, createProjectGit, type ProjectGitEngine } from '@entity-git/project';
+import { createObjectEngine, createProjectGit, type ProjectGitEngine } from '@entity-git/project';
 import {
   NATIVE_GIT_ENGINE,
   createNodeProjectGit,
@@ -15,7 +15,7 @@ import { fingerprint, isolateGit, judge } from './judge.js';
 
 const home = isolateGit();
 const native = nativeGitEngine();
-const iso = createIsoGitEngine({ storage: nodeStorage() });
+const iso = createObjectEngine({ storage: nodeStorage() });
 
 async function repo(): Promise<string> {
   const dir = await judge.tempDir();
@@ -44,7 +44,7 @@ async function turn(engine: ProjectGitEngine, dir: string) {
 }
 
 describe('what only one engine can do safely', () => {
-  it('a split index: native commits, isomorphic-git skips as unsupported and touches nothing', async () => {
+  it('a split index: native commits, the object engine skips as unsupported and touches nothing', async () => {
     const dir = await repo();
     await judge.git(dir, 'update-index', '--split-index');
     const i = await turn(iso, dir);
@@ -59,7 +59,7 @@ describe('what only one engine can do safely', () => {
     expect(await judge.git(dir, 'status', '--porcelain')).toBe('');
   });
 
-  it('clean/smudge filters and core.autocrlf: isomorphic-git refuses, native applies them', async () => {
+  it('clean/smudge filters and core.autocrlf: the object engine refuses, native applies them', async () => {
     const dir = await repo();
     await judge.write(`${dir}/.gitattributes`, '*.bin filter=lfs diff=lfs merge=lfs -text\n');
     await judge.git(dir, 'add', '.gitattributes');
@@ -146,7 +146,7 @@ describe('the native engine', () => {
 
   it('is the default on Node when git is found', () => {
     expect(defaultProjectGitEngine().name).toBe(NATIVE_GIT_ENGINE);
-    expect(defaultProjectGitEngine({ gitPath: '/nonexistent/git' }).name).toBe('isomorphic-git');
+    expect(defaultProjectGitEngine({ gitPath: '/nonexistent/git' }).name).toBe('object');
   });
 });
 

@@ -1,4 +1,4 @@
-import { createIsoGitEngine } from '@entity-git/project';
+import { createObjectEngine } from '@entity-git/project';
 import { nativeGitEngine, workdirLock } from '@entity-git/project/node';
 import { nodeStorage } from '@entity-git/node-fs';
 import { testProjectGit } from '../project-git-suite.js';
@@ -10,7 +10,7 @@ const lock = workdirLock({ dir: `${home}/locks` });
 testProjectGit({ name: 'native git', engine: nativeGitEngine(), judge, lock });
 testProjectGit({
   name: 'isomorphic-git over node:fs',
-  engine: createIsoGitEngine({ storage: nodeStorage() }),
+  engine: createObjectEngine({ storage: nodeStorage() }),
   judge,
   lock,
 });

@@ -1,6 +1,6 @@
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
-import { createIsoGitEngine, type ChangedPath, type ProjectGitEngine, type RepoState } from '@entity-git/project';
+import { createObjectEngine, type ChangedPath, type ProjectGitEngine, type RepoState } from '@entity-git/project';
 import { nativeGitEngine } from '@entity-git/project/node';
 import { nodeStorage } from '@entity-git/node-fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { isolateGit, judge } from './judge.js';
 
 isolateGit();
 const native = nativeGitEngine();
-const iso = createIsoGitEngine({ storage: nodeStorage() });
+const iso = createObjectEngine({ storage: nodeStorage() });
 
 /** A small deterministic PRNG, so a failing seed can be replayed. */
 function rng(seed: number) {
@@ -129,7 +129,7 @@ async function scenario(seed: number): Promise<string> {
   return dir;
 }
 
-describe('the isomorphic-git engine sees what native git sees', () => {
+describe('the object engine sees what native git sees', () => {
   for (let seed = 1; seed <= 40; seed++) {
     it(`status, seed ${seed}`, async () => {
       const dir = await scenario(seed);
@@ -145,7 +145,7 @@ describe('the isomorphic-git engine sees what native git sees', () => {
   }
 });
 
-describe('the isomorphic-git engine commits what native git commits', () => {
+describe('the object engine commits what native git commits', () => {
   const who = { name: 'agent (m via OpenProgram)', email: 'agent@openprogram.invalid', time: 1_700_000_500 };
   let landed = 0;
   afterAll(() => {

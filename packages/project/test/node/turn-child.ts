@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
-import { createIsoGitEngine } from '@entity-git/project';
+import { createObjectEngine } from '@entity-git/project';
 import { createNodeProjectGit, nativeGitEngine } from '@entity-git/project/node';
 import { nodeStorage } from '@entity-git/node-fs';
 
@@ -17,7 +17,7 @@ const [workdir, sessionId, rounds, barrier, sessions, engineName, lockDir] = pro
   string,
   string,
 ];
-const engine = engineName === 'iso' ? createIsoGitEngine({ storage: nodeStorage() }) : nativeGitEngine();
+const engine = engineName === 'iso' ? createObjectEngine({ storage: nodeStorage() }) : nativeGitEngine();
 const pg = createNodeProjectGit({ engine, dir: lockDir, initialBranch: 'main' });
 const results = [];
 for (let turn = 1; turn <= Number(rounds); turn++) {

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
-import { createIsoGitEngine, createProjectGit, type ProjectGitEngine } from '@entity-git/project';
+import { createObjectEngine, createProjectGit, type ProjectGitEngine } from '@entity-git/project';
 import { nativeGitEngine } from '@entity-git/project/node';
 import { nodeStorage } from '@entity-git/node-fs';
 import { describe, expect, it } from 'vitest';
@@ -72,7 +72,7 @@ async function openAmend(dir: string): Promise<{ save: () => Promise<{ code: num
 
 const engines: Array<[string, ProjectGitEngine]> = [
   ['native git', nativeGitEngine({ indexLockTimeoutMs: 300 })],
-  ['isomorphic-git', createIsoGitEngine({ storage: nodeStorage(), lockTimeoutMs: 300 })],
+  ['object', createObjectEngine({ storage: nodeStorage(), lockTimeoutMs: 300 })],
 ];
 
 for (const [name, engine] of engines) {

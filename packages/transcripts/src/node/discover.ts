@@ -38,21 +38,12 @@ export async function findGeminiSessions(dir: string): Promise<string[]> {
 }
 
 /**
- * The Claude Code transcripts under `dir`, sorted by path: `dir` may be the projects directory
- * (`<project-key>/<session>.jsonl`, and sub-agents under `<project-key>/<session>/subagents/`),
- * one project's directory, or a single `.jsonl` file. Depth is bounded (4) so a stray link loop
- * cannot walk forever.
+ * The transcripts under `dir` (every `.jsonl` file), sorted by path, or `dir` itself when it is a
+ * file: Claude Code's projects directory (`<project-key>/<session>.jsonl`, and sub-agents under
+ * `<project-key>/<session>/subagents/`) or one project's directory, Codex CLI's sessions directory
+ * (`YYYY/MM/DD/rollout-….jsonl`). Depth is bounded (4) so a stray link loop cannot walk forever.
  */
-export async function findClaudeTranscripts(dir: string): Promise<string[]> {
-  return findJsonl(dir);
-}
-
-/** The Codex CLI rollouts under `dir` (`YYYY/MM/DD/rollout-….jsonl`), or one file; sorted. */
-export async function findCodexRollouts(dir: string): Promise<string[]> {
-  return findJsonl(dir);
-}
-
-async function findJsonl(dir: string): Promise<string[]> {
+export async function findTranscripts(dir: string): Promise<string[]> {
   const st = await stat(dir);
   if (st.isFile()) return [dir];
   const out: string[] = [];

@@ -6,9 +6,8 @@ export {
   type PollResult,
 } from './transcript-file.js';
 export {
-  findClaudeTranscripts,
+  findTranscripts,
   defaultClaudeProjectsDir,
-  findCodexRollouts,
   defaultCodexSessionsDir,
   findGeminiSessions,
   defaultGeminiDir,

@@ -2,6 +2,7 @@ import { EntityGitError, LOCK_DEFAULTS, type LockOptions, lockOptions, type Stor
 import { DEFAULT_YIELD_EVERY_MS } from '../host-yield.js';
 import { LAYOUTS } from '../layout.js';
 import type { Layout, MirrorOptions } from '../mirror.js';
+import type * as OnDemand from '../on-demand.js';
 import { RepoCache } from './cache.js';
 
 /**
@@ -21,12 +22,14 @@ export interface RepoContext {
   readonly cache: RepoCache;
   /**
    * What the mirror loads on first use: on-demand.ts, loaded by the facades (session-mirror.ts,
-   * repository.ts). Typed here as nothing in particular, so that this module, which everything
-   * imports, imports none of them: each caller reads it as the one module whose names it takes
-   * (they are re-exported unchanged), e.g. `(await ctx.onDemand()) as typeof import('./scrub.js')`.
+   * repository.ts). Its type is imported as a type only: no runtime edge, so the module stays
+   * one chunk of its own, outside a browser bundle's first load.
    */
-  readonly onDemand: () => Promise<unknown>;
+  readonly onDemand: () => Promise<OnDemandModule>;
 }
+
+/** The module {@link RepoContext.onDemand} loads (on-demand.ts). */
+export type OnDemandModule = typeof OnDemand;
 
 /** What a {@link RepoContext} is made from: the mirror's options that say where and how repositories are kept. */
 export type RepoContextOptions = Pick<MirrorOptions, 'storage' | 'root' | 'lock' | 'layout' | 'yieldEveryMs'>;
@@ -43,7 +46,7 @@ export function checkRoot(root: unknown): string {
  * Check `o` once and fill in its defaults (`INVALID_OPTION` for a bad root, lock, layout or yield
  * interval); `onDemand` loads on-demand.ts (the caller's: this module does not import it).
  */
-export function createRepoContext(o: RepoContextOptions, onDemand: () => Promise<unknown>): RepoContext {
+export function createRepoContext(o: RepoContextOptions, onDemand: () => Promise<OnDemandModule>): RepoContext {
   const root = checkRoot(o.root);
   const store = storeFor(o.storage);
   const lock = lockOptions(LOCK_DEFAULTS.ref, o.lock, 'lock');

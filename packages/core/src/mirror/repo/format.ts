@@ -1,8 +1,5 @@
 import { REPO_FORMAT } from '../../model/session-meta.js';
 
-/** Where a rebuild keeps the tips a format-1 repository had: `refs/entity-git/format-1/heads/<branch>`. */
-export const FORMAT_1_BACKUP = 'refs/entity-git/format-1/heads/';
-
 /** The format a config records (`[entitygit] format = N`), or null. */
 export function configuredFormat(text: string | null): number | null {
   const value = entitygitValue(text, /^\s*format\s*=\s*(\d+)\s*$/i, () => true);

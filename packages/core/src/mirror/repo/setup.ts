@@ -46,59 +46,43 @@ export async function createRepo(ctx: RepoContext, repo: Repo, config: string): 
 
 /**
  * A repository filled from elsewhere (a fetch) gets what a sync records in one it makes: the
- * layout its trees show and, when the tip of every branch holds `metaOid` (the `meta.json` of
- * the session row the meta ref shows), today's format. Without a `metaOid`, or with a tip that
- * holds another `meta.json`, the format stays unrecorded and the next sync decides it from the
- * DAG, as for any repository without one.
+ * layout its trees show and today's format (entity-git has only ever written format 2 to a disk
+ * it could reach: docs/design.md, "Repository format").
  */
-export async function adoptRepo(ctx: RepoContext, repo: Repo, metaOid: string | null): Promise<void> {
+export async function adoptRepo(ctx: RepoContext, repo: Repo): Promise<void> {
   await init(ctx, repo);
   const path = joinPath(repo.gitdir, 'config');
   const text = await ctx.store.readText(path);
-  if (metaOid === null || text === null || configuredFormat(text) !== null) return;
-  const { formatFromTrees } = (await ctx.onDemand()) as typeof import('../format-1.js');
-  if ((await formatFromTrees(repo.objects, repo.refs, metaOid)).format === 2)
-    await ctx.store.writeAtomic(path, withFormat(text));
+  if (text !== null && configuredFormat(text) === null) await ctx.store.writeAtomic(path, withFormat(text));
 }
 
 /**
- * The repository's format (see `repo/format.ts`). A config without one is given it when the
- * trees show format 2. A format-1 history is refused (`REPO_FORMAT_OLD`) unless `full`: then
- * its tips are backed up and true is returned — the caller rebuilds every branch and records
- * the format last.
+ * Check the repository's format (see `repo/format.ts`): a config without one (a clone: git does
+ * not carry `.git/config`) is given today's; one recording another format is refused with the
+ * format in `data` — `REPO_FORMAT_OLD` below today's, `REPO_CORRUPT` above (a newer entity-git).
  */
-export async function checkFormat(ctx: MirrorContext, repo: Repo, metaOid: string, full: boolean): Promise<boolean> {
-  if (!full && ctx.cache.formats.has(repo.gitdir)) return false;
+export async function checkFormat(ctx: RepoContext, repo: Repo): Promise<void> {
+  if (ctx.cache.formats.has(repo.gitdir)) return;
   const path = joinPath(repo.gitdir, 'config');
   const text = await ctx.store.readText(path);
   const recorded = configuredFormat(text);
-  if (recorded === REPO_FORMAT) {
-    // Read once per repository while this mirror lives: a recorded format never changes.
-    remember(ctx.cache.formats, repo.gitdir, true, LIVE_STATES);
-    return false;
-  }
-  if (recorded !== null && recorded > REPO_FORMAT) {
+  if (recorded === null) {
+    if (text !== null) await ctx.store.writeAtomic(path, withFormat(text));
+  } else if (recorded < REPO_FORMAT) {
+    throw new EntityGitError(
+      'REPO_FORMAT_OLD',
+      `${repo.dir} is in format ${recorded}; this entity-git reads and writes format ${REPO_FORMAT} only`,
+      { format: recorded },
+    );
+  } else if (recorded > REPO_FORMAT) {
     throw new EntityGitError(
       'REPO_CORRUPT',
       `${repo.gitdir} is in format ${recorded}, written by a newer entity-git (this one writes ${REPO_FORMAT})`,
       { format: recorded },
     );
   }
-  const { formatFromTrees, backUpFormat1 } = (await ctx.onDemand()) as typeof import('../format-1.js');
-  const { format, tips } = await formatFromTrees(repo.objects, repo.refs, metaOid);
-  if (format === 2) {
-    if (text !== null) await ctx.store.writeAtomic(path, withFormat(text));
-    return false;
-  }
-  if (!full) {
-    throw new EntityGitError(
-      'REPO_FORMAT_OLD',
-      `${repo.dir} was written in format 1 (meta.json held the mutable session row, so its commit ids depend on when the row changed); reconcile (\`entity-git sync\`) or a full sync rebuilds it: the old tips are kept under refs/entity-git/format-1/`,
-      { format: 1 },
-    );
-  }
-  await backUpFormat1(repo.refs, tips, ctx.identity);
-  return true;
+  // Read once per repository while this mirror lives: a recorded format never changes.
+  remember(ctx.cache.formats, repo.gitdir, true, LIVE_STATES);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type RefStore, isEntityGitError, joinPath, type Store } from '@entity-git/git';
 import type { HostYield } from '../host-yield.js';
 import { type Known, type KnownRecord, packKnown, unpackKnown } from './known-record.js';
-import { LEGACY_DIR, legacyRepoFile, removeLegacyDir, repoFile } from './files.js';
+import { repoFile } from './files.js';
 
 export type { Known } from './known-record.js';
 
@@ -31,8 +31,6 @@ export interface LiveState {
   sealed?: number[];
   /** The DAG's change marker read before the last sync's rows (null: the source keeps none). */
   marker?: string | null;
-  /** Read from `.git/entity-git/` (the layout before): the next save writes it whole at the root. */
-  legacy?: true;
 }
 
 /** The records of a segment's lines; a line a crash tore does not parse and is left out. */
@@ -78,24 +76,18 @@ type Record_ = { k: KnownRecord } | { n: Known } | { d: string } | { c: [string,
 
 /**
  * Where the state lives: `.git/entity-git-state.json`, `.git/entity-git-state.jsonl` and the
- * sealed `.git/entity-git-state.<k>.jsonl` (see {@link repoFile}); `legacy`: the same names in
- * `.git/entity-git/`, where versions before kept them, read until the next save moves them.
+ * sealed `.git/entity-git-state.<k>.jsonl` (see {@link repoFile}).
  */
 interface StatePaths {
   header: string;
   log: string;
   sealed(k: number): string;
-  legacy: boolean;
 }
-const statePaths = (gitdir: string, legacy = false): StatePaths => {
-  const at = legacy ? legacyRepoFile : repoFile;
-  return {
-    header: at(gitdir, 'state.json'),
-    log: at(gitdir, 'state.jsonl'),
-    sealed: (k) => at(gitdir, `state.${k}.jsonl`),
-    legacy,
-  };
-};
+const statePaths = (gitdir: string): StatePaths => ({
+  header: repoFile(gitdir, 'state.json'),
+  log: repoFile(gitdir, 'state.jsonl'),
+  sealed: (k) => repoFile(gitdir, `state.${k}.jsonl`),
+});
 /** The live segment of the log is sealed once it holds this many bytes. */
 export const SEGMENT_BYTES = 64 << 10;
 
@@ -202,19 +194,13 @@ export class StateCache {
       records: last + 1,
       sealed,
       marker: typeof h.m === 'string' ? h.m : null,
-      ...(paths.legacy ? { legacy: true as const } : {}),
     };
   }
 
-  /**
-   * Where the state of `gitdir` is: at the root of `.git`, else (a repository last synced by a
-   * version before the flat layout) in `.git/entity-git/`; null when neither has a header.
-   */
+  /** Where the state of `gitdir` is; null when it has no header. */
   private async located(gitdir: string): Promise<StatePaths | null> {
     const paths = statePaths(gitdir);
-    if ((await this.store.lstat(paths.header)) !== null) return paths;
-    const legacy = statePaths(gitdir, true);
-    return (await this.store.lstat(legacy.header)) !== null ? legacy : null;
+    return (await this.store.lstat(paths.header)) !== null ? paths : null;
   }
 
   /**
@@ -229,15 +215,12 @@ export class StateCache {
     host?: HostYield,
   ): Promise<void> {
     const live = state.known.size + state.memo.size;
-    // A state read from the old directory is written whole at the root (appending there would
-    // append to a log that is not there).
-    if (delta === null || state.legacy === true || state.records > 2 * live + 1000)
-      await this.rewrite(gitdir, state, config, host);
+    if (delta === null || state.records > 2 * live + 1000) await this.rewrite(gitdir, state, config, host);
     else await this.append(gitdir, state, delta, config);
     remember(this.live, gitdir, { state, config }, LIVE_STATES);
   }
 
-  /** The log written whole, sealed segments and the older layout's state removed. */
+  /** The log written whole, sealed segments removed. */
   private async rewrite(gitdir: string, state: LiveState, config: string, host: HostYield | undefined): Promise<void> {
     const paths = statePaths(gitdir);
     const lines: string[] = [];
@@ -257,17 +240,10 @@ export class StateCache {
     await this.writeHeader(paths, config, []);
     state.records = lines.length;
     state.sealed = [];
-    delete state.legacy;
     // Sealed segments are left behind only until the header no longer names them (also those
-    // of a state that was not trusted, whose segments this one never knew). The state of the
-    // older layout (`.git/entity-git/state*`) goes too, header first: this one replaces it.
+    // of a state that was not trusted, whose segments this one never knew).
     for (const name of await this.store.readdir(gitdir))
       if (/^entity-git-state\.\d+\.jsonl$/.test(name)) await this.store.remove(joinPath(gitdir, name));
-    const old = joinPath(gitdir, LEGACY_DIR);
-    const names = await this.store.readdir(old);
-    if (names.includes('state.json')) await this.store.remove(joinPath(old, 'state.json'));
-    for (const name of names) if (/^state(\.\d+)?\.jsonl$/.test(name)) await this.store.remove(joinPath(old, name));
-    if (names.length > 0) await removeLegacyDir(this.store, gitdir);
   }
 
   /** `delta` appended to the log, which is sealed as a segment once it is large. */

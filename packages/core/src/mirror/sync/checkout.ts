@@ -10,12 +10,10 @@ export interface CheckedOut extends Written {
 }
 
 /**
- * The working tree's checkout (worktree-checkout.ts), loaded on first use: a storage without a
- * working tree (the browser's) never loads it, and its index codec with it.
+ * On a storage with a working tree, check HEAD's branch out (working tree and index). The checkout
+ * (worktree-checkout.ts) is loaded on first use: a storage without a working tree (the browser's)
+ * never loads it, and its index codec with it.
  */
-const worktreeCheckout = async (ctx: RepoContext) => (await ctx.onDemand()) as typeof import('../worktree-checkout.js');
-
-/** On a storage with a working tree, check HEAD's branch out (working tree and index). */
 export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<CheckedOut> {
   const { repo, layout, derivation, tips, appended, headMoved, headBefore, branchesMoved } = w;
   const { created, metaBytes, fresh, full, prewritten } = w;
@@ -30,7 +28,7 @@ export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<Chec
       ? appended
       : null;
   const metaOid = headTip && created.has(headTip.oid) ? repo.objects.hash('blob', metaBytes) : null;
-  const worktreeChanged = await (await worktreeCheckout(ctx)).checkout(ctx, repo, {
+  const worktreeChanged = await (await ctx.onDemand()).checkout(ctx, repo, {
     layout,
     tip: headTip?.oid ?? null,
     derivation,
@@ -51,5 +49,5 @@ export async function checkOutHead(ctx: MirrorContext, w: Written): Promise<Chec
  * tree; true when anything changed.
  */
 export async function checkOutTree(ctx: RepoContext, repo: Repo): Promise<boolean> {
-  return (await worktreeCheckout(ctx)).checkOutTree(ctx, repo);
+  return (await ctx.onDemand()).checkOutTree(ctx, repo);
 }

@@ -29,8 +29,6 @@ export interface Ingested {
   layout: Layout;
   /** meta.json's content: the row's immutable fields. */
   metaBytes: Uint8Array;
-  /** Set when a full sync rebuilds a format-1 history (its tips are backed up first). */
-  converting: boolean;
   /** What the state is recorded under: layout and identity (another's ids differ). */
   config: string;
   /** The state the last sync recorded, as loaded; null without one (or for a repair). */
@@ -81,14 +79,7 @@ export async function ingest(
   const session = await readSession(ctx, sessionId);
   // Each step is short, the steps of one session together are not: the host gets its turns.
   const host = new HostYield(ctx.yieldEveryMs);
-  const { layout, metaBytes, converting, config, loaded, state } = await readyRepo(
-    ctx,
-    repo,
-    session,
-    full,
-    stateless,
-    host,
-  );
+  const { layout, metaBytes, config, loaded, state } = await readyRepo(ctx, repo, session, full, stateless, host);
   const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
   const known = state.known;
   // Re-read from the first node that may still change (a placeholder) or that no commit holds
@@ -128,7 +119,6 @@ export async function ingest(
     session,
     layout,
     metaBytes,
-    converting,
     config,
     loaded,
     state,
@@ -162,21 +152,15 @@ async function readyRepo(
   full: boolean,
   stateless: boolean,
   host: HostYield,
-): Promise<Pick<Ingested, 'layout' | 'metaBytes' | 'converting' | 'config' | 'loaded' | 'state'>> {
+): Promise<Pick<Ingested, 'layout' | 'metaBytes' | 'config' | 'loaded' | 'state'>> {
   await host.due();
   await init(ctx, repo, full);
   await host.due();
   // A repair first removes what native git would trip over; what goes missing is written again below.
-  if (full)
-    await ((await ctx.onDemand()) as typeof import('../repo/scrub.js')).scrubRepository(
-      ctx.store,
-      repo.objects,
-      repo.gitdir,
-    );
+  if (full) await (await ctx.onDemand()).scrubRepository(ctx.store, repo.objects, repo.gitdir);
   const layout = await repoLayout(ctx, repo);
   const metaBytes = utf8(canonicalJson(metaOf(session)));
-  // Set when a full sync rebuilds a format-1 history (its tips are backed up first).
-  const converting = await checkFormat(ctx, repo, repo.objects.hash('blob', metaBytes), full);
+  await checkFormat(ctx, repo);
   const config = `${layout}|${ctx.identity.name}|${ctx.identity.email}`;
   if (full || stateless) ctx.cache.states.forget(repo.gitdir);
   await host.due();
@@ -190,7 +174,7 @@ async function readyRepo(
     memo: new Map(),
     records: 0,
   };
-  return { layout, metaBytes, converting, config, loaded, state };
+  return { layout, metaBytes, config, loaded, state };
 }
 
 /**

@@ -24,7 +24,7 @@ export type TurnWork =
   | { kind: 'extend'; extension: Extension<Known>; derivation: Derivation<Known>; builds: Map<string, BranchBuild> }
   /**
    * The whole DAG derived. `seed`: first look in the repository for commits to keep (no state
-   * was loaded, and the history is not being rebuilt from format 1).
+   * was loaded).
    */
   | { kind: 'derive'; derivation: Derivation<Known>; seed: boolean; sink: SinkKind };
 
@@ -38,7 +38,7 @@ export interface Planned extends Ingested {
  * steps, giving the host a turn through `host` when one is due.
  */
 export async function plan(ingested: Ingested, host: HostYield): Promise<Planned> {
-  const { previous, added, state, session, loaded, converting, full, fresh } = ingested;
+  const { previous, added, state, session, loaded, full, fresh } = ingested;
   const known = state.known;
   const extension =
     previous !== undefined && added !== null
@@ -64,5 +64,5 @@ export async function plan(ingested: Ingested, host: HostYield): Promise<Planned
   // and a fan-out directory per object (a directory is a block on disk, more than a small object).
   // A repair (full) writes loose, so a damaged loose file is rewritten, not left beside a pack.
   const sink: SinkKind = onePack ? 'pack' : loaded === null && !full ? 'turn' : 'loose';
-  return { ...ingested, work: { kind: 'derive', derivation, seed: loaded === null && !converting, sink } };
+  return { ...ingested, work: { kind: 'derive', derivation, seed: loaded === null, sink } };
 }

@@ -157,7 +157,7 @@ export function packSink(
       if (w !== null) Object.assign(packed, { objects: w.oids.length, bytes: w.bytes });
       // The pack is in place: its commits go into the commit-graph (replay places a commit on
       // its branch from it). A history that began before this pack has no graph to join: none.
-      const { writeCommitGraph } = (await onDemand()) as Pick<typeof import('@entity-git/git'), 'writeCommitGraph'>;
+      const { writeCommitGraph } = await onDemand();
       await writeCommitGraph(store, repo.gitdir, commits, pause);
     },
   };

@@ -1,19 +1,16 @@
-import { joinPath } from '@entity-git/git';
 import type { MirrorContext } from '../context.js';
 import { HostYield, yieldToHost } from '../host-yield.js';
 import type { SyncResult } from '../mirror.js';
-import { repoConfig } from '../repo/config.js';
-import { withFormat } from '../repo/format.js';
 import { LIVE_STATES, remember } from '../repo/state.js';
 import type { CheckedOut } from './checkout.js';
 
 /**
  * The last phase: record the repository's state (what stays unsettled, the tips, HEAD, the
- * change marker; a format-1 rebuild's new format last), keep the plan for the next sync, and
+ * change marker), keep the plan for the next sync, and
  * say what the sync did.
  */
 export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncResult> {
-  const { sessionId, repo, session, layout, config, marker, loaded, state, delta, unsettled, converting } = c;
+  const { sessionId, repo, session, config, marker, loaded, state, delta, unsettled } = c;
   const { derivation, builds, commitsWritten, before, tips, branchesMoved, headMoved, metaMoved } = c;
   const { inPacks, packed, worktreeChanged, nodesRead } = c;
   const known = state.known;
@@ -28,12 +25,6 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
     }
   }
   state.unsettled = stillUnsettled;
-  // Last: until every ref holds the new history, the repository still reads as format 1.
-  if (converting)
-    await ctx.store.writeAtomic(
-      joinPath(repo.gitdir, 'config'),
-      withFormat((await ctx.store.readText(joinPath(repo.gitdir, 'config'))) ?? repoConfig(layout)),
-    );
   state.tips = Object.fromEntries([...tips].map(([name, t]) => [name, t.oid]));
   state.head = derivation.head ?? (await repo.refs.headBranch());
   const settled = marker === null ? null : await markerAgain(ctx, sessionId, marker);
@@ -45,10 +36,8 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
     branchesMoved.length === 0 &&
     !headMoved &&
     !worktreeChanged &&
-    !metaMoved &&
-    !converting;
-  // A state read from the layout before (`.git/entity-git/`) is moved to the root by this save.
-  if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved && state.legacy !== true)
+    !metaMoved;
+  if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved)
     ctx.cache.states.keep(repo.gitdir, state, config);
   else await ctx.cache.states.save(repo.gitdir, state, loaded === null ? null : delta, config, host);
   if (derivation.unknownHead === undefined)

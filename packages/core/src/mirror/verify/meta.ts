@@ -10,34 +10,26 @@ import { META_REF, REPO_FORMAT } from '../../model/session-meta.js';
 import type { Session } from '../../model/types.js';
 import { metaCommitId } from '../meta-ref.js';
 import type { Difference } from '../mirror.js';
-import { formatFromTrees } from '../format-1.js';
 import { configuredFormat } from '../repo/format.js';
 
 /**
  * verify's checks of what lies beside the branches: the repository's format (`format-old` for a
- * format-1 history, which no sync adds to) and the meta ref (`meta-differs` when it does not show
- * the row as it is now: the next sync moves it).
+ * config recording an older format, which sync refuses) and the meta ref (`meta-differs` when it
+ * does not show the row as it is now: the next sync moves it).
  */
 export async function verifyFormatAndMeta(
   store: Store,
   repo: { gitdir: string; objects: ObjectStore; refs: RefStore },
   session: Session,
   identity: Identity,
-  metaOid: string,
   differences: Difference[],
 ): Promise<void> {
-  if (configuredFormat(await store.readText(joinPath(repo.gitdir, 'config'))) !== REPO_FORMAT) {
-    try {
-      if ((await formatFromTrees(repo.objects, repo.refs, metaOid)).format === 1) {
-        differences.push({
-          kind: 'format-old',
-          detail: `${repo.gitdir} is in format 1 (meta.json holds the mutable session row); a full sync rebuilds it in format ${REPO_FORMAT}`,
-        });
-      }
-    } catch (err) {
-      if (!(err instanceof Error)) throw err;
-      // a damaged ref or object is reported by the branch checks
-    }
+  const recorded = configuredFormat(await store.readText(joinPath(repo.gitdir, 'config')));
+  if (recorded !== null && recorded < REPO_FORMAT) {
+    differences.push({
+      kind: 'format-old',
+      detail: `${repo.gitdir} is in format ${recorded}; this entity-git reads and writes format ${REPO_FORMAT} only`,
+    });
   }
   const expected = metaCommitId(repo.objects, session, identity);
   let actual: string | null = null;

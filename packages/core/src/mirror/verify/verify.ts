@@ -1,13 +1,4 @@
-import {
-  EntityGitError,
-  isEntityGitError,
-  readIndex,
-  type IndexEntry,
-  memoryStorage,
-  joinPath,
-  utf8,
-} from '@entity-git/git';
-import { canonicalJson } from '../../model/canonical-json.js';
+import { EntityGitError, isEntityGitError, readIndex, type IndexEntry, memoryStorage, joinPath } from '@entity-git/git';
 import { deriveSteps, type BranchPlan, type Derivation } from '../../model/derive.js';
 import type { Session } from '../../model/types.js';
 import { createContext, type MirrorContext } from '../context.js';
@@ -19,7 +10,7 @@ import { damageDifferences, inspectRepository } from '../repo/scrub.js';
 import { withRepoLock } from '../repo/files.js';
 import { repoLayout } from '../repo/setup.js';
 import type { Known } from '../repo/state.js';
-import { messageEntries, metaOf, openRepo, readCommitTree, walk, type Repo } from '../repo/repo.js';
+import { messageEntries, openRepo, readCommitTree, walk, type Repo } from '../repo/repo.js';
 import { branches } from '../replay.js';
 import { ingestNode, readSession } from '../sync/ingest.js';
 import { syncSession } from '../sync/pipeline.js';
@@ -127,14 +118,7 @@ async function verifyLocked(
   if (differences.every((d) => d.kind === 'extra-branch'))
     await verifyIds(ctx, sessionId, layout, expectedNames, repo, differences);
   await host.due();
-  await verifyFormatAndMeta(
-    ctx.store,
-    repo,
-    session,
-    ctx.identity,
-    repo.objects.hash('blob', utf8(canonicalJson(metaOf(session)))),
-    differences,
-  );
+  await verifyFormatAndMeta(ctx.store, repo, session, ctx.identity, differences);
   return report();
 }
 
@@ -209,7 +193,7 @@ async function verifyWorktree(
 /**
  * Compare each branch's tip with the commit a fresh backfill of the DAG writes, built in memory
  * by a mirror of this one's config: a repository can hold the right messages under other ids
- * (written by another config, or a format-1 history) and would then diverge from every other
+ * (written by another config) and would then diverge from every other
  * mirror of the DAG.
  */
 async function verifyIds(

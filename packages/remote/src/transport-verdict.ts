@@ -1,7 +1,6 @@
-import { type ErrorVerdict, fsErrorCode } from './errors.js';
+import { type ErrorVerdict, fsErrorCode } from '@entity-git/git';
 
-// What a git host's answers mean, for `normaliseError`'s `classify`: a module of its own, so that
-// a page that never talks to a host does not carry it.
+// What a git host's answers mean, for `normaliseError`'s `classify` (transport-error.ts).
 
 interface TransportErrorShape {
   code?: unknown;
