@@ -7,7 +7,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 const refuse = (path: string, why: string): never =>
-  invalidArgument(`the agent's path ${JSON.stringify(path)} is refused: ${why}`, { path, reason: why });
+  invalidArgument(`the agent's path ${JSON.stringify(path)} is refused: ${why}`, { path, reason: why }) as never;
 
 /**
  * The absolute path an agent tool may use for `path` (relative to `workdir`), or an

@@ -56,7 +56,7 @@ export const echoAgent: Agent = async ({ session, message, project, tools }) => 
     } catch (err) {
       // A refused path (a link out of the workdir, say) is the agent's to report, not a failed turn.
       if (!isEntityGitError(err, 'INVALID_ARGUMENT')) throw err;
-      noted = ` I could not note it: ${err.message}`;
+      noted = ` I could not note it: ${(err as Error).message}`;
     }
   }
   return `You said: ${text} — (the example server's echo agent; no model is connected)${noted}`;

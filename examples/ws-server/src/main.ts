@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { seedDemo } from './demo-data.js';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT } from './server.js';
 import { echoAgent } from './agent.js';
+import { userToken } from './token-source.js';
 import { openSqlite } from '@entity-git/sqlite';
 
 const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]
@@ -15,7 +16,8 @@ const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]
   --root <dir>       where the session repositories live
   --port <n>         default ${DEFAULT_PORT} (0: any free port)
   --host <addr>      default ${DEFAULT_HOST}
-  --token <secret>   default: a random one, printed
+  --token-file <f>   read the token from a file of mode 0600 (or set ENTITY_GIT_TOKEN);
+                     at least 128 bits; default: a random one, printed
   --origin <origin>  allow a browser Origin (repeatable; default: this server's own)
   --static <dir>     the built web app (default: examples/browser-replay/dist/app when it exists)
   --demo             write two demo sessions when the DAG lacks them
@@ -31,7 +33,7 @@ const { values } = parseArgs({
     root: { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
-    token: { type: 'string' },
+    'token-file': { type: 'string' },
     origin: { type: 'string', multiple: true },
     static: { type: 'string' },
     demo: { type: 'boolean' },
@@ -57,7 +59,7 @@ const server = await createServer({
   root: resolve(values.root),
   port: values.port === undefined ? DEFAULT_PORT : Number(values.port),
   host: values.host ?? DEFAULT_HOST,
-  token: values.token,
+  token: await userToken(values['token-file']),
   origins: values.origin,
   staticDir: values.static === undefined ? appDir : resolve(values.static),
   agent: values.echo ? echoAgent : null,
