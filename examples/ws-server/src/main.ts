@@ -47,7 +47,7 @@ if (values.help || !values.db || !values.root) {
 }
 
 const dbFile = resolve(values.db);
-mkdirSync(dirname(dbFile), { recursive: true });
+mkdirSync(dirname(dbFile), { recursive: true, mode: 0o700 });
 const store = await openSqlite({ file: dbFile });
 if (values.demo) {
   const written = await seedDemo(store);
