@@ -93,6 +93,7 @@ export {
 } from './service/reconcile.js';
 export { createActions, dispatch, type Actions, type ActionsOptions } from './actions/actions.js';
 export { timelineCommit } from './actions/session-actions.js';
+export type { WorkdirPolicy } from './actions/workdir-policy.js';
 export {
   invalidArgument,
   paramsObject,

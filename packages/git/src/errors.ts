@@ -53,6 +53,10 @@ export type ErrorCode =
   /** The undo cannot run safely now (`data.reason`: uncommitted changes, a merge in progress, a lock held…); nothing was touched. */
   | 'REVERT_REFUSED'
   | 'GIT_NOT_FOUND'
+  /** A project's workdir is not in a git repository and creating one (`git init`) was not asked for. */
+  | 'NOT_A_REPOSITORY'
+  /** A directory entity-git keeps private files in is another user's, or others may write in it. */
+  | 'UNSAFE_DIRECTORY'
   | 'INVALID_ARGUMENT'
   /** A transcript file (Claude Code JSONL, an OpenAI-style message log) that cannot be read as one. */
   | 'TRANSCRIPT_INVALID'

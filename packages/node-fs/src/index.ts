@@ -22,3 +22,4 @@ export {
   IMPORT_MAX_REPOS,
   type ImportCandidate,
 } from './project-import.js';
+export { nodeWorkdirPolicy, type NodeWorkdirPolicyOptions } from './workdir-policy.js';

@@ -8,6 +8,7 @@ import { agentTurnActions } from './agent-turn-actions.js';
 import { invalidArgument } from './params.js';
 import { projectActions } from './project-actions.js';
 import { sessionActions } from './session-actions.js';
+import type { WorkdirPolicy } from './workdir-policy.js';
 
 export interface ActionsOptions {
   dag: DagSource;
@@ -18,6 +19,8 @@ export interface ActionsOptions {
   projects?: ProjectStore;
   /** Needed by `revert_agent_turn` and `project_agent_commits` (the project auto-commit, e.g. `createNodeProjectGit()`). */
   projectGit?: Pick<ProjectGit, 'revertAgentTurn' | 'agentCommits'>;
+  /** Checks and resolves a new project's workdir before it is stored (Node: node-fs's `nodeWorkdirPolicy`). */
+  workdirPolicy?: WorkdirPolicy;
 }
 
 export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => Promise<ActionMap[K]['result']> } & {
