@@ -12,13 +12,14 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 // Relative imports: bench/ is not a workspace package (see bench/commit.ts).
+import { nodeStorage } from '../packages/node-fs/src/index.js';
 import {
   createIsoGitEngine,
   createProjectGit,
   type ProjectGitEngine,
   type RepoState,
-} from '../packages/core/src/index.js';
-import { nativeGitEngine, nodeStorage } from '../packages/node-fs/src/index.js';
+} from '../packages/project/src/index.js';
+import { nativeGitEngine } from '../packages/project/src/node/index.js';
 import { writeResults } from './lib/measure.js';
 
 const FILES = 50_000;

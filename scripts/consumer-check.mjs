@@ -1,4 +1,5 @@
-// What a consumer gets: packs every published package (`pnpm pack`, as a release would), installs
+// What a consumer gets: packs every published package (each non-private folder of packages/,
+// @entity-git/project among them; `pnpm pack`, as a release would), installs
 // the tarballs into a fresh project outside the workspace (npm, from the registry for the rest),
 // and checks them there (pako and @entity-git/git installed once each): a Node ESM script mirrors
 // a small DAG (SQLite through kysely 0.29, the newest of the peer range; the workspace tests run

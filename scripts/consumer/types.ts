@@ -1,6 +1,13 @@
 // The consumer's type-check (scripts/consumer-check.mjs runs tsc on it with `nodenext` and with
 // `bundler`): every package's types resolve, and a Kysely of the application's own is accepted.
-import { createMirror, EntityGitError, MemoryDag, type Mirror, type SyncResult } from '@entity-git/core';
+import {
+  createMirror,
+  EntityGitError,
+  MemoryDag,
+  type Mirror,
+  type ProjectGit,
+  type SyncResult,
+} from '@entity-git/core';
 import { type Repo, repositoryContext } from '@entity-git/core/repository';
 import { createSessionQueue } from '@entity-git/core/session-queue';
 import { browserStorage, createBrowserMirror } from '@entity-git/browser-fs';
@@ -9,6 +16,8 @@ import { type EntityGitError as GitError, memoryStorage, ObjectStore, storeFor }
 import { MastraDag, openMastraSqlite, type MastraStore } from '@entity-git/mastra';
 import { createLangGraphDag, type CheckpointLister } from '@entity-git/langgraph';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
+import { createObjectEngine, createProjectGit, type ProjectGitEngine } from '@entity-git/project';
+import { createNodeProjectGit } from '@entity-git/project/node';
 import { defineRemote, type FetchResult, restoreSessions } from '@entity-git/remote';
 import { createSqlStore, openSqlite, type SqlStore } from '@entity-git/sqlite';
 import Database from 'better-sqlite3';
@@ -34,6 +43,10 @@ export async function check(): Promise<SyncResult> {
   const fetched: FetchResult | null = null;
   const repo: Repo | null = null;
   void [fetched, repo];
+  // The project auto-commit: the browser-safe entry and Node's, typed by core's seam.
+  const engine: ProjectGitEngine = createObjectEngine({ storage: memoryStorage() });
+  const projectGits: ProjectGit[] = [createProjectGit({ engine }), createNodeProjectGit()];
+  void projectGits;
   // The git package on its own, and core's error class is its class (one copy installed).
   void new ObjectStore(storeFor(memoryStorage()), '/tmp/z/.git');
   const same: typeof GitError = EntityGitError;

@@ -3,7 +3,8 @@
 // turn — with the agent's file edits auto-committed into a project's own repository (and one
 // turn skipped because the user has an edit of their own), then what a user can look at.
 import { createMirrorService, type TurnReport } from '@entity-git/core';
-import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeProjectGit } from '@entity-git/project/node';
 import { openSqlite } from '@entity-git/sqlite';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -2,14 +2,8 @@
 // the project auto-commit's own read-only snapshot (`beforeTurn` writes nothing, anywhere). The
 // app asks it when a session bound to a project opens, so the design's warning shows before a
 // turn is skipped, and asks again until the tree is clean.
-import {
-  requireProject,
-  idParam,
-  paramsObject,
-  UNCOMMITTED_CHANGES_WARNING,
-  type ProjectGit,
-  type ProjectStore,
-} from '@entity-git/core';
+import { requireProject, idParam, paramsObject, type ProjectGit, type ProjectStore } from '@entity-git/core';
+import { UNCOMMITTED_CHANGES_WARNING } from '@entity-git/project';
 import type { ProjectStatusResult } from './protocol.js';
 
 /** At most this many of the user's paths go back to the client (the count is always whole). */

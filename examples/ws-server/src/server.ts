@@ -4,7 +4,8 @@
 // unless the Origin is allowed and the token is right; messages are JSON ActionRequest →
 // ActionResponse, answered in any order (match them by `id`). Unsolicited frames carry `event`
 // instead of `id` (protocol.ts `ServerEvent`): the outcome of each project auto-commit.
-import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeProjectGit } from '@entity-git/project/node';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { reconcile, type Mirror, type ProjectGit, type ReconcileReport } from '@entity-git/core';
 import { randomBytes } from 'node:crypto';

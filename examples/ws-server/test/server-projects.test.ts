@@ -1,6 +1,6 @@
 // The project actions over a real WebSocket, in the order a user would: create (git init or reuse),
 // add a session, a message in a project (an agent commit, or the warning), import, set a status.
-import { UNCOMMITTED_CHANGES_WARNING } from '@entity-git/core';
+import { UNCOMMITTED_CHANGES_WARNING } from '@entity-git/project';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 import { createMirrorService } from '@entity-git/core';
-import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeProjectGit } from '@entity-git/project/node';
 import { openSqlite } from '@entity-git/sqlite';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

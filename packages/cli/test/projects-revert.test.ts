@@ -2,7 +2,8 @@
 // repository, then undone from the command line — a reset, the same again (a no-op), a revert
 // commit after a commit of the user's — and refusals with their exit codes. Native git judges.
 import { createMirrorService } from '@entity-git/core';
-import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeProjectGit } from '@entity-git/project/node';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -105,63 +105,32 @@ export {
   requireProject,
 } from './actions/params.js';
 export type * from './actions/action-types.js';
+// The project auto-commit as core sees it (implemented by @entity-git/project).
 export type {
-  ProjectGitEngine,
-  RepoState,
-  RepoOperation,
-  WorkdirState,
-  ChangedPath,
-  FileState,
-  Signature,
-  CommitRequest,
-  CommitDone,
-  InFlightCommit,
-  IndexUpdate,
-  CommitRecord,
-  UndoRequest,
-  UndoDone,
-} from './project/project-git-engine.js';
-export { applicableUpdates, sameEntry } from './project/project-git-engine.js';
-export type { ProjectLock, ProjectJournal, PendingEdit } from './project/project-coordination.js';
-export {
-  createProjectGit,
-  memoryJournal,
-  projectCommitMessage,
-  UNCOMMITTED_CHANGES_WARNING,
-  type ProjectGit,
-  type ProjectGitOptions,
-  type ProjectSnapshot,
-  type AfterTurnInput,
-  type AfterTurnResult,
-  type CommittedResult,
-  type SkippedResult,
-  type NothingToCommitResult,
-  type SkipReason,
-  type ProjectCommit,
-  type RecoveredCommit,
-  revertCommitMessage,
-  parseAgentCommit,
-  type RevertInput,
-  type RevertResult,
-  type ResetResult,
-  type RevertedResult,
-  type AlreadyRevertedResult,
-  type AgentCommitsInput,
-  type AgentCommitsResult,
-  type AgentTurnCommit,
-} from './project/project-git.js';
-export { decideRevert, type RevertDecision, type RevertState, type RevertPath } from './project/decision.js';
-export {
-  createObjectEngine,
-  OBJECT_ENGINE,
-  type ObjectEngineOptions,
-  createIsoGitEngine,
-  ISO_GIT_ENGINE,
-  type IsoGitEngineOptions,
-} from './project/object-engine.js';
-export { operationsInProgress } from './project/operations.js';
+  ProjectGit,
+  ProjectSnapshot,
+  WorkdirKind,
+  AfterTurnInput,
+  AfterTurnResult,
+  CommittedResult,
+  SkippedResult,
+  NothingToCommitResult,
+  SkipReason,
+  ProjectCommit,
+  RecoveredCommit,
+  RevertInput,
+  RevertResult,
+  ResetResult,
+  RevertedResult,
+  AlreadyRevertedResult,
+  AgentCommitsInput,
+  AgentCommitsResult,
+  AgentTurnCommit,
+} from './project-seam.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export { FORMAT_1_BACKUP } from './mirror/repo-format.js';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';
 export { consoleLogger, emitLog, type ConsoleLoggerOptions } from './observe/loggers.js';
+// For packages built on core that emit log events of their own (@entity-git/project).
+export { now, since, codeOf, messageOf } from './observe/loggers.js';

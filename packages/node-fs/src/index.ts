@@ -1,19 +1,6 @@
 export { nodeStorage, nodeCodec, defaultRoot, DRIVER_NAME, type NodeStorageOptions } from './node-storage.js';
 export { createNodeMirror, type NodeMirrorOptions } from './node-mirror.js';
-export {
-  nativeGitEngine,
-  defaultProjectGitEngine,
-  nativeGitAvailable,
-  NATIVE_GIT_ENGINE,
-  type NativeGitEngineOptions,
-} from './native-git-engine.js';
-export {
-  createNodeProjectGit,
-  workdirLock,
-  workdirJournal,
-  type NodeProjectGitOptions,
-  type WorkdirLockOptions,
-} from './project-coordination.js';
+export { nativeGitAvailable } from './native-git-available.js';
 export { nativeRepack, createNodePacker, type NativeRepackOptions, type NodePackerOptions } from './packing.js';
 export {
   findGitRepositories,

@@ -3,7 +3,7 @@ import { storeFor, type PackReport } from '@entity-git/git';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { nativeGitAvailable } from './native-git-engine.js';
+import { nativeGitAvailable } from './native-git-available.js';
 import { nodeStorage } from './node-storage.js';
 
 export interface NativeRepackOptions {

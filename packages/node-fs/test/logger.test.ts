@@ -9,7 +9,8 @@ import {
   type LogLevel,
 } from '@entity-git/core';
 import { createPushScheduler } from '@entity-git/remote';
-import { createNodeProjectGit, nodeStorage } from '@entity-git/node-fs';
+import { createNodeProjectGit } from '@entity-git/project/node';
+import { nodeStorage } from '@entity-git/node-fs';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import http from 'isomorphic-git/http/node';

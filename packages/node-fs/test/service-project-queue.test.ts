@@ -1,13 +1,7 @@
-import {
-  createIsoGitEngine,
-  createMirrorService,
-  createProjectGit,
-  MemoryDag,
-  type Mirror,
-  type ProjectGit,
-  type ServiceEvents,
-} from '@entity-git/core';
-import { createNodeMirror, createNodeProjectGit, nodeStorage, workdirJournal, workdirLock } from '@entity-git/node-fs';
+import { createIsoGitEngine, createProjectGit } from '@entity-git/project';
+import { createMirrorService, MemoryDag, type Mirror, type ProjectGit, type ServiceEvents } from '@entity-git/core';
+import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
+import { createNodeProjectGit, workdirJournal, workdirLock } from '@entity-git/project/node';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

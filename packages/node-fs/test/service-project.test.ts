@@ -1,6 +1,8 @@
-import { createMirrorService, MemoryDag, UNCOMMITTED_CHANGES_WARNING, type ServiceEvents } from '@entity-git/core';
+import { createMirrorService, MemoryDag, type ServiceEvents } from '@entity-git/core';
+import { UNCOMMITTED_CHANGES_WARNING } from '@entity-git/project';
 import { gitBlobId } from '@entity-git/git';
-import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeProjectGit } from '@entity-git/project/node';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -7,7 +7,8 @@ import {
   type ProjectGit,
   textOf,
 } from '@entity-git/core';
-import { createNodeMirror, createNodeProjectGit } from '@entity-git/node-fs';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeProjectGit } from '@entity-git/project/node';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

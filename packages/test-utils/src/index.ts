@@ -4,6 +4,5 @@ export * from './dag-source-suite.js';
 export * from './project-store-suite.js';
 export * from './hostile-ids.js';
 export * from './faulty-storage.js';
-export * from './project-git-suite.js';
 export * from './database-shapes.js';
 export * from './mirror-suite.js';

@@ -56,7 +56,7 @@ export async function runProjectsRevert(
       : await ctx.store.projects.projectOfSession(args.session);
   if (project === null)
     throw new CliError(`session ${JSON.stringify(args.session)} is in no project (give --project PROJECT)`);
-  const { createNodeProjectGit } = await import('@entity-git/node-fs');
+  const { createNodeProjectGit } = await import('@entity-git/project/node');
   const r = await createNodeProjectGit().revertAgentTurn({
     workdir: project.workdir,
     sessionId: args.session,

@@ -2,7 +2,7 @@ import { EntityGitError, normaliseError } from '@entity-git/git';
 import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import type { Mirror } from '../mirror/mirror.js';
-import type { ProjectGit } from '../project/project-git-types.js';
+import type { ProjectGit } from '../project-seam.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse } from './action-types.js';
 import { agentTurnActions } from './agent-turn-actions.js';
 import { invalidArgument } from './params.js';

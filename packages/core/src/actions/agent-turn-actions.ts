@@ -4,7 +4,7 @@ import { EntityGitError } from '@entity-git/git';
 import type { DagSource } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import type { Project } from '../model/types.js';
-import type { ProjectGit } from '../project/project-git-types.js';
+import type { ProjectGit } from '../project-seam.js';
 import type { AgentCommitsListResult, RevertAgentTurnResult } from './action-types.js';
 import {
   idParam,

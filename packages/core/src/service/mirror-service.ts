@@ -1,6 +1,6 @@
 import { type EntityGitError, type ErrorCode, normaliseError } from '@entity-git/git';
 import { logServiceEvent } from './service-log.js';
-import type { ProjectSnapshot } from '../project/project-git.js';
+import type { ProjectSnapshot } from '../project-seam.js';
 import { capture, projectTurn, type Reports, reportsDone, type RunLogs, wake } from './project-turns.js';
 import { createEmitter, createSessionQueue } from './session-queue.js';
 import type {

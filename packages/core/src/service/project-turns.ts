@@ -3,7 +3,7 @@ import type { CommitInfo, SyncResult } from '../mirror/mirror.js';
 import { type NodeShape, rides } from '../model/derive.js';
 import { textOf } from '../model/text.js';
 import type { DagNode } from '../model/types.js';
-import type { ProjectSnapshot } from '../project/project-git.js';
+import type { ProjectSnapshot } from '../project-seam.js';
 import type { MirrorServiceOptions, ServiceEventName, ServiceEvents } from './service-types.js';
 
 /** A session node as `notify` saw it: the turn a report is about. */

@@ -3,7 +3,7 @@ import type { ProjectStore } from '../dag/project-store.js';
 import type { EntityGitError, ErrorCode } from '@entity-git/git';
 import type { Mirror, SyncResult } from '../mirror/mirror.js';
 import type { Logger } from '../observe/logger.js';
-import type { AfterTurnResult, ProjectGit, ProjectSnapshot } from '../project/project-git.js';
+import type { AfterTurnResult, ProjectGit, ProjectSnapshot } from '../project-seam.js';
 import type { Packer } from './packer.js';
 
 /** What a dispatcher knows of a turn that the DAG does not: for the project auto-commit. */

@@ -1,0 +1,16 @@
+// @entity-git/project/node: the project auto-commit's Node parts — native git as the engine, and
+// the cross-process workdir lock and pending-edit journal in files. Kept out of the main entry so
+// that a browser bundle never reaches node:child_process.
+export {
+  nativeGitEngine,
+  defaultProjectGitEngine,
+  NATIVE_GIT_ENGINE,
+  type NativeGitEngineOptions,
+} from './native-git-engine.js';
+export {
+  createNodeProjectGit,
+  workdirLock,
+  workdirJournal,
+  type NodeProjectGitOptions,
+  type WorkdirLockOptions,
+} from './workdir-coordination.js';

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import * as fsp from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ProjectGit } from '@entity-git/core';
+import {
+  createProjectGit,
+  type PendingEdit,
+  type ProjectGitOptions,
+  type ProjectJournal,
+  type ProjectLock,
+} from '../index.js';
+import type { LockOptions } from '@entity-git/git';
+import { defaultProjectGitEngine, type NativeGitEngineOptions } from './native-git-engine.js';
+import { nodeStorage } from '@entity-git/node-fs';
+
+export interface WorkdirLockOptions extends Partial<LockOptions> {
+  /**
+   * Where lock and journal files live. Default `<os.tmpdir()>/entity-git-<user>/projects`: outside
+   * the user's directory (which may not even be a repository yet) and outside their `.git`.
+   */
+  dir?: string;
+  /** How long to wait for another process's commit into the same project. Default `LOCK_DEFAULTS.sync` (60 s). */
+  timeoutMs?: number;
+  /** A lock not refreshed for this long belongs to a dead process and is taken over. Default `LOCK_DEFAULTS.sync` (30 s). */
+  staleMs?: number;
+}
+
+function defaultDir(): string {
+  let user = 'user';
+  try {
+    user = userInfo().username.replace(/[^A-Za-z0-9_.-]/g, '_') || user;
+  } catch {
+    // no passwd entry (containers): one directory for every such process, still per temp dir
+  }
+  return join(tmpdir(), `entity-git-${user}`, 'projects');
+}
+
+/** One name per directory however it is spelled: the real path when it exists, else the resolved one. */
+async function keyOf(path: string): Promise<string> {
+  const real = await fsp.realpath(path).catch(() => resolve(path));
+  return createHash('sha256').update(real).digest('hex').slice(0, 32);
+}
+
+/**
+ * The cross-process lock per project for {@link createProjectGit}: a lock file named by a hash of
+ * the directory's real path, held with `open(…, 'wx')`, refreshed while held, taken over only from
+ * a dead holder (the node-fs storage lock).
+ */
+export function workdirLock(options: WorkdirLockOptions = {}): ProjectLock {
+  const dir = options.dir ?? defaultDir();
+  const storage = nodeStorage({ syncLock: { timeoutMs: options.timeoutMs, staleMs: options.staleMs } });
+  return async (key, fn) => storage.withLock!(join(dir, `${await keyOf(key)}.lock`), fn);
+}
+
+/**
+ * Pending agent edits in a JSON file per repository beside its lock file, shared by every process
+ * on the machine. Only called under {@link workdirLock}; written through temp+rename.
+ */
+export function workdirJournal(options: Pick<WorkdirLockOptions, 'dir'> = {}): ProjectJournal {
+  const dir = options.dir ?? defaultDir();
+  const file = async (root: string) => join(dir, `${await keyOf(root)}.pending.json`);
+  return {
+    async read(root) {
+      const text = await fsp.readFile(await file(root), 'utf8').catch(() => null);
+      if (text === null) return [];
+      try {
+        const parsed = JSON.parse(text) as { root?: string; edits?: PendingEdit[] };
+        return Array.isArray(parsed.edits) ? parsed.edits : [];
+      } catch {
+        // A torn file (a crash mid-write cannot make one: it is renamed into place) is treated as empty.
+        return [];
+      }
+    },
+    async write(root, edits) {
+      const path = await file(root);
+      if (edits.length === 0) {
+        await fsp.unlink(path).catch(() => undefined);
+        return;
+      }
+      await fsp.mkdir(dir, { recursive: true });
+      const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
+      await fsp.writeFile(tmp, JSON.stringify({ root, edits }, null, 2));
+      await fsp.rename(tmp, path);
+    },
+  };
+}
+
+export interface NodeProjectGitOptions
+  extends Omit<ProjectGitOptions, 'engine' | 'lock' | 'journal'>,
+    WorkdirLockOptions {
+  /** Default: {@link defaultProjectGitEngine} (native git when found). */
+  engine?: ProjectGitOptions['engine'];
+  /** Passed to the native engine when it is the default one. */
+  git?: NativeGitEngineOptions;
+}
+
+/** {@link createProjectGit} on Node: the default engine, {@link workdirLock} and {@link workdirJournal}. */
+export function createNodeProjectGit(options: NodeProjectGitOptions = {}): ProjectGit {
+  const { dir, timeoutMs, staleMs, engine, git, ...rest } = options;
+  const where: WorkdirLockOptions = {};
+  if (dir !== undefined) where.dir = dir;
+  if (timeoutMs !== undefined) where.timeoutMs = timeoutMs;
+  if (staleMs !== undefined) where.staleMs = staleMs;
+  return createProjectGit({
+    ...rest,
+    engine: engine ?? defaultProjectGitEngine(git),
+    lock: workdirLock(where),
+    journal: workdirJournal(where),
+  });
+}
