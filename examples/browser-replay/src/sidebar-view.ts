@@ -153,8 +153,8 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
               on.createProject();
             },
             // Escape closes the form, not the drawer around it (a second Escape does that).
-            onkeydown: (e: KeyboardEvent) => {
-              if (e.key !== 'Escape') return;
+            onkeydown: (e: Event) => {
+              if ((e as KeyboardEvent).key !== 'Escape') return;
               e.preventDefault();
               e.stopPropagation();
               closeForm(f);
