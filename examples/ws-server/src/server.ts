@@ -76,7 +76,7 @@ export interface ServerOptions {
    * null turns project commits off.
    */
   projectGit?: ProjectGit | null;
-  /** Where the default project git keeps its lock and journal files. Default: node-fs's (under the OS temp dir). */
+  /** Where the default project git keeps its lock and journal files. Default: `defaultStateDir()` (`$XDG_RUNTIME_DIR` or `~/.cache`, private). */
   projectLocks?: string;
   /** Bring every session's repository up to date with the DAG before listening. Default true. */
   reconcile?: boolean;

@@ -14,3 +14,4 @@ export {
   type NodeProjectGitOptions,
   type WorkdirLockOptions,
 } from './workdir-coordination.js';
+export { defaultStateDir, ensurePrivateDir } from './private-dir.js';
