@@ -11,6 +11,7 @@ export {
   createNodeProjectGit,
   workdirLock,
   workdirJournal,
+  workdirLedger,
   type NodeProjectGitOptions,
   type WorkdirLockOptions,
 } from './workdir-coordination.js';

@@ -9,6 +9,7 @@ import {
   type ProjectJournal,
   type ProjectLock,
 } from '../index.js';
+import { ledgerKey, type AgentCommitEntry, type AgentCommitLedger } from '../agent-ledger.js';
 import type { LockOptions } from '@entity-git/git';
 import { defaultProjectGitEngine, type NativeGitEngineOptions } from './native-git-engine.js';
 import { nodeStorage } from '@entity-git/node-fs';
@@ -84,8 +85,41 @@ export function workdirJournal(options: Pick<WorkdirLockOptions, 'dir'> = {}): P
   };
 }
 
+/**
+ * entity-git's record of its agent commits, one JSON line per commit in a file per repository
+ * beside its lock (0600, in the private state directory): what the project's own git cannot write,
+ * so what an undo takes as proof. Appended before the branch moves.
+ */
+export function workdirLedger(options: Pick<WorkdirLockOptions, 'dir'> = {}): AgentCommitLedger {
+  const dir = options.dir ?? defaultStateDir();
+  const file = async (root: string) => {
+    await ensurePrivateDir(dir);
+    return join(dir, `${await keyOf(root)}.agent-commits.jsonl`);
+  };
+  return {
+    async add(root, entry) {
+      const line = `${JSON.stringify({ sessionId: entry.sessionId, turn: entry.turn, commit: entry.commit })}\n`;
+      await fsp.appendFile(await file(root), line, { mode: 0o600 });
+    },
+    async commits(root, sessionId) {
+      const text = await fsp.readFile(await file(root), 'utf8').catch(() => '');
+      const out = new Set<string>();
+      for (const line of text.split('\n')) {
+        try {
+          const e = JSON.parse(line) as Partial<AgentCommitEntry>;
+          if (e.sessionId === sessionId && typeof e.turn === 'number' && typeof e.commit === 'string')
+            out.add(ledgerKey(e.turn, e.commit));
+        } catch {
+          // an empty last line, or one a crash cut short: it names nothing
+        }
+      }
+      return out;
+    },
+  };
+}
+
 export interface NodeProjectGitOptions
-  extends Omit<ProjectGitOptions, 'engine' | 'lock' | 'journal'>,
+  extends Omit<ProjectGitOptions, 'engine' | 'lock' | 'journal' | 'ledger'>,
     WorkdirLockOptions {
   /** Default: {@link defaultProjectGitEngine} (native git when found). */
   engine?: ProjectGitOptions['engine'];
@@ -93,7 +127,7 @@ export interface NodeProjectGitOptions
   git?: NativeGitEngineOptions;
 }
 
-/** {@link createProjectGit} on Node: the default engine, {@link workdirLock} and {@link workdirJournal}. */
+/** {@link createProjectGit} on Node: the default engine, {@link workdirLock}, {@link workdirJournal} and {@link workdirLedger}. */
 export function createNodeProjectGit(options: NodeProjectGitOptions = {}): ProjectGit {
   const { dir, timeoutMs, staleMs, engine, git, ...rest } = options;
   const where: WorkdirLockOptions = {};
@@ -105,5 +139,6 @@ export function createNodeProjectGit(options: NodeProjectGitOptions = {}): Proje
     engine: engine ?? defaultProjectGitEngine(git),
     lock: workdirLock(where),
     journal: workdirJournal(where),
+    ledger: workdirLedger(where),
   });
 }
