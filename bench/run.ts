@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   'event-loop': () => import('./event-loop.js'),
   'watch-latency': () => import('./watch-latency.js'),
   langgraph: () => import('./langgraph.js'),
+  'server-flood': () => import('./server-flood.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

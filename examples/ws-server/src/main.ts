@@ -19,6 +19,7 @@ const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]
   --token-file <f>   read the token from a file of mode 0600 (or set ENTITY_GIT_TOKEN);
                      at least 128 bits; default: a random one, printed
   --origin <origin>  allow a browser Origin (repeatable; default: this server's own)
+  --workdir-root <d> projects may only be made in this directory (repeatable)
   --static <dir>     the built web app (default: examples/browser-replay/dist/app when it exists)
   --demo             write two demo sessions when the DAG lacks them
   --echo             answer sent messages with an echo agent (no model is connected); in a session
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     host: { type: 'string' },
     'token-file': { type: 'string' },
     origin: { type: 'string', multiple: true },
+    'workdir-root': { type: 'string', multiple: true },
     static: { type: 'string' },
     demo: { type: 'boolean' },
     echo: { type: 'boolean' },
@@ -61,6 +63,7 @@ const server = await createServer({
   host: values.host ?? DEFAULT_HOST,
   token: await userToken(values['token-file']),
   origins: values.origin,
+  ...(values['workdir-root'] === undefined ? {} : { workdirRoots: values['workdir-root'].map((d) => resolve(d)) }),
   staticDir: values.static === undefined ? appDir : resolve(values.static),
   agent: values.echo ? echoAgent : null,
   log: (line) => console.log(`[ws-server] ${line}`),

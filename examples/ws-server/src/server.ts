@@ -4,7 +4,7 @@
 // unless the Origin is allowed and the token is right; messages are JSON ActionRequest →
 // ActionResponse, answered in any order (match them by `id`). Unsolicited frames carry `event`
 // instead of `id` (protocol.ts `ServerEvent`): the outcome of each project auto-commit.
-import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeMirror, nodeWorkdirPolicy } from '@entity-git/node-fs';
 import { createNodeProjectGit } from '@entity-git/project/node';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { reconcile, type Mirror, type ProjectGit, type ReconcileReport } from '@entity-git/core';
@@ -78,6 +78,8 @@ export interface ServerOptions {
   projectGit?: ProjectGit | null;
   /** Where the default project git keeps its lock and journal files. Default: `defaultStateDir()` (`$XDG_RUNTIME_DIR` or `~/.cache`, private). */
   projectLocks?: string;
+  /** Directories a project's workdir must be in (or be); default: anywhere `nodeWorkdirPolicy` allows. */
+  workdirRoots?: string[];
   /** Bring every session's repository up to date with the DAG before listening. Default true. */
   reconcile?: boolean;
   /** Default {@link DEFAULT_MAX_PAYLOAD}. */
@@ -143,6 +145,9 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     agent: options.agent ?? null,
     now: options.now,
     projectGit,
+    ...(options.workdirRoots === undefined
+      ? {}
+      : { workdirPolicy: nodeWorkdirPolicy({ allowedRoots: options.workdirRoots }) }),
     ...(options.readAhead === undefined ? {} : { readAhead: options.readAhead }),
     onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
     onProjectTurn: (sessionId, result) => {
