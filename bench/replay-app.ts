@@ -5,6 +5,7 @@
 // Debian's chromium. Each figure is the time from the user's action (a hash change, as a click
 // makes) to the app's `replay:rendered` event for the new turn plus the next animation frame: the
 // page drawn, laid out, the turn scrolled into view.
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -115,7 +116,7 @@ export async function run(): Promise<void> {
   let t = performance.now();
   await seedLongSession(store, SESSION, TURNS, { tools: 2 });
   const seedMs = performance.now() - t;
-  const token = `bench-${process.pid}`;
+  const token = randomBytes(24).toString('base64url');
   // The server backfills the session's repository as it starts.
   t = performance.now();
   const server = await createServer({

@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   langgraph: () => import('./langgraph.js'),
   search: () => import('./search.js'),
   redaction: () => import('./redaction.js'),
+  'server-flood': () => import('./server-flood.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

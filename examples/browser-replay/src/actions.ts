@@ -112,14 +112,20 @@ export function createActions(deps: ActionDeps) {
   async function createProject(): Promise<void> {
     const f = state.newProject;
     const sessionId = f.withSession && state.route.page === 'session' ? state.route.id : undefined;
-    f.busy = true;
+    const from = state.sessions.find((s) => s.id === sessionId)?.project_id ?? null;
     f.error = null;
+    if (sessionId && from !== null && !f.moveConfirmed) {
+      f.confirm = { kind: 'move', from: state.projects.find((p) => p.id === from)?.name ?? from };
+      return render();
+    }
+    f.busy = true;
     render();
     try {
       const p = await state.backend.call('create_project', {
         workdir: f.workdir.trim(),
         name: f.name.trim(),
         ...(sessionId ? { session_id: sessionId } : {}),
+        ...(f.initRepo ? { init_repo: true } : {}),
       });
       state.newProject = blankProjectForm();
       const target = sessionId ? location.hash : projectHref(p.id);
@@ -134,7 +140,8 @@ export function createActions(deps: ActionDeps) {
     } catch (err) {
       f.busy = false;
       const e = shownError(err);
-      f.error = { text: e.text, detail: `${e.code}: ${e.detail}` };
+      if (e.code === 'NOT_A_REPOSITORY') f.confirm = { kind: 'init', workdir: f.workdir.trim() };
+      else f.error = { text: e.text, detail: `${e.code}: ${e.detail}` };
       render();
     }
   }

@@ -8,6 +8,8 @@ export interface ShownError {
 
 const SENTENCES: Record<string, string> = {
   INVALID_WORKDIR: 'The directory must be an absolute path on the server’s machine, like /home/you/code/project.',
+  NOT_A_REPOSITORY: 'That folder is in no git repository.',
+  BUSY: 'The server is busy with this window’s other requests; try again in a moment.',
   DUPLICATE_PROJECT: 'A project with that name or directory exists already.',
   PROJECT_NOT_FOUND: 'That project no longer exists.',
   SESSION_NOT_FOUND: 'That session no longer exists.',

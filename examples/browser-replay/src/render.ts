@@ -57,6 +57,13 @@ export function buildShell(root: HTMLElement, state: State, render: () => void):
   // Outside `main`, so a re-render never replaces it: screen readers hear each new turn once.
   const live = h('p', { class: 'sr-only', role: 'status', 'aria-live': 'polite', 'data-testid': 'live' });
   replace(root, topbar, sidebar, scrim, main, live);
+  // Escape closes the narrow drawer (the form inside it stops the key first when it is open).
+  root.ownerDocument.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || e.defaultPrevented || !state.drawerOpen) return;
+    state.drawerOpen = false;
+    render();
+    menu.focus();
+  });
   return { menu, sidebar, main, live };
 }
 

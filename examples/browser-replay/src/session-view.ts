@@ -131,6 +131,8 @@ export function renderSession(input: SessionViewInput): HTMLElement[] {
   const replayHead = h(
     'div',
     { class: 'replay-head', 'data-testid': 'replay-head' },
+    // In the sticky head: on screen when the session opens scrolled to its last turn.
+    indicator,
     bar,
     renderUsage(s.stats, v, branch === null ? 'branch' : labelOf(s, branch)),
     viewing,
@@ -184,7 +186,6 @@ export function renderSession(input: SessionViewInput): HTMLElement[] {
         'Offline copy: replay only. Messages are sent through the server.',
       );
   return [
-    indicator,
     h('h1', { 'data-testid': 'session-title' }, summary?.title ?? s.id),
     replayHead,
     branch !== null && branch !== 'main' ? renderBranchDiff(s, branch) : null,

@@ -13,6 +13,11 @@ export interface NewProjectForm {
   withSession: boolean;
   error: { text: string; detail: string } | null;
   busy: boolean;
+  /** A question the form waits on before it goes on: moving the open session out of its project, or `git init`. */
+  confirm: { kind: 'move'; from: string } | { kind: 'init'; workdir: string } | null;
+  /** What the user said yes to for this directory. */
+  moveConfirmed: boolean;
+  initRepo: boolean;
 }
 
 export const blankProjectForm = (): NewProjectForm => ({
@@ -23,6 +28,9 @@ export const blankProjectForm = (): NewProjectForm => ({
   withSession: true,
   error: null,
   busy: false,
+  confirm: null,
+  moveConfirmed: false,
+  initRepo: false,
 });
 
 export interface SidebarInput {
@@ -130,6 +138,7 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
             onclick: () => {
               f.open = true;
               on.rerender();
+              (sidebar.querySelector('input[name=workdir]') as HTMLInputElement | null)?.focus();
             },
           },
           '+ New Project',
@@ -142,6 +151,15 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
             onsubmit: (e: Event) => {
               e.preventDefault();
               on.createProject();
+            },
+            // Escape closes the form, not the drawer around it (a second Escape does that).
+            onkeydown: (e: Event) => {
+              if ((e as KeyboardEvent).key !== 'Escape') return;
+              e.preventDefault();
+              e.stopPropagation();
+              closeForm(f);
+              on.rerender();
+              (sidebar.querySelector('[data-testid=new-project]') as HTMLElement | null)?.focus();
             },
           },
           h('h3', {}, 'New project'),
@@ -156,6 +174,7 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
               value: f.workdir,
               oninput: (e: Event) => {
                 f.workdir = (e.target as HTMLInputElement).value;
+                f.initRepo = false;
                 if (!f.nameTouched) {
                   f.name =
                     f.workdir
@@ -181,7 +200,7 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
               },
             }),
           ),
-          h('p', { class: 'hint' }, '3. Its git repository is reused, or created with git init.'),
+          h('p', { class: 'hint' }, '3. Its git repository is reused; a folder in none gets git init if you say so.'),
           current
             ? h(
                 'label',
@@ -192,11 +211,13 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
                   checked: f.withSession,
                   onchange: (e: Event) => {
                     f.withSession = (e.target as HTMLInputElement).checked;
+                    f.moveConfirmed = false;
                   },
                 }),
                 `4. Add the current session (${currentTitle})`,
               )
             : h('p', { class: 'hint' }, '4. Open a session first to add it (optional).'),
+          f.confirm ? renderConfirm(f, on) : null,
           f.error
             ? h(
                 'div',
@@ -219,8 +240,7 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
                 type: 'button',
                 class: 'link',
                 onclick: () => {
-                  f.open = false;
-                  f.error = null;
+                  closeForm(f);
                   on.rerender();
                 },
               },
@@ -231,4 +251,64 @@ export function renderSidebar(sidebar: HTMLElement, input: SidebarInput): HTMLEl
     input.projectTools,
     h('footer', { 'data-testid': 'app-cache' }, input.appCached ? 'app cached for offline use' : 'app not cached yet'),
   ].filter((x): x is HTMLElement => x !== null);
+}
+
+function closeForm(f: NewProjectForm): void {
+  f.open = false;
+  f.error = null;
+  f.confirm = null;
+}
+
+/** The question the form waits on; yes goes on with the creation, no leaves things as they are. */
+function renderConfirm(f: NewProjectForm, on: SidebarInput['on']): HTMLElement {
+  const c = f.confirm!;
+  const move = c.kind === 'move';
+  return h(
+    'div',
+    {
+      class: 'confirm',
+      role: 'alertdialog',
+      'aria-label': 'Confirm',
+      'data-testid': move ? 'confirm-move' : 'confirm-init',
+    },
+    h(
+      'p',
+      {},
+      move
+        ? `The open session is in the project ${c.from}. Move it to the new project? Its agent's edits will be committed there instead.`
+        : `${c.workdir} is in no git repository. Create one there (git init)?`,
+    ),
+    h(
+      'div',
+      { class: 'row' },
+      h(
+        'button',
+        {
+          type: 'button',
+          'data-testid': 'confirm-yes',
+          onclick: () => {
+            if (move) f.moveConfirmed = true;
+            else f.initRepo = true;
+            f.confirm = null;
+            on.createProject();
+          },
+        },
+        move ? 'Move it' : 'Create the repository',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link',
+          'data-testid': 'confirm-no',
+          onclick: () => {
+            if (move) f.withSession = false;
+            f.confirm = null;
+            on.rerender();
+          },
+        },
+        move ? 'Keep it where it is' : 'Cancel',
+      ),
+    ),
+  );
 }

@@ -25,7 +25,7 @@ const APP_DIR = resolve(import.meta.dirname, '..');
 const REPO = resolve(APP_DIR, '../..');
 const SHOTS = join(REPO, 'test-output/e2e');
 const BUILT = join(REPO, 'test-output/browser-replay-app');
-export const TOKEN = 'e2e-token-9f8e7d6c5b4a';
+export const TOKEN = 'e2e-token-9f8e7d6c5b4a3f2e1d0c';
 /** DESIGN.md §4's warning, word for word. */
 export const WARNING = "you have uncommitted changes, the agent's edits won't be auto-committed for now";
 

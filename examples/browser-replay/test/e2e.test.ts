@@ -184,6 +184,9 @@ describe('browser-replay in Chromium', () => {
     expect(await byTestId('new-project-form').innerText()).toContain('Add the current session (Lexer notes)');
     await screenshot('new-project-form');
     await page.click('[data-testid=create-project]');
+    // The folder is in no repository: git init only once the user says yes.
+    await waitText('confirm-init', workdir);
+    await page.click('[data-testid=confirm-yes]');
     await page.waitForSelector('[data-testid=project]');
     await waitText('project-indicator', 'Lexer Project');
 
@@ -278,12 +281,12 @@ describe('browser-replay in Chromium', () => {
     // Above the chat: after the replay bar, before the messages.
     expect(
       await page.$$eval('main > *', (els) => els.map((e) => (e as HTMLElement).dataset.testid ?? e.className)),
-    ).toEqual(['project-indicator', 'session-title', 'replay-head', 'columns', 'composer']);
+    ).toEqual(['session-title', 'replay-head', 'columns', 'composer']);
     expect(
       await page.$$eval('[data-testid=replay-head] > *, [data-testid=project-outcome] > *', (els) =>
         els.map((e) => (e as HTMLElement).dataset.testid ?? e.className),
       ),
-    ).toEqual(['replay-bar', 'usage', 'project-outcome', 'project-warning']);
+    ).toEqual(['project-indicator', 'replay-bar', 'usage', 'project-outcome', 'project-warning']);
 
     // Byte for byte what it was: the user's HEAD, their index, their file; no new commit.
     expect({

@@ -1,6 +1,7 @@
 // What an e2e file of the replay app needs: the app built with vite into a directory of its own
 // (files run in parallel), the ws-server over a fresh SQLite DAG with the demo sessions, and
 // Debian's chromium. Screenshots go to test-output/<dir>/ (gitignored).
+import { randomBytes } from 'node:crypto';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +54,7 @@ export async function startHarness(name: string, seed?: (store: SqlStore) => Pro
   const store = await openSqlite({ file: join(tmp, 'dag.db') });
   await seedDemo(store);
   await seed?.(store);
-  const token = `${name}-token-${process.pid}`;
+  const token = `${name}-${randomBytes(24).toString('base64url')}`;
   const server = await createServer({
     db: store,
     root: join(tmp, 'sessions'),

@@ -1,9 +1,18 @@
 // The agent that replies to a message sent from the app, and the tools it gets for one turn in the
 // session's project workdir (every path they write is the turn's own edit for the auto-commit).
-import { invalidArgument, type DagNode, type JsonValue, type Project, type Session } from '@entity-git/core';
+import {
+  invalidArgument,
+  isEntityGitError,
+  type DagNode,
+  type JsonValue,
+  type Project,
+  type Session,
+} from '@entity-git/core';
 import { gitBlobId } from '@entity-git/git';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { constants } from 'node:fs';
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { confinedPath } from './agent-paths.js';
 
 /**
  * The tools an agent gets for one turn. They work in the session's project workdir, and every path
@@ -40,38 +49,47 @@ export const echoAgent: Agent = async ({ session, message, project, tools }) => 
   const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
   let noted = '';
   if (project !== null) {
-    const before = (await tools.readFile(ECHO_NOTES_FILE)) ?? '# Notes from the echo agent\n\n';
-    await tools.writeFile(ECHO_NOTES_FILE, `${before}- ${session.id}: ${text.replace(/\s+/g, ' ').trim()}\n`);
-    noted = ` I noted it in ${ECHO_NOTES_FILE}.`;
+    try {
+      const before = (await tools.readFile(ECHO_NOTES_FILE)) ?? '# Notes from the echo agent\n\n';
+      await tools.writeFile(ECHO_NOTES_FILE, `${before}- ${session.id}: ${text.replace(/\s+/g, ' ').trim()}\n`);
+      noted = ` I noted it in ${ECHO_NOTES_FILE}.`;
+    } catch (err) {
+      // A refused path (a link out of the workdir, say) is the agent's to report, not a failed turn.
+      if (!isEntityGitError(err, 'INVALID_ARGUMENT')) throw err;
+      noted = ` I could not note it: ${(err as Error).message}`;
+    }
   }
   return `You said: ${text} — (the example server's echo agent; no model is connected)${noted}`;
 };
 
 /** The agent's tools for one turn in `project`'s workdir; `touched` collects what they wrote. */
 export const toolsFor = (project: Project | null, touched: string[], written: Record<string, string>): AgentTools => {
-  const place = (path: string): string => {
+  const place = async (path: string): Promise<string> => {
     if (project === null) return invalidArgument('the session has no project: its agent has no workdir to write in');
-    if (typeof path !== 'string' || path === '' || path.includes('\0'))
-      return invalidArgument('an agent tool needs a non-empty relative path');
-    const root = resolve(project.workdir);
-    const full = resolve(root, path);
-    const rel = relative(root, full);
-    if (isAbsolute(path) || rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('.git')) {
-      invalidArgument(`the agent's path ${JSON.stringify(path)} is not a file inside the project's workdir`);
-    }
-    return full;
+    return confinedPath(project.workdir, path);
   };
   return {
     async writeFile(path, content) {
-      const full = place(path);
+      const full = await place(path);
       await mkdir(dirname(full), { recursive: true });
-      await writeFile(full, content, 'utf8');
+      // O_NOFOLLOW: a link made at the last component since the check is not followed either.
+      const handle = await open(
+        full,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+        0o644,
+      );
+      try {
+        await handle.writeFile(content, 'utf8');
+      } finally {
+        await handle.close();
+      }
       if (!touched.includes(full)) touched.push(full);
       // The bytes this tool left: an edit of the same file by the user during the turn then blocks.
       written[full] = gitBlobId(content);
     },
     async readFile(path) {
-      return readFile(place(path), 'utf8').catch((err: NodeJS.ErrnoException) => {
+      const full = await place(path);
+      return readFile(full, 'utf8').catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') return null;
         throw err;
       });

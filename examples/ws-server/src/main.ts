@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { seedDemo } from './demo-data.js';
 import { createServer, DEFAULT_HOST, DEFAULT_PORT } from './server.js';
 import { echoAgent } from './agent.js';
+import { userToken } from './token-source.js';
 import { openSqlite } from '@entity-git/sqlite';
 
 const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]
@@ -15,8 +16,10 @@ const HELP = `usage: main.ts --db <sqlite file> --root <sessions dir> [options]
   --root <dir>       where the session repositories live
   --port <n>         default ${DEFAULT_PORT} (0: any free port)
   --host <addr>      default ${DEFAULT_HOST}
-  --token <secret>   default: a random one, printed
+  --token-file <f>   read the token from a file of mode 0600 (or set ENTITY_GIT_TOKEN);
+                     at least 128 bits; default: a random one, printed
   --origin <origin>  allow a browser Origin (repeatable; default: this server's own)
+  --workdir-root <d> projects may only be made in this directory (repeatable)
   --static <dir>     the built web app (default: examples/browser-replay/dist/app when it exists)
   --demo             write two demo sessions when the DAG lacks them
   --echo             answer sent messages with an echo agent (no model is connected); in a session
@@ -31,8 +34,9 @@ const { values } = parseArgs({
     root: { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
-    token: { type: 'string' },
+    'token-file': { type: 'string' },
     origin: { type: 'string', multiple: true },
+    'workdir-root': { type: 'string', multiple: true },
     static: { type: 'string' },
     demo: { type: 'boolean' },
     echo: { type: 'boolean' },
@@ -45,7 +49,7 @@ if (values.help || !values.db || !values.root) {
 }
 
 const dbFile = resolve(values.db);
-mkdirSync(dirname(dbFile), { recursive: true });
+mkdirSync(dirname(dbFile), { recursive: true, mode: 0o700 });
 const store = await openSqlite({ file: dbFile });
 if (values.demo) {
   const written = await seedDemo(store);
@@ -57,8 +61,9 @@ const server = await createServer({
   root: resolve(values.root),
   port: values.port === undefined ? DEFAULT_PORT : Number(values.port),
   host: values.host ?? DEFAULT_HOST,
-  token: values.token,
+  token: await userToken(values['token-file']),
   origins: values.origin,
+  ...(values['workdir-root'] === undefined ? {} : { workdirRoots: values['workdir-root'].map((d) => resolve(d)) }),
   staticDir: values.static === undefined ? appDir : resolve(values.static),
   agent: values.echo ? echoAgent : null,
   log: (line) => console.log(`[ws-server] ${line}`),

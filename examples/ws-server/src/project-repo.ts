@@ -5,12 +5,28 @@ import { isOid } from '@entity-git/git';
 import { execFile } from 'node:child_process';
 import type { ProjectCommit, RepoSetup } from './protocol.js';
 
-const GIT_ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
+/** The user's repository may carry a hostile config: no hook, fsmonitor, pager or editor of it runs. */
+const GIT_ENV = {
+  ...process.env,
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_OPTIONAL_LOCKS: '0',
+  GIT_PAGER: 'cat',
+  GIT_EDITOR: 'true',
+  LC_ALL: 'C',
+};
+const SAFE = [
+  '--no-pager',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  `core.hooksPath=${process.platform === 'win32' ? 'NUL' : '/dev/null'}`,
+];
 
 /** Never rejects: a missing git binary, a timeout or a failing command is `ok: false`. */
 function git(args: string[], cwd: string): Promise<{ ok: boolean; stdout: string }> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, env: GIT_ENV, timeout: 15_000, maxBuffer: 8 * 1024 * 1024 }, (err, stdout) => {
+    const opts = { cwd, env: GIT_ENV, timeout: 15_000, maxBuffer: 8 * 1024 * 1024 };
+    execFile('git', [...SAFE, ...args], opts, (err, stdout) => {
       resolve({ ok: err === null, stdout: String(stdout) });
     });
   });
@@ -22,9 +38,10 @@ export async function isRepo(workdir: string): Promise<boolean> {
   return r.ok && r.stdout.trim() === 'true';
 }
 
-/** Reuse the repository the workdir is in, or `git init` one; `unavailable` when git is missing or fails. */
-export async function ensureRepo(workdir: string): Promise<RepoSetup> {
+/** Reuse the repository the workdir is in, or `git init` one when `init`; `unavailable` when git is missing, fails, or was not to init. */
+export async function ensureRepo(workdir: string, init: boolean): Promise<RepoSetup> {
   if (await isRepo(workdir)) return 'reused';
+  if (!init) return 'unavailable';
   const r = await git(['init', '--quiet'], workdir);
   return r.ok ? 'created' : 'unavailable';
 }

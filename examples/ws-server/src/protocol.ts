@@ -26,6 +26,9 @@ export const TOKEN_PARAM = 'token';
 /** What `create_project` did about the workdir's git repository (the "create / reuse a git repo" step). */
 export type RepoSetup = 'reused' | 'created' | 'unavailable';
 
+/** `create_project`'s parameters here: core's, and `init_repo` to `git init` a workdir that is in no repository (else `NOT_A_REPOSITORY`). */
+export type CreateProjectParams = ActionMap['create_project']['params'] & { init_repo?: boolean };
+
 export interface ExportSessionResult {
   /** The session row exactly as the server's DAG has it (head included). */
   session: Session;
@@ -178,8 +181,8 @@ export interface ServerInfo {
 
 /** Every action the server answers, with its parameters and result. */
 export type ServerActionMap = Omit<ActionMap, 'create_project' | 'git_history'> & {
-  /** Core's `create_project`, then the workdir's git repository is reused or created (`git init`). */
-  create_project: { params: ActionMap['create_project']['params']; result: ProjectSummary & { repo: RepoSetup } };
+  /** Core's `create_project`, then the workdir's git repository is reused, or created (`git init`) when `init_repo` asks. */
+  create_project: { params: CreateProjectParams; result: ProjectSummary & { repo: RepoSetup } };
   /**
    * Core's `git_history`, or with `offset` / `limit` one page of it (newest first: `limit`
    * commits from the `offset`-th newest; default `limit` 200, at most 10,000) and the turn count.

@@ -17,7 +17,8 @@ export interface RepoRouteOptions {
   mirror: Mirror;
   /** The mirror's root directory (the session directories are under it). */
   root: string;
-  tokenMatches: (given: string | null) => boolean;
+  /** Whether the token is right, after the server's delay for wrong ones; `'busy'` when too many attempts wait. */
+  checkToken: (given: string | null) => Promise<boolean | 'busy'>;
   origins: () => readonly string[];
 }
 
@@ -78,7 +79,9 @@ export function repoRoute(o: RepoRouteOptions): (req: IncomingMessage, res: Serv
       return refuse(res, 403, 'FORBIDDEN', 'this origin may not read repositories');
     const auth = req.headers.authorization ?? '';
     const given = auth.startsWith(`${REPO_AUTH_SCHEME} `) ? auth.slice(REPO_AUTH_SCHEME.length + 1) : null;
-    if (!o.tokenMatches(given)) return refuse(res, 401, 'UNAUTHORIZED', 'a missing or wrong token');
+    const checked = await o.checkToken(given);
+    if (checked === 'busy') return refuse(res, 429, 'BUSY', 'too many token attempts are waiting');
+    if (!checked) return refuse(res, 401, 'UNAUTHORIZED', 'a missing or wrong token');
     if (req.method !== 'GET') return refuse(res, 405, 'METHOD_NOT_ALLOWED', 'GET only', { Allow: 'GET' });
     const raw = (req.url ?? '').split('?')[0]!.slice(REPO_PATH.length);
     let sessionId: string;

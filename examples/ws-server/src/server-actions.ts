@@ -30,7 +30,9 @@ import {
   type SearchSource,
   type ServiceEvents,
   type TurnReport,
+  type WorkdirPolicy,
 } from '@entity-git/core';
+import { nodeWorkdirPolicy } from '@entity-git/node-fs';
 import { randomUUID } from 'node:crypto';
 import { toolsFor, type Agent } from './agent.js';
 import { ensureRepo, isRepo, readLog } from './project-repo.js';
@@ -70,6 +72,8 @@ export interface ServerActionsOptions {
   onProjectTurn?: (sessionId: string, result: ProjectTurnResult) => void;
   /** Turns of a session's rows read ahead for replay's steps (`turn_messages`); 0 reads each step. Default {@link DEFAULT_READ_AHEAD}. */
   readAhead?: number;
+  /** Checks a new project's workdir. Default `nodeWorkdirPolicy()` (no system, home or foreign folder, one project per workdir). */
+  workdirPolicy?: WorkdirPolicy;
 }
 
 type Handlers<N extends ServerActionName> = {
@@ -98,11 +102,13 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   const { dag, writer, projects, mirror } = options;
   const now = options.now ?? (() => Date.now() / 1000);
   const projectGit = options.projectGit ?? null;
+  const workdirPolicy = options.workdirPolicy ?? nodeWorkdirPolicy();
   const core = createActions({
     dag,
     mirror,
     writer,
     projects,
+    workdirPolicy,
     ...(projectGit ? { projectGit } : {}),
     ...(options.search ? { search: options.search } : {}),
   });
@@ -217,8 +223,23 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
 
   const own: Handlers<OwnName> = {
     async create_project(params) {
-      const project = await core.create_project(params);
-      const repo = await ensureRepo(project.workdir);
+      const p = paramsObject(params);
+      if (p.init_repo !== undefined && typeof p.init_repo !== 'boolean')
+        invalidArgument('init_repo must be a boolean', { param: 'init_repo' });
+      const init = p.init_repo === true;
+      // `git init` writes in the user's folder: only when they asked, after they saw where.
+      const checked: WorkdirPolicy = async (workdir, existing) => {
+        const resolved = await workdirPolicy(workdir, existing);
+        if (!init && !(await isRepo(resolved)))
+          throw new EntityGitError(
+            'NOT_A_REPOSITORY',
+            `${JSON.stringify(resolved)} is not in a git repository: ask again with init_repo to create one`,
+            { workdir: resolved },
+          );
+        return resolved;
+      };
+      const project = await createActions({ dag, mirror, projects, workdirPolicy: checked }).create_project(params);
+      const repo = await ensureRepo(project.workdir, init);
       const sessionId = paramsObject(params).session_id;
       if (typeof sessionId === 'string') await sync(sessionId);
       return { ...project, repo };

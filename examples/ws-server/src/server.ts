@@ -4,15 +4,25 @@
 // unless the Origin is allowed and the token is right; messages are JSON ActionRequest →
 // ActionResponse, answered in any order (match them by `id`). Unsolicited frames carry `event`
 // instead of `id` (protocol.ts `ServerEvent`): the outcome of each project auto-commit.
-import { createNodeMirror } from '@entity-git/node-fs';
+import { createNodeMirror, nodeWorkdirPolicy } from '@entity-git/node-fs';
 import { createNodeProjectGit } from '@entity-git/project/node';
 import { openServerSearch } from './server-search.js';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
-import { reconcile, type ActionResponse, type Mirror, type ProjectGit, type ReconcileReport } from '@entity-git/core';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { reconcile, type Mirror, type ProjectGit, type ReconcileReport } from '@entity-git/core';
+import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
+import { DEFAULT_MAX_BUFFERED, DEFAULT_MAX_IN_FLIGHT, serveConnection } from './connection.js';
+import {
+  AttemptGate,
+  DEFAULT_FAILED_ATTEMPT_DELAY_MS,
+  defaultAllowedHosts,
+  hostAllowed,
+  MIN_TOKEN_BITS,
+  tokenBits,
+  tokenMatches,
+} from './gate.js';
 import { TOKEN_PARAM, WS_PATH, type ServerEvent } from './protocol.js';
 import type { Agent } from './agent.js';
 import { createServerActions, type ServerActions } from './server-actions.js';
@@ -34,8 +44,23 @@ export interface ServerOptions {
   port?: number;
   /** Default {@link DEFAULT_HOST}. Anything else exposes the DAG beyond this machine: think first. */
   host?: string;
-  /** The shared secret a client sends on the upgrade (`/ws?token=…`). Default: 32 random bytes, hex. */
+  /**
+   * The shared secret a client sends on the upgrade (`/ws?token=…`). Default: 32 random bytes, hex.
+   * A given one must carry at least {@link MIN_TOKEN_BITS} bits (`gate.ts` `tokenBits`): 32 hex
+   * digits, 22 base64url characters.
+   */
   token?: string;
+  /**
+   * The `Host` header values served (lower case, with the port). Default: `127.0.0.1:<port>`,
+   * `localhost:<port>`, `[::1]:<port>` and `<host>:<port>`. Any other gets 421 before anything is read.
+   */
+  allowedHosts?: string[];
+  /** Wait added after each wrong token before the next check (ms). Default {@link DEFAULT_FAILED_ATTEMPT_DELAY_MS}. */
+  failedAttemptDelayMs?: number;
+  /** Requests one socket may have running; past it the answer is `BUSY`. Default {@link DEFAULT_MAX_IN_FLIGHT}. */
+  maxInFlight?: number;
+  /** Reply bytes queued for one socket before its frames stop being read. Default {@link DEFAULT_MAX_BUFFERED}. */
+  maxBuffered?: number;
   /**
    * The Origins a browser may connect from. Default: the server's own, as
    * `http://127.0.0.1:<port>` and `http://localhost:<port>`. A request without an Origin header
@@ -52,8 +77,10 @@ export interface ServerOptions {
    * null turns project commits off.
    */
   projectGit?: ProjectGit | null;
-  /** Where the default project git keeps its lock and journal files. Default: node-fs's (under the OS temp dir). */
+  /** Where the default project git keeps its lock and journal files. Default: `defaultStateDir()` (`$XDG_RUNTIME_DIR` or `~/.cache`, private). */
   projectLocks?: string;
+  /** Directories a project's workdir must be in (or be); default: anywhere `nodeWorkdirPolicy` allows. */
+  workdirRoots?: string[];
   /** Bring every session's repository up to date with the DAG before listening. Default true. */
   reconcile?: boolean;
   /** Default {@link DEFAULT_MAX_PAYLOAD}. */
@@ -87,13 +114,6 @@ export interface EntityGitServer {
   close(): Promise<void>;
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** Compared as digests so neither the length nor a prefix of the token leaks through timing. */
-function tokenMatches(given: string | null, token: string): boolean {
-  return given !== null && timingSafeEqual(digest(given), digest(token));
-}
-
 function refuse(socket: Socket, status: number, reason: string): void {
   const body = `${reason}\n`;
   socket.end(
@@ -104,8 +124,12 @@ function refuse(socket: Socket, status: number, reason: string): void {
 export async function createServer(options: ServerOptions): Promise<EntityGitServer> {
   const host = options.host ?? DEFAULT_HOST;
   const token = options.token ?? randomBytes(32).toString('hex');
-  if (typeof token !== 'string' || token.length < 8)
-    throw new TypeError('[ws-server] token must be a string of at least 8 characters');
+  if (typeof token !== 'string' || tokenBits(token) < MIN_TOKEN_BITS)
+    throw new TypeError(
+      `[ws-server] token must carry at least ${MIN_TOKEN_BITS} bits: 32 hex digits or 22 base64url characters`,
+    );
+  const gate = new AttemptGate(options.failedAttemptDelayMs ?? DEFAULT_FAILED_ATTEMPT_DELAY_MS);
+  let allowedHosts: string[] = (options.allowedHosts ?? []).map((h) => h.toLowerCase());
   const log = options.log ?? (() => undefined);
   const ownsStore = typeof options.db === 'string';
   const store = typeof options.db === 'string' ? await openSqlite({ file: options.db }) : options.db;
@@ -123,6 +147,9 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     agent: options.agent ?? null,
     now: options.now,
     projectGit,
+    ...(options.workdirRoots === undefined
+      ? {}
+      : { workdirPolicy: nodeWorkdirPolicy({ allowedRoots: options.workdirRoots }) }),
     ...(options.readAhead === undefined ? {} : { readAhead: options.readAhead }),
     onSyncError: (sessionId, err) => log(`sync of ${sessionId} failed after a write: ${(err as Error).message}`),
     onSynced: search.onSynced,
@@ -152,10 +179,14 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     dag: store.dag,
     mirror,
     root: options.root,
-    tokenMatches: (given) => tokenMatches(given, token),
+    checkToken: (given) => gate.attempt(() => tokenMatches(given, token)),
     origins: () => origins,
   });
   const http: Server = createHttpServer((req, res) => {
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      log(`refused a request for host ${JSON.stringify(req.headers.host ?? null)}`);
+      return sendText(res, 421, 'this server does not answer to that Host');
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz')
       return sendText(res, 200, JSON.stringify({ ok: true, name: 'entity-git ws-server' }), {
@@ -185,6 +216,10 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
 
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      log(`refused a WebSocket for host ${JSON.stringify(req.headers.host ?? null)}`);
+      return refuse(socket, 421, 'Misdirected Request');
+    }
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://x');
@@ -197,39 +232,25 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
       log(`refused a WebSocket from origin ${origin}`);
       return refuse(socket, 403, 'Forbidden');
     }
-    if (!tokenMatches(url.searchParams.get(TOKEN_PARAM), token)) {
-      log('refused a WebSocket with a missing or wrong token');
-      return refuse(socket, 401, 'Unauthorized');
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
-  });
-
-  const onConnection = (ws: WebSocket) => {
-    ws.on('error', () => ws.terminate());
-    ws.on('message', (data, isBinary) => {
-      void (async () => {
-        let response: ActionResponse;
-        if (isBinary) {
-          response = {
-            ok: false,
-            error: { code: 'INVALID_ARGUMENT', message: '[entity-git] requests are JSON text frames' },
-          };
-        } else {
-          let request: unknown;
-          try {
-            request = JSON.parse(String(data));
-          } catch {
-            request = undefined;
-          }
-          response =
-            request === undefined
-              ? { ok: false, error: { code: 'INVALID_ARGUMENT', message: '[entity-git] a request must be JSON' } }
-              : await actions.handle(request as never);
+    const given = url.searchParams.get(TOKEN_PARAM);
+    void gate
+      .attempt(() => tokenMatches(given, token))
+      .then((ok) => {
+        if (ok === 'busy') return refuse(socket, 429, 'Too Many Requests');
+        if (!ok) {
+          log('refused a WebSocket with a missing or wrong token');
+          return refuse(socket, 401, 'Unauthorized');
         }
-        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(response));
-      })();
-    });
-  };
+        if (socket.destroyed) return;
+        wss.handleUpgrade(req, socket, head, (ws) =>
+          serveConnection(ws, {
+            maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+            maxBuffered: options.maxBuffered ?? DEFAULT_MAX_BUFFERED,
+            handle: (request) => actions.handle(request as never),
+          }),
+        );
+      });
+  });
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -249,6 +270,7 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     origins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://${hostInUrl}:${port}`].filter(
       (o, i, all) => all.indexOf(o) === i,
     );
+  if (options.allowedHosts === undefined) allowedHosts = defaultAllowedHosts(host, port);
   log(`listening on http://${hostInUrl}:${port} (WebSocket at ${WS_PATH})`);
 
   let closing: Promise<void> | null = null;

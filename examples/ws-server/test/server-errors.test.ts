@@ -12,7 +12,7 @@ useServer();
 beforeAll(async () => {
   const plain = join(dir, 'work-plain');
   mkdirSync(plain);
-  await client.call('create_project', { name: 'Parser work', workdir: plain });
+  await client.call('create_project', { name: 'Parser work', workdir: plain, init_repo: true });
 });
 
 describe('the typed errors', () => {
@@ -117,7 +117,9 @@ describe('the typed errors', () => {
         'INVALID_WORKDIR',
       ]);
     }
-    expect(await code(client, 'create_project', { name: 'Parser work', workdir: dir })).toBe('DUPLICATE_PROJECT');
+    expect(await code(client, 'create_project', { name: 'Parser work', workdir: dir, init_repo: true })).toBe(
+      'DUPLICATE_PROJECT',
+    );
   });
 
   it('NODE_NOT_FOUND: a message continuing from a node the session does not have', async () => {

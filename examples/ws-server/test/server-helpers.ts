@@ -9,7 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createServer, echoAgent, seedDemo, type EntityGitServer } from '../src/index.js';
 import { connect, type Client } from './ws-client.js';
 
-export const TOKEN = 'test-token-0123456789';
+export const TOKEN = 'test-token-0123456789abcdef-xyz';
 export let dir = '';
 export let store: SqlStore;
 export let server: EntityGitServer;

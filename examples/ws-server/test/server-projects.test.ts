@@ -36,7 +36,12 @@ describe('the actions', () => {
       { cwd: existing },
     );
 
-    const a = await client.call('create_project', { name: 'Parser work', workdir: plain, session_id: NOTES_SESSION });
+    const a = await client.call('create_project', {
+      name: 'Parser work',
+      workdir: plain,
+      session_id: NOTES_SESSION,
+      init_repo: true,
+    });
     expect(a).toMatchObject({
       name: 'Parser work',
       workdir: plain,

@@ -20,6 +20,7 @@ describe('the actions', () => {
       'add_session_to_project',
       'create_project',
       'export_session',
+      'export_transcript',
       'git_branches',
       'git_checkout',
       'git_history',

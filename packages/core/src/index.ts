@@ -95,6 +95,7 @@ export {
 export { createActions, dispatch, type Actions, type ActionsOptions } from './actions/actions.js';
 export { timelineCommit } from './actions/session-actions.js';
 export { sessionStats, type StatsActionsOptions } from './actions/stats-actions.js';
+export type { WorkdirPolicy } from './actions/workdir-policy.js';
 export {
   invalidArgument,
   paramsObject,

@@ -61,6 +61,12 @@ export type ErrorCode =
   /** The undo cannot run safely now (`data.reason`: uncommitted changes, a merge in progress, a lock held…); nothing was touched. */
   | 'REVERT_REFUSED'
   | 'GIT_NOT_FOUND'
+  /** An undo or a list of agent commits named a project the session is not bound to. */
+  | 'SESSION_NOT_IN_PROJECT'
+  /** A project's workdir is not in a git repository and creating one (`git init`) was not asked for. */
+  | 'NOT_A_REPOSITORY'
+  /** A directory entity-git keeps private files in is another user's, or others may write in it. */
+  | 'UNSAFE_DIRECTORY'
   | 'INVALID_ARGUMENT'
   /** A transcript file (Claude Code JSONL, an OpenAI-style message log) that cannot be read as one. */
   | 'TRANSCRIPT_INVALID'

@@ -27,3 +27,4 @@ export {
   type PrunedRepository,
 } from './prune.js';
 export { bundleRepository, type BundleOptions } from './bundle.js';
+export { nodeWorkdirPolicy, type NodeWorkdirPolicyOptions } from './workdir-policy.js';

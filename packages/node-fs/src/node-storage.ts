@@ -56,8 +56,25 @@ function readInto(path: string, start: number, target: Uint8Array): number {
   }
 }
 
-async function writeDurable(path: string, data: Uint8Array | string, flag: 'w' | 'wx'): Promise<void> {
-  const handle = await fsp.open(path, flag, 0o644);
+/**
+ * Modes of what the storage creates: a session repository holds the whole conversation, so only
+ * its owner reads it, whatever the process's umask (which can only take bits away from these).
+ * An existing file keeps its mode; a caller that passes a mode (a project file's) gets it.
+ */
+export const PRIVATE_FILE_MODE = 0o600;
+export const PRIVATE_DIR_MODE = 0o700;
+
+type WriteOptions = { mode?: number } | 'utf8' | undefined;
+const privateFile = (o: WriteOptions): fss.WriteFileOptions =>
+  typeof o === 'string' ? { encoding: o, mode: PRIVATE_FILE_MODE } : { ...o, mode: o?.mode ?? PRIVATE_FILE_MODE };
+
+async function writeDurable(
+  path: string,
+  data: Uint8Array | string,
+  flag: 'w' | 'wx',
+  mode = PRIVATE_FILE_MODE,
+): Promise<void> {
+  const handle = await fsp.open(path, flag, mode);
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -110,7 +127,7 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
     async createExclusive(path: string, data: Uint8Array | string): Promise<boolean> {
       try {
         if (opts.fsync) await writeDurable(path, data, 'wx');
-        else fss.writeFileSync(path, data, { flag: 'wx' });
+        else fss.writeFileSync(path, data, { flag: 'wx', mode: PRIVATE_FILE_MODE });
         return true;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -118,7 +135,8 @@ export function nodeStorage(options: NodeStorageOptions = {}): Storage {
       }
     },
     writeFiles: (files: readonly WorkTreeFile[]) => writeFilesOffThread(files, opts.fsync),
-    appendFile: async (path: string, data: Uint8Array | string) => fss.appendFileSync(path, data),
+    appendFile: async (path: string, data: Uint8Array | string) =>
+      fss.appendFileSync(path, data, { mode: PRIVATE_FILE_MODE }),
     async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
       const out = Buffer.allocUnsafe(Math.max(0, end - start));
       const got = readInto(path, start, out);
@@ -141,14 +159,15 @@ function fileSystem({ opts }: NodeStorageContext): StorageFs {
   return {
     readFile: async (p, o) => fss.readFileSync(p, o as never) as Uint8Array | string,
     writeFile: async (p, d, o) => {
-      if (opts.fsync) return writeDurable(p, d, 'w');
-      if (d.length > LARGE) return fsp.writeFile(p, d, o as never);
-      fss.writeFileSync(p, d, o as never);
+      const options = privateFile(o);
+      if (opts.fsync) return writeDurable(p, d, 'w', (options as { mode: number }).mode);
+      if (d.length > LARGE) return fsp.writeFile(p, d, options);
+      fss.writeFileSync(p, d, options);
     },
     unlink: async (p) => fss.unlinkSync(p),
     readdir: async (p) => fss.readdirSync(p),
     mkdir: async (p, o) => {
-      fss.mkdirSync(p, o);
+      fss.mkdirSync(p, { ...o, mode: o?.mode ?? PRIVATE_DIR_MODE });
     },
     rmdir: async (p) => fss.rmdirSync(p),
     stat: async (p) => new NodeStat(fss.statSync(p, { bigint: true })),
@@ -205,12 +224,15 @@ async function withLockFile<T>(ctx: NodeStorageContext, key: string, fn: () => P
 async function tryLock(ctx: NodeStorageContext, path: string): Promise<boolean> {
   // Not fsynced: a lock only has to outlive its holder's process, not a power cut.
   try {
-    fss.writeFileSync(path, JSON.stringify({ pid: process.pid, host: ctx.host, at: Date.now() }), { flag: 'wx' });
+    fss.writeFileSync(path, JSON.stringify({ pid: process.pid, host: ctx.host, at: Date.now() }), {
+      flag: 'wx',
+      mode: PRIVATE_FILE_MODE,
+    });
     return true;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      fss.mkdirSync(dirname(path), { recursive: true });
+      fss.mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
       return tryLock(ctx, path);
     }
     if (code !== 'EEXIST') throw err;

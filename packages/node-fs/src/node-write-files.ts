@@ -63,10 +63,11 @@ const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const { dirname } = require('node:path');
 const FIELDS = ${JSON.stringify(STAT_FIELDS)};
+// 0600 files, 0700 directories: a session's work tree is its conversation (node-storage.ts).
 function write(path, data, fsync) {
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = fs.openSync(path, 'w');
+      const fd = fs.openSync(path, 'w', 0o600);
       try {
         for (let at = 0; at < data.length; ) at += fs.writeSync(fd, data, at);
         if (fsync) fs.fsyncSync(fd);
@@ -75,7 +76,7 @@ function write(path, data, fsync) {
       } finally { fs.closeSync(fd); }
     } catch (err) {
       if (err.code !== 'ENOENT' || attempt >= 4) throw err;
-      fs.mkdirSync(dirname(path), { recursive: true });
+      fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     }
   }
 }
@@ -86,7 +87,7 @@ function run({ buffer, ends, paths, fsync }) {
   // this machine kind) than in one made before them. A directory that cannot be made fails its first
   // file's write, in order.
   for (const dir of new Set(paths.map(dirname))) {
-    try { fs.mkdirSync(dir, { recursive: true }); } catch {}
+    try { fs.mkdirSync(dir, { recursive: true, mode: 0o700 }); } catch {}
   }
   let start = 0;
   for (let i = 0; i < paths.length; i++) {

@@ -1,5 +1,6 @@
 import type { Identity } from '@entity-git/git';
 import { agentName, projectCommitMessage } from './commit-message.js';
+import type { AgentCommitLedger } from './agent-ledger.js';
 import type { Journal } from './journal.js';
 import type { PendingEdit } from './project-coordination.js';
 import type { CommitDone, FileState, ProjectGitEngine, RepoState } from './project-git-engine.js';
@@ -9,13 +10,15 @@ import type { CommitDone, FileState, ProjectGitEngine, RepoState } from './proje
  * commit recorded in the journal as in flight before its branch moves and forgotten once the
  * index holds it.
  */
-export function agentCommits(
-  engine: ProjectGitEngine,
-  product: string,
-  email: string,
-  author: Identity | null,
-  now: () => number,
-) {
+export function agentCommits(deps: {
+  engine: ProjectGitEngine;
+  product: string;
+  email: string;
+  author: Identity | null;
+  now: () => number;
+  ledger: AgentCommitLedger;
+}) {
+  const { engine, product, email, author, now, ledger } = deps;
   async function commitFiles(
     repo: RepoState,
     j: Journal,
@@ -30,6 +33,8 @@ export function agentCommits(
     // holds it: a record left behind means the process died in between (see finishInFlight).
     const sorted = [...paths].sort();
     const beforeBranchMoves = async (commit: string): Promise<void> => {
+      // entity-git's own record, the undo's proof: before the branch moves, so no crash loses it.
+      await ledger.add(repo.root, { sessionId: who.sessionId, turn: who.turn, commit });
       const record: PendingEdit = {
         sessionId: who.sessionId,
         turn: who.turn,

@@ -1,4 +1,5 @@
 import { agentCommits } from './agent-commit.js';
+import { memoryLedger, type AgentCommitLedger } from './agent-ledger.js';
 import { checkOptions } from './input.js';
 import { memoryJournal, pendingEdits } from './journal.js';
 import type { ProjectLock } from './project-coordination.js';
@@ -22,6 +23,7 @@ export type ProjectGitContext = Readonly<
     initOptions: { readonly initialBranch?: string };
     finishInFlight: ReturnType<typeof inFlightRecovery>;
     commitFiles: ReturnType<typeof agentCommits>;
+    ledger: AgentCommitLedger;
   }
 >;
 
@@ -31,6 +33,7 @@ export function projectGitContext(options: ProjectGitOptions): ProjectGitContext
   const ttl = options.pendingTtlMs ?? 7 * DAY;
   const now = options.now ?? Date.now;
   const journal = options.journal ?? memoryJournal();
+  const ledger = options.ledger ?? memoryLedger();
   return Object.freeze({
     engine,
     product,
@@ -42,6 +45,7 @@ export function projectGitContext(options: ProjectGitOptions): ProjectGitContext
     initOptions: options.initialBranch === undefined ? {} : { initialBranch: options.initialBranch },
     ...pendingEdits(engine, journal, now, ttl),
     finishInFlight: inFlightRecovery(engine),
-    commitFiles: agentCommits(engine, product, email, author, now),
+    commitFiles: agentCommits({ engine, product, email, author, now, ledger }),
+    ledger,
   });
 }

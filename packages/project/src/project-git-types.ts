@@ -1,5 +1,6 @@
 import type { Identity, Logger } from '@entity-git/core';
 import type { ProjectJournal, ProjectLock } from './project-coordination.js';
+import type { AgentCommitLedger } from './agent-ledger.js';
 import type { ProjectGitEngine } from './project-git-engine.js';
 
 /** The warning docs/design.md gives (its 'Safety rules'), word for word. */
@@ -14,6 +15,8 @@ export interface ProjectGitOptions {
   lock?: ProjectLock;
   /** Where pending edits live between turns. Default: process memory. */
   journal?: ProjectJournal;
+  /** entity-git's record of the agent commits it made, which an undo needs as proof. Default: process memory. */
+  ledger?: AgentCommitLedger;
   /** The committer's email; its name is always `agent (<model> via <product>)`. Default `agent@openprogram.invalid`. */
   committerEmail?: string;
   /** The product named in the committer. Default `OpenProgram`. */

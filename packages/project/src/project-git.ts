@@ -9,6 +9,7 @@ import { agentTurnReverts } from './revert.js';
 export { UNCOMMITTED_CHANGES_WARNING, type ProjectGitOptions } from './project-git-types.js';
 export { projectCommitMessage, revertCommitMessage, parseAgentCommit } from './commit-message.js';
 export { memoryJournal } from './journal.js';
+export { memoryLedger, type AgentCommitLedger, type AgentCommitEntry } from './agent-ledger.js';
 
 /**
  * The project auto-commit logic (see docs/design.md, 'Safety rules': the user's project repository
@@ -17,8 +18,8 @@ export { memoryJournal } from './journal.js';
  */
 export function createProjectGit(options: ProjectGitOptions): ProjectGit {
   const ctx = projectGitContext(options);
-  const { engine, product, email, author, now, lock, openJournal, finishInFlight } = ctx;
-  const reverts = agentTurnReverts({ engine, product, email, author, now, lock, openJournal, finishInFlight });
+  const { engine, product, email, author, now, lock, openJournal, finishInFlight, ledger } = ctx;
+  const reverts = agentTurnReverts({ engine, product, email, author, now, lock, openJournal, finishInFlight, ledger });
   return Object.freeze({
     engine: engine.name,
     beforeTurn: (workdir: string) => beforeTurn(ctx, workdir),

@@ -6,6 +6,7 @@ import { encodeId } from '@entity-git/core';
 import { RESET_REFLOG_PREFIX, parseAgentCommit, revertedCommit, type AgentCommitFacts } from './commit-message.js';
 import type { CommitRecord, ProjectGitEngine, RepoState } from './project-git-engine.js';
 import type { AgentTurnCommit } from '@entity-git/core';
+import { ledgerKey, type AgentCommitLedger } from './agent-ledger.js';
 
 /** How far down the branch the undo looks for an agent commit, in commits. */
 export const HISTORY_DEPTH = 10_000;
@@ -20,15 +21,20 @@ export interface FoundAgentCommit {
   readonly facts: AgentCommitFacts;
 }
 
-/** The repository's engine and the product name agent commits are recognised by. */
+/** The repository's engine, the product name agent commits are recognised by, and entity-git's record of them. */
 interface Finder {
   readonly engine: ProjectGitEngine;
   readonly product: string;
+  readonly ledger: AgentCommitLedger;
 }
 
-/** Locating one agent commit for an undo, and listing a session's. */
-export function agentCommitFinder(engine: ProjectGitEngine, product: string) {
-  const f: Finder = Object.freeze({ engine, product });
+/**
+ * Locating one agent commit for an undo, and listing a session's. A commit counts as the agent's
+ * only when its message says so (session and turn) and entity-git's ledger names it for that
+ * session and turn: the message alone anyone can write.
+ */
+export function agentCommitFinder(engine: ProjectGitEngine, product: string, ledger: AgentCommitLedger) {
+  const f: Finder = Object.freeze({ engine, product, ledger });
   return {
     locate: (repo: RepoState, want: AgentCommitWanted) => locate(f, repo, want),
     list: (repo: RepoState, sessionId: string, limit: number) => list(f, repo, sessionId, limit),
@@ -64,13 +70,20 @@ const commitOf = async (f: Finder, repo: RepoState, id: string): Promise<CommitR
 /** The agent commits of `sessionId` an undo moved `repo.branch` back over, newest first (from the branch's reflog). */
 async function undoneByReset(f: Finder, repo: RepoState, sessionId: string): Promise<FoundAgentCommit[]> {
   const session = encodeId(sessionId);
+  const recorded = await f.ledger.commits(repo.root, sessionId);
   const entries = (await f.engine.reflog(repo, repo.branch!)).filter((e) => e.message.startsWith(RESET_REFLOG_PREFIX));
   const out: FoundAgentCommit[] = [];
   for (const e of entries.slice(0, REFLOG_UNDOS)) {
     if (out.some((o) => o.record.id === e.old)) continue;
     const record = await commitOf(f, repo, e.old);
     const facts = record === null ? null : factsOf(f, record);
-    if (record !== null && facts !== null && facts.session === session && record.parents[0] === e.new)
+    if (
+      record !== null &&
+      facts !== null &&
+      facts.session === session &&
+      record.parents[0] === e.new &&
+      recorded.has(ledgerKey(facts.turn, record.id))
+    )
       out.push({ record, facts });
   }
   return out;
@@ -89,8 +102,16 @@ async function locate(
   want: AgentCommitWanted,
 ): Promise<{ found: FoundAgentCommit; above: CommitRecord[]; resetBy: boolean }> {
   const session = encodeId(want.sessionId);
-  const mine = (x: AgentCommitFacts | null): x is AgentCommitFacts =>
+  const recorded = await f.ledger.commits(repo.root, want.sessionId);
+  const claims = (x: AgentCommitFacts | null): x is AgentCommitFacts =>
     x !== null && x.session === session && (want.turn === null || x.turn === want.turn);
+  let forged = false;
+  const mine = (x: AgentCommitFacts | null, id: string): x is AgentCommitFacts => {
+    if (!claims(x)) return false;
+    if (recorded.has(ledgerKey(x.turn, id))) return true;
+    forged = true;
+    return false;
+  };
   if (want.commit !== null) {
     const record = await commitOf(f, repo, want.commit);
     if (record === null)
@@ -98,18 +119,18 @@ async function locate(
         commit: want.commit,
       });
     const facts = factsOf(f, record);
-    if (!mine(facts))
+    if (!mine(facts, record.id))
       throw new EntityGitError(
         'NOT_AGENT_COMMIT',
-        `${want.commit.slice(0, 12)} is not an agent commit of session ${want.sessionId}${want.turn === null ? '' : ` for turn ${want.turn}`}: only the agent's own commits are undone`,
-        { commit: want.commit, sessionId: want.sessionId, turn: want.turn },
+        `${want.commit.slice(0, 12)} is not an agent commit of session ${want.sessionId}${want.turn === null ? '' : ` for turn ${want.turn}`}${forged ? ' (its message says so, but entity-git has no record of making it)' : ''}: only the agent's own commits are undone`,
+        { commit: want.commit, sessionId: want.sessionId, turn: want.turn, recorded: !forged && claims(facts) },
       );
   }
   const above: CommitRecord[] = [];
   let found: FoundAgentCommit | null = null;
   await walk(f, repo, (c) => {
     const facts = want.commit === null || c.id === want.commit ? factsOf(f, c) : null;
-    if (mine(facts)) {
+    if (mine(facts, c.id)) {
       found = { record: c, facts };
       return true;
     }
@@ -121,6 +142,12 @@ async function locate(
     want.commit !== null ? u.record.id === want.commit : u.facts.turn === want.turn,
   );
   if (undone) return { found: undone, above: [], resetBy: true };
+  if (forged)
+    throw new EntityGitError(
+      'NOT_AGENT_COMMIT',
+      `turn ${want.turn} of session ${want.sessionId}: the commit whose message names it is not one entity-git recorded making: only the agent's own commits are undone`,
+      { sessionId: want.sessionId, turn: want.turn, recorded: false },
+    );
   const branch = repo.branch!.replace(/^refs\/heads\//, '');
   throw new EntityGitError(
     'AGENT_COMMIT_NOT_FOUND',
@@ -134,6 +161,7 @@ async function locate(
 /** The session's agent commits on the branch (newest first, at most `limit`), then those undone by a reset. */
 async function list(f: Finder, repo: RepoState, sessionId: string, limit: number): Promise<AgentTurnCommit[]> {
   const session = encodeId(sessionId);
+  const recorded = await f.ledger.commits(repo.root, sessionId);
   const revertedBy = new Map<string, string>();
   const out: AgentTurnCommit[] = [];
   const entry = (a: FoundAgentCommit, undone: AgentTurnCommit['undone']): AgentTurnCommit =>
@@ -148,7 +176,7 @@ async function list(f: Finder, repo: RepoState, sessionId: string, limit: number
     const reverted = revertedCommit(c.message);
     if (reverted !== null && !revertedBy.has(reverted)) revertedBy.set(reverted, c.id);
     const facts = factsOf(f, c);
-    if (facts !== null && facts.session === session) {
+    if (facts !== null && facts.session === session && recorded.has(ledgerKey(facts.turn, c.id))) {
       const by = revertedBy.get(c.id);
       out.push(entry({ record: c, facts }, by === undefined ? null : { by: 'revert', revertCommit: by }));
     }

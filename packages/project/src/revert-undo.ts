@@ -1,6 +1,7 @@
 // Taking back one agent commit the finder located: read what the decision needs, decide
 // (decision.ts), then have the engine move the branch and restore exactly the commit's paths.
 import { EntityGitError, type Identity } from '@entity-git/git';
+import type { AgentCommitLedger } from './agent-ledger.js';
 import { committerName, resetReflogMessage, revertCommitMessage, revertedCommit } from './commit-message.js';
 import { decideRevert, type RevertDecision, type RevertRefusal } from './decision.js';
 import type { Journal } from './journal.js';
@@ -20,6 +21,8 @@ export interface RevertDeps {
   lock: ProjectLock;
   openJournal(root: string): Promise<Journal>;
   finishInFlight(repo: RepoState, j: Journal): Promise<RecoveredCommit[]>;
+  /** entity-git's record of its agent commits: the undo's proof. */
+  ledger: AgentCommitLedger;
 }
 
 /** What every step of an undo reads: the dependencies and the finder built once from them. */

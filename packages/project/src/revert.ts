@@ -55,7 +55,10 @@ function validInput(input: RevertInput): {
 
 /** The undo of agent turns and the list of a session's agent commits, over one context. */
 export function agentTurnReverts(deps: RevertDeps) {
-  const ctx: RevertContext = Object.freeze({ ...deps, finder: agentCommitFinder(deps.engine, deps.product) });
+  const ctx: RevertContext = Object.freeze({
+    ...deps,
+    finder: agentCommitFinder(deps.engine, deps.product, deps.ledger),
+  });
   return {
     revertAgentTurn: (input: RevertInput) => revertAgentTurn(ctx, input),
     agentCommits: (input: AgentCommitsInput) => agentCommits(ctx, input),

@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import { EntityGitError } from '@entity-git/core';
 import { Kysely, SqliteDialect, type KyselyConfig, type KyselyPlugin, type SqliteDatabase } from 'kysely';
 import { registerRowsChecksum, type AggregateHost } from './markers/rows-checksum.js';
@@ -76,6 +77,20 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<SqlStore> 
 }
 
 /**
+ * A database file this call creates is made `0600` first, whatever the umask: it holds every
+ * conversation. SQLite gives its `-wal` and `-shm` files the main file's mode. A file that exists
+ * keeps its mode (the user's choice, or another application's database).
+ */
+function createPrivately(file: string): void {
+  if (file === ':memory:' || file === '' || file.startsWith('file:')) return;
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch {
+    // EEXIST: the file is there; anything else (no such directory…): SQLite's open says it.
+  }
+}
+
+/**
  * A better-sqlite3 connection to `file`, set up: WAL on a file the schema is about to be created
  * in (`createsSchema` and no table yet), foreign keys on, the rows checksum registered.
  */
@@ -97,6 +112,7 @@ async function openConnection(
       { cause: err },
     );
   }
+  if (!readonly) createPrivately(file);
   let database: BetterSqlite3Database;
   try {
     database = new Database(

@@ -13,6 +13,7 @@ import { projectActions } from './project-actions.js';
 import { searchActions, type SearchActionsOptions } from './search-actions.js';
 import { sessionActions } from './session-actions.js';
 import { statsActions } from './stats-actions.js';
+import type { WorkdirPolicy } from './workdir-policy.js';
 
 export interface ActionsOptions extends SearchActionsOptions {
   dag: DagSource;
@@ -27,6 +28,8 @@ export interface ActionsOptions extends SearchActionsOptions {
   metadataKeys?: Partial<MetadataKeys>;
   /** What `export_transcript` redacts, as the mirror's option. Default `{ preset: 'recommend' }`. */
   redaction?: RedactionSetting;
+  /** Checks and resolves a new project's workdir before it is stored (Node: node-fs's `nodeWorkdirPolicy`). */
+  workdirPolicy?: WorkdirPolicy;
 }
 
 export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => Promise<ActionMap[K]['result']> } & {

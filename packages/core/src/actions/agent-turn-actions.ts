@@ -27,18 +27,28 @@ export function agentTurnActions(options: AgentTurnActionsOptions) {
   const needProjectGit = () =>
     options.projectGit ?? invalidArgument('this server does not run the project auto-commit (no projectGit)');
 
-  /** The session (checked) and the project its agent commits are in: `project_id`, else the session's own. */
+  /**
+   * The session (checked) and the project its agent commits are in: the one it is bound to. A
+   * `project_id` must name that project (`SESSION_NOT_IN_PROJECT` otherwise): an undo never acts
+   * in a repository the session's agent was not given.
+   */
   async function target(p: Record<string, unknown>): Promise<{ sessionId: string; project: Project }> {
     const sessionId = idParam(p, 'session_id');
     await requireSession(dag, sessionId);
     const projects = options.projects ?? invalidArgument('this server has no project store');
-    if (p.project_id !== undefined && p.project_id !== null)
-      return { sessionId, project: await requireProject(projects, idParam(p, 'project_id')) };
+    const named = p.project_id === undefined || p.project_id === null ? null : idParam(p, 'project_id');
+    if (named !== null) await requireProject(projects, named);
     const project = await projects.projectOfSession(sessionId);
     if (project === null)
       throw new EntityGitError('PROJECT_NOT_FOUND', `session ${JSON.stringify(sessionId)} is in no project`, {
         sessionId,
       });
+    if (named !== null && named !== project.id)
+      throw new EntityGitError(
+        'SESSION_NOT_IN_PROJECT',
+        `session ${JSON.stringify(sessionId)} is bound to project ${JSON.stringify(project.name)}, not ${JSON.stringify(named)}`,
+        { sessionId, projectId: named, boundTo: project.id },
+      );
     return { sessionId, project };
   }
 

@@ -7,6 +7,7 @@ import { isAbsolutePath } from '../model/is-absolute-path.js';
 import { PROJECT_STATUSES, type Project, type ProjectStatus } from '../model/types.js';
 import type { ProjectSummary, SessionSummary } from './action-types.js';
 import type { Handlers } from './handlers.js';
+import type { WorkdirPolicy } from './workdir-policy.js';
 import { idParam, invalidArgument, optionalString, paramsObject, requireProject, requireSession } from './params.js';
 import { sessionSummary } from './session-actions.js';
 
@@ -15,6 +16,8 @@ export interface ProjectActionsOptions {
   mirror: Mirror;
   /** Needed by the project actions. */
   projects?: ProjectStore;
+  /** Checks and resolves a new project's workdir (Node: node-fs's `nodeWorkdirPolicy`). Default: none. */
+  workdirPolicy?: WorkdirPolicy;
 }
 
 type ProjectActionName =
@@ -68,7 +71,11 @@ export function projectActions(options: ProjectActionsOptions): Handlers<Project
       const sessionId = p.session_id === undefined || p.session_id === null ? undefined : idParam(p, 'session_id');
       if (sessionId !== undefined) await requireSession(dag, sessionId);
       const store = needProjects();
-      const project = await store.createProject({ name, workdir, description: description ?? null });
+      const checked =
+        options.workdirPolicy === undefined
+          ? workdir
+          : await options.workdirPolicy(workdir, await store.listProjects());
+      const project = await store.createProject({ name, workdir: checked, description: description ?? null });
       if (sessionId !== undefined) await store.addSessionToProject(project.id, sessionId);
       return summary((await store.getProject(project.id))!);
     },

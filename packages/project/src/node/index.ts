@@ -11,6 +11,8 @@ export {
   createNodeProjectGit,
   workdirLock,
   workdirJournal,
+  workdirLedger,
   type NodeProjectGitOptions,
   type WorkdirLockOptions,
 } from './workdir-coordination.js';
+export { defaultStateDir, ensurePrivateDir } from './private-dir.js';

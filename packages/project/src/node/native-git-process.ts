@@ -28,6 +28,23 @@ export const KEPT_GIT_VARIABLES = new Set([
   'GIT_CEILING_DIRECTORIES',
 ]);
 
+/**
+ * What every project git call is given first: the user's repository may carry a hostile config
+ * (a cloned project, a link an agent followed into `.git`). No hook runs — not even
+ * reference-transaction, which update-ref would run and which could veto a commit (see
+ * docs/project-git.md, "Hooks") — no fsmonitor command, and no pager; command-line `-c` wins over
+ * every config file.
+ */
+export const NEUTRAL_CONFIG: readonly string[] = [
+  '--no-pager',
+  '-c',
+  `core.hooksPath=${NO_HOOKS}`,
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.pager=cat',
+];
+
 export function baseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_') || KEPT_GIT_VARIABLES.has(k)) env[k] = v;
@@ -37,6 +54,11 @@ export function baseEnv(): NodeJS.ProcessEnv {
     GIT_TERMINAL_PROMPT: '0',
     // `git status` would otherwise refresh and rewrite the index: an index write on a skip.
     GIT_OPTIONAL_LOCKS: '0',
+    // No pager and no editor of the user's config or environment ever starts.
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_EDITOR: 'true',
+    GIT_SEQUENCE_EDITOR: 'true',
     // Paths are file names, never globs (a file named `*.ts` is that one file).
     GIT_LITERAL_PATHSPECS: '1',
     // A commit is built on what the objects are, not on what refs/replace/ says they are.
@@ -69,11 +91,9 @@ export function gitProcess(opts: NativeGitOptions) {
 /** Run git in `cwd`; resolves whatever the exit code, rejects when git could not run at all. */
 function runGit(opts: NativeGitOptions, cwd: string, args: string[], extra: RunExtra): Promise<Run> {
   return new Promise((done, fail) => {
-    // No hook of the user's runs for an agent commit — not even reference-transaction, which
-    // update-ref would run and which could veto it (see docs/project-git.md, "Hooks").
     const child = execFile(
       opts.gitPath,
-      ['-c', `core.hooksPath=${NO_HOOKS}`, ...args],
+      [...NEUTRAL_CONFIG, ...args],
       {
         cwd,
         env: { ...baseEnv(), ...extra.env },

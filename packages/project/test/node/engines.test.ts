@@ -151,7 +151,7 @@ describe('the native engine', () => {
 });
 
 describe('Node coordination: the lock and the journal live outside the user’s directory', () => {
-  it('createNodeProjectGit keeps its files under the given directory, keyed by the real path, and leaves none behind', async () => {
+  it('createNodeProjectGit keeps its files under the given directory, keyed by the real path, and leaves only its record of agent commits behind', async () => {
     const dir = await repo();
     const link = `${await judge.tempDir()}/link`;
     await fsp.symlink(dir, link);
@@ -205,6 +205,9 @@ describe('Node coordination: the lock and the journal live outside the user’s 
       reason: 'nothing-to-commit',
       deferred: [{ sessionId: 's', turn: 1, paths: ['agent.txt'] }],
     });
-    expect(await fsp.readdir(lockDir)).toEqual([]);
+    // No lock, no journal: only entity-git's record of the agent commit it made (the undo's proof).
+    expect((await fsp.readdir(lockDir)).map((n) => n.replace(/^[0-9a-f]{32}\./, 'KEY.'))).toEqual([
+      'KEY.agent-commits.jsonl',
+    ]);
   });
 });

@@ -1,6 +1,5 @@
 import { EntityGitError, parseTree, joinPath } from '@entity-git/git';
 import { REPO_FORMAT } from '../../model/session-meta.js';
-import type { MirrorContext } from '../context.js';
 import type { RepoContext } from './context.js';
 import type { Layout } from '../mirror.js';
 import { configReadable, configuredLayout, layoutSection, repoConfig } from './config.js';
