@@ -114,6 +114,7 @@ export type {
   CommittedResult,
   SkippedResult,
   NothingToCommitResult,
+  ShadowModeResult,
   SkipReason,
   ProjectCommit,
   RecoveredCommit,

@@ -53,6 +53,8 @@ export type ErrorCode =
   /** The undo cannot run safely now (`data.reason`: uncommitted changes, a merge in progress, a lock held…); nothing was touched. */
   | 'REVERT_REFUSED'
   | 'GIT_NOT_FOUND'
+  /** A turn has no snapshots in the project's shadow repository (taken before shadow snapshots, pruned, or never run). */
+  | 'SNAPSHOT_NOT_FOUND'
   | 'INVALID_ARGUMENT'
   /** A transcript file (Claude Code JSONL, an OpenAI-style message log) that cannot be read as one. */
   | 'TRANSCRIPT_INVALID'

@@ -14,3 +14,25 @@ export {
   type NodeProjectGitOptions,
   type WorkdirLockOptions,
 } from './workdir-coordination.js';
+export {
+  ShadowProjectGit,
+  PROJECT_MODES,
+  type ProjectMode,
+  type ProjectShadowSettings,
+  type ShadowProjectGitOptions,
+} from './shadow-project-git.js';
+export {
+  ShadowRepository,
+  SNAPSHOTS_REF,
+  DEFAULT_MAX_FILE_BYTES,
+  type ShadowRepositoryOptions,
+  type Snapshot,
+} from './shadow-repository.js';
+export {
+  type TurnFiles,
+  type TurnFile,
+  type TurnFileStatus,
+  type TurnSnapshots,
+  turnRef,
+} from './shadow-turn-files.js';
+export type { RestoreResult, RestoreSkipReason } from './shadow-restore.js';

@@ -1,0 +1,197 @@
+// The project's mode, shadow or auto-commit, around the project auto-commit: every turn of a
+// session bound to a project is snapshotted in the project's shadow repository, before and after,
+// in both modes; in auto-commit mode the agent's edits are also committed into the user's own
+// repository as before. docs/design.md §7, "Shadow mode"; the default is argued there.
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import type {
+  AfterTurnInput,
+  AfterTurnResult,
+  AgentCommitsInput,
+  AgentCommitsResult,
+  ProjectGit,
+  ProjectSnapshot,
+  RevertInput,
+  RevertResult,
+} from '@entity-git/core';
+import { EntityGitError } from '@entity-git/core';
+import { DEFAULT_MAX_FILE_BYTES, ShadowRepository, shadowDirOf } from './shadow-repository.js';
+import { type RestoreResult, restoreTurnFiles, undoRestore } from './shadow-restore.js';
+import { listTurnFiles, type TurnFiles, turnFileDiff, turnRef } from './shadow-turn-files.js';
+import { createNodeProjectGit } from './workdir-coordination.js';
+
+export type ProjectMode = 'shadow' | 'auto-commit';
+export const PROJECT_MODES: readonly ProjectMode[] = ['shadow', 'auto-commit'];
+
+export interface ProjectShadowSettings {
+  mode: ProjectMode;
+  /** Files larger than this are left out of snapshots. */
+  maxFileBytes: number;
+}
+
+export interface ShadowProjectGitOptions {
+  /** entity-git's directory for shadow repositories, one per project (created 0700). */
+  root: string;
+  /** The auto-commit used for projects in `auto-commit` mode. Default `createNodeProjectGit()`. */
+  autoCommit?: ProjectGit;
+  /** The mode of a project never configured. Default `shadow`. */
+  defaultMode?: ProjectMode;
+  /** The size cap of a project never configured. Default 5 MiB. */
+  maxFileBytes?: number;
+  /** The git binary. Default `git`. */
+  gitPath?: string;
+}
+
+interface TurnAt {
+  workdir: string;
+  sessionId: string;
+  turn: number;
+}
+
+export class ShadowProjectGit implements ProjectGit {
+  readonly #options: ShadowProjectGitOptions;
+  readonly #autoCommit: ProjectGit;
+
+  constructor(options: ShadowProjectGitOptions) {
+    this.#options = options;
+    this.#autoCommit = options.autoCommit ?? createNodeProjectGit();
+  }
+
+  get engine(): string {
+    return this.#autoCommit.engine;
+  }
+
+  /** The project's mode and size cap: as configured, else the defaults. */
+  async settings(workdir: string): Promise<ProjectShadowSettings> {
+    const defaults: ProjectShadowSettings = {
+      mode: this.#options.defaultMode ?? 'shadow',
+      maxFileBytes: this.#options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    };
+    const dir = await shadowDirOf(this.#options.root, workdir).catch(() => null);
+    if (dir === null) return defaults;
+    const text = await readFile(join(dir, 'project.json'), 'utf8').catch(() => null);
+    if (text === null) return defaults;
+    const saved = JSON.parse(text) as Partial<ProjectShadowSettings>;
+    return { ...defaults, ...saved };
+  }
+
+  /** Chooses the project's mode and size cap, when it is created or later. */
+  async configure(workdir: string, settings: Partial<ProjectShadowSettings>): Promise<ProjectShadowSettings> {
+    if (settings.mode !== undefined && !PROJECT_MODES.includes(settings.mode))
+      throw new EntityGitError(
+        'INVALID_OPTION',
+        `mode must be shadow or auto-commit, got ${JSON.stringify(settings.mode)}`,
+        {},
+      );
+    const next = { ...(await this.settings(workdir)), ...settings };
+    const repo = await this.#repository(workdir, next.maxFileBytes);
+    await writeFile(join(repo.dir, 'project.json'), `${JSON.stringify(next)}\n`, { mode: 0o600 });
+    return next;
+  }
+
+  async #repository(workdir: string, maxFileBytes?: number): Promise<ShadowRepository> {
+    const cap = maxFileBytes ?? (await this.settings(workdir)).maxFileBytes;
+    return ShadowRepository.open({
+      root: this.#options.root,
+      workdir,
+      maxFileBytes: cap,
+      ...(this.#options.gitPath ? { gitPath: this.#options.gitPath } : {}),
+    });
+  }
+
+  async beforeTurn(workdir: string): Promise<ProjectSnapshot> {
+    const settings = await this.settings(workdir);
+    const repo = await this.#repository(workdir, settings.maxFileBytes);
+    const before = await repo.snapshot({ kind: 'before' });
+    if (settings.mode === 'auto-commit')
+      return { ...(await this.#autoCommit.beforeTurn(workdir)), shadowBefore: before.commit };
+    const isRepo = await stat(join(workdir, '.git')).catch(() => null);
+    return {
+      version: 1,
+      workdir,
+      root: null,
+      state: isRepo ? 'repository' : 'not-a-repository',
+      head: null,
+      takenAt: Date.now(),
+      dirty: [],
+      agentDirty: [],
+      shadowBefore: before.commit,
+    };
+  }
+
+  async afterTurn(input: AfterTurnInput): Promise<AfterTurnResult> {
+    const settings = await this.settings(input.workdir);
+    const repo = await this.#repository(input.workdir, settings.maxFileBytes);
+    const agentPaths = toolPaths(input.workdir, repo.workdir, input.touchedPaths);
+    await repo.exclusive(async () => {
+      // Without a before-snapshot the newest one stands in: the turn's changes are then all since it.
+      const before =
+        input.snapshot?.shadowBefore ?? (await repo.tip()) ?? (await repo.snapshotHeld({ kind: 'before' })).commit;
+      const after = await repo.snapshotHeld({
+        kind: 'after',
+        sessionId: input.sessionId,
+        turn: input.turn,
+        sessionCommit: input.sessionCommit ?? null,
+        before,
+        agentPaths,
+      });
+      await repo.git.git(['update-ref', turnRef(input.sessionId, input.turn, 'before'), before]);
+      await repo.git.git(['update-ref', turnRef(input.sessionId, input.turn, 'after'), after.commit]);
+    });
+    if (settings.mode === 'auto-commit') return this.#autoCommit.afterTurn(input);
+    return {
+      status: 'skipped',
+      reason: 'shadow-mode',
+      warning: null,
+      deferred: [],
+      ignoredPaths: [],
+      userPaths: [],
+      agentPaths,
+    };
+  }
+
+  revertAgentTurn(input: RevertInput): Promise<RevertResult> {
+    return this.#autoCommit.revertAgentTurn(input);
+  }
+
+  agentCommits(input: AgentCommitsInput): Promise<AgentCommitsResult> {
+    return this.#autoCommit.agentCommits(input);
+  }
+
+  /** The paths a turn changed, with added and removed lines and who changed each. */
+  async listTurnFiles(at: TurnAt): Promise<TurnFiles> {
+    return listTurnFiles(await this.#repository(at.workdir), at.sessionId, at.turn);
+  }
+
+  /** One file's unified diff across a turn. */
+  async turnFileDiff(at: TurnAt & { path: string }): Promise<string> {
+    return turnFileDiff(await this.#repository(at.workdir), at.sessionId, at.turn, at.path);
+  }
+
+  /** Puts the files a turn changed back to their state before it (see shadow-restore.ts). */
+  async restoreTurnFiles(at: TurnAt & { paths?: readonly string[] }): Promise<RestoreResult> {
+    const repo = await this.#repository(at.workdir);
+    return restoreTurnFiles(repo, { sessionId: at.sessionId, turn: at.turn, ...(at.paths ? { paths: at.paths } : {}) });
+  }
+
+  /** Undoes a restore, given its `restored` snapshot. */
+  async undoRestore(input: { workdir: string; restored: string }): Promise<RestoreResult> {
+    return undoRestore(await this.#repository(input.workdir), input.restored);
+  }
+}
+
+/** The tools' paths, relative to the workdir with `/`; paths outside it are dropped. */
+function toolPaths(given: string, real: string, paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const p of paths) {
+    const abs = isAbsolute(p) ? p : join(given, p);
+    for (const base of [given, real]) {
+      const rel = relative(base, abs);
+      if (rel && !rel.startsWith('..') && !isAbsolute(rel)) {
+        out.add(rel.split(sep).join('/'));
+        break;
+      }
+    }
+  }
+  return [...out].sort();
+}

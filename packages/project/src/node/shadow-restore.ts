@@ -1,0 +1,198 @@
+// A restore that never loses work: the files a turn changed go back to their state before it,
+// except a file someone other than the agent changed since (skipped and listed). The state before
+// the restore is snapshotted first, so the restore can be undone the same way. It writes only the
+// paths it restores, each through a temporary file renamed into place, and never touches a branch
+// of the user's. docs/design.md §7, "Shadow mode".
+import { randomBytes } from 'node:crypto';
+import { chmod, lstat, mkdir, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import { EntityGitError } from '@entity-git/core';
+import { parseSnapshotMessage } from './shadow-message.js';
+import type { ShadowRepository } from './shadow-repository.js';
+import { listTurnFiles } from './shadow-turn-files.js';
+
+export type RestoreSkipReason =
+  /** Changed after the newest snapshot (by the user or another program, not in a turn). */
+  | 'changed-since-last-snapshot'
+  /** Changed between two turns since the restored turn: by the user or another program. */
+  | 'changed-outside-a-turn'
+  /** Its parent directory is now a link leading out of the workdir. */
+  | 'outside-workdir';
+
+export interface RestoreResult {
+  /** The snapshot of the work tree just before the restore: what {@link undoRestore} puts back. */
+  readonly restorePoint: string;
+  /** The snapshot just after it (give it to {@link undoRestore}). */
+  readonly restored: string;
+  /** Paths put back, sorted. */
+  readonly paths: readonly string[];
+  /** Paths left as they are, with why. */
+  readonly skipped: readonly { path: string; reason: RestoreSkipReason }[];
+}
+
+interface PutBack {
+  /** The snapshot whose version of each path is written. */
+  source: string;
+  /** The snapshot after which the paths must have been changed only inside turns. */
+  since: string;
+  paths: readonly string[];
+  /** What the restore snapshot names (`<session> <turn>`, or `undo <commit>`). */
+  label: string;
+}
+
+/** Puts the files turn `turn` of `sessionId` changed (or only `only` of them) back to their state before it. */
+export async function restoreTurnFiles(
+  repo: ShadowRepository,
+  input: { sessionId: string; turn: number; paths?: readonly string[] },
+): Promise<RestoreResult> {
+  const turnFiles = await listTurnFiles(repo, input.sessionId, input.turn);
+  const only = input.paths ? new Set(input.paths) : null;
+  const paths = turnFiles.files.map((f) => f.path).filter((p) => only === null || only.has(p));
+  return repo.exclusive(() =>
+    putBack(repo, {
+      source: turnFiles.before,
+      since: turnFiles.after,
+      paths,
+      label: `${input.sessionId} ${input.turn}`,
+    }),
+  );
+}
+
+/** Undoes a restore: the paths it put back return to the restore point, unless changed since. */
+export async function undoRestore(repo: ShadowRepository, restored: string): Promise<RestoreResult> {
+  const message = await repo.git.git(['cat-file', 'commit', restored]);
+  const trailers = parseSnapshotMessage(message.slice(message.indexOf('\n\n') + 2));
+  const restorePoint = trailers?.before;
+  if (trailers?.restoreOf === undefined || restorePoint === undefined)
+    throw new EntityGitError('INVALID_ARGUMENT', `${restored} is not a restore's snapshot`, {
+      restored,
+    });
+  const paths = trailers.agentPaths ?? [];
+  return repo.exclusive(() =>
+    putBack(repo, { source: restorePoint, since: restored, paths, label: `undo ${restored}` }),
+  );
+}
+
+async function putBack(repo: ShadowRepository, job: PutBack): Promise<RestoreResult> {
+  const newest = await repo.tip();
+  const point = await repo.snapshotHeld({ kind: 'restore', restoreOf: job.label });
+  const skipped: { path: string; reason: RestoreSkipReason }[] = [];
+  const [now, last] = await Promise.all([
+    repo.blobs(point.commit, job.paths),
+    repo.blobs(newest ?? point.commit, job.paths),
+  ]);
+  const outside = await changedOutsideTurns(repo, job.since, newest, job.paths);
+  const eligible: string[] = [];
+  for (const path of job.paths) {
+    if (now.get(path)?.oid !== last.get(path)?.oid || now.get(path)?.mode !== last.get(path)?.mode)
+      skipped.push({ path, reason: 'changed-since-last-snapshot' });
+    else if (outside.has(path)) skipped.push({ path, reason: 'changed-outside-a-turn' });
+    else eligible.push(path);
+  }
+  const source = await repo.blobs(job.source, eligible);
+  const done: string[] = [];
+  for (const path of eligible) {
+    if (!(await insideWorkdir(repo.workdir, path))) {
+      skipped.push({ path, reason: 'outside-workdir' });
+      continue;
+    }
+    await writeVersion(repo, path, source.get(path) ?? null);
+    done.push(path);
+  }
+  const after = await repo.snapshotHeld({
+    kind: 'after',
+    before: point.commit,
+    restoreOf: job.label,
+    agentPaths: done,
+  });
+  return {
+    restorePoint: point.commit,
+    restored: after.commit,
+    paths: done.sort(),
+    skipped: skipped.sort((a, b) => (a.path < b.path ? -1 : 1)),
+  };
+}
+
+/**
+ * The paths changed, since `since`, by a snapshot that was not a turn's after-snapshot: edits
+ * made between turns, which are not the agent's. When `since` is not behind the newest snapshot
+ * (its history was pruned), every path that differs from it counts.
+ */
+async function changedOutsideTurns(
+  repo: ShadowRepository,
+  since: string,
+  newest: string | null,
+  paths: readonly string[],
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (newest === null || newest === since || paths.length === 0) return out;
+  const ancestor = await repo.git.run(['merge-base', '--is-ancestor', since, newest]);
+  if (ancestor.code !== 0) {
+    const [then, last] = await Promise.all([repo.blobs(since, paths), repo.blobs(newest, paths)]);
+    for (const p of paths) if (then.get(p)?.oid !== last.get(p)?.oid) out.add(p);
+    return out;
+  }
+  const log = await repo.git.git([
+    'log',
+    '--first-parent',
+    '--no-renames',
+    '-z',
+    '--name-only',
+    '--format=%x01%H%x01%B',
+    `${since}..${newest}`,
+    '--',
+    ...paths,
+  ]);
+  const parts = log.split('\x01');
+  for (let i = 1; i + 1 < parts.length; i += 2) {
+    const rest = parts[i + 1] as string;
+    const end = rest.indexOf('\0\n');
+    const kind = parseSnapshotMessage(rest.slice(0, end))?.kind;
+    if (kind === 'after') continue;
+    for (const name of rest.slice(end + 2).split('\0')) if (name) out.add(name);
+  }
+  return out;
+}
+
+/** Whether the path's parent directory, links resolved, is still inside the workdir. */
+async function insideWorkdir(workdir: string, path: string): Promise<boolean> {
+  let dir = dirname(join(workdir, path));
+  // The nearest existing ancestor decides: missing directories are created below it.
+  for (;;) {
+    const real = await realpath(dir).catch(() => null);
+    if (real !== null) return real === workdir || real.startsWith(workdir + sep);
+    const up = dirname(dir);
+    if (up === dir) return false;
+    dir = up;
+  }
+}
+
+/** Writes a snapshot's version of a path (null: removes it), through a temporary file and a rename. */
+async function writeVersion(
+  repo: ShadowRepository,
+  path: string,
+  entry: { mode: string; oid: string } | null,
+): Promise<void> {
+  const target = join(repo.workdir, path);
+  if (entry === null) {
+    const info = await lstat(target).catch(() => null);
+    if (info !== null && !info.isDirectory()) await rm(target);
+    return;
+  }
+  const bytes = await repo.blob(entry.oid);
+  await mkdir(dirname(target), { recursive: true });
+  const temp = join(dirname(target), `.entity-git-restore-${randomBytes(6).toString('hex')}`);
+  try {
+    if (entry.mode === '120000') await symlink(bytes.toString('utf8'), temp);
+    else {
+      await writeFile(temp, bytes, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
+      await chmod(temp, entry.mode === '100755' ? 0o755 : 0o644);
+    }
+    const existing = await lstat(target).catch(() => null);
+    if (existing?.isDirectory()) await rm(target, { recursive: false }).catch(() => undefined);
+    await rename(temp, target);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
