@@ -127,6 +127,7 @@ export type {
   AgentCommitsResult,
   AgentTurnCommit,
 } from './project-seam.js';
+export type * from './turn-files-seam.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export { FORMAT_1_BACKUP } from './mirror/repo-format.js';

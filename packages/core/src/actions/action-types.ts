@@ -1,4 +1,7 @@
 import type { DagNode, JsonValue, ProjectStatus } from '../model/types.js';
+import type { RestoreTurnFilesResult, TurnFileDiffResult, TurnFilesListResult } from './turn-files-actions.js';
+
+export type { RestoreTurnFilesResult, TurnFileDiffResult, TurnFilesListResult } from './turn-files-actions.js';
 
 /** One commit of a session's timeline. */
 export interface TimelineCommit {
@@ -164,6 +167,19 @@ export interface ActionMap {
   };
   /** The session's agent commits in its project (or in `project_id`), and which were undone. Read-only. */
   project_agent_commits: { params: { session_id: string; project_id?: string }; result: AgentCommitsListResult };
+  list_turn_files: { params: { session_id: string; turn: number; project_id?: string }; result: TurnFilesListResult };
+  turn_file_diff: {
+    params: { session_id: string; turn: number; path: string; project_id?: string };
+    result: TurnFileDiffResult;
+  };
+  restore_turn_files: {
+    params: { session_id: string; turn: number; paths?: string[]; project_id?: string };
+    result: RestoreTurnFilesResult;
+  };
+  undo_restore_turn_files: {
+    params: { session_id: string; restored: string; project_id?: string };
+    result: RestoreTurnFilesResult;
+  };
 }
 
 export type ActionName = keyof ActionMap;

@@ -3,11 +3,13 @@ import type { DagSource, DagWriter } from '../dag/dag-source.js';
 import type { ProjectStore } from '../dag/project-store.js';
 import type { Mirror } from '../mirror/mirror.js';
 import type { ProjectGit } from '../project-seam.js';
+import type { TurnFilesSource } from '../turn-files-seam.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse } from './action-types.js';
 import { agentTurnActions } from './agent-turn-actions.js';
 import { invalidArgument } from './params.js';
 import { projectActions } from './project-actions.js';
 import { sessionActions } from './session-actions.js';
+import { turnFilesActions } from './turn-files-actions.js';
 
 export interface ActionsOptions {
   dag: DagSource;
@@ -18,6 +20,8 @@ export interface ActionsOptions {
   projects?: ProjectStore;
   /** Needed by `revert_agent_turn` and `project_agent_commits` (the project auto-commit, e.g. `createNodeProjectGit()`). */
   projectGit?: Pick<ProjectGit, 'revertAgentTurn' | 'agentCommits'>;
+  /** Needed by `list_turn_files`, `turn_file_diff`, `restore_turn_files` (the shadow snapshots, e.g. `new ShadowProjectGit({ root })`). */
+  turnFiles?: TurnFilesSource;
 }
 
 export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => Promise<ActionMap[K]['result']> } & {
@@ -38,6 +42,7 @@ export function createActions(options: ActionsOptions): Actions {
     ...agentTurnActions(options),
     ...sessionActions(options),
     ...projectActions(options),
+    ...turnFilesActions(options),
   };
   return { ...actions, handle: (request: ActionRequest) => dispatch(actions, request) };
 }

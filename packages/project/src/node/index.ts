@@ -28,11 +28,4 @@ export {
   type ShadowRepositoryOptions,
   type Snapshot,
 } from './shadow-repository.js';
-export {
-  type TurnFiles,
-  type TurnFile,
-  type TurnFileStatus,
-  type TurnSnapshots,
-  turnRef,
-} from './shadow-turn-files.js';
-export type { RestoreResult, RestoreSkipReason } from './shadow-restore.js';
+export { turnRef } from './shadow-turn-files.js';

@@ -12,12 +12,16 @@ import type {
   ProjectGit,
   ProjectSnapshot,
   RevertInput,
+  RestoreResult,
   RevertResult,
+  TurnAt,
+  TurnFiles,
+  TurnFilesSource,
 } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/core';
 import { DEFAULT_MAX_FILE_BYTES, ShadowRepository, shadowDirOf } from './shadow-repository.js';
-import { type RestoreResult, restoreTurnFiles, undoRestore } from './shadow-restore.js';
-import { listTurnFiles, type TurnFiles, turnFileDiff, turnRef } from './shadow-turn-files.js';
+import { restoreTurnFiles, undoRestore } from './shadow-restore.js';
+import { listTurnFiles, turnFileDiff, turnRef } from './shadow-turn-files.js';
 import { createNodeProjectGit } from './workdir-coordination.js';
 
 export type ProjectMode = 'shadow' | 'auto-commit';
@@ -42,13 +46,7 @@ export interface ShadowProjectGitOptions {
   gitPath?: string;
 }
 
-interface TurnAt {
-  workdir: string;
-  sessionId: string;
-  turn: number;
-}
-
-export class ShadowProjectGit implements ProjectGit {
+export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
   readonly #options: ShadowProjectGitOptions;
   readonly #autoCommit: ProjectGit;
 

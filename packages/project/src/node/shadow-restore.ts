@@ -6,29 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
+import type { RestoreResult, RestoreSkipReason } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/core';
 import { parseSnapshotMessage } from './shadow-message.js';
 import type { ShadowRepository } from './shadow-repository.js';
 import { listTurnFiles } from './shadow-turn-files.js';
-
-export type RestoreSkipReason =
-  /** Changed after the newest snapshot (by the user or another program, not in a turn). */
-  | 'changed-since-last-snapshot'
-  /** Changed between two turns since the restored turn: by the user or another program. */
-  | 'changed-outside-a-turn'
-  /** Its parent directory is now a link leading out of the workdir. */
-  | 'outside-workdir';
-
-export interface RestoreResult {
-  /** The snapshot of the work tree just before the restore: what {@link undoRestore} puts back. */
-  readonly restorePoint: string;
-  /** The snapshot just after it (give it to {@link undoRestore}). */
-  readonly restored: string;
-  /** Paths put back, sorted. */
-  readonly paths: readonly string[];
-  /** Paths left as they are, with why. */
-  readonly skipped: readonly { path: string; reason: RestoreSkipReason }[];
-}
 
 interface PutBack {
   /** The snapshot whose version of each path is written. */

@@ -1,38 +1,10 @@
 // What a turn changed, from its two shadow snapshots: the paths with their added and removed
 // lines and who changed each (the agent's tools, or otherwise: its shell, any tool, the user), and
 // one file's unified diff. docs/design.md §7, "Shadow mode".
+import type { TurnFileStatus, TurnFiles, TurnSnapshots } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/core';
 import { parseSnapshotMessage } from './shadow-message.js';
 import type { ShadowRepository } from './shadow-repository.js';
-
-export interface TurnSnapshots {
-  readonly sessionId: string;
-  readonly turn: number;
-  /** The snapshot before the turn. */
-  readonly before: string;
-  /** The snapshot after it. */
-  readonly after: string;
-  /** The session repository's commit of the turn, when it was known. */
-  readonly sessionCommit: string | null;
-  /** Paths the agent's tools reported writing, workdir-relative. */
-  readonly agentPaths: readonly string[];
-}
-
-export type TurnFileStatus = 'added' | 'modified' | 'deleted' | 'type-changed';
-
-export interface TurnFile {
-  readonly path: string;
-  readonly status: TurnFileStatus;
-  /** Lines added and removed; null for a binary file. */
-  readonly added: number | null;
-  readonly removed: number | null;
-  /** `tools`: the agent's own tools reported writing it; `other`: its shell, another program, or the user. */
-  readonly by: 'tools' | 'other';
-}
-
-export interface TurnFiles extends TurnSnapshots {
-  readonly files: readonly TurnFile[];
-}
 
 /** The refs of a turn's snapshots: the session id in hex keeps any id a valid ref name. */
 export function turnRef(sessionId: string, turn: number, which: 'before' | 'after'): string {
