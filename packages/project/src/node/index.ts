@@ -29,3 +29,4 @@ export {
   type Snapshot,
 } from './shadow-repository.js';
 export { turnRef } from './shadow-turn-files.js';
+export { pruneSnapshots, DEFAULT_KEEP_TURNS, type PruneResult } from './shadow-prune.js';

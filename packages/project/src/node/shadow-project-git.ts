@@ -20,6 +20,7 @@ import type {
 } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/core';
 import { DEFAULT_MAX_FILE_BYTES, ShadowRepository, shadowDirOf } from './shadow-repository.js';
+import { DEFAULT_KEEP_TURNS, type PruneResult, pruneSnapshots } from './shadow-prune.js';
 import { restoreTurnFiles, undoRestore } from './shadow-restore.js';
 import { listTurnFiles, turnFileDiff, turnRef } from './shadow-turn-files.js';
 import { createNodeProjectGit } from './workdir-coordination.js';
@@ -44,6 +45,8 @@ export interface ShadowProjectGitOptions {
   maxFileBytes?: number;
   /** The git binary. Default `git`. */
   gitPath?: string;
+  /** Keep the newest this many turns' snapshots per project; older ones are pruned and the repository repacked. Default 100. */
+  keepTurns?: number;
 }
 
 export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
@@ -136,6 +139,7 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
       await repo.git.git(['update-ref', turnRef(input.sessionId, input.turn, 'before'), before]);
       await repo.git.git(['update-ref', turnRef(input.sessionId, input.turn, 'after'), after.commit]);
     });
+    await this.#bound(repo);
     if (settings.mode === 'auto-commit') return this.#autoCommit.afterTurn(input);
     return {
       status: 'skipped',
@@ -146,6 +150,19 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
       userPaths: [],
       agentPaths,
     };
+  }
+
+  /** Prunes when the project holds a tenth more turns than it keeps, so the repack is not paid every turn. */
+  async #bound(repo: ShadowRepository): Promise<void> {
+    const keep = this.#options.keepTurns ?? DEFAULT_KEEP_TURNS;
+    const refs = await repo.git.git(['for-each-ref', '--format=%(refname)', 'refs/turns/']);
+    const turns = refs.split('\n').filter((r) => r.endsWith('/after')).length;
+    if (turns > keep + Math.max(1, Math.floor(keep / 10))) await pruneSnapshots(repo, keep);
+  }
+
+  /** Keeps the newest `keep` turns' snapshots of the project (default `keepTurns`) and repacks. */
+  async pruneSnapshots(workdir: string, keep?: number): Promise<PruneResult> {
+    return pruneSnapshots(await this.#repository(workdir), keep ?? this.#options.keepTurns ?? DEFAULT_KEEP_TURNS);
   }
 
   revertAgentTurn(input: RevertInput): Promise<RevertResult> {
