@@ -21,7 +21,8 @@ import type {
 import { EntityGitError } from '@entity-git/core';
 import { DEFAULT_MAX_FILE_BYTES, ShadowRepository, shadowDirOf } from './shadow-repository.js';
 import { DEFAULT_KEEP_TURNS, type PruneResult, pruneSnapshots } from './shadow-prune.js';
-import { restoreTurnFiles, undoRestore } from './shadow-restore.js';
+import { finishInterruptedRestore, restoreTurnFiles, undoRestore } from './shadow-restore.js';
+import { hasJournal } from './shadow-restore-journal.js';
 import { listTurnFiles, turnFileDiff, turnRef } from './shadow-turn-files.js';
 import { createNodeProjectGit } from './workdir-coordination.js';
 
@@ -92,12 +93,15 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
 
   async #repository(workdir: string, maxFileBytes?: number): Promise<ShadowRepository> {
     const cap = maxFileBytes ?? (await this.settings(workdir)).maxFileBytes;
-    return ShadowRepository.open({
+    const repo = await ShadowRepository.open({
       root: this.#options.root,
       workdir,
       maxFileBytes: cap,
       ...(this.#options.gitPath ? { gitPath: this.#options.gitPath } : {}),
     });
+    // A restore a crash interrupted is finished before anything else reads or writes the project.
+    if (await hasJournal(repo)) await repo.exclusive(() => finishInterruptedRestore(repo));
+    return repo;
   }
 
   async beforeTurn(workdir: string): Promise<ProjectSnapshot> {
@@ -123,6 +127,7 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
   async afterTurn(input: AfterTurnInput): Promise<AfterTurnResult> {
     const settings = await this.settings(input.workdir);
     const repo = await this.#repository(input.workdir, settings.maxFileBytes);
+    checkTurn(input);
     const agentPaths = toolPaths(input.workdir, repo.workdir, input.touchedPaths);
     await repo.exclusive(async () => {
       // Without a before-snapshot the newest one stands in: the turn's changes are then all since it.
@@ -175,24 +180,42 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
 
   /** The paths a turn changed, with added and removed lines and who changed each. */
   async listTurnFiles(at: TurnAt): Promise<TurnFiles> {
+    checkTurn(at);
     return listTurnFiles(await this.#repository(at.workdir), at.sessionId, at.turn);
   }
 
   /** One file's unified diff across a turn. */
   async turnFileDiff(at: TurnAt & { path: string }): Promise<string> {
+    checkTurn(at);
     return turnFileDiff(await this.#repository(at.workdir), at.sessionId, at.turn, at.path);
   }
 
   /** Puts the files a turn changed back to their state before it (see shadow-restore.ts). */
   async restoreTurnFiles(at: TurnAt & { paths?: readonly string[] }): Promise<RestoreResult> {
+    checkTurn(at);
     const repo = await this.#repository(at.workdir);
     return restoreTurnFiles(repo, { sessionId: at.sessionId, turn: at.turn, ...(at.paths ? { paths: at.paths } : {}) });
   }
 
   /** Undoes a restore, given its `restored` snapshot. */
   async undoRestore(input: { workdir: string; restored: string }): Promise<RestoreResult> {
+    if (!/^[0-9a-f]{40}$/.test(input.restored))
+      throw new EntityGitError(
+        'INVALID_ARGUMENT',
+        `restored must be a snapshot id (40 hex digits), got ${JSON.stringify(input.restored)}`,
+        {},
+      );
     return undoRestore(await this.#repository(input.workdir), input.restored);
   }
+}
+
+/** A session id goes into trailers and a turn into ref names: no line breaks, a whole turn number. */
+function checkTurn(at: { sessionId: string; turn: number }): void {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (typeof at.sessionId !== 'string' || !/^[^\x00-\x1f\x7f]{1,512}$/.test(at.sessionId))
+    throw new EntityGitError('INVALID_ID', `not a session id: ${JSON.stringify(at.sessionId)}`, {});
+  if (!Number.isSafeInteger(at.turn) || at.turn < 1)
+    throw new EntityGitError('INVALID_ARGUMENT', `turn must be a whole number ≥ 1, got ${at.turn}`, {});
 }
 
 /** The tools' paths, relative to the workdir with `/`; paths outside it are dropped. */

@@ -3,12 +3,19 @@
 // the restore is snapshotted first, so the restore can be undone the same way. It writes only the
 // paths it restores, each through a temporary file renamed into place, and never touches a branch
 // of the user's. docs/design.md §7, "Shadow mode".
-import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { RestoreResult, RestoreSkipReason } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/core';
 import { parseSnapshotMessage } from './shadow-message.js';
+import {
+  currentOid,
+  type PlannedPath,
+  type RestoreJournal,
+  readJournal,
+  writeJournal,
+  dropJournal,
+} from './shadow-restore-journal.js';
 import type { ShadowRepository } from './shadow-repository.js';
 import { listTurnFiles } from './shadow-turn-files.js';
 
@@ -72,27 +79,47 @@ async function putBack(repo: ShadowRepository, job: PutBack): Promise<RestoreRes
     else eligible.push(path);
   }
   const source = await repo.blobs(job.source, eligible);
-  const done: string[] = [];
+  const plan: PlannedPath[] = [];
   for (const path of eligible) {
-    if (!(await insideWorkdir(repo.workdir, path))) {
-      skipped.push({ path, reason: 'outside-workdir' });
-      continue;
+    if (await insideWorkdir(repo.workdir, path))
+      plan.push({ path, from: now.get(path) ?? null, to: source.get(path) ?? null });
+    else skipped.push({ path, reason: 'outside-workdir' });
+  }
+  await writeJournal(repo, { point: point.commit, label: job.label, plan });
+  const r = await applyJournal(repo, { point: point.commit, label: job.label, plan });
+  return { ...r, skipped: [...skipped, ...r.skipped].sort((a, b) => (a.path < b.path ? -1 : 1)) };
+}
+
+/** Finishes a restore a crash interrupted, if its journal is there; run inside `exclusive`. */
+export async function finishInterruptedRestore(repo: ShadowRepository): Promise<RestoreResult | null> {
+  const journal = await readJournal(repo);
+  return journal === null ? null : applyJournal(repo, journal);
+}
+
+/** Writes the plan's paths that still hold their restore-point version, then the closing snapshot. */
+async function applyJournal(repo: ShadowRepository, journal: RestoreJournal): Promise<RestoreResult> {
+  const done: string[] = [];
+  const skipped: { path: string; reason: RestoreSkipReason }[] = [];
+  for (const { path, from, to } of journal.plan) {
+    await rm(tempOf(join(repo.workdir, path)), { force: true });
+    const current = await currentOid(repo.workdir, path);
+    if (current !== (to?.oid ?? null)) {
+      if (current !== (from?.oid ?? null)) {
+        skipped.push({ path, reason: 'changed-since-last-snapshot' });
+        continue;
+      }
+      await writeVersion(repo, path, to);
     }
-    await writeVersion(repo, path, source.get(path) ?? null);
     done.push(path);
   }
   const after = await repo.snapshotHeld({
     kind: 'after',
-    before: point.commit,
-    restoreOf: job.label,
+    before: journal.point,
+    restoreOf: journal.label,
     agentPaths: done,
   });
-  return {
-    restorePoint: point.commit,
-    restored: after.commit,
-    paths: done.sort(),
-    skipped: skipped.sort((a, b) => (a.path < b.path ? -1 : 1)),
-  };
+  await dropJournal(repo);
+  return { restorePoint: journal.point, restored: after.commit, paths: done.sort(), skipped };
 }
 
 /**
@@ -149,6 +176,8 @@ async function insideWorkdir(workdir: string, path: string): Promise<boolean> {
   }
 }
 
+const tempOf = (target: string) => join(dirname(target), `.${basename(target)}.entity-git-restore`);
+
 /** Writes a snapshot's version of a path (null: removes it), through a temporary file and a rename. */
 async function writeVersion(
   repo: ShadowRepository,
@@ -163,7 +192,9 @@ async function writeVersion(
   }
   const bytes = await repo.blob(entry.oid);
   await mkdir(dirname(target), { recursive: true });
-  const temp = join(dirname(target), `.entity-git-restore-${randomBytes(6).toString('hex')}`);
+  // A fixed name beside the file, so a restore finished after a crash removes what one left.
+  const temp = tempOf(target);
+  await rm(temp, { force: true });
   try {
     if (entry.mode === '120000') await symlink(bytes.toString('utf8'), temp);
     else {
