@@ -211,7 +211,6 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
 
 /** A session id goes into trailers and a turn into ref names: no line breaks, a whole turn number. */
 function checkTurn(at: { sessionId: string; turn: number }): void {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (typeof at.sessionId !== 'string' || !/^[^\x00-\x1f\x7f]{1,512}$/.test(at.sessionId))
     throw new EntityGitError('INVALID_ID', `not a session id: ${JSON.stringify(at.sessionId)}`, {});
   if (!Number.isSafeInteger(at.turn) || at.turn < 1)
