@@ -29,7 +29,6 @@ export interface ShadowRepositoryOptions {
 
 export interface Snapshot {
   readonly commit: string;
-  readonly tree: string;
   /** Files left out for being over the size cap. */
   readonly overSizeCap: readonly string[];
 }
@@ -117,7 +116,8 @@ export class ShadowRepository {
   /**
    * Snapshots the whole work tree: the persistent index learns what changed since the last one
    * (git status compares stat data; only changed files are hashed), then a tree and a commit on
-   * {@link SNAPSHOTS_REF}. A before-snapshot whose tree equals the tip's reuses the tip.
+   * {@link SNAPSHOTS_REF}. A before-snapshot whose tree equals the tip's reuses the tip (with
+   * nothing changed, status alone says so: one git process).
    */
   snapshot(trailers: SnapshotTrailers): Promise<Snapshot> {
     return this.exclusive(() => this.snapshotHeld(trailers));
@@ -125,12 +125,13 @@ export class ShadowRepository {
 
   /** {@link snapshot} for a caller already inside {@link exclusive}. */
   async snapshotHeld(trailers: SnapshotTrailers): Promise<Snapshot> {
-    const overSizeCap = await this.#stage();
-    const tree = (await this.#git.git(['write-tree'])).trim();
-    const parent = await this.tip();
+    const { tip: parent, changes, overSizeCap } = await this.#stage();
+    // Nothing listed: the work tree, the index and the tip's tree are one (status compares all three).
+    if (parent !== null && changes === 0 && trailers.kind === 'before') return { commit: parent, overSizeCap };
+    const tree = changes === 0 && parent !== null ? `${parent}^{tree}` : (await this.#git.git(['write-tree'])).trim();
     if (parent !== null && trailers.kind === 'before') {
       const parentTree = (await this.#git.git(['rev-parse', `${parent}^{tree}`])).trim();
-      if (parentTree === tree) return { commit: parent, tree, overSizeCap };
+      if (parentTree === tree) return { commit: parent, overSizeCap };
     }
     const parentArgs = trailers.before ?? parent;
     const message = snapshotMessage({ ...trailers, overSizeCap });
@@ -138,27 +139,42 @@ export class ShadowRepository {
       await this.#git.git(['commit-tree', tree, ...(parentArgs ? ['-p', parentArgs] : []), '-F', '-'], message)
     ).trim();
     await this.#git.git(['update-ref', SNAPSHOTS_REF, commit, parent ?? '']);
-    return { commit, tree, overSizeCap };
+    return { commit, overSizeCap };
   }
 
-  /** Brings the index up to the work tree; returns the files left out for their size. */
-  async #stage(): Promise<string[]> {
+  /**
+   * Brings the index up to the work tree, with one `git status` (porcelain v2: its header also
+   * names the tip, sparing a process). Returns the tip, how many paths status listed, and the
+   * files left out for their size.
+   */
+  async #stage(): Promise<{ tip: string | null; changes: number; overSizeCap: string[] }> {
     const status = await this.#git.git([
       'status',
-      '--porcelain=v1',
+      '--porcelain=v2',
+      '--branch',
       '-z',
       '--untracked-files=all',
       '--no-renames',
       '--ignore-submodules=all',
     ]);
+    let tip: string | null = null;
     const removed: string[] = [];
     const changed: string[] = [];
     for (const entry of status.split('\0')) {
-      if (entry.length < 4) continue;
-      const path = entry.slice(3).replace(/\/$/, '');
-      if (entry[1] === 'D' || (entry[0] === 'D' && entry[1] === ' ')) removed.push(path);
-      else changed.push(path);
+      if (entry.startsWith('# branch.oid ')) {
+        const oid = entry.slice('# branch.oid '.length);
+        tip = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
+      } else if (entry.startsWith('? ')) changed.push(entry.slice(2).replace(/\/$/, ''));
+      else if (entry.startsWith('1 ')) {
+        // 1 XY sub mH mI mW hH hI path: the path follows the eighth space.
+        let at = 0;
+        for (let i = 0; i < 8; i++) at = entry.indexOf(' ', at) + 1;
+        const path = entry.slice(at);
+        if (entry[3] === 'D' || (entry[2] === 'D' && entry[3] === '.')) removed.push(path);
+        else changed.push(path);
+      }
     }
+    const changes = removed.length + changed.length;
     const overSizeCap: string[] = [];
     const added: string[] = [];
     await Promise.all(
@@ -180,7 +196,7 @@ export class ShadowRepository {
           `${added.join('\0')}\0`,
         );
     }
-    return overSizeCap.sort();
+    return { tip, changes, overSizeCap: overSizeCap.sort() };
   }
 
   /** The blob ids of `paths` in a commit (absent: not in it). */
