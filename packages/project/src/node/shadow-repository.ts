@@ -88,6 +88,8 @@ export class ShadowRepository {
     await this.#git.git(['init', '-q', '--shared=0600', '--initial-branch=snapshots', gitDir]);
     await this.#git.git(['config', 'core.bare', 'false']);
     await this.#git.git(['config', 'core.logAllRefUpdates', 'false']);
+    // The untracked cache lets status skip directories whose mtime did not change since the last.
+    await this.#git.git(['update-index', '--untracked-cache']);
     // info/attributes outranks every .gitattributes of the workdir: the bytes are kept as they are.
     const attributes = '* -text -eol -filter -ident -working-tree-encoding\n';
     await writeFile(join(gitDir, 'info', 'attributes'), attributes, { mode: 0o600 });
