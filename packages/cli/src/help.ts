@@ -41,6 +41,7 @@ Commands:
   projects revert SESSION TURN        undo the agent's commit of a turn in the session's project
   projects diff SESSION TURN [PATH]   the files a turn changed (shadow snapshots), or one file's diff
   projects restore SESSION TURN       put the files a turn changed back as they were before it
+  projects mode PROJECT [MODE]        show or choose a project's mode: shadow or auto-commit
   import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
   import messages FILE…               mirror OpenAI-style message logs
 
@@ -155,6 +156,7 @@ ${GLOBAL}`,
        entity-git projects revert SESSION TURN [--commit SHA] [--project PROJECT] [--json]
        entity-git projects diff SESSION TURN [PATH] [--project PROJECT] [--json]
        entity-git projects restore SESSION TURN [PATH] [--undo SNAPSHOT] [--project PROJECT] [--json]
+       entity-git projects mode PROJECT [shadow|auto-commit] [--json]
 
 A project is a user's working directory whose files the agent edits; a session may belong to one.
 
@@ -169,6 +171,8 @@ A project is a user's working directory whose files the agent edits; a session m
   revert        undo the agent's commit of a turn of SESSION in its project
   diff          the files turn TURN changed, from the project's shadow snapshots, or one file's diff
   restore       put the files turn TURN changed back to their state before it
+  mode          show the project's mode, or choose it: shadow (the default: every turn's files
+                snapshotted outside your repository) or auto-commit (also committed into it)
 
 ${GLOBAL}`,
 };
@@ -236,6 +240,17 @@ Options:
   --undo SNAPSHOT      undo an earlier restore
   --project PROJECT    the project (an id or a name), when it is not the session's own
   --json               print what was restored and skipped as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects mode'] = `Usage: entity-git projects mode PROJECT [shadow|auto-commit] [--json]
+
+Show PROJECT's mode (an id or a name), or choose it. shadow, the default: every turn's files are
+snapshotted, before and after the turn, in a private repository under ROOT/.shadow, never in
+yours. auto-commit: the same, and the agent's edits are also committed into your repository after
+each turn (docs/design.md §7). Both keep projects diff and projects restore working.
+
+Options:
+  --json         print the project's mode and size cap as JSON
 
 ${GLOBAL}`;
 COMMAND_HELP['projects revert'] =

@@ -245,6 +245,18 @@ const COMMANDS: Command[] = [
       }),
   },
   {
+    name: 'projects mode',
+    options: ['json'],
+    args: ['PROJECT', 'MODE'],
+    required: 1,
+    run: async (ctx, io, v, [project, mode]) =>
+      (await import('./commands/projects-files.js')).runProjectsMode(ctx, io, {
+        project: project!,
+        mode,
+        json: v.json === true,
+      }),
+  },
+  {
     name: 'projects restore',
     readOnly: true,
     options: ['undo', 'project', 'json'],

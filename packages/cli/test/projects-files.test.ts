@@ -65,6 +65,10 @@ describe('entity-git projects diff and restore', () => {
     const undo = await cli('restore', 'ps', '1', '--undo', restored.restored);
     expect(undo.stdout).toContain('restored a.txt\n');
     expect(readFileSync(join(workdir, 'a.txt'), 'utf8')).toBe('a by the agent\n');
+    expect(json(await cli('mode', 'Wiki', '--json'))).toMatchObject({ projectId: project.id, mode: 'shadow' });
+    expect(json(await cli('mode', 'Wiki', 'auto-commit', '--json'))).toMatchObject({ mode: 'auto-commit' });
+    expect((await cli('mode', 'Wiki')).stdout).toContain(': auto-commit (');
+    expect((await cli('mode', 'Wiki', 'sideways')).code).toBe(2);
     const missing = await cli('diff', 'ps', '2');
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('SNAPSHOT_NOT_FOUND');

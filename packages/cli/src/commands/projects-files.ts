@@ -99,3 +99,27 @@ export async function runProjectsRestore(
   println(io, `undo with: entity-git projects restore ${args.session} ${turn} --undo ${r.restored}`);
   return EXIT_OK;
 }
+
+/** `projects mode PROJECT [shadow|auto-commit]`: show the project's mode, or choose it. */
+export async function runProjectsMode(
+  ctx: Context,
+  io: CliIo,
+  args: { project: string; mode?: string | undefined; json: boolean },
+): Promise<ExitCode> {
+  const project = await findProject(ctx, args.project);
+  const { ShadowProjectGit, PROJECT_MODES } = await import('@entity-git/project/node');
+  const shadow = new ShadowProjectGit({ root: shadowRoot(ctx) });
+  let settings = await shadow.settings(project.workdir);
+  if (args.mode !== undefined) {
+    const mode = PROJECT_MODES.find((m) => m === args.mode);
+    if (mode === undefined) throw new CliError(`MODE must be shadow or auto-commit, got ${JSON.stringify(args.mode)}`);
+    settings = await shadow.configure(project.workdir, { mode });
+  }
+  if (args.json) printJson(io, { projectId: project.id, workdir: project.workdir, ...settings });
+  else
+    println(
+      io,
+      `${project.id} ${JSON.stringify(project.name)}: ${settings.mode} (files over ${settings.maxFileBytes} bytes left out of snapshots)`,
+    );
+  return EXIT_OK;
+}
