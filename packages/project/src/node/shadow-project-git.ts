@@ -106,10 +106,13 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
 
   async beforeTurn(workdir: string): Promise<ProjectSnapshot> {
     const settings = await this.settings(workdir);
-    const repo = await this.#repository(workdir, settings.maxFileBytes);
-    const before = await repo.snapshot({ kind: 'before' });
-    if (settings.mode === 'auto-commit')
-      return { ...(await this.#autoCommit.beforeTurn(workdir)), shadowBefore: before.commit };
+    if (settings.mode === 'auto-commit') {
+      const snapshot = await this.#autoCommit.beforeTurn(workdir);
+      // A shadow failure never blocks the auto-commit: the turn then has no snapshots.
+      const before = await this.#before(workdir, settings).catch(() => null);
+      return before === null ? snapshot : { ...snapshot, shadowBefore: before };
+    }
+    const before = await this.#before(workdir, settings);
     const isRepo = await stat(join(workdir, '.git')).catch(() => null);
     return {
       version: 1,
@@ -120,14 +123,40 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
       takenAt: Date.now(),
       dirty: [],
       agentDirty: [],
-      shadowBefore: before.commit,
+      shadowBefore: before,
     };
   }
 
+  async #before(workdir: string, settings: ProjectShadowSettings): Promise<string> {
+    const repo = await this.#repository(workdir, settings.maxFileBytes);
+    return (await repo.snapshot({ kind: 'before' })).commit;
+  }
+
   async afterTurn(input: AfterTurnInput): Promise<AfterTurnResult> {
-    const settings = await this.settings(input.workdir);
-    const repo = await this.#repository(input.workdir, settings.maxFileBytes);
     checkTurn(input);
+    const given = input.snapshot?.shadowBefore;
+    if (given !== undefined && !/^[0-9a-f]{40}$/.test(given))
+      throw new EntityGitError('INVALID_OPTION', 'snapshot.shadowBefore is not a snapshot id', {});
+    const settings = await this.settings(input.workdir);
+    if (settings.mode === 'auto-commit') {
+      await this.#after(input, settings).catch(() => null);
+      return this.#autoCommit.afterTurn(input);
+    }
+    const agentPaths = await this.#after(input, settings);
+    return {
+      status: 'skipped',
+      reason: 'shadow-mode',
+      warning: null,
+      deferred: [],
+      ignoredPaths: [],
+      userPaths: [],
+      agentPaths,
+    };
+  }
+
+  /** The turn's after-snapshot and its refs; returns the tools' paths as recorded. */
+  async #after(input: AfterTurnInput, settings: ProjectShadowSettings): Promise<string[]> {
+    const repo = await this.#repository(input.workdir, settings.maxFileBytes);
     const agentPaths = toolPaths(input.workdir, repo.workdir, input.touchedPaths);
     await repo.exclusive(async () => {
       // Without a before-snapshot the newest one stands in: the turn's changes are then all since it.
@@ -145,16 +174,7 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
       await repo.git.git(['update-ref', turnRef(input.sessionId, input.turn, 'after'), after.commit]);
     });
     await this.#bound(repo);
-    if (settings.mode === 'auto-commit') return this.#autoCommit.afterTurn(input);
-    return {
-      status: 'skipped',
-      reason: 'shadow-mode',
-      warning: null,
-      deferred: [],
-      ignoredPaths: [],
-      userPaths: [],
-      agentPaths,
-    };
+    return agentPaths;
   }
 
   /** Prunes when the project holds a tenth more turns than it keeps, so the repack is not paid every turn. */
