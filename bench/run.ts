@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   commit: () => import('./commit.js'),
   'project-status': () => import('./project-status.js'),
+  'shadow-snapshot': () => import('./shadow-snapshot.js'),
   memory: () => import('./memory.js'),
   replay: () => import('./replay.js'),
   backfill: () => import('./backfill.js'),

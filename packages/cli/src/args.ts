@@ -15,6 +15,7 @@ export const OPTIONS = {
   description: { type: 'string' },
   project: { type: 'string' },
   commit: { type: 'string' },
+  undo: { type: 'string' },
   remote: { type: 'string' },
   json: { type: 'boolean' },
   watch: { type: 'boolean' },

@@ -47,6 +47,9 @@ Commands:
   search QUERY [--all-branches]       the messages of every session holding the query's words
   projects list|create|add-session|status|import  the projects sessions belong to
   projects revert SESSION TURN        undo the agent's commit of a turn in the session's project
+  projects diff SESSION TURN [PATH]   the files a turn changed (shadow snapshots), or one file's diff
+  projects restore SESSION TURN       put the files a turn changed back as they were before it
+  projects mode PROJECT [MODE]        show or choose a project's mode: shadow or auto-commit
   import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
   import messages FILE…               mirror OpenAI-style message logs
 
@@ -261,6 +264,9 @@ ${GLOBAL}`,
        entity-git projects status PROJECT [active|paused|done] [--json]
        entity-git projects import DIR [--apply] [--json]
        entity-git projects revert SESSION TURN [--commit SHA] [--project PROJECT] [--json]
+       entity-git projects diff SESSION TURN [PATH] [--project PROJECT] [--json]
+       entity-git projects restore SESSION TURN [PATH] [--undo SNAPSHOT] [--project PROJECT] [--json]
+       entity-git projects mode PROJECT [shadow|auto-commit] [--json]
 
 A project is a user's working directory whose files the agent edits; a session may belong to one.
 
@@ -273,6 +279,10 @@ A project is a user's working directory whose files the agent edits; a session m
   import        a project for each git repository under DIR that is none yet (a dry run
                 unless --apply)
   revert        undo the agent's commit of a turn of SESSION in its project
+  diff          the files turn TURN changed, from the project's shadow snapshots, or one file's diff
+  restore       put the files turn TURN changed back to their state before it
+  mode          show the project's mode, or choose it: shadow (the default: every turn's files
+                snapshotted outside your repository) or auto-commit (also committed into it)
 
 ${GLOBAL}`,
 };
@@ -313,6 +323,44 @@ writes nothing. Nothing is ever written in the repositories.
 Options:
   --apply        create the planned projects
   --json         print the plan (or what was created) as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects diff'] = `Usage: entity-git projects diff SESSION TURN [PATH] [--project PROJECT] [--json]
+
+The files turn TURN of SESSION changed in its project, from the project's shadow snapshots taken
+before and after the turn (under ROOT/.shadow): each path with its status, added and removed
+lines, and who changed it (tools: the agent's own tools reported it; other: its shell, another
+program or you). With PATH, that file's unified diff across the turn.
+
+Options:
+  --project PROJECT    the project (an id or a name), when it is not the session's own
+  --json               print the files (or the diff) as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects restore'] =
+  `Usage: entity-git projects restore SESSION TURN [PATH] [--undo SNAPSHOT] [--project PROJECT] [--json]
+
+Put the files turn TURN of SESSION changed (or only PATH) back to their state before the turn.
+A file someone other than the agent changed since (after the newest snapshot, or between turns)
+is skipped and listed, never overwritten; files no turn changed are never touched; no branch
+moves. The work tree is snapshotted first, so the restore can be undone: --undo SNAPSHOT (the id
+the restore printed) puts back what it changed.
+
+Options:
+  --undo SNAPSHOT      undo an earlier restore
+  --project PROJECT    the project (an id or a name), when it is not the session's own
+  --json               print what was restored and skipped as JSON
+
+${GLOBAL}`;
+COMMAND_HELP['projects mode'] = `Usage: entity-git projects mode PROJECT [shadow|auto-commit] [--json]
+
+Show PROJECT's mode (an id or a name), or choose it. shadow, the default: every turn's files are
+snapshotted, before and after the turn, in a private repository under ROOT/.shadow, never in
+yours. auto-commit: the same, and the agent's edits are also committed into your repository after
+each turn (docs/design.md §7). Both keep projects diff and projects restore working.
+
+Options:
+  --json         print the project's mode and size cap as JSON
 
 ${GLOBAL}`;
 COMMAND_HELP['projects revert'] =

@@ -314,6 +314,49 @@ const COMMANDS: Command[] = [
         json: v.json === true,
       }),
   },
+  {
+    name: 'projects diff',
+    readOnly: true,
+    options: ['project', 'json'],
+    args: ['SESSION', 'TURN', 'PATH'],
+    required: 2,
+    run: async (ctx, io, v, [session, turn, path]) =>
+      (await import('./commands/projects-files.js')).runProjectsDiff(ctx, io, {
+        session: session!,
+        turn: turn!,
+        path,
+        project: v.project,
+        json: v.json === true,
+      }),
+  },
+  {
+    name: 'projects mode',
+    options: ['json'],
+    args: ['PROJECT', 'MODE'],
+    required: 1,
+    run: async (ctx, io, v, [project, mode]) =>
+      (await import('./commands/projects-files.js')).runProjectsMode(ctx, io, {
+        project: project!,
+        mode,
+        json: v.json === true,
+      }),
+  },
+  {
+    name: 'projects restore',
+    readOnly: true,
+    options: ['undo', 'project', 'json'],
+    args: ['SESSION', 'TURN', 'PATH'],
+    required: 2,
+    run: async (ctx, io, v, [session, turn, path]) =>
+      (await import('./commands/projects-files.js')).runProjectsRestore(ctx, io, {
+        session: session!,
+        turn: turn!,
+        path,
+        undo: v.undo,
+        project: v.project,
+        json: v.json === true,
+      }),
+  },
 ];
 
 const GROUPS = new Set(['projects', 'import']);

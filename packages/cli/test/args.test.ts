@@ -48,11 +48,11 @@ describe('usage errors: exit 2, one line on stderr, nothing on stdout', () => {
     [['log', 's', '--branch='], '--branch needs a non-empty value'],
     [
       ['projects'],
-      'projects needs a subcommand: list, create, add-session, status, import, revert (see: entity-git projects --help)',
+      'projects needs a subcommand: list, create, add-session, status, import, revert, diff, mode, restore (see: entity-git projects --help)',
     ],
     [
       ['projects', 'zap'],
-      'unknown projects subcommand "zap": expected list, create, add-session, status, import, revert',
+      'unknown projects subcommand "zap": expected list, create, add-session, status, import, revert, diff, mode, restore',
     ],
     [
       ['projects', 'create', 'only-a-name'],

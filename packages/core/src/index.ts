@@ -117,6 +117,7 @@ export type {
   CommittedResult,
   SkippedResult,
   NothingToCommitResult,
+  ShadowModeResult,
   SkipReason,
   ProjectCommit,
   RecoveredCommit,
@@ -129,6 +130,7 @@ export type {
   AgentCommitsResult,
   AgentTurnCommit,
 } from './project-seam.js';
+export type * from './turn-files-seam.js';
 export { IMMUTABLE_SESSION_FIELDS, immutableMeta, sessionRecord, META_REF, REPO_FORMAT } from './model/session-meta.js';
 export { buildMetaCommit, metaCommitId } from './mirror/meta-ref.js';
 export type { Logger, LogFields, LogLevel } from './observe/logger.js';

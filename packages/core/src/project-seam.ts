@@ -75,6 +75,17 @@ export interface NothingToCommitResult extends ResultBase {
   readonly warning: null;
 }
 
+/** The project is in shadow mode: the turn is kept in its shadow repository, nothing in the user's (docs/design.md §7). */
+export interface ShadowModeResult extends ResultBase {
+  readonly status: 'skipped';
+  readonly reason: 'shadow-mode';
+  readonly warning: null;
+  /** Always empty: nothing of the user's blocks a snapshot. */
+  readonly userPaths: readonly string[];
+  /** The paths the turn's tools reported, as the snapshot recorded them (workdir-relative). */
+  readonly agentPaths: readonly string[];
+}
+
 export interface SkippedResult extends ResultBase {
   readonly status: 'skipped';
   readonly reason: Exclude<SkipReason, 'nothing-to-commit'>;
@@ -86,7 +97,7 @@ export interface SkippedResult extends ResultBase {
   readonly agentPaths: readonly string[];
 }
 
-export type AfterTurnResult = CommittedResult | NothingToCommitResult | SkippedResult;
+export type AfterTurnResult = CommittedResult | NothingToCommitResult | SkippedResult | ShadowModeResult;
 
 /**
  * What was uncommitted in a project before a turn, from {@link ProjectGit.beforeTurn}: a plain
@@ -112,6 +123,8 @@ export interface ProjectSnapshot {
   readonly agentDirty: readonly string[];
   /** Present (non-empty) only when taking the snapshot first finished an interrupted agent commit's index update. */
   readonly recovered?: readonly RecoveredCommit[];
+  /** The shadow repository's snapshot commit taken before the turn, when the project has one (`@entity-git/project`, "Shadow mode"). */
+  readonly shadowBefore?: string;
 }
 
 export interface AfterTurnInput {

@@ -67,6 +67,8 @@ export type ErrorCode =
   | 'NOT_A_REPOSITORY'
   /** A directory entity-git keeps private files in is another user's, or others may write in it. */
   | 'UNSAFE_DIRECTORY'
+  /** A turn has no snapshots in the project's shadow repository (taken before shadow snapshots, pruned, or never run). */
+  | 'SNAPSHOT_NOT_FOUND'
   | 'INVALID_ARGUMENT'
   /** A transcript file (Claude Code JSONL, an OpenAI-style message log) that cannot be read as one. */
   | 'TRANSCRIPT_INVALID'

@@ -1,6 +1,9 @@
 import type { ExportFormat } from '../export/export-session.js';
 import type { DagNode, JsonValue, ProjectStatus, Role } from '../model/types.js';
 import type { SearchResult } from '../search/search-types.js';
+import type { RestoreTurnFilesResult, TurnFileDiffResult, TurnFilesListResult } from './turn-files-actions.js';
+
+export type { RestoreTurnFilesResult, TurnFileDiffResult, TurnFilesListResult } from './turn-files-actions.js';
 
 /** One commit of a session's timeline. */
 export interface TimelineCommit {
@@ -224,6 +227,19 @@ export interface ActionMap {
   export_transcript: {
     params: { session_id: string; format: ExportFormat; branch?: string; turn?: number };
     result: ExportTranscriptResult;
+  };
+  list_turn_files: { params: { session_id: string; turn: number; project_id?: string }; result: TurnFilesListResult };
+  turn_file_diff: {
+    params: { session_id: string; turn: number; path: string; project_id?: string };
+    result: TurnFileDiffResult;
+  };
+  restore_turn_files: {
+    params: { session_id: string; turn: number; paths?: string[]; project_id?: string };
+    result: RestoreTurnFilesResult;
+  };
+  undo_restore_turn_files: {
+    params: { session_id: string; restored: string; project_id?: string };
+    result: RestoreTurnFilesResult;
   };
 }
 

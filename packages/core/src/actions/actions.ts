@@ -5,6 +5,7 @@ import type { Mirror } from '../mirror/mirror.js';
 import type { MetadataKeys } from '../model/commit-message.js';
 import type { ProjectGit } from '../project-seam.js';
 import type { RedactionSetting } from '../redact/redaction-options.js';
+import type { TurnFilesSource } from '../turn-files-seam.js';
 import type { ActionMap, ActionName, ActionRequest, ActionResponse } from './action-types.js';
 import { agentTurnActions } from './agent-turn-actions.js';
 import { exportActions } from './export-actions.js';
@@ -14,6 +15,7 @@ import { searchActions, type SearchActionsOptions } from './search-actions.js';
 import { sessionActions } from './session-actions.js';
 import { statsActions } from './stats-actions.js';
 import type { WorkdirPolicy } from './workdir-policy.js';
+import { turnFilesActions } from './turn-files-actions.js';
 
 export interface ActionsOptions extends SearchActionsOptions {
   dag: DagSource;
@@ -30,6 +32,8 @@ export interface ActionsOptions extends SearchActionsOptions {
   redaction?: RedactionSetting;
   /** Checks and resolves a new project's workdir before it is stored (Node: node-fs's `nodeWorkdirPolicy`). */
   workdirPolicy?: WorkdirPolicy;
+  /** Needed by `list_turn_files`, `turn_file_diff`, `restore_turn_files` (the shadow snapshots, e.g. `new ShadowProjectGit({ root })`). */
+  turnFiles?: TurnFilesSource;
 }
 
 export type Actions = { [K in ActionName]: (params: ActionMap[K]['params']) => Promise<ActionMap[K]['result']> } & {
@@ -53,6 +57,7 @@ export function createActions(options: ActionsOptions): Actions {
     ...statsActions(options),
     ...searchActions(options),
     ...exportActions(options),
+    ...turnFilesActions(options),
   };
   return { ...actions, handle: (request: ActionRequest) => dispatch(actions, request) };
 }

@@ -16,3 +16,19 @@ export {
   type WorkdirLockOptions,
 } from './workdir-coordination.js';
 export { defaultStateDir, ensurePrivateDir } from './private-dir.js';
+export {
+  ShadowProjectGit,
+  PROJECT_MODES,
+  type ProjectMode,
+  type ProjectShadowSettings,
+  type ShadowProjectGitOptions,
+} from './shadow-project-git.js';
+export {
+  ShadowRepository,
+  SNAPSHOTS_REF,
+  DEFAULT_MAX_FILE_BYTES,
+  type ShadowRepositoryOptions,
+  type Snapshot,
+} from './shadow-repository.js';
+export { turnRef } from './shadow-turn-files.js';
+export { pruneSnapshots, DEFAULT_KEEP_TURNS, type PruneResult } from './shadow-prune.js';

@@ -1,0 +1,180 @@
+// Shadow snapshots (docs/design.md §7, "Shadow mode") on a 50,000-file work tree, 10 files changed
+// per turn: a turn's two snapshots (before: nothing changed since the last turn; after: the
+// turn's 10 files) against what comparable tools do (`git add -A && git write-tree && git
+// commit-tree` with a fresh temporary index) and against `git add -A && git commit` with a warm
+// index, in the same run, interleaved round by round so machine noise lands on all alike.
+//
+//   npx tsx --conditions=source bench/shadow-snapshot.ts [--keep]
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+// Relative imports: bench/ is not a workspace package (see bench/commit.ts).
+import { ShadowRepository } from '../packages/project/src/node/index.js';
+import { writeResults } from './lib/measure.js';
+
+const FILES = 50_000;
+const PER_DIR = 200;
+const IGNORED = 2_000;
+const CHANGED = 10;
+const ROUNDS = 5;
+const exec = promisify(execFile);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
+
+function makeTree(dir: string, git: (...args: string[]) => void): void {
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(dir, '.gitignore'), 'dist/\n');
+  for (let d = 0; d < FILES / PER_DIR; d++) {
+    const sub = join(dir, 'src', `m${String(d).padStart(3, '0')}`);
+    mkdirSync(sub, { recursive: true });
+    for (let f = 0; f < PER_DIR; f++)
+      writeFileSync(join(sub, `f${String(f).padStart(3, '0')}.ts`), `export const v${d}_${f} = ${d * PER_DIR + f};\n`);
+  }
+  mkdirSync(join(dir, 'dist'), { recursive: true });
+  for (let i = 0; i < IGNORED; i++) writeFileSync(join(dir, 'dist', `chunk-${i}.js`), `/* built ${i} */\n`);
+  git('add', '-A');
+  git('commit', '-q', '-m', 'a large project');
+}
+
+/** The turn's edits: CHANGED files spread over the tree, new bytes each round. */
+function editTurn(dir: string, round: number): void {
+  for (let i = 0; i < CHANGED; i++) {
+    const d = (round * 37 + i * 23) % (FILES / PER_DIR);
+    const f = (round * 11 + i * 7) % PER_DIR;
+    const path = join(dir, 'src', `m${String(d).padStart(3, '0')}`, `f${String(f).padStart(3, '0')}.ts`);
+    writeFileSync(path, `export const edited = ${round}_${i}; // turn ${round}\n`);
+  }
+}
+
+export async function run(): Promise<void> {
+  const keep = process.argv.includes('--keep');
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'entity-git-bench-shadow-')));
+  const dir = join(root, 'project');
+  mkdirSync(dir);
+  writeFileSync(
+    join(root, 'gitconfig'),
+    '[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n',
+  );
+  const env = {
+    ...process.env,
+    GIT_CONFIG_GLOBAL: join(root, 'gitconfig'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'User',
+    GIT_AUTHOR_EMAIL: 'u@example.com',
+    GIT_COMMITTER_NAME: 'User',
+    GIT_COMMITTER_EMAIL: 'u@example.com',
+  };
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 28 });
+  const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
+  console.log(
+    `shadow-snapshot bench: ${FILES.toLocaleString('en')} files (+${IGNORED.toLocaleString('en')} ignored), ${CHANGED} changed per turn, ${ROUNDS} rounds`,
+  );
+  console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${root}`);
+  try {
+    const t0 = performance.now();
+    makeTree(dir, git);
+    git('status', '--porcelain');
+    // The first snapshot hashes all 50,000 files: on a loaded machine longer than the default 120 s.
+    const repo = await ShadowRepository.open({ root: join(root, 'shadow'), workdir: dir, timeoutMs: 1_800_000 });
+    await repo.snapshot({ kind: 'before' }); // the first snapshot hashes everything, once, untimed
+    // The fresh-index contender's own git directory, outside the tree, as comparable tools keep it.
+    const freshDir = join(root, 'fresh.git');
+    execFileSync('git', ['init', '-q', '--bare', freshDir], { env });
+    console.log(`  setup (tree, user repo, first shadow snapshot): ${ms((performance.now() - t0) / 1000)} s, untimed`);
+
+    const freshSnapshot = async () => {
+      const index = join(root, `fresh-index-${process.hrtime.bigint()}`);
+      const fenv = { ...env, GIT_DIR: freshDir, GIT_WORK_TREE: dir, GIT_INDEX_FILE: index };
+      await exec('git', ['add', '-A'], { cwd: dir, env: fenv, maxBuffer: 1 << 28 });
+      const tree = (await exec('git', ['write-tree'], { cwd: dir, env: fenv })).stdout.trim();
+      await exec('git', ['commit-tree', tree, '-m', 'snapshot'], { cwd: dir, env: fenv });
+      rmSync(index, { force: true });
+    };
+    const warmCommit = async (round: number) => {
+      await exec('git', ['add', '-A'], { cwd: dir, env, maxBuffer: 1 << 28 });
+      await exec('git', ['commit', '-q', '-m', `turn ${round}`], { cwd: dir, env });
+    };
+
+    const samples = {
+      before: [] as number[],
+      after: [] as number[],
+      turn: [] as number[],
+      fresh: [] as number[],
+      warm: [] as number[],
+    };
+    const time = async (f: () => Promise<unknown>) => {
+      const s = performance.now();
+      await f();
+      return performance.now() - s;
+    };
+    for (let round = 0; round < ROUNDS + 1; round++) {
+      const before = await time(() => repo.snapshot({ kind: 'before' }));
+      editTurn(dir, round);
+      const after = await time(() => repo.snapshot({ kind: 'after', sessionId: 'bench', turn: round + 1 }));
+      const fresh = await time(freshSnapshot);
+      const warm = await time(() => warmCommit(round));
+      if (round === 0) continue; // warm-up
+      samples.before.push(before);
+      samples.after.push(after);
+      samples.turn.push(before + after);
+      samples.fresh.push(fresh);
+      samples.warm.push(warm);
+    }
+    // The shadow repository must hold the tree the user's repository committed.
+    const shadowTree = execFileSync(
+      'git',
+      ['--git-dir', join(repo.dir, 'git'), 'rev-parse', 'refs/heads/snapshots^{tree}'],
+      {
+        env,
+        encoding: 'utf8',
+      },
+    ).trim();
+    const userTree = execFileSync('git', ['rev-parse', 'HEAD^{tree}'], { cwd: dir, env, encoding: 'utf8' }).trim();
+    if (shadowTree !== userTree)
+      throw new Error(`the shadow snapshot's tree ${shadowTree} is not the user's ${userTree}`);
+    execFileSync('git', ['--git-dir', join(repo.dir, 'git'), 'fsck', '--strict', '--no-progress'], { env });
+
+    const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)])) as Record<
+      keyof typeof samples,
+      number
+    >;
+    const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)] ?? Math.max(...xs);
+    console.log('');
+    console.log('| what | median ms | p90 ms |');
+    console.log('| --- | --- | --- |');
+    const rows: [string, number[]][] = [
+      ['shadow: before-snapshot (nothing changed since the last turn)', samples.before],
+      [`shadow: after-snapshot (${CHANGED} files changed)`, samples.after],
+      ['shadow: a turn (before + after)', samples.turn],
+      ['fresh temporary index: git add -A && git write-tree && git commit-tree (one snapshot)', samples.fresh],
+      ['warm index: git add -A && git commit (one commit)', samples.warm],
+    ];
+    for (const [name, xs] of rows) console.log(`| ${name} | ${ms(median(xs))} | ${ms(p90(xs))} |`);
+    console.log('');
+    console.log(`fresh index (one snapshot) / shadow turn (two snapshots): ${(m.fresh / m.turn).toFixed(1)}×`);
+    console.log(`fresh index / shadow after-snapshot, snapshot for snapshot: ${(m.fresh / m.after).toFixed(1)}×`);
+    console.log(`shadow after-snapshot / warm add+commit: ${(m.after / m.warm).toFixed(2)}×`);
+    console.log(`shadow turn (two snapshots) / warm add+commit (one): ${(m.turn / m.warm).toFixed(2)}×`);
+    writeResults('shadow-snapshot', {
+      node: process.version,
+      git: gitVersion,
+      cpus: cpus().length,
+      files: FILES,
+      changedPerTurn: CHANGED,
+      unit: 'ms',
+      medians: m,
+      samples,
+    });
+  } finally {
+    if (keep) console.log(`kept ${root}`);
+    else rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run();

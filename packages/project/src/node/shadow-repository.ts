@@ -1,0 +1,227 @@
+// A project's shadow repository: a private git repository under entity-git's root whose work tree
+// is the user's workdir, with its own git directory and its own persistent index (stat data, so a
+// snapshot re-hashes only what changed). It never writes inside the workdir or its .git; only a
+// restore (shadow-restore.ts) writes files there. docs/design.md §7, "Shadow mode".
+import { createHash } from 'node:crypto';
+import { chmod, lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EntityGitError } from '@entity-git/core';
+import { ShadowGit } from './shadow-git.js';
+import { type SnapshotTrailers, snapshotMessage } from './shadow-message.js';
+
+/** The ref every snapshot advances: first-parent order is the order they were taken. */
+export const SNAPSHOTS_REF = 'refs/heads/snapshots';
+/** Default per-file size cap: larger files are left out of snapshots. */
+export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
+
+export interface ShadowRepositoryOptions {
+  /** entity-git's directory for shadow repositories (one sub-directory per project). */
+  root: string;
+  /** The user's workdir (absolute). It need not be a git repository. */
+  workdir: string;
+  /** Files larger than this many bytes are left out of snapshots. Default 5 MiB. */
+  maxFileBytes?: number;
+  /** The git binary. Default `git`. */
+  gitPath?: string;
+  /** How long one git command may run. Default 120 s. */
+  timeoutMs?: number;
+}
+
+export interface Snapshot {
+  readonly commit: string;
+  /** Files left out for being over the size cap. */
+  readonly overSizeCap: readonly string[];
+}
+
+/** Where a workdir's shadow repository lives: a hash of its real path, so any spelling finds it. */
+export async function shadowDirOf(root: string, workdir: string): Promise<string> {
+  const real = await realpath(workdir);
+  return join(root, createHash('sha256').update(real).digest('hex').slice(0, 32));
+}
+
+/** One queue per git directory in this process: snapshots and restores of a project never overlap. */
+const queues = new Map<string, Promise<unknown>>();
+
+export class ShadowRepository {
+  readonly #git: ShadowGit;
+  readonly #maxFileBytes: number;
+  readonly dir: string;
+  readonly workdir: string;
+
+  private constructor(git: ShadowGit, dir: string, workdir: string, maxFileBytes: number) {
+    this.#git = git;
+    this.dir = dir;
+    this.workdir = workdir;
+    this.#maxFileBytes = maxFileBytes;
+  }
+
+  /** Opens the workdir's shadow repository, creating it (0700) the first time. */
+  static async open(options: ShadowRepositoryOptions): Promise<ShadowRepository> {
+    const info = await stat(options.workdir).catch(() => null);
+    if (!info?.isDirectory())
+      throw new EntityGitError('INVALID_WORKDIR', `not a directory: ${options.workdir}`, { workdir: options.workdir });
+    const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes < 0)
+      throw new EntityGitError('INVALID_OPTION', `maxFileBytes must be a whole number ≥ 0, got ${maxFileBytes}`, {});
+    const workdir = await realpath(options.workdir);
+    const dir = await shadowDirOf(options.root, workdir);
+    const git = new ShadowGit({
+      gitDir: join(dir, 'git'),
+      workTree: workdir,
+      gitPath: options.gitPath ?? 'git',
+      timeoutMs: options.timeoutMs ?? 120_000,
+    });
+    const repo = new ShadowRepository(git, dir, workdir, maxFileBytes);
+    await repo.#create();
+    return repo;
+  }
+
+  get git(): ShadowGit {
+    return this.#git;
+  }
+
+  async #create(): Promise<void> {
+    const gitDir = join(this.dir, 'git');
+    if (await stat(join(gitDir, 'HEAD')).catch(() => null)) return;
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await chmod(this.dir, 0o700);
+    await this.#git.git(['init', '-q', '--shared=0600', '--initial-branch=snapshots', gitDir]);
+    await this.#git.git(['config', 'core.bare', 'false']);
+    await this.#git.git(['config', 'core.logAllRefUpdates', 'false']);
+    // The untracked cache lets status skip directories whose mtime did not change since the last.
+    await this.#git.git(['update-index', '--untracked-cache']);
+    // info/attributes outranks every .gitattributes of the workdir: the bytes are kept as they are.
+    const attributes = '* -text -eol -filter -ident -working-tree-encoding\n';
+    await writeFile(join(gitDir, 'info', 'attributes'), attributes, { mode: 0o600 });
+    await writeFile(join(this.dir, 'workdir'), `${this.workdir}\n`, { mode: 0o600 });
+  }
+
+  /** Runs `work` alone among this process's calls on this project. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const key = this.#git.place.gitDir;
+    const prev = queues.get(key) ?? Promise.resolve();
+    const next = prev.then(work, work);
+    const settled = next.catch(() => undefined);
+    queues.set(key, settled);
+    void settled.then(() => {
+      if (queues.get(key) === settled) queues.delete(key);
+    });
+    return next;
+  }
+
+  /** The newest snapshot commit, or null before the first. */
+  async tip(): Promise<string | null> {
+    const r = await this.#git.run(['rev-parse', '-q', '--verify', `${SNAPSHOTS_REF}^{commit}`]);
+    return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
+  }
+
+  /**
+   * Snapshots the whole work tree: the persistent index learns what changed since the last one
+   * (git status compares stat data; only changed files are hashed), then a tree and a commit on
+   * {@link SNAPSHOTS_REF}. A before-snapshot whose tree equals the tip's reuses the tip (with
+   * nothing changed, status alone says so: one git process).
+   */
+  snapshot(trailers: SnapshotTrailers): Promise<Snapshot> {
+    return this.exclusive(() => this.snapshotHeld(trailers));
+  }
+
+  /** {@link snapshot} for a caller already inside {@link exclusive}. */
+  async snapshotHeld(trailers: SnapshotTrailers): Promise<Snapshot> {
+    const { tip: parent, changes, overSizeCap } = await this.#stage();
+    // Nothing listed: the work tree, the index and the tip's tree are one (status compares all three).
+    if (parent !== null && changes === 0 && trailers.kind === 'before') return { commit: parent, overSizeCap };
+    const tree = changes === 0 && parent !== null ? `${parent}^{tree}` : (await this.#git.git(['write-tree'])).trim();
+    if (parent !== null && trailers.kind === 'before') {
+      const parentTree = (await this.#git.git(['rev-parse', `${parent}^{tree}`])).trim();
+      if (parentTree === tree) return { commit: parent, overSizeCap };
+    }
+    const parentArgs = trailers.before ?? parent;
+    const message = snapshotMessage({ ...trailers, overSizeCap });
+    const commit = (
+      await this.#git.git(['commit-tree', tree, ...(parentArgs ? ['-p', parentArgs] : []), '-F', '-'], message)
+    ).trim();
+    await this.#git.git(['update-ref', SNAPSHOTS_REF, commit, parent ?? '']);
+    return { commit, overSizeCap };
+  }
+
+  /**
+   * Brings the index up to the work tree, with one `git status` (porcelain v2: its header also
+   * names the tip, sparing a process). Returns the tip, how many paths status listed, and the
+   * files left out for their size.
+   */
+  async #stage(): Promise<{ tip: string | null; changes: number; overSizeCap: string[] }> {
+    const status = await this.#git.git([
+      'status',
+      '--porcelain=v2',
+      '--branch',
+      '-z',
+      '--untracked-files=all',
+      '--no-renames',
+      '--ignore-submodules=all',
+    ]);
+    let tip: string | null = null;
+    const removed: string[] = [];
+    const changed: string[] = [];
+    for (const entry of status.split('\0')) {
+      if (entry.startsWith('# branch.oid ')) {
+        const oid = entry.slice('# branch.oid '.length);
+        tip = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
+      } else if (entry.startsWith('? ')) changed.push(entry.slice(2).replace(/\/$/, ''));
+      else if (entry.startsWith('1 ')) {
+        // 1 XY sub mH mI mW hH hI path: the path follows the eighth space.
+        let at = 0;
+        for (let i = 0; i < 8; i++) at = entry.indexOf(' ', at) + 1;
+        const path = entry.slice(at);
+        if (entry[3] === 'D' || (entry[2] === 'D' && entry[3] === '.')) removed.push(path);
+        else changed.push(path);
+      }
+    }
+    const changes = removed.length + changed.length;
+    const overSizeCap: string[] = [];
+    const added: string[] = [];
+    await Promise.all(
+      changed.map(async (path) => {
+        const info = await lstat(join(this.workdir, path)).catch(() => null);
+        if (info === null) removed.push(path);
+        else if (info.isFile() && info.size > this.#maxFileBytes) overSizeCap.push(path);
+        else added.push(path);
+      }),
+    );
+    // Removals first, so a file that became a directory (or the reverse) is replaced cleanly.
+    const names = [...removed, ...overSizeCap, ...added];
+    if (names.length > 0) {
+      const input = `${[...removed, ...overSizeCap].map((p) => `${p}\0`).join('')}`;
+      if (input) await this.#git.git(['update-index', '--force-remove', '-z', '--stdin'], input);
+      if (added.length)
+        await this.#git.git(
+          ['update-index', '--add', '--remove', '--replace', '-z', '--stdin'],
+          `${added.join('\0')}\0`,
+        );
+    }
+    return { tip, changes, overSizeCap: overSizeCap.sort() };
+  }
+
+  /** The blob ids of `paths` in a commit (absent: not in it). */
+  async blobs(commit: string, paths: readonly string[]): Promise<Map<string, { mode: string; oid: string }>> {
+    const out = new Map<string, { mode: string; oid: string }>();
+    if (paths.length === 0) return out;
+    const text = await this.#git.git(['ls-tree', '-z', '--full-tree', commit, '--', ...paths]);
+    for (const row of text.split('\0')) {
+      const m = /^(\d+) \w+ ([0-9a-f]+)\t([\s\S]*)$/.exec(row);
+      if (m) out.set(m[3] as string, { mode: m[1] as string, oid: m[2] as string });
+    }
+    return out;
+  }
+
+  /** The bytes of a blob. */
+  async blob(oid: string): Promise<Buffer> {
+    const r = await this.#git.run(['cat-file', 'blob', oid]);
+    if (r.code !== 0) throw this.#git.failure(['cat-file'], r);
+    return r.stdout;
+  }
+
+  /** The workdir file's bytes, or null when there is none. */
+  async readWorkdir(path: string): Promise<Buffer | null> {
+    return readFile(join(this.workdir, path)).catch(() => null);
+  }
+}
