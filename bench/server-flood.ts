@@ -6,14 +6,8 @@
 // before them).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type WebSocketType from 'ws';
+import WebSocket from 'ws';
 import { writeResults } from './lib/measure.js';
-
-// The ws-server example's own WebSocket client (the workspace root does not depend on `ws`).
-const WebSocket = createRequire(new URL('../examples/ws-server/package.json', import.meta.url))(
-  'ws',
-) as typeof WebSocketType;
 
 const REQUESTS = 1000;
 const MB = 1 << 20;

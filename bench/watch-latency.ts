@@ -57,7 +57,16 @@ export async function run(): Promise<void> {
       },
       stderr: { write: (c: string) => process.stderr.write(c) },
     };
-    const ctx = { store, config: {}, mirror, root, close: () => store.close() };
+    const ctx = {
+      store,
+      dag: store.dag,
+      recognised: store.recognised,
+      framework: null,
+      config: {},
+      mirror,
+      root,
+      close: () => store.close(),
+    };
     const watching = runWatch(ctx, io, { json: true, db });
     while (![...mirrored.values()].length || [...mirrored.values()].reduce((a, b) => a + b, 0) < SESSIONS)
       await new Promise((r) => setTimeout(r, 50));

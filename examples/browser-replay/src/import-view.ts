@@ -100,7 +100,13 @@ export function renderImport(
                     h(
                       'small',
                       {},
-                      c.status === 'new' ? 'will be created' : c.status === 'created' ? 'created' : 'a project already',
+                      c.status === 'new'
+                        ? 'will be created'
+                        : c.status === 'created'
+                          ? 'created'
+                          : c.status === 'refused'
+                            ? `refused: ${c.reason ?? ''}`
+                            : 'a project already',
                     ),
                   ),
                 ),

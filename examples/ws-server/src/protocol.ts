@@ -166,9 +166,14 @@ export interface ImportProjectsResult {
   candidates: Array<{
     workdir: string;
     name: string;
-    /** `new`: would be created; `created`: was; `exists`: a project has this workdir already. */
-    status: 'new' | 'created' | 'exists';
+    /**
+     * `new`: would be created; `created`: was; `exists`: a project has this workdir already;
+     * `refused`: the workdir policy refuses it (`reason`), as `create_project` would.
+     */
+    status: 'new' | 'created' | 'exists' | 'refused';
     project_id: string | null;
+    /** Why the workdir is refused (only with `refused`). */
+    reason?: string;
   }>;
 }
 

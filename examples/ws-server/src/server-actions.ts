@@ -359,7 +359,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
       };
     },
     project_status: projectStatusAction(projects, projectGit),
-    import_projects: importProjectsAction(projects),
+    import_projects: importProjectsAction(projects, workdirPolicy),
     async server_info() {
       return { name: 'entity-git ws-server', actions: Object.keys(handlers).sort(), agent: Boolean(options.agent) };
     },

@@ -6,6 +6,9 @@ import { existsSync, mkdirSync, realpathSync, renameSync, symlinkSync } from 'no
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MemoryDag } from '@entity-git/core';
+import { nodeWorkdirPolicy } from '@entity-git/node-fs';
+import { importProjectsAction } from '../src/import-projects.js';
 import { client, dir, useServer } from './server-helpers.js';
 
 useServer();
@@ -52,5 +55,30 @@ describe('create_project workdirs', () => {
     expect((await client.call('project_detail', { project_id: p.id })).workdir).toBe(realpathSync(real));
     expect(await refusal({ name: 'Again', workdir: real })).toBe('DUPLICATE_PROJECT');
     expect(await refusal({ name: 'Again', workdir: join(dir, 'old-link') })).toBe('DUPLICATE_PROJECT');
+  });
+});
+
+describe('import_projects workdirs', () => {
+  it('every planned workdir goes through the workdir policy: one it refuses is reported and never created', async () => {
+    const base = join(dir, 'import-policy');
+    for (const r of ['allowed/alpha', 'elsewhere/beta']) execFileSync('git', ['init', '-q', join(base, r)]);
+    const projects = new MemoryDag();
+    const policy = nodeWorkdirPolicy({ allowedRoots: [join(base, 'allowed')] });
+    const action = importProjectsAction(projects, policy);
+    const dry = await action({ dir: base });
+    expect(
+      dry.candidates.map((c) => [c.name, c.status, c.reason?.includes('outside the allowed roots') ?? null]),
+    ).toEqual([
+      ['alpha', 'new', null],
+      ['beta', 'refused', true],
+    ]);
+    const done = await action({ dir: base, apply: true });
+    expect(done.candidates.map((c) => [c.name, c.status])).toEqual([
+      ['alpha', 'created'],
+      ['beta', 'refused'],
+    ]);
+    expect((await projects.listProjects()).map((p) => [p.name, p.workdir])).toEqual([
+      ['alpha', realpathSync(join(base, 'allowed/alpha'))],
+    ]);
   });
 });
