@@ -113,6 +113,8 @@ export function useE2eApp(): void {
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     const context = await browser.newContext({ viewport: { width: 1320, height: 900 } });
+    // A busy 2-core machine (the whole suite beside Chromium) can take past playwright's 30 s.
+    context.setDefaultTimeout(90_000);
     page = await context.newPage();
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text());

@@ -77,6 +77,8 @@ export async function startHarness(name: string, seed?: (store: SqlStore) => Pro
     async open(width, height) {
       // bypassCSP: the app's pages forbid inline scripts; axe-core is injected by the test, not the app.
       const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true });
+      // A busy 2-core machine (the whole suite beside Chromium) can take past playwright's 30 s.
+      context.setDefaultTimeout(90_000);
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('console', (m) => {

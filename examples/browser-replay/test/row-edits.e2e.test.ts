@@ -134,6 +134,9 @@ describe('browser-replay: a session whose row changed', () => {
     await page.fill('input[name=name]', 'Notes Project');
     expect(await page.isChecked('input[name=with-session]')).toBe(true);
     await page.click('[data-testid=create-project]');
+    // The folder is in no repository: git init only once the user says yes.
+    await page.waitForSelector('[data-testid=confirm-init]');
+    await page.click('[data-testid=confirm-yes]');
     await waitText('project-indicator', 'Notes Project');
     await screenshot('project-joined');
 

@@ -30,17 +30,21 @@ describe('the actions', () => {
       'import_projects',
       'list_projects',
       'list_sessions',
+      'list_turn_files',
       'project_agent_commits',
       'project_detail',
       'project_log',
       'project_status',
+      'restore_turn_files',
       'revert_agent_turn',
       'search_messages',
       'send_message',
       'server_info',
       'session_stats',
       'set_project_status',
+      'turn_file_diff',
       'turn_messages',
+      'undo_restore_turn_files',
     ]);
   });
 

@@ -63,21 +63,27 @@ export class Redactor {
   }
 
   /** A copy of a JSON value with every string redacted (keys are kept as they are). */
-  async redactJson(value: JsonValue, counts?: Map<string, number>): Promise<JsonValue> {
+  async redactJson(value: JsonValue, counts?: Map<string, number>, path = new Set<object>()): Promise<JsonValue> {
     if (typeof value === 'string') return this.redactText(value, counts);
     if (value === null || typeof value !== 'object') return value;
-    // Only JSON's own shapes are rebuilt: anything else (a Date, a Map) goes on as it is, for the
-    // node's validation to refuse (`NON_JSON_VALUE`) rather than be turned into `{}` here.
+    // Only JSON's own shapes are rebuilt: anything else (a Date, a Map, a value that holds itself)
+    // goes on as it is, for the node's validation to refuse (`NON_JSON_VALUE`) rather than be
+    // turned into `{}` here, or walked forever.
     const proto = Object.getPrototypeOf(value);
-    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
-    if (Array.isArray(value)) {
-      const out: JsonValue[] = [];
-      for (const v of value) out.push(await this.redactJson(v, counts));
+    if (path.has(value) || (!Array.isArray(value) && proto !== Object.prototype && proto !== null)) return value;
+    path.add(value);
+    try {
+      if (Array.isArray(value)) {
+        const out: JsonValue[] = [];
+        for (const v of value) out.push(await this.redactJson(v, counts, path));
+        return out;
+      }
+      const out: { [key: string]: JsonValue } = {};
+      for (const [k, v] of Object.entries(value)) out[k] = await this.redactJson(v, counts, path);
       return out;
+    } finally {
+      path.delete(value);
     }
-    const out: { [key: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value)) out[k] = await this.redactJson(v, counts);
-    return out;
   }
 
   /** A copy of a node with its content and metadata redacted; ids, roles, seq and times are kept. */

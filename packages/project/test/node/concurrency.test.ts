@@ -72,7 +72,11 @@ describe('two sessions in two processes finishing turns into one project at once
       );
       expect(await judge.git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
       expect(await judge.git(dir, 'fsck', '--strict')).toBe('');
-      expect(await fsp.readdir(lockDir).catch(() => [])).toEqual([]);
+      // No lock or pending journal is left: only the ledger of the agent's commits, one line each.
+      const left = await fsp.readdir(lockDir).catch(() => []);
+      expect(left.map((f) => f.replace(/^[0-9a-f]+\./, 'KEY.'))).toEqual(['KEY.agent-commits.jsonl']);
+      const ledger = await fsp.readFile(join(lockDir, left[0]!), 'utf8');
+      expect(ledger.trim().split('\n')).toHaveLength(2 * ROUNDS);
     });
   }
 });
