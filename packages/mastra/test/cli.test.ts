@@ -68,7 +68,7 @@ async function mirrorsThroughCli(
   // Another turn, then sync: the repository catches up (reconcile's "repaired"), one commit more on main.
   await turn(scriptedAgent(storage), 'trip', 'Read the trip note');
   const after = json(await eg('sync', '--json'));
-  expect(after.counts).toEqual({ unchanged: 1, backfilled: 0, repaired: 1, busy: 0, failed: 0 });
+  expect(after.counts).toEqual({ unchanged: 1, backfilled: 0, repaired: 1, empty: 0, busy: 0, failed: 0 });
   expect(git(join(root, 'trip'), 'log', '-1', '--format=%s', 'main').trim()).toBe('turn 3: Read the trip note');
 }
 
