@@ -16,6 +16,12 @@ export interface SearchState {
 export const searchHref = (query: string, allBranches: boolean) =>
   `#/search/${encodeURIComponent(query)}${allBranches ? '/all' : ''}`;
 
+/**
+ * What the user has typed and not submitted yet: the sidebar is drawn again whenever the page's
+ * data arrives, and a box drawn anew must keep the words being typed into it.
+ */
+let draft = '';
+
 /** The search form: a query and "every branch"; submitting sets the route. */
 export function renderSearchBox(current: { query: string; allBranches: boolean } | null): HTMLElement {
   return h(
@@ -38,8 +44,11 @@ export function renderSearchBox(current: { query: string; allBranches: boolean }
       name: 'q',
       type: 'search',
       placeholder: 'Search messages',
-      value: current?.query ?? '',
+      value: current?.query ?? draft,
       autocomplete: 'off',
+      oninput: (e: Event) => {
+        draft = (e.target as HTMLInputElement).value;
+      },
       'data-testid': 'search-input',
     }),
     h('button', { type: 'submit', 'data-testid': 'search-submit' }, 'Search'),
