@@ -1,4 +1,4 @@
-// The probe of issue 43, item 2, over the socket: a commit the user's own git makes with the
+// The probe of the server's undo, over the socket: a commit the user's own git makes with the
 // agent's committer name, its subject and trailers, in a project bound to a different session,
 // and then in the session's own project. Neither is undone; the branches do not move.
 import { projectCommitMessage } from '@entity-git/project';
