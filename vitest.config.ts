@@ -44,6 +44,7 @@ const unit = [
   'packages/sqlite/test/app-databases/messages-schema.test.ts',
   'packages/sqlite/test/app-databases/open-turns.test.ts',
   'packages/cli/test/args.test.ts',
+  'packages/cli/test/json-doc.test.ts',
 ];
 const browserTests = '**/*.browser.test.ts';
 

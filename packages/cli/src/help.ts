@@ -53,7 +53,7 @@ Commands:
   import claude-code|codex [DIR]      mirror transcripts agents wrote (--watch follows them)
   import messages FILE…               mirror OpenAI-style message logs
 
-Every command takes --json: stable output for scripts (see the README).
+Every command takes --json: stable output for scripts (docs/cli-json.md).
 
 ${GLOBAL}
   --version           print the version

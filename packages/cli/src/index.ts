@@ -26,3 +26,8 @@ export type {
 } from './commands/import-json.js';
 export type { StatsJson } from './commands/stats.js';
 export type { PruneJson, DuJson } from './commands/retention.js';
+export type { ScanJson } from './commands/redact.js';
+export type { RestoreJson } from './commands/remote.js';
+export type { ProjectLogJson, ProjectCommitJson } from './commands/projects.js';
+export type { ProjectsImportJson } from './commands/projects-import.js';
+export type { ProjectRevertJson } from './commands/projects-revert.js';

@@ -10,8 +10,8 @@ import type {
   TurnView,
 } from '@entity-git/core';
 
-// The `--json` output of every command. These shapes are a contract with scripts (README
-// "JSON output"): fields are only ever added, never renamed or removed, and every field is
+// The `--json` output of every command. These shapes are a contract with scripts
+// (docs/cli-json.md): fields are only ever added, never renamed or removed, and every field is
 // always present (absent values are null, not missing).
 
 export interface DifferenceJson {

@@ -7,7 +7,7 @@ import { printJson, println, type CliIo } from '../io.js';
 // prune and du: the repositories of sessions the application deleted go, after an archive if
 // asked (docs/design.md, 'Retention and accounting'); du shows what each takes.
 
-/** `prune --json` (README "JSON output"). */
+/** `prune --json` (docs/cli-json.md). */
 export interface PruneJson {
   root: string;
   dryRun: boolean;
@@ -21,7 +21,7 @@ export interface PruneJson {
   foreign: { name: string; reason: string }[];
 }
 
-/** `du --json` (README "JSON output"). */
+/** `du --json` (docs/cli-json.md). */
 export interface DuJson {
   root: string;
   /** Largest first. `inDag` false: the application deleted the session, `prune` removes it. */

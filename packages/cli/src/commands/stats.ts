@@ -6,7 +6,7 @@ import { printJson, println, type CliIo } from '../io.js';
 // stats: tokens and cost per turn, per branch and for the session, from the DAG as the mirror
 // derives it (core's `session_stats`; docs/design.md, 'Retention and accounting').
 
-/** `stats --json` (README "JSON output"): null where no node records a figure. */
+/** `stats --json` (docs/cli-json.md): null where no node records a figure. */
 export interface StatsJson {
   sessionId: string;
   /** Every node of the session once, however many branches share it. */

@@ -83,7 +83,7 @@ const CHAIN_STARTS = 16;
 /**
  * A blob up to this size goes into a pack stored, not compressed (a zlib stream of one stored
  * block, which any git reads). Opening a turn reads thousands of small message blobs, and setting
- * up an inflate for each cost more than reading the bytes it saves (see README, "Packing"); larger
+ * up an inflate for each cost more than reading the bytes it saves (see docs/decisions.md, "Packing"); larger
  * blobs — tool outputs — are compressed.
  */
 export const STORED_BLOB_MAX = 16 << 10;
