@@ -1,7 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_IDENTITY, LAYOUTS, type DagSource, type Layout, type Mirror, type Session } from '@entity-git/core';
+import {
+  DEFAULT_IDENTITY,
+  LAYOUTS,
+  type DagSource,
+  type Layout,
+  type Mirror,
+  type ProjectStore,
+  type Session,
+} from '@entity-git/core';
 import type { Identity } from '@entity-git/git';
 import { createNodeMirror, defaultRoot } from '@entity-git/node-fs';
 import {
@@ -10,6 +18,8 @@ import {
   loadStoreConfig,
   openPostgres,
   openSqlite,
+  watchDagChanges,
+  type DagChanges,
   type SqlStore,
   type StoreConfig,
 } from '@entity-git/sqlite';
@@ -17,7 +27,6 @@ import { CliError } from './cli-error.js';
 import { parseDuration } from './duration.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { openFrameworkContext } from './frameworks/framework-context.js';
-import type { FrameworkStore } from './frameworks/framework-store.js';
 
 /** `~/.openprogram/entity-git.db`, beside the default session root. */
 export function defaultDb(): string {
@@ -42,21 +51,34 @@ export interface ContextOptions {
   warn?: (line: string) => void;
 }
 
+/** How `watch` learns which sessions to sync again: the database's changes, and quiet open turns. */
+export interface WatchOptions {
+  /** PostgreSQL: LISTEN on this channel (default: the config's `notifyChannel`). */
+  channel: string | undefined;
+  /** The database URL (PostgreSQL's LISTEN opens a connection of its own). */
+  connectionString: string | undefined;
+}
+
 /** The database and the mirror one command works on. */
 export interface Context {
-  /** entity-git's SQL store (throws a usage error on a framework's store, which has none). */
-  readonly store: SqlStore;
-  /** What the mirror follows: the SQL store's DAG, or the framework's. */
+  /** What the mirror follows: the SQL store's DAG, or a framework's. */
   dag: DagSource;
   /** The known schema or framework the database was recognised as, or null. */
   recognised: string | null;
-  /** The framework's store (LangGraph, Mastra) the database is, or null. */
-  framework: FrameworkStore | null;
+  /**
+   * How the rows are read when they are not entity-git's own (a known schema, a framework's
+   * store, a configured mapping), one line for people; null for entity-git's own schema.
+   */
+  reading: string | null;
+  /** entity-git's projects, or null where the database has none (a framework's store). */
+  projects: ProjectStore | null;
   /** The names/formats configuration in use (`{}` when none). */
   config: StoreConfig;
   mirror: Mirror;
   /** Absolute session root. */
   root: string;
+  /** The sessions to sync again at each poll: those the database shows changed, and those whose open turn went quiet. */
+  watch(options: WatchOptions): Promise<DagChanges>;
   close(): Promise<void>;
 }
 
@@ -138,14 +160,30 @@ export async function openContext(options: ContextOptions): Promise<Context> {
     ...(config.redaction === undefined ? {} : { redaction: config.redaction }),
   });
   return {
-    store,
     dag: store.dag,
     recognised: store.recognised,
-    framework: null,
+    reading: readingOf(store),
+    projects: store.projects,
     config,
     mirror,
     root,
+    watch: (o) => watchSqlStore(store, { ...o, channel: o.channel ?? config.notifyChannel }),
     close: () => store.close(),
+  };
+}
+
+/** `watch` on a SQL store: its change markers, then the sessions whose open turn went quiet. */
+async function watchSqlStore(store: SqlStore, options: WatchOptions): Promise<DagChanges> {
+  if (options.channel !== undefined && store.engine !== 'postgres')
+    throw new CliError('--channel is for a PostgreSQL database (SQLite is watched with data_version)');
+  const changes = await watchDagChanges(store, {
+    ...(options.channel === undefined ? {} : { channel: options.channel }),
+    ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+  });
+  return {
+    ...changes,
+    // A session whose open turn went quiet changed no row: it is synced again all the same.
+    poll: async () => [...new Set([...(await changes.poll()), ...store.dag.quietSessions()])],
   };
 }
 
@@ -154,21 +192,22 @@ function storeConfig(config: StoreConfig): Pick<StoreConfig, 'names' | 'formats'
   return { names: config.names, formats: config.formats, mapping: config.mapping };
 }
 
-/**
- * The line that says how the database is read, when it is not entity-git's own: the known schema
- * recognised, or the configured mapping. Null for entity-git's own schema (or its tables renamed).
- */
-export function describeDatabase(ctx: Context): string | null {
-  if (ctx.framework !== null) {
-    return `recognised the ${JSON.stringify(ctx.framework.schema.name)} schema: ${ctx.framework.schema.description}; read as it is, never written`;
-  }
-  const store = ctx.store;
+/** The line that says how a SQL store's rows are read, when they are not entity-git's own. */
+function readingOf(store: SqlStore): string | null {
   if (store.recognised !== null) {
     const known = KNOWN_SCHEMAS.find((k) => k.name === store.recognised);
     return `recognised the ${JSON.stringify(store.recognised)} schema: ${known?.description ?? 'a known schema'}; read as it is, never written`;
   }
   if (store.mapping !== null) return 'read through the configured mapping, as it is, never written';
   return null;
+}
+
+/** entity-git's projects, or a usage error where the database has none (a framework's store). */
+export function requireProjects(ctx: Context): ProjectStore {
+  if (ctx.projects !== null) return ctx.projects;
+  throw new CliError(
+    `this database (${ctx.recognised ?? "not entity-git's"}) has no entity-git tables: projects live in entity-git's own database`,
+  );
 }
 
 /** The session row, or a usage error naming the database. */

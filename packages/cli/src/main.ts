@@ -454,7 +454,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   }
 
   if (command.alone) return command.alone(io, values, rest);
-  const { describeDatabase, openContext } = await import('./context.js');
+  const { openContext } = await import('./context.js');
   const ctx = await openContext({
     db: values.db,
     config: values.config,
@@ -467,8 +467,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     cwd: io.cwd ?? process.cwd(),
     warn: (line) => io.stderr.write(`${COMMAND_NAME}: warning: ${line}\n`),
   });
-  const described = describeDatabase(ctx);
-  if (described !== null && values.json !== true) io.stderr.write(`${COMMAND_NAME}: ${described}\n`);
+  if (ctx.reading !== null && values.json !== true) io.stderr.write(`${COMMAND_NAME}: ${ctx.reading}\n`);
   try {
     return await command.run!(ctx, io, values, rest);
   } finally {

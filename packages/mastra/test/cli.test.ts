@@ -65,6 +65,12 @@ async function mirrorsThroughCli(
     2,
     "entity-git: the database is Mastra's storage, which entity-git reads and never writes",
   ]);
+  // It has no projects either: a command that reads them says so.
+  const listed = await eg('projects', 'list');
+  expect([listed.code, listed.stderr.split('\n').at(-2)]).toEqual([
+    2,
+    "entity-git: this database (mastra) has no entity-git tables: projects live in entity-git's own database",
+  ]);
   // Another turn, then sync: the repository catches up (reconcile's "repaired"), one commit more on main.
   await turn(scriptedAgent(storage), 'trip', 'Read the trip note');
   const after = json(await eg('sync', '--json'));

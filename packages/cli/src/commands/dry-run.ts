@@ -1,6 +1,5 @@
 import { type DagNode, derive, isEntityGitError, nodeFacts } from '@entity-git/core';
 import type { Context } from '../context.js';
-import { describeDatabase } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
 import { printable } from '../printable.js';
@@ -29,7 +28,7 @@ export async function runDryRun(ctx: Context, io: CliIo, args: DryRunArgs): Prom
   const dag = ctx.dag;
   const sessions = await dag.listSessions();
   const sessionId = args.session ?? sessions[0] ?? null;
-  const reading = describeDatabase(ctx) ?? "entity-git's own schema (sessions, nodes), read and written by entity-git";
+  const reading = ctx.reading ?? "entity-git's own schema (sessions, nodes), read and written by entity-git";
   const counts: { id: string; nodes: number }[] = [];
   for (const id of sessions.slice(0, args.json ? sessions.length : LISTED))
     counts.push({ id, nodes: await count(ctx, id) });

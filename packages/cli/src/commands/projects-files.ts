@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Project, RestoreResult } from '@entity-git/core';
 import type { ShadowProjectGit } from '@entity-git/project/node';
 import { CliError } from '../cli-error.js';
-import { requireSession, type Context } from '../context.js';
+import { requireProjects, requireSession, type Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
 import { findProject } from './projects.js';
@@ -32,7 +32,7 @@ async function open(
   const project =
     args.project !== undefined
       ? await findProject(ctx, args.project)
-      : await ctx.store.projects.projectOfSession(args.session);
+      : await requireProjects(ctx).projectOfSession(args.session);
   if (project === null)
     throw new CliError(`session ${JSON.stringify(args.session)} is in no project (give --project PROJECT)`);
   const { ShadowProjectGit } = await import('@entity-git/project/node');

@@ -4,7 +4,7 @@
 import { isEntityGitError } from '@entity-git/core';
 import { findGitRepositories, planProjectImport, type ImportCandidate } from '@entity-git/node-fs';
 import { CliError } from '../cli-error.js';
-import type { Context } from '../context.js';
+import { requireProjects, type Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
 
@@ -29,14 +29,14 @@ export async function runProjectsImport(
       );
     throw err;
   }
-  const plan = planProjectImport(repos, await ctx.store.projects.listProjects());
+  const plan = planProjectImport(repos, await requireProjects(ctx).listProjects());
   const candidates: ProjectsImportJson['candidates'] = [];
   for (const c of plan) {
     if (!args.apply || c.status !== 'new') {
       candidates.push(c);
       continue;
     }
-    const created = await ctx.store.projects.createProject({ name: c.name, workdir: c.workdir, description: null });
+    const created = await requireProjects(ctx).createProject({ name: c.name, workdir: c.workdir, description: null });
     candidates.push({ ...c, status: 'created', project_id: created.id });
   }
   if (args.json) {

@@ -4,7 +4,7 @@
 // refused, with nothing touched, when that cannot be done safely.
 import type { RevertResult } from '@entity-git/core';
 import { CliError } from '../cli-error.js';
-import { requireSession, type Context } from '../context.js';
+import { requireProjects, requireSession, type Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
 import { findProject } from './projects.js';
@@ -53,7 +53,7 @@ export async function runProjectsRevert(
   const project =
     args.project !== undefined
       ? await findProject(ctx, args.project)
-      : await ctx.store.projects.projectOfSession(args.session);
+      : await requireProjects(ctx).projectOfSession(args.session);
   if (project === null)
     throw new CliError(`session ${JSON.stringify(args.session)} is in no project (give --project PROJECT)`);
   const { createNodeProjectGit } = await import('@entity-git/project/node');

@@ -3,7 +3,7 @@
 // stops the agent committing in a repository without unbinding its sessions.
 import { PROJECT_STATUSES, type ProjectStatus } from '@entity-git/core';
 import { CliError } from '../cli-error.js';
-import type { Context } from '../context.js';
+import { requireProjects, type Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
 import { projectJson, type ProjectOneJson } from '../json-shapes.js';
@@ -20,7 +20,7 @@ export async function runProjectsStatus(
     if (!(PROJECT_STATUSES as readonly string[]).includes(args.status)) {
       throw new CliError(`STATUS must be one of ${PROJECT_STATUSES.join(', ')}, got ${JSON.stringify(args.status)}`);
     }
-    after = await ctx.store.projects.setProjectStatus(project.id, args.status as ProjectStatus);
+    after = await requireProjects(ctx).setProjectStatus(project.id, args.status as ProjectStatus);
   }
   if (args.json) printJson(io, { project: projectJson(after) } satisfies ProjectOneJson);
   else if (args.status === undefined)

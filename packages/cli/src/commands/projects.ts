@@ -1,13 +1,13 @@
 import { isAbsolute } from 'node:path';
 import type { Project } from '@entity-git/core';
 import { CliError } from '../cli-error.js';
-import { requireSession, type Context } from '../context.js';
+import { requireProjects, requireSession, type Context } from '../context.js';
 import { EXIT_INTERNAL, EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { printJson, println, type CliIo } from '../io.js';
 import { projectJson, type ProjectOneJson, type ProjectsJson } from '../json-shapes.js';
 
 export async function runProjectsList(ctx: Context, io: CliIo, args: { json: boolean }): Promise<ExitCode> {
-  const projects = await ctx.store.projects.listProjects();
+  const projects = await requireProjects(ctx).listProjects();
   if (args.json) {
     printJson(io, { projects: projects.map(projectJson) } satisfies ProjectsJson);
     return EXIT_OK;
@@ -33,7 +33,7 @@ export async function runProjectsCreate(
     throw new CliError(
       `WORKDIR must be an absolute path, got ${JSON.stringify(args.workdir)} (try "$PWD/${args.workdir}")`,
     );
-  const project = await ctx.store.projects.createProject({
+  const project = await requireProjects(ctx).createProject({
     name: args.name,
     workdir: args.workdir,
     description: args.description ?? null,
@@ -50,8 +50,8 @@ export async function runProjectsAddSession(
 ): Promise<ExitCode> {
   const project = await findProject(ctx, args.project);
   await requireSession(ctx, args.session);
-  await ctx.store.projects.addSessionToProject(project.id, args.session);
-  const after = (await ctx.store.projects.getProject(project.id)) ?? project;
+  await requireProjects(ctx).addSessionToProject(project.id, args.session);
+  const after = (await requireProjects(ctx).getProject(project.id)) ?? project;
   if (args.json) printJson(io, { project: projectJson(after) } satisfies ProjectOneJson);
   else println(io, `added session ${args.session} to project ${after.id} ${JSON.stringify(after.name)}`);
   return EXIT_OK;
@@ -59,9 +59,9 @@ export async function runProjectsAddSession(
 
 /** PROJECT is an id, or else a name (names are unique). */
 export async function findProject(ctx: Context, key: string): Promise<Project> {
-  const byId = await ctx.store.projects.getProject(key);
+  const byId = await requireProjects(ctx).getProject(key);
   if (byId) return byId;
-  const byName = (await ctx.store.projects.listProjects()).find((p) => p.name === key);
+  const byName = (await requireProjects(ctx).listProjects()).find((p) => p.name === key);
   if (byName) return byName;
   throw new CliError(`no project with id or name ${JSON.stringify(key)}`);
 }

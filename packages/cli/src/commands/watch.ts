@@ -1,7 +1,5 @@
 import { createMirrorService } from '@entity-git/core';
-import { watchDagChanges } from '@entity-git/sqlite';
 import { CliError } from '../cli-error.js';
-import { watchFrameworkChanges } from '../frameworks/framework-changes.js';
 import type { Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { println, type CliIo } from '../io.js';
@@ -27,15 +25,7 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
   const interval = args.interval === undefined ? DEFAULT_INTERVAL_MS : Number(args.interval);
   if (!Number.isSafeInteger(interval) || interval < 10 || interval > 60_000)
     throw new CliError('--interval must be a whole number of ms from 10 to 60000');
-  const channel = args.channel ?? ctx.config.notifyChannel;
-  if (channel !== undefined && (ctx.framework?.engine ?? ctx.store.engine) !== 'postgres')
-    throw new CliError('--channel is for a PostgreSQL database (SQLite is watched with data_version)');
-  if (channel !== undefined && ctx.framework !== null)
-    throw new CliError(`--channel is for entity-git's own tables (${ctx.framework.schema.name}'s store is polled)`);
-  const changes =
-    ctx.framework !== null
-      ? watchFrameworkChanges(ctx.framework)
-      : await watchDagChanges(ctx.store, { channel, connectionString: args.db });
+  const changes = await ctx.watch({ channel: args.channel, connectionString: args.db });
   const service = createMirrorService({ mirror: ctx.mirror, dag: ctx.dag });
   const search = await (await import('./search.js')).indexEachSync(io, ctx.root, service);
   const line = (event: string, fields: Record<string, unknown>, text: string) => {
@@ -78,9 +68,6 @@ export async function runWatch(ctx: Context, io: CliIo, args: WatchArgs): Promis
       const last = stopping;
       try {
         for (const id of await changes.poll()) service.notify(id);
-        // A session whose open turn went quiet changed no row: it is synced again all the same.
-        // (A framework's store has no quiet time: its checkpoints say when a turn is done.)
-        if (ctx.framework === null) for (const id of ctx.store.dag.quietSessions()) service.notify(id);
         failures = 0;
       } catch (err) {
         // The database may be locked or restarting; the next poll tries again.

@@ -1,10 +1,10 @@
 import { createNodeMirror } from '@entity-git/node-fs';
 import type { Identity } from '@entity-git/git';
 import type { Layout } from '@entity-git/core';
-import type { SqlStore } from '@entity-git/sqlite';
 import { CliError } from '../cli-error.js';
 import type { Context } from '../context.js';
 import { EXIT_USAGE } from '../exit-codes.js';
+import { watchFrameworkChanges } from './framework-changes.js';
 import { openFrameworkStore } from './framework-store.js';
 
 export interface FrameworkContextOptions {
@@ -22,8 +22,7 @@ export interface FrameworkContextOptions {
 /**
  * The context of a command on a framework's store (LangGraph's checkpointers, Mastra's storage),
  * or null when the database is none. Such a store is opened read-only and never written: a
- * command that writes rows is refused, and `ctx.store` (entity-git's own tables, its projects)
- * does not exist.
+ * command that writes rows is refused, and it has no projects (entity-git's own tables).
  */
 export async function openFrameworkContext(options: FrameworkContextOptions): Promise<Context | null> {
   const framework = await openFrameworkStore(options);
@@ -40,15 +39,17 @@ export async function openFrameworkContext(options: FrameworkContextOptions): Pr
     ...(options.layout ? { layout: options.layout } : {}),
   });
   return {
-    get store(): SqlStore {
-      throw new CliError(
-        `the database is ${what}: it has no entity-git tables (projects live in entity-git's own database)`,
-      );
-    },
     dag: framework.dag,
     recognised: framework.schema.name,
-    framework,
+    reading: `recognised the ${JSON.stringify(framework.schema.name)} schema: ${framework.schema.description}; read as it is, never written`,
+    projects: null,
     config: {},
+    // A framework's store has no quiet time: its checkpoints say when a turn is done.
+    async watch({ channel }) {
+      if (channel !== undefined)
+        throw new CliError(`--channel is for entity-git's own tables (${framework.schema.name}'s store is polled)`);
+      return watchFrameworkChanges(framework);
+    },
     mirror,
     root: options.root,
     close: () => framework.close(),
