@@ -3,6 +3,7 @@
 // project's workdir status. `navigate` loads what the hash names, then re-renders.
 import type { TimelineCommit } from 'ws-server/protocol';
 import { ActionError, localStore } from './backend.js';
+import { shownError } from './errors.js';
 import { forkOf, type BranchFork } from './branch-labels.js';
 import { parseRoute, type Route, type State } from './app-state.js';
 import { EARLIER_SHOWN, type SessionPage } from './session-page.js';
@@ -63,6 +64,40 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       state.agentCommits.set(sessionId, await state.backend.call('project_agent_commits', { session_id: sessionId }));
     } catch {
       state.agentCommits.delete(sessionId);
+    }
+  }
+
+  /**
+   * The files the turn on screen changed in its project (online, in a project): read at every step,
+   * a diff left open while the turn stays the same. A turn without snapshots (it ran before the
+   * project kept them, or the server keeps none) says so instead.
+   */
+  async function readTurnFiles(): Promise<void> {
+    const s = state.session;
+    const v = s?.view ?? null;
+    const projectId = state.sessions.find((x) => x.id === s?.id)?.project_id;
+    if (!s || v === null || !projectId || !online()) {
+      state.turnFiles = null;
+      return;
+    }
+    const prev = state.turnFiles;
+    const at = { sessionId: s.id, commit: v.commit, turn: v.turn };
+    const open = prev?.sessionId === s.id && prev.commit === v.commit ? prev.open : null;
+    try {
+      const list = await state.backend.call('list_turn_files', { session_id: s.id, turn: v.turn });
+      state.turnFiles = { ...at, status: 'ready', list, open };
+    } catch (err) {
+      const e = shownError(err);
+      const none = e.code === 'SNAPSHOT_NOT_FOUND' || /keeps no shadow snapshots/.test(e.detail);
+      state.turnFiles = {
+        ...at,
+        status: none ? 'none' : 'failed',
+        list: null,
+        text:
+          none && e.code !== 'SNAPSHOT_NOT_FOUND' ? 'This server keeps no snapshots of the project’s files.' : e.text,
+        detail: `${e.code}: ${e.detail}`,
+        open: null,
+      };
     }
   }
 
@@ -243,13 +278,16 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
         // after a write (a message, an undo, a pushed turn): a step moves nothing there.
         const opened = state.session?.id !== id || !state.agentCommits.has(id);
         if (state.undo?.sessionId !== id) state.undo = null;
+        if (state.restore?.sessionId !== id) state.restore = null;
         await loadSession(state.route);
         await Promise.all([
           readProjectStatus(state.sessions.find((s) => s.id === id)?.project_id),
           opened ? readAgentCommits(id) : null,
+          readTurnFiles(),
         ]);
       } else {
         state.session = null;
+        state.turnFiles = null;
       }
       if (state.route.page === 'project') await loadProject(state.route.id);
       else state.project = null;
@@ -263,5 +301,5 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
     render();
   }
 
-  return { refreshLists, readProjectStatus, readAgentCommits, navigate };
+  return { refreshLists, readProjectStatus, readAgentCommits, readTurnFiles, navigate };
 }
