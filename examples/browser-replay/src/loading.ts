@@ -1,6 +1,7 @@
 // Reading what the page shows from the backend: the sidebar's lists, a session (on a step within the
 // branch on screen, only a window of its turns), where its branches leave main, a project, and the
-// project's workdir status. `navigate` loads what the hash names, then re-renders.
+// project's workdir status, and the files the turn on screen changed there. `navigate` loads what
+// the hash names, then re-renders.
 import type { TimelineCommit } from 'ws-server/protocol';
 import { ActionError, localStore } from './backend.js';
 import { shownError } from './errors.js';
@@ -70,7 +71,7 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
   /**
    * The files the turn on screen changed in its project (online, in a project): read at every step,
    * a diff left open while the turn stays the same. A turn without snapshots (it ran before the
-   * project kept them, or the server keeps none) says so instead.
+   * project kept them) says so instead; a server that keeps none gets no panel.
    */
   async function readTurnFiles(): Promise<void> {
     const s = state.session;
@@ -88,16 +89,18 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       state.turnFiles = { ...at, status: 'ready', list, open };
     } catch (err) {
       const e = shownError(err);
-      const none = e.code === 'SNAPSHOT_NOT_FOUND' || /keeps no shadow snapshots/.test(e.detail);
-      state.turnFiles = {
-        ...at,
-        status: none ? 'none' : 'failed',
-        list: null,
-        text:
-          none && e.code !== 'SNAPSHOT_NOT_FOUND' ? 'This server keeps no snapshots of the project’s files.' : e.text,
-        detail: `${e.code}: ${e.detail}`,
-        open: null,
-      };
+      // Its refusal is an INVALID_ARGUMENT whose message alone says why.
+      const keepsNone = e.code === 'INVALID_ARGUMENT' && /keeps no shadow snapshots/.test(e.detail);
+      state.turnFiles = keepsNone
+        ? null
+        : {
+            ...at,
+            status: e.code === 'SNAPSHOT_NOT_FOUND' ? 'none' : 'failed',
+            list: null,
+            text: e.text,
+            detail: `${e.code}: ${e.detail}`,
+            open: null,
+          };
     }
   }
 
@@ -301,5 +304,5 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
     render();
   }
 
-  return { refreshLists, readProjectStatus, readAgentCommits, readTurnFiles, navigate };
+  return { refreshLists, readProjectStatus, readAgentCommits, navigate };
 }

@@ -14,7 +14,7 @@ export interface TurnFilesState {
   /** The session commit of the turn they were read for. */
   commit: string;
   turn: number;
-  /** `ready`: listed; `none`: no snapshots of this turn (or none on this server); `failed`: the read failed. */
+  /** `ready`: listed; `none`: no snapshots of this turn; `failed`: the read failed. */
   status: 'ready' | 'none' | 'failed';
   list: TurnFilesListResult | null;
   /** For `none` and `failed`: the sentence, and the code with the library's message. */
@@ -167,7 +167,7 @@ function renderList(input: SessionViewInput, t: TurnFilesState, list: TurnFilesL
   ].filter((x): x is HTMLElement => x !== null);
 }
 
-/** The panel of the turn on screen; null offline, outside a project, or before its files are read. */
+/** The panel of the turn on screen; null offline, outside a project, on a server that keeps no snapshots, or before its files are read. */
 export function renderTurnFiles(input: SessionViewInput): HTMLElement | null {
   const v = input.s.view;
   const t = input.turnFiles;

@@ -176,6 +176,11 @@ describe('the files panel, the diff and the restore', () => {
     const { context, page, errors } = await hx.open(1280, 800);
     try {
       await page.goto(`${hx.url}/#token=${hx.token}`);
+      // A session in no project has no panel: there is no workdir to read.
+      await page.click(`[data-testid=session][data-id=${DEMO_SESSION}]`);
+      await waitTurn(page, 'Turn 5 / 5');
+      expect(await page.getByTestId('project-indicator-none').count()).toBe(1);
+      expect(await page.getByTestId('turn-files').count()).toBe(0);
       await page.click(`[data-testid=session][data-id=${NOTES_SESSION}]`);
       await waitTurn(page, 'Turn 2 / 2');
       // Turn 2 ran before the session was in a project: no snapshots, said so.
@@ -268,6 +273,25 @@ describe('the files panel, the diff and the restore', () => {
       expect(files(workdir, 'tree')).toEqual(beforeRestore);
       expect(await page.getByTestId('restore-turn-files').count()).toBe(1);
       await screenshot(page, 'undone-1280');
+
+      // While a turn runs (the agent held until the test lets it go), no restore can start.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      nextTurn = () => held;
+      await page.fill('[data-testid=message-input]', 'Think, edit nothing');
+      await page.click('[data-testid=send]');
+      await page.waitForSelector('[data-testid=send]:text-is("Sending…")');
+      expect(await page.isDisabled('[data-testid=restore-turn-files]')).toBe(true);
+      expect(await page.innerText('#restore-hint')).toBe('A turn is running: restore once it has ended.');
+      release();
+      await waitTurn(page, 'Turn 4 / 4');
+      await page.waitForSelector('[data-testid=turn-files] h3:text-is("Files changed in turn 4")');
+      expect(await page.innerText('[data-testid=turn-files-summary]')).toBe(
+        'This turn changed no file in the project.',
+      );
+      expect(await page.getByTestId('restore-turn-files').count()).toBe(0);
 
       // Shadow mode never wrote inside the user's repository: no commit, and every byte of .git as it was.
       expect(gitOk(workdir, 'rev-parse', 'HEAD')).toBe(headBefore);
