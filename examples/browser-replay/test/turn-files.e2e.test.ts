@@ -293,6 +293,21 @@ describe('the files panel, the diff and the restore', () => {
       );
       expect(await page.getByTestId('restore-turn-files').count()).toBe(0);
 
+      // A fork from turn 3 makes another turn 4, whose snapshots take the number's place: main's
+      // turn 4 then says so, and offers neither diff nor restore of the fork's.
+      await page.click('[data-testid=prev]');
+      await waitTurn(page, 'Turn 3 / 4');
+      await send(page, 'Another way', 'Turn 4 / 4');
+      const fork = await page.$eval('[data-testid=branch]', (el) => (el as HTMLSelectElement).value);
+      expect(fork).not.toBe('main');
+      await page.waitForSelector(
+        '[data-testid=turn-files-summary]:text-is("This turn changed no file in the project.")',
+      );
+      await page.selectOption('[data-testid=branch]', 'main');
+      await page.waitForSelector('[data-testid=turn-files-none][data-status=other-branch]');
+      expect(await page.innerText('[data-testid=turn-files-none]')).toContain('are of another branch’s turn 4');
+      expect(await page.getByTestId('turn-file').count()).toBe(0);
+
       // Shadow mode never wrote inside the user's repository: no commit, and every byte of .git as it was.
       expect(gitOk(workdir, 'rev-parse', 'HEAD')).toBe(headBefore);
       expect(files(workdir, '.git')).toEqual(gitBefore);
