@@ -21,6 +21,7 @@ export interface ActionDeps {
 }
 
 let undoCount = 0;
+let restoreCount = 0;
 
 export function createActions(deps: ActionDeps) {
   const { state, online, fail, render, refreshLists, navigate } = deps;
@@ -223,6 +224,67 @@ export function createActions(deps: ActionDeps) {
     render();
   }
 
+  /** Open one file's diff in the files panel (or close it when it is the one open). */
+  async function openDiff(path: string): Promise<void> {
+    const t = state.turnFiles;
+    if (!t) return;
+    if (t.open?.path === path) {
+      t.open = null;
+      return render();
+    }
+    const open: NonNullable<typeof t.open> = { path, diff: null };
+    t.open = open;
+    render();
+    try {
+      const r = await state.backend.call('turn_file_diff', { session_id: t.sessionId, turn: t.turn, path });
+      open.diff = r.diff;
+    } catch (err) {
+      const e = shownError(err);
+      open.error = `${e.text} (${e.code}: ${e.detail})`;
+    }
+    render();
+  }
+
+  /** Put the files turn `turn` (session commit `commit`) changed back to before it; the outcome is shown in the turn. */
+  async function restoreFiles(turn: number, commit: string): Promise<void> {
+    const s = state.session;
+    const busy = state.restore?.status === 'running' || state.restore?.status === 'undoing';
+    if (!s || !online() || busy || state.sending) return;
+    const base = { id: ++restoreCount, sessionId: s.id, commit, turn, undo: null };
+    state.restore = { ...base, status: 'running', result: null };
+    render();
+    try {
+      const result = await state.backend.call('restore_turn_files', { session_id: s.id, turn });
+      state.restore = { ...base, status: 'done', result };
+    } catch (err) {
+      const e = shownError(err);
+      state.restore = { ...base, status: 'failed', result: null, text: e.text, detail: `${e.code}: ${e.detail}` };
+    }
+    await deps.readProjectStatus(state.sessions.find((x) => x.id === s.id)?.project_id);
+    render();
+  }
+
+  /** Undo the last restore: the paths it put back return to what they were just before it. */
+  async function undoRestore(): Promise<void> {
+    const r = state.restore;
+    if (!r || r.result === null || !online() || state.sending) return;
+    if (r.status !== 'done' && r.status !== 'undo-failed') return;
+    state.restore = { ...r, status: 'undoing', text: undefined, detail: undefined };
+    render();
+    try {
+      const undo = await state.backend.call('undo_restore_turn_files', {
+        session_id: r.sessionId,
+        restored: r.result.restored,
+      });
+      state.restore = { ...r, status: 'undone', undo };
+    } catch (err) {
+      const e = shownError(err);
+      state.restore = { ...r, status: 'undo-failed', text: e.text, detail: `${e.code}: ${e.detail}` };
+    }
+    await deps.readProjectStatus(state.sessions.find((x) => x.id === r.sessionId)?.project_id);
+    render();
+  }
+
   const step = (dir: 'prev' | 'next') => {
     const v = state.route.page === 'session' ? state.session?.view : null;
     const sha = v?.[dir];
@@ -230,7 +292,20 @@ export function createActions(deps: ActionDeps) {
     location.hash = sessionHref(state.session!.id, sha, v.branch);
   };
 
-  return { makeHead, send, save, createProject, addToProject, setStatus, importProjects, undoTurn, step };
+  return {
+    makeHead,
+    send,
+    save,
+    createProject,
+    addToProject,
+    setStatus,
+    importProjects,
+    undoTurn,
+    openDiff,
+    restoreFiles,
+    undoRestore,
+    step,
+  };
 }
 
 export type Actions = ReturnType<typeof createActions>;

@@ -13,6 +13,8 @@ import type { ProjectPage } from './project-view.js';
 import type { SaveState } from './save-view.js';
 import type { SearchState } from './search-view.js';
 import type { SessionPage } from './session-page.js';
+import type { RestoreState } from './restore-view.js';
+import type { TurnFilesState } from './turn-files-view.js';
 import type { UndoState } from './undo-view.js';
 import type { NewProjectForm } from './sidebar-view.js';
 
@@ -53,6 +55,10 @@ export interface State {
   agentCommits: Map<string, AgentCommitsListResult>;
   /** The last undo of an agent turn asked from this page, and how it went. */
   undo: UndoState | null;
+  /** The files the turn on screen changed (`list_turn_files`), and the diff open among them. */
+  turnFiles: TurnFilesState | null;
+  /** The last restore of a turn's files asked from this page, and its undo. */
+  restore: RestoreState | null;
   draft: string;
   sending: boolean;
   appCached: boolean;

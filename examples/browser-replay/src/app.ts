@@ -31,6 +31,8 @@ export async function startApp(root: HTMLElement): Promise<void> {
     projectStatus: new Map(),
     agentCommits: new Map(),
     undo: null,
+    turnFiles: null,
+    restore: null,
     draft: '',
     sending: false,
     appCached: false,

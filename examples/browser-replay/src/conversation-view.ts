@@ -58,8 +58,8 @@ export function renderConversation(
   v: CheckoutResult,
   rerender: () => void,
   showAll: () => void,
-  /** Shown in the current turn under its heading (its agent commit and the undo control). */
-  currentExtra: HTMLElement | null = null,
+  /** Shown in the current turn under its heading (its agent commit and the undo control, the files it changed). */
+  currentExtra: Array<HTMLElement | null> = [],
 ): HTMLElement {
   const groups = groupTurns(v.messages, s.history.commits, v.turn);
   const current = groups.at(-1)!;

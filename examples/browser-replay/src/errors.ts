@@ -25,6 +25,8 @@ const SENTENCES: Record<string, string> = {
     'A later commit changed the same files: taking the agent’s edits back would take that change back too. Nothing was changed.',
   REVERT_REFUSED: 'It cannot be done safely right now (the reason is below). Nothing was changed.',
   NOT_AGENT_COMMIT: 'That commit is not the agent’s: only the agent’s own commits are undone.',
+  SNAPSHOT_NOT_FOUND:
+    'No snapshots of the project’s files were kept for this turn: it ran before the project kept them, or they were pruned.',
   AGENT_COMMIT_NOT_FOUND: 'The agent made no commit for this turn on the project’s current branch.',
 };
 

@@ -1,8 +1,10 @@
 // Reading what the page shows from the backend: the sidebar's lists, a session (on a step within the
 // branch on screen, only a window of its turns), where its branches leave main, a project, and the
-// project's workdir status. `navigate` loads what the hash names, then re-renders.
+// project's workdir status, and the files the turn on screen changed there. `navigate` loads what
+// the hash names, then re-renders.
 import type { TimelineCommit } from 'ws-server/protocol';
 import { ActionError, localStore } from './backend.js';
+import { shownError } from './errors.js';
 import { forkOf, type BranchFork } from './branch-labels.js';
 import { parseRoute, type Route, type State } from './app-state.js';
 import { EARLIER_SHOWN, type SessionPage } from './session-page.js';
@@ -63,6 +65,42 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
       state.agentCommits.set(sessionId, await state.backend.call('project_agent_commits', { session_id: sessionId }));
     } catch {
       state.agentCommits.delete(sessionId);
+    }
+  }
+
+  /**
+   * The files the turn on screen changed in its project (online, in a project): read at every step,
+   * a diff left open while the turn stays the same. A turn without snapshots (it ran before the
+   * project kept them) says so instead; a server that keeps none gets no panel.
+   */
+  async function readTurnFiles(): Promise<void> {
+    const s = state.session;
+    const v = s?.view ?? null;
+    const projectId = state.sessions.find((x) => x.id === s?.id)?.project_id;
+    if (!s || v === null || !projectId || !online()) {
+      state.turnFiles = null;
+      return;
+    }
+    const prev = state.turnFiles;
+    const at = { sessionId: s.id, commit: v.commit, turn: v.turn };
+    const open = prev?.sessionId === s.id && prev.commit === v.commit ? prev.open : null;
+    try {
+      const list = await state.backend.call('list_turn_files', { session_id: s.id, turn: v.turn });
+      state.turnFiles = { ...at, status: 'ready', list, open };
+    } catch (err) {
+      const e = shownError(err);
+      // Its refusal is an INVALID_ARGUMENT whose message alone says why.
+      const keepsNone = e.code === 'INVALID_ARGUMENT' && /keeps no shadow snapshots/.test(e.detail);
+      state.turnFiles = keepsNone
+        ? null
+        : {
+            ...at,
+            status: e.code === 'SNAPSHOT_NOT_FOUND' ? 'none' : 'failed',
+            list: null,
+            text: e.text,
+            detail: `${e.code}: ${e.detail}`,
+            open: null,
+          };
     }
   }
 
@@ -243,13 +281,16 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
         // after a write (a message, an undo, a pushed turn): a step moves nothing there.
         const opened = state.session?.id !== id || !state.agentCommits.has(id);
         if (state.undo?.sessionId !== id) state.undo = null;
+        if (state.restore?.sessionId !== id) state.restore = null;
         await loadSession(state.route);
         await Promise.all([
           readProjectStatus(state.sessions.find((s) => s.id === id)?.project_id),
           opened ? readAgentCommits(id) : null,
+          readTurnFiles(),
         ]);
       } else {
         state.session = null;
+        state.turnFiles = null;
       }
       if (state.route.page === 'project') await loadProject(state.route.id);
       else state.project = null;

@@ -79,6 +79,7 @@ export interface RenderDeps {
 export function createRender({ root, state, shell, online, navigate, actions }: RenderDeps): () => void {
   const { menu, sidebar, main, live } = shell;
   const { importProjects, createProject, makeHead, save, send, setStatus, addToProject, undoTurn } = actions;
+  const { openDiff, restoreFiles, undoRestore } = actions;
   let scrolledTo: string | null = null;
 
   // Made once and reused: a re-render (the service worker getting ready, say) must not empty the field under the user's typing.
@@ -112,8 +113,10 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
   }
 
   function render(): void {
-    const focused =
-      document.activeElement instanceof HTMLElement ? (document.activeElement.dataset.testid ?? null) : null;
+    const active = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const focused = active?.dataset.testid ?? null;
+    // An id names one element where a test id may name several (the files panel's rows).
+    const focusedId = active?.id || null;
     const r = state.route;
     const current = r.page === 'session' ? r.id : null;
     replace(
@@ -184,6 +187,8 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
         projectStatus: project && online() ? state.projectStatus.get(project.id) : undefined,
         agentCommits: project && online() ? state.agentCommits.get(s.id) : undefined,
         undo: state.undo?.sessionId === s.id ? state.undo : null,
+        turnFiles: state.turnFiles?.sessionId === s.id ? state.turnFiles : null,
+        restore: state.restore?.sessionId === s.id ? state.restore : null,
         saveReport: state.save?.sessionId === s.id ? renderSave(state.save) : null,
         on: {
           rerender: render,
@@ -200,6 +205,9 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
             state.draft = t;
           },
           undo: (commit, sessionCommit) => void undoTurn(commit, sessionCommit),
+          openDiff: (path) => void openDiff(path),
+          restoreFiles: (turn, commit) => void restoreFiles(turn, commit),
+          undoRestore: () => void undoRestore(),
         },
       });
       if (s.view) {
@@ -237,13 +245,18 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
       ];
     main.dataset.loading = String(state.loading);
     replace(main, banner, tokenForm(), ...body);
-    const again = focused ? root.querySelector<HTMLElement>(`[data-testid="${focused}"]`) : null;
+    const again =
+      (focusedId ? document.getElementById(focusedId) : null) ??
+      (focused ? root.querySelector<HTMLElement>(`[data-testid="${focused}"]`) : null);
     if (again && !(again as HTMLButtonElement).disabled) again.focus({ preventScroll: true });
     else if (focused === 'prev' || focused === 'next')
       main.querySelector<HTMLElement>('[data-testid=turn]')?.focus({ preventScroll: true });
     // The undo button is disabled while it runs and gone once the edits are undone: focus goes to its outcome.
     else if (focused === 'undo-turn')
       main.querySelector<HTMLElement>('[data-testid=undo-outcome]')?.focus({ preventScroll: true });
+    // The same for a restore of a turn's files and its undo.
+    else if (focused === 'restore-turn-files' || focused === 'undo-restore')
+      main.querySelector<HTMLElement>('[data-testid=restore-outcome]')?.focus({ preventScroll: true });
     if (turnKey !== null) {
       placeTurn(main, state.session!, turnKey !== scrolledTo);
       scrolledTo = turnKey;

@@ -13,6 +13,8 @@ import type {
 import type { ExportFormat } from '@entity-git/core';
 import { branchLabel, type BranchFork } from './branch-labels.js';
 import type { PagedHistory, Timeline } from './history-pages.js';
+import type { RestoreState } from './restore-view.js';
+import type { TurnFilesState } from './turn-files-view.js';
 import type { UndoState } from './undo-view.js';
 
 export interface SessionPage {
@@ -80,6 +82,10 @@ export interface SessionViewInput {
   agentCommits: AgentCommitsListResult | undefined;
   /** The last undo asked from this page. */
   undo: UndoState | null;
+  /** The files the turn on screen changed in the project (online, in a project); null before they are read. */
+  turnFiles: TurnFilesState | null;
+  /** The last restore of a turn's files asked from this page, in this session. */
+  restore: RestoreState | null;
   saveReport: HTMLElement | null;
   on: {
     rerender(): void;
@@ -93,6 +99,12 @@ export interface SessionViewInput {
     draft(text: string): void;
     /** Undo the agent commit `commit` of the turn whose session commit is `sessionCommit`. */
     undo(commit: string, sessionCommit: string): void;
+    /** Open (or close) one file's diff in the files panel. */
+    openDiff(path: string): void;
+    /** Restore the files of turn `turn` (session commit `commit`) to before it. */
+    restoreFiles(turn: number, commit: string): void;
+    /** Undo the last restore. */
+    undoRestore(): void;
   };
 }
 

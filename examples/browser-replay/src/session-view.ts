@@ -10,6 +10,7 @@ import { abbreviate, plural, projectHref, sessionHref } from './format.js';
 import { renderProjectOutcome } from './project-outcome-view.js';
 import { labelOf, type SessionPage, type SessionViewInput } from './session-page.js';
 import { placeTimeline, renderTimeline } from './timeline-view.js';
+import { renderTurnFiles } from './turn-files-view.js';
 import { renderTurnUndo } from './undo-view.js';
 import { renderUsage } from './usage-view.js';
 
@@ -194,7 +195,7 @@ export function renderSession(input: SessionViewInput): HTMLElement[] {
       'div',
       { class: 'columns', 'data-testid': 'columns' },
       v
-        ? renderConversation(s, v, on.rerender, on.showAll, renderTurnUndo(input))
+        ? renderConversation(s, v, on.rerender, on.showAll, [renderTurnUndo(input), renderTurnFiles(input)])
         : h('p', { class: 'empty' }, 'This session has no complete turn yet.'),
       renderTimeline(s, v, branch),
     ),

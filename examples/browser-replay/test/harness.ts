@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import { build } from 'vite';
-import { createServer, echoAgent, seedDemo, type EntityGitServer } from 'ws-server';
+import { createServer, echoAgent, seedDemo, type EntityGitServer, type ServerOptions } from 'ws-server';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -37,7 +37,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(name: string, seed?: (store: SqlStore) => Promise<void>): Promise<Harness> {
+export async function startHarness(
+  name: string,
+  seed?: (store: SqlStore) => Promise<void>,
+  /** Another agent or project git than the echo agent and the default auto-commit. */
+  serverOptions: Pick<ServerOptions, 'agent' | 'projectGit'> = {},
+): Promise<Harness> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: run \`node scripts/setup.mjs\` (it installs Debian's chromium)`);
   const shots = join(REPO, 'test-output', name);
@@ -63,6 +68,7 @@ export async function startHarness(name: string, seed?: (store: SqlStore) => Pro
     staticDir: built,
     agent: echoAgent,
     projectLocks: join(tmp, 'locks'),
+    ...serverOptions,
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   let closed = false;

@@ -29,6 +29,7 @@ import {
   type ProjectStore,
   type SearchSource,
   type ServiceEvents,
+  type TurnFilesSource,
   type TurnReport,
   type WorkdirPolicy,
 } from '@entity-git/core';
@@ -68,6 +69,8 @@ export interface ServerActionsOptions {
    * never committed to and `send_message` reports `project: null`.
    */
   projectGit?: ProjectGit | null;
+  /** Answers the turn-file actions (`list_turn_files`, `turn_file_diff`, `restore_turn_files`); without it they are refused. */
+  turnFiles?: TurnFilesSource | null;
   /** Told about every project auto-commit outcome (the server pushes it to its sockets). */
   onProjectTurn?: (sessionId: string, result: ProjectTurnResult) => void;
   /** Turns of a session's rows read ahead for replay's steps (`turn_messages`); 0 reads each step. Default {@link DEFAULT_READ_AHEAD}. */
@@ -110,6 +113,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
     projects,
     workdirPolicy,
     ...(projectGit ? { projectGit } : {}),
+    ...(options.turnFiles ? { turnFiles: options.turnFiles } : {}),
     ...(options.search ? { search: options.search } : {}),
   });
   const service = createMirrorService({ mirror, dag, projects, ...(projectGit ? { projectGit } : {}) });

@@ -8,7 +8,7 @@ import { createNodeMirror, nodeWorkdirPolicy } from '@entity-git/node-fs';
 import { createNodeProjectGit } from '@entity-git/project/node';
 import { openServerSearch } from './server-search.js';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
-import { reconcile, type Mirror, type ProjectGit, type ReconcileReport } from '@entity-git/core';
+import { reconcile, type Mirror, type ProjectGit, type ReconcileReport, type TurnFilesSource } from '@entity-git/core';
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -77,6 +77,12 @@ export interface ServerOptions {
    * null turns project commits off.
    */
   projectGit?: ProjectGit | null;
+  /**
+   * Answers `list_turn_files`, `turn_file_diff` and `restore_turn_files` (a project's shadow
+   * snapshots). Default: `projectGit` when it answers them (a `ShadowProjectGit`), else none (the
+   * actions are refused).
+   */
+  turnFiles?: TurnFilesSource | null;
   /** Where the default project git keeps its lock and journal files. Default: `defaultStateDir()` (`$XDG_RUNTIME_DIR` or `~/.cache`, private). */
   projectLocks?: string;
   /** Directories a project's workdir must be in (or be); default: anywhere `nodeWorkdirPolicy` allows. */
@@ -121,6 +127,16 @@ function refuse(socket: Socket, status: number, reason: string): void {
   );
 }
 
+/** The project git itself when it answers the turn-file calls (shadow mode's `ShadowProjectGit` does). */
+function turnFilesOf(projectGit: ProjectGit | null): TurnFilesSource | null {
+  return projectGit !== null && answersTurnFiles(projectGit) ? projectGit : null;
+}
+
+function answersTurnFiles(git: ProjectGit): git is ProjectGit & TurnFilesSource {
+  const calls: (keyof TurnFilesSource)[] = ['listTurnFiles', 'turnFileDiff', 'restoreTurnFiles', 'undoRestore'];
+  return calls.every((name) => typeof Reflect.get(git, name) === 'function');
+}
+
 export async function createServer(options: ServerOptions): Promise<EntityGitServer> {
   const host = options.host ?? DEFAULT_HOST;
   const token = options.token ?? randomBytes(32).toString('hex');
@@ -147,6 +163,7 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
     agent: options.agent ?? null,
     now: options.now,
     projectGit,
+    turnFiles: options.turnFiles === undefined ? turnFilesOf(projectGit) : options.turnFiles,
     ...(options.workdirRoots === undefined
       ? {}
       : { workdirPolicy: nodeWorkdirPolicy({ allowedRoots: options.workdirRoots }) }),
