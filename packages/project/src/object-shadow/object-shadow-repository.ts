@@ -4,7 +4,9 @@
 // inside the workdir or its `.git`; only a restore (restore.ts) writes files there.
 // docs/design.md §7, "Shadow mode" and "The object engine's shadow mode".
 import {
+  acquireLockFile,
   buildCommit,
+  LOCK_DEFAULTS,
   buildTree,
   type Codec,
   EntityGitError,
@@ -233,7 +235,15 @@ export class ObjectShadowRepository {
     const { entries, overSizeCap } = await scan.run();
     const tree = await this.#writeTree(entries);
     const next: WorkIndex = { version: 2, entries, extensions: [] };
-    await this.#store.writeAtomic(joinPath(this.gitDir, 'index'), writeWorkIndex(next, this.#store.codec));
+    // Under git's index.lock, as native git writes an index: another process's snapshot (either engine's) waits.
+    const indexPath = joinPath(this.gitDir, 'index');
+    await acquireLockFile(this.#store, `${indexPath}.lock`, writeWorkIndex(next, this.#store.codec), LOCK_DEFAULTS.ref);
+    try {
+      await this.#store.fs.rename(`${indexPath}.lock`, indexPath);
+    } catch (err) {
+      await this.#store.remove(`${indexPath}.lock`);
+      throw err;
+    }
     return { tree, overSizeCap };
   }
 

@@ -83,7 +83,8 @@ export class WorkTreeScan {
         if ((await store.lstat(joinPath(full, name, '.git'))) !== null) continue;
         const ignored = ignoredAbove || isIgnored(here, path, true);
         if (!ignored || this.#trackedDirs.has(path)) await this.#walk(path, here, ignored);
-      } else if (st.isFile() || st.isSymbolicLink()) {
+      } else if (st.isFile() || (st.isSymbolicLink() && store.fs.readlink)) {
+        // A link on a file system that cannot read links is left out, as an unreadable file would be.
         if (!this.#known.has(path) && (ignoredAbove || isIgnored(here, path, false))) continue;
         await this.#record(path, st);
       }
