@@ -73,10 +73,12 @@ export class WorkTreeScan {
     const text =
       gitignore !== null && (await store.lstat(gitignore))?.isFile() ? await store.readText(gitignore) : null;
     const here: IgnoreStack = text === null ? stack : [...stack, { dir, rules: parseIgnore(text) }];
-    for (const name of names.sort()) {
-      if (name === '.git') continue;
+    const kept = names.filter((name) => name !== '.git').sort();
+    // The stats at once: on node:fs each is a round trip to the thread pool, and most files are unchanged.
+    const stats = await Promise.all(kept.map((name) => store.lstat(joinPath(full, name))));
+    for (const [i, name] of kept.entries()) {
       const path = dir === '' ? name : `${dir}/${name}`;
-      const st = await store.lstat(joinPath(full, name));
+      const st = stats[i]!;
       if (st === null) continue;
       if (st.isDirectory()) {
         // A nested repository is the user's own: never part of the project's snapshots.
