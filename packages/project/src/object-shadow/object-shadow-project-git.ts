@@ -17,7 +17,7 @@ import type {
   TurnFiles,
   TurnFilesSource,
 } from '@entity-git/core';
-import { type Codec, EntityGitError, joinPath, type Storage, Store } from '@entity-git/git';
+import { type Codec, EntityGitError, joinPath, type LockOptions, type Storage, Store } from '@entity-git/git';
 import type { ProjectMode, ProjectShadowSettings } from '../node/shadow-project-git.js';
 import { ObjectEngine } from '../object-engine.js';
 import { normalizeAbsolute } from '../paths.js';
@@ -47,6 +47,8 @@ export interface ObjectShadowProjectGitOptions {
   codec?: Codec;
   /** The clock of snapshot commits, in ms. Default `Date.now`. */
   now?: () => number;
+  /** The shadow repositories' lock files. Default `LOCK_DEFAULTS.ref`. */
+  lock?: LockOptions;
 }
 
 /** A session id goes into trailers and a turn into ref names: no line breaks, a whole turn number. */
@@ -117,7 +119,7 @@ export class ObjectShadowProjectGit implements ProjectGit, TurnFilesSource {
   }
 
   #open(workdir: string, maxFileBytes: number): Promise<ObjectShadowRepository> {
-    const { storage, root, codec, now } = this.#options;
+    const { storage, root, codec, now, lock } = this.#options;
     return ObjectShadowRepository.open({
       storage,
       root,
@@ -125,6 +127,7 @@ export class ObjectShadowProjectGit implements ProjectGit, TurnFilesSource {
       maxFileBytes,
       ...(codec ? { codec } : {}),
       ...(now ? { now } : {}),
+      ...(lock ? { lock } : {}),
     });
   }
 

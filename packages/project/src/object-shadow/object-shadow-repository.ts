@@ -7,6 +7,7 @@ import {
   acquireLockFile,
   buildCommit,
   LOCK_DEFAULTS,
+  type LockOptions,
   buildTree,
   type Codec,
   EntityGitError,
@@ -45,6 +46,8 @@ export interface ObjectShadowRepositoryOptions {
   codec?: Codec;
   /** The clock of snapshot commits, in ms. Default `Date.now`. */
   now?: () => number;
+  /** The shadow index's and refs' lock files: how long to wait, and when one is a dead writer's. Default `LOCK_DEFAULTS.ref`. */
+  lock?: LockOptions;
 }
 
 export interface Snapshot {
@@ -91,6 +94,7 @@ export class ObjectShadowRepository {
   readonly #refs: RefStore;
   readonly #maxFileBytes: number;
   readonly #now: () => number;
+  readonly #lock: LockOptions;
   /** The project's directory under the shadow root. */
   readonly dir: string;
   /** Its git directory. */
@@ -100,7 +104,7 @@ export class ObjectShadowRepository {
 
   private constructor(
     store: Store,
-    options: { dir: string; workdir: string; maxFileBytes: number; now: () => number },
+    options: { dir: string; workdir: string; maxFileBytes: number; now: () => number; lock: LockOptions },
   ) {
     this.#store = store;
     this.dir = options.dir;
@@ -108,8 +112,9 @@ export class ObjectShadowRepository {
     this.workdir = options.workdir;
     this.#maxFileBytes = options.maxFileBytes;
     this.#now = options.now;
+    this.#lock = options.lock;
     this.#objects = new ObjectStore(store, this.gitDir);
-    this.#refs = new RefStore(store, this.gitDir);
+    this.#refs = new RefStore(store, this.gitDir, options.lock);
   }
 
   /** Opens the workdir's shadow repository, creating it the first time. */
@@ -123,7 +128,13 @@ export class ObjectShadowRepository {
       throw new EntityGitError('INVALID_WORKDIR', `not a directory: ${options.workdir}`, { workdir: options.workdir });
     const workdir = await realPath(store, options.workdir);
     const dir = await ObjectShadowRepository.dirOf(store, options.root, workdir);
-    const repo = new ObjectShadowRepository(store, { dir, workdir, maxFileBytes, now: options.now ?? Date.now });
+    const repo = new ObjectShadowRepository(store, {
+      dir,
+      workdir,
+      maxFileBytes,
+      now: options.now ?? Date.now,
+      lock: options.lock ?? LOCK_DEFAULTS.ref,
+    });
     await repo.#create();
     return repo;
   }
@@ -237,7 +248,7 @@ export class ObjectShadowRepository {
     const next: WorkIndex = { version: 2, entries, extensions: [] };
     // Under git's index.lock, as native git writes an index: another process's snapshot (either engine's) waits.
     const indexPath = joinPath(this.gitDir, 'index');
-    await acquireLockFile(this.#store, `${indexPath}.lock`, writeWorkIndex(next, this.#store.codec), LOCK_DEFAULTS.ref);
+    await acquireLockFile(this.#store, `${indexPath}.lock`, writeWorkIndex(next, this.#store.codec), this.#lock);
     try {
       await this.#store.fs.rename(`${indexPath}.lock`, indexPath);
     } catch (err) {
