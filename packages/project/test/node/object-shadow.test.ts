@@ -183,6 +183,56 @@ describe('shadow mode on the object engine, judged by native git', () => {
     await shadow('fsck', '--strict', '--no-progress');
   });
 
+  it("writes the native engine's tree at every step: ignore rules added later, the size cap, a file become a directory, modes, links", async () => {
+    const workdir = await judge.tempDir();
+    const base = await judge.tempDir();
+    const object = await ObjectShadowRepository.open({ storage, root: join(base, 'o'), workdir, maxFileBytes: 100 });
+    const native = await ShadowRepository.open({ root: join(base, 'n'), workdir, maxFileBytes: 100 });
+    const nativeTreeOf = async (c: string) =>
+      (await judge.git(workdir, `--git-dir=${join(native.dir, 'git')}`, 'rev-parse', `${c}^{tree}`)).trim();
+    const objectTreeOf = async (c: string) => (await object.commit(c)).tree;
+    const steps: Array<[string, () => Promise<unknown>]> = [
+      [
+        'files',
+        () => Promise.all([judge.write(join(workdir, 'a.txt'), 'a\n'), judge.write(join(workdir, 'd/x.txt'), 'x\n')]),
+      ],
+      [
+        'a rule ignores a tracked file and a new one',
+        () =>
+          Promise.all([
+            judge.write(join(workdir, '.gitignore'), 'a.txt\nnew.txt\nd/\n'),
+            judge.write(join(workdir, 'new.txt'), 'n\n'),
+            judge.write(join(workdir, 'd/y.txt'), 'y\n'),
+          ]),
+      ],
+      ['a tracked file grows over the cap', () => judge.write(join(workdir, 'a.txt'), 'a'.repeat(101))],
+      [
+        'a file becomes a directory',
+        async () => {
+          await fsp.rm(join(workdir, 'd/x.txt'));
+          await judge.write(join(workdir, 'd/x.txt/inner.txt'), 'inner\n');
+          await judge.write(join(workdir, 'e'), 'a file\n');
+        },
+      ],
+      [
+        'modes and links',
+        async () => {
+          await judge.write(join(workdir, 'run.sh'), '#!/bin/sh\n');
+          await fsp.chmod(join(workdir, 'run.sh'), 0o755);
+          await fsp.symlink('run.sh', join(workdir, 'run'));
+          await fsp.rm(join(workdir, '.gitignore'));
+        },
+      ],
+    ];
+    for (const [what, step] of steps) {
+      await step();
+      const [o, n] = [await object.snapshot({ kind: 'after' }), await native.snapshot({ kind: 'after' })];
+      expect(await objectTreeOf(o.commit), what).toBe(await nativeTreeOf(n.commit));
+      expect(o.overSizeCap, what).toEqual(n.overSizeCap);
+    }
+    await judge.git(workdir, `--git-dir=${object.gitDir}`, 'fsck', '--strict', '--no-progress');
+  });
+
   it('restores a turn except the file the user edited since, and undoing the restore gives back the exact tree', async () => {
     const { workdir, projectGit, shadow } = await setup({ git: true });
     const userGit = await fingerprint(join(workdir, '.git'));
