@@ -32,7 +32,17 @@ export {
 export { decideRevert, type RevertDecision, type RevertState, type RevertPath } from './decision.js';
 export {
   createObjectEngine,
+  ObjectEngine,
   OBJECT_ENGINE,
   type ObjectEngineOptions,
 } from './object-engine.js';
 export { operationsInProgress } from './operations.js';
+export {
+  ObjectShadowProjectGit,
+  type ObjectShadowProjectGitOptions,
+} from './object-shadow/object-shadow-project-git.js';
+export {
+  ObjectShadowRepository,
+  type ObjectShadowRepositoryOptions,
+} from './object-shadow/object-shadow-repository.js';
+export { SNAPSHOTS_REF, DEFAULT_MAX_FILE_BYTES, DEFAULT_KEEP_TURNS, turnRef } from './shadow-names.js';

@@ -1,0 +1,27 @@
+// The names a shadow repository is laid out by, the same for both engines (the native engine's
+// `node/shadow-*.ts` and the object engine's `object-shadow-*.ts`), so either can read what the
+// other wrote: where a project's repository lives, its snapshot ref, a turn's refs. Portable (no
+// node: import): the object engine's shadow mode runs in the browser too. docs/design.md §7.
+import { utf8 } from '@entity-git/git';
+
+/** The ref every snapshot advances: first-parent order is the order they were taken. */
+export const SNAPSHOTS_REF = 'refs/heads/snapshots';
+/** Default per-file size cap: larger files are left out of snapshots. */
+export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
+/** Default number of turns whose snapshots a project keeps. */
+export const DEFAULT_KEEP_TURNS = 100;
+/** The identity of every snapshot commit. */
+export const SHADOW_IDENTITY = { name: 'entity-git', email: 'shadow@entity-git.invalid' } as const;
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** The refs of a turn's snapshots: the session id in hex keeps any id a valid ref name. */
+export function turnRef(sessionId: string, turn: number, which: 'before' | 'after'): string {
+  return `refs/turns/${hex(utf8(sessionId))}/${turn}/${which}`;
+}
+
+/** A project's directory name under the shadow root: the first 32 hex digits of the SHA-256 of its workdir's real path. */
+export async function shadowDirName(realWorkdir: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', utf8(realWorkdir));
+  return hex(new Uint8Array(digest)).slice(0, 32);
+}
