@@ -1,5 +1,5 @@
 // `project_status`: whether a project's workdir has uncommitted changes of the user's, read with
-// the project auto-commit's own read-only snapshot (`beforeTurn` writes nothing, anywhere). The
+// the project git's read-only `inspect` (it writes nothing, anywhere: no shadow snapshot). The
 // app asks it when a session bound to a project opens, so the design's warning shows before a
 // turn is skipped, and asks again until the tree is clean.
 import { requireProject, idParam, paramsObject, type ProjectGit, type ProjectStore } from '@entity-git/core';
@@ -25,7 +25,7 @@ export function projectStatusAction(projects: ProjectStore, projectGit: ProjectG
         warning: null,
       };
     }
-    const snap = await projectGit.beforeTurn(project.workdir);
+    const snap = await projectGit.inspect(project.workdir);
     // Any path of the user's blocks the next auto-commit (in no repository yet: the directory's entries).
     const dirty = snap.dirty.length > 0;
     return {

@@ -156,8 +156,17 @@ export interface AfterTurnInput {
 export interface ProjectGit {
   /** The engine's name. */
   readonly engine: string;
-  /** Record what is uncommitted before a turn. Read-only: writes nothing, anywhere. */
+  /**
+   * Record what is uncommitted before a turn. Never writes in the user's workdir or repository:
+   * the auto-commit writes nothing at all; the shadow mode also takes the turn's before-snapshot
+   * into its private repository (`shadowBefore`).
+   */
   beforeTurn(workdir: string): Promise<ProjectSnapshot>;
+  /**
+   * What {@link beforeTurn} would report now, recording nothing: read-only, writes nothing,
+   * anywhere (no snapshot either). What a status view asks, as often as it likes.
+   */
+  inspect(workdir: string): Promise<ProjectSnapshot>;
   /**
    * After a turn of a session bound to a project: commit exactly the agent's edits, or skip and say
    * why. Throws only for invalid input (`INVALID_WORKDIR`, `INVALID_ID`, `INVALID_OPTION`) and when git

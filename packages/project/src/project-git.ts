@@ -23,6 +23,7 @@ export function createProjectGit(options: ProjectGitOptions): ProjectGit {
   return Object.freeze({
     engine: engine.name,
     beforeTurn: (workdir: string) => beforeTurn(ctx, workdir),
+    inspect: (workdir: string) => beforeTurn(ctx, workdir),
     afterTurn: observeAfterTurn(options.logger, (input: AfterTurnInput) => afterTurn(ctx, input)),
     revertAgentTurn: observeRevert(options.logger, reverts.revertAgentTurn),
     agentCommits: reverts.agentCommits,

@@ -4,7 +4,7 @@
 // of its files, which skips a file someone else changed since.
 import { join } from 'node:path';
 import type { Project, RestoreResult } from '@entity-git/core';
-import type { ShadowProjectGit } from '@entity-git/project/node';
+import type { NodeShadowProjectGit } from '@entity-git/project/node';
 import { CliError } from '../cli-error.js';
 import { requireProjects, requireSession, type Context } from '../context.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -25,7 +25,7 @@ interface TurnArgs {
 async function open(
   ctx: Context,
   args: TurnArgs,
-): Promise<{ project: Project; shadow: ShadowProjectGit; turn: number }> {
+): Promise<{ project: Project; shadow: NodeShadowProjectGit; turn: number }> {
   await requireSession(ctx, args.session);
   if (!/^[1-9]\d{0,15}$/.test(args.turn))
     throw new CliError(`TURN must be a turn number (1, 2, …), got ${JSON.stringify(args.turn)}`);
@@ -35,8 +35,8 @@ async function open(
       : await requireProjects(ctx).projectOfSession(args.session);
   if (project === null)
     throw new CliError(`session ${JSON.stringify(args.session)} is in no project (give --project PROJECT)`);
-  const { ShadowProjectGit } = await import('@entity-git/project/node');
-  return { project, shadow: new ShadowProjectGit({ root: shadowRoot(ctx) }), turn: Number(args.turn) };
+  const { createShadowProjectGit } = await import('@entity-git/project/node');
+  return { project, shadow: createShadowProjectGit({ root: shadowRoot(ctx) }), turn: Number(args.turn) };
 }
 
 export async function runProjectsDiff(ctx: Context, io: CliIo, args: TurnArgs): Promise<ExitCode> {
@@ -107,8 +107,8 @@ export async function runProjectsMode(
   args: { project: string; mode?: string | undefined; json: boolean },
 ): Promise<ExitCode> {
   const project = await findProject(ctx, args.project);
-  const { ShadowProjectGit, PROJECT_MODES } = await import('@entity-git/project/node');
-  const shadow = new ShadowProjectGit({ root: shadowRoot(ctx) });
+  const { createShadowProjectGit, PROJECT_MODES } = await import('@entity-git/project/node');
+  const shadow = createShadowProjectGit({ root: shadowRoot(ctx) });
   let settings = await shadow.settings(project.workdir);
   if (args.mode !== undefined) {
     const mode = PROJECT_MODES.find((m) => m === args.mode);

@@ -32,4 +32,4 @@ export {
 } from './shadow-repository.js';
 export { turnRef } from './shadow-turn-files.js';
 export { pruneSnapshots, DEFAULT_KEEP_TURNS, type PruneResult } from './shadow-prune.js';
-export { createShadowProjectGit } from './shadow-choice.js';
+export { createShadowProjectGit, type NodeShadowProjectGit } from './shadow-choice.js';

@@ -9,10 +9,11 @@ import { createObjectEngine } from '../object-engine.js';
 import { ShadowProjectGit, type ShadowProjectGitOptions } from './shadow-project-git.js';
 import { createNodeProjectGit } from './workdir-coordination.js';
 
+/** Either engine's shadow-mode project git: what {@link createShadowProjectGit} gives. */
+export type NodeShadowProjectGit = (ShadowProjectGit | ObjectShadowProjectGit) & ProjectGit & TurnFilesSource;
+
 /** The shadow mode's project git: {@link ShadowProjectGit} on native git, else {@link ObjectShadowProjectGit} over node:fs. */
-export function createShadowProjectGit(
-  options: ShadowProjectGitOptions,
-): (ShadowProjectGit | ObjectShadowProjectGit) & ProjectGit & TurnFilesSource {
+export function createShadowProjectGit(options: ShadowProjectGitOptions): NodeShadowProjectGit {
   if (nativeGitAvailable(options.gitPath ?? 'git')) return new ShadowProjectGit(options);
   const storage = nodeStorage();
   const engine = createObjectEngine({ storage, codec: nodeCodec });

@@ -113,6 +113,17 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
       return before === null ? snapshot : { ...snapshot, shadowBefore: before };
     }
     const before = await this.#before(workdir, settings);
+    return { ...(await this.#shadowState(workdir)), shadowBefore: before };
+  }
+
+  /** What {@link beforeTurn} would say, taking no snapshot: in shadow mode nothing of the user's blocks anything. */
+  async inspect(workdir: string): Promise<ProjectSnapshot> {
+    const settings = await this.settings(workdir);
+    if (settings.mode === 'auto-commit') return this.#autoCommit.inspect(workdir);
+    return this.#shadowState(workdir);
+  }
+
+  async #shadowState(workdir: string): Promise<ProjectSnapshot> {
     const isRepo = await stat(join(workdir, '.git')).catch(() => null);
     return {
       version: 1,
@@ -123,7 +134,6 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
       takenAt: Date.now(),
       dirty: [],
       agentDirty: [],
-      shadowBefore: before,
     };
   }
 

@@ -147,6 +147,17 @@ export class ObjectShadowProjectGit implements ProjectGit, TurnFilesSource {
       return before === null ? snapshot : { ...snapshot, shadowBefore: before };
     }
     const before = await this.#before(workdir, settings);
+    return { ...(await this.#shadowState(workdir)), shadowBefore: before };
+  }
+
+  /** What {@link beforeTurn} would say, taking no snapshot: in shadow mode nothing of the user's blocks anything. */
+  async inspect(workdir: string): Promise<ProjectSnapshot> {
+    const settings = await this.settings(workdir);
+    if (settings.mode === 'auto-commit') return this.#autoCommit.inspect(workdir);
+    return this.#shadowState(workdir);
+  }
+
+  async #shadowState(workdir: string): Promise<ProjectSnapshot> {
     const isRepo = (await this.#store.lstat(joinPath(normalizeAbsolute(workdir), '.git'))) !== null;
     return {
       version: 1,
@@ -157,7 +168,6 @@ export class ObjectShadowProjectGit implements ProjectGit, TurnFilesSource {
       takenAt: Date.now(),
       dirty: [],
       agentDirty: [],
-      shadowBefore: before,
     };
   }
 

@@ -350,6 +350,22 @@ describe('shadow mode on the object engine, judged by native git', () => {
     await shadow('fsck', '--strict', '--no-progress');
   });
 
+  it('inspect takes no snapshot in either mode', async () => {
+    const { workdir, projectGit, shadow } = await setup({ git: true });
+    await turn(projectGit, { workdir, n: 1, touchedPaths: ['a.txt'] }, () =>
+      judge.write(join(workdir, 'a.txt'), 'x\n'),
+    );
+    const refs = async () => await shadow('for-each-ref', '--format=%(refname) %(objectname)');
+    const before = await refs();
+    await judge.write(join(workdir, 'b.txt'), 'the user edits\n');
+    const seen = await projectGit.inspect(workdir);
+    expect([seen.state, seen.dirty, seen.shadowBefore]).toEqual(['repository', [], undefined]);
+    await projectGit.configure(workdir, { mode: 'auto-commit' });
+    const auto = await projectGit.inspect(workdir);
+    expect([auto.dirty, auto.shadowBefore]).toEqual([['a.txt', 'b.txt'], undefined]);
+    expect(await refs()).toBe(before);
+  });
+
   it('on Node, createShadowProjectGit takes native git when there is one, else the object engine', async () => {
     const root = join(await judge.tempDir(), 'shadow');
     expect(createShadowProjectGit({ root })).toBeInstanceOf(ShadowProjectGit);

@@ -203,4 +203,21 @@ describe('shadow mode (native git)', () => {
       code: 'INVALID_OPTION',
     });
   });
+  it('inspect takes no snapshot in either mode: a status view may ask it as often as it likes', async () => {
+    const { workdir, projectGit, shadow } = await setup({ git: true });
+    await turn(projectGit, workdir, 1, () => judge.write(join(workdir, 'a.txt'), 'x\n'), ['a.txt']);
+    const snapshots = async () => (await shadow('rev-list', '--count', SNAPSHOTS_REF)).trim();
+    const refs = async () => await shadow('for-each-ref', '--format=%(refname) %(objectname)');
+    const [count, before] = [await snapshots(), await refs()];
+    await judge.write(join(workdir, 'b.txt'), 'the user edits\n');
+    const seen = await projectGit.inspect(workdir);
+    expect(seen).toMatchObject({ state: 'repository', dirty: [], agentDirty: [] });
+    expect(seen.shadowBefore).toBeUndefined();
+    expect([await snapshots(), await refs()]).toEqual([count, before]);
+    // In auto-commit mode it reports the user's uncommitted paths, as the auto-commit's own does.
+    await projectGit.configure(workdir, { mode: 'auto-commit' });
+    const auto = await projectGit.inspect(workdir);
+    expect([auto.dirty, auto.shadowBefore]).toEqual([['a.txt', 'b.txt'], undefined]);
+    expect([await snapshots(), await refs()]).toEqual([count, before]);
+  });
 });
