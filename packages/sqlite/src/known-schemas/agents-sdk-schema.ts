@@ -1,4 +1,5 @@
 import { parseMapping } from '../mapping/mapping-input.js';
+import { AGENTS_SDK_POSTGRES } from './agents-sdk-postgres.js';
 import type { KnownSchema } from './known-schema.js';
 
 // One Responses-API item's text: a string content, or its input_text / output_text parts in order.
@@ -25,6 +26,7 @@ export const AGENTS_SDK_SCHEMA: KnownSchema = Object.freeze({
     sessions: {
       query: {
         sqlite: `select session_id as id, coalesce(unixepoch(created_at), 0) as created_at from agent_sessions`,
+        postgres: AGENTS_SDK_POSTGRES.sessions,
       },
     },
     nodes: {
@@ -47,6 +49,7 @@ export const AGENTS_SDK_SCHEMA: KnownSchema = Object.freeze({
     else 0 end as open,
   message_data as metadata
 from agent_messages m where session_id = :session_id`,
+        postgres: AGENTS_SDK_POSTGRES.nodes,
       },
       json: ['metadata'],
     },

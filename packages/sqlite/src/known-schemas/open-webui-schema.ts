@@ -1,5 +1,6 @@
 import { parseMapping } from '../mapping/mapping-input.js';
 import type { KnownSchema } from './known-schema.js';
+import { OPEN_WEBUI_MESSAGES_POSTGRES, OPEN_WEBUI_POSTGRES } from './open-webui-postgres.js';
 
 // Open WebUI keeps times in epoch seconds; a value too large for seconds is read as ms or ns.
 const seconds = (t: string) =>
@@ -37,8 +38,14 @@ export const OPEN_WEBUI_SCHEMA: KnownSchema = Object.freeze({
   description: 'Open WebUI chat table (one JSON message tree per chat, history.currentId the head)',
   signature: Object.freeze({ chat: Object.freeze(['id', 'user_id', 'title', 'chat', 'created_at', 'updated_at']) }),
   mapping: parseMapping({
-    sessions: { query: { sqlite: SESSIONS(`json_extract(chat, '$.history.currentId')`) }, json: ['metadata'] },
-    nodes: { query: { sqlite: ordered(treeNodes('')) }, json: ['metadata', 'inline_tools'] },
+    sessions: {
+      query: { sqlite: SESSIONS(`json_extract(chat, '$.history.currentId')`), postgres: OPEN_WEBUI_POSTGRES.sessions },
+      json: ['metadata'],
+    },
+    nodes: {
+      query: { sqlite: ordered(treeNodes('')), postgres: OPEN_WEBUI_POSTGRES.nodes },
+      json: ['metadata', 'inline_tools'],
+    },
   }),
 });
 
@@ -74,6 +81,7 @@ export const OPEN_WEBUI_MESSAGES_SCHEMA: KnownSchema = Object.freeze({
     sessions: {
       query: {
         sqlite: SESSIONS(`coalesce(current_message_id, json_extract(chat, '$.history.currentId'))`),
+        postgres: OPEN_WEBUI_MESSAGES_POSTGRES.sessions,
       },
       json: ['metadata'],
     },
@@ -88,6 +96,7 @@ export const OPEN_WEBUI_MESSAGES_SCHEMA: KnownSchema = Object.freeze({
   from chat_message cm where cm.chat_id = :session_id
   union all
   ${treeNodes(' and not exists (select 1 from chat_message x where x.chat_id = c.id)')}`),
+        postgres: OPEN_WEBUI_MESSAGES_POSTGRES.nodes,
       },
       json: ['metadata', 'inline_tools'],
     },
