@@ -19,6 +19,9 @@ const treeNodes = (where: string) => `select c.id || '-' || m.key as id, c.id as
     ${seconds(`coalesce(${number(`m.value->'timestamp'`)}, c.created_at)`)} as created_at,
     ${number(`m.value->'usage'->'total_tokens'`)} as tokens,
     '[]'::text as inline_tools,
+    case when case when jsonb_typeof(m.value->'childrenIds') = 'array' then jsonb_array_length(m.value->'childrenIds') else 0 end > 0
+      then 0 else 1 end as leaf,
+    case when m.value->>'done' = 'false' then 1 else 0 end as streaming,
     jsonb_build_object('model', m.value->'model')::text as metadata
   from chat c, jsonb_each(case when jsonb_typeof(${HISTORY}) = 'object' then ${HISTORY} else '{}'::jsonb end) as m
   where c.id = :session_id${where}`;
@@ -26,7 +29,10 @@ const treeNodes = (where: string) => `select c.id || '-' || m.key as id, c.id as
 const ordered = (
   union: string,
 ) => `select id, session_id, row_number() over (order by created_at, id collate "C") as seq,
-  role, content, predecessor, null::text as caller, created_at, tokens, inline_tools, metadata from (${union}) as msgs`;
+  role, content, predecessor, null::text as caller, created_at, tokens, inline_tools,
+  case when leaf = 0 then 0 when role = 'user' or streaming = 1 or (role = 'assistant' and coalesce(content, '') = '') then 1
+    else 0 end as open,
+  metadata from (${union}) as msgs`;
 
 const sessions = (head: string) => `select id, ${seconds('created_at')} as created_at, title,
   case when (${head}) is null then null else id || '-' || (${head}) end as head,
@@ -62,6 +68,8 @@ export const OPEN_WEBUI_MESSAGES_POSTGRES = {
     ${seconds('cm.created_at')} as created_at, null::numeric as tokens,
     (select coalesce(jsonb_agg(o->>'name' order by oi), '[]'::jsonb) from jsonb_array_elements(${OUTPUT})
       with ordinality as a(o, oi) where o->>'type' = 'function_call')::text as inline_tools,
+    case when exists (select 1 from chat_message k where k.chat_id = cm.chat_id
+        and k.parent_id = substr(cm.id, length(cm.chat_id) + 2)) then 0 else 1 end as leaf, 0 as streaming,
     jsonb_build_object('output', cm.output::jsonb)::text as metadata
   from chat_message cm where cm.chat_id = :session_id
   union all

@@ -17,16 +17,25 @@ const treeNodes = (where: string) => `select c.id || '-' || m.key as id, c.id as
     ${seconds(`coalesce(json_extract(m.value, '$.timestamp'), c.created_at)`)} as created_at,
     json_extract(m.value, '$.usage.total_tokens') as tokens,
     '[]' as inline_tools,
+    case when coalesce(json_array_length(m.value, '$.childrenIds'), 0) > 0 then 0 else 1 end as leaf,
+    case when json_type(m.value, '$.done') = 'false' then 1 else 0 end as streaming,
     json_object('model', json_extract(m.value, '$.model')) as metadata
   from chat c, json_each(c.chat, '$.history.messages') m where c.id = :session_id${where}`;
 
 const ordered = (union: string) => `select id, session_id, row_number() over (order by created_at, id) as seq, role,
-  content, predecessor, null as caller, created_at, tokens, inline_tools, metadata from (${union}) as msgs`;
+  content, predecessor, null as caller, created_at, tokens, inline_tools,
+  case when leaf = 0 then 0 when role = 'user' or streaming = 1 or (role = 'assistant' and coalesce(content, '') = '') then 1
+    else 0 end as open,
+  metadata from (${union}) as msgs`;
 
 const SESSIONS = (head: string) => `select id, ${seconds('created_at')} as created_at, title,
   case when ${head} is null then null else id || '-' || ${head} end as head,
   json_object('user_id', user_id) as metadata
 from chat`;
+
+// A node is open (its turn waits, until the quiet time) when nothing continues it and it is a
+// prompt, or a reply still streaming: `done: false`, or no text yet (Open WebUI saves a reply's
+// placeholder empty, then rewrites it as the answer and its tool calls come).
 
 /**
  * Open WebUI's older store: one `chat` row per conversation, the whole tree in its `chat` JSON
@@ -92,6 +101,8 @@ export const OPEN_WEBUI_MESSAGES_SCHEMA: KnownSchema = Object.freeze({
     ${seconds('cm.created_at')} as created_at, null as tokens,
     (select json_group_array(json_extract(o.value, '$.name') order by o.key) from json_each(${OUTPUT}) o
       where json_extract(o.value, '$.type') = 'function_call') as inline_tools,
+    case when exists (select 1 from chat_message k where k.chat_id = cm.chat_id
+        and k.parent_id = substr(cm.id, length(cm.chat_id) + 2)) then 0 else 1 end as leaf, 0 as streaming,
     json_object('output', case when json_valid(cm.output) then json(cm.output) end) as metadata
   from chat_message cm where cm.chat_id = :session_id
   union all
