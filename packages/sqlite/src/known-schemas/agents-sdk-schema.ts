@@ -10,7 +10,8 @@ const TYPE = `json_extract(message_data, '$.type')`;
 const ROLE = `json_extract(message_data, '$.role')`;
 
 /**
- * The OpenAI Agents SDK's `SQLiteSession`: `agent_sessions` and `agent_messages`, one
+ * The OpenAI Agents SDK's `SQLiteSession` (and, on PostgreSQL, its `SQLAlchemySession`, the
+ * same tables): `agent_sessions` and `agent_messages`, one
  * Responses-API item a row (`message_data`), in `id` order, times as SQLite `CURRENT_TIMESTAMP`
  * text. No parent column: a session is one path, each item continuing the one before. A tool
  * result is named by its call (`call_id`); reasoning items are nodes of their own, never the reply.

@@ -42,14 +42,14 @@ from chat`;
 const OUTPUT = array('cm.output::jsonb');
 const CONTENT = 'cm.content::jsonb';
 
-// A chat_message row's text: its content (a JSON string, or text parts), else the text of its
-// output's message items.
-const MESSAGE_TEXT = `coalesce(
+// A chat_message row's text: its content (a JSON string, or text parts), else (none, or empty)
+// the text of its output's message items.
+const MESSAGE_TEXT = `coalesce(nullif(
   case jsonb_typeof(${CONTENT})
     when 'string' then ${CONTENT} #>> '{}'
     when 'array' then (select string_agg(p->>'text', '' order by o) from jsonb_array_elements(${CONTENT})
         with ordinality as x(p, o) where p->>'type' in ('text', 'input_text', 'output_text'))
-    else null end,
+    else null end, ''),
   (select string_agg(q->>'text', '' order by oi, qi) from jsonb_array_elements(${OUTPUT}) with ordinality as a(o, oi),
       jsonb_array_elements(${array(`o->'content'`)}) with ordinality as b(q, qi)
     where o->>'type' = 'message' and q->>'type' = 'output_text'))`;

@@ -61,15 +61,15 @@ export const OPEN_WEBUI_SCHEMA: KnownSchema = Object.freeze({
 // The output items, or none when the column holds no JSON (json_each would fail on it).
 const OUTPUT = `case when json_valid(cm.output) then cm.output else '[]' end`;
 
-// A chat_message row's text: its content (a JSON string, or text parts), else the text of its
-// output's message items.
-const MESSAGE_TEXT = `coalesce(
+// A chat_message row's text: its content (a JSON string, or text parts), else (none, or empty)
+// the text of its output's message items.
+const MESSAGE_TEXT = `coalesce(nullif(
   case when json_valid(cm.content) then case json_type(cm.content)
       when 'text' then json_extract(cm.content, '$')
       when 'array' then (select group_concat(json_extract(p.value, '$.text'), '' order by p.key) from json_each(cm.content) p
         where json_extract(p.value, '$.type') in ('text', 'input_text', 'output_text'))
       else null end
-    else cm.content end,
+    else cm.content end, ''),
   (select group_concat(json_extract(q.value, '$.text'), '' order by o.key, q.key) from json_each(${OUTPUT}) o, json_each(o.value, '$.content') q
     where json_extract(o.value, '$.type') = 'message' and json_extract(q.value, '$.type') = 'output_text'))`;
 
