@@ -18,6 +18,7 @@ import {
   agentsInsert,
   make,
   opencodeInserts,
+  webuiCoverageRows,
 } from './fixtures/recognised-stores.js';
 import { tablesHash } from './fixtures/table-hash.js';
 import { assertHealthy, backfill, git, refsOf, repoFacts } from './repo-facts.js';
@@ -186,65 +187,9 @@ describe("the Agents SDK's pop_item", () => {
 
 describe('Open WebUI: archived chats, times in milliseconds, content as parts, reasoning in output', () => {
   it('an archived chat with times in ms is mirrored in seconds; a chat_message row with text parts and a reasoning item keeps the reasoning out of the reply', async () => {
-    const tree = {
-      history: {
-        currentId: 'a2',
-        messages: {
-          a1: {
-            id: 'a1',
-            parentId: null,
-            childrenIds: ['a2'],
-            role: 'user',
-            content: 'Old question',
-            timestamp: ms(1),
-          },
-          a2: {
-            id: 'a2',
-            parentId: 'a1',
-            childrenIds: [],
-            role: 'assistant',
-            content: 'Old answer',
-            timestamp: ms(3),
-            model: 'llama3',
-            done: true,
-          },
-        },
-      },
-    };
-    const row = (id: string, parent: string | null, role: string, content: unknown, output: unknown, t: number) =>
-      `insert into chat_message (id, chat_id, parent_id, role, content, output, created_at, updated_at)
-       values ('w6-${id}', 'w6', ${parent === null ? 'null' : q(parent)}, '${role}', ${q(JSON.stringify(content))},
-         ${output === null ? 'null' : q(output)}, ${T0 + t}, ${T0 + t})`;
     const { root, actions } = await mirrored(
       'webui-coverage',
-      [
-        ...WEBUI_MESSAGES_DDL,
-        `insert into chat (id, user_id, title, chat, created_at, updated_at, archived, pinned, current_message_id)
-         values ('w5', 'u1', 'Archived', ${q(tree)}, ${ms(0)}, ${ms(3)}, true, false, null),
-                ('w6', 'u1', 'Parts', '{}', ${T0 + 10}, ${T0 + 12}, false, true, 'c2')`,
-        row(
-          'c1',
-          null,
-          'user',
-          [
-            { type: 'text', text: 'Why is the sky ' },
-            { type: 'text', text: 'blue?' },
-          ],
-          null,
-          10,
-        ),
-        row(
-          'c2',
-          'c1',
-          'assistant',
-          '',
-          [
-            { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Rayleigh.' }] },
-            { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Scattering.' }] },
-          ],
-          12,
-        ),
-      ],
+      [...WEBUI_MESSAGES_DDL, ...webuiCoverageRows()],
       'open-webui-messages',
     );
     expect(actions).toEqual([

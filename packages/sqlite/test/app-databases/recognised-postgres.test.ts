@@ -11,7 +11,14 @@ import { freshDatabase } from '../helpers/postgres.js';
 import { pgSnapshot } from '../helpers/pg-snapshot.js';
 import { tempDir } from '../helpers/temp.js';
 import { PG_STORES, type PgTypes, pgExec } from './fixtures/recognised-postgres.js';
-import { agentsSdkDb, openWebuiDb, openWebuiMessagesDb } from './fixtures/recognised-stores.js';
+import {
+  WEBUI_MESSAGES_DDL,
+  agentsSdkDb,
+  make,
+  openWebuiDb,
+  openWebuiMessagesRows,
+  webuiCoverageRows,
+} from './fixtures/recognised-stores.js';
 import { assertHealthy, refsOf, repoFacts } from './repo-facts.js';
 
 const tmp = tempDir('entity-git-recognised-pg-');
@@ -21,7 +28,13 @@ afterAll(async () => {
   tmp.remove();
 });
 
-const SQLITE = { 'openai-agents': agentsSdkDb, 'open-webui': openWebuiDb, 'open-webui-messages': openWebuiMessagesDb };
+const SQLITE = {
+  'openai-agents': agentsSdkDb,
+  'open-webui': openWebuiDb,
+  // The main fixture and the coverage chats (an archived chat in ms, content as parts, an empty reply row).
+  'open-webui-messages': (file: string) =>
+    make(file, [...WEBUI_MESSAGES_DDL, ...openWebuiMessagesRows(), ...webuiCoverageRows()]),
+};
 
 /** Every session of a store mirrored by a start-up reconcile: the actions and each repository's refs. */
 async function mirror(store: SqlStore, root: string) {
