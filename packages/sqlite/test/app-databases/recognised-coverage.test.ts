@@ -18,8 +18,8 @@ import {
   agentsInsert,
   make,
   opencodeInserts,
-  webuiCoverageRows,
 } from './fixtures/recognised-stores.js';
+import { webuiCoverageRows } from './fixtures/webui-coverage.js';
 import { tablesHash } from './fixtures/table-hash.js';
 import { assertHealthy, backfill, git, refsOf, repoFacts } from './repo-facts.js';
 

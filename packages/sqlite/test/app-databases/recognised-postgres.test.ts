@@ -17,8 +17,8 @@ import {
   make,
   openWebuiDb,
   openWebuiMessagesRows,
-  webuiCoverageRows,
 } from './fixtures/recognised-stores.js';
+import { webuiCoverageRows } from './fixtures/webui-coverage.js';
 import { assertHealthy, refsOf, repoFacts } from './repo-facts.js';
 
 const tmp = tempDir('entity-git-recognised-pg-');
