@@ -10,7 +10,9 @@
 // `--sessions=N` (default 200; the goal's figure is 10,000), `--reps=R` (default 3), `--flat-dag`
 // (the "flat-dag" schema too: a backfill of its own), `--query` (an OpenAI Agents SDK
 // SQLiteSession too: read through a query-form mapping, its markers computed through the queries), `--long=T` (the turns of the one long
-// session whose syncs are timed, default 5,000), `--keep` keeps the directories.
+// session whose syncs are timed, default 5,000), `--keep` keeps the directories, `--markers-only`
+// times the markers' read alone, with no backfill (the part of the start-up check that differs by
+// schema, in minutes where the whole run takes an hour on a loaded machine).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -284,6 +286,8 @@ export async function run(): Promise<void> {
     dbs.push(agents);
   }
 
+  if (process.argv.includes('--markers-only')) return markersOnly(dbs, dir, keep);
+
   // 2. Each backfilled into a root of its own (`entity-git sync` on an empty root).
   const backfillMs = new Map<Db, number>();
   for (const db of dbs) {
@@ -400,6 +404,54 @@ export async function run(): Promise<void> {
     })),
   });
   // Last: tens of thousands of repositories take a while to remove.
+  if (keep) console.log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * `--markers-only`: `changeMarkers()` on each database, opened as the CLI opens it, `REPS` times
+ * interleaved; nothing backfilled. The rest of the start-up check (each repository's refs read)
+ * is the same work whatever the schema.
+ */
+async function markersOnly(dbs: Db[], dir: string, keep: boolean): Promise<void> {
+  const samples = new Map(dbs.map((db) => [db, [] as number[]]));
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const db of dbs) {
+      const store = await readOnly(db);
+      const t0 = performance.now();
+      const markers = await store.dag.changeMarkers();
+      samples.get(db)!.push(performance.now() - t0);
+      await store.close();
+      if (markers.size !== SESSIONS || [...markers.values()].some((m) => m === null))
+        fail(`${db.label}: ${markers.size} markers for ${SESSIONS} sessions`);
+    }
+  }
+  for (const db of dbs)
+    if (db.hash !== null && tablesHash(db.file) !== db.hash) fail(`${db.label}: its tables changed`);
+  const own = stats(samples.get(dbs[0]!)!).median;
+  console.log(
+    align([
+      ['measure', ...dbs.map((db) => db.label)],
+      [
+        `every marker (changeMarkers), ${int(SESSIONS)} sessions`,
+        ...dbs.map((db) => {
+          const m = stats(samples.get(db)!).median;
+          return `${m.toFixed(0)} ms (${ratio(m / own)} own)`;
+        }),
+      ],
+    ]),
+  );
+  console.log(
+    `load after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  writeResults('adopted-sessions-markers', {
+    node: process.version,
+    sessions: SESSIONS,
+    reps: REPS,
+    databases: dbs.map((db) => ({ label: db.label, markersMs: stats(samples.get(db)!) })),
+  });
   if (keep) console.log(`kept ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
 }

@@ -79,8 +79,8 @@ describe('entity-git watch on an Agents SDK session its application writes in an
     ]);
     await until(() => watch.out.some((l) => l.includes('"watching"')), 'the watch to start', 400_000);
     expect(JSON.parse(watch.out.find((l) => l.includes('"watching"'))!)).toMatchObject({ recognised: 'openai-agents' });
-    const child = join(REPO_ROOT, 'packages', 'sqlite', 'test', 'app-databases', 'fixtures', 'agents-writer-child.ts');
-    const writer = start(process.execPath, ['--import', 'tsx', child, db, '5']);
+    const child = join(REPO_ROOT, 'packages', 'sqlite', 'test', 'app-databases', 'fixtures', 'app-writer-child.ts');
+    const writer = start(process.execPath, ['--import', 'tsx', child, 'openai-agents', 'sqlite', db, '5']);
     expect(await writer.exit).toBe(0);
     expect(writer.out.at(-1)).toBe('done');
     const reference = join(dir, 'agents-live-reference');

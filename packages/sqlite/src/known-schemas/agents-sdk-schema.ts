@@ -1,4 +1,5 @@
 import { parseMapping } from '../mapping/mapping-input.js';
+import { AGENTS_SDK_POSTGRES } from './agents-sdk-postgres.js';
 import type { KnownSchema } from './known-schema.js';
 
 // One Responses-API item's text: a string content, or its input_text / output_text parts in order.
@@ -9,7 +10,8 @@ const TYPE = `json_extract(message_data, '$.type')`;
 const ROLE = `json_extract(message_data, '$.role')`;
 
 /**
- * The OpenAI Agents SDK's `SQLiteSession`: `agent_sessions` and `agent_messages`, one
+ * The OpenAI Agents SDK's `SQLiteSession` (and, on PostgreSQL, its `SQLAlchemySession`, the
+ * same tables): `agent_sessions` and `agent_messages`, one
  * Responses-API item a row (`message_data`), in `id` order, times as SQLite `CURRENT_TIMESTAMP`
  * text. No parent column: a session is one path, each item continuing the one before. A tool
  * result is named by its call (`call_id`); reasoning items are nodes of their own, never the reply.
@@ -25,6 +27,7 @@ export const AGENTS_SDK_SCHEMA: KnownSchema = Object.freeze({
     sessions: {
       query: {
         sqlite: `select session_id as id, coalesce(unixepoch(created_at), 0) as created_at from agent_sessions`,
+        postgres: AGENTS_SDK_POSTGRES.sessions,
       },
     },
     nodes: {
@@ -47,6 +50,7 @@ export const AGENTS_SDK_SCHEMA: KnownSchema = Object.freeze({
     else 0 end as open,
   message_data as metadata
 from agent_messages m where session_id = :session_id`,
+        postgres: AGENTS_SDK_POSTGRES.nodes,
       },
       json: ['metadata'],
     },
