@@ -9,8 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runWatch } from '../packages/cli/src/commands/watch.js';
-import { createNodeMirror } from '../packages/node-fs/src/index.js';
-import { openSqlite } from '../packages/sqlite/src/index.js';
+import { openContext } from '../packages/cli/src/context.js';
 import { align, failWith, fsckOr, ms, writeResults } from './lib/measure.js';
 
 const quick = process.argv.includes('--quick');
@@ -30,9 +29,9 @@ export async function run(): Promise<void> {
         c === 0 ? resolve() : reject(new Error(`writer exit ${c}`)),
       ),
     );
-    const store = await openSqlite({ file: db, migrate: false, checkSchema: true });
     const root = join(dir, 'sessions');
-    const mirror = createNodeMirror({ dag: store.dag, root });
+    // The context `entity-git watch --db FILE --root DIR` opens: entity-git's schema, read-only.
+    const ctx = await openContext({ db, root, readOnly: true, cwd: process.cwd() });
     const mirrored = new Map<string, number>();
     const committedAt = new Map<string, number[]>(); // session → time at which turn k was first in git
     let out = '';
@@ -56,16 +55,6 @@ export async function run(): Promise<void> {
         },
       },
       stderr: { write: (c: string) => process.stderr.write(c) },
-    };
-    const ctx = {
-      store,
-      dag: store.dag,
-      recognised: store.recognised,
-      framework: null,
-      config: {},
-      mirror,
-      root,
-      close: () => store.close(),
     };
     const watching = runWatch(ctx, io, { json: true, db });
     while (![...mirrored.values()].length || [...mirrored.values()].reduce((a, b) => a + b, 0) < SESSIONS)
@@ -97,7 +86,7 @@ export async function run(): Promise<void> {
     }
     process.emit('SIGTERM');
     await watching;
-    await store.close();
+    await ctx.close();
 
     const latencies: number[] = [];
     for (const [sid, times] of written) {

@@ -22,6 +22,6 @@ export function turnRef(sessionId: string, turn: number, which: 'before' | 'afte
 
 /** A project's directory name under the shadow root: the first 32 hex digits of the SHA-256 of its workdir's real path. */
 export async function shadowDirName(realWorkdir: string): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', utf8(realWorkdir));
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new Uint8Array(utf8(realWorkdir)));
   return hex(new Uint8Array(digest)).slice(0, 32);
 }
