@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeShadowWatchers, ShadowRepository, SNAPSHOTS_REF } from '../../src/node/index.js';
+import { freshTree as freshTreeOf } from './fresh-tree.js';
 import { isolateGit, judge } from './judge.js';
 
 const sh = promisify(execFile);
@@ -36,19 +37,7 @@ async function loggingGit(): Promise<{ gitPath: string; calls: () => Promise<str
   };
 }
 
-/** The tree `git add -A` gives with a fresh index in a repository of its own, over-cap files taken out. */
-async function freshTree(workdir: string): Promise<string> {
-  const tmp = await judge.tempDir();
-  await sh('git', ['init', '-q', '--bare', join(tmp, 'git')]);
-  const env = { ...process.env, GIT_DIR: join(tmp, 'git'), GIT_WORK_TREE: workdir, GIT_INDEX_FILE: join(tmp, 'index') };
-  const run = async (...args: string[]) => (await sh('git', args, { cwd: workdir, env, maxBuffer: 1 << 26 })).stdout;
-  await run('add', '-A');
-  for (const path of (await run('ls-files', '-z')).split('\0').filter(Boolean)) {
-    const info = await fsp.lstat(join(workdir, path));
-    if (info.isFile() && info.size > CAP) await run('rm', '-q', '--cached', '--', path);
-  }
-  return (await run('write-tree')).trim();
-}
+const freshTree = (workdir: string) => freshTreeOf(workdir, CAP);
 
 async function setup() {
   const workdir = await judge.tempDir();
