@@ -33,6 +33,8 @@ export class ShadowWatcher {
   readonly #pending = new Set<Promise<void>>();
   readonly #waiters = new Map<string, () => void>();
   #barrier: FSWatcher | null = null;
+  /** The work tree's and the barrier directory's device and inode when watching began. */
+  #roots = '';
   #barrierSeq = 0;
   #events = 0;
   #limit = 8_192;
@@ -83,10 +85,9 @@ export class ShadowWatcher {
     this.#limit = await eventLimit();
     try {
       await mkdir(this.#barrierDir, { recursive: true, mode: 0o700 });
-      this.#barrier = watch(this.#barrierDir, { persistent: false }, (_type, name) => {
-        if (name !== null) this.#waiters.get(String(name))?.();
-      });
+      this.#barrier = watch(this.#barrierDir, { persistent: false }, (_type, name) => this.#barrierEvent(name));
       this.#barrier.on('error', (err) => this.#break(`barrier: ${err.message}`));
+      this.#roots = await this.#rootIdentity();
       await this.#watchTree('');
       await this.#drain();
     } catch (err) {
@@ -99,6 +100,8 @@ export class ShadowWatcher {
   /** Every directory walk an event started is done, and every event before now is delivered. */
   async #settle(): Promise<void> {
     await this.#drain();
+    // A work tree (or barrier directory) removed and made again is a new directory nobody watches.
+    if ((await this.#rootIdentity()) !== this.#roots) return this.#break('the work tree was replaced');
     const name = `b${++this.#barrierSeq}`;
     let timer: NodeJS.Timeout | undefined;
     const arrived = new Promise<boolean>((done) => {
@@ -117,6 +120,28 @@ export class ShadowWatcher {
     }
     // Events delivered before the barrier may have started walks of new directories.
     await this.#drain();
+  }
+
+  async #rootIdentity(): Promise<string> {
+    const ids = await Promise.all(
+      [this.#workdir, this.#barrierDir].map((p) =>
+        lstat(p).then(
+          (s) => `${s.dev}:${s.ino}`,
+          () => 'gone',
+        ),
+      ),
+    );
+    return ids.join(' ');
+  }
+
+  /** Only the barrier files' names come here; any other is the directory itself going away. */
+  #barrierEvent(name: string | Buffer | null): void {
+    const wake = name === null ? undefined : this.#waiters.get(String(name));
+    if (wake) wake();
+    else if (name === null || !/^b\d+$/.test(String(name))) {
+      this.#break('the barrier directory went');
+      for (const w of this.#waiters.values()) w();
+    }
   }
 
   async #drain(): Promise<void> {

@@ -145,6 +145,16 @@ describe('shadow snapshots on the watcher', () => {
     expect(after.tree).toBe(await freshTree(workdir));
     expect((await snap()).how).toBe('none');
 
+    // The work tree moved away and made again under its name: a new directory no watch is on.
+    await sh('sh', [
+      '-c',
+      `mv '${workdir}' '${workdir}.old' && cp -a '${workdir}.old' '${workdir}' && printf "new\\n" > '${workdir}/src/d0/f3.txt'`,
+    ]);
+    const replaced = await snap();
+    expect(replaced.how).toBe('full');
+    expect(replaced.tree).toBe(await freshTree(workdir));
+    expect((await snap()).how).toBe('none');
+
     // Another snapshot (this process's without a watcher stands for another process's) moves the tip.
     const other = await ShadowRepository.open({ root, workdir, maxFileBytes: CAP, watch: false });
     await inShell(workdir, 'printf "other\\n" > src/d2/f2.txt');
