@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   commit: () => import('./commit.js'),
   'project-status': () => import('./project-status.js'),
   'shadow-snapshot': () => import('./shadow-snapshot.js'),
+  'shadow-growth': () => import('./shadow-growth.js'),
   memory: () => import('./memory.js'),
   replay: () => import('./replay.js'),
   backfill: () => import('./backfill.js'),

@@ -7,49 +7,23 @@
 //   npx tsx --conditions=source bench/shadow-snapshot.ts [--keep]
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 // Relative imports: bench/ is not a workspace package (see bench/commit.ts).
-import { ShadowRepository } from '../packages/project/src/node/index.js';
+import { closeShadowWatchers, ShadowRepository } from '../packages/project/src/node/index.js';
 import { writeResults } from './lib/measure.js';
+import { editTurn, IGNORED, makeTree } from './lib/shadow-tree.js';
 
 const FILES = 50_000;
-const PER_DIR = 200;
-const IGNORED = 2_000;
 const CHANGED = 10;
-const ROUNDS = 5;
+const ROUNDS = 11;
 const exec = promisify(execFile);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
-
-function makeTree(dir: string, git: (...args: string[]) => void): void {
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, '.gitignore'), 'dist/\n');
-  for (let d = 0; d < FILES / PER_DIR; d++) {
-    const sub = join(dir, 'src', `m${String(d).padStart(3, '0')}`);
-    mkdirSync(sub, { recursive: true });
-    for (let f = 0; f < PER_DIR; f++)
-      writeFileSync(join(sub, `f${String(f).padStart(3, '0')}.ts`), `export const v${d}_${f} = ${d * PER_DIR + f};\n`);
-  }
-  mkdirSync(join(dir, 'dist'), { recursive: true });
-  for (let i = 0; i < IGNORED; i++) writeFileSync(join(dir, 'dist', `chunk-${i}.js`), `/* built ${i} */\n`);
-  git('add', '-A');
-  git('commit', '-q', '-m', 'a large project');
-}
-
-/** The turn's edits: CHANGED files spread over the tree, new bytes each round. */
-function editTurn(dir: string, round: number): void {
-  for (let i = 0; i < CHANGED; i++) {
-    const d = (round * 37 + i * 23) % (FILES / PER_DIR);
-    const f = (round * 11 + i * 7) % PER_DIR;
-    const path = join(dir, 'src', `m${String(d).padStart(3, '0')}`, `f${String(f).padStart(3, '0')}.ts`);
-    writeFileSync(path, `export const edited = ${round}_${i}; // turn ${round}\n`);
-  }
-}
 
 export async function run(): Promise<void> {
   const keep = process.argv.includes('--keep');
@@ -75,10 +49,12 @@ export async function run(): Promise<void> {
   console.log(
     `shadow-snapshot bench: ${FILES.toLocaleString('en')} files (+${IGNORED.toLocaleString('en')} ignored), ${CHANGED} changed per turn, ${ROUNDS} rounds`,
   );
-  console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${root}`);
+  console.log(
+    `node ${process.version}, ${gitVersion}, ${cpus().length} cpus, load ${loadavg()[0]!.toFixed(2)}, in ${root}`,
+  );
   try {
     const t0 = performance.now();
-    makeTree(dir, git);
+    makeTree(dir, FILES, git);
     git('status', '--porcelain');
     // The first snapshot hashes all 50,000 files: on a loaded machine longer than the default 120 s.
     const repo = await ShadowRepository.open({ root: join(root, 'shadow'), workdir: dir, timeoutMs: 1_800_000 });
@@ -113,12 +89,30 @@ export async function run(): Promise<void> {
       await f();
       return performance.now() - s;
     };
+    // The host's event loop while the shadow snapshots run, as bench/event-loop.ts watches the
+    // sync's: a histogram of its own per call (a histogram enabled again would count the time it
+    // was off as one delay), and the same during the warm contender, whose git runs in child
+    // processes while the loop waits: what this machine's load alone does to a 1 ms timer.
+    const loops = { shadow: [] as number[], idle: [] as number[] };
+    const watched = async (into: number[], f: () => Promise<unknown>) => {
+      const h = monitorEventLoopDelay({ resolution: 1 });
+      h.enable();
+      try {
+        return await time(f);
+      } finally {
+        h.disable();
+        if (h.count > 0) into.push(h.percentile(99) / 1e6, h.max / 1e6);
+      }
+    };
     for (let round = 0; round < ROUNDS + 1; round++) {
-      const before = await time(() => repo.snapshot({ kind: 'before' }));
-      editTurn(dir, round);
-      const after = await time(() => repo.snapshot({ kind: 'after', sessionId: 'bench', turn: round + 1 }));
+      const shadowLoop = round === 0 ? [] : loops.shadow; // the warm-up round's loop is not counted either
+      const before = await watched(shadowLoop, () => repo.snapshot({ kind: 'before' }));
+      editTurn(dir, FILES, CHANGED, round);
+      const after = await watched(shadowLoop, () =>
+        repo.snapshot({ kind: 'after', sessionId: 'bench', turn: round + 1 }),
+      );
       const fresh = await time(freshSnapshot);
-      const warm = await time(() => warmCommit(round));
+      const warm = await watched(round === 0 ? [] : loops.idle, () => warmCommit(round));
       if (round === 0) continue; // warm-up
       samples.before.push(before);
       samples.after.push(after);
@@ -161,6 +155,23 @@ export async function run(): Promise<void> {
     console.log(`fresh index / shadow after-snapshot, snapshot for snapshot: ${(m.fresh / m.after).toFixed(1)}×`);
     console.log(`shadow after-snapshot / warm add+commit: ${(m.after / m.warm).toFixed(2)}×`);
     console.log(`shadow turn (two snapshots) / warm add+commit (one): ${(m.turn / m.warm).toFixed(2)}×`);
+    // Each call pushed its p99 then its max: the worst of each over the rounds.
+    const worst = (xs: number[], at: 0 | 1) => Math.max(...xs.filter((_, i) => i % 2 === at));
+    const eventLoop = {
+      shadow: { p99Ms: worst(loops.shadow, 0), maxMs: worst(loops.shadow, 1) },
+      idle: { p99Ms: worst(loops.idle, 0), maxMs: worst(loops.idle, 1) },
+    };
+    console.log(
+      `host event loop during the shadow snapshots (worst call): p99 ${ms(eventLoop.shadow.p99Ms)} ms, max ${ms(eventLoop.shadow.maxMs)} ms`,
+    );
+    console.log(
+      `the same loop waiting on the warm contender's git (the load alone): p99 ${ms(eventLoop.idle.p99Ms)} ms, max ${ms(eventLoop.idle.maxMs)} ms`,
+    );
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
     writeResults('shadow-snapshot', {
       node: process.version,
       git: gitVersion,
@@ -169,9 +180,11 @@ export async function run(): Promise<void> {
       changedPerTurn: CHANGED,
       unit: 'ms',
       medians: m,
+      eventLoop,
       samples,
     });
   } finally {
+    closeShadowWatchers();
     if (keep) console.log(`kept ${root}`);
     else rmSync(root, { recursive: true, force: true });
   }

@@ -1,13 +1,14 @@
 // The quickstart: a scripted agent conversation in a SQLite DAG, mirrored into a session git
 // repository turn by turn — tool calls, a placeholder filled late, a retry, a fork from an old
-// turn — with the agent's file edits auto-committed into a project's own repository (and one
-// turn skipped because the user has an edit of their own), then what a user can look at.
+// turn — with a project in the default mode, shadow: each turn's files snapshotted before and after
+// in a private repository, nothing written into the project; then what a user can look at: the
+// session repository, and what each turn changed in the project and who changed it.
 import { createMirrorService, type TurnReport } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
-import { createNodeProjectGit } from '@entity-git/project/node';
+import { closeShadowWatchers, createNodeProjectGit, ShadowProjectGit } from '@entity-git/project/node';
 import { openSqlite } from '@entity-git/sqlite';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -17,8 +18,8 @@ mkdirSync(base, { recursive: true });
 const dbFile = join(base, 'entity-git.db');
 const root = join(base, 'sessions');
 
-// The project lives outside this checkout: inside another repository (ours) the agent would
-// rightly refuse to commit, since that repository has changes that are not the agent's.
+// The project lives outside this checkout, in a folder that is no git repository: shadow mode
+// needs none, and writes nothing into it.
 const workdir = join(tmpdir(), 'entity-git-quickstart-project');
 rmSync(workdir, { recursive: true, force: true });
 mkdirSync(workdir);
@@ -32,12 +33,12 @@ const at = () => (clock += 2);
 
 const say = (line = '') => console.log(line);
 // The dispatcher's side: one non-blocking notify per turn; drain() here only to print in order.
-const service = createMirrorService({
-  mirror,
-  dag: store.dag,
-  projects: store.projects,
-  projectGit: createNodeProjectGit({ dir: join(base, 'locks') }),
+// The default mode is shadow; `autoCommit` serves a project switched to auto-commit mode.
+const projectGit = new ShadowProjectGit({
+  root: join(base, 'shadow'),
+  autoCommit: createNodeProjectGit({ dir: join(base, 'locks') }),
 });
+const service = createMirrorService({ mirror, dag: store.dag, projects: store.projects, projectGit });
 service.on('synced', ({ result: r }) =>
   say(
     `  sync: ${r.commitsWritten} commit(s), branches moved: ${r.branchesMoved.join(', ') || 'none'}, HEAD → ${r.head ?? '(unborn)'}`,
@@ -45,7 +46,7 @@ service.on('synced', ({ result: r }) =>
 );
 service.on('project', ({ result }) =>
   say(
-    `  project: ${result.status === 'committed' ? `agent commit ${result.commit.slice(0, 7)} (${result.paths.join(', ')})` : `skipped (${result.reason})`}`,
+    `  project: ${result.status === 'committed' ? `agent commit ${result.commit.slice(0, 7)} (${result.paths.join(', ')})` : result.status === 'skipped' && result.reason === 'shadow-mode' ? 'snapshotted before and after the turn (shadow mode)' : `skipped (${result.status === 'skipped' ? result.reason : result.status})`}`,
   ),
 );
 service.on('skipped', ({ warning }) => say(`  ⚠ ${warning}`));
@@ -69,7 +70,7 @@ say(`entity-git quickstart — DAG in ${dbFile}, session repositories under ${ro
 say();
 
 say('turn 1: the user asks; the assistant placeholder is written first and filled after two tool calls;');
-say('        the agent writes src/parser.ts into the project (not a repository yet: it is initialised)');
+say('        the agent writes src/parser.ts into the project');
 let snapshot = await service.beforeTurn(sid);
 const u1 = await w.appendNode({
   id: 'u1',
@@ -240,11 +241,17 @@ say(`  cd ${dir}`);
 say('  git log --graph --all --oneline; git show main~1; git checkout retry-a2r; git reflog');
 say(`  sqlite3 ${dbFile} 'select seq, role, id from nodes'   (if you have sqlite3)`);
 say();
-const pgit = (...args: string[]) => execFileSync('git', args, { cwd: workdir, encoding: 'utf8' }).trimEnd();
-say(`$ cd ${workdir} && git log --format='%h %cn: %s'`);
-say(pgit('log', '--format=%h %cn: %s'));
-say("$ git status --short   (the user's NOTES.md and the agent's skipped src/todo.md stay uncommitted)");
-say(pgit('status', '--short'));
+say(`the project (${workdir}): what each turn changed, from its shadow snapshots`);
+for (const turn of [1, 2]) {
+  const { files } = await projectGit.listTurnFiles({ workdir, sessionId: sid, turn });
+  for (const f of files) say(`  turn ${turn}: ${f.status} ${f.path} (+${f.added} -${f.removed}, by ${f.by})`);
+}
+say("  (the user's NOTES.md, written before turn 2 began, is in no turn)");
+say(await projectGit.turnFileDiff({ workdir, sessionId: sid, turn: 1, path: 'src/parser.ts' }));
+say(
+  `is the project a git repository? ${existsSync(join(workdir, '.git')) ? 'yes' : 'no: shadow mode wrote nothing into it'}`,
+);
 await service.close();
+closeShadowWatchers();
 await store.close();
 if (!report.ok) process.exit(1);

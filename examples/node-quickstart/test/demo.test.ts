@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,12 +31,15 @@ describe('the quickstart demo (the README demo command)', () => {
       'turn 1: What is in src/? 列出文件 🙂',
     ]);
     expect(r.stdout).toContain('verify: the repository equals the DAG');
-    expect(r.stdout).toContain("⚠ you have uncommitted changes, the agent's edits won't be auto-committed for now");
+    // The project is in the default mode, shadow: snapshots in a private repository, nothing in the project.
+    expect(r.stdout).toContain('project: snapshotted before and after the turn (shadow mode)');
+    expect(r.stdout).toContain('turn 1: added src/parser.ts (+3 -0, by tools)');
+    expect(r.stdout).toContain('turn 2: added src/todo.md (+3 -0, by tools)');
     const project = join(tmpdir(), 'entity-git-quickstart-project');
-    expect(git(project, 'log', '--format=%cn|%s')).toBe(
-      'agent (claude-sonnet-4.7 via OpenProgram)|[agent demo-session] turn 1: What is in src/? 列出文件 🙂',
-    );
-    expect(git(project, 'status', '--porcelain').split('\n')).toEqual(['?? NOTES.md', '?? src/todo.md']);
-    expect(git(project, 'fsck', '--strict')).toBe('');
+    expect(existsSync(join(project, '.git'))).toBe(false);
+    const [shadowDir] = readdirSync(join(base, 'shadow'));
+    const shadow = join(base, 'shadow', shadowDir!, 'git');
+    expect(git(shadow, 'show', 'refs/heads/snapshots:src/todo.md')).toBe('- parser.ts:3\n- lexer.ts:9\n- README.md:1');
+    expect(git(shadow, 'fsck', '--strict')).toBe('');
   });
 });

@@ -5,11 +5,12 @@
 // ActionResponse, answered in any order (match them by `id`). Unsolicited frames carry `event`
 // instead of `id` (protocol.ts `ServerEvent`): the outcome of each project auto-commit.
 import { createNodeMirror, nodeWorkdirPolicy } from '@entity-git/node-fs';
-import { createNodeProjectGit } from '@entity-git/project/node';
+import { createNodeProjectGit, ShadowProjectGit } from '@entity-git/project/node';
 import { openServerSearch } from './server-search.js';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { reconcile, type Mirror, type ProjectGit, type ReconcileReport, type TurnFilesSource } from '@entity-git/core';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -72,9 +73,11 @@ export interface ServerOptions {
   /** Replies to `send_message`; none by default. */
   agent?: Agent | null;
   /**
-   * The project auto-commit run after each `send_message` turn of a session bound to a project.
-   * Default: `createNodeProjectGit()` (native git, the lock and journal files in `projectLocks`);
-   * null turns project commits off.
+   * The project git run around each `send_message` turn of a session bound to a project.
+   * Default: `ShadowProjectGit` (the library's default mode, shadow: each turn snapshotted in a
+   * private repository under `<root>/.shadow`, nothing written into the project), whose
+   * auto-commit, for a project switched to `auto-commit` mode, is `createNodeProjectGit()`
+   * (native git, the lock and journal files in `projectLocks`); null turns it off.
    */
   projectGit?: ProjectGit | null;
   /**
@@ -153,7 +156,10 @@ export async function createServer(options: ServerOptions): Promise<EntityGitSer
   const search = openServerSearch(options.root, log);
   const projectGit =
     options.projectGit === undefined
-      ? createNodeProjectGit(options.projectLocks === undefined ? {} : { dir: options.projectLocks })
+      ? new ShadowProjectGit({
+          root: join(options.root, '.shadow'),
+          autoCommit: createNodeProjectGit(options.projectLocks === undefined ? {} : { dir: options.projectLocks }),
+        })
       : options.projectGit;
   const actions = createServerActions({
     dag: store.dag,

@@ -1,6 +1,7 @@
 // The server the ws-server tests talk to, one per test file: the demo sessions in SQLite, a token,
 // the static app directory (with a file outside it, for traversal), the echo agent, and a client
 // connected over a real WebSocket.
+import { createNodeProjectGit, ShadowProjectGit } from '@entity-git/project/node';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +38,13 @@ export function useServer(): void {
       token: TOKEN,
       staticDir: join(dir, 'app'),
       agent: echoAgent,
-      projectLocks: join(dir, 'locks'),
+      // These files test the auto-commit (agent commits, the warning, undo): their projects are in
+      // auto-commit mode; server-shadow.test.ts runs the server's default, shadow.
+      projectGit: new ShadowProjectGit({
+        root: join(dir, 'sessions', '.shadow'),
+        defaultMode: 'auto-commit',
+        autoCommit: createNodeProjectGit({ dir: join(dir, 'locks') }),
+      }),
     });
     wsUrl = `${server.wsUrl}?token=${TOKEN}`;
     client = await connect(wsUrl, { origin: server.url });

@@ -31,5 +31,6 @@ export {
   type Snapshot,
 } from './shadow-repository.js';
 export { turnRef } from './shadow-turn-files.js';
+export { closeShadowWatchers } from './shadow-snapshot-state.js';
 export { pruneSnapshots, DEFAULT_KEEP_TURNS, type PruneResult } from './shadow-prune.js';
 export { createShadowProjectGit, type NodeShadowProjectGit } from './shadow-choice.js';

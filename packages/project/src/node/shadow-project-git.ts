@@ -48,6 +48,8 @@ export interface ShadowProjectGitOptions {
   gitPath?: string;
   /** Keep the newest this many turns' snapshots per project; older ones are pruned and the repository repacked. Default 100. */
   keepTurns?: number;
+  /** Watch each project's work tree so snapshots look only at what changed (`ShadowRepositoryOptions.watch`). Default true. */
+  watch?: boolean;
 }
 
 export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
@@ -98,6 +100,7 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
       workdir,
       maxFileBytes: cap,
       ...(this.#options.gitPath ? { gitPath: this.#options.gitPath } : {}),
+      ...(this.#options.watch === false ? { watch: false } : {}),
     });
     // A restore a crash interrupted is finished before anything else reads or writes the project.
     if (await hasJournal(repo)) await repo.exclusive(() => finishInterruptedRestore(repo));

@@ -6,8 +6,11 @@ import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EntityGitError } from '@entity-git/core';
+import { LOCK_DEFAULTS } from '@entity-git/git';
+import { nodeStorage } from '@entity-git/node-fs';
 import { ShadowGit } from './shadow-git.js';
 import { type SnapshotTrailers, snapshotMessage } from './shadow-message.js';
+import { type FastPath, type SnapshotState, snapshotState } from './shadow-snapshot-state.js';
 
 /** The ref every snapshot advances: first-parent order is the order they were taken. */
 export const SNAPSHOTS_REF = 'refs/heads/snapshots';
@@ -23,8 +26,13 @@ export interface ShadowRepositoryOptions {
   maxFileBytes?: number;
   /** The git binary. Default `git`. */
   gitPath?: string;
-  /** How long one git command may run. Default 120 s. */
+  /** How long one git command may run, and how long to wait for another process's hold on the project. Default 120 s. */
   timeoutMs?: number;
+  /**
+   * Watch the work tree while this process runs, so a snapshot examines only what changed since
+   * the previous one (docs/design.md §7, "When a snapshot trusts the watcher"). Default true.
+   */
+  watch?: boolean;
 }
 
 export interface Snapshot {
@@ -42,17 +50,34 @@ export async function shadowDirOf(root: string, workdir: string): Promise<string
 /** One queue per git directory in this process: snapshots and restores of a project never overlap. */
 const queues = new Map<string, Promise<unknown>>();
 
+interface Parts {
+  git: ShadowGit;
+  dir: string;
+  workdir: string;
+  maxFileBytes: number;
+  state: SnapshotState | null;
+}
+
 export class ShadowRepository {
   readonly #git: ShadowGit;
   readonly #maxFileBytes: number;
+  readonly #state: SnapshotState | null;
+  readonly #lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>;
   readonly dir: string;
   readonly workdir: string;
 
-  private constructor(git: ShadowGit, dir: string, workdir: string, maxFileBytes: number) {
-    this.#git = git;
-    this.dir = dir;
-    this.workdir = workdir;
-    this.#maxFileBytes = maxFileBytes;
+  private constructor(parts: Parts) {
+    this.#git = parts.git;
+    this.dir = parts.dir;
+    this.workdir = parts.workdir;
+    this.#maxFileBytes = parts.maxFileBytes;
+    this.#state = parts.state;
+    // The storages' file lock (refreshed while held, taken over only from a dead holder), waited
+    // for as long as one git command may run: another process's first snapshot of a large tree.
+    const timeoutMs = Math.max(parts.git.place.timeoutMs, LOCK_DEFAULTS.sync.timeoutMs);
+    const storage = nodeStorage({ syncLock: { timeoutMs, staleMs: LOCK_DEFAULTS.sync.staleMs } });
+    // nodeStorage always has a file lock (withLock is optional only in the Storage seam).
+    this.#lock = (key, fn) => storage.withLock!(key, fn);
   }
 
   /** Opens the workdir's shadow repository, creating it (0700) the first time. */
@@ -71,7 +96,8 @@ export class ShadowRepository {
       gitPath: options.gitPath ?? 'git',
       timeoutMs: options.timeoutMs ?? 120_000,
     });
-    const repo = new ShadowRepository(git, dir, workdir, maxFileBytes);
+    const state = options.watch === false ? null : snapshotState(join(dir, 'git'), workdir, dir);
+    const repo = new ShadowRepository({ git, dir, workdir, maxFileBytes, state });
     await repo.#create();
     return repo;
   }
@@ -96,11 +122,15 @@ export class ShadowRepository {
     await writeFile(join(this.dir, 'workdir'), `${this.workdir}\n`, { mode: 0o600 });
   }
 
-  /** Runs `work` alone among this process's calls on this project. */
+  /**
+   * Runs `work` alone on this project: queued behind this process's other calls, then holding the
+   * project's lock file (`<dir>/lock`) against other processes.
+   */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     const key = this.#git.place.gitDir;
     const prev = queues.get(key) ?? Promise.resolve();
-    const next = prev.then(work, work);
+    const held = () => this.#lock(join(this.dir, 'lock'), work);
+    const next = prev.then(held, held);
     const settled = next.catch(() => undefined);
     queues.set(key, settled);
     void settled.then(() => {
@@ -118,8 +148,9 @@ export class ShadowRepository {
   /**
    * Snapshots the whole work tree: the persistent index learns what changed since the last one
    * (git status compares stat data; only changed files are hashed), then a tree and a commit on
-   * {@link SNAPSHOTS_REF}. A before-snapshot whose tree equals the tip's reuses the tip (with
-   * nothing changed, status alone says so: one git process).
+   * {@link SNAPSHOTS_REF}. A before-snapshot whose tree equals the tip's reuses the tip. When this
+   * process's watcher vouches for the interval since its own last snapshot, status looks only at
+   * the paths it saw change (none: no git process at all); otherwise it walks the whole tree.
    */
   snapshot(trailers: SnapshotTrailers): Promise<Snapshot> {
     return this.exclusive(() => this.snapshotHeld(trailers));
@@ -127,7 +158,17 @@ export class ShadowRepository {
 
   /** {@link snapshot} for a caller already inside {@link exclusive}. */
   async snapshotHeld(trailers: SnapshotTrailers): Promise<Snapshot> {
-    const { tip: parent, changes, overSizeCap } = await this.#stage();
+    const fast = (await this.#state?.begin(this.#maxFileBytes)) ?? null;
+    const taken = await this.#take(trailers, fast);
+    await this.#state?.remember(taken.commit, this.#maxFileBytes, taken.overSizeCap);
+    return taken;
+  }
+
+  async #take(trailers: SnapshotTrailers, fast: FastPath | null): Promise<Snapshot> {
+    // Nothing seen changing since this process's own last snapshot: the work tree, the index and the tip's tree are one.
+    if (fast !== null && fast.paths.length === 0 && trailers.kind === 'before')
+      return { commit: fast.last.tip, overSizeCap: [...fast.last.overSizeCap].sort() };
+    const { tip: parent, changes, overSizeCap } = await this.#stage(fast);
     // Nothing listed: the work tree, the index and the tip's tree are one (status compares all three).
     if (parent !== null && changes === 0 && trailers.kind === 'before') return { commit: parent, overSizeCap };
     const tree = changes === 0 && parent !== null ? `${parent}^{tree}` : (await this.#git.git(['write-tree'])).trim();
@@ -146,10 +187,13 @@ export class ShadowRepository {
 
   /**
    * Brings the index up to the work tree, with one `git status` (porcelain v2: its header also
-   * names the tip, sparing a process). Returns the tip, how many paths status listed, and the
-   * files left out for their size.
+   * names the tip, sparing a process), over the whole tree or, on the fast path, over the paths
+   * the watcher saw change (a directory's path covers all under it). Returns the tip, how many
+   * paths status listed, and the files left out for their size.
    */
-  async #stage(): Promise<{ tip: string | null; changes: number; overSizeCap: string[] }> {
+  async #stage(fast: FastPath | null): Promise<{ tip: string | null; changes: number; overSizeCap: string[] }> {
+    if (fast?.paths.length === 0)
+      return { tip: fast.last.tip, changes: 0, overSizeCap: [...fast.last.overSizeCap].sort() };
     const status = await this.#git.git([
       'status',
       '--porcelain=v2',
@@ -158,24 +202,9 @@ export class ShadowRepository {
       '--untracked-files=all',
       '--no-renames',
       '--ignore-submodules=all',
+      ...(fast ? ['--', ...fast.paths] : []),
     ]);
-    let tip: string | null = null;
-    const removed: string[] = [];
-    const changed: string[] = [];
-    for (const entry of status.split('\0')) {
-      if (entry.startsWith('# branch.oid ')) {
-        const oid = entry.slice('# branch.oid '.length);
-        tip = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
-      } else if (entry.startsWith('? ')) changed.push(entry.slice(2).replace(/\/$/, ''));
-      else if (entry.startsWith('1 ')) {
-        // 1 XY sub mH mI mW hH hI path: the path follows the eighth space.
-        let at = 0;
-        for (let i = 0; i < 8; i++) at = entry.indexOf(' ', at) + 1;
-        const path = entry.slice(at);
-        if (entry[3] === 'D' || (entry[2] === 'D' && entry[3] === '.')) removed.push(path);
-        else changed.push(path);
-      }
-    }
+    const { tip, removed, changed } = parseStatus(status);
     const changes = removed.length + changed.length;
     const overSizeCap: string[] = [];
     const added: string[] = [];
@@ -188,17 +217,11 @@ export class ShadowRepository {
       }),
     );
     // Removals first, so a file that became a directory (or the reverse) is replaced cleanly.
-    const names = [...removed, ...overSizeCap, ...added];
-    if (names.length > 0) {
-      const input = `${[...removed, ...overSizeCap].map((p) => `${p}\0`).join('')}`;
-      if (input) await this.#git.git(['update-index', '--force-remove', '-z', '--stdin'], input);
-      if (added.length)
-        await this.#git.git(
-          ['update-index', '--add', '--remove', '--replace', '-z', '--stdin'],
-          `${added.join('\0')}\0`,
-        );
-    }
-    return { tip, changes, overSizeCap: overSizeCap.sort() };
+    const input = `${[...removed, ...overSizeCap].map((p) => `${p}\0`).join('')}`;
+    if (input) await this.#git.git(['update-index', '--force-remove', '-z', '--stdin'], input);
+    if (added.length)
+      await this.#git.git(['update-index', '--add', '--remove', '--replace', '-z', '--stdin'], `${added.join('\0')}\0`);
+    return { tip, changes, overSizeCap: fast ? carriedOver(fast, overSizeCap) : overSizeCap.sort() };
   }
 
   /** The blob ids of `paths` in a commit (absent: not in it). */
@@ -224,4 +247,33 @@ export class ShadowRepository {
   async readWorkdir(path: string): Promise<Buffer | null> {
     return readFile(join(this.workdir, path)).catch(() => null);
   }
+}
+
+/** Porcelain v2 status: the tip (`# branch.oid`), the paths gone and the paths changed or new. */
+function parseStatus(status: string): { tip: string | null; removed: string[]; changed: string[] } {
+  let tip: string | null = null;
+  const removed: string[] = [];
+  const changed: string[] = [];
+  for (const entry of status.split('\0')) {
+    if (entry.startsWith('# branch.oid ')) {
+      const oid = entry.slice('# branch.oid '.length);
+      tip = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
+    } else if (entry.startsWith('? ')) changed.push(entry.slice(2).replace(/\/$/, ''));
+    else if (entry.startsWith('1 ')) {
+      // 1 XY sub mH mI mW hH hI path: the path follows the eighth space.
+      let at = 0;
+      for (let i = 0; i < 8; i++) at = entry.indexOf(' ', at) + 1;
+      const path = entry.slice(at);
+      if (entry[3] === 'D' || (entry[2] === 'D' && entry[3] === '.')) removed.push(path);
+      else changed.push(path);
+    }
+  }
+  return { tip, removed, changed };
+}
+
+/** The last snapshot's files over the cap, those under the paths looked at replaced by what status found there. */
+function carriedOver(fast: FastPath, found: readonly string[]): string[] {
+  const out = new Set(found);
+  for (const p of fast.last.overSizeCap) if (!fast.paths.some((q) => p === q || p.startsWith(`${q}/`))) out.add(p);
+  return [...out].sort();
 }

@@ -1,0 +1,155 @@
+// Bounded growth of a shadow repository (docs/design.md §7, "Shadow mode"): the disk after N turns
+// (default 1,000) that each change 10 files of a 50,000-file tree, with the default keep-100
+// pruning and repack, against the same history in plain git (one `git add` + `git commit` per
+// turn in the tree's own repository, then `git gc`). Each turn goes through `ShadowProjectGit`'s
+// `beforeTurn` and `afterTurn`, as a bound session's would.
+//
+//   npx tsx --conditions=source bench/shadow-growth.ts [--files=50000] [--turns=1000] [--changed=10] [--keep]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+// Relative imports: bench/ is not a workspace package (see bench/commit.ts).
+import {
+  closeShadowWatchers,
+  DEFAULT_KEEP_TURNS,
+  ShadowProjectGit,
+  turnRef,
+} from '../packages/project/src/node/index.js';
+import { align, failWith, fsckOr, int, mb, writeResults } from './lib/measure.js';
+import { editTurn, makeTree } from './lib/shadow-tree.js';
+
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const FILES = Number(flag('files') ?? 50_000);
+const TURNS = Number(flag('turns') ?? 1_000);
+const CHANGED = Number(flag('changed') ?? 10);
+const fail = failWith('shadow-growth');
+
+const du = (flag: string, dir: string) => Number(execFileSync('du', [flag, dir], { encoding: 'utf8' }).split('\t')[0]);
+const disk = (dir: string) => ({ bytes: du('-sb', dir), blocks: du('-sk', dir) * 1024 });
+
+export async function run(): Promise<void> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'entity-git-bench-shadow-growth-')));
+  const dir = join(root, 'project');
+  mkdirSync(dir);
+  writeFileSync(
+    join(root, 'gitconfig'),
+    '[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n',
+  );
+  const env = {
+    ...process.env,
+    GIT_CONFIG_GLOBAL: join(root, 'gitconfig'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'User',
+    GIT_AUTHOR_EMAIL: 'u@example.com',
+    GIT_COMMITTER_NAME: 'User',
+    GIT_COMMITTER_EMAIL: 'u@example.com',
+  };
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28 }).toString();
+  console.log(
+    `shadow-growth bench: ${int(FILES)} files, ${int(TURNS)} turns of ${CHANGED} changed files, keep ${DEFAULT_KEEP_TURNS} turns`,
+  );
+  console.log(
+    `node ${process.version}, ${git('--version').trim()}, ${cpus().length} cpus, load ${loadavg()[0]!.toFixed(2)}, in ${root}`,
+  );
+  try {
+    makeTree(dir, FILES, git);
+    const shadowRoot = join(root, 'shadow');
+    const projectGit = new ShadowProjectGit({ root: shadowRoot });
+    let shadowMs = 0;
+    let plainMs = 0;
+    const t0 = performance.now();
+    for (let turn = 1; turn <= TURNS; turn++) {
+      let s = performance.now();
+      const snapshot = await projectGit.beforeTurn(dir);
+      const paths = editTurn(dir, FILES, CHANGED, turn);
+      const input = {
+        workdir: dir,
+        sessionId: 'growth',
+        turn,
+        userMessage: `turn ${turn}`,
+        model: 'm',
+        touchedPaths: paths,
+        snapshot,
+      };
+      await projectGit.afterTurn(input);
+      shadowMs += performance.now() - s;
+      s = performance.now();
+      git('add', '--', ...paths);
+      git('commit', '-q', '-m', `turn ${turn}`);
+      plainMs += performance.now() - s;
+      if (turn % 100 === 0)
+        console.log(
+          `  turn ${int(turn)}: ${((performance.now() - t0) / 1000).toFixed(0)} s, load ${loadavg()[0]!.toFixed(2)}`,
+        );
+    }
+    // The last prune leaves at most a tenth more than kept: one more brings it to exactly the newest 100.
+    let s = performance.now();
+    const pruned = await projectGit.pruneSnapshots(dir);
+    const finalPruneMs = performance.now() - s;
+    const shadowDir = join(shadowRoot, readdirSync(shadowRoot)[0]!, 'git');
+    const plainBefore = disk(join(dir, '.git'));
+    s = performance.now();
+    git('gc', '--prune=now', '--quiet');
+    const gcMs = performance.now() - s;
+    const shadow = disk(shadowDir);
+    const plain = disk(join(dir, '.git'));
+    fsckOr(fail, shadowDir);
+    fsckOr(fail, dir);
+    const turns = git('--git-dir', shadowDir, 'for-each-ref', '--format=%(refname)', 'refs/turns/').split('\n');
+    const kept = turns.filter((r) => r.endsWith('/after')).length;
+    if (kept !== pruned.kept) fail(`${kept} turns' refs, the prune kept ${pruned.kept}`);
+    // The newest turn's after-snapshot holds the tree the plain repository committed last.
+    const newest = `${turnRef('growth', TURNS, 'after')}^{tree}`;
+    if (git('--git-dir', shadowDir, 'rev-parse', newest).trim() !== git('rev-parse', 'HEAD^{tree}').trim())
+      fail('the newest snapshot is not the tree the plain repository committed');
+
+    console.log('');
+    console.log(
+      align([
+        ['repository', 'bytes (du -sb)', 'blocks (du -sk)', 'turns held', 'time over the turns'],
+        [
+          'shadow, keep 100, pruned + repacked',
+          mb(shadow.bytes),
+          mb(shadow.blocks),
+          int(kept),
+          `${(shadowMs / 1000).toFixed(1)} s (both snapshots, refs, prunes)`,
+        ],
+        [
+          'plain git, after git gc',
+          mb(plain.bytes),
+          mb(plain.blocks),
+          int(TURNS),
+          `${(plainMs / 1000).toFixed(1)} s (add + commit), gc ${(gcMs / 1000).toFixed(1)} s`,
+        ],
+        ['plain git, before git gc', mb(plainBefore.bytes), mb(plainBefore.blocks), int(TURNS), '-'],
+      ]),
+    );
+    console.log('');
+    console.log(
+      `shadow / plain git after gc: ${(shadow.bytes / plain.bytes).toFixed(2)}x bytes, ${(shadow.blocks / plain.blocks).toFixed(2)}x blocks; final prune ${(finalPruneMs / 1000).toFixed(1)} s`,
+    );
+    writeResults('shadow-growth', {
+      files: FILES,
+      turns: TURNS,
+      changed: CHANGED,
+      shadow,
+      plain,
+      plainBefore,
+      kept,
+      shadowMs,
+      plainMs,
+      gcMs,
+      finalPruneMs,
+    });
+  } finally {
+    closeShadowWatchers();
+    if (process.argv.includes('--keep')) console.log(`kept ${root}`);
+    else rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run();

@@ -1,0 +1,90 @@
+// What this process knows of a shadow repository between its snapshots: its work tree's watcher
+// and what the last snapshot it took left behind (the tip, the index file's identity, the files
+// over the size cap). A snapshot takes the fast path only when all of it still holds: nobody else
+// moved the tip or wrote the index since. docs/design.md §7, "When a snapshot trusts the watcher".
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ShadowWatcher } from './shadow-watcher.js';
+
+/** What the last snapshot of this process left. */
+export interface LastSnapshot {
+  readonly tip: string;
+  /** The index file's inode, size and times after it. */
+  readonly index: string;
+  /** The size cap it applied. */
+  readonly maxFileBytes: number;
+  readonly overSizeCap: ReadonlySet<string>;
+}
+
+/** The changed paths a snapshot may restrict itself to, with what it builds on. */
+export interface FastPath {
+  readonly paths: readonly string[];
+  readonly last: LastSnapshot;
+}
+
+export class SnapshotState {
+  readonly #gitDir: string;
+  readonly watcher: ShadowWatcher;
+  #last: LastSnapshot | null = null;
+
+  constructor(gitDir: string, workdir: string, stateDir: string) {
+    this.#gitDir = gitDir;
+    this.watcher = new ShadowWatcher(workdir, stateDir);
+  }
+
+  /**
+   * Ends the watcher's interval (always, so the next one starts now) and says whether this
+   * snapshot may look at its paths alone: null means walk the whole tree. Forgets the last
+   * snapshot until {@link remember} is called again, so a snapshot that fails half-way is
+   * followed by a walk.
+   */
+  async begin(maxFileBytes: number): Promise<FastPath | null> {
+    const changes = await this.watcher.take();
+    const last = this.#last;
+    this.#last = null;
+    if (changes === null || last === null || last.maxFileBytes !== maxFileBytes) return null;
+    if ((await this.#indexIdentity()) !== last.index) return null;
+    if ((await this.#looseTip()) !== last.tip) return null;
+    return { paths: changes.paths, last };
+  }
+
+  /** Records what a snapshot that succeeded left. */
+  async remember(tip: string, maxFileBytes: number, overSizeCap: Iterable<string>): Promise<void> {
+    const index = await this.#indexIdentity();
+    if (index !== null) this.#last = { tip, index, maxFileBytes, overSizeCap: new Set(overSizeCap) };
+  }
+
+  /** Forgets the last snapshot: the next one walks. */
+  forget(): void {
+    this.#last = null;
+  }
+
+  async #indexIdentity(): Promise<string | null> {
+    const s = await stat(join(this.#gitDir, 'index'), { bigint: true }).catch(() => null);
+    return s && `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  }
+
+  /** The snapshots ref as a loose ref file says it (a packed ref reads as null: the walk then runs). */
+  async #looseTip(): Promise<string | null> {
+    const text = await readFile(join(this.#gitDir, 'refs', 'heads', 'snapshots'), 'utf8').catch(() => null);
+    return text?.trim() || null;
+  }
+}
+
+/** One state per shadow git directory in this process. */
+const states = new Map<string, SnapshotState>();
+
+export function snapshotState(gitDir: string, workdir: string, stateDir: string): SnapshotState {
+  let state = states.get(gitDir);
+  if (state === undefined) states.set(gitDir, (state = new SnapshotState(gitDir, workdir, stateDir)));
+  return state;
+}
+
+/**
+ * Stops every shadow watcher of this process (they never keep it alive: `persistent: false`).
+ * The next snapshot of each project walks its whole tree and starts a watcher again.
+ */
+export function closeShadowWatchers(): void {
+  for (const state of states.values()) state.watcher.close();
+  states.clear();
+}
