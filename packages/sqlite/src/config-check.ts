@@ -20,7 +20,7 @@ export function checked<S extends v.GenericSchema>(
   where: string,
   source?: string,
 ): v.InferOutput<S> {
-  const result = v.safeParse(schema, value, { abortEarly: true });
+  const result = v.safeParse(schema, value, { abortEarly: true, message: fallback });
   if (result.success) return result.output;
   const issue = result.issues[0];
   let key = where;
@@ -34,6 +34,9 @@ export function checked<S extends v.GenericSchema>(
   if (source !== undefined) data.source = source;
   return fail(source === undefined ? text : `${source}: ${text}`, data);
 }
+
+/** The message of a schema that gives none: after the key, as every other. */
+const fallback = (issue: v.BaseIssue<unknown>) => ` must be ${issue.expected}, got ${show(issue.input)}`;
 
 function fail(message: string, data: Record<string, unknown>): never {
   throw new EntityGitError('INVALID_OPTION', `[sqlite] ${message}`, data);

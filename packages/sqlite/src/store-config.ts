@@ -7,6 +7,7 @@ import { SchemaNamesSchema } from './schema-names.js';
 import { ValueFormatsSchema } from './value-formats.js';
 
 const REDACTION_NAME = /^[a-z0-9_-]{1,40}$/;
+const patternName = (issue: v.BaseIssue<unknown>) => ` must be 1 to 40 of a-z, 0-9, _ and -, got ${show(issue.input)}`;
 
 /** What the mirror redacts: a configuration (the mirror's `redaction` option), or `false` for none. */
 const RedactionOff = v.literal(false);
@@ -16,17 +17,13 @@ const RedactionOptionsSchema = strict({
     v.array(
       v.pipe(
         strict({
-          name: v.pipe(
-            v.string(),
-            v.regex(REDACTION_NAME, (i) => ` must be 1 to 40 of a-z, 0-9, _ and -, got ${show(i.input)}`),
-          ),
+          name: v.pipe(v.string(patternName), v.regex(REDACTION_NAME, patternName)),
           pattern: v.string(" must be a regular expression's source"),
           flags: v.optional(v.pipe(v.string(), v.regex(/^[ims]*$/, ' must be any of i, m, s'))),
         }),
         v.check(
           (p) => compiles(p.pattern, p.flags),
-          (i) =>
-            `.pattern: ${show((i.input as { pattern: string }).pattern)} is no regular expression (with the u flag)`,
+          (i) => ` has a pattern, ${show((i.input as { pattern: string }).pattern)}, that is no regular expression`,
         ),
       ),
       ' must be an array of { "name", "pattern", "flags" }',

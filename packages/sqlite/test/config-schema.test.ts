@@ -72,6 +72,26 @@ describe('config.schema.json', () => {
     }
   });
 
+  it('names the key in every message the loader gives', () => {
+    const cases: [unknown, string][] = [
+      [{ redaction: { patterns: [{ name: 7, pattern: 'x' }] } }, 'c.json: redaction.patterns[0].name must be 1 to 40'],
+      [{ redaction: { patterns: [{ name: 'n', pattern: '(' }] } }, 'c.json: redaction.patterns[0] has a pattern, "("'],
+      [{ redaction: 'on' }, 'c.json: redaction must be false or an object'],
+      [
+        { mapping: { sessions: { query: 'select 1' }, nodes: { query: 7 } } },
+        'c.json: mapping.nodes.query must be a SELECT',
+      ],
+      [{ names: { nodes: { caller: 5 } } }, 'c.json: names.nodes.caller must be a non-empty name or null, got 5'],
+      [{ names: { nodes: null } }, 'c.json: names.nodes must be an object, got null'],
+      [{ $schema: 1 }, 'c.json: $schema must be string, got 1'],
+      ['x', 'c.json: must be a JSON object, got "x"'],
+    ];
+    for (const [config, message] of cases)
+      expect(() => parseStoreConfig(config, 'c.json')).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining(`[sqlite] ${message}`) }),
+      );
+  });
+
   it('refuses what the loader refuses, at the same key', () => {
     const validate = new Ajv({ strict: true }).compile(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')));
     const mapping = KNOWN_SCHEMAS[0]!.mapping;
