@@ -40,6 +40,7 @@ const unit = [
   'packages/sqlite/test/pragmas.test.ts',
   'packages/sqlite/test/sqlite.conformance.test.ts',
   'packages/sqlite/test/app-databases/docs-examples.test.ts',
+  'packages/sqlite/test/config-schema.test.ts',
   'packages/sqlite/test/app-databases/mapping-errors.test.ts',
   'packages/sqlite/test/app-databases/messages-schema.test.ts',
   'packages/sqlite/test/app-databases/open-turns.test.ts',

@@ -86,6 +86,41 @@ describe('canonicalJsonBytes', () => {
     }
   });
 
+  it('writes strings that look like its stand-ins for large strings as themselves', () => {
+    const bigText = big('x', 70_000);
+    const cases: unknown[] = [
+      // Values starting with NUL (a stand-in is NUL and an index), keys exactly like a stand-in.
+      { a: '\u00000', b: ['\u00001', bigText], '\u00000': bigText, '\u00001': '\u00000' },
+      // A stand-in's text after an escaped quote, inside a key and inside a value.
+      { 'k"\u00000': 'v"\u00000', c: bigText, d: '\\"\u00000' },
+      // Integer-like keys (a Proxy lists them by code point) holding large strings.
+      { 10: bigText, 9: '\u00000', b: [bigText, bigText] },
+      '\u0000',
+      bigText,
+    ];
+    for (const value of cases) {
+      const text = canonicalJson(value);
+      expect(Buffer.from(canonicalJsonBytes(value)).toString('utf8')).toBe(text);
+      expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+    }
+    expect(canonicalJson({ 10: 1, 9: 2 })).toBe('{\n  "10": 1,\n  "9": 2\n}\n');
+  });
+
+  it('walks deep values and names the path of a cycle deep inside', () => {
+    let deep: unknown = 'end';
+    for (let i = 0; i < 1000; i++) deep = i % 2 ? [deep] : { k: deep };
+    const shared = { s: deep };
+    // One key per object: canonical JSON is what JSON.stringify writes.
+    expect(canonicalJson([shared, shared])).toBe(`${JSON.stringify([shared, shared], null, 2)}\n`);
+    const ring: Record<string, unknown> = { a: [{}] };
+    ((ring.a as unknown[])[0] as Record<string, unknown>).back = ring;
+    expect(() => canonicalJsonBytes({ top: ring })).toThrow(
+      expect.objectContaining({ code: 'NON_JSON_VALUE', data: { path: '$.top.a[0].back' } }),
+    );
+    const list = Object.assign([1, 2], { toJSON: () => 'not me' });
+    expect(canonicalJson({ list })).toBe('{\n  "list": [\n    1,\n    2\n  ]\n}\n');
+  });
+
   it('rejects what canonicalJson rejects, with the same code', () => {
     for (const bad of [{ x: NaN }, { y: [1, undefined] }, { z: 10n }, new Date(0)]) {
       expect(() => canonicalJsonBytes(bad)).toThrow(expect.objectContaining({ code: 'NON_JSON_VALUE' }));

@@ -31,7 +31,13 @@ export {
   type ValueFormats,
   type ValueFormatsInput,
 } from './value-formats.js';
-export { defaultConfigPath, loadStoreConfig, parseStoreConfig, type StoreConfig } from './store-config.js';
+export {
+  defaultConfigPath,
+  loadStoreConfig,
+  parseStoreConfig,
+  StoreConfigSchema,
+  type StoreConfig,
+} from './store-config.js';
 export { watchDagChanges, type DagChanges, type DagChangesOptions } from './dag-changes.js';
 export {
   parseMapping,

@@ -1,4 +1,5 @@
-import { EntityGitError } from '@entity-git/core';
+import * as v from 'valibot';
+import { checked, deepFreeze, nameSchema, strict } from './config-check.js';
 
 /** Physical names of the `projects` table and its columns. `null`: the column does not exist. */
 export interface ProjectsNames {
@@ -48,14 +49,40 @@ export interface SchemaNames {
   nodes: NodesNames;
 }
 
-/** A partial {@link SchemaNames}: what is left out keeps its default name. */
-export type SchemaNamesInput = { [T in keyof SchemaNames]?: Partial<SchemaNames[T]> };
+const NAME = nameSchema();
+const NAME_OR_NULL = v.nullable(nameSchema('a non-empty name or null'));
+const names = <const K extends string, const N extends string>(keys: readonly K[], nullable: readonly N[]) =>
+  strict(
+    Object.fromEntries(keys.map((k) => [k, v.exactOptional(nullable.includes(k as never) ? NAME_OR_NULL : NAME)])) as {
+      [P in K]: v.ExactOptionalSchema<P extends N ? typeof NAME_OR_NULL : typeof NAME, undefined>;
+    },
+    { unknown: 'unknown column' },
+  );
 
-const NULLABLE: { [T in keyof SchemaNames]: ReadonlySet<string> } = {
-  projects: new Set(['description']),
-  sessions: new Set(['title', 'agent_id', 'model', 'project_id', 'head', 'metadata']),
-  nodes: new Set(['caller', 'metadata']),
-};
+/** The `names` key: for each table, the names that differ from the contract's (`null`: no such column). */
+export const SchemaNamesSchema = strict(
+  {
+    projects: v.optional(
+      names(['table', 'id', 'name', 'workdir', 'status', 'description', 'created_at'], ['description']),
+    ),
+    sessions: v.optional(
+      names(
+        ['table', 'id', 'title', 'agent_id', 'model', 'project_id', 'head', 'created_at', 'metadata'],
+        ['title', 'agent_id', 'model', 'project_id', 'head', 'metadata'],
+      ),
+    ),
+    nodes: v.optional(
+      names(
+        ['table', 'id', 'session_id', 'seq', 'role', 'content', 'predecessor', 'caller', 'created_at', 'metadata'],
+        ['caller', 'metadata'],
+      ),
+    ),
+  },
+  { unknown: 'unknown table (expected projects, sessions or nodes)' },
+);
+
+/** A partial {@link SchemaNames}: what is left out keeps its default name. */
+export type SchemaNamesInput = v.InferOutput<typeof SchemaNamesSchema>;
 
 /** The contract's own names (the README's 'Schema and migrations'); what the migrations create by default. */
 export const DEFAULT_SCHEMA_NAMES: SchemaNames = deepFreeze({
@@ -98,44 +125,10 @@ export const DEFAULT_SCHEMA_NAMES: SchemaNames = deepFreeze({
  * typo (`sesions`, `sequence`) fails at start-up instead of reading the wrong column later.
  */
 export function resolveSchemaNames(input: SchemaNamesInput = {}): SchemaNames {
-  if (typeof input !== 'object' || input === null) throw invalid('names must be an object');
-  for (const table of Object.keys(input)) {
-    if (!(table in DEFAULT_SCHEMA_NAMES))
-      throw invalid(`names.${table}: unknown table (expected projects, sessions or nodes)`);
-  }
-  const out = {} as Record<keyof SchemaNames, Record<string, string | null>>;
-  for (const table of Object.keys(DEFAULT_SCHEMA_NAMES) as (keyof SchemaNames)[]) {
-    const given = (input[table] ?? {}) as Record<string, unknown>;
-    if (typeof given !== 'object' || given === null) throw invalid(`names.${table} must be an object`);
-    const defaults = DEFAULT_SCHEMA_NAMES[table] as unknown as Record<string, string>;
-    for (const key of Object.keys(given)) {
-      if (!(key in defaults)) throw invalid(`names.${table}.${key}: unknown column`);
-    }
-    const resolved: Record<string, string | null> = {};
-    for (const key of Object.keys(defaults)) {
-      const value = key in given ? given[key] : defaults[key];
-      if (value === null && NULLABLE[table].has(key)) {
-        resolved[key] = null;
-      } else if (typeof value === 'string' && value.length > 0 && !/[\u0000\uD800-\uDFFF]/u.test(value)) {
-        resolved[key] = value;
-      } else {
-        throw invalid(`names.${table}.${key} must be a non-empty name${NULLABLE[table].has(key) ? ' or null' : ''}`);
-      }
-    }
-    out[table] = resolved;
-  }
-  return deepFreeze(out) as unknown as SchemaNames;
-}
-
-function invalid(message: string): EntityGitError<'INVALID_OPTION'> {
-  return new EntityGitError('INVALID_OPTION', `[sqlite] ${message}`);
-}
-
-/** Freezes a value and everything in it (the resolved names and mappings are shared, never changed). */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
+  const given = checked(SchemaNamesSchema, input, 'names');
+  return deepFreeze({
+    projects: { ...DEFAULT_SCHEMA_NAMES.projects, ...given.projects },
+    sessions: { ...DEFAULT_SCHEMA_NAMES.sessions, ...given.sessions },
+    nodes: { ...DEFAULT_SCHEMA_NAMES.nodes, ...given.nodes },
+  });
 }

@@ -1,87 +1,126 @@
 import { existsSync, readFileSync } from 'node:fs';
-import {
-  checkRedaction,
-  EntityGitError,
-  isEntityGitError,
-  type RedactionOptions,
-  type RedactionSetting,
-} from '@entity-git/core';
-import { parseMapping, type MappingInput } from './mapping/mapping-input.js';
-import { resolveSchemaNames, type SchemaNamesInput } from './schema-names.js';
-import { resolveValueFormats, type ValueFormatsInput } from './value-formats.js';
+import { EntityGitError } from '@entity-git/core';
+import * as v from 'valibot';
+import { checked, isRecord, shaped, show, strict } from './config-check.js';
+import { MappingSchema, type MappingInput } from './mapping/mapping-input.js';
+import { SchemaNamesSchema } from './schema-names.js';
+import { ValueFormatsSchema } from './value-formats.js';
+
+const REDACTION_NAME = /^[a-z0-9_-]{1,40}$/;
+const patternName = (issue: v.BaseIssue<unknown>) => ` must be 1 to 40 of a-z, 0-9, _ and -, got ${show(issue.input)}`;
+
+/** What the mirror redacts: a configuration (the mirror's `redaction` option), or `false` for none. */
+const RedactionOff = v.literal(false);
+const RedactionOptionsSchema = strict({
+  preset: v.optional(v.picklist(['recommend', 'none'], (i) => ` must be "recommend" or "none", got ${show(i.input)}`)),
+  patterns: v.optional(
+    v.array(
+      v.pipe(
+        strict({
+          name: v.pipe(v.string(patternName), v.regex(REDACTION_NAME, patternName)),
+          pattern: v.string(" must be a regular expression's source"),
+          flags: v.optional(v.pipe(v.string(), v.regex(/^[ims]*$/, ' must be any of i, m, s'))),
+        }),
+        v.check(
+          (p) => compiles(p.pattern, p.flags),
+          (i) => ` has a pattern, ${show((i.input as { pattern: string }).pattern)}, that is no regular expression`,
+        ),
+      ),
+      ' must be an array of { "name", "pattern", "flags" }',
+    ),
+  ),
+});
+const RedactionSchema = shaped(
+  'Redaction',
+  [RedactionOff, RedactionOptionsSchema],
+  (r) => (r === false ? RedactionOff : isRecord(r) ? RedactionOptionsSchema : undefined),
+  'false or an object ({ "preset", "patterns" })',
+);
+
+const KEYS = ['$schema', 'names', 'formats', 'notifyChannel', 'mapping', 'redaction'];
 
 /**
- * The one configuration of how a database is laid out, shared by the library (spread it into
- * `openSqlite` / `openPostgres` / `createSqlStore`) and the CLI (`--config FILE`, or the file
- * beside the database, {@link defaultConfigPath}).
+ * The configuration file's schema: how a database is laid out, shared by the library (spread it
+ * into `openSqlite` / `openPostgres` / `createSqlStore`) and the CLI (`--config FILE`, or the file
+ * beside the database, {@link defaultConfigPath}). Its JSON Schema is `config.schema.json`.
  */
-export interface StoreConfig {
-  /** Table and column names (see `SchemaNamesInput`); left out: the contract's names (`DEFAULT_SCHEMA_NAMES`). */
-  names?: SchemaNamesInput;
-  /** How `content` and `metadata` are stored (see `ValueFormatsInput`); left out: JSON text. */
-  formats?: ValueFormatsInput;
-  /** PostgreSQL: the `LISTEN` channel a writer notifies on after a commit (`entity-git watch`). */
-  notifyChannel?: string;
-  /**
-   * An application's own tables beyond renaming (see `MappingInput` and docs/app-databases.md);
-   * with it, `names` may only name the projects table and `formats` is left out.
-   */
-  mapping?: MappingInput;
-  /**
-   * What the mirror redacts (the mirror's `redaction` option, docs/design.md 'Redaction'): a
-   * configuration, or `false` for none. Left out: secretlint's recommended preset.
-   */
-  redaction?: RedactionSetting;
-}
+export const StoreConfigSchema = v.pipe(
+  strict(
+    {
+      $schema: v.optional(v.pipe(v.string(), v.description('The JSON Schema of this file, for editors.'))),
+      names: v.optional(
+        v.pipe(SchemaNamesSchema, v.description("Table and column names; left out: the contract's names.")),
+      ),
+      formats: v.optional(
+        v.pipe(ValueFormatsSchema, v.description('How `content` and `metadata` are stored; left out: JSON text.')),
+      ),
+      notifyChannel: v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(
+            /^[A-Za-z_][A-Za-z0-9_]{0,62}$/,
+            ' must be a plain PostgreSQL identifier (letters, digits, _; at most 63)',
+          ),
+          v.description('PostgreSQL: the `LISTEN` channel a writer notifies on after a commit (`entity-git watch`).'),
+        ),
+      ),
+      mapping: v.optional(
+        v.pipe(
+          MappingSchema,
+          v.description(
+            "An application's own tables beyond renaming (docs/app-databases.md); with it, `names` may only name the projects table and `formats` is left out.",
+          ),
+        ),
+      ),
+      redaction: v.optional(
+        v.pipe(
+          RedactionSchema,
+          v.description(
+            "What the mirror redacts: a configuration, or false for none. Left out: secretlint's recommended preset.",
+          ),
+        ),
+      ),
+    },
+    { unknown: (key) => `unknown key ${show(key)} (expected ${KEYS.join(', ')})`, what: 'a JSON object' },
+  ),
+  v.check(
+    (c) => c.mapping === undefined || (c.names?.sessions === undefined && c.names?.nodes === undefined),
+    (i) => {
+      const names = (i.input as { names: Record<string, unknown> }).names;
+      return `names.${'sessions' in names ? 'sessions' : 'nodes'} and mapping both describe that table: keep one (mapping)`;
+    },
+  ),
+  v.check(
+    (c) => c.mapping === undefined || c.formats === undefined,
+    'mapping says how each value is read: leave formats out',
+  ),
+);
 
-const KEYS = ['names', 'formats', 'notifyChannel', 'mapping', 'redaction'];
+/** The one configuration of how a database is laid out (see {@link StoreConfigSchema}). */
+export type StoreConfig = Omit<v.InferOutput<typeof StoreConfigSchema>, '$schema' | 'mapping'> & {
+  mapping?: MappingInput;
+};
 
 /** The config file looked for when none is given: `<database file>.entity-git.json`. */
 export function defaultConfigPath(databaseFile: string): string {
   return `${databaseFile}.entity-git.json`;
 }
 
-/** Checks a parsed config (names and formats as the store resolves them); `INVALID_OPTION` naming the key. */
+/** Checks a parsed config; `INVALID_OPTION` naming the key. `$schema` (for editors) is left out of the result. */
 export function parseStoreConfig(value: unknown, source = 'config'): StoreConfig {
-  const fail = (message: string, cause?: unknown) =>
-    new EntityGitError(
-      'INVALID_OPTION',
-      `[sqlite] ${source}: ${message}`,
-      { source },
-      cause === undefined ? undefined : { cause },
-    );
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('must be a JSON object');
-  const config = value as Record<string, unknown>;
-  for (const key of Object.keys(config)) {
-    if (!KEYS.includes(key)) throw fail(`unknown key ${JSON.stringify(key)} (expected ${KEYS.join(', ')})`);
-  }
+  if (Array.isArray(value))
+    throw new EntityGitError('INVALID_OPTION', `[sqlite] ${source}: must be a JSON object`, { source });
+  const { $schema: _, ...config } = checked(StoreConfigSchema, value, '', source);
+  return config;
+}
+
+function compiles(pattern: string, flags = ''): boolean {
   try {
-    resolveSchemaNames(config.names as SchemaNamesInput | undefined);
-    resolveValueFormats(config.formats as ValueFormatsInput | undefined);
-    if (config.redaction !== undefined && config.redaction !== false) {
-      if (typeof config.redaction !== 'object' || config.redaction === null || Array.isArray(config.redaction))
-        throw fail('redaction must be false or an object ({ "preset", "patterns" })');
-      checkRedaction(config.redaction as RedactionOptions);
-    }
-    if (config.mapping !== undefined) {
-      parseMapping(config.mapping);
-      const names = (config.names ?? {}) as Record<string, unknown>;
-      for (const key of ['sessions', 'nodes'])
-        if (key in names) throw fail(`names.${key} and mapping both describe that table: keep one (mapping)`);
-      if (config.formats !== undefined) throw fail('mapping says how each value is read: leave formats out');
-    }
-  } catch (err) {
-    if (isEntityGitError(err) && err.code === 'INVALID_OPTION' && !err.message.includes(`[sqlite] ${source}:`))
-      throw fail(err.message.replace(/^\[entity-git\] \[sqlite\] /, ''), err);
-    throw err;
+    new RegExp(pattern, `gu${flags}`);
+    return true;
+  } catch {
+    return false;
   }
-  if (
-    config.notifyChannel !== undefined &&
-    (typeof config.notifyChannel !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(config.notifyChannel))
-  ) {
-    throw fail('notifyChannel must be a plain PostgreSQL identifier (letters, digits, _; at most 63)');
-  }
-  return config as StoreConfig;
 }
 
 /**

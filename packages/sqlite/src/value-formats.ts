@@ -1,4 +1,6 @@
 import { EntityGitError, type JsonValue } from '@entity-git/core';
+import * as v from 'valibot';
+import { checked, deepFreeze, show, strict } from './config-check.js';
 
 /**
  * How a `content` or `metadata` column holds its value:
@@ -8,7 +10,7 @@ import { EntityGitError, type JsonValue } from '@entity-git/core';
  */
 export type ValueFormat = 'json' | 'text' | 'jsonb';
 
-export const VALUE_FORMATS: readonly ValueFormat[] = ['json', 'text', 'jsonb'];
+export const VALUE_FORMATS = ['json', 'text', 'jsonb'] as const satisfies readonly ValueFormat[];
 
 /** The format of each value column, by the contract's table and column names. */
 export interface ValueFormats {
@@ -16,43 +18,42 @@ export interface ValueFormats {
   sessions: { metadata: ValueFormat };
 }
 
-/** A partial {@link ValueFormats}: what is left out is `json`. */
-export type ValueFormatsInput = { [T in keyof ValueFormats]?: Partial<ValueFormats[T]> };
+const FORMAT = v.picklist(
+  VALUE_FORMATS,
+  (issue) => ` must be one of ${VALUE_FORMATS.map(show).join(', ')}, got ${show(issue.input)}`,
+);
 
-export const DEFAULT_VALUE_FORMATS: ValueFormats = Object.freeze({
-  nodes: Object.freeze({ content: 'json', metadata: 'json' }),
-  sessions: Object.freeze({ metadata: 'json' }),
-}) as ValueFormats;
+/** The `formats` key: the format of each value column that is not `json`. */
+export const ValueFormatsSchema = strict(
+  {
+    nodes: v.optional(
+      strict(
+        { content: v.exactOptional(FORMAT), metadata: v.exactOptional(FORMAT) },
+        { unknown: 'unknown column (expected content or metadata)' },
+      ),
+    ),
+    sessions: v.optional(
+      strict({ metadata: v.exactOptional(FORMAT) }, { unknown: 'unknown column (expected metadata)' }),
+    ),
+  },
+  { unknown: 'unknown table (expected nodes or sessions)' },
+);
+
+/** A partial {@link ValueFormats}: what is left out is `json`. */
+export type ValueFormatsInput = v.InferOutput<typeof ValueFormatsSchema>;
+
+export const DEFAULT_VALUE_FORMATS: ValueFormats = deepFreeze({
+  nodes: { content: 'json', metadata: 'json' },
+  sessions: { metadata: 'json' },
+});
 
 /** Completes and freezes a partial mapping; unknown keys and formats are `INVALID_OPTION`. */
 export function resolveValueFormats(input: ValueFormatsInput = {}): ValueFormats {
-  if (typeof input !== 'object' || input === null) throw invalid('formats must be an object');
-  const out: Record<string, Record<string, ValueFormat>> = {};
-  for (const table of Object.keys(input)) {
-    if (!(table in DEFAULT_VALUE_FORMATS))
-      throw invalid(`formats.${table}: unknown table (expected nodes or sessions)`);
-  }
-  for (const table of Object.keys(DEFAULT_VALUE_FORMATS) as (keyof ValueFormats)[]) {
-    const given = (input[table] ?? {}) as Record<string, unknown>;
-    if (typeof given !== 'object' || given === null) throw invalid(`formats.${table} must be an object`);
-    const defaults = DEFAULT_VALUE_FORMATS[table] as Record<string, ValueFormat>;
-    for (const key of Object.keys(given)) {
-      if (!(key in defaults))
-        throw invalid(`formats.${table}.${key}: unknown column (expected ${Object.keys(defaults).join(' or ')})`);
-    }
-    const resolved: Record<string, ValueFormat> = {};
-    for (const key of Object.keys(defaults)) {
-      const value = key in given ? given[key] : defaults[key];
-      if (!VALUE_FORMATS.includes(value as ValueFormat)) {
-        throw invalid(
-          `formats.${table}.${key} must be one of ${VALUE_FORMATS.map((f) => JSON.stringify(f)).join(', ')}, got ${JSON.stringify(value)}`,
-        );
-      }
-      resolved[key] = value as ValueFormat;
-    }
-    out[table] = Object.freeze(resolved);
-  }
-  return Object.freeze(out) as unknown as ValueFormats;
+  const given = checked(ValueFormatsSchema, input, 'formats');
+  return deepFreeze({
+    nodes: { ...DEFAULT_VALUE_FORMATS.nodes, ...given.nodes },
+    sessions: { ...DEFAULT_VALUE_FORMATS.sessions, ...given.sessions },
+  });
 }
 
 /** The column value for a model value; JSON null is SQL NULL in every format. */
@@ -86,8 +87,4 @@ export function decodeValue(raw: unknown, format: ValueFormat, where: string): J
       { cause: err },
     );
   }
-}
-
-function invalid(message: string): EntityGitError<'INVALID_OPTION'> {
-  return new EntityGitError('INVALID_OPTION', `[sqlite] ${message}`);
 }

@@ -8,58 +8,66 @@ import type { JsonValue } from './types.js';
  * different values serialize alike. `-0` is written as `0`, as JSON has a single zero.
  */
 export function canonicalJson(value: unknown): string {
-  const plain = sorted(value, 0, false);
-  if (plain !== SLOW) return `${JSON.stringify(plain, null, 2)}\n`;
-  let text = '';
-  emit(value, '', new Set(), '$', (piece) => {
-    text += typeof piece === 'string' ? piece : JSON.stringify(piece.big);
-  });
-  return `${text}\n`;
+  return `${JSON.stringify(walk(value, 0, null), null, 2)}\n`;
 }
 
-/** {@link sorted}'s answer for a value the engine's `JSON.stringify` must not write. */
-const SLOW: unique symbol = Symbol('slow');
-/** Deeper than this, {@link sorted} leaves the value (a cycle, perhaps) to the careful path. */
-const DEPTH_MAX = 200;
-
 /**
- * The fast path of canonical JSON: `value` itself, or a copy whose objects list their keys in
- * code point order, when `JSON.stringify(·, null, 2)` writes it exactly as {@link emit} would —
- * a JSON value through and through (finite numbers, no `toJSON`, plain objects without symbol
- * keys, arrays without holes), no deeper than {@link DEPTH_MAX}, and, with `bounded`, no string
- * of {@link BIG} or more units. Anything else is {@link SLOW}: the careful path writes it, or
- * names what JSON cannot hold. Only objects whose keys are out of order are copied.
+ * The one walk of a value: checks it is JSON through and through (finite numbers, plain objects
+ * without symbol keys, arrays without holes, no cycle), naming the path of what is not
+ * (`NON_JSON_VALUE`), and returns what `JSON.stringify(·, null, 2)` writes as canonical JSON:
+ * `value` itself, or a copy whose objects list their keys in code point order (only objects whose
+ * keys are out of order are copied; a Proxy lists integer-like keys in that order, where the
+ * engine would put them first). With `bigs` (the bytes' walk), a string of {@link BIG} or more
+ * units, or one that starts with NUL, goes to `bigs` and is replaced by its {@link marker}.
  */
-function sorted(value: unknown, depth: number, bounded: boolean): unknown {
+function walk(value: unknown, depth: number, bigs: string[] | null): unknown {
   switch (typeof value) {
     case 'string':
-      return bounded && value.length >= BIG ? SLOW : value;
+      if (bigs === null || (value.length < BIG && value.charCodeAt(0) !== 0)) return value;
+      bigs.push(value);
+      return marker(bigs.length - 1);
     case 'boolean':
       return value;
     case 'number':
-      return Number.isFinite(value) ? value : SLOW;
+      return Number.isFinite(value) ? value : fail(depth, String(value));
     case 'object':
+      if (value === null) return null;
       break;
+    case 'bigint':
+      return fail(depth, 'a BigInt');
+    case 'function':
+      return fail(depth, 'a function');
+    case 'symbol':
+      return fail(depth, 'a symbol');
     default:
-      return SLOW;
+      return fail(depth, 'undefined');
   }
-  if (value === null) return null;
-  if (depth >= DEPTH_MAX || (value as { toJSON?: unknown }).toJSON !== undefined) return SLOW;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) return SLOW;
-      const item: unknown = value[i];
-      const out = sorted(item, depth + 1, bounded);
-      if (out === SLOW) return SLOW;
-      if (out !== item && copy === null) copy = value.slice(0, i);
-      copy?.push(out);
-    }
-    return copy ?? value;
+  ancestors[depth] = value;
+  if (depth >= DEEP) enterDeep(value);
+  const out = Array.isArray(value) ? walkArray(value, depth, bigs) : walkObject(value, depth, bigs);
+  if (depth >= DEEP) deep.delete(value);
+  return out;
+}
+
+function walkArray(value: unknown[], depth: number, bigs: string[] | null): unknown[] {
+  // An array's own `toJSON` would be called by JSON.stringify: a copy has none.
+  let copy: unknown[] | null = (value as { toJSON?: unknown }).toJSON === undefined ? null : [];
+  for (let i = 0; i < value.length; i++) {
+    trail[depth] = i;
+    if (!(i in value)) fail(depth + 1, 'a hole in a sparse array');
+    const item: unknown = value[i];
+    const out = walk(item, depth + 1, bigs);
+    if (out !== item && copy === null) copy = value.slice(0, i);
+    copy?.push(out);
   }
+  return copy ?? value;
+}
+
+function walkObject(value: object, depth: number, bigs: string[] | null): unknown {
   const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return SLOW;
-  if (Object.getOwnPropertySymbols(value).length > 0) return SLOW;
+  if (proto !== Object.prototype && proto !== null)
+    fail(depth, `an instance of ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
+  if (Object.getOwnPropertySymbols(value).length > 0) fail(depth, 'an object with symbol keys');
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj);
   const order = keyOrder(keys);
@@ -69,9 +77,8 @@ function sorted(value: unknown, depth: number, bounded: boolean): unknown {
     const copy: Record<string, unknown> = {};
     for (const i of order) {
       const key = keys[i]!;
-      const out = sorted(obj[key], depth + 1, bounded);
-      if (out === SLOW) return SLOW;
-      copy[key] = out;
+      trail[depth] = key;
+      copy[key] = walk(obj[key], depth + 1, bigs);
     }
     return copy;
   }
@@ -81,8 +88,8 @@ function sorted(value: unknown, depth: number, bounded: boolean): unknown {
   for (let i = 0; i < keys.length; i++) {
     if (i > 0 && inOrder && compareKeys(keys[i - 1]!, keys[i]!) > 0) inOrder = false;
     const item = obj[keys[i]!];
-    const out = sorted(item, depth + 1, bounded);
-    if (out === SLOW) return SLOW;
+    trail[depth] = keys[i]!;
+    const out = walk(item, depth + 1, bigs);
     if (out !== item && values === null) values = keys.slice(0, i).map((k) => obj[k]);
     values?.push(out);
   }
@@ -93,12 +100,50 @@ function sorted(value: unknown, depth: number, bounded: boolean): unknown {
   // No prototype: a `__proto__` key is an own key like any other.
   const copy: Record<string, unknown> = Object.create(null);
   for (const i of indexes) copy[keys[i]!] = values[i];
-  if (!inOrder) {
-    // The engine lists integer-like keys first, whatever their insertion order.
-    const listed = Object.keys(copy);
-    for (let i = 0; i < listed.length; i++) if (listed[i] !== keys[indexes[i]!]) return SLOW;
+  if (inOrder) return copy;
+  // The engine lists integer-like keys first, whatever their insertion order; JSON.stringify
+  // lists a Proxy's keys as its `ownKeys` gives them (EnumerableOwnProperties).
+  const sortedKeys = indexes.map((i) => keys[i]!);
+  const listed = Object.keys(copy);
+  return listed.every((k, i) => k === sortedKeys[i]) ? copy : new Proxy(copy, { ownKeys: () => sortedKeys });
+}
+
+/** The containers the walk is in, by depth, and the key or index it took at each. */
+const ancestors: object[] = [];
+const trail: (string | number)[] = [];
+/** From this depth on, the walk keeps its ancestors in {@link deep} to find a cycle. */
+const DEEP = 200;
+const deep = new Set<object>();
+
+/** Past {@link DEEP}: a container met again inside itself is a cycle. */
+function enterDeep(value: object): void {
+  if (!deep.has(value)) {
+    deep.add(value);
+    return;
   }
-  return copy;
+  // Named where the path first meets a container it is already in (`$.self`).
+  const seen = new Set<object>();
+  let at = 0;
+  while (!seen.has(ancestors[at]!)) seen.add(ancestors[at++]!);
+  fail(at, 'a cycle');
+}
+
+/** The path of the value at `depth` of the current walk (`$.a[1].b`). */
+function pathTo(depth: number): string {
+  let path = where;
+  for (let i = 0; i < depth; i++) {
+    const step = trail[i]!;
+    path += typeof step === 'number' ? `[${step}]` : `.${step}`;
+  }
+  return path;
+}
+/** Where the current walk's value sits ({@link assertJson}'s `where`). */
+let where = '$';
+
+function fail(depth: number, what: string): never {
+  deep.clear();
+  const path = pathTo(depth);
+  throw new EntityGitError('NON_JSON_VALUE', `${path} is ${what}, which JSON cannot represent`, { path });
 }
 
 /** Key lists seen before, by their keys in listed order: a trie of Maps, bounded. */
@@ -163,19 +208,10 @@ const BIG = 1 << 16;
  * a 100 MB tool output is held once as bytes, beside the node itself.
  */
 export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) => string = () => ''): Uint8Array {
-  const plain = sorted(value, 0, true);
-  if (plain !== SLOW) return withPrefix(`${JSON.stringify(plain, null, 2)}\n`, prefix);
-  const parts: (string | { big: string })[] = [];
-  let small = '';
-  const sink = (piece: string | { big: string }) => {
-    if (typeof piece === 'string') small += piece;
-    else {
-      parts.push(small, piece);
-      small = '';
-    }
-  };
-  emit(value, '', new Set(), '$', sink);
-  parts.push(`${small}\n`);
+  const bigs: string[] = [];
+  const text = `${JSON.stringify(walk(value, 0, bigs), null, 2)}\n`;
+  if (bigs.length === 0) return withPrefix(text, prefix);
+  const parts = spliced(text, bigs);
   let size = 0;
   for (const p of parts) size += typeof p === 'string' ? utf8Length(p) : bigLength(p.big);
   const head = encoder.encode(prefix(size));
@@ -194,6 +230,34 @@ export function canonicalJsonBytes(value: unknown, prefix: (byteLength: number) 
   if (at !== out.length)
     throw new EntityGitError('NON_JSON_VALUE', `canonical JSON came out ${at - head.length} bytes, not ${size}`);
   return out;
+}
+
+/**
+ * A big string's stand-in: NUL and its index in `bigs`. The walk sends every string value that
+ * starts with NUL to `bigs` too, so a value written `"\u0000<digits>"` is a stand-in and nothing
+ * else.
+ */
+const marker = (index: number) => `\u0000${index}`;
+const MARKER_TEXT = '"\\u0000';
+
+/**
+ * `text` cut at its stand-ins, each replaced by its string: the text around them, and the big
+ * strings (written quoted, slice by slice). A stand-in's opening quote follows no backslash
+ * (inside a string a quote is escaped; a closing quote is never followed by a backslash), and
+ * its closing quote is followed by no `:` (a key is; keys are not stand-ins).
+ */
+function spliced(text: string, bigs: readonly string[]): (string | { big: string })[] {
+  const parts: (string | { big: string })[] = [];
+  let from = 0;
+  for (let at = text.indexOf(MARKER_TEXT); at !== -1; at = text.indexOf(MARKER_TEXT, at + 1)) {
+    const digits = /^[0-9]+"/.exec(text.slice(at + MARKER_TEXT.length, at + MARKER_TEXT.length + 12));
+    const end = at + MARKER_TEXT.length + (digits?.[0].length ?? 0);
+    if (digits === null || text.charCodeAt(at - 1) === 0x5c || text.charCodeAt(end) === 0x3a) continue;
+    parts.push(text.slice(from, at), { big: bigs[Number(digits[0].slice(0, -1))]! });
+    from = end;
+  }
+  parts.push(text.slice(from));
+  return parts;
 }
 
 const encoder = new TextEncoder();
@@ -239,99 +303,16 @@ function bigLength(text: string): number {
 }
 
 /**
- * The careful path: canonical JSON of `value` in pieces (large strings go out unescaped, for the
- * caller to slice), naming the path of anything JSON cannot hold (`NON_JSON_VALUE`). The fast path
- * ({@link sorted}) hands over to it whatever `JSON.stringify` must not write itself.
- */
-function emit(
-  value: unknown,
-  indent: string,
-  seen: Set<object>,
-  path: string,
-  out: (piece: string | { big: string }) => void,
-): void {
-  if (typeof value === 'string' && value.length >= BIG) {
-    out({ big: value });
-    return;
-  }
-  if (scalar(value, path)) {
-    out(JSON.stringify(value));
-    return;
-  }
-  const obj = value as object;
-  if (seen.has(obj)) fail(path, 'a cycle');
-  const inner = `${indent}  `;
-  seen.add(obj);
-  try {
-    if (Array.isArray(obj)) {
-      if (obj.length === 0) {
-        out('[]');
-        return;
-      }
-      out('[\n');
-      for (let i = 0; i < obj.length; i++) {
-        if (!(i in obj)) fail(`${path}[${i}]`, 'a hole in a sparse array');
-        out(i === 0 ? inner : `,\n${inner}`);
-        emit(obj[i], inner, seen, `${path}[${i}]`, out);
-      }
-      out(`\n${indent}]`);
-      return;
-    }
-    const proto = Object.getPrototypeOf(obj);
-    if (proto !== Object.prototype && proto !== null) {
-      fail(path, `an instance of ${(obj as { constructor?: { name?: string } }).constructor?.name ?? 'a class'}`);
-    }
-    if (Object.getOwnPropertySymbols(obj).length > 0) fail(path, 'an object with symbol keys');
-    const keys = Object.keys(obj).sort(compareCodePoints);
-    if (keys.length === 0) {
-      out('{}');
-      return;
-    }
-    out('{\n');
-    keys.forEach((k, i) => {
-      out(`${i === 0 ? '' : ',\n'}${inner}${JSON.stringify(k)}: `);
-      emit((obj as Record<string, unknown>)[k], inner, seen, `${path}.${k}`, out);
-    });
-    out(`\n${indent}}`);
-    return;
-  } finally {
-    seen.delete(obj);
-  }
-}
-
-/**
  * Throws `NON_JSON_VALUE` unless `value` is exactly representable as JSON. Walks the value
  * without serializing it, so checking a 100 MB tool output costs no 100 MB string.
  */
-export function assertJson(value: unknown, where = '$'): asserts value is JsonValue {
-  // The careful walk (which names the path of what fails) only when the quick one, canonical
-  // JSON's own (what it takes is a JSON value), declines.
-  if (sorted(value, 0, false) === SLOW) emit(value, '', new Set(), where, () => undefined);
-}
-
-/** Throws for a value no JSON text can hold exactly; true when `value` is a JSON scalar. */
-function scalar(value: unknown, path: string): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      if (!Number.isFinite(value)) fail(path, String(value));
-      return true;
-    case 'bigint':
-      return fail(path, 'a BigInt');
-    case 'undefined':
-      return fail(path, 'undefined');
-    case 'function':
-      return fail(path, 'a function');
-    case 'symbol':
-      return fail(path, 'a symbol');
+export function assertJson(value: unknown, at = '$'): asserts value is JsonValue {
+  where = at;
+  try {
+    walk(value, 0, null);
+  } finally {
+    where = '$';
   }
-  return value === null;
-}
-
-function fail(path: string, what: string): never {
-  throw new EntityGitError('NON_JSON_VALUE', `${path} is ${what}, which JSON cannot represent`, { path });
 }
 
 function compareCodePoints(a: string, b: string): number {

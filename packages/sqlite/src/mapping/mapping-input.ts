@@ -1,379 +1,264 @@
-import { deepFreeze } from '../schema-names.js';
-import { EntityGitError, ROLES, type Role } from '@entity-git/core';
-import { parseQueryForm, type NodesQueryInput, type SessionsQueryInput } from './query-input.js';
-import { TIME_FORMATS, type TimeFormat } from './time-values.js';
+import { ROLES } from '@entity-git/core';
+import * as v from 'valibot';
+import { checked, deepFreeze, isRecord, KeyPath, Name, nameSchema, shaped, show, strict } from '../config-check.js';
+import { NodesQuerySchema, SessionsQuerySchema } from './query-input.js';
+import { TIME_FORMATS } from './time-values.js';
+
+// The `mapping` key's schemas (docs/app-databases.md): each key's doc is its `description`, which
+// the config file's JSON Schema carries to editors.
+
+const about = v.description;
 
 /**
  * Where a value of a row is read: a column (`"content"`), or a key path into a column that holds
  * JSON, written `"column.key.key"` (split at the first dot: the column, then the keys) or as an
  * object `{ "column": "a.b", "path": ["k"] }` when a column's name holds a dot.
  */
-export type ValueSpec = string | { column: string; path?: string[] };
+const Spec = (() => {
+  const object = strict({ column: Name, path: v.optional(v.array(Name, ' must be an array of keys')) });
+  return shaped(
+    'ValueSpec',
+    [KeyPath, object],
+    (spec) => (typeof spec === 'string' ? KeyPath : isRecord(spec) ? object : undefined),
+    'a column, "column.key.key" or { "column", "path" }',
+  );
+})();
+
+/** One {@link Spec}, or several tried in order: the first that gives a non-null value wins. */
+const Source = (() => {
+  const list = v.pipe(v.array(Spec), v.minLength(1, ' must not be an empty list'));
+  return shaped(
+    'ValueSource',
+    [Spec, list],
+    (source) => (Array.isArray(source) ? list : Spec),
+    'a column, a key path, or a list of them',
+  );
+})();
+const OptionalSource = (doc: string) => v.optional(v.pipe(v.nullable(Source), about(doc)));
 
 /**
  * A time column: its name (seconds since the epoch, a number column), or `{ "column", "format" }`
  * with `format` `s`, `ms` (milliseconds) or `text` (ISO 8601, or SQL's `YYYY-MM-DD HH:MM:SS`, UTC).
  * A SQL timestamp column is read as what it is under any format.
  */
-export type TimeInput = string | { column: string; format: TimeFormat };
+const Time = (() => {
+  const format = v.picklist(TIME_FORMATS, (i) => ` must be one of ${TIME_FORMATS.join(', ')}, got ${show(i.input)}`);
+  const object = strict({ column: Name, format });
+  return shaped(
+    'Time',
+    [Name, object],
+    (time) => (typeof time === 'string' ? Name : isRecord(time) ? object : undefined),
+    'a column, or { "column", "format": "s" | "ms" | "text" }',
+  );
+})();
 
-/** One {@link ValueSpec}, or several tried in order: the first that gives a non-null value wins. */
-export type ValueSource = ValueSpec | ValueSpec[];
-
-/** How an application's sessions table maps to a session. */
-export interface SessionsMappingInput {
-  /** The table (may be schema-qualified, `chat.sessions`). */
-  table: string;
-  /** The id column. */
-  id: string;
-  /** The creation time column: seconds since the epoch (a number column), or another {@link TimeInput}. */
-  created_at: TimeInput;
-  title?: ValueSource | null;
-  agent_id?: ValueSource | null;
-  model?: ValueSource | null;
-  /** The project id, often a key of a JSON column (`"extra_meta.project_id"`). */
-  project_id?: ValueSource | null;
-  /**
-   * Where the node the conversation continues from is named: a column, or a key path into a
-   * JSON column (`"chat.history.currentId"`).
-   */
-  head?: ValueSource | null;
-  /** The session's metadata: usually a JSON column as a whole (`"extra_meta"`). */
-  metadata?: ValueSource | null;
-  /** Columns holding JSON text, parsed where they are read (a column read by a path is parsed anyway). */
-  json?: string[];
-}
+const ContractRole = v.picklist(ROLES, (i) => ` must be one of ${ROLES.join(', ')}, got ${show(i.input)}`);
 
 /**
  * A node's `seq`: a 1-based column (`"seq"`), a column counted from another base
  * (`{ "column": "seq", "from": 0 }`), or none in the table: the 1-based rank of the row in its
  * session by a time column, ties broken by id (`{ "rank": "timestamp" }`).
  */
-export type SeqInput = string | { column: string; from: 0 | 1 } | { rank: string };
+const Seq = (() => {
+  const from = v.picklist([0, 1], " must be 0 or 1 (the seq of a session's first row)");
+  const counted = strict({ column: Name, from });
+  const rank = strict({ rank: Name });
+  return shaped(
+    'Seq',
+    [Name, counted, rank],
+    (seq) => (typeof seq === 'string' ? Name : isRecord(seq) ? ('rank' in seq ? rank : counted) : undefined),
+    'a column, { "column", "from": 0 or 1 } or { "rank": column }',
+  );
+})();
 
 /** A node's role: where it is read, and the application's values that are not the contract's. */
-export type RoleInput = ValueSource | { from: ValueSource; values?: Record<string, Role> };
+const RoleSchema = (() => {
+  const mapped = strict({ from: Source, values: v.optional(v.record(v.string(), ContractRole)) });
+  return shaped(
+    'Role',
+    [Source, mapped],
+    (role) => (isRecord(role) && 'from' in role ? mapped : Source),
+    'a column, a key path, or { "from", "values" }',
+  );
+})();
 
-/** When a node the application writes in several steps is not complete yet (see the docs). */
-export interface OpenInput {
-  /** A node of one of these roles is open while no other node continues from it (default none). */
-  roles?: Role[];
-  /**
-   * Likewise a node of one of these roles that continues from none (a system message opening a
-   * conversation, written before its first prompt). Default none.
-   */
-  roots?: Role[];
-  /**
-   * An assistant node whose value here is an array with a call not answered in the row (see
-   * `answered`) is open likewise: its results are nodes of their own, still to come.
-   */
-  calls?: ValueSource;
-  /**
-   * Key paths (dotted) where a call of `calls` carries its result: a call holding a non-null
-   * value at one of them was answered inside the row and holds nothing open. Default none: every
-   * call waits for a node of its own.
-   */
-  answered?: string[];
-  /** An assistant node with no content (null or `""`) and no inline tools is open likewise (default false). */
-  empty?: boolean;
-}
+/** The column naming the node this one continues from, `{ "linear": true }`, or null. */
+const Predecessor = (() => {
+  const linear = strict({ linear: v.literal(true, ' must be true (or give a column, or null)') });
+  const none = v.null();
+  return shaped(
+    'Predecessor',
+    [Name, linear, none],
+    (p) => (p === null ? none : isRecord(p) ? linear : Name),
+    'a column, { "linear": true } or null',
+  );
+})();
+
+const KeyPaths = (doc: string) =>
+  v.optional(
+    v.pipe(
+      v.array(KeyPath, ' must be a non-empty array of key paths'),
+      v.minLength(1, ' must be a non-empty array of key paths'),
+      about(doc),
+    ),
+  );
+const Columns = (doc: string) => v.optional(v.pipe(v.array(Name, ' must be an array of columns'), about(doc)));
+const Roles = (doc: string) => v.optional(v.pipe(v.array(ContractRole, ' must be an array of roles'), about(doc)));
+
+/** How an application's sessions table maps to a session. */
+const SessionsTableSchema = strict({
+  table: v.pipe(Name, about('The table (may be schema-qualified, `chat.sessions`).')),
+  id: v.pipe(Name, about('The id column.')),
+  created_at: v.pipe(
+    Time,
+    about('The creation time column: seconds since the epoch (a number column), or `{ "column", "format" }`.'),
+  ),
+  title: OptionalSource('The title.'),
+  agent_id: OptionalSource('The agent id.'),
+  model: OptionalSource('The model.'),
+  project_id: OptionalSource('The project id, often a key of a JSON column (`"extra_meta.project_id"`).'),
+  head: OptionalSource(
+    'Where the node the conversation continues from is named: a column, or a key path into a JSON column (`"chat.history.currentId"`).',
+  ),
+  metadata: OptionalSource('The session\'s metadata: usually a JSON column as a whole (`"extra_meta"`).'),
+  json: Columns('Columns holding JSON text, parsed where they are read (a column read by a path is parsed anyway).'),
+});
+
+/** When a node the application writes in several steps is not complete yet (docs/app-databases.md). */
+const Open = strict({
+  roles: Roles('A node of one of these roles is open while no other node continues from it (default none).'),
+  roots: Roles(
+    'Likewise a node of one of these roles that continues from none (a system message opening a conversation, written before its first prompt). Default none.',
+  ),
+  calls: OptionalSource(
+    'An assistant node whose value here is an array with a call not answered in the row (see `answered`) is open likewise: its results are nodes of their own, still to come.',
+  ),
+  answered: KeyPaths(
+    'Key paths (dotted) where a call of `calls` carries its result: a call holding a non-null value at one of them was answered inside the row. Default none.',
+  ),
+  empty: v.optional(
+    v.pipe(
+      v.boolean(' must be true or false'),
+      about('An assistant node with no content (null or `""`) and no inline tools is open likewise (default false).'),
+    ),
+  ),
+});
 
 /** How an application's messages table maps to nodes. */
-export interface NodesMappingInput {
-  table: string;
-  id: string;
-  session_id: string;
-  seq: SeqInput;
-  role: RoleInput;
-  /** The node's content: a column (plain text or JSON) or a path into a JSON column. */
-  content: ValueSource;
-  /**
-   * The column naming the node this one continues from; `{ "linear": true }`: no such column,
-   * each node continues the one before it in the session's order (the seq); null: every node is
-   * a root.
-   */
-  predecessor: string | null | { linear: true };
-  /** The column naming the assistant node a tool result answers (default null: none). */
-  caller?: string | null;
-  /** The creation time column: seconds since the epoch (a number column), or another {@link TimeInput}. */
-  created_at: TimeInput;
-  /** A tool node's tool name (it becomes `metadata.tool`). */
-  tool?: ValueSource | null;
-  /** Token counts, summed (they become `metadata.tokens`); each spec read as a number. */
-  tokens?: ValueSpec[];
-  /**
-   * Tool calls a reply holds with their results, in its own row (they become
-   * `metadata.inline_tools`, the names): `from` is an array, `name` the key paths where each
-   * element's name may be (dotted, tried in order); an element that is a string is the name.
-   * `answered` (optional): key paths where an element carries its result; when given, only the
-   * elements holding a non-null value at one of them count (the others are answered by nodes of
-   * their own, which count themselves).
-   */
-  inline_tools?: { from: ValueSource; name: string[]; answered?: string[] } | null;
-  /**
-   * A message kept as an array of typed parts (`[{ type: "step-start" }, { type: "reasoning",
-   * text }, { type: "tool-getWeather", … }, { type: "text", text }]`): `from` is the array; the
-   * reply is the text of the parts whose type is in `text` (default `["text"]`, joined; the
-   * `content` value when there is none), the tools the parts whose type starts with `tool_prefix`
-   * (default `"tool-"`, the rest of the type the name). Other parts are in neither.
-   */
-  parts?: { from: ValueSource; text?: string[]; tool_prefix?: string } | null;
-  open?: OpenInput;
-  /** Columns holding JSON text (see {@link SessionsMappingInput.json}). */
-  json?: string[];
-}
+const NodesTableSchema = strict({
+  table: Name,
+  id: Name,
+  session_id: Name,
+  seq: v.pipe(
+    Seq,
+    about('A 1-based column, `{ "column", "from": 0 }`, or `{ "rank": time column }` (none in the table).'),
+  ),
+  role: v.pipe(
+    RoleSchema,
+    about("Where the role is read, and `values`: the application's values that are not the contract's."),
+  ),
+  content: v.pipe(Source, about("The node's content: a column (plain text or JSON) or a path into a JSON column.")),
+  predecessor: v.pipe(
+    Predecessor,
+    about(
+      'The column naming the node this one continues from; `{ "linear": true }`: each node continues the one before it in the seq order; null: every node is a root.',
+    ),
+  ),
+  caller: v.optional(
+    v.pipe(v.nullable(Name), about('The column naming the assistant node a tool result answers (default null: none).')),
+  ),
+  created_at: v.pipe(
+    Time,
+    about('The creation time column: seconds since the epoch (a number column), or `{ "column", "format" }`.'),
+  ),
+  tool: OptionalSource("A tool node's tool name (it becomes `metadata.tool`)."),
+  tokens: v.optional(
+    v.pipe(
+      v.array(Spec, ' must be an array of columns or paths'),
+      about('Token counts, summed (they become `metadata.tokens`); each read as a number.'),
+    ),
+  ),
+  inline_tools: v.optional(
+    v.pipe(
+      v.nullable(
+        strict({
+          from: Source,
+          name: v.pipe(
+            v.array(Name, ' must be a non-empty array of key paths'),
+            v.minLength(1, ' must be a non-empty array of key paths'),
+          ),
+          answered: KeyPaths('Key paths where an element carries its result; when given, only those count.'),
+        }),
+      ),
+      about(
+        "Tool calls a reply holds with their results, in its own row (they become `metadata.inline_tools`): `from` is an array, `name` the key paths of each element's name.",
+      ),
+    ),
+  ),
+  parts: v.optional(
+    v.pipe(
+      v.nullable(
+        strict({
+          from: Source,
+          text: Columns('Part types whose text is the reply (default `["text"]`).'),
+          tool_prefix: v.optional(nameSchema()),
+        }),
+      ),
+      about(
+        'A message kept as an array of typed parts: the reply is the text of the parts whose type is in `text`, the tools the parts whose type starts with `tool_prefix` (default `"tool-"`).',
+      ),
+    ),
+  ),
+  open: v.optional(Open),
+  json: Columns('Columns holding JSON text, parsed where they are read.'),
+});
 
-/** The table form of the `mapping` key: an application's own tables, read as they are. */
-export interface TableMappingInput {
-  sessions: SessionsMappingInput;
-  nodes: NodesMappingInput;
-}
+const TableMappingSchema = strict({ sessions: SessionsTableSchema, nodes: NodesTableSchema });
+const QueryMappingSchema = strict({ sessions: SessionsQuerySchema, nodes: NodesQuerySchema });
+const HalfQuery = v.custom<never>(
+  () => false,
+  ': give both sessions.query and nodes.query, or neither (the table form)',
+);
 
-/** The query form of the `mapping` key: the sessions and the nodes as read-only `SELECT`s. */
-export interface QueryMappingInput {
-  sessions: SessionsQueryInput;
-  nodes: NodesQueryInput;
-}
+/**
+ * The `mapping` key of the configuration: an application's own tables read as they are (the
+ * table form), or the sessions and the nodes as read-only `SELECT`s (the query form;
+ * docs/app-databases.md).
+ */
+export const MappingSchema = shaped(
+  'Mapping',
+  [TableMappingSchema, QueryMappingSchema],
+  (m) => {
+    if (!isRecord(m)) return undefined;
+    const queries = [m.sessions, m.nodes].filter((side) => isRecord(side) && 'query' in side).length;
+    return queries === 0 ? TableMappingSchema : queries === 2 ? QueryMappingSchema : HalfQuery;
+  },
+  'an object ({ "sessions", "nodes" })',
+);
 
-/** The `mapping` key of the configuration: the table form, or the query form (docs/app-databases.md). */
+export type TableMappingInput = v.InferOutput<typeof TableMappingSchema>;
+export type QueryMappingInput = v.InferOutput<typeof QueryMappingSchema>;
 export type MappingInput = TableMappingInput | QueryMappingInput;
+export type SessionsMappingInput = TableMappingInput['sessions'];
+export type NodesMappingInput = TableMappingInput['nodes'];
+export type ValueSpec = v.InferOutput<typeof Spec>;
+export type ValueSource = v.InferOutput<typeof Source>;
+export type TimeInput = v.InferOutput<typeof Time>;
+export type SeqInput = v.InferOutput<typeof Seq>;
+export type RoleInput = v.InferOutput<typeof RoleSchema>;
+export type OpenInput = v.InferOutput<typeof Open>;
 
 /** Whether a checked mapping is the query form. */
 export function isQueryMapping(m: MappingInput): m is QueryMappingInput {
   return 'query' in m.sessions;
 }
 
-const SESSION_KEYS = [
-  'table',
-  'id',
-  'created_at',
-  'title',
-  'agent_id',
-  'model',
-  'project_id',
-  'head',
-  'metadata',
-  'json',
-];
-const NODE_KEYS = [
-  'table',
-  'id',
-  'session_id',
-  'seq',
-  'role',
-  'content',
-  'predecessor',
-  'caller',
-  'created_at',
-  'tool',
-  'tokens',
-  'inline_tools',
-  'parts',
-  'open',
-  'json',
-];
-
 /**
  * Checks the shape of a `mapping` (at load, before any database is opened): every key known,
  * every name a non-empty string, every role a contract role. `INVALID_OPTION` naming the key
  * (`mapping.nodes.seq`). Whether the columns exist is checked when the database is opened
- * (`SCHEMA_MISMATCH`). Returns the value, frozen.
+ * (`SCHEMA_MISMATCH`). Returns a copy, frozen.
  */
 export function parseMapping(value: unknown, where = 'mapping'): MappingInput {
-  const m = object(value, where);
-  keys(m, ['sessions', 'nodes'], where, ['sessions', 'nodes']);
-  const s = object(m.sessions, `${where}.sessions`);
-  const n = object(m.nodes, `${where}.nodes`);
-  if ('query' in s || 'query' in n) {
-    if (!('query' in s) || !('query' in n))
-      throw invalid(`${where}: give both sessions.query and nodes.query, or neither (the table form)`);
-    parseQueryForm(s, `${where}.sessions`, false);
-    parseQueryForm(n, `${where}.nodes`, true);
-    return deepFreeze(JSON.parse(JSON.stringify(m))) as MappingInput;
-  }
-  keys(s, SESSION_KEYS, `${where}.sessions`, ['table', 'id', 'created_at']);
-  keys(n, NODE_KEYS, `${where}.nodes`, [
-    'table',
-    'id',
-    'session_id',
-    'seq',
-    'role',
-    'content',
-    'predecessor',
-    'created_at',
-  ]);
-  const S = `${where}.sessions`;
-  const N = `${where}.nodes`;
-  for (const k of ['table', 'id']) name(s[k], `${S}.${k}`);
-  time(s.created_at, `${S}.created_at`);
-  for (const k of ['title', 'agent_id', 'model', 'project_id', 'metadata']) optionalSource(s[k], `${S}.${k}`);
-  optionalSource(s.head, `${S}.head`);
-  nameList(s.json, `${S}.json`);
-  for (const k of ['table', 'id', 'session_id']) name(n[k], `${N}.${k}`);
-  time(n.created_at, `${N}.created_at`);
-  if (typeof n.predecessor === 'object' && n.predecessor !== null) {
-    keys(n.predecessor as Record<string, unknown>, ['linear'], `${N}.predecessor`, ['linear']);
-    if ((n.predecessor as Record<string, unknown>).linear !== true)
-      throw invalid(`${N}.predecessor.linear must be true (or give a column, or null)`);
-  } else if (n.predecessor !== null) name(n.predecessor, `${N}.predecessor`);
-  optionalName(n.caller, `${N}.caller`);
-  seq(n.seq, `${N}.seq`);
-  role(n.role, `${N}.role`);
-  source(n.content, `${N}.content`);
-  optionalSource(n.tool, `${N}.tool`);
-  if (n.tokens !== undefined) {
-    if (!Array.isArray(n.tokens)) throw invalid(`${N}.tokens must be an array of columns or paths`);
-    n.tokens.forEach((t, i) => spec(t, `${N}.tokens[${i}]`));
-  }
-  if (n.inline_tools !== undefined && n.inline_tools !== null) {
-    const t = object(n.inline_tools, `${N}.inline_tools`);
-    keys(t, ['from', 'name', 'answered'], `${N}.inline_tools`);
-    source(t.from, `${N}.inline_tools.from`);
-    if (!Array.isArray(t.name) || t.name.length === 0)
-      throw invalid(`${N}.inline_tools.name must be a non-empty array of key paths`);
-    t.name.forEach((p, i) => name(p, `${N}.inline_tools.name[${i}]`));
-    keyPaths(t.answered, `${N}.inline_tools.answered`);
-  }
-  if (n.parts !== undefined && n.parts !== null) {
-    const p = object(n.parts, `${N}.parts`);
-    keys(p, ['from', 'text', 'tool_prefix'], `${N}.parts`, ['from']);
-    source(p.from, `${N}.parts.from`);
-    if (p.text !== undefined) nameList(p.text, `${N}.parts.text`);
-    if (p.tool_prefix !== undefined) name(p.tool_prefix, `${N}.parts.tool_prefix`);
-  }
-  if (n.open !== undefined) {
-    const o = object(n.open, `${N}.open`);
-    keys(o, ['roles', 'roots', 'calls', 'answered', 'empty'], `${N}.open`);
-    keyPaths(o.answered, `${N}.open.answered`);
-    for (const key of ['roles', 'roots']) {
-      const list = o[key];
-      if (list === undefined) continue;
-      if (!Array.isArray(list)) throw invalid(`${N}.open.${key} must be an array of roles`);
-      list.forEach((r, i) => contractRole(r, `${N}.open.${key}[${i}]`));
-    }
-    optionalSource(o.calls, `${N}.open.calls`);
-    if (o.empty !== undefined && typeof o.empty !== 'boolean') throw invalid(`${N}.open.empty must be true or false`);
-  }
-  nameList(n.json, `${N}.json`);
-  return deepFreeze(JSON.parse(JSON.stringify(m))) as MappingInput;
-}
-
-function seq(v: unknown, where: string): void {
-  if (typeof v === 'string') {
-    name(v, where);
-    return;
-  }
-  const o = object(v, where, 'a column, { "column", "from": 0 or 1 } or { "rank": column }');
-  if ('rank' in o) {
-    keys(o, ['rank'], where);
-    name(o.rank, `${where}.rank`);
-    return;
-  }
-  keys(o, ['column', 'from'], where);
-  name(o.column, `${where}.column`);
-  if (o.from !== 0 && o.from !== 1) throw invalid(`${where}.from must be 0 or 1 (the seq of a session's first row)`);
-}
-
-function time(v: unknown, where: string): void {
-  if (typeof v === 'string') {
-    name(v, where);
-    return;
-  }
-  const o = object(v, where, 'a column, or { "column", "format": "s" | "ms" | "text" }');
-  keys(o, ['column', 'format'], where, ['column', 'format']);
-  name(o.column, `${where}.column`);
-  if (!TIME_FORMATS.includes(o.format as TimeFormat))
-    throw invalid(`${where}.format must be one of ${TIME_FORMATS.join(', ')}, got ${JSON.stringify(o.format)}`);
-}
-
-function role(v: unknown, where: string): void {
-  if (typeof v === 'object' && v !== null && !Array.isArray(v) && 'from' in v) {
-    const o = v as Record<string, unknown>;
-    keys(o, ['from', 'values'], where);
-    source(o.from, `${where}.from`);
-    if (o.values !== undefined) {
-      const values = object(o.values, `${where}.values`);
-      for (const [k, r] of Object.entries(values)) contractRole(r, `${where}.values.${k}`);
-    }
-    return;
-  }
-  source(v, where);
-}
-
-function contractRole(v: unknown, where: string): void {
-  if (!ROLES.includes(v as Role))
-    throw invalid(`${where} must be one of ${ROLES.join(', ')}, got ${JSON.stringify(v)}`);
-}
-
-function source(v: unknown, where: string): void {
-  if (Array.isArray(v)) {
-    if (v.length === 0) throw invalid(`${where} must not be an empty list`);
-    v.forEach((s, i) => spec(s, `${where}[${i}]`));
-  } else spec(v, where);
-}
-
-function optionalSource(v: unknown, where: string): void {
-  if (v !== undefined && v !== null) source(v, where);
-}
-
-function spec(v: unknown, where: string): void {
-  if (typeof v === 'string') {
-    name(v, where);
-    if (v.split('.').some((part) => part === ''))
-      throw invalid(`${where}: ${JSON.stringify(v)} has an empty key (write "column.key.key")`);
-    return;
-  }
-  const o = object(v, where, 'a column, "column.key.key" or { "column", "path" }');
-  keys(o, ['column', 'path'], where);
-  name(o.column, `${where}.column`);
-  if (o.path !== undefined) {
-    if (!Array.isArray(o.path)) throw invalid(`${where}.path must be an array of keys`);
-    o.path.forEach((k, i) => name(k, `${where}.path[${i}]`));
-  }
-}
-
-function name(v: unknown, where: string): void {
-  if (typeof v !== 'string' || v === '' || /[\u0000\uD800-\uDFFF]/u.test(v))
-    throw invalid(`${where} must be a non-empty name, got ${JSON.stringify(v) ?? 'nothing'}`);
-}
-
-function keyPaths(v: unknown, where: string): void {
-  if (v === undefined) return;
-  if (!Array.isArray(v) || v.length === 0) throw invalid(`${where} must be a non-empty array of key paths`);
-  v.forEach((p, i) => {
-    name(p, `${where}[${i}]`);
-    if ((p as string).split('.').includes('')) throw invalid(`${where}[${i}]: ${JSON.stringify(p)} has an empty key`);
-  });
-}
-
-function optionalName(v: unknown, where: string): void {
-  if (v !== undefined && v !== null) name(v, where);
-}
-
-function nameList(v: unknown, where: string): void {
-  if (v === undefined) return;
-  if (!Array.isArray(v)) throw invalid(`${where} must be an array of columns`);
-  v.forEach((c, i) => name(c, `${where}[${i}]`));
-}
-
-function object(v: unknown, where: string, expected = 'an object'): Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v))
-    throw invalid(`${where} must be ${expected}, got ${JSON.stringify(v) ?? 'nothing'}`);
-  return v as Record<string, unknown>;
-}
-
-function keys(
-  o: Record<string, unknown>,
-  allowed: readonly string[],
-  where: string,
-  required: readonly string[] = [],
-): void {
-  for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw invalid(`${where}.${k}: unknown key (expected ${allowed.join(', ')})`);
-  }
-  for (const k of required) if (!(k in o)) throw invalid(`${where}.${k} is required`);
-}
-
-function invalid(message: string): EntityGitError<'INVALID_OPTION'> {
-  return new EntityGitError('INVALID_OPTION', `[sqlite] ${message}`, { key: message.split(/[ :[]/, 1)[0] });
+  return deepFreeze(checked(MappingSchema, value, where));
 }

@@ -1,6 +1,6 @@
 import { EntityGitError } from '@entity-git/core';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { deepFreeze } from '../schema-names.js';
+import { deepFreeze } from '../config-check.js';
 import type { SqlEngine } from '../engine.js';
 import type { QueryMappingInput } from './mapping-input.js';
 import { NODE_QUERY_FIELDS, PARAMETER, SESSION_QUERY_FIELDS, type DialectQuery } from './query-input.js';

@@ -1,4 +1,4 @@
-import { deepFreeze } from '../schema-names.js';
+import { deepFreeze } from '../config-check.js';
 import { EntityGitError, type Role } from '@entity-git/core';
 import type { SqlEngine } from '../engine.js';
 import { typeProblem } from '../schema-inspect.js';
