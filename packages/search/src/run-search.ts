@@ -3,22 +3,24 @@ import {
   hasEveryWord,
   matcherOf,
   searchQuery,
-  searchText,
   searchWords,
   searchHit,
-  type DagNode,
+  type Role,
   type SearchHit,
   type SearchQuery,
   type SearchResult,
 } from '@entity-git/core';
-import { ObjectStore, fromUtf8, joinPath, toHex, type Store } from '@entity-git/git';
+import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
+import { unpackText } from './index-schema.js';
 
 interface Candidate {
   id: number;
-  blob: Uint8Array;
+  node: string;
+  role: number;
+  seq: number;
+  body: Uint8Array;
   session: string;
-  dir: string;
   head: string | null;
 }
 
@@ -29,11 +31,12 @@ interface Place {
 }
 
 /**
- * Answers a query from the index: the full-text index (or, for a regular expression, every
- * message the filters leave) gives candidates in rank order, a page at a time; each is read from
- * its repository and checked against the query before it counts, so a hit is always exact.
+ * Answers a query from the index alone: the full-text index (or, for a regular expression, every
+ * message the filters leave) gives candidates newest first, a page at a time; each one's text,
+ * kept in the index, is checked against the query before it counts (so a hit is always exact)
+ * and gives the snippet. No repository is read.
  */
-export async function runSearch(db: Database.Database, store: Store, input: SearchQuery): Promise<SearchResult> {
+export function runSearch(db: Database.Database, input: SearchQuery): SearchResult {
   const q = searchQuery(input);
   const regex = q.regex === true;
   const matcher = matcherOf(q.text, regex);
@@ -68,29 +71,20 @@ export async function runSearch(db: Database.Database, store: Store, input: Sear
   // Newest first, in the full-text index's own order: the first page is read without sorting every match.
   const order = regex ? 'd.id DESC' : 'w.rowid DESC';
   const page = db.prepare(
-    `SELECT d.id, d.blob, s.session, s.dir, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
+    `SELECT d.id, d.node, d.role, d.seq, d.body, s.session, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
      ORDER BY ${order} LIMIT ? OFFSET ?`,
   );
   const places = db.prepare(
     `SELECT b.name, p.turn, p.commit_id FROM places p JOIN branches b ON b.id = p.branch
      WHERE p.doc = ?${q.allBranches === true ? '' : ' AND b.name = ?'} ORDER BY b.name`,
   );
-  const objects = new Map<string, ObjectStore>();
   const hits: SearchHit[] = [];
-  const read = (row: Candidate): Promise<Uint8Array> => {
-    let os = objects.get(row.dir);
-    if (os === undefined) objects.set(row.dir, (os = new ObjectStore(store, joinPath(row.dir, '.git'))));
-    return os.readTyped(toHex(row.blob), 'blob');
-  };
-  // The first page is what the answer needs when every candidate holds the words (the usual case);
-  // its messages are read at once, as the repositories are many and each read waits on the disk.
+  // The first page is what the answer needs when every candidate holds the words (the usual case).
   let size = q.limit + 1;
   for (let offset = 0; ; offset += size, size = Math.min(500, size * 4)) {
     const rows = page.all(...args, size, offset) as Candidate[];
-    const blobs = await Promise.all(rows.map(read));
-    for (const [k, row] of rows.entries()) {
-      const node = JSON.parse(fromUtf8(blobs[k]!)) as DagNode;
-      const text = searchText(node);
+    for (const row of rows) {
+      const text = unpackText(row.body);
       matcher.lastIndex = 0;
       if (regex ? !matcher.test(text) : !hasEveryWord(text, q.text)) continue;
       if (hits.length === q.limit) return { hits, more: true };
@@ -100,7 +94,7 @@ export async function runSearch(db: Database.Database, store: Store, input: Sear
           session: row.session,
           head: row.head,
           asked: q.branch,
-          node,
+          node: { id: row.node, role: ROLES[row.role] as Role, seq: row.seq },
           text,
           places: at.map((p) => ({ branch: p.name, turn: p.turn, commit: toHex(p.commit_id) })),
           matcher,
