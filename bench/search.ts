@@ -10,8 +10,9 @@
 // repositories by `mirror.sync` in `--jobs=N` processes for at most `--build-minutes=M`; the
 // sessions left without a repository go into the index through `SearchIndex.apply`
 // (bench/lib/search-build.ts), and ripgrep and git grep search the repositories there are.
-// `--reindex` builds the index again. Each run appends two turns to 20 sessions (the update's
-// measure), so a corpus grows a little with each run.
+// `--reindex` builds the index again. `--corpus-only` stops once the corpus is built, `--index-only`
+// once the index is (each step can then run niced, and the measures on their own). Each run appends
+// two turns to 20 sessions (the update's measure), so a corpus grows a little with each run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,6 +109,7 @@ export async function run(): Promise<void> {
       `index built: reindex of ${int(r.sessions)} repositories, ${int(r.added)} messages in ${(r.ms / 1000).toFixed(1)} s (${((r.ms / r.added) * 1000).toFixed(0)} µs a message); ${int(rebuild.generated.messages)} messages of the sessions without a repository through apply in ${(rebuild.generated.ms / 1000).toFixed(1)} s`,
     );
   }
+  if (process.argv.includes('--index-only')) return;
   const index = new SearchIndex({ root });
   const messages = countMessages(indexFile);
   const size = sizeOf(indexFile);
