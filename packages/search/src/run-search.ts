@@ -42,8 +42,11 @@ export function runSearch(db: Database.Database, input: SearchQuery): SearchResu
   const matcher = matcherOf(q.text, regex);
   const where: string[] = [];
   const args: unknown[] = [];
+  // In one session, its messages (a few hundred) are walked and each looked up among the word's
+  // (hundreds of thousands at a million messages); elsewhere the word's messages are walked.
+  const inSession = q.session !== undefined;
   if (!regex) {
-    where.push('words MATCH ?');
+    where.push(inSession ? 'd.id IN (SELECT rowid FROM words WHERE words MATCH ?)' : 'words MATCH ?');
     args.push(
       searchWords(q.text)
         .map((w) => `"${w}"`)
@@ -65,11 +68,12 @@ export function runSearch(db: Database.Database, input: SearchQuery): SearchResu
     );
     args.push(...onBranch.args);
   }
-  const from = regex
+  const byDocs = regex || inSession;
+  const from = byDocs
     ? 'docs d JOIN sessions s ON s.id = d.session'
     : 'words w JOIN docs d ON d.id = w.rowid JOIN sessions s ON s.id = d.session';
   // Newest first, in the full-text index's own order: the first page is read without sorting every match.
-  const order = regex ? 'd.id DESC' : 'w.rowid DESC';
+  const order = byDocs ? 'd.id DESC' : 'w.rowid DESC';
   const page = db.prepare(
     `SELECT d.id, d.node, d.role, d.seq, d.body, s.session, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
      ORDER BY ${order} LIMIT ? OFFSET ?`,
