@@ -42,10 +42,12 @@ export function runSearch(db: Database.Database, input: SearchQuery): SearchResu
   const matcher = matcherOf(q.text, regex);
   const where: string[] = [];
   const args: unknown[] = [];
-  // In one session, its messages (a few hundred) are walked and each looked up among the word's
-  // (hundreds of thousands at a million messages); elsewhere the word's messages are walked.
+  // In one session the word's list (hundreds of thousands of ids at a million messages) is not
+  // walked: a session of up to SESSION_SCAN messages is read whole, newest first, each message
+  // checked against its text; a longer one's messages are each looked up among the word's.
   const inSession = q.session !== undefined;
-  if (!regex) {
+  const scan = regex || (inSession && sessionSize(db, q.session!) <= SESSION_SCAN);
+  if (!scan) {
     where.push(inSession ? 'd.id IN (SELECT rowid FROM words WHERE words MATCH ?)' : 'words MATCH ?');
     args.push(
       searchWords(q.text)
@@ -68,7 +70,7 @@ export function runSearch(db: Database.Database, input: SearchQuery): SearchResu
     );
     args.push(...onBranch.args);
   }
-  const byDocs = regex || inSession;
+  const byDocs = scan || inSession;
   const from = byDocs
     ? 'docs d JOIN sessions s ON s.id = d.session'
     : 'words w JOIN docs d ON d.id = w.rowid JOIN sessions s ON s.id = d.session';
@@ -108,6 +110,17 @@ export function runSearch(db: Database.Database, input: SearchQuery): SearchResu
     if (rows.length < size) return { hits, more: false };
   }
 }
+
+const SESSION_SCAN = 2000;
+
+const sessionSize = (db: Database.Database, session: string): number =>
+  (
+    db
+      .prepare(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM docs WHERE session = (SELECT id FROM sessions WHERE session = ?) LIMIT ${SESSION_SCAN + 1})`,
+      )
+      .get(session) as { n: number }
+  ).n;
 
 // Which branches a message must be on: any (every branch), the one asked, or its session's HEAD's.
 function branchCondition(q: SearchQuery): { sql: string | null; args: unknown[] } {
