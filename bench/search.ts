@@ -6,9 +6,13 @@
 //   npm run bench -- search --sessions=10000 --turns=50          # the issue's size (~1,000,000 messages; long)
 //
 // The corpus (bench/lib/search-corpus.ts) is built once into `--corpus=DIR` (default
-// $TMPDIR/entity-git-search-<sessions>x<turns>) and reused by later runs; `--reindex` builds the
-// index again. Each run appends one turn to 20 sessions (the update's measure), so a corpus grows a
-// little with each run.
+// $TMPDIR/entity-git-search-<sessions>x<turns>) and reused by later runs: the DAG's rows, then the
+// repositories by `mirror.sync` in `--jobs=N` processes for at most `--build-minutes=M`; the
+// sessions left without a repository go into the index through `SearchIndex.apply`
+// (bench/lib/search-build.ts), and ripgrep and git grep search the repositories there are.
+// `--reindex` builds the index again. `--corpus-only` stops once the corpus is built, `--index-only`
+// once the index is (each step can then run niced, and the measures on their own). Each run appends
+// two turns to 20 sessions (the update's measure), so a corpus grows a little with each run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +22,8 @@ import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { INDEX_FILE, SearchIndex } from '../packages/search/src/index.js';
 import { openSqlite } from '../packages/sqlite/src/index.js';
 import { align, failWith, fsckOr, int, ms, ratio, stats, writeResults } from './lib/measure.js';
-import { corpusNodes, corpusSessionId, searchCorpus, wordOf } from './lib/search-corpus.js';
+import { buildIndex } from './lib/search-build.js';
+import { corpusNodes, corpusSessionId, hasRepository, searchCorpus, wordOf } from './lib/search-corpus.js';
 
 const fail = failWith('search');
 const flag = (name: string, fallback: string): string =>
@@ -27,6 +32,11 @@ const SESSIONS = Number(flag('sessions', '200'));
 const TURNS = Number(flag('turns', '50'));
 const REPS = Number(flag('reps', '7'));
 const UPDATES = 20;
+const JOBS = Number(flag('jobs', '1'));
+const MINUTES = Number(flag('build-minutes', '100000'));
+const RG_REPS = Number(flag('rg-reps', '3'));
+// git grep in every n-th repository only, its time scaled by n: one process a repository takes minutes at thousands.
+const GREP_EVERY = Number(flag('git-grep-every', '1'));
 
 interface Query {
   name: string;
@@ -77,27 +87,32 @@ export async function run(): Promise<void> {
   console.log(
     `search bench: ${int(SESSIONS)} sessions of ${TURNS} turns (a user message and a reply of ~330 characters each) in ${dir}`,
   );
-  const corpus = await searchCorpus(dir, SESSIONS, TURNS);
+  const corpus = await searchCorpus(dir, { sessions: SESSIONS, turns: TURNS, jobs: JOBS, minutes: MINUTES });
   if (corpus.build)
     console.log(
-      `corpus built: rows ${(corpus.build.fill / 1000).toFixed(1)} s, backfill (reconcile, as entity-git sync) ${(corpus.build.backfill / 1000).toFixed(1)} s`,
+      `corpus built: rows ${corpus.build.fill === null ? '(an earlier run)' : `${(corpus.build.fill / 1000).toFixed(1)} s`}, repositories (mirror.sync of each session, in ${corpus.repositories.jobs} processes) ${(corpus.build.repositories / 1000).toFixed(1)} s`,
     );
   const { root } = corpus;
-  const ids = Array.from({ length: SESSIONS }, (_, i) => corpusSessionId(i));
+  if (process.argv.includes('--corpus-only')) return;
+  const real = Array.from({ length: SESSIONS }, (_, i) => i).filter((i) => hasRepository(corpus, i));
+  const ids = real.map(corpusSessionId);
+  console.log(
+    `${int(ids.length)} sessions have a repository (${int(ids.length * TURNS * 2)} messages), ${int(SESSIONS - ids.length)} are in the DAG only`,
+  );
   for (const id of [ids[0]!, ids.at(-1)!]) fsckOr(fail, join(root, id));
   const indexFile = join(root, INDEX_FILE);
-  let rebuild: number | null = null;
+  let rebuild: Awaited<ReturnType<typeof buildIndex>> | null = null;
   if (process.argv.includes('--reindex') || !existsSync(indexFile)) {
     for (const f of [indexFile, `${indexFile}-wal`, `${indexFile}-shm`]) rmSync(f, { force: true });
     const index = new SearchIndex({ root });
-    const t0 = performance.now();
-    const built = await index.reindex();
-    rebuild = performance.now() - t0;
+    rebuild = await buildIndex(index, corpus);
     index.close();
+    const r = rebuild.reindex;
     console.log(
-      `index built from the repositories (reindex): ${int(built.added)} messages in ${(rebuild / 1000).toFixed(1)} s`,
+      `index built: reindex of ${int(r.sessions)} repositories, ${int(r.added)} messages in ${(r.ms / 1000).toFixed(1)} s (${((r.ms / r.added) * 1000).toFixed(0)} µs a message); ${int(rebuild.generated.messages)} messages of the sessions without a repository through apply in ${(rebuild.generated.ms / 1000).toFixed(1)} s`,
     );
   }
+  if (process.argv.includes('--index-only')) return;
   const index = new SearchIndex({ root });
   const messages = countMessages(indexFile);
   const size = sizeOf(indexFile);
@@ -128,7 +143,7 @@ export async function run(): Promise<void> {
       });
       eg.push(performance.now() - t0);
       hits = r.hits.length;
-      if (hasRg && !q.session && !q.role && rep < 3) {
+      if (hasRg && !q.session && !q.role && rep < RG_REPS) {
         const g = ripgrep(root, q.words.split(' ')[0]!)!;
         rg.push(g.ms);
         rgFiles = g.files.length;
@@ -171,27 +186,41 @@ export async function run(): Promise<void> {
         .replace(/^\d+-[uats]-/, '')
         .replace(/\.json$/, ''),
     );
-    const found = all.hits.map((h) => h.node);
+    const found = all.hits.filter((h) => ids.includes(h.session)).map((h) => h.node);
     if (JSON.stringify([...files].sort()) !== JSON.stringify([...found].sort()))
       fail(`the index found ${found.length} messages holding ${rare}, ripgrep ${files.length}`);
     console.log(`check: the ${found.length} messages holding "${rare}" are the files ripgrep finds`);
   }
 
-  // git grep, one process a repository, for two queries, once (it takes a while).
-  const grepRows = [['query', 'git grep (all repositories)', 'matches', 'entity-git median', 'git grep/entity-git']];
+  // git grep, one process a repository, for the rare word, once (it takes a while).
+  const grepIds = ids.filter((_, k) => k % GREP_EVERY === 0);
+  const grepRows = [
+    [
+      'query',
+      `git grep (${int(grepIds.length)} repositories${GREP_EVERY > 1 ? `, ×${GREP_EVERY}` : ''})`,
+      'matches',
+      'entity-git median',
+      'git grep/entity-git',
+    ],
+  ];
   const grep: Record<string, unknown>[] = [];
-  for (const q of process.argv.includes('--no-git-grep') ? [] : [QUERIES[1]!, QUERIES[3]!]) {
-    const g = gitGrep(root, ids, q.words);
+  for (const q of process.argv.includes('--no-git-grep') ? [] : [QUERIES[3]!]) {
+    const measured = gitGrep(root, grepIds, q.words);
+    const g = { ...measured, repositories: grepIds.length, ms: measured.ms * GREP_EVERY };
     const e = (results.find((r) => r.name === q.name)!.entityGit as { median: number }).median;
     grepRows.push([q.name, `${ms(g.ms)} ms`, int(g.matches), ms(e), ratio(g.ms / e)]);
     grep.push({ query: q.name, ...g });
   }
   console.log(align(grepRows));
 
-  const update = await measureUpdates(corpus.db, root, index);
-  console.log(
-    `a turn's sync: ${ms(update.sync.median)} ms median, the index update after it: ${ms(update.update.median)} ms (${ratio(update.update.median / update.sync.median)} of the sync; median of the per-turn ratios ${ratio(update.ratio.median)})`,
-  );
+  const update = await measureUpdates(corpus.db, root, index, real);
+  for (const [name, u] of [
+    ["a session's first sync in the process", update.first],
+    ['a running mirror', update.next],
+  ] as const)
+    console.log(
+      `${name}: a turn's sync ${ms(u.sync.median)} ms median, the index update after it (afterSync) ${ms(u.update.median)} ms (${ratio(u.update.median / u.sync.median)} of the sync; median of the per-turn ratios ${ratio(u.ratio.median)})`,
+    );
   index.close();
   writeResults('search', {
     sessions: SESSIONS,
@@ -217,30 +246,43 @@ function sizeOf(file: string): number {
   return [file, `${file}-wal`, `${file}-shm`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
 }
 
-/** A turn appended to `UPDATES` sessions: its sync, then the index update, each timed. */
-async function measureUpdates(db: string, root: string, index: SearchIndex) {
+/**
+ * Two turns appended, one after the other, to `UPDATES` sessions with a repository, each synced
+ * by one long-lived mirror and followed by the index's update from the sync's result
+ * (`afterSync`, what `attach` runs for `watch` and the service): the first turn of a session is
+ * its first sync in this process (the mirror reads its state from disk), the second what a
+ * running mirror meets. Each sync and update timed.
+ */
+async function measureUpdates(db: string, root: string, index: SearchIndex, real: number[]) {
   const store = await openSqlite({ file: db });
   const mirror = createNodeMirror({ dag: store.dag, root });
-  const sync: number[] = [];
-  const update: number[] = [];
-  const ratios: number[] = [];
+  const times = {
+    first: { sync: [] as number[], update: [] as number[] },
+    next: { sync: [] as number[], update: [] as number[] },
+  };
   for (let k = 0; k < UPDATES; k++) {
-    const i = Math.floor(((k + 0.5) * SESSIONS) / UPDATES);
+    const i = real[Math.floor(((k + 0.5) * real.length) / UPDATES)]!;
     const id = corpusSessionId(i);
-    let last = 0;
-    for await (const n of store.dag.nodesAfter(id, 0)) last = n.seq;
-    for (const { seq: _seq, ...n } of corpusNodes(i, 1, last)) await store.writer.appendNode(n);
-    const t0 = performance.now();
-    const r = await mirror.sync(id);
-    const t1 = performance.now();
-    const u = await index.update(id);
-    const t2 = performance.now();
-    if (r.commitsWritten !== 1 || u.added !== 2)
-      fail(`turn ${k}: ${r.commitsWritten} commits, ${u.added} messages indexed`);
-    sync.push(t1 - t0);
-    update.push(t2 - t1);
-    ratios.push((t2 - t1) / (t1 - t0));
+    for (const which of ['first', 'next'] as const) {
+      let last = 0;
+      for await (const n of store.dag.nodesAfter(id, 0)) last = n.seq;
+      for (const { seq: _seq, ...n } of corpusNodes(i, 1, last)) await store.writer.appendNode(n);
+      const t0 = performance.now();
+      const r = await mirror.sync(id);
+      const t1 = performance.now();
+      const u = await index.afterSync(r);
+      const t2 = performance.now();
+      if (r.commitsWritten !== 1 || u.added !== 2)
+        fail(`session ${id}: ${r.commitsWritten} commits, ${u.added} messages indexed`);
+      times[which].sync.push(t1 - t0);
+      times[which].update.push(t2 - t1);
+    }
   }
   await store.close();
-  return { sync: stats(sync), update: stats(update), ratio: stats(ratios) };
+  const summary = (t: { sync: number[]; update: number[] }) => ({
+    sync: stats(t.sync),
+    update: stats(t.update),
+    ratio: stats(t.update.map((u, k) => u / t.sync[k]!)),
+  });
+  return { first: summary(times.first), next: summary(times.next) };
 }

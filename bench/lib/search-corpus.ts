@@ -2,12 +2,15 @@
 // over a vocabulary of 30,000 made-up words, as natural text does (a handful of words in every
 // message, most words in few), so a query can be common, medium or rare. Deterministic: the same
 // sessions, bytes and commit ids on every run.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { canonicalJson, type DagNode } from '../../packages/core/src/index.js';
 import { openSqlite, type SqlStore } from '../../packages/sqlite/src/index.js';
 import { BASE_TIME, mulberry32 } from './conversation.js';
-import { timedReconcile } from './small-sessions.js';
+
+const CHILD = fileURLToPath(new URL('../search-corpus-child.ts', import.meta.url));
 
 const VOCABULARY = 30_000;
 const SYLLABLES = 'ka lo mi ne ru ta so vi de ga po lu fe zi ho ba ri mo nu te'.split(' ');
@@ -76,46 +79,77 @@ export interface Corpus {
   messages: number;
   /** Canonical JSON of every message, in bytes (what the message files hold). */
   messageBytes: number;
+  /**
+   * The sessions that have a repository: per builder process `k` of `jobs`, sessions k, k + jobs,
+   * … below `next[k]` (all of them when the build had the time). The others are in the DAG only.
+   */
+  repositories: { jobs: number; next: number[] };
   /** How long each step of the build took, ms (absent for a corpus reused from disk). */
-  build?: { fill: number; backfill: number };
+  build?: { fill: number | null; repositories: number };
 }
 
+/** Whether session `i` of the corpus has a repository. */
+export const hasRepository = (c: Pick<Corpus, 'repositories'>, i: number): boolean =>
+  i < c.repositories.next[i % c.repositories.jobs]!;
+
 /**
- * The corpus in `dir`, built there once (an SQLite DAG filled in one transaction, then
- * `reconcile` on an empty root: what `entity-git sync` runs, one pack per session) and reused by
- * later runs (`corpus.json` records it).
+ * The corpus in `dir`, built there once and reused by later runs (`corpus.json` records it): an
+ * SQLite DAG filled in one transaction, then each session's repository written by `mirror.sync`,
+ * split over `jobs` processes that each take every `jobs`-th session, until `minutes` have passed
+ * (the sessions left are in the DAG only; `hasRepository` says which).
  */
-export async function searchCorpus(dir: string, sessions: number, turns: number): Promise<Corpus> {
+export async function searchCorpus(
+  dir: string,
+  o: { sessions: number; turns: number; jobs: number; minutes: number },
+): Promise<Corpus> {
   const record = join(dir, 'corpus.json');
   if (existsSync(record)) {
     const c = JSON.parse(readFileSync(record, 'utf8')) as Corpus;
-    if (c.sessions !== sessions || c.turns !== turns)
-      throw new Error(`${dir} holds ${c.sessions} sessions of ${c.turns} turns, not ${sessions} of ${turns}`);
+    if (c.sessions !== o.sessions || c.turns !== o.turns)
+      throw new Error(`${dir} holds ${c.sessions} sessions of ${c.turns} turns, not ${o.sessions} of ${o.turns}`);
     return { ...c, build: undefined };
   }
   mkdirSync(dir, { recursive: true });
   const db = join(dir, 'dag.db');
   const root = join(dir, 'root');
-  const store = await openSqlite({ file: db });
-  const t0 = performance.now();
-  const messageBytes = await fill(store, sessions, turns);
-  const fillMs = performance.now() - t0;
-  const backfill = await timedReconcile(store, root);
-  const failed = backfill.report.entries.find((e) => e.action !== 'backfilled');
-  if (failed) throw new Error(`backfill: ${JSON.stringify(failed)}`);
-  await store.close();
+  const { messageBytes, fill: fillMs } = await rows(dir, o.sessions, o.turns);
+  const t1 = performance.now();
+  const deadline = Date.now() + o.minutes * 60_000;
+  const next = await Promise.all(
+    Array.from({ length: o.jobs }, (_, part) =>
+      buildPart({ db, root, sessions: o.sessions, part, parts: o.jobs, deadline }),
+    ),
+  );
   const c: Corpus = {
     dir,
     root,
     db,
-    sessions,
-    turns,
-    messages: sessions * turns * 2,
+    sessions: o.sessions,
+    turns: o.turns,
+    messages: o.sessions * o.turns * 2,
     messageBytes,
-    build: { fill: fillMs, backfill: backfill.ms },
+    repositories: { jobs: o.jobs, next },
+    build: { fill: fillMs, repositories: performance.now() - t1 },
   };
   writeFileSync(record, JSON.stringify(c, null, 2));
   return c;
+}
+
+/** The DAG's rows, written once (`rows.json` says they are): a stopped build starts again at the repositories. */
+async function rows(
+  dir: string,
+  sessions: number,
+  turns: number,
+): Promise<{ messageBytes: number; fill: number | null }> {
+  const done = join(dir, 'rows.json');
+  if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8')) as { messageBytes: number; fill: number | null };
+  const store = await openSqlite({ file: join(dir, 'dag.db') });
+  const t0 = performance.now();
+  const messageBytes = await fill(store, sessions, turns);
+  const made = { messageBytes, fill: performance.now() - t0 };
+  await store.close();
+  writeFileSync(done, JSON.stringify(made));
+  return made;
 }
 
 async function fill(store: SqlStore, count: number, turns: number): Promise<number> {
@@ -138,4 +172,22 @@ async function fill(store: SqlStore, count: number, turns: number): Promise<numb
     }
   });
   return bytes;
+}
+
+/** One builder process (bench/search-corpus-child.ts), niced (the machine is shared); resolves to the first session it did not write. */
+function buildPart(o: { db: string; root: string; sessions: number; part: number; parts: number; deadline: number }) {
+  return new Promise<number>((resolve, reject) => {
+    const args = [o.db, o.root, o.sessions, o.part, o.parts, o.deadline].map(String);
+    const child = spawn('nice', [process.execPath, '--import', 'tsx', '--conditions=source', CHILD, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve((JSON.parse(out) as { next: number }).next)
+        : reject(new Error(`corpus builder ${o.part} exited ${code}`)),
+    );
+  });
 }

@@ -29,6 +29,7 @@ import {
   type ProjectStore,
   type SearchSource,
   type ServiceEvents,
+  type SyncResult,
   type TurnFilesSource,
   type TurnReport,
   type WorkdirPolicy,
@@ -61,7 +62,7 @@ export interface ServerActionsOptions {
   /** Told about a sync that failed after a write (the write itself stands). */
   onSyncError?: (sessionId: string, err: unknown) => void;
   /** Told about every sync that wrote something after a write (the search index follows it). */
-  onSynced?: (sessionId: string) => void;
+  onSynced?: (result: SyncResult) => void;
   /** Answers `search_messages` (`@entity-git/search` over the server's root). Without it the action is refused. */
   search?: SearchSource;
   /**
@@ -121,7 +122,8 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
   /** The DAG is written already: a failing mirror is reported, never turned into a failed write. */
   const sync = async (sessionId: string): Promise<boolean> => {
     try {
-      if (!(await mirror.sync(sessionId)).noop) options.onSynced?.(sessionId);
+      const result = await mirror.sync(sessionId);
+      if (!result.noop) options.onSynced?.(result);
       return true;
     } catch (err) {
       options.onSyncError?.(sessionId, err);

@@ -1,13 +1,13 @@
 // The server's search index (`@entity-git/search`, a file beside its session repositories): brought
 // up to date with every repository at start-up, then after each sync that wrote something. An
 // index that fails is logged and mended by the next update; it never fails a write or a sync.
-import type { DagSource, MirrorService } from '@entity-git/core';
+import type { DagSource, MirrorService, SyncResult } from '@entity-git/core';
 import { SearchIndex } from '@entity-git/search';
 
 export interface ServerSearch {
   index: SearchIndex;
-  /** After a sync that wrote something: the session's index update, in the background. */
-  onSynced(sessionId: string): void;
+  /** After a sync that wrote something: the index update from its result, in the background. */
+  onSynced(result: SyncResult): void;
   /** Every session of the DAG brought up to date (what a sync wrote while the server was down). */
   catchUp(dag: DagSource): Promise<void>;
   /** Follow the mirror service's syncs too (project turns, `send_message`'s own). */
@@ -21,7 +21,7 @@ export function openServerSearch(root: string, log: (line: string) => void): Ser
     log(`search index update of ${sessionId} failed: ${(err as Error).message}`);
   return {
     index,
-    onSynced: (sessionId) => void index.update(sessionId).catch((err: unknown) => failed(sessionId, err)),
+    onSynced: (result) => void index.afterSync(result).catch((err: unknown) => failed(result.sessionId, err)),
     async catchUp(dag) {
       for (const sessionId of await dag.listSessions())
         await index.update(sessionId).catch((err: unknown) => failed(sessionId, err));

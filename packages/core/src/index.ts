@@ -142,6 +142,7 @@ export {
   type RepositoryChanges,
   type BranchChange,
   type PlacedMessage,
+  type KnownRepository,
 } from './search/search-walk.js';
 export {
   searchQuery,

@@ -1,2 +1,2 @@
-export { SearchIndex, type SearchIndexOptions, type IndexUpdate } from './search-index.js';
+export { SearchIndex, type SearchIndexOptions, type IndexUpdate, type SyncDone } from './search-index.js';
 export { INDEX_FILE } from './index-schema.js';

@@ -3,22 +3,24 @@ import {
   hasEveryWord,
   matcherOf,
   searchQuery,
-  searchText,
   searchWords,
   searchHit,
-  type DagNode,
+  type Role,
   type SearchHit,
   type SearchQuery,
   type SearchResult,
 } from '@entity-git/core';
-import { ObjectStore, fromUtf8, joinPath, toHex, type Store } from '@entity-git/git';
+import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
+import { unpackText } from './index-schema.js';
 
 interface Candidate {
   id: number;
-  blob: Uint8Array;
+  node: string;
+  role: number;
+  seq: number;
+  body: Uint8Array;
   session: string;
-  dir: string;
   head: string | null;
 }
 
@@ -29,18 +31,24 @@ interface Place {
 }
 
 /**
- * Answers a query from the index: the full-text index (or, for a regular expression, every
- * message the filters leave) gives candidates in rank order, a page at a time; each is read from
- * its repository and checked against the query before it counts, so a hit is always exact.
+ * Answers a query from the index alone: the full-text index (or, for a regular expression, every
+ * message the filters leave) gives candidates newest first, a page at a time; each one's text,
+ * kept in the index, is checked against the query before it counts (so a hit is always exact)
+ * and gives the snippet. No repository is read.
  */
-export async function runSearch(db: Database.Database, store: Store, input: SearchQuery): Promise<SearchResult> {
+export function runSearch(db: Database.Database, input: SearchQuery): SearchResult {
   const q = searchQuery(input);
   const regex = q.regex === true;
   const matcher = matcherOf(q.text, regex);
   const where: string[] = [];
   const args: unknown[] = [];
-  if (!regex) {
-    where.push('words MATCH ?');
+  // In one session the word's list (hundreds of thousands of ids at a million messages) is not
+  // walked: a session of up to SESSION_SCAN messages is read whole, newest first, each message
+  // checked against its text; a longer one's messages are each looked up among the word's.
+  const inSession = q.session !== undefined;
+  const scan = regex || (inSession && sessionSize(db, q.session!) <= SESSION_SCAN);
+  if (!scan) {
+    where.push(inSession ? 'd.id IN (SELECT rowid FROM words WHERE words MATCH ?)' : 'words MATCH ?');
     args.push(
       searchWords(q.text)
         .map((w) => `"${w}"`)
@@ -62,35 +70,27 @@ export async function runSearch(db: Database.Database, store: Store, input: Sear
     );
     args.push(...onBranch.args);
   }
-  const from = regex
+  const byDocs = scan || inSession;
+  const from = byDocs
     ? 'docs d JOIN sessions s ON s.id = d.session'
     : 'words w JOIN docs d ON d.id = w.rowid JOIN sessions s ON s.id = d.session';
   // Newest first, in the full-text index's own order: the first page is read without sorting every match.
-  const order = regex ? 'd.id DESC' : 'w.rowid DESC';
+  const order = byDocs ? 'd.id DESC' : 'w.rowid DESC';
   const page = db.prepare(
-    `SELECT d.id, d.blob, s.session, s.dir, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
+    `SELECT d.id, d.node, d.role, d.seq, d.body, s.session, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
      ORDER BY ${order} LIMIT ? OFFSET ?`,
   );
   const places = db.prepare(
     `SELECT b.name, p.turn, p.commit_id FROM places p JOIN branches b ON b.id = p.branch
      WHERE p.doc = ?${q.allBranches === true ? '' : ' AND b.name = ?'} ORDER BY b.name`,
   );
-  const objects = new Map<string, ObjectStore>();
   const hits: SearchHit[] = [];
-  const read = (row: Candidate): Promise<Uint8Array> => {
-    let os = objects.get(row.dir);
-    if (os === undefined) objects.set(row.dir, (os = new ObjectStore(store, joinPath(row.dir, '.git'))));
-    return os.readTyped(toHex(row.blob), 'blob');
-  };
-  // The first page is what the answer needs when every candidate holds the words (the usual case);
-  // its messages are read at once, as the repositories are many and each read waits on the disk.
+  // The first page is what the answer needs when every candidate holds the words (the usual case).
   let size = q.limit + 1;
   for (let offset = 0; ; offset += size, size = Math.min(500, size * 4)) {
     const rows = page.all(...args, size, offset) as Candidate[];
-    const blobs = await Promise.all(rows.map(read));
-    for (const [k, row] of rows.entries()) {
-      const node = JSON.parse(fromUtf8(blobs[k]!)) as DagNode;
-      const text = searchText(node);
+    for (const row of rows) {
+      const text = unpackText(row.body);
       matcher.lastIndex = 0;
       if (regex ? !matcher.test(text) : !hasEveryWord(text, q.text)) continue;
       if (hits.length === q.limit) return { hits, more: true };
@@ -100,7 +100,7 @@ export async function runSearch(db: Database.Database, store: Store, input: Sear
           session: row.session,
           head: row.head,
           asked: q.branch,
-          node,
+          node: { id: row.node, role: ROLES[row.role] as Role, seq: row.seq },
           text,
           places: at.map((p) => ({ branch: p.name, turn: p.turn, commit: toHex(p.commit_id) })),
           matcher,
@@ -110,6 +110,17 @@ export async function runSearch(db: Database.Database, store: Store, input: Sear
     if (rows.length < size) return { hits, more: false };
   }
 }
+
+const SESSION_SCAN = 2000;
+
+const sessionSize = (db: Database.Database, session: string): number =>
+  (
+    db
+      .prepare(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM docs WHERE session = (SELECT id FROM sessions WHERE session = ?) LIMIT ${SESSION_SCAN + 1})`,
+      )
+      .get(session) as { n: number }
+  ).n;
 
 // Which branches a message must be on: any (every branch), the one asked, or its session's HEAD's.
 function branchCondition(q: SearchQuery): { sql: string | null; args: unknown[] } {

@@ -7,15 +7,17 @@ import {
   sessionDirName,
   type MirrorService,
   type BranchChange,
+  type KnownRepository,
   type RepositoryChanges,
   type SearchQuery,
   type SearchResult,
   type SearchSource,
+  type SyncResult,
 } from '@entity-git/core';
 import { EntityGitError, fromHex, storeFor, type Storage, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
-import { INDEX_FILE, ensureSchema } from './index-schema.js';
+import { INDEX_FILE, ensureSchema, packText, unpackText } from './index-schema.js';
 import { runSearch } from './run-search.js';
 
 export interface SearchIndexOptions {
@@ -36,13 +38,17 @@ export interface IndexUpdate {
   removed: number;
 }
 
+/** What of a sync's result the index reads: the session, the branches it moved, HEAD. */
+export type SyncDone = Pick<SyncResult, 'sessionId' | 'branchesMoved' | 'head'>;
+
 /**
  * entity-git's own full-text index of every session repository under a root (docs/design.md,
  * 'Search'): SQLite FTS5 in one file beside the repositories, filled from the repositories' objects
- * (never the application's database). `update` after a sync reads what the sync wrote: the
- * branches whose tips moved since the index last saw them, from the old tip up. Each update is one
- * transaction, so a process killed during one leaves the index as it was, and the next update
- * does the work again; `reindex` builds it from the repositories alone, through the same code.
+ * (never the application's database), each message's text kept in it (compressed) so a query reads
+ * no repository. `afterSync` takes what a sync wrote from its result: the branches it moved, from
+ * the tips the index last saw up. Each update is one transaction, so a process killed during one
+ * leaves the index as it was, and the next update does the work again; `reindex` builds it from
+ * the repositories alone, through the same code.
  */
 export class SearchIndex implements SearchSource {
   readonly root: string;
@@ -76,6 +82,28 @@ export class SearchIndex implements SearchSource {
     return this.#serial(sessionId, () => this.#updateDir(join(this.root, sessionDirName(sessionId))));
   }
 
+  /**
+   * Brings the index up to date with what one sync wrote, from its result: only the branches it
+   * moved are read (their refs, their new commits, trees and message files), and none when it
+   * moved none. A session the index does not know yet is read whole, as `update` does.
+   */
+  afterSync(result: SyncDone): Promise<IndexUpdate> {
+    const { sessionId, branchesMoved, head } = result;
+    const dir = join(this.root, sessionDirName(sessionId));
+    return this.#serial(sessionId, () => this.#updateDir(dir, { branches: branchesMoved, head }));
+  }
+
+  /**
+   * Records a repository's changes that the caller read or wrote itself (the shape
+   * `readRepositoryChanges` gives), in one transaction, as `update` would. `dir` is the
+   * repository's directory under the root; the changes must start from the tips the index holds.
+   */
+  apply(dir: string, changes: RepositoryChanges): IndexUpdate {
+    const done = this.#apply(dir, this.#tipsOf(dir), changes);
+    if (done === null) throw new EntityGitError('SEARCH_INDEX_ERROR', `the tips of ${dir} moved during the update`);
+    return done;
+  }
+
   /** Empties the index and fills it again from every repository under the root. */
   async reindex(): Promise<IndexUpdate> {
     this.#db.exec(
@@ -92,8 +120,8 @@ export class SearchIndex implements SearchSource {
     return total;
   }
 
-  search(query: SearchQuery): Promise<SearchResult> {
-    return runSearch(this.#db, this.#store, query);
+  async search(query: SearchQuery): Promise<SearchResult> {
+    return runSearch(this.#db, query);
   }
 
   /**
@@ -102,8 +130,8 @@ export class SearchIndex implements SearchSource {
    * the session (or `reindex`) does its work. Returns the function that stops listening.
    */
   attach(service: Pick<MirrorService, 'on'>, onError?: (sessionId: string, error: EntityGitError) => void): () => void {
-    return service.on('committed', ({ sessionId }) => {
-      this.update(sessionId).catch((err: unknown) => onError?.(sessionId, indexError(err, 'search index update')));
+    return service.on('committed', ({ sessionId, result }) => {
+      this.afterSync(result).catch((err: unknown) => onError?.(sessionId, indexError(err, 'search index update')));
     });
   }
 
@@ -125,13 +153,18 @@ export class SearchIndex implements SearchSource {
     const messages = (
       db
         .prepare(
-          `SELECT d.id, s.session, lower(hex(d.blob)) AS blob, d.role, d.seq,
+          `SELECT d.id, s.session, lower(hex(d.blob)) AS blob, d.role, d.seq, d.node, d.body,
              (SELECT json_group_array(b.name || ' ' || p.turn || ' ' || lower(hex(p.commit_id)))
                 FROM places p JOIN branches b ON b.id = p.branch WHERE p.doc = d.id ORDER BY b.name) AS places
            FROM docs d JOIN sessions s ON s.id = d.session ORDER BY s.session, d.blob`,
         )
-        .all() as { id: number; session: string; blob: string; role: number; seq: number; places: string }[]
-    ).map(({ id, ...m }) => ({ ...m, places: (JSON.parse(m.places) as string[]).sort(), words: words.get(id) ?? [] }));
+        .all() as { id: number; body: Uint8Array; session: string; blob: string; places: string }[]
+    ).map(({ id, body, ...m }) => ({
+      ...m,
+      text: unpackText(body),
+      places: (JSON.parse(m.places) as string[]).sort(),
+      words: words.get(id) ?? [],
+    }));
     return {
       sessions: db.prepare(`SELECT session, dir, head FROM sessions ORDER BY session`).all(),
       branches: db
@@ -167,15 +200,18 @@ export class SearchIndex implements SearchSource {
     return next;
   }
 
-  async #updateDir(dir: string): Promise<IndexUpdate> {
-    for (;;) {
+  async #updateDir(dir: string, moved?: KnownRepository['moved']): Promise<IndexUpdate> {
+    for (let again = false; ; again = true) {
       const known = this.#tipsOf(dir);
       const session = (
         this.#sql(`SELECT session FROM sessions WHERE dir = ?`).get(dir) as { session: string } | undefined
       )?.session;
+      // What the sync moved is enough once the index knows the session (a sync deletes no branch);
+      // read again after another process moved the tips, every ref is listed.
+      const given = session !== undefined && !again && moved !== undefined ? { session, moved } : { session };
       let changes: RepositoryChanges | null;
       try {
-        changes = await readRepositoryChanges(this.#store, dir, known, session);
+        changes = await readRepositoryChanges(this.#store, dir, known, given);
       } catch (err) {
         throw indexError(err, `cannot read the repository ${dir} for the search index`);
       }
@@ -238,8 +274,14 @@ export class SearchIndex implements SearchSource {
       if (doc === undefined) {
         const role = ROLES.indexOf(m.node.role);
         doc = Number(
-          this.#sql(`INSERT INTO docs(session, blob, role, seq) VALUES (?, ?, ?, ?)`).run(sid, blob, role, m.node.seq)
-            .lastInsertRowid,
+          this.#sql(`INSERT INTO docs(session, blob, role, seq, node, body) VALUES (?, ?, ?, ?, ?, ?)`).run(
+            sid,
+            blob,
+            role,
+            m.node.seq,
+            m.node.id,
+            packText(m.text),
+          ).lastInsertRowid,
         );
         this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, m.text);
         added++;
@@ -264,7 +306,9 @@ export class SearchIndex implements SearchSource {
     let removed = 0;
     for (const id of docs) {
       if (this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) !== undefined) continue;
-      this.#sql(`DELETE FROM words WHERE rowid = ?`).run(id);
+      // A contentless index forgets a message by being told its words again: the text kept in docs.
+      const { body } = this.#sql(`SELECT body FROM docs WHERE id = ?`).get(id) as { body: Uint8Array };
+      this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(id, unpackText(body));
       this.#sql(`DELETE FROM docs WHERE id = ?`).run(id);
       removed++;
     }

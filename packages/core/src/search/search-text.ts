@@ -113,7 +113,7 @@ export function searchHit(o: {
   session: string;
   head: string | null;
   asked: string | undefined;
-  node: DagNode;
+  node: Pick<DagNode, 'id' | 'role' | 'seq'>;
   text: string;
   places: readonly HitPlace[];
   matcher: RegExp;

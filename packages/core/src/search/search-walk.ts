@@ -58,33 +58,45 @@ interface Walked {
   seq: number;
 }
 
+/** What a caller of {@link readRepositoryChanges} already knows, so as not to read it again. */
+export interface KnownRepository {
+  /** The repository's session id (else read from `meta.json`). */
+  session?: string;
+  /**
+   * What a sync just reported (its `SyncResult`): only these branches moved, and HEAD names
+   * `head`. Only their refs are read; the branches of `known` not named keep their tips (a sync
+   * deletes no branch). Without it every ref is listed.
+   */
+  moved?: { branches: readonly string[]; head: string | null };
+}
+
 /**
  * Reads, from a session repository's objects alone, what its branches hold beyond `known` (branch
  * → tip as last indexed). The same function serves a live update after a sync and a rebuild from
  * nothing (`known` empty), so a rebuilt index equals the live one. Null when `dir` holds no
- * repository with a commit. `session`: the repository's session id when the caller knows it
- * (else read from `meta.json`).
+ * repository with a commit.
  */
 export async function readRepositoryChanges(
   store: Store,
   dir: string,
   known: ReadonlyMap<string, string>,
-  session?: string,
+  given: KnownRepository = {},
 ): Promise<RepositoryChanges | null> {
   const gitdir = joinPath(dir, '.git');
-  if ((await store.lstat(joinPath(gitdir, 'HEAD'))) === null) return null;
+  const moved = given.moved;
+  if (moved === undefined && (await store.lstat(joinPath(gitdir, 'HEAD'))) === null) return null;
   const refs = new RefStore(store, gitdir);
   const objects = new ObjectStore(store, gitdir);
-  const tips = new Map<string, string>();
-  for (const name of await refs.branches()) {
+  const tips = new Map<string, string>(moved === undefined ? [] : known);
+  for (const name of moved?.branches ?? (await refs.branches())) {
     const tip = await refs.resolve(`refs/heads/${name}`);
     if (tip !== null) tips.set(name, tip);
   }
   if (tips.size === 0) return null;
-  const head = await refs.headBranch();
+  const head = moved === undefined ? await refs.headBranch() : moved.head;
   const anyTip = tips.get(head ?? '') ?? tips.values().next().value!;
   // The session id is in every commit's meta.json; an index that knows the directory knows it.
-  const id = session ?? (await sessionOf(objects, anyTip));
+  const id = given.session ?? (await sessionOf(objects, anyTip));
   const blobs = new Map<string, DagNode>();
   const changed: BranchChange[] = [];
   for (const [name, tip] of tips) {
