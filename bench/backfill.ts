@@ -39,7 +39,8 @@ import {
   fsckOr,
 } from './lib/measure.js';
 
-const TURNS = 2000;
+/** Turns of the session (5 messages each); `BACKFILL_BENCH_TURNS` sets another count (a quick run on a busy machine). */
+const TURNS = Number(process.env.BACKFILL_BENCH_TURNS ?? 2000);
 const REPS = 3;
 const LAYOUTS: Layout[] = ['flat', 'sharded'];
 
