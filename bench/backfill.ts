@@ -3,7 +3,9 @@
 // times and messages, so the same commit ids). The two are interleaved rep by rep, with a third
 // contender for information: entity-git with its working tree written file by file on the
 // calling thread (node-fs storage without its `writeFiles`), as before the tree's files were
-// written on a thread beside the pack.
+// written on a thread beside the pack. A fourth, `reconcile`, is what `entity-git sync` runs for a
+// session without a repository (a check, the backfill, the check after it), with the times the
+// session's nodes were read from the DAG counted.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -13,6 +15,8 @@ import {
   MemoryDag,
   canonicalJson,
   createMirror,
+  reconcile,
+  type DagSource,
   messageFileName,
   shardOf,
   type DagNode,
@@ -35,7 +39,8 @@ import {
   fsckOr,
 } from './lib/measure.js';
 
-const TURNS = 2000;
+/** Turns of the session (5 messages each); `BACKFILL_BENCH_TURNS` sets another count (a quick run on a busy machine). */
+const TURNS = Number(process.env.BACKFILL_BENCH_TURNS ?? 2000);
 const REPS = 3;
 const LAYOUTS: Layout[] = ['flat', 'sharded'];
 
@@ -146,10 +151,14 @@ interface LayoutResult {
   sameThread: Stats;
   fastImport: Stats;
   checkout: Stats;
+  reconcile: Stats;
+  /** Reads of the session's nodes (`nodesAfter` calls) in one reconcile. */
+  reconcileReads: number;
   ratios: {
     entityGitOverFastImport: number;
     entityGitOverFastImportAndCheckout: number;
     sameThreadOverEntityGit: number;
+    reconcileOverEntityGit: number;
   };
   disk: { entityGit: Disk; fastImport: Disk };
   finalTree: string;
@@ -175,7 +184,9 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
     sameThread: [] as number[],
     fastImport: [] as number[],
     checkout: [] as number[],
+    reconcile: [] as number[],
   };
+  let reconcileReads = 0;
   let stream: Buffer = Buffer.alloc(0);
   let streamBuildMs = 0;
   let reference: { tree: string; tip: string; shas: string[] } | null = null;
@@ -224,6 +235,20 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
       fail(`${layout} rep ${rep}: git status after the same-thread backfill is not empty`);
     rmSync(sameRoot, { recursive: true, force: true });
 
+    // reconcile: what `entity-git sync` runs for a session without a repository.
+    const counted = countingDag(dag);
+    const recRoot = join(dir, `${layout}-reconcile-${rep}`);
+    const rec = createNodeMirror({ dag: counted.dag, root: recRoot, layout });
+    const r0 = performance.now();
+    const report = await reconcile({ dag: counted.dag, mirror: rec, sessions: [sessionId] });
+    s.reconcile.push(performance.now() - r0);
+    reconcileReads = counted.reads();
+    if (report.entries[0]?.action !== 'backfilled')
+      fail(`${layout} rep ${rep}: reconcile ${report.entries[0]?.action ?? 'did nothing'}, expected backfilled`);
+    if (git(rec.repoPath(sessionId), 'rev-parse', 'HEAD').trim() !== reference!.tip)
+      fail(`${layout} rep ${rep}: the reconcile's tip differs`);
+    rmSync(recRoot, { recursive: true, force: true });
+
     // fast-import: a new repository (git init untimed), the stream piped in, its pack written.
     const fi = join(dir, `${layout}-fast-import-${rep}`);
     git(dir, 'init', '-q', '-b', 'main', fi);
@@ -259,6 +284,7 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
   const t = stats(s.sameThread);
   const f = stats(s.fastImport);
   const c = stats(s.checkout);
+  const r = stats(s.reconcile);
   return {
     layout,
     messages: nodes.length,
@@ -270,15 +296,32 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
     sameThread: t,
     fastImport: f,
     checkout: c,
+    reconcile: r,
+    reconcileReads,
     ratios: {
       entityGitOverFastImport: e.median / f.median,
       entityGitOverFastImportAndCheckout: e.median / (f.median + c.median),
       sameThreadOverEntityGit: t.median / e.median,
+      reconcileOverEntityGit: r.median / e.median,
     },
     disk: disk!,
     finalTree: reference!.tree,
     tip: reference!.tip,
   };
+}
+
+/** `dag` with its reads of a session's nodes counted (each `nodesAfter` call is one read). */
+function countingDag(dag: DagSource): { dag: DagSource; reads: () => number } {
+  let reads = 0;
+  const counted: DagSource = {
+    listSessions: () => dag.listSessions(),
+    getSession: (id) => dag.getSession(id),
+    nodesAfter: (id, after, options) => {
+      reads++;
+      return dag.nodesAfter(id, after, options);
+    },
+  };
+  return { dag: counted, reads: () => reads };
 }
 
 const sec = (x: number) => `${(x / 1000).toFixed(2)} s`;
@@ -295,8 +338,24 @@ function table(results: LayoutResult[]): string {
       'entity-git/(fast-import+checkout)',
       'same-thread tree',
       'same-thread/entity-git',
+      'reconcile',
+      'reconcile/entity-git',
+      'node reads',
     ],
-    ['', '', 'median / max', 'median / max', 'median', '(medians)', '(medians)', 'median', '(medians)'],
+    [
+      '',
+      '',
+      'median / max',
+      'median / max',
+      'median',
+      '(medians)',
+      '(medians)',
+      'median',
+      '(medians)',
+      'median / max',
+      '(medians)',
+      'a reconcile',
+    ],
     ...results.map((r) => [
       r.layout,
       `${int(r.messages)} (${int(r.commits)} commits)`,
@@ -307,6 +366,9 @@ function table(results: LayoutResult[]): string {
       ratio(r.ratios.entityGitOverFastImportAndCheckout),
       sec(r.sameThread.median),
       ratio(r.ratios.sameThreadOverEntityGit),
+      `${sec(r.reconcile.median)} / ${sec(r.reconcile.max)}`,
+      ratio(r.ratios.reconcileOverEntityGit),
+      String(r.reconcileReads),
     ]),
   ]);
 }
@@ -360,6 +422,9 @@ export async function run(): Promise<void> {
   console.log('');
   console.log(
     'entity-git/fast-import < 2: the goal (within 2x); entity-git also writes the working tree and index, which "+ checkout" (git reset --hard) adds to fast-import',
+  );
+  console.log(
+    'reconcile: `reconcile` of the session on an empty root (what `entity-git sync` runs: check, backfill, check after), its reads of the nodes counted',
   );
   console.log(
     'same-thread tree: entity-git with its working-tree files written one by one on the calling thread, not beside the pack (for information)',

@@ -6,6 +6,7 @@ import { redactingDag } from '../redact/redacting-dag.js';
 import { checkRedaction, type RedactionOptions } from '../redact/redaction-options.js';
 import type { MirrorOptions } from './mirror.js';
 import { createRepoContext, type OnDemandModule, type RepoContext } from './repo/context.js';
+import type { SyncRecords } from './sync/synced.js';
 
 /** A mirror's options, checked and with their defaults, and its caches: what every phase reads. */
 export interface MirrorContext extends RepoContext {
@@ -16,6 +17,8 @@ export interface MirrorContext extends RepoContext {
   readonly packTurns: boolean;
   /** What the mirror redacts (docs/design.md, 'Redaction'), checked; null: nothing. `dag` then reads through it. */
   readonly redaction: Readonly<Required<RedactionOptions>> | null;
+  /** What each sync left, by the result it returned (see sync/synced.ts). */
+  readonly synced: SyncRecords;
 }
 
 /**
@@ -40,5 +43,5 @@ export function createContext(o: MirrorOptions, onDemand: () => Promise<OnDemand
   const packTurns = o.packTurns ?? false;
   const redaction = o.redaction === false ? null : checkRedaction(o.redaction ?? {});
   const dag = redaction === null ? o.dag : redactingDag(o.dag, redaction);
-  return { ...repo, dag, identity, keys, batchSize, packTurns, redaction };
+  return { ...repo, dag, identity, keys, batchSize, packTurns, redaction, synced: new WeakMap() };
 }

@@ -70,12 +70,11 @@ export interface MetaRefPlan {
  * damaged ref is rewritten; with `checkObjects`, a missing commit, tree or blob too.
  */
 export async function planMetaRef(
-  objects: ObjectStore,
-  refs: RefStore,
-  session: Session,
-  identity: Identity,
-  checkObjects = false,
+  repo: { objects: ObjectStore; refs: RefStore },
+  row: { session: Session; identity: Identity; checkObjects: boolean },
 ): Promise<MetaRefPlan | null> {
+  const { objects, refs } = repo;
+  const { session, identity, checkObjects } = row;
   const meta = buildMetaCommit(session, identity, (t, c) => objects.hash(t, c));
   const oid = objects.hash('commit', meta.commit);
   let current: string | null | undefined;
@@ -105,12 +104,12 @@ export async function planMetaRef(
  * creating the reflog then, so each earlier value stays in it on the machine that saw it.
  */
 export async function moveMetaRef(
-  objects: ObjectStore,
-  refs: RefStore,
+  repo: { objects: ObjectStore; refs: RefStore },
   plan: MetaRefPlan,
-  identity: Identity,
-  written = false,
+  how: { identity: Identity; written: boolean },
 ): Promise<void> {
+  const { objects, refs } = repo;
+  const { identity, written } = how;
   const { meta, oid, current } = plan;
   if (!written) {
     await objects.write('blob', meta.blob);
@@ -122,23 +121,6 @@ export async function moveMetaRef(
       old: current,
       reflog: current === null ? null : { who: identity, message: 'entity-git: session row changed' },
     });
-}
-
-/**
- * Point {@link META_REF} at the row's commit, writing its three objects first. A no-op (false)
- * when it already does. A damaged ref is rewritten; with `checkObjects`, a missing commit too.
- */
-export async function syncMetaRef(
-  objects: ObjectStore,
-  refs: RefStore,
-  session: Session,
-  identity: Identity,
-  checkObjects = false,
-): Promise<boolean> {
-  const plan = await planMetaRef(objects, refs, session, identity, checkObjects);
-  if (plan === null) return false;
-  await moveMetaRef(objects, refs, plan, identity);
-  return true;
 }
 
 /**

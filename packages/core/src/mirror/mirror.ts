@@ -251,6 +251,15 @@ export interface VerifyOptions {
    * asking `changeMarker` again; `null`: none, the full check. Default: asked here.
    */
   marker?: string | null;
+  /**
+   * The result of a sync of this session by this mirror, just made: the check after it
+   * (docs/design.md, 'Verify after a sync'). The repository is compared with the DAG as that sync
+   * read it and with the commits it built — refs, HEAD, objects, the working tree, the meta ref,
+   * damage — without reading the DAG or building a commit again. Anything that is not as the sync
+   * left it sends the check to the full comparison, which reads the DAG. A result of another
+   * mirror, or of a sync of another session, is ignored (the full check). Default: none.
+   */
+  synced?: SyncResult;
 }
 
 /** What one `verify` found. */
@@ -263,6 +272,11 @@ export interface VerifyReport {
   ok: boolean;
   /** Every difference found, in the order checked (empty when `unchanged`). */
   differences: Difference[];
+  /**
+   * With `synced`, when the check found differences: the DAG is no longer what that sync read (it
+   * was written to since), so the differences may be rows the sync never saw.
+   */
+  dagChanged?: true;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { MirrorContext } from './context.js';
 import type { BranchInfo, CommitInfo, LogPage, LogPageRequest, TurnView } from './mirror.js';
 import { chainLog, commitGraph } from './replay-log.js';
 import { LIVE_STATES, remember } from './repo/state.js';
+import type { SessionId } from './session-id.js';
 import { messageEntries, openExisting, readCommitTree, walk, type Repo } from './repo/repo.js';
 
 /** A commit's place on a branch: turn N of M, and its neighbours there. */
@@ -41,7 +42,7 @@ function onChain(graph: CommitGraph, tip: string, commit: string): Position | nu
 /** The repository and a branch's tip (default: HEAD's); null before the first turn. */
 async function branchTip(
   ctx: MirrorContext,
-  sessionId: string,
+  sessionId: SessionId,
   options: { branch?: string },
 ): Promise<{ repo: Repo; tip: string } | null> {
   const repo = await openExisting(ctx, sessionId);
@@ -63,7 +64,7 @@ async function branchTip(
 /** The commits of a branch (default: HEAD's), newest first, following first parents. */
 export async function log(
   ctx: MirrorContext,
-  sessionId: string,
+  sessionId: SessionId,
   options: { branch?: string } = {},
 ): Promise<CommitInfo[]> {
   const at = await branchTip(ctx, sessionId, options);
@@ -73,7 +74,7 @@ export async function log(
 /** One page of that log and its length (replay-log.ts, `pagedLog`); the page is checked first. */
 export async function logPage(
   ctx: MirrorContext,
-  sessionId: string,
+  sessionId: SessionId,
   options: { branch?: string; page: LogPageRequest },
 ): Promise<LogPage> {
   const { checkLogPage, logSlice, pagedLog } = await ctx.onDemand();
@@ -83,7 +84,7 @@ export async function logPage(
 }
 
 /** Every branch with its tip, `main` first. */
-export async function branches(ctx: MirrorContext, sessionId: string): Promise<BranchInfo[]> {
+export async function branches(ctx: MirrorContext, sessionId: SessionId): Promise<BranchInfo[]> {
   const repo = await openExisting(ctx, sessionId);
   const head = await repo.refs.headBranch();
   const out: BranchInfo[] = [];
@@ -101,7 +102,7 @@ export async function branches(ctx: MirrorContext, sessionId: string): Promise<B
 /** The session as it stood at `commit`, from objects alone. */
 export async function read(
   ctx: MirrorContext,
-  sessionId: string,
+  sessionId: SessionId,
   commit: string,
   options: { branch?: string } = {},
 ): Promise<TurnView> {

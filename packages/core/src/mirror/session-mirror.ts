@@ -16,6 +16,7 @@ import type {
   VerifyReport,
 } from './mirror.js';
 import { repoPath } from './repo/repo.js';
+import { sessionIdOf } from './session-id.js';
 import { branches, log, logPage, read } from './replay.js';
 import { syncSession } from './sync/pipeline.js';
 
@@ -29,7 +30,10 @@ export function createMirror(options: MirrorOptions): Mirror {
   return observeMirror(new SessionMirror(options), options.logger);
 }
 
-/** The {@link Mirror} seam over one {@link MirrorContext}: options, storage and caches. */
+/**
+ * The {@link Mirror} seam over one {@link MirrorContext}: options, storage and caches. Each method
+ * is where a session id enters the mirror: it is checked there once, and trusted inside.
+ */
 class SessionMirror implements Mirror {
   private readonly ctx: MirrorContext;
 
@@ -38,7 +42,7 @@ class SessionMirror implements Mirror {
   }
 
   repoPath(sessionId: string): string {
-    return repoPath(this.ctx, sessionId);
+    return repoPath(this.ctx, sessionIdOf(sessionId));
   }
 
   async sync(sessionId: string, options: SyncOptions = {}): Promise<SyncResult> {
@@ -47,7 +51,7 @@ class SessionMirror implements Mirror {
       throw new EntityGitError('INVALID_ARGUMENT', `reread must be a seq (an integer ≥ 1), got ${String(reread)}`, {
         reread,
       });
-    return syncSession(this.ctx, sessionId, options);
+    return syncSession(this.ctx, sessionIdOf(sessionId), options);
   }
 
   log(sessionId: string, options: { branch?: string; page: LogPageRequest }): Promise<LogPage>;
@@ -57,18 +61,20 @@ class SessionMirror implements Mirror {
     options: { branch?: string; page?: LogPageRequest } = {},
   ): Promise<CommitInfo[] | LogPage> {
     const { page, ...rest } = options;
-    return page === undefined ? log(this.ctx, sessionId, rest) : logPage(this.ctx, sessionId, { ...rest, page });
+    const id = sessionIdOf(sessionId);
+    return page === undefined ? log(this.ctx, id, rest) : logPage(this.ctx, id, { ...rest, page });
   }
 
   async branches(sessionId: string): Promise<BranchInfo[]> {
-    return branches(this.ctx, sessionId);
+    return branches(this.ctx, sessionIdOf(sessionId));
   }
 
   async read(sessionId: string, commit: string, options: { branch?: string } = {}): Promise<TurnView> {
-    return read(this.ctx, sessionId, commit, options);
+    return read(this.ctx, sessionIdOf(sessionId), commit, options);
   }
 
   async verify(sessionId: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-    return (await this.ctx.onDemand()).verify(this.ctx, sessionId, options);
+    const id = sessionIdOf(sessionId);
+    return (await this.ctx.onDemand()).verify(this.ctx, id, options);
   }
 }

@@ -61,7 +61,7 @@ export interface CheckoutTarget {
 export async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Promise<boolean> {
   const { layout, tip, derivation, fresh } = o;
   const { appended = null, metaOid = null, metaBytes, prewritten = null, checkFiles = false } = o;
-  if (appended !== null && tip !== null && (await appendToIndex(ctx, repo, layout, tip, appended, fresh, metaOid)))
+  if (appended !== null && tip !== null && (await appendToIndex(ctx, repo, { layout, tip, appended, fresh, metaOid })))
     return appended.length > 0;
   // A backfill's checkout goes over every file of the session: the host gets its turns.
   const host = new HostYield(ctx.yieldEveryMs);
@@ -157,7 +157,7 @@ async function writeWorktree(ctx: RepoContext, repo: Repo, w: WorktreeTarget): P
   }
   const present = st !== null;
   await host.due();
-  const { next, changed: wrote } = await writeFiles(ctx, repo, w, current, rewriteAll);
+  const { next, changed: wrote } = await writeFiles(ctx, repo, w, { current, rewriteAll });
   let changed = wrote || rewriteAll || (!present && target.size > 0);
   for (const e of current) {
     if (host.owed()) await yieldToHost();
@@ -187,7 +187,7 @@ async function writeWorktree(ctx: RepoContext, repo: Repo, w: WorktreeTarget): P
   await host.due();
   next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   await host.due();
-  await writeIndex(ctx, repo, next, shared);
+  await writeIndex(ctx, repo, { entries: next, shared });
   return true;
 }
 
@@ -196,9 +196,9 @@ async function writeFiles(
   ctx: RepoContext,
   repo: Repo,
   w: WorktreeTarget,
-  current: IndexEntry[],
-  rewriteAll: boolean,
+  index: { current: IndexEntry[]; rewriteAll: boolean },
 ): Promise<{ next: IndexEntry[]; changed: boolean }> {
+  const { current, rewriteAll } = index;
   const byPath = new Map(current.map((e) => [e.path, e]));
   let changed = false;
   const next: IndexEntry[] = [];
@@ -228,12 +228,9 @@ async function writeFiles(
 async function appendToIndex(
   ctx: MirrorContext,
   repo: Repo,
-  layout: Layout,
-  tip: string,
-  appended: Known[],
-  fresh: Map<string, Uint8Array>,
-  knownMeta: string | null,
+  turn: { layout: Layout; tip: string; appended: Known[]; fresh: Map<string, Uint8Array>; metaOid: string | null },
 ): Promise<boolean> {
+  const { layout, tip, appended, fresh, metaOid: knownMeta } = turn;
   const indexPath = joinPath(repo.gitdir, 'index');
   const cached = ctx.cache.indexes.get(repo.gitdir);
   const st = await ctx.store.lstat(indexPath);
@@ -276,7 +273,7 @@ async function appendToIndex(
     next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     break;
   }
-  await writeIndex(ctx, repo, next, cached.shared, added);
+  await writeIndex(ctx, repo, { entries: next, shared: cached.shared, added });
   return true;
 }
 
@@ -291,10 +288,9 @@ async function appendToIndex(
 async function writeIndex(
   ctx: RepoContext,
   repo: Repo,
-  entries: IndexEntry[],
-  shared: SharedIndex | null,
-  knownAdded?: IndexEntry[],
+  index: { entries: IndexEntry[]; shared: SharedIndex | null; added?: IndexEntry[] },
 ): Promise<void> {
+  const { entries, shared, added: knownAdded } = index;
   const indexPath = joinPath(repo.gitdir, 'index');
   const lock = `${indexPath}.lock`;
   const codec = ctx.store.codec;

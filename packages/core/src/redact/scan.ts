@@ -13,6 +13,7 @@ import { parseTrailers } from '../model/commit-message.js';
 import { META_REF } from '../model/session-meta.js';
 import type { Repo } from '../mirror/repo/repo.js';
 import type { Redactor } from './redactor.js';
+import { sessionIdOf } from '../mirror/session-id.js';
 
 /** One secret a repository holds: where it first appears on a commit's history. */
 export interface SecretFinding {
@@ -81,7 +82,7 @@ export function repositoryAt(storage: Storage, dir: string, sessionId: string): 
   const store = storeFor(storage);
   const gitdir = joinPath(dir, '.git');
   return {
-    sessionId,
+    sessionId: sessionIdOf(sessionId),
     dir,
     gitdir,
     objects: new ObjectStore(store, gitdir),

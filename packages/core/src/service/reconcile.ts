@@ -1,8 +1,7 @@
 import type { DagSource } from '../dag/dag-source.js';
 import { normaliseError } from '@entity-git/git';
 import { DEFAULT_YIELD_EVERY_MS, HostYield } from '../mirror/host-yield.js';
-import type { Difference, Mirror } from '../mirror/mirror.js';
-import { dagFingerprint } from './dag-fingerprint.js';
+import type { Difference, Mirror, SyncResult } from '../mirror/mirror.js';
 import { readChangeMarkers } from '../dag/change-markers.js';
 
 /**
@@ -58,7 +57,10 @@ export interface ReconcileReport {
  * Start-up reconcile (docs/design.md, 'Safety rules', consistency): compare every session's DAG with its repository by node ids
  * and trailers (`verify`), backfill a session without a repository, repair one that differs
  * (`sync({ full: true })`: missing objects rewritten, damaged refs rewritten, matching commits
- * kept), and verify again. Idempotent; safe while the service runs (syncs take the session lock).
+ * kept), and check the repository against what that sync read and built (`verify` with `synced`:
+ * no second read of the DAG, no commit built twice; docs/design.md, 'Verify after a sync').
+ * Idempotent; safe while the service runs (syncs take the session lock). Each session id is
+ * checked where it enters the mirror (its `verify` and `sync`).
  */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
   const ids = options.sessions ?? (await options.dag.listSessions());
@@ -89,19 +91,18 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
         // While a dispatcher writes, the DAG may gain a turn between the repair and the check:
         // try again a few times before calling the session failed.
         let after = before;
-        // Whether the DAG changed between reading it for a repair and checking that repair: the
-        // check (under the sync lock, as the sync) then judges rows the repair never saw.
-        let written = false;
+        let synced: SyncResult | null = null;
         for (let attempt = 0; attempt < 3 && !after.ok; attempt++) {
           await host.due();
-          const seen = await dagFingerprint(options.dag, sessionId);
+          synced = await options.mirror.sync(sessionId, { full: attempt > 0 || !light });
           await host.due();
-          await options.mirror.sync(sessionId, { full: attempt > 0 || !light });
-          await host.due();
-          after = await options.mirror.verify(sessionId);
-          written = !after.ok && (await dagFingerprint(options.dag, sessionId)) !== seen;
+          after = await options.mirror.verify(sessionId, { synced });
         }
-        const made = missing && after.ok && (await hasNoNode(options.dag, sessionId)) ? 'empty' : 'backfilled';
+        // Whether the DAG changed between the repair's read and its check (`dagChanged`): the
+        // differences are then rows the repair never saw, not damage.
+        const written = !after.ok && after.dagChanged === true;
+        // A backfill reads the whole DAG: none of its nodes read, the DAG has none.
+        const made = missing && after.ok && synced?.nodesRead === 0 ? 'empty' : 'backfilled';
         entry = after.ok
           ? { sessionId, action: missing ? made : 'repaired', differences: before.differences }
           : written
@@ -158,10 +159,4 @@ async function recordMarker(
     // The session is equal to its DAG whatever this sync did: without a marker recorded, the next
     // check is the full one again.
   }
-}
-
-/** Whether the session's DAG yields no node (one row read at most). */
-async function hasNoNode(dag: DagSource, sessionId: string): Promise<boolean> {
-  for await (const _ of dag.nodesAfter(sessionId, 0, { batchSize: 1 })) return false;
-  return true;
 }

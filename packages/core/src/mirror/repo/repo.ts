@@ -9,14 +9,15 @@ import {
   joinPath,
 } from '@entity-git/git';
 import { parseTrailers } from '../../model/commit-message.js';
-import { assertId, sessionDirName } from '../../model/names.js';
+import { sessionDirName } from '../../model/names.js';
 import { immutableMeta } from '../../model/session-meta.js';
 import type { CommitInfo } from '../mirror.js';
+import type { SessionId } from '../session-id.js';
 import type { RepoContext } from './context.js';
 
 /** A session's repository: its directories and the stores of its objects and refs. */
 export interface Repo {
-  sessionId: string;
+  sessionId: SessionId;
   dir: string;
   gitdir: string;
   objects: ObjectStore;
@@ -26,14 +27,13 @@ export interface Repo {
 // meta.json holds the immutable fields only: a commit id never depends on when the row changed.
 export const metaOf = immutableMeta;
 
-/** The directory of a session's repository under the context's root (asserts the id). */
-export function repoPath(ctx: Pick<RepoContext, 'root'>, sessionId: string): string {
-  assertId(sessionId, 'session id');
+/** The directory of a session's repository under the context's root. */
+export function repoPath(ctx: Pick<RepoContext, 'root'>, sessionId: SessionId): string {
   return joinPath(ctx.root, sessionDirName(sessionId));
 }
 
 /** A session's repository, whether or not it exists yet: its refs move under the context's locks. */
-export function openRepo(ctx: RepoContext, sessionId: string): Repo {
+export function openRepo(ctx: RepoContext, sessionId: SessionId): Repo {
   const dir = repoPath(ctx, sessionId);
   const gitdir = joinPath(dir, '.git');
   return {
@@ -51,7 +51,7 @@ export async function repoExists(ctx: RepoContext, repo: Repo): Promise<boolean>
 }
 
 /** A session's repository, which must exist (`SESSION_NOT_FOUND` otherwise). */
-export async function openExisting(ctx: RepoContext, sessionId: string): Promise<Repo> {
+export async function openExisting(ctx: RepoContext, sessionId: SessionId): Promise<Repo> {
   const repo = openRepo(ctx, sessionId);
   if (!(await repoExists(ctx, repo))) {
     throw new EntityGitError(

@@ -65,7 +65,7 @@ export async function build(ctx: MirrorContext, p: Planned, beside: Promise<unkn
   let prewritten: Promise<Prewritten> | null = null;
   if (work.sink === 'pack' && ctx.store.workTree) {
     // On demand: only a storage with a working tree (Node) writes files beside the pack.
-    prewritten = ctx.onDemand().then((later) => later.prewrite(ctx, repo, layout, derivation, fresh));
+    prewritten = ctx.onDemand().then((later) => later.prewrite(ctx, { repo, layout, derivation, fresh }));
     // Its failure is met where the checkout awaits it (or the sync failed before that).
     prewritten.catch(() => undefined);
     beside.push(prewritten);

@@ -1,7 +1,7 @@
 import { EntityGitError, utf8 } from '@entity-git/git';
 import { canonicalJson, canonicalJsonBytes } from '../../model/canonical-json.js';
 import { nodeFacts } from '../../model/commit-message.js';
-import { messageFileName, assertId } from '../../model/names.js';
+import { messageFileName } from '../../model/names.js';
 import type { DagNode, Session } from '../../model/types.js';
 import { validateNode, validateSession } from '../../model/validate.js';
 import type { MirrorContext } from '../context.js';
@@ -11,13 +11,14 @@ import type { KeptPlan } from '../repo/cache.js';
 import { checkFormat, init, repoLayout } from '../repo/setup.js';
 import type { Known, LiveState, StateDelta } from '../repo/state.js';
 import { metaOf, type Repo } from '../repo/repo.js';
+import type { SessionId } from '../session-id.js';
 
 /**
  * The first phase of a sync: the repository readied (made, scrubbed by a repair, its layout and
  * format known), the state the last sync recorded, and what the DAG holds since.
  */
 export interface Ingested {
-  sessionId: string;
+  sessionId: SessionId;
   repo: Repo;
   /** A repair (`sync({ full: true })`): the caches ignored, every object checked. */
   full: boolean;
@@ -50,8 +51,7 @@ export interface Ingested {
 }
 
 /** The session row, validated (`SESSION_NOT_FOUND` when the DAG has none). */
-export async function readSession(ctx: MirrorContext, sessionId: string): Promise<Session> {
-  assertId(sessionId, 'session id');
+export async function readSession(ctx: MirrorContext, sessionId: SessionId): Promise<Session> {
   const session = await ctx.dag.getSession(sessionId);
   if (session === null)
     throw new EntityGitError('SESSION_NOT_FOUND', `no session ${JSON.stringify(sessionId)} in the DAG`, {
@@ -61,25 +61,28 @@ export async function readSession(ctx: MirrorContext, sessionId: string): Promis
   return session;
 }
 
-/**
- * Ready the repository, load its state and read the DAG's nodes the state does not settle.
- * `reread`: the nodes from that seq are read again even if a commit holds them. `stateless`: the
- * state is not loaded (the whole DAG is read, as when the state is missing).
- */
-export async function ingest(
-  ctx: MirrorContext,
-  sessionId: string,
-  repo: Repo,
-  full: boolean,
-  reread?: number,
-  stateless = false,
-): Promise<Ingested> {
+/** What {@link ingest} reads, and how. */
+export interface IngestRequest {
+  /** The session's repository (its id is the session's). */
+  repo: Repo;
+  /** A repair: the caches ignored, every object checked. */
+  full: boolean;
+  /** The nodes from this seq are read again even if a commit holds them. */
+  reread?: number | undefined;
+  /** The state is not loaded (the whole DAG is read, as when the state is missing). */
+  stateless?: boolean;
+}
+
+/** Ready the repository, load its state and read the DAG's nodes the state does not settle. */
+export async function ingest(ctx: MirrorContext, request: IngestRequest): Promise<Ingested> {
+  const { repo, full, reread, stateless = false } = request;
+  const { sessionId } = repo;
   // Before any row: a write after this read leaves the marker behind the rows (checked again).
   const marker = (await ctx.dag.changeMarker?.(sessionId)) ?? null;
   const session = await readSession(ctx, sessionId);
   // Each step is short, the steps of one session together are not: the host gets its turns.
   const host = new HostYield(ctx.yieldEveryMs);
-  const { layout, metaBytes, config, loaded, state } = await readyRepo(ctx, repo, session, full, stateless, host);
+  const { layout, metaBytes, config, loaded, state } = await readyRepo(ctx, { repo, session, full, stateless, host });
   const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
   const known = state.known;
   // Re-read from the first node that may still change (a placeholder) or that no commit holds
@@ -91,16 +94,15 @@ export async function ingest(
   const previous = ctx.cache.plans.get(repo.gitdir);
   ctx.cache.plans.delete(repo.gitdir);
   const seqBefore = state.lastSeq;
-  const read = await readNodes(
-    ctx,
+  const read = await readNodes(ctx, {
     sessionId,
     host,
     state,
     delta,
     from,
-    previous !== undefined && previous.state === loaded,
-  );
-  if (read === null) return ingest(ctx, sessionId, repo, full, reread, true);
+    appending: previous !== undefined && previous.state === loaded,
+  });
+  if (read === null) return ingest(ctx, { ...request, stateless: true });
   let added = read.added;
   if (from < seqBefore) {
     for (const n of [...known.values()]) {
@@ -147,12 +149,9 @@ function readFrom(state: LiveState, unsettled: ReadonlySet<string>, reread: numb
  */
 async function readyRepo(
   ctx: MirrorContext,
-  repo: Repo,
-  session: Session,
-  full: boolean,
-  stateless: boolean,
-  host: HostYield,
+  o: { repo: Repo; session: Session; full: boolean; stateless: boolean; host: HostYield },
 ): Promise<Pick<Ingested, 'layout' | 'metaBytes' | 'config' | 'loaded' | 'state'>> {
+  const { repo, session, full, stateless, host } = o;
   await host.due();
   await init(ctx, repo, full);
   await host.due();
@@ -185,13 +184,9 @@ async function readyRepo(
  */
 async function readNodes(
   ctx: MirrorContext,
-  sessionId: string,
-  host: HostYield,
-  state: LiveState,
-  delta: StateDelta,
-  from: number,
-  appending: boolean,
+  o: { sessionId: SessionId; host: HostYield; state: LiveState; delta: StateDelta; from: number; appending: boolean },
 ): Promise<{ fresh: Map<string, Uint8Array>; seen: Set<string>; added: Known[] | null; nodesRead: number } | null> {
+  const { sessionId, host, state, delta, from, appending } = o;
   const known = state.known;
   const fresh = new Map<string, Uint8Array>();
   const seen = new Set<string>();
@@ -206,7 +201,7 @@ async function readNodes(
     // (a seq it derives, after a row older than others was written). The session is read whole,
     // as without a state, and the turns whose nodes moved are committed again.
     if (prev && prev.seq <= from && prev.seq !== node.seq) return null;
-    const { known: k, bytes, changed } = ingestNode(ctx, sessionId, node, seen, known);
+    const { known: k, bytes, changed } = ingestNode(ctx, { sessionId, seen, known }, node);
     state.lastSeq = Math.max(state.lastSeq, node.seq);
     if (bytes) fresh.set(k.blob, bytes);
     if (changed) {
@@ -219,17 +214,23 @@ async function readNodes(
   return { fresh, seen, added, nodesRead };
 }
 
+/** Where {@link ingestNode} takes a node: its session, the ids read so far, the nodes known. */
+export interface NodeIntake {
+  sessionId: SessionId;
+  seen: Set<string>;
+  known: ReadonlyMap<string, Known>;
+}
+
 /**
  * Validate a node read from the DAG. `changed`: it is new or differs from what is known;
  * `bytes`: its framed blob (`blob <size>\0<file content>`), unless a commit already holds it.
  */
 export function ingestNode(
   ctx: MirrorContext,
-  sessionId: string,
+  intake: NodeIntake,
   node: DagNode,
-  seen: Set<string>,
-  known: Map<string, Known>,
 ): { known: Known; bytes: Uint8Array | null; changed: boolean } {
+  const { sessionId, seen, known } = intake;
   validateNode(node);
   if (node.session_id !== sessionId) {
     throw new EntityGitError(

@@ -2,6 +2,7 @@ import type { MirrorContext } from '../context.js';
 import { HostYield } from '../host-yield.js';
 import type { SyncOptions, SyncResult } from '../mirror.js';
 import { openRepo } from '../repo/repo.js';
+import type { SessionId } from '../session-id.js';
 import { withRepoLock } from '../repo/files.js';
 import { build } from './build.js';
 import { checkOutHead } from './checkout.js';
@@ -17,7 +18,7 @@ import { write } from './write.js';
  * → check out (working tree and index) → record (the repository's state). Each phase hands the
  * next one value.
  */
-export async function syncSession(ctx: MirrorContext, sessionId: string, options: SyncOptions): Promise<SyncResult> {
+export async function syncSession(ctx: MirrorContext, sessionId: SessionId, options: SyncOptions): Promise<SyncResult> {
   const repo = openRepo(ctx, sessionId);
   // The key is a path: adapters with files lock that file, others use it as a lock name.
   return withRepoLock(ctx.store, repo.gitdir, 'sync.lock', async () => {
@@ -28,7 +29,7 @@ export async function syncSession(ctx: MirrorContext, sessionId: string, options
       // Each phase's steps may be short, but not all of them together: the host gets a turn
       // between two phases when one is due.
       const host = new HostYield(ctx.yieldEveryMs);
-      const ingested = await ingest(ctx, sessionId, repo, options.full === true, options.reread);
+      const ingested = await ingest(ctx, { repo, full: options.full === true, reread: options.reread });
       await host.due();
       const planned = await plan(ingested, host);
       await host.due();

@@ -24,11 +24,9 @@ const PREWRITE_BYTES_MAX = 64 << 20;
  */
 export async function prewrite(
   ctx: MirrorContext,
-  repo: Repo,
-  layout: Layout,
-  derivation: Derivation<Known>,
-  fresh: Map<string, Uint8Array>,
+  backfill: { repo: Repo; layout: Layout; derivation: Derivation<Known>; fresh: Map<string, Uint8Array> },
 ): Promise<Prewritten> {
+  const { repo, layout, derivation, fresh } = backfill;
   if ((await ctx.store.lstat(joinPath(repo.gitdir, 'index'))) !== null) return new Map();
   const files: WorkTreeFile[] = [];
   const kept: { path: string; oid: string }[] = [];

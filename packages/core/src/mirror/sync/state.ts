@@ -3,11 +3,12 @@ import { HostYield, yieldToHost } from '../host-yield.js';
 import type { SyncResult } from '../mirror.js';
 import { LIVE_STATES, remember } from '../repo/state.js';
 import type { CheckedOut } from './checkout.js';
+import { syncRecord } from './synced.js';
 
 /**
  * The last phase: record the repository's state (what stays unsettled, the tips, HEAD, the
- * change marker), keep the plan for the next sync, and
- * say what the sync did.
+ * change marker), keep the plan for the next sync, and say what the sync did (its record kept
+ * beside the result, for the check after it).
  */
 export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncResult> {
   const { sessionId, repo, session, config, marker, loaded, state, delta, unsettled } = c;
@@ -54,6 +55,7 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
     bytesWritten: repo.objects.writtenBytes - before.bytes + inPacks.bytes,
   };
   if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
+  ctx.synced.set(result, syncRecord(c));
   return result;
 }
 

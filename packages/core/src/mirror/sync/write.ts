@@ -34,7 +34,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
   let packed = 0;
   // The meta ref's commit, tree and blob go into the sync's pack with its turns (a loose object
   // would cost an `objects/xx` directory each); without a sink, they are written loose below.
-  const meta = await planMetaRef(repo.objects, repo.refs, session, ctx.identity, full);
+  const meta = await planMetaRef(repo, { session, identity: ctx.identity, checkObjects: full });
   if (sink !== null && meta !== null) {
     await sink.write('blob', meta.meta.blob);
     await sink.write('tree', meta.meta.tree);
@@ -97,7 +97,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     headMoved = true;
   }
   await host.due();
-  if (meta !== null) await moveMetaRef(repo.objects, repo.refs, meta, ctx.identity, sink !== null);
+  if (meta !== null) await moveMetaRef(repo, meta, { identity: ctx.identity, written: sink !== null });
   const metaMoved = meta !== null;
   return { ...built, tips, headBefore, branchesMoved, headMoved, metaMoved, inPacks, packed };
 }

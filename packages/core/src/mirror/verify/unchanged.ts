@@ -1,14 +1,31 @@
 import type { DagSource } from '../../dag/dag-source.js';
 import { entryFromStat, readIndex, objectId, type RefStore, joinPath, type Store } from '@entity-git/git';
 import type { StateCache } from '../repo/state.js';
+import type { SessionId } from '../session-id.js';
 import { mirrorFiles } from '../worktree-check.js';
+
+/** What {@link unchangedSinceSync} compares. */
+export interface UnchangedCheck {
+  dag: DagSource;
+  states: StateCache;
+  repo: { sessionId: SessionId; dir: string; gitdir: string; refs: RefStore };
+  /** The storage's working tree, on a storage that has one: a repository with commits must still have its index file. */
+  worktree: Store | null;
+  /** What the state is recorded under: layout and identity. */
+  config: string;
+  /**
+   * The session's change marker: `read` here (`DagSource.changeMarker`), or `given` as the caller
+   * read it (`null`: the source keeps none for the session, so the answer is false).
+   */
+  marker: { read: true } | { given: string | null };
+}
 
 /**
  * The fast path of a start-up check: true when the session's DAG provably did not change since
  * the last sync that made its repository equal to it — the source's change marker equals the one
  * that sync recorded — and the repository's refs are where that sync left them (every recorded
  * tip, and HEAD's branch), under the same `config` (layout and identity: a mirror of another
- * config writes other ids). Reads the marker (unless the caller read it already, `given`: from
+ * config writes other ids). Reads the marker (unless the caller read it already: from
  * `DagSource.changeMarkers`), the end of the state log and the refs: a few small reads whatever
  * the session's length.
  *
@@ -18,20 +35,13 @@ import { mirrorFiles } from '../worktree-check.js';
  * a repository with commits must still have its index file. False, never an error, whenever anything is missing or
  * unreadable: the caller then does the full check, which reports what is wrong.
  */
-export async function unchangedSinceSync(
-  dag: DagSource,
-  states: StateCache,
-  repo: { dir: string; gitdir: string; refs: RefStore },
-  sessionId: string,
-  worktree: Store | null,
-  config: string,
-  given?: string | null,
-): Promise<boolean> {
-  if (given === undefined && dag.changeMarker === undefined) return false;
+export async function unchangedSinceSync(o: UnchangedCheck): Promise<boolean> {
+  const { dag, states, repo, worktree, config } = o;
+  if ('read' in o.marker && dag.changeMarker === undefined) return false;
   try {
     const recorded = await states.recorded(repo.gitdir, config);
     if (recorded === null) return false;
-    const marker = given !== undefined ? given : await dag.changeMarker!(sessionId);
+    const marker = 'given' in o.marker ? o.marker.given : await dag.changeMarker!(repo.sessionId);
     if (marker === null || marker !== recorded.marker) return false;
     const tips = Object.entries(recorded.tips);
     for (const [branch, tip] of tips) if ((await repo.refs.resolve(`refs/heads/${branch}`)) !== tip) return false;
