@@ -38,6 +38,7 @@ const unit = [
   'packages/sqlite/test/computed-markers.test.ts',
   'packages/sqlite/test/memory-dag.conformance.test.ts',
   'packages/sqlite/test/pragmas.test.ts',
+  'packages/sqlite/test/reading-fingerprint.test.ts',
   'packages/sqlite/test/sqlite.conformance.test.ts',
   'packages/sqlite/test/app-databases/docs-examples.test.ts',
   'packages/sqlite/test/config-schema.test.ts',

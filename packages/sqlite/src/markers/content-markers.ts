@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import stableStringify from 'fast-json-stable-stringify';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SqlEngine } from '../engine.js';
 import { text } from '../rows.js';
@@ -56,10 +57,11 @@ const MAX_CHUNKS = 4;
 /**
  * The part of the marker that says how the rows are read: the engine, the tables and columns,
  * and whatever else decides the nodes they give (a mapping, the value formats). A mirror synced
- * under one configuration is never judged unchanged under another.
+ * under one configuration is never judged unchanged under another; the same configuration with
+ * its keys in another order (a config file rewritten by an editor) is the same fingerprint.
  */
 export function readingFingerprint(engine: SqlEngine, tables: MarkedTables, reading: unknown): string {
-  const digest = createHash('sha1').update(JSON.stringify({ engine, tables, reading }));
+  const digest = createHash('sha1').update(stableStringify({ engine, tables, reading }));
   return digest.digest('hex').slice(0, 16);
 }
 
