@@ -125,23 +125,6 @@ export async function moveMetaRef(
 }
 
 /**
- * Point {@link META_REF} at the row's commit, writing its three objects first. A no-op (false)
- * when it already does. A damaged ref is rewritten; with `checkObjects`, a missing commit too.
- */
-export async function syncMetaRef(
-  objects: ObjectStore,
-  refs: RefStore,
-  session: Session,
-  identity: Identity,
-  checkObjects = false,
-): Promise<boolean> {
-  const plan = await planMetaRef(objects, refs, session, identity, checkObjects);
-  if (plan === null) return false;
-  await moveMetaRef(objects, refs, plan, identity);
-  return true;
-}
-
-/**
  * The blob id every commit's `meta.json` has for the session row {@link META_REF} shows (its
  * immutable fields as canonical JSON); null when the ref, its objects or its `session.json`
  * are absent or not a session row (a repository pushed before the meta ref existed).

@@ -61,7 +61,11 @@ export interface CheckoutTarget {
 export async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Promise<boolean> {
   const { layout, tip, derivation, fresh } = o;
   const { appended = null, metaOid = null, metaBytes, prewritten = null, checkFiles = false } = o;
-  if (appended !== null && tip !== null && (await appendToIndex(ctx, repo, layout, tip, appended, fresh, metaOid)))
+  if (
+    appended !== null &&
+    tip !== null &&
+    (await appendToIndex(ctx, repo, { layout, tip, appended, fresh, knownMeta: metaOid }))
+  )
     return appended.length > 0;
   // A backfill's checkout goes over every file of the session: the host gets its turns.
   const host = new HostYield(ctx.yieldEveryMs);
@@ -157,7 +161,7 @@ async function writeWorktree(ctx: RepoContext, repo: Repo, w: WorktreeTarget): P
   }
   const present = st !== null;
   await host.due();
-  const { next, changed: wrote } = await writeFiles(ctx, repo, w, current, rewriteAll);
+  const { next, changed: wrote } = await writeFiles(ctx, repo, w, { current, rewriteAll });
   let changed = wrote || rewriteAll || (!present && target.size > 0);
   for (const e of current) {
     if (host.owed()) await yieldToHost();
@@ -187,17 +191,16 @@ async function writeWorktree(ctx: RepoContext, repo: Repo, w: WorktreeTarget): P
   await host.due();
   next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   await host.due();
-  await writeIndex(ctx, repo, next, shared);
+  await writeIndex(ctx, repo, { entries: next, shared });
   return true;
 }
 
-/** Write each target file the index does not already show (all with `rewriteAll`); the next index's entries. */
+/** Write each target file the `current` index does not already show (all with `rewriteAll`); the next index's entries. */
 async function writeFiles(
   ctx: RepoContext,
   repo: Repo,
   w: WorktreeTarget,
-  current: IndexEntry[],
-  rewriteAll: boolean,
+  { current, rewriteAll }: { current: IndexEntry[]; rewriteAll: boolean },
 ): Promise<{ next: IndexEntry[]; changed: boolean }> {
   const byPath = new Map(current.map((e) => [e.path, e]));
   let changed = false;
@@ -224,15 +227,22 @@ async function writeFiles(
   return { next, changed };
 }
 
+/** What {@link appendToIndex} adds: the messages `appended` after the cached index, at commit `tip`. */
+interface Appended {
+  layout: Layout;
+  tip: string;
+  appended: Known[];
+  /** Blobs written by this sync, by id (framed). */
+  fresh: Map<string, Uint8Array>;
+  /** `meta.json`'s blob id at `tip` when known (null: read from the tip's tree). */
+  knownMeta: string | null;
+}
+
 /** The `appended` case of {@link checkout}; false when it does not apply. */
 async function appendToIndex(
   ctx: MirrorContext,
   repo: Repo,
-  layout: Layout,
-  tip: string,
-  appended: Known[],
-  fresh: Map<string, Uint8Array>,
-  knownMeta: string | null,
+  { layout, tip, appended, fresh, knownMeta }: Appended,
 ): Promise<boolean> {
   const indexPath = joinPath(repo.gitdir, 'index');
   const cached = ctx.cache.indexes.get(repo.gitdir);
@@ -276,7 +286,7 @@ async function appendToIndex(
     next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     break;
   }
-  await writeIndex(ctx, repo, next, cached.shared, added);
+  await writeIndex(ctx, repo, { entries: next, shared: cached.shared, knownAdded: added });
   return true;
 }
 
@@ -291,9 +301,17 @@ async function appendToIndex(
 async function writeIndex(
   ctx: RepoContext,
   repo: Repo,
-  entries: IndexEntry[],
-  shared: SharedIndex | null,
-  knownAdded?: IndexEntry[],
+  {
+    entries,
+    shared,
+    knownAdded,
+  }: {
+    entries: IndexEntry[];
+    /** The shared index the current index names, if any. */
+    shared: SharedIndex | null;
+    /** The entries `shared` lacks, from a caller that knows them. */
+    knownAdded?: IndexEntry[];
+  },
 ): Promise<void> {
   const indexPath = joinPath(repo.gitdir, 'index');
   const lock = `${indexPath}.lock`;
