@@ -31,8 +31,8 @@ export function historyAction(
       return whole(p as { session_id: string });
     const sessionId = idParam(p, 'session_id');
     const branch = optionalString(p, 'branch');
-    const offset = intParam(p, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = intParam(p, 'limit', DEFAULT_HISTORY_PAGE, 1, MAX_HISTORY_PAGE);
+    const offset = intParam(p, 'offset', { fallback: 0, min: 0 });
+    const limit = intParam(p, 'limit', { fallback: DEFAULT_HISTORY_PAGE, min: 1, max: MAX_HISTORY_PAGE });
     await requireSession(dag, sessionId);
     const name = branch ?? (await mirror.branches(sessionId).catch(() => [])).find((b) => b.head)?.name ?? null;
     if (name === null) return { session_id: sessionId, branch: null, commits: [], total: 0, offset: 0 };

@@ -258,8 +258,8 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
     async export_session(params) {
       const p = paramsObject(params);
       const sessionId = idParam(p, 'session_id');
-      const after = intParam(p, 'after_seq', 0, 0, Number.MAX_SAFE_INTEGER);
-      const limit = intParam(p, 'limit', DEFAULT_EXPORT_LIMIT, 1, MAX_EXPORT_LIMIT);
+      const after = intParam(p, 'after_seq', { fallback: 0, min: 0 });
+      const limit = intParam(p, 'limit', { fallback: DEFAULT_EXPORT_LIMIT, min: 1, max: MAX_EXPORT_LIMIT });
       const session = await requireSession(dag, sessionId);
       const nodes: DagNode[] = [];
       let more = false;
@@ -354,7 +354,7 @@ export function createServerActions(options: ServerActionsOptions): ServerAction
     async project_log(params) {
       const p = paramsObject(params);
       const projectId = idParam(p, 'project_id');
-      const limit = intParam(p, 'limit', DEFAULT_LOG_LIMIT, 1, MAX_LOG_LIMIT);
+      const limit = intParam(p, 'limit', { fallback: DEFAULT_LOG_LIMIT, min: 1, max: MAX_LOG_LIMIT });
       const project = await requireProject(projects, projectId);
       const repo = await isRepo(project.workdir);
       return {

@@ -67,8 +67,8 @@ export function turnWindow(
       const p = paramsObject(params);
       sessionId = idParam(p, 'session_id');
       toNode = idParam(p, 'to_node');
-      toSeq = intParam(p, 'to_seq', -1, 1, Number.MAX_SAFE_INTEGER);
-      fromSeq = intParam(p, 'from_seq', 0, 0, Number.MAX_SAFE_INTEGER);
+      toSeq = intParam(p, 'to_seq', { fallback: -1, min: 1 });
+      fromSeq = intParam(p, 'from_seq', { fallback: 0, min: 0 });
       if (toSeq < 0) invalidArgument('to_seq must be given', { param: 'to_seq' });
     } catch (err) {
       if (err instanceof EntityGitError) return fallback(params);

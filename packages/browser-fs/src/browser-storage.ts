@@ -9,7 +9,7 @@ import {
   type StorageStat,
 } from '@entity-git/git';
 import { browserError, fsError, PREFIX } from './errors.js';
-import { createFileMemory, type FileMemory } from './file-memory.js';
+import { FileMemory } from './file-memory.js';
 import { patchBackend } from './lightning-backend.js';
 import { newLightningFS, type LightningFS, type LightningPromises } from './lightning-fs.js';
 import { exact, lightningStorageFs, utf8 } from './lightning-storage-fs.js';
@@ -109,7 +109,7 @@ export function browserStorage(options: BrowserStorageOptions = {}): BrowserStor
   // `defer`: do not take LightningFS's fs-wide lock until the first operation needs it. No
   // `wipe`: LightningFS wipes by stealing that lock from whichever tab holds it.
   const ready = p.init(opts.fsName, { defer: true, uid: owner, gid: owner, fileDbName: fsDatabaseName(opts.fsName) });
-  const memory = createFileMemory(p, ready, () => state.batching);
+  const memory = new FileMemory(p, ready, () => state.batching);
   const c: Context = Object.freeze({
     opts,
     manager,

@@ -1,6 +1,6 @@
 import type { StorageFs, StorageStat } from '@entity-git/git';
 import { codeError } from './errors.js';
-import type { FileMemory } from './file-memory.js';
+import { statKey, type FileMemory } from './file-memory.js';
 import type { LightningPromises } from './lightning-fs.js';
 
 export const encoder = new TextEncoder();
@@ -34,7 +34,6 @@ export function lightningStorageFs(
   memory: FileMemory,
   run: RunOperation,
 ): { fs: StorageFs; parentIsDir(path: string): Promise<void> } {
-  const { forget, dropPending, writeKnown } = memory;
   const parentIsDir = (path: string) => parentIsDirIn(p, path);
   const fs: StorageFs = {
     readFile: (path, o) => run('read', path, () => readFile(p, memory, path, o)),
@@ -43,14 +42,14 @@ export function lightningStorageFs(
         await parentIsDir(path);
         const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
         // A copy is remembered: the caller may reuse its buffer.
-        await writeKnown(path, bytes, bytes === data ? bytes.slice() : bytes, o);
+        await memory.writeKnown(path, bytes, bytes === data ? bytes.slice() : bytes, o);
       }),
     unlink: (path) =>
       run('unlink', path, async () => {
-        forget(path);
+        memory.forget(path);
         const st = await p.lstat(path);
         if (st.isDirectory()) throw codeError('EISDIR', path);
-        dropPending(st.ino);
+        memory.dropPending(st.ino);
         await p.unlink(path);
       }),
     readdir: (path) => run('readdir', path, () => p.readdir(path)),
@@ -93,37 +92,37 @@ async function readFile(
   path: string,
   o: Parameters<StorageFs['readFile']>[1],
 ): Promise<Uint8Array | string> {
-  const { writing, statKey, forget, remember, bytesAt } = memory;
   // The stat is in memory: a missing file is known without asking IndexedDB for its bytes.
   const st = await p.lstat(path).catch((err: { code?: string }) => {
     if (err?.code === 'ENOENT' || err?.code === 'ENOTDIR') throw err;
     return null;
   });
-  const hit = st === null ? undefined : bytesAt(path, st);
+  const hit = st === null ? undefined : memory.bytesAt(path, st);
   if (hit !== undefined) return asText(o) ? fromUtf8(hit) : hit.slice();
   const data = (await p.readFile(path)) as Uint8Array | null | undefined;
   if (data === undefined || data === null) {
     // The tree lists the file but its data never reached IndexedDB (reload in between).
-    forget(path);
+    memory.forget(path);
     return asText(o) ? '' : new Uint8Array(0);
   }
-  if (st?.isFile() && !writing.has(path) && data.byteLength === st.size) remember(path, statKey(st), data.slice());
+  if (st?.isFile() && !memory.isWriting(path) && data.byteLength === st.size)
+    memory.remember(path, statKey(st), data.slice());
   return asText(o) ? fromUtf8(data) : data;
 }
 
 async function rename(p: LightningPromises, memory: FileMemory, from: string, to: string): Promise<void> {
-  const { known, writing, forget, remember, dropPending } = memory;
   await parentIsDirIn(p, to);
-  const moved = known.get(from);
-  forget(from);
-  forget(to);
+  const moved = memory.knownAt(from);
+  memory.forget(from);
+  memory.forget(to);
   // A file renamed over is gone from the tree: bytes still held for it are not written.
   const over = await p.lstat(to).catch(() => null);
   if (over?.isFile()) {
     const src = await p.lstat(from).catch(() => null);
-    if (src === null || src.ino !== over.ino) dropPending(over.ino);
+    if (src === null || src.ino !== over.ino) memory.dropPending(over.ino);
   }
   await p.rename(from, to);
   // LightningFS moves the file's entry, stat and all: what was known of it still holds.
-  if (moved !== undefined && !writing.has(from) && !writing.has(to)) remember(to, moved.key, moved.data);
+  if (moved !== undefined && !memory.isWriting(from) && !memory.isWriting(to))
+    memory.remember(to, moved.key, moved.data);
 }

@@ -31,14 +31,29 @@ export const CDAT_WIDTH = 36;
 
 /** A commit-graph file, read. Positions index its commits in object id order. */
 export class CommitGraph {
-  private constructor(
-    private readonly bytes: Uint8Array,
-    private readonly view: DataView,
-    readonly count: number,
-    private readonly fanout: number,
-    private readonly oids: number,
-    private readonly data: number,
-  ) {}
+  private readonly bytes: Uint8Array;
+  private readonly view: DataView;
+  readonly count: number;
+  /** Offsets of the fan-out, object id and commit data chunks. */
+  private readonly fanout: number;
+  private readonly oids: number;
+  private readonly data: number;
+
+  private constructor(parts: {
+    bytes: Uint8Array;
+    view: DataView;
+    count: number;
+    fanout: number;
+    oids: number;
+    data: number;
+  }) {
+    this.bytes = parts.bytes;
+    this.view = parts.view;
+    this.count = parts.count;
+    this.fanout = parts.fanout;
+    this.oids = parts.oids;
+    this.data = parts.data;
+  }
 
   /**
    * The graph in `bytes`, or null when it is not one this reader takes: a bad checksum, another
@@ -66,7 +81,7 @@ export class CommitGraph {
     if (!f || !l || !d || f[1] - f[0] !== 1024) return null;
     const n = view.getUint32(f[0] + 255 * 4);
     if (l[1] - l[0] !== 20 * n || d[1] - d[0] !== CDAT_WIDTH * n) return null;
-    return new CommitGraph(bytes, view, n, f[0], l[0], d[0]);
+    return new CommitGraph({ bytes, view, count: n, fanout: f[0], oids: l[0], data: d[0] });
   }
 
   /** The position of `oid`, or -1. */

@@ -75,7 +75,7 @@ export class ThreadHistory {
     const channel: Array<{ record: MessageRecord; node: DagNode }> = [];
     let prev: string | null = null;
     view.messages.forEach((record, index) => {
-      const node = this.nodeOf(record, index, prev, channel, time);
+      const node = this.nodeOf(record, index, { prev, channel, time });
       channel.push({ record, node });
       if (!(node.role === 'tool' && node.caller !== null)) prev = node.id;
     });
@@ -83,13 +83,16 @@ export class ThreadHistory {
     this.waiting = view.next ? prev : null;
   }
 
+  /**
+   * The node of the message `record` at `index` of a checkpoint's channel: `prev` is the node it
+   * follows, `channel` the nodes before it (for a tool message's caller), `time` the checkpoint's.
+   */
   private nodeOf(
     record: MessageRecord,
     index: number,
-    prev: string | null,
-    channel: ReadonlyArray<{ record: MessageRecord; node: DagNode }>,
-    time: number,
+    at: { prev: string | null; channel: ReadonlyArray<{ record: MessageRecord; node: DagNode }>; time: number },
   ): DagNode {
+    const { prev, channel, time } = at;
     const idlessKey = record.id === null ? JSON.stringify([index, prev, record.key]) : '';
     const known =
       record.id === null

@@ -70,6 +70,6 @@ async function attempt(
   const key = lockKey(first, t.workdir);
   return ctx.lock(key, async () => {
     const opened = await openRepository(ctx, t, key, recovered);
-    return 'status' in opened ? opened : commitTurn(ctx, t, opened, recovered, seen);
+    return 'status' in opened ? opened : commitTurn(ctx, t, opened, { recovered, seen });
   });
 }

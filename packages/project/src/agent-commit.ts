@@ -5,6 +5,13 @@ import type { Journal } from './journal.js';
 import type { PendingEdit } from './project-coordination.js';
 import type { CommitDone, FileState, ProjectGitEngine, RepoState } from './project-git-engine.js';
 
+/** What one agent commit lands: whose turn it was, its paths, and the blobs they must still hold (else `WORKTREE_CHANGED`). */
+export interface AgentChange {
+  who: { sessionId: string; turn: number; subject: string; model: string; sessionCommit: string | null; at: number };
+  paths: string[];
+  expect?: FileState[];
+}
+
 /**
  * An agent commit of `paths` through the engine: committer, author and message made here, the
  * commit recorded in the journal as in flight before its branch moves and forgotten once the
@@ -19,13 +26,8 @@ export function agentCommits(deps: {
   ledger: AgentCommitLedger;
 }) {
   const { engine, product, email, author, now, ledger } = deps;
-  async function commitFiles(
-    repo: RepoState,
-    j: Journal,
-    who: { sessionId: string; turn: number; subject: string; model: string; sessionCommit: string | null; at: number },
-    paths: string[],
-    expect?: FileState[],
-  ): Promise<CommitDone | null> {
+  async function commitFiles(repo: RepoState, j: Journal, change: AgentChange): Promise<CommitDone | null> {
+    const { who, paths, expect } = change;
     const committer = { name: agentName(who.model, product), email, time: Math.floor(now() / 1000) };
     const authorSig = { ...(author ?? committer), time: Math.floor(who.at / 1000) };
     const message = projectCommitMessage(who.sessionId, who.turn, who.subject, who.sessionCommit);

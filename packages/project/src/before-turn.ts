@@ -5,16 +5,20 @@ import type { ProjectGitContext } from './project-git-context.js';
 import type { RepoState, WorkdirState } from './project-git-engine.js';
 import type { ProjectSnapshot } from '@entity-git/core';
 
-/** A snapshot of `workdir` taken now, frozen. */
-function snapshotOf(
-  ctx: ProjectGitContext,
-  workdir: string,
-  state: WorkdirState['kind'],
-  root: string | null,
-  head: string | null,
-  dirty: string[],
-  agentDirty: string[] = [],
-): ProjectSnapshot {
+/** What a snapshot records besides its time: a repository's `root` and `head` (else null), its dirty paths split by owner. */
+interface SnapshotFacts {
+  workdir: string;
+  state: WorkdirState['kind'];
+  root: string | null;
+  head: string | null;
+  dirty: string[];
+  /** Dirty paths an agent's pending edit owns. Default none. */
+  agentDirty?: string[];
+}
+
+/** A snapshot taken now, frozen. */
+function snapshotOf(ctx: ProjectGitContext, facts: SnapshotFacts): ProjectSnapshot {
+  const { workdir, root, state, head, dirty, agentDirty = [] } = facts;
   return Object.freeze({
     version: 1 as const,
     workdir,
@@ -27,19 +31,26 @@ function snapshotOf(
   });
 }
 
+/** The snapshot of a workdir that holds no repository git can read (no root, no head). */
+const outside = (
+  ctx: ProjectGitContext,
+  workdir: string,
+  state: WorkdirState['kind'],
+  dirty: string[] = [],
+): ProjectSnapshot => snapshotOf(ctx, { workdir, state, root: null, head: null, dirty });
+
 /** What is uncommitted in `workdirInput` before a turn (see {@link ProjectGit.beforeTurn}). */
 export async function beforeTurn(ctx: ProjectGitContext, workdirInput: string): Promise<ProjectSnapshot> {
   const workdir = requireWorkdir(workdirInput);
   const first = await ctx.engine.inspect(workdir);
-  if (first.kind === 'missing' || first.kind === 'not-a-directory')
-    return snapshotOf(ctx, workdir, first.kind, null, null, []);
+  if (first.kind === 'missing' || first.kind === 'not-a-directory') return outside(ctx, workdir, first.kind);
   return ctx.lock(lockKey(first, workdir), async () => {
     const state = await ctx.engine.inspect(workdir);
-    if (state.kind === 'not-a-repository')
-      return snapshotOf(ctx, workdir, state.kind, null, null, [...state.entries].sort());
-    if (state.kind !== 'repository') return snapshotOf(ctx, workdir, state.kind, null, null, []);
+    if (state.kind === 'not-a-repository') return outside(ctx, workdir, state.kind, [...state.entries].sort());
+    if (state.kind !== 'repository') return outside(ctx, workdir, state.kind);
     const { repo } = state;
-    if (repo.unsupported !== null) return snapshotOf(ctx, workdir, state.kind, repo.root, repo.head, []);
+    if (repo.unsupported !== null)
+      return snapshotOf(ctx, { workdir, state: state.kind, root: repo.root, head: repo.head, dirty: [] });
     return repositorySnapshot(ctx, workdir, repo);
   });
 }
@@ -56,14 +67,13 @@ async function repositorySnapshot(ctx: ProjectGitContext, workdir: string, repo:
   const dirty = (await ctx.engine.status(repo)).map((c) => c.path);
   const pending = ctx.freshPending(j);
   const owners = ownersOf(pending, await ctx.currentOfPending(repo, dirty, pending));
-  const taken = snapshotOf(
-    ctx,
+  const taken = snapshotOf(ctx, {
     workdir,
-    'repository',
-    repo.root,
-    repo.head,
-    dirty.filter((p) => !owners.has(p)),
-    dirty.filter((p) => owners.has(p)),
-  );
+    state: 'repository',
+    root: repo.root,
+    head: repo.head,
+    dirty: dirty.filter((p) => !owners.has(p)),
+    agentDirty: dirty.filter((p) => owners.has(p)),
+  });
   return recovered.length === 0 ? taken : Object.freeze({ ...taken, recovered: Object.freeze(recovered) });
 }

@@ -49,14 +49,16 @@ export const refused = (r: RevertRefusal, data: Record<string, unknown> = {}): n
 export const short = (sha: string) => sha.slice(0, 12);
 const files = (n: number) => (n === 1 ? '1 file' : `${n} files`);
 
+/** Where an undo runs: the repository under the project's lock, its journal, and what every result reports. */
+export interface UndoScope {
+  repo: RepoState;
+  j: Journal;
+  base: RevertBase;
+}
+
 /** Under the project's lock: take the agent commit back, or say it was already, or refuse (throws). */
-export async function undo(
-  ctx: RevertContext,
-  repo: RepoState,
-  j: Journal,
-  { found, above }: Located,
-  base: RevertBase,
-): Promise<RevertResult> {
+export async function undo(ctx: RevertContext, scope: UndoScope, { found, above }: Located): Promise<RevertResult> {
+  const { repo, base } = scope;
   const agent = found.record;
   const decision = await decide(ctx, repo, found, above);
   if (decision.kind === 'refused') return refused(decision, { commit: agent.id });
@@ -74,7 +76,8 @@ export async function undo(
     });
 
   const restored = decision.entries.map((e) => e.path);
-  const done = await ctx.engine.undo(repo, undoRequest(ctx, repo, j, found, decision, base));
+  const done = await ctx.engine.undo(repo, undoRequest(ctx, scope, found, decision));
+  const { j } = scope;
   if (j.all.some((e) => e.inFlight?.commit === done.commit))
     await j.write(j.all.filter((e) => e.inFlight?.commit !== done.commit));
   const branch = base.branch.replace(/^refs\/heads\//, '');
@@ -135,11 +138,9 @@ async function decide(
 /** The engine's request for a `reset` or `revert` decision: entries, the commit or the branch's new tip, and the journal record. */
 function undoRequest(
   { email, author, now }: RevertContext,
-  repo: RepoState,
-  j: Journal,
+  { repo, j, base }: UndoScope,
   found: FoundAgentCommit,
   decision: Extract<RevertDecision, { kind: 'reset' | 'revert' }>,
-  base: RevertBase,
 ): UndoRequest {
   const agent = found.record;
   const parent = agent.parents[0] ?? null;

@@ -99,7 +99,7 @@ async function attempt(ctx: RevertContext, want: ReturnType<typeof validInput>):
         paths: [],
         message: `The agent's edits of turn ${base.turn} were already undone: ${short(base.commit)} is no longer on the branch (an undo moved it back).`,
       });
-    return undo(ctx, repo, j, { found, above }, base);
+    return undo(ctx, { repo, j, base }, { found, above });
   });
 }
 

@@ -1,6 +1,5 @@
 import { classify, ownersOf, skip, userBefore, type UserBefore } from './decision.js';
 import type { Turn } from './input.js';
-import type { Journal } from './journal.js';
 import { toRepoPath } from './paths.js';
 import type { PendingEdit } from './project-coordination.js';
 import type { ProjectGitContext } from './project-git-context.js';
@@ -33,8 +32,7 @@ export async function commitTurn(
   ctx: ProjectGitContext,
   t: Turn,
   { repo, j }: OpenRepository,
-  recovered: readonly RecoveredCommit[],
-  seen: Seen,
+  { recovered, seen }: { recovered: readonly RecoveredCommit[]; seen: Seen },
 ): Promise<AfterTurnResult> {
   const ignoredPaths: string[] = [];
   const touched = new Set<string>();
@@ -74,7 +72,7 @@ export async function commitTurn(
   ].sort();
 
   if (userPaths.length > 0) {
-    await recordPending(ctx, t, repo, j, { pending, mine, hashedMine: written.hashedMine, before });
+    await recordPending(ctx, t, { repo, j }, { pending, mine, hashedMine: written.hashedMine, before });
     return skip('uncommitted-changes', UNCOMMITTED_CHANGES_WARNING, { userPaths, agentPaths: mine, ignoredPaths });
   }
   if (mine.length > 0 && before === null && ctx.withoutSnapshot === 'skip') {
@@ -86,9 +84,15 @@ export async function commitTurn(
   }
 
   // Nothing of the user's is uncommitted: land the pending edits, oldest first, then this turn's.
-  const landed = await landPending(ctx, repo, j, pending, owners);
+  const landed = await landPending(ctx, { repo, j }, { pending, owners });
   const done =
-    mine.length === 0 ? null : await ctx.commitFiles(landed.repo, j, { ...t, at: ctx.now() }, mine, written.expectMine);
+    mine.length === 0
+      ? null
+      : await ctx.commitFiles(landed.repo, j, {
+          who: { ...t, at: ctx.now() },
+          paths: mine,
+          expect: written.expectMine,
+        });
   if (done === null)
     return Object.freeze({
       status: 'skipped' as const,
@@ -136,8 +140,7 @@ async function checkWritten(ctx: ProjectGitContext, t: Turn, repo: RepoState, mi
 async function recordPending(
   ctx: ProjectGitContext,
   t: Turn,
-  repo: RepoState,
-  j: Journal,
+  { repo, j }: OpenRepository,
   s: { pending: PendingEdit[]; mine: string[]; hashedMine: FileState[] | null; before: UserBefore | null },
 ): Promise<void> {
   const { pending, mine } = s;
@@ -163,10 +166,8 @@ async function recordPending(
 /** The pending edits committed, oldest first, each of the files it owns; the journal emptied of them. */
 async function landPending(
   ctx: ProjectGitContext,
-  start: RepoState,
-  j: Journal,
-  pending: readonly PendingEdit[],
-  owners: ReadonlyMap<string, number>,
+  { repo: start, j }: OpenRepository,
+  { pending, owners }: { pending: readonly PendingEdit[]; owners: ReadonlyMap<string, number> },
 ): Promise<{ repo: RepoState; deferred: ProjectCommit[] }> {
   let repo = start;
   const deferred: ProjectCommit[] = [];
@@ -174,13 +175,7 @@ async function landPending(
     const e = pending[i]!;
     const files = e.files.filter((f) => owners.get(f.path) === i);
     if (files.length === 0) continue;
-    const done = await ctx.commitFiles(
-      repo,
-      j,
-      e,
-      files.map((f) => f.path),
-      files,
-    );
+    const done = await ctx.commitFiles(repo, j, { who: e, paths: files.map((f) => f.path), expect: files });
     if (done === null) continue;
     repo = { ...repo, head: done.commit };
     deferred.push(

@@ -126,8 +126,8 @@ export function createPushScheduler(options: PushSchedulerOptions): PushSchedule
     },
     on: events.on,
     flush,
-    drain: queue.drain,
-    status: queue.statuses,
+    drain: () => queue.drain(),
+    status: () => queue.statuses(),
     async close() {
       queue.close();
       await flush();

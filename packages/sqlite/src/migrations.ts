@@ -27,7 +27,7 @@ export function schemaMigrations(
   formats: ValueFormats = DEFAULT_VALUE_FORMATS,
 ): Record<string, Migration> {
   return {
-    '0001_initial': { up: (db) => createInitialSchema(db, engine, names, present, formats) },
+    '0001_initial': { up: (db) => createInitialSchema(db, { engine, names, present, formats }) },
     // Triggers only on tables entity-git made in this run: an adopted database is never altered
     // (its sessions have no marker, so every check of them is the full one).
     '0002_change_marks': {
@@ -44,23 +44,35 @@ export function schemaMigrations(
  */
 async function createInitialSchema(
   db: Kysely<any>,
-  engine: SqlEngine,
-  names: SchemaNames,
-  present: ReadonlySet<ContractTable>,
-  formats: ValueFormats,
+  {
+    engine,
+    names,
+    present,
+    formats,
+  }: { engine: SqlEngine; names: SchemaNames; present: ReadonlySet<ContractTable>; formats: ValueFormats },
 ): Promise<void> {
   // PostgreSQL's `real` is a 4-byte float: seconds since 1970 would keep about 7 digits. SQLite's
   // REAL is already an 8-byte double.
   const seconds = engine === 'postgres' ? 'double precision' : 'real';
-  const P = names.projects;
-  const S = names.sessions;
-  const N = names.nodes;
   // A `jsonb` value column is created as one; `json` and `text` values live in text columns.
   const value = (f: ValueFormat) => (f === 'jsonb' ? 'jsonb' : 'text');
-  if (!present.has('projects')) await createProjects(db, P, seconds);
-  if (!present.has('sessions')) await createSessions(db, S, P, seconds, value(formats.sessions.metadata));
-  if (!present.has('nodes'))
-    await createNodes(db, N, S, seconds, value(formats.nodes.content), value(formats.nodes.metadata));
+  const types: ColumnTypes = {
+    seconds,
+    sessionMetadata: value(formats.sessions.metadata),
+    nodeContent: value(formats.nodes.content),
+    nodeMetadata: value(formats.nodes.metadata),
+  };
+  if (!present.has('projects')) await createProjects(db, names.projects, seconds);
+  if (!present.has('sessions')) await createSessions(db, names, types);
+  if (!present.has('nodes')) await createNodes(db, names, types);
+}
+
+/** The SQL types of the created columns that depend on the engine or the value formats. */
+interface ColumnTypes {
+  seconds: 'double precision' | 'real';
+  sessionMetadata: 'text' | 'jsonb';
+  nodeContent: 'text' | 'jsonb';
+  nodeMetadata: 'text' | 'jsonb';
 }
 
 const optional = <T extends CreateTableBuilder<any, any>>(t: T, column: string | null, type: 'text' | 'jsonb'): T =>
@@ -84,13 +96,9 @@ async function createProjects(
   await db.schema.createIndex(indexName(P.table, 'name_unique')).on(P.table).column(P.name).unique().execute();
 }
 
-async function createSessions(
-  db: Kysely<any>,
-  S: SchemaNames['sessions'],
-  P: SchemaNames['projects'],
-  seconds: 'double precision' | 'real',
-  metadata: 'text' | 'jsonb',
-): Promise<void> {
+async function createSessions(db: Kysely<any>, names: SchemaNames, types: ColumnTypes): Promise<void> {
+  const { sessions: S, projects: P } = names;
+  const { seconds, sessionMetadata: metadata } = types;
   let sessions = db.schema.createTable(S.table).addColumn(S.id, 'text', (c) => c.primaryKey());
   sessions = optional(sessions, S.title, 'text');
   sessions = optional(sessions, S.agent_id, 'text');
@@ -106,14 +114,9 @@ async function createSessions(
   }
 }
 
-async function createNodes(
-  db: Kysely<any>,
-  N: SchemaNames['nodes'],
-  S: SchemaNames['sessions'],
-  seconds: 'double precision' | 'real',
-  content: 'text' | 'jsonb',
-  metadata: 'text' | 'jsonb',
-): Promise<void> {
+async function createNodes(db: Kysely<any>, names: SchemaNames, types: ColumnTypes): Promise<void> {
+  const { nodes: N, sessions: S } = names;
+  const { seconds, nodeContent: content, nodeMetadata: metadata } = types;
   let nodes = db.schema
     .createTable(N.table)
     .addColumn(N.id, 'text', (c) => c.primaryKey())

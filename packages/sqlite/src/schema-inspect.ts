@@ -65,10 +65,18 @@ const NULLABLE_DEFAULTED = new Set([
  */
 export async function inspectSchema(
   db: Kysely<any>,
-  engine: SqlEngine,
-  input: SchemaNamesInput | undefined,
-  formats: ValueFormats,
-  requireTables: readonly ContractTable[],
+  {
+    engine,
+    names: input,
+    formats,
+    requireTables,
+  }: {
+    engine: SqlEngine;
+    /** The names as the options gave them (undefined: the defaults). */
+    names: SchemaNamesInput | undefined;
+    formats: ValueFormats;
+    requireTables: readonly ContractTable[];
+  },
 ): Promise<SchemaInspection> {
   const names = resolveSchemaNames(input);
   const present = new Set<ContractTable>();

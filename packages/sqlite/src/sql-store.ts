@@ -117,17 +117,20 @@ export async function assembleStore(
   try {
     const engine = resolveEngine(db, options.engine);
     const chosen = await chooseMapping(db, engine, options);
-    if (chosen.mapping !== null) return mappedStore(name, db, engine, options, chosen.mapping, close);
+    if (chosen.mapping !== null) return mappedStore({ name, db, engine, options, mapping: chosen.mapping, close });
     let names = resolveSchemaNames(options.names);
     const formats = resolveValueFormats(options.formats);
     const migrate = options.migrate ?? options.names === undefined;
     if (options.checkSchema ?? options.migrate !== false) {
       // Read before any write: a database that does not fit is refused unchanged.
-      const found = await inspectSchema(db, engine, options.names, formats, migrate ? [] : ['sessions', 'nodes']).catch(
-        async (err: unknown) => {
-          throw options.names === undefined ? await withClosestKnown(err, db, engine, chosen.tables) : err;
-        },
-      );
+      const found = await inspectSchema(db, {
+        engine,
+        names: options.names,
+        formats,
+        requireTables: migrate ? [] : ['sessions', 'nodes'],
+      }).catch(async (err: unknown) => {
+        throw options.names === undefined ? await withClosestKnown(err, db, engine, chosen.tables) : err;
+      });
       names = found.names;
       if (migrate) {
         if (chosen.tables !== null) refuseNearKnown(chosen.tables);
@@ -199,14 +202,21 @@ async function chooseMapping(
 }
 
 /** A store over an application's own tables: read through the mapping, every write refused. */
-function mappedStore(
-  name: string,
-  db: Kysely<any>,
-  engine: SqlEngine,
-  options: Readonly<SqlStoreCommonOptions & { readOnlyConnection?: boolean }>,
-  mapping: ResolvedMapping | ResolvedQueryMapping,
-  close: () => Promise<void>,
-): SqlStore {
+function mappedStore({
+  name,
+  db,
+  engine,
+  options,
+  mapping,
+  close,
+}: {
+  name: string;
+  db: Kysely<any>;
+  engine: SqlEngine;
+  options: Readonly<SqlStoreCommonOptions & { readOnlyConnection?: boolean }>;
+  mapping: ResolvedMapping | ResolvedQueryMapping;
+  close: () => Promise<void>;
+}): SqlStore {
   const names = resolveSchemaNames();
   const formats = resolveValueFormats();
   const common = { db, names, formats, engine, now: options.now };

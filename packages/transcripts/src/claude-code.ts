@@ -62,13 +62,12 @@ export function parseClaudeCode(records: readonly JsonValue[], options: Transcri
 
   const out: ParsedSession[] = [];
   for (const [key, g] of groups) {
-    const parsed = buildSession(
-      recs,
-      g.indexes,
-      g.id,
-      key === '' ? null : options.sessionId,
-      options.finished === true,
-    );
+    const parsed = buildSession(recs, {
+      indexes: g.indexes,
+      sessionId: g.id,
+      parentSession: key === '' ? null : options.sessionId,
+      finished: options.finished === true,
+    });
     if (parsed) out.push(parsed);
   }
   return out;
@@ -102,12 +101,17 @@ interface Build {
   at: number;
 }
 
+/** Which records of a file make one session (`indexes`), its id, the session it branched from, and whether the file is finished. */
+interface SessionRecords {
+  indexes: readonly number[];
+  sessionId: string;
+  parentSession: string | null;
+  finished: boolean;
+}
+
 function buildSession(
   recs: readonly Rec[],
-  indexes: readonly number[],
-  sessionId: string,
-  parentSession: string | null,
-  finished: boolean,
+  { indexes, sessionId, parentSession, finished }: SessionRecords,
 ): ParsedSession | null {
   const b: Build = {
     sessionId,
@@ -197,12 +201,20 @@ function readRecord(b: Build, r: Rec, i: number): void {
       metadata: pick(r, ['subtype', 'compactMetadata']),
     });
     b.continues.set(uuid, node.id);
-  } else if (type === 'assistant') readAssistant(b, r, uuid, message, created_at);
-  else readUser(b, r, uuid, message, created_at);
+  } else if (type === 'assistant') readAssistant(b, { r, uuid, message, created_at });
+  else readUser(b, { r, uuid, message, created_at });
+}
+
+/** A conversational record being read: the record, its uuid, its `message` and its time. */
+interface Conversational {
+  r: Rec;
+  uuid: string;
+  message: Rec | null;
+  created_at: number;
 }
 
 /** An assistant record: a new response's node, or more blocks of the response it continues. */
-function readAssistant(b: Build, r: Rec, uuid: string, message: Rec | null, created_at: number): void {
+function readAssistant(b: Build, { r, uuid, message, created_at }: Conversational): void {
   const blocks = Array.isArray(message?.content)
     ? message.content
     : message?.content === undefined
@@ -245,7 +257,7 @@ function readAssistant(b: Build, r: Rec, uuid: string, message: Rec | null, crea
 }
 
 /** A user record: a prompt, or the results of tool calls (and any other blocks after them). */
-function readUser(b: Build, r: Rec, uuid: string, message: Rec | null, created_at: number): void {
+function readUser(b: Build, { r, uuid, message, created_at }: Conversational): void {
   const content = message?.content ?? '';
   const results = Array.isArray(content) ? content.filter((x) => asObject(x)?.type === 'tool_result') : [];
   if (results.length === 0) {

@@ -56,7 +56,7 @@ export function agentTurnActions(options: AgentTurnActionsOptions) {
     async revert_agent_turn(params: unknown): Promise<RevertAgentTurnResult> {
       const p = paramsObject(params);
       const projectGit = needProjectGit();
-      const turn = p.turn === undefined || p.turn === null ? null : intParam(p, 'turn', 0, 1, Number.MAX_SAFE_INTEGER);
+      const turn = p.turn === undefined || p.turn === null ? null : intParam(p, 'turn', { fallback: 0, min: 1 });
       const commit = p.commit === undefined || p.commit === null ? null : shaParam(p, 'commit');
       if (turn === null && commit === null) invalidArgument('give turn or commit', { param: 'turn' });
       const { sessionId, project } = await target(p);

@@ -19,8 +19,7 @@ export function exportActions(options: ActionsOptions): Handlers<'export_transcr
       if (!EXPORT_FORMATS.includes(format))
         invalidArgument(`format must be one of ${EXPORT_FORMATS.join(', ')}`, { param: 'format' });
       const branch = optionalString(p, 'branch');
-      const turn =
-        p.turn === undefined || p.turn === null ? undefined : intParam(p, 'turn', 1, 1, Number.MAX_SAFE_INTEGER);
+      const turn = p.turn === undefined || p.turn === null ? undefined : intParam(p, 'turn', { fallback: 1, min: 1 });
       const session = await requireSession(options.dag, sessionId);
       const resolved = branch ?? (await options.mirror.branches(sessionId)).find((b) => b.head)?.name ?? 'main';
       const content = await exportSession(options.mirror, sessionId, {

@@ -38,8 +38,12 @@ export function optionalString(p: Record<string, unknown>, key: string): string 
   return v as string;
 }
 
-/** An optional integer from `min` to `max` (a limit, a seq); `fallback` when absent. */
-export function intParam(p: Record<string, unknown>, key: string, fallback: number, min: number, max: number): number {
+/** An optional integer from `min` to `max` (default the largest safe integer): a limit, a seq; `fallback` when absent. */
+export function intParam(
+  p: Record<string, unknown>,
+  key: string,
+  { fallback, min, max = Number.MAX_SAFE_INTEGER }: { fallback: number; min: number; max?: number },
+): number {
   const v = p[key];
   if (v === undefined || v === null) return fallback;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max)

@@ -126,8 +126,8 @@ async function turnMessages(dag: DagSource, params: unknown) {
   const p = paramsObject(params);
   const sessionId = idParam(p, 'session_id');
   const toNode = idParam(p, 'to_node');
-  const toSeq = intParam(p, 'to_seq', -1, 1, Number.MAX_SAFE_INTEGER);
-  const fromSeq = intParam(p, 'from_seq', 0, 0, Number.MAX_SAFE_INTEGER);
+  const toSeq = intParam(p, 'to_seq', { fallback: -1, min: 1 });
+  const fromSeq = intParam(p, 'from_seq', { fallback: 0, min: 0 });
   if (toSeq < 0) invalidArgument('to_seq must be given', { param: 'to_seq' });
   await requireSession(dag, sessionId);
   // Nodes of other branches may share the seq range: keep the range, then walk the path back.

@@ -72,7 +72,7 @@ export function turnFilesActions(options: TurnFilesActionsOptions) {
     const p = paramsObject(params);
     const turnFiles = needTurnFiles();
     const sessionId = idParam(p, 'session_id');
-    const turn = intParam(p, 'turn', 0, 1, Number.MAX_SAFE_INTEGER);
+    const turn = intParam(p, 'turn', { fallback: 0, min: 1 });
     await requireSession(options.dag, sessionId);
     const project = await projectOf(p, sessionId);
     return { p, turnFiles, project, at: { workdir: project.workdir, sessionId, turn } };

@@ -61,7 +61,11 @@ export interface CheckoutTarget {
 export async function checkout(ctx: MirrorContext, repo: Repo, o: CheckoutTarget): Promise<boolean> {
   const { layout, tip, derivation, fresh } = o;
   const { appended = null, metaOid = null, metaBytes, prewritten = null, checkFiles = false } = o;
-  if (appended !== null && tip !== null && (await appendToIndex(ctx, repo, { layout, tip, appended, fresh, metaOid })))
+  if (
+    appended !== null &&
+    tip !== null &&
+    (await appendToIndex(ctx, repo, { layout, tip, appended, fresh, knownMeta: metaOid }))
+  )
     return appended.length > 0;
   // A backfill's checkout goes over every file of the session: the host gets its turns.
   const host = new HostYield(ctx.yieldEveryMs);
@@ -191,14 +195,13 @@ async function writeWorktree(ctx: RepoContext, repo: Repo, w: WorktreeTarget): P
   return true;
 }
 
-/** Write each target file the index does not already show (all with `rewriteAll`); the next index's entries. */
+/** Write each target file the `current` index does not already show (all with `rewriteAll`); the next index's entries. */
 async function writeFiles(
   ctx: RepoContext,
   repo: Repo,
   w: WorktreeTarget,
-  index: { current: IndexEntry[]; rewriteAll: boolean },
+  { current, rewriteAll }: { current: IndexEntry[]; rewriteAll: boolean },
 ): Promise<{ next: IndexEntry[]; changed: boolean }> {
-  const { current, rewriteAll } = index;
   const byPath = new Map(current.map((e) => [e.path, e]));
   let changed = false;
   const next: IndexEntry[] = [];
@@ -224,13 +227,23 @@ async function writeFiles(
   return { next, changed };
 }
 
+/** What {@link appendToIndex} adds: the messages `appended` after the cached index, at commit `tip`. */
+interface Appended {
+  layout: Layout;
+  tip: string;
+  appended: Known[];
+  /** Blobs written by this sync, by id (framed). */
+  fresh: Map<string, Uint8Array>;
+  /** `meta.json`'s blob id at `tip` when known (null: read from the tip's tree). */
+  knownMeta: string | null;
+}
+
 /** The `appended` case of {@link checkout}; false when it does not apply. */
 async function appendToIndex(
   ctx: MirrorContext,
   repo: Repo,
-  turn: { layout: Layout; tip: string; appended: Known[]; fresh: Map<string, Uint8Array>; metaOid: string | null },
+  { layout, tip, appended, fresh, knownMeta }: Appended,
 ): Promise<boolean> {
-  const { layout, tip, appended, fresh, metaOid: knownMeta } = turn;
   const indexPath = joinPath(repo.gitdir, 'index');
   const cached = ctx.cache.indexes.get(repo.gitdir);
   const st = await ctx.store.lstat(indexPath);
@@ -273,7 +286,7 @@ async function appendToIndex(
     next.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     break;
   }
-  await writeIndex(ctx, repo, { entries: next, shared: cached.shared, added });
+  await writeIndex(ctx, repo, { entries: next, shared: cached.shared, knownAdded: added });
   return true;
 }
 
@@ -288,9 +301,18 @@ async function appendToIndex(
 async function writeIndex(
   ctx: RepoContext,
   repo: Repo,
-  index: { entries: IndexEntry[]; shared: SharedIndex | null; added?: IndexEntry[] },
+  {
+    entries,
+    shared,
+    knownAdded,
+  }: {
+    entries: IndexEntry[];
+    /** The shared index the current index names, if any. */
+    shared: SharedIndex | null;
+    /** The entries `shared` lacks, from a caller that knows them. */
+    knownAdded?: IndexEntry[];
+  },
 ): Promise<void> {
-  const { entries, shared, added: knownAdded } = index;
   const indexPath = joinPath(repo.gitdir, 'index');
   const lock = `${indexPath}.lock`;
   const codec = ctx.store.codec;

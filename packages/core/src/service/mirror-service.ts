@@ -175,7 +175,7 @@ async function runSync(svc: Service, status: SessionStatus, succeeded: () => num
     }
     const seen: RunLogs = { logs: new Map(), branches: null };
     for (let i = 0; i < batch && slot.turns.length > 0; i++) {
-      await projectTurn(options, emit, sessionId, slot.turns[0]!, result, seen);
+      await projectTurn(options, emit, { sessionId, report: slot.turns[0]!, result, seen });
       slot.turns.shift();
       slot.handled++;
       wake(slot);

@@ -71,122 +71,133 @@ export async function countLooseObjects(store: Store, gitdir: string): Promise<n
   return n;
 }
 
+/** A {@link BackgroundPacker} over `options`. */
 export function createPacker(options: PackerOptions): Packer {
-  const store = storeFor(options.storage);
-  const threshold = options.looseObjects ?? 256;
-  const packsThreshold = options.packs ?? 16;
-  const delayMs = options.delayMs ?? 500;
-  const { staleMs } = lockOptions(LOCK_DEFAULTS.pack, { staleMs: options.lock?.staleMs }, 'packer.lock');
-  const pack = options.pack ?? ((gitdir: string) => packSession(store, gitdir));
-  const timers = new Map<string, ReturnType<typeof setTimeout>>();
-  const waiting: string[] = [];
-  let running: Promise<void> | null = null;
-  let settle: (() => void)[] = [];
+  return new BackgroundPacker(options);
+}
 
-  const asError = (err: unknown): EntityGitError =>
-    normaliseError(err, { code: 'STORAGE_ERROR', what: 'packing failed' });
+/** The packer of {@link createPacker}: one repository at a time, each after its quiet delay. */
+class BackgroundPacker implements Packer {
+  readonly #options: PackerOptions;
+  readonly #store: Store;
+  readonly #threshold: number;
+  readonly #packsThreshold: number;
+  readonly #delayMs: number;
+  readonly #staleMs: number;
+  readonly #pack: (gitdir: string) => Promise<PackReport | void>;
+  /** A repository's quiet delay, by gitdir: a request meanwhile starts it over. */
+  readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Repositories whose delay is over, to be looked at in turn. */
+  readonly #waiting: string[] = [];
+  #running: Promise<void> | null = null;
+  /** Who waits in `idle()`, told once nothing is waiting or running. */
+  #settle: (() => void)[] = [];
 
-  const c: PackerContext = Object.freeze({ store, threshold, packsThreshold, staleMs, pack });
-  const packNow = (gitdir: string) => packIfDue(c, gitdir);
+  constructor(options: PackerOptions) {
+    this.#options = options;
+    const store = storeFor(options.storage);
+    this.#store = store;
+    this.#threshold = options.looseObjects ?? 256;
+    this.#packsThreshold = options.packs ?? 16;
+    this.#delayMs = options.delayMs ?? 500;
+    this.#staleMs = lockOptions(LOCK_DEFAULTS.pack, { staleMs: options.lock?.staleMs }, 'packer.lock').staleMs;
+    this.#pack = options.pack ?? ((gitdir: string) => packSession(store, gitdir));
+  }
 
-  function pump(): void {
-    if (running !== null) return;
-    const gitdir = waiting.shift();
+  request(gitdir: string): void {
+    clearTimeout(this.#timers.get(gitdir));
+    const timer = setTimeout(() => {
+      this.#timers.delete(gitdir);
+      if (!this.#waiting.includes(gitdir)) this.#waiting.push(gitdir);
+      this.#pump();
+    }, this.#delayMs);
+    // A background chore: it must not keep a process alive on its own.
+    (timer as { unref?: () => void }).unref?.();
+    this.#timers.set(gitdir, timer);
+  }
+
+  async idle(): Promise<void> {
+    // Requests still in their delay are looked at now.
+    for (const [gitdir, timer] of this.#timers) {
+      clearTimeout(timer);
+      if (!this.#waiting.includes(gitdir)) this.#waiting.push(gitdir);
+    }
+    this.#timers.clear();
+    if (this.#running === null && this.#waiting.length === 0) return;
+    const done = new Promise<void>((resolve) => this.#settle.push(resolve));
+    this.#pump();
+    await done;
+  }
+
+  /** Pack `gitdir` if it is due and nobody else packs it (null: not due, or locked). */
+  async packNow(gitdir: string): Promise<PackReport | void | null> {
+    const store = this.#store;
+    const due =
+      (await countPacks(store, gitdir)) >= this.#packsThreshold ||
+      (await countLooseObjects(store, gitdir)) >= this.#threshold;
+    if (!due) return null;
+    const lock = repoFile(gitdir, 'pack.lock');
+    if (!(await this.#take(lock))) return null;
+    try {
+      return await this.#pack(gitdir);
+    } finally {
+      await store.remove(lock);
+    }
+  }
+
+  #pump(): void {
+    if (this.#running !== null) return;
+    const gitdir = this.#waiting.shift();
     if (gitdir === undefined) {
-      const done = settle;
-      settle = [];
+      const done = this.#settle;
+      this.#settle = [];
       for (const f of done) f();
       return;
     }
+    const options = this.#options;
+    const { logger } = options;
     const start = now();
-    running = packNow(gitdir)
+    this.#running = this.packNow(gitdir)
       .then((report) => {
-        logPackerRun(options.logger, gitdir, start, report);
+        logPackerRun(logger, { gitdir, start, report });
         if (report !== null) options.onPacked?.(gitdir, report);
       })
       .catch((err: unknown) => {
-        logPackerRun(options.logger, gitdir, start, undefined, err);
-        options.onError?.(gitdir, asError(err));
+        logPackerRun(logger, { gitdir, start, report: undefined, error: err });
+        options.onError?.(gitdir, normaliseError(err, { code: 'STORAGE_ERROR', what: 'packing failed' }));
       })
       .finally(() => {
-        running = null;
-        pump();
+        this.#running = null;
+        this.#pump();
       });
   }
 
-  return {
-    request(gitdir) {
-      clearTimeout(timers.get(gitdir));
-      const timer = setTimeout(() => {
-        timers.delete(gitdir);
-        if (!waiting.includes(gitdir)) waiting.push(gitdir);
-        pump();
-      }, delayMs);
-      // A background chore: it must not keep a process alive on its own.
-      (timer as { unref?: () => void }).unref?.();
-      timers.set(gitdir, timer);
-    },
-    async idle() {
-      // Requests still in their delay are looked at now.
-      for (const [gitdir, timer] of timers) {
-        clearTimeout(timer);
-        if (!waiting.includes(gitdir)) waiting.push(gitdir);
-      }
-      timers.clear();
-      if (running === null && waiting.length === 0) return;
-      const done = new Promise<void>((resolve) => settle.push(resolve));
-      pump();
-      await done;
-    },
-    packNow,
-  };
-}
-
-/** What the packer's functions share: its storage and thresholds, the lock's staleness, the pack step. */
-interface PackerContext {
-  readonly store: Store;
-  readonly threshold: number;
-  readonly packsThreshold: number;
-  readonly staleMs: number;
-  readonly pack: (gitdir: string) => Promise<PackReport | void>;
-}
-
-/** Pack `gitdir` if it is due and nobody else packs it (null: not due, or locked). */
-async function packIfDue(c: PackerContext, gitdir: string): Promise<PackReport | void | null> {
-  const { store, threshold, packsThreshold, pack } = c;
-  if ((await countPacks(store, gitdir)) < packsThreshold && (await countLooseObjects(store, gitdir)) < threshold)
-    return null;
-  const lock = repoFile(gitdir, 'pack.lock');
-  if (!(await take(c, lock))) return null;
-  try {
-    return await pack(gitdir);
-  } finally {
-    await store.remove(lock);
+  /**
+   * Take the lock file `lock` if nobody holds it, or one left for the stale time. False also when
+   * its directory is gone (the repository was removed): nothing to pack.
+   */
+  async #take(lock: string): Promise<boolean> {
+    try {
+      return await tryLockFile(this.#store, lock, `${Date.now()}\n`, this.#staleMs);
+    } catch (err) {
+      const code = isEntityGitError(err, 'STORAGE_ERROR') ? err.data.fsCode : undefined;
+      if (code === 'ENOENT') return false;
+      throw err;
+    }
   }
 }
 
-/**
- * Take the lock file `lock` if nobody holds it, or one left for `staleMs`. False also when its
- * directory is gone (the repository was removed): nothing to pack.
- */
-async function take(c: PackerContext, lock: string): Promise<boolean> {
-  try {
-    return await tryLockFile(c.store, lock, `${Date.now()}\n`, c.staleMs);
-  } catch (err) {
-    const code = isEntityGitError(err, 'STORAGE_ERROR') ? err.data.fsCode : undefined;
-    if (code === 'ENOENT') return false;
-    throw err;
-  }
+/** One packing run, as {@link logPackerRun} reports it: `error` when it failed, `report` null when nothing was due. */
+interface PackerRun {
+  gitdir: string;
+  /** When the run started (`now()`). */
+  start: number;
+  report: PackReport | void | null;
+  error?: unknown;
 }
 
 /** `packer.packed` (info: objects, bytes, loose files removed) or `packer.failed` (warn), timed. */
-export function logPackerRun(
-  logger: Logger | undefined,
-  gitdir: string,
-  start: number,
-  report: PackReport | void | null,
-  error?: unknown,
-): void {
+function logPackerRun(logger: Logger | undefined, { gitdir, start, report, error }: PackerRun): void {
   if (logger === undefined || report === null) return;
   if (error !== undefined) {
     emitLog(logger, 'warn', 'packer.failed', {

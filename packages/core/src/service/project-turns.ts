@@ -101,10 +101,7 @@ export interface TurnCommit {
  */
 export async function sessionCommitOf(
   mirror: MirrorServiceOptions['mirror'],
-  sessionId: string,
-  report: Queued,
-  result: SyncResult,
-  seen: RunLogs,
+  { sessionId, report, result, seen }: ReportedTurn,
 ): Promise<TurnCommit | undefined> {
   const logOf = async (branch: string) => {
     let log = seen.logs.get(branch);
@@ -189,15 +186,22 @@ export async function userMessageOf(
   return '';
 }
 
+/** A turn reported to the service, with the sync that just ran for its session. */
+export interface ReportedTurn {
+  sessionId: string;
+  report: Queued;
+  result: SyncResult;
+  /** The logs this run of the service has read already, shared by the run's turns. */
+  seen: RunLogs;
+}
+
 /** The project auto-commit of one reported turn, labelled from that turn's session commit. */
 export async function projectTurn(
   options: MirrorServiceOptions,
   emit: <E extends ServiceEventName>(event: E, payload: ServiceEvents[E]) => void,
-  sessionId: string,
-  report: Queued,
-  result: SyncResult,
-  seen: RunLogs,
+  turn: ReportedTurn,
 ): Promise<void> {
+  const { sessionId, report, result } = turn;
   const { projects, projectGit } = options;
   if (!projects || !projectGit) return;
   const project = await projects.projectOfSession(sessionId);
@@ -211,7 +215,7 @@ export async function projectTurn(
     });
     return;
   }
-  const found = await sessionCommitOf(options.mirror, sessionId, report, result, seen);
+  const found = await sessionCommitOf(options.mirror, turn);
   const tip = found?.commit;
   const session = options.dag ? await options.dag.getSession(sessionId) : null;
   const outcome = await projectGit.afterTurn({

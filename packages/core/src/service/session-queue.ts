@@ -92,166 +92,180 @@ export interface SessionQueueOptions<S extends QueueStatus> {
   afterRun?(status: S): void;
 }
 
-/**
- * A serial queue per session, several sessions at once: requests coalesce (one while a session
- * waits or is queued joins the coming run; one while it runs asks for one more), failed runs are
- * retried with a doubling backoff, and every session's state is shown.
- */
-export interface SessionQueue<S extends QueueStatus> {
-  /** Ask for a run of `sessionId` (ignored once closed). */
-  request(sessionId: string): void;
-  /** The live status of a session the queue holds. */
-  get(sessionId: string): S | undefined;
-  /** Copies of every session's status, in the order they were first asked for. */
-  statuses(): S[];
-  /** Queue every waiting or backing-off session now (delays and backoffs cut short). */
-  flush(): void;
-  /** Resolves when nothing is waiting, queued, running or backing off. */
-  drain(): Promise<void>;
-  /** Stop accepting requests. */
-  close(): void;
-  readonly closed: boolean;
-}
-
 interface Slot {
   status: QueueStatus;
   timer: unknown;
 }
 
-export function createSessionQueue<S extends QueueStatus>(options: SessionQueueOptions<S>): SessionQueue<S> {
-  const q: Queue<S> = { options, slots: new Map(), ready: [], running: 0, closed: false, idleWaiters: [] };
-  const { slots } = q;
-  return {
-    request(sessionId: string): void {
-      if (q.closed) return;
-      let slot = slots.get(sessionId);
-      if (!slot) {
-        slot = { status: { ...options.status(sessionId), state: 'idle' }, timer: null };
-        slots.set(sessionId, slot);
-      }
-      const { state } = slot.status;
-      // waiting, queued or backing off: the coming run reads everything up to now anyway
-      if (state === 'running') slot.status.again = true;
-      else if (state === 'idle') {
-        if (options.delayMs === null) enqueue(q, slot);
-        else wait(q, slot, 'waiting', options.delayMs);
-      }
-    },
-    get: (sessionId) => slots.get(sessionId)?.status as S | undefined,
-    statuses: () =>
-      [...slots.values()].map(
-        (s) => ({ ...s.status, lastError: s.status.lastError && { ...s.status.lastError } }) as S,
-      ),
-    flush(): void {
-      for (const slot of slots.values())
-        if (slot.status.state === 'waiting' || slot.status.state === 'backoff') enqueue(q, slot);
-    },
-    drain: () =>
-      new Promise<void>((resolve) => {
-        q.idleWaiters.push(resolve);
-        settle(q);
-      }),
-    close(): void {
-      q.closed = true;
-    },
-    get closed() {
-      return q.closed;
-    },
-  };
-}
+/**
+ * A serial queue per session, several sessions at once: requests coalesce (one while a session
+ * waits or is queued joins the coming run; one while it runs asks for one more), failed runs are
+ * retried with a doubling backoff, and every session's state is shown.
+ */
+export class SessionQueue<S extends QueueStatus> {
+  readonly #options: SessionQueueOptions<S>;
+  /** The sessions' slots, in the order they were first asked for. */
+  readonly #slots = new Map<string, Slot>();
+  /** Sessions ready to run, first in first out. */
+  readonly #ready: string[] = [];
+  #running = 0;
+  #closed = false;
+  #idleWaiters: (() => void)[] = [];
 
-/** A queue's state: its sessions' slots, the ones ready to run, how many run, who waits for idle. */
-interface Queue<S extends QueueStatus> {
-  readonly options: SessionQueueOptions<S>;
-  readonly slots: Map<string, Slot>;
-  readonly ready: string[];
-  running: number;
-  closed: boolean;
-  idleWaiters: (() => void)[];
-}
-
-/** Closed with `lastRunOnClose`: the run under way is the last, neither retried nor repeated. */
-const final = (q: Queue<QueueStatus>): boolean => q.options.lastRunOnClose && q.closed;
-
-function settle(q: Queue<QueueStatus>): void {
-  if (q.running > 0 || q.ready.length > 0) return;
-  for (const s of q.slots.values()) if (s.status.state !== 'idle') return;
-  const waiters = q.idleWaiters;
-  q.idleWaiters = [];
-  for (const w of waiters) w();
-}
-
-function pump<S extends QueueStatus>(q: Queue<S>): void {
-  while (q.running < q.options.concurrency && q.ready.length > 0) {
-    const slot = q.slots.get(q.ready.shift()!);
-    if (!slot) continue;
-    q.running++;
-    // Deferred: started a tick later, so a burst of requests made in one go coalesces into this run.
-    if (q.options.deferStart) void Promise.resolve().then(() => run(q, slot));
-    else void run(q, slot);
+  constructor(options: SessionQueueOptions<S>) {
+    this.#options = options;
   }
-  settle(q);
-}
 
-function enqueue<S extends QueueStatus>(q: Queue<S>, slot: Slot): void {
-  if (slot.timer !== null) {
-    clearTimeout(slot.timer as Parameters<typeof clearTimeout>[0]);
-    slot.timer = null;
+  /** Ask for a run of `sessionId` (ignored once closed). */
+  request(sessionId: string): void {
+    if (this.#closed) return;
+    let slot = this.#slots.get(sessionId);
+    if (!slot) {
+      slot = { status: { ...this.#options.status(sessionId), state: 'idle' }, timer: null };
+      this.#slots.set(sessionId, slot);
+    }
+    const { state } = slot.status;
+    // waiting, queued or backing off: the coming run reads everything up to now anyway
+    if (state === 'running') slot.status.again = true;
+    else if (state === 'idle') this.#delay(slot);
   }
-  if (slot.status.state === 'queued') return;
-  slot.status.state = 'queued';
-  q.ready.push(slot.status.sessionId);
-  pump(q);
-}
 
-function wait<S extends QueueStatus>(q: Queue<S>, slot: Slot, state: 'waiting' | 'backoff', ms: number): void {
-  slot.status.state = state;
-  slot.timer = setTimeout(() => {
-    slot.timer = null;
-    enqueue(q, slot);
-  }, ms);
-  // A pending run does not keep a Node process alive (its owner runs it at shutdown).
-  if (q.options.unrefTimers) (slot.timer as { unref?: () => void } | null)?.unref?.();
-}
+  /** The live status of a session the queue holds. */
+  get(sessionId: string): S | undefined {
+    return this.#slots.get(sessionId)?.status as S | undefined;
+  }
 
-async function run<S extends QueueStatus>(q: Queue<S>, slot: Slot): Promise<void> {
-  const { options } = q;
-  const { attempts: maxAttempts, baseDelayMs: baseDelay, maxDelayMs: maxDelay, delayMs } = options;
-  const status = slot.status;
-  status.state = 'running';
-  status.again = false;
-  status.attempts++;
-  let retryIn: number | null = null;
-  let done = false;
-  const succeeded = () => {
-    done = true;
-    status.lastError = null;
-    const attempts = status.attempts;
-    status.attempts = 0;
-    return attempts;
-  };
-  try {
-    await options.run(status as S, succeeded);
-    if (!done) succeeded();
-  } catch (err) {
+  /** Copies of every session's status, in the order they were first asked for. */
+  statuses(): S[] {
+    return [...this.#slots.values()].map(
+      (s) => ({ ...s.status, lastError: s.status.lastError && { ...s.status.lastError } }) as S,
+    );
+  }
+
+  /** Queue every waiting or backing-off session now (delays and backoffs cut short). */
+  flush(): void {
+    for (const slot of this.#slots.values())
+      if (slot.status.state === 'waiting' || slot.status.state === 'backoff') this.#enqueue(slot);
+  }
+
+  /** Resolves when nothing is waiting, queued, running or backing off. */
+  drain(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#idleWaiters.push(resolve);
+      this.#settle();
+    });
+  }
+
+  /** Stop accepting requests. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Closed with `lastRunOnClose`: the run under way is the last, neither retried nor repeated. */
+  get #final(): boolean {
+    return this.#options.lastRunOnClose && this.#closed;
+  }
+
+  #settle(): void {
+    if (this.#running > 0 || this.#ready.length > 0) return;
+    for (const s of this.#slots.values()) if (s.status.state !== 'idle') return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  #pump(): void {
+    while (this.#running < this.#options.concurrency && this.#ready.length > 0) {
+      const slot = this.#slots.get(this.#ready.shift()!);
+      if (!slot) continue;
+      this.#running++;
+      // Deferred: started a tick later, so a burst of requests made in one go coalesces into this run.
+      if (this.#options.deferStart) void Promise.resolve().then(() => this.#run(slot));
+      else void this.#run(slot);
+    }
+    this.#settle();
+  }
+
+  /** Queued at once, or after the queue's delay (`waiting`) so requests meanwhile join the run. */
+  #delay(slot: Slot): void {
+    const { delayMs } = this.#options;
+    if (delayMs === null) this.#enqueue(slot);
+    else this.#wait(slot, 'waiting', delayMs);
+  }
+
+  #enqueue(slot: Slot): void {
+    if (slot.timer !== null) {
+      clearTimeout(slot.timer as Parameters<typeof clearTimeout>[0]);
+      slot.timer = null;
+    }
+    if (slot.status.state === 'queued') return;
+    slot.status.state = 'queued';
+    this.#ready.push(slot.status.sessionId);
+    this.#pump();
+  }
+
+  #wait(slot: Slot, state: 'waiting' | 'backoff', ms: number): void {
+    slot.status.state = state;
+    slot.timer = setTimeout(() => {
+      slot.timer = null;
+      this.#enqueue(slot);
+    }, ms);
+    // A pending run does not keep a Node process alive (its owner runs it at shutdown).
+    if (this.#options.unrefTimers) (slot.timer as { unref?: () => void } | null)?.unref?.();
+  }
+
+  async #run(slot: Slot): Promise<void> {
+    const options = this.#options;
+    const status = slot.status;
+    status.state = 'running';
+    status.again = false;
+    status.attempts++;
+    let retryIn: number | null = null;
+    let done = false;
+    const succeeded = () => {
+      done = true;
+      status.lastError = null;
+      const attempts = status.attempts;
+      status.attempts = 0;
+      return attempts;
+    };
+    try {
+      await options.run(status as S, succeeded);
+      if (!done) succeeded();
+    } catch (err) {
+      retryIn = this.#failed(status, err);
+    }
+    this.#running--;
+    if (retryIn !== null) this.#wait(slot, 'backoff', retryIn);
+    else if (status.again && !this.#final) this.#delay(slot);
+    else if (options.keepIdle) status.state = 'idle';
+    else this.#slots.delete(status.sessionId);
+    options.afterRun?.(status as S);
+    this.#pump();
+  }
+
+  /** Record a failed attempt and report it: the delay before the next attempt, or null when none follows. */
+  #failed(status: QueueStatus, err: unknown): number | null {
+    const options = this.#options;
     const error = options.toError(err, status.sessionId);
     status.lastError = { code: error.code, message: error.message, at: Date.now() };
     const attempts = status.attempts;
-    if (!final(q) && options.retryable(error) && attempts < maxAttempts) {
-      retryIn = Math.min(maxDelay, baseDelay * 2 ** (attempts - 1));
-      options.emit('retrying', { sessionId: status.sessionId, error, attempt: attempts, delayMs: retryIn });
-    } else {
-      status.attempts = 0;
-      options.emit('failed', { sessionId: status.sessionId, error, attempts });
+    if (!this.#final && options.retryable(error) && attempts < options.attempts) {
+      const delayMs = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempts - 1));
+      options.emit('retrying', { sessionId: status.sessionId, error, attempt: attempts, delayMs });
+      return delayMs;
     }
+    status.attempts = 0;
+    options.emit('failed', { sessionId: status.sessionId, error, attempts });
+    return null;
   }
-  q.running--;
-  if (retryIn !== null) wait(q, slot, 'backoff', retryIn);
-  else if (status.again && !final(q)) {
-    if (delayMs === null) enqueue(q, slot);
-    else wait(q, slot, 'waiting', delayMs);
-  } else if (options.keepIdle) status.state = 'idle';
-  else q.slots.delete(status.sessionId);
-  options.afterRun?.(status as S);
-  pump(q);
+}
+
+/** A {@link SessionQueue} over `options`. */
+export function createSessionQueue<S extends QueueStatus>(options: SessionQueueOptions<S>): SessionQueue<S> {
+  return new SessionQueue(options);
 }

@@ -32,13 +32,23 @@ export class LoadedPack {
   /** Every entry's offset, ascending (built on first use): an entry ends where the next begins. */
   private offsets: Uint32Array | Float64Array | null = null;
 
-  constructor(
-    readonly path: string,
-    private readonly idx: Uint8Array,
-    private readonly pack: PackBytes,
-    head: Uint8Array,
-    private readonly store: Store,
-  ) {
+  readonly path: string;
+  private readonly idx: Uint8Array;
+  private readonly pack: PackBytes;
+  private readonly store: Store;
+
+  /** The pack at `path`: its index's bytes `idx`, its bytes `pack` (whose first bytes are `head`), read through `store`. */
+  constructor({
+    path,
+    idx,
+    pack,
+    head,
+    store,
+  }: { path: string; idx: Uint8Array; pack: PackBytes; head: Uint8Array; store: Store }) {
+    this.path = path;
+    this.idx = idx;
+    this.pack = pack;
+    this.store = store;
     const version = idxVersion(idx);
     if (version === null) throw new UnsupportedPack(`${path}: not a version-2 index`);
     if (version !== 2) throw new UnsupportedPack(`${path}: index version ${version}`);

@@ -49,7 +49,7 @@ export class PackCache {
       if ((await this.store.lstat(packPath)) === null) return null;
       throw err;
     }
-    const loaded = new LoadedPack(packPath, idx, pack, head, this.store);
+    const loaded = new LoadedPack({ path: packPath, idx, pack, head, store: this.store });
     this.packs.set(path, { id, pack: loaded });
     while (this.packs.size > this.maxPacks) this.packs.delete(this.packs.keys().next().value as string);
     return loaded;

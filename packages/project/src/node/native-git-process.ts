@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { EntityGitError } from '@entity-git/core';
 import { fsErrorCode } from '@entity-git/git';
+import type { Signature } from '../index.js';
 
 export const NATIVE_GIT_ENGINE = 'native-git';
 
 export const ZERO = '0'.repeat(40);
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 export const NO_HOOKS = process.platform === 'win32' ? 'NUL' : '/dev/null';
 
 export interface NativeGitEngineOptions {
@@ -75,59 +77,65 @@ export interface Run {
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** What a git command is given besides its arguments: its standard input, more environment. */
-type RunExtra = { input?: string | Buffer; env?: NodeJS.ProcessEnv };
+export type RunExtra = { input?: string | Buffer; env?: NodeJS.ProcessEnv };
 
-/** Running git: `run` resolves whatever the exit code, `git` rejects a non-zero one with {@link failure}'s error. */
-export function gitProcess(opts: NativeGitOptions) {
-  const run = (cwd: string, args: string[], extra: RunExtra = {}): Promise<Run> => runGit(opts, cwd, args, extra);
-  async function git(cwd: string, args: string[], extra: RunExtra = {}): Promise<string> {
-    const r = await run(cwd, args, extra);
+/** Running git: {@link GitProcess.run} resolves whatever the exit code, {@link GitProcess.git} rejects a non-zero one with {@link failure}'s error. */
+export class GitProcess {
+  readonly #opts: NativeGitOptions;
+
+  constructor(opts: NativeGitOptions) {
+    this.#opts = opts;
+  }
+
+  /** Run git in `cwd`; resolves whatever the exit code, rejects when git could not run at all. */
+  run(cwd: string, args: string[], extra: RunExtra = {}): Promise<Run> {
+    return new Promise((done, fail) => {
+      const child = execFile(
+        this.#opts.gitPath,
+        [...NEUTRAL_CONFIG, ...args],
+        {
+          cwd,
+          env: { ...baseEnv(), ...extra.env },
+          encoding: 'buffer',
+          maxBuffer: 1 << 30,
+          timeout: this.#opts.timeoutMs,
+          windowsHide: true,
+        },
+        (err, stdout, stderr) => {
+          const code = err
+            ? typeof (err as { code?: unknown }).code === 'number'
+              ? (err as { code: number }).code
+              : -1
+            : 0;
+          if (err && code === -1) {
+            fail(
+              new EntityGitError(
+                fsErrorCode(err) === 'ENOENT' ? 'GIT_NOT_FOUND' : 'PROJECT_GIT_ERROR',
+                `[${NATIVE_GIT_ENGINE}] git ${args[0]} in ${cwd}: ${err.message}`,
+                { args, cwd },
+                { cause: err },
+              ),
+            );
+            return;
+          }
+          done({ stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8'), code });
+        },
+      );
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(extra.input ?? '');
+    });
+  }
+
+  /** Run git in `cwd` and give its standard output; a non-zero exit rejects with {@link failure}'s error. */
+  async git(cwd: string, args: string[], extra: RunExtra = {}): Promise<string> {
+    const r = await this.run(cwd, args, extra);
     if (r.code !== 0) throw failure(cwd, args, r);
     return r.stdout.toString('utf8');
   }
-  return { run, git, failure, refError };
 }
 
-/** Run git in `cwd`; resolves whatever the exit code, rejects when git could not run at all. */
-function runGit(opts: NativeGitOptions, cwd: string, args: string[], extra: RunExtra): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = execFile(
-      opts.gitPath,
-      [...NEUTRAL_CONFIG, ...args],
-      {
-        cwd,
-        env: { ...baseEnv(), ...extra.env },
-        encoding: 'buffer',
-        maxBuffer: 1 << 30,
-        timeout: opts.timeoutMs,
-        windowsHide: true,
-      },
-      (err, stdout, stderr) => {
-        const code = err
-          ? typeof (err as { code?: unknown }).code === 'number'
-            ? (err as { code: number }).code
-            : -1
-          : 0;
-        if (err && code === -1) {
-          fail(
-            new EntityGitError(
-              fsErrorCode(err) === 'ENOENT' ? 'GIT_NOT_FOUND' : 'PROJECT_GIT_ERROR',
-              `[${NATIVE_GIT_ENGINE}] git ${args[0]} in ${cwd}: ${err.message}`,
-              { args, cwd },
-              { cause: err },
-            ),
-          );
-          return;
-        }
-        done({ stdout: stdout as Buffer, stderr: (stderr as Buffer).toString('utf8'), code });
-      },
-    );
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(extra.input ?? '');
-  });
-}
-
-function failure(cwd: string, args: string[], r: Run): EntityGitError {
+/** A git command that exited non-zero, as the seam's error. */
+export function failure(cwd: string, args: string[], r: Run): EntityGitError {
   return new EntityGitError(
     'PROJECT_GIT_ERROR',
     `[${NATIVE_GIT_ENGINE}] git ${args[0]} failed in ${cwd} (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' / ')}`,
@@ -136,7 +144,7 @@ function failure(cwd: string, args: string[], r: Run): EntityGitError {
 }
 
 /** A failed `update-ref` as the seam's errors: the branch moved (`REF_CONFLICT`), its lock is held (`REF_LOCKED`), or git failed. */
-function refError(root: string, args: string[], r: Run): EntityGitError {
+export function refError(root: string, args: string[], r: Run): EntityGitError {
   if (/but expected|reference already exists|unable to resolve reference|is at [0-9a-f]+ but/i.test(r.stderr)) {
     return new EntityGitError('REF_CONFLICT', `[${NATIVE_GIT_ENGINE}] the branch moved meanwhile: ${r.stderr.trim()}`, {
       args,
@@ -153,4 +161,14 @@ function refError(root: string, args: string[], r: Run): EntityGitError {
   return failure(root, args, r);
 }
 
-export type GitProcess = ReturnType<typeof gitProcess>;
+/** The environment that makes `commit-tree` write exactly `author` and `committer` (UTC, whole seconds). */
+export function signatureEnv(author: Signature, committer: Signature): NodeJS.ProcessEnv {
+  return {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    GIT_AUTHOR_DATE: `@${author.time} +0000`,
+    GIT_COMMITTER_NAME: committer.name,
+    GIT_COMMITTER_EMAIL: committer.email,
+    GIT_COMMITTER_DATE: `@${committer.time} +0000`,
+  };
+}

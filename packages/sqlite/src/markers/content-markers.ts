@@ -71,10 +71,12 @@ export function readingFingerprint(engine: SqlEngine, tables: MarkedTables, read
  * the function on the connection, a PostgreSQL without `md5`).
  */
 export async function readContentMarkers(
-  db: Kysely<any>,
-  engine: SqlEngine,
-  tables: MarkedTables,
-  fingerprint: string,
+  {
+    db,
+    engine,
+    tables,
+    fingerprint,
+  }: { db: Kysely<any>; engine: SqlEngine; tables: MarkedTables; fingerprint: string },
   scope: MarkerScope,
 ): Promise<Map<string, ContentMarker> | 'absent'> {
   try {

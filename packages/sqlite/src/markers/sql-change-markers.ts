@@ -124,7 +124,7 @@ export class SqlChangeMarkers {
             if (cannotCompute(err)) return 'absent' as const;
             throw err;
           })
-        : await readContentMarkers(db, engine!, this.tables, this.fingerprint, scope);
+        : await readContentMarkers({ db, engine: engine!, tables: this.tables, fingerprint: this.fingerprint }, scope);
     if (markers === 'absent') {
       this.contentAbsent = true;
       return null;

@@ -84,7 +84,9 @@ function markerWriteTests(get: () => ChangeMarkerFixture): void {
     const marker = (id: string) => source.changeMarker!(id);
     await edits.createSession('s', 'Marked');
     await edits.createSession('other', 'Other');
-    await edits.append(node('other', 'o1', 'user', 'other says 1', null, 1));
+    await edits.append(
+      node({ session_id: 'other', id: 'o1', role: 'user', content: 'other says 1', predecessor: null, t: 1 }),
+    );
     expect(await marker('unknown')).toBeNull();
     const other = await marker('other');
     expect(other).not.toBeNull();
@@ -108,8 +110,12 @@ function markerWriteTests(get: () => ChangeMarkerFixture): void {
     };
     await step('create', async () => undefined);
     await step('append', async () => {
-      await edits.append(node('s', 'n1', 'user', 'user says 1', null, 1));
-      await edits.append(node('s', 'n2', 'assistant', 'pending', 'n1', 2));
+      await edits.append(
+        node({ session_id: 's', id: 'n1', role: 'user', content: 'user says 1', predecessor: null, t: 1 }),
+      );
+      await edits.append(
+        node({ session_id: 's', id: 'n2', role: 'assistant', content: 'pending', predecessor: 'n1', t: 2 }),
+      );
     });
     await step('fill', () => edits.setContent('s', 'n2', 'assistant says 2'));
     await step('an update of the same length', () => edits.setContent('s', 'n2', 'assistant SAYS 2'));
@@ -118,14 +124,25 @@ function markerWriteTests(get: () => ChangeMarkerFixture): void {
     if (edits.replace) {
       const replace = edits.replace.bind(edits);
       await step('the row saved again with other content', () =>
-        replace(node('s', 'n2', 'assistant', 'assistant rewrote 2', 'n1', 2)),
+        replace(
+          node({
+            session_id: 's',
+            id: 'n2',
+            role: 'assistant',
+            content: 'assistant rewrote 2',
+            predecessor: 'n1',
+            t: 2,
+          }),
+        ),
       );
     }
     if (edits.setTitle) {
       const setTitle = edits.setTitle.bind(edits);
       await step('title', () => setTitle('s', 'Renamed'));
     }
-    await step('append again', () => edits.append(node('s', 'n3', 'user', 'again', 'n2', 3)));
+    await step('append again', () =>
+      edits.append(node({ session_id: 's', id: 'n3', role: 'user', content: 'again', predecessor: 'n2', t: 3 })),
+    );
     if (edits.deleteNode) {
       const deleteNode = edits.deleteNode.bind(edits);
       await step('a row deleted', () => deleteNode('s', 'n3'));
@@ -133,14 +150,9 @@ function markerWriteTests(get: () => ChangeMarkerFixture): void {
   });
 }
 
-function node(
-  session_id: string,
-  id: string,
-  role: 'user' | 'assistant',
-  content: string,
-  predecessor: string | null,
-  t: number,
-): MarkerNode {
+/** A node of the suite, made `t` seconds after `T0`. */
+function node(n: Omit<MarkerNode, 'created_at'> & { t: number }): MarkerNode {
+  const { id, session_id, role, content, predecessor, t } = n;
   return { id, session_id, role, content, predecessor, created_at: T0 + t };
 }
 
