@@ -155,7 +155,7 @@ describe('extending a derivation by new nodes', () => {
         const op = g.pick(ops);
         const added = g.apply(op);
         const full = derive(g.nodes, g.head);
-        const ext = extendDerivation(previous, added, g.byId, g.head, headBefore);
+        const ext = extendDerivation(previous, { added, byId: g.byId, head: g.head, headBefore });
         if (ext === null) {
           declined.set(op, (declined.get(op) ?? 0) + 1);
         } else {
@@ -186,13 +186,15 @@ describe('extending a derivation by new nodes', () => {
     const byId = new Map(g.byId);
     const orphan: NodeShape = { id: 'x', seq: 100, role: 'user', predecessor: 'nowhere', caller: null, pending: false };
     byId.set('x', orphan);
-    expect(extendDerivation(previous, [orphan], byId, null, null)).toBeNull();
+    expect(extendDerivation(previous, { added: [orphan], byId, head: null, headBefore: null })).toBeNull();
     const a: NodeShape = { id: 'a', seq: 101, role: 'user', predecessor: leaf.id, caller: null, pending: false };
     const b: NodeShape = { id: 'b', seq: 100, role: 'assistant', predecessor: 'a', caller: null, pending: false };
     byId.set('a', a).set('b', b);
-    expect(extendDerivation(previous, [a, b], byId, null, null)).toBeNull();
-    expect(extendDerivation(previous, [a], byId, 'gone', null)).toBeNull();
-    expect(extendDerivation({ ...previous, unknownHead: 'gone' }, [a], byId, 'gone', 'gone')).toBeNull();
-    expect(extendDerivation(previous, [a], byId, null, null)).not.toBeNull();
+    expect(extendDerivation(previous, { added: [a, b], byId, head: null, headBefore: null })).toBeNull();
+    expect(extendDerivation(previous, { added: [a], byId, head: 'gone', headBefore: null })).toBeNull();
+    expect(
+      extendDerivation({ ...previous, unknownHead: 'gone' }, { added: [a], byId, head: 'gone', headBefore: 'gone' }),
+    ).toBeNull();
+    expect(extendDerivation(previous, { added: [a], byId, head: null, headBefore: null })).not.toBeNull();
   });
 });

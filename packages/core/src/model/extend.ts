@@ -22,10 +22,12 @@ export interface Extension<N extends NodeShape> {
  */
 export function extendDerivation<N extends NodeShape>(
   previous: Derivation<N>,
-  added: readonly N[],
-  byId: ReadonlyMap<string, N>,
-  head: string | null,
-  headBefore: string | null,
+  {
+    added,
+    byId,
+    head,
+    headBefore,
+  }: { added: readonly N[]; byId: ReadonlyMap<string, N>; head: string | null; headBefore: string | null },
 ): Extension<N> | null {
   if (added.length === 0 || previous.unknownHead !== undefined) return null;
   const fresh = new Set<string>();

@@ -113,11 +113,17 @@ export function resolveMapping(input: MappingInput, tables: TableColumns, option
   const lenient = options.schema !== undefined && options.schema !== null;
   const sessions = resolveSessions(
     input.sessions,
-    new ColumnCheck(tables, input.sessions.table, 'mapping.sessions', options.engine, lenient),
+    new ColumnCheck({
+      tables,
+      table: input.sessions.table,
+      prefix: 'mapping.sessions',
+      engine: options.engine,
+      lenient,
+    }),
   );
   const nodes = resolveNodes(
     input.nodes,
-    new ColumnCheck(tables, input.nodes.table, 'mapping.nodes', options.engine, lenient),
+    new ColumnCheck({ tables, table: input.nodes.table, prefix: 'mapping.nodes', engine: options.engine, lenient }),
   );
   return deepFreeze({ schema: options.schema ?? null, sessions, nodes });
 }
@@ -125,22 +131,25 @@ export function resolveMapping(input: MappingInput, tables: TableColumns, option
 /** The columns of one mapped table, and the checks of the names a mapping gives for it. */
 class ColumnCheck {
   readonly cols: ReadonlyMap<string, string>;
+  readonly table: string;
+  readonly engine: SqlEngine;
+  /** A known schema's optional columns may be absent (they are left out). */
+  readonly lenient: boolean;
+  private readonly prefix: string;
 
-  constructor(
-    tables: TableColumns,
-    readonly table: string,
-    private readonly prefix: string,
-    readonly engine: SqlEngine,
-    /** A known schema's optional columns may be absent (they are left out). */
-    readonly lenient: boolean,
-  ) {
-    const cols = tables.get(table);
+  constructor(o: { tables: TableColumns; table: string; prefix: string; engine: SqlEngine; lenient: boolean }) {
+    const { table, prefix } = o;
+    const cols = o.tables.get(table);
     if (cols === undefined || cols === null)
       throw mismatch(`table ${JSON.stringify(table)} (${prefix}.table) does not exist`, {
         table,
         key: `${prefix}.table`,
       });
     this.cols = cols;
+    this.table = table;
+    this.prefix = prefix;
+    this.engine = o.engine;
+    this.lenient = o.lenient;
   }
 
   /** A column that must exist (and be a number column, for `number`). */

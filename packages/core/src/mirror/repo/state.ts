@@ -209,10 +209,12 @@ export class StateCache {
    */
   async save(
     gitdir: string,
-    state: LiveState,
-    delta: StateDelta | null,
-    config: string,
-    host?: HostYield,
+    {
+      state,
+      delta,
+      config,
+      host,
+    }: { state: LiveState; delta: StateDelta | null; config: string; host?: HostYield | undefined },
   ): Promise<void> {
     const live = state.known.size + state.memo.size;
     if (delta === null || state.records > 2 * live + 1000) await this.rewrite(gitdir, state, config, host);

@@ -44,7 +44,12 @@ export async function plan(ingested: Ingested, host: HostYield): Promise<Planned
     previous !== undefined && added !== null
       ? added.length === 0 && session.head === previous.sessionHead
         ? 'same'
-        : extendDerivation(previous.derivation, added, known, session.head, previous.sessionHead)
+        : extendDerivation(previous.derivation, {
+            added,
+            byId: known,
+            head: session.head,
+            headBefore: previous.sessionHead,
+          })
       : null;
   if (previous !== undefined && extension === 'same')
     return { ...ingested, work: { kind: 'same', derivation: previous.derivation, builds: previous.builds } };

@@ -40,7 +40,7 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
     !metaMoved;
   if (loaded !== null && !changed && branchesMoved.length === 0 && !headMoved)
     ctx.cache.states.keep(repo.gitdir, state, config);
-  else await ctx.cache.states.save(repo.gitdir, state, loaded === null ? null : delta, config, host);
+  else await ctx.cache.states.save(repo.gitdir, { state, delta: loaded === null ? null : delta, config, host });
   if (derivation.unknownHead === undefined)
     remember(ctx.cache.plans, repo.gitdir, { state, sessionHead: session.head, derivation, builds }, LIVE_STATES);
   const result: SyncResult = {
