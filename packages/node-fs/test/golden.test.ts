@@ -260,7 +260,7 @@ describe('golden session on node-fs', () => {
     const { dag, dir } = await goldenRepo();
     const log = join(dir, '.git/entity-git-state.jsonl');
     // A crash in the middle of an append leaves a torn line past the recorded length.
-    appendFileSync(log, '{"n":{"id":"torn');
+    appendFileSync(log, '{"k":["torn');
     const other = createNodeMirror({ dag, root: dirname(dir) });
     expect(await other.sync(SID)).toMatchObject({ noop: true, nodesRead: 4 });
     await dag.setHead(SID, 'a6');

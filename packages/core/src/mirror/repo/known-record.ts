@@ -19,8 +19,7 @@ export interface Known extends NodeFacts {
  *
  * `flags`: 1 pending, 2 stored. `name` is null when `inlineTools` follows and the name is the one
  * `messageFileName` gives; `inlineTools` is written only when the node has some, so the records
- * of every other node are as before. Records of the object form (`{"n": {…}}`, versions before)
- * are still read (without inline tools: none of those versions wrote any). `redactions` (the
+ * of every other node are as before. A log holding any other record is rebuilt from the DAG. `redactions` (the
  * node's redaction markers per rule) is written only when the node has some, `inlineTools` then
  * null when it has none.
  */

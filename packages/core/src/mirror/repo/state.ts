@@ -71,8 +71,8 @@ interface Summary {
   m?: string;
 }
 
-/** `k`: a node (`known-record.ts`; `n`: its object form, as versions before wrote it); `d`: a node gone; `c`: a memo entry; `h`: the summary. */
-type Record_ = { k: KnownRecord } | { n: Known } | { d: string } | { c: [string, string] } | { h: Summary };
+/** `k`: a node (`known-record.ts`); `d`: a node gone; `c`: a memo entry; `h`: the summary. Anything else: the log is rebuilt. */
+type Record_ = { k: KnownRecord } | { d: string } | { c: [string, string] } | { h: Summary };
 
 /**
  * Where the state lives: `.git/entity-git-state.json`, `.git/entity-git-state.jsonl` and the
@@ -179,8 +179,7 @@ export class StateCache {
         const n = unpackKnown(r.k);
         if (n === null) return null;
         known.set(n.id, n);
-      } else if ('n' in r) known.set(r.n.id, { ...r.n, inlineTools: r.n.inlineTools ?? [] });
-      else if ('d' in r) known.delete(r.d);
+      } else if ('d' in r) known.delete(r.d);
       else if ('c' in r) memo.set(r.c[0], r.c[1]);
     }
     const h = (records[last] as { h: Summary }).h;
