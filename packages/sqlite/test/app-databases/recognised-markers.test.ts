@@ -67,6 +67,7 @@ async function started(name: keyof typeof STORES, engine: Engine) {
         app.close();
       },
       open: () => openSqlite({ file, quietMs: Number.POSITIVE_INFINITY }),
+      openQuiet: () => openSqlite({ file, quietMs: 1000 }),
     };
   }
   const { url, drop } = await freshDatabase();
@@ -84,6 +85,7 @@ async function started(name: keyof typeof STORES, engine: Engine) {
       }
     },
     open: () => openPostgres({ connectionString: url, quietMs: Number.POSITIVE_INFINITY }),
+    openQuiet: () => openPostgres({ connectionString: url, quietMs: 1000 }),
   };
 }
 
@@ -128,6 +130,10 @@ describe('the markers queries of the recognised stores', () => {
           const fresh = join(tmp.dir, `${name}-${engine}-fresh`);
           await reconcile({ dag: s.dag, mirror: createNodeMirror({ dag: s.dag, root: fresh }) });
           for (const id of ids) expect(refsOf(join(root, id)), id).toEqual(refsOf(join(fresh, id)));
+          expect(await s.dag.changeMarker(session)).not.toMatch(/\.q$/);
         });
+        // The markers query's `newest`: with a quiet time of a second, rows dated months ago are quiet.
+        const quiet = await withStore(store.openQuiet, (s) => s.dag.changeMarker(session));
+        expect(quiet).toMatch(/^m1\..*\.q$/);
       });
 });
