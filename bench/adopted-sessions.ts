@@ -9,7 +9,7 @@
 //
 // `--sessions=N` (default 200; the goal's figure is 10,000), `--reps=R` (default 3), `--flat-dag`
 // (the "flat-dag" schema too: a backfill of its own), `--query` (an OpenAI Agents SDK
-// SQLiteSession too: read through a query-form mapping, its markers computed through the queries), `--long=T` (the turns of the one long
+// SQLiteSession too: recognised, read through its query-form mapping, its markers from the mapping's markers query), `--long=T` (the turns of the one long
 // session whose syncs are timed, default 5,000), `--keep` keeps the directories, `--markers-only`
 // times the markers' read alone, with no backfill (the part of the start-up check that differs by
 // schema, in minutes where the whole run takes an hour on a loaded machine).

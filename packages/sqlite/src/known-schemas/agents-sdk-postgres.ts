@@ -21,6 +21,11 @@ const TEXT = `case when jsonb_typeof(${D}->'content') = 'string' then ${D}->>'co
     where p->>'type' in ('input_text', 'output_text', 'text')) end`;
 
 export const AGENTS_SDK_POSTGRES = {
+  // Items are appended (new ids, never reused) and popped (the newest deleted), never rewritten:
+  // the count and the newest id move with every change; the session's times with its row.
+  markers: `select s.session_id as id, s.created_at::text as created_at, s.updated_at::text as updated_at,
+  count(m.id) as items, max(m.id) as last_item, max(${pgEpoch('m.created_at')}) as newest
+from agent_sessions s left join agent_messages m on m.session_id = s.session_id group by s.session_id`,
   sessions: `select session_id as id, coalesce(${pgEpoch('created_at')}, 0) as created_at from agent_sessions`,
   nodes: `select m.id::text as id, m.session_id, row_number() over (order by m.id) as seq,
   case when ${TYPE} = 'function_call_output' then 'tool'

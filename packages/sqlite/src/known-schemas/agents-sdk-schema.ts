@@ -54,5 +54,15 @@ from agent_messages m where session_id = :session_id`,
       },
       json: ['metadata'],
     },
+    // The SDK appends items (AUTOINCREMENT: an id is never used twice) and pops the newest; it
+    // never rewrites one. So the count and the newest id move with every change it makes.
+    markers: {
+      query: {
+        sqlite: `select s.session_id as id, s.created_at, s.updated_at, count(m.id) as items, max(m.id) as last_item,
+  unixepoch(max(m.created_at)) as newest
+from agent_sessions s left join agent_messages m on m.session_id = s.session_id group by s.session_id`,
+        postgres: AGENTS_SDK_POSTGRES.markers,
+      },
+    },
   }),
 });

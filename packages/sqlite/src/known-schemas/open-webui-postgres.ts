@@ -54,14 +54,24 @@ const MESSAGE_TEXT = `coalesce(nullif(
       jsonb_array_elements(${array(`o->'content'`)}) with ordinality as b(q, qi)
     where o->>'type' = 'message' and q->>'type' = 'output_text'))`;
 
+// The time of a chat's newest tree message, as the nodes query reads it.
+const TREE_NEWEST = `(select max(${seconds(`coalesce(${number(`m.value->'timestamp'`)}, c.created_at)`)})
+    from jsonb_each(case when jsonb_typeof(${HISTORY}) = 'object' then ${HISTORY} else '{}'::jsonb end) as m)`;
+
 /** The PostgreSQL queries of `open-webui` (the chat table's JSON trees). */
 export const OPEN_WEBUI_POSTGRES = {
+  markers: `select c.id, c.user_id, c.title, c.created_at, c.chat::text as chat, ${TREE_NEWEST} as newest from chat c`,
   sessions: sessions(`chat::jsonb->'history'->>'currentId'`),
   nodes: ordered(treeNodes('')),
 };
 
 /** The PostgreSQL queries of `open-webui-messages` (chat_message rows; a chat without rows read from its tree). */
 export const OPEN_WEBUI_MESSAGES_POSTGRES = {
+  markers: `select c.id, c.user_id, c.title, c.created_at, c.current_message_id, c.chat::text as chat,
+  (select json_agg(json_build_array(cm.id, cm.parent_id, cm.role, cm.content::text, cm.output::text, cm.created_at)
+      order by cm.id collate "C")::text from chat_message cm where cm.chat_id = c.id) as messages,
+  coalesce((select max(${seconds('cm.created_at')}) from chat_message cm where cm.chat_id = c.id), ${TREE_NEWEST}) as newest
+from chat c`,
   sessions: sessions(`coalesce(current_message_id, chat::jsonb->'history'->>'currentId')`),
   nodes: ordered(`select cm.id, cm.chat_id as session_id, ${role('cm.role')} as role, ${MESSAGE_TEXT} as content,
     case when cm.parent_id is null then null else cm.chat_id || '-' || cm.parent_id end as predecessor,

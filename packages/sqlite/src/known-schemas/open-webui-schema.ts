@@ -28,6 +28,10 @@ const ordered = (union: string) => `select id, session_id, row_number() over (or
     else 0 end as open,
   metadata from (${union}) as msgs`;
 
+// The time of a chat's newest tree message, as the nodes query reads it.
+const TREE_NEWEST = `(select max(${seconds(`coalesce(json_extract(m.value, '$.timestamp'), c.created_at)`)})
+    from json_each(c.chat, '$.history.messages') m)`;
+
 const SESSIONS = (head: string) => `select id, ${seconds('created_at')} as created_at, title,
   case when ${head} is null then null else id || '-' || ${head} end as head,
   json_object('user_id', user_id) as metadata
@@ -54,6 +58,14 @@ export const OPEN_WEBUI_SCHEMA: KnownSchema = Object.freeze({
     nodes: {
       query: { sqlite: ordered(treeNodes('')), postgres: OPEN_WEBUI_POSTGRES.nodes },
       json: ['metadata', 'inline_tools'],
+    },
+    // Open WebUI rewrites a chat's whole JSON at every change: the row itself, unparsed, is the
+    // marker's input; only the newest time walks the tree.
+    markers: {
+      query: {
+        sqlite: `select c.id, c.user_id, c.title, c.created_at, c.chat, ${TREE_NEWEST} as newest from chat c`,
+        postgres: OPEN_WEBUI_POSTGRES.markers,
+      },
     },
   }),
 });
@@ -110,6 +122,18 @@ export const OPEN_WEBUI_MESSAGES_SCHEMA: KnownSchema = Object.freeze({
         postgres: OPEN_WEBUI_MESSAGES_POSTGRES.nodes,
       },
       json: ['metadata', 'inline_tools'],
+    },
+    // Rows are rewritten in place (a streamed reply): each row the nodes query reads, whole, in
+    // id order, and the chat's row (its tree, for a chat without rows, and its head).
+    markers: {
+      query: {
+        sqlite: `select c.id, c.user_id, c.title, c.created_at, c.current_message_id, c.chat,
+  (select json_group_array(json_array(cm.id, cm.parent_id, cm.role, cm.content, cm.output, cm.created_at) order by cm.id)
+    from chat_message cm where cm.chat_id = c.id) as messages,
+  coalesce((select max(${seconds('cm.created_at')}) from chat_message cm where cm.chat_id = c.id), ${TREE_NEWEST}) as newest
+from chat c`,
+        postgres: OPEN_WEBUI_MESSAGES_POSTGRES.markers,
+      },
     },
   }),
 });

@@ -59,5 +59,18 @@ from message m where m.session_id = :session_id`,
       },
       json: ['metadata'],
     },
+    // Parts change in place (a tool's state, streamed text): every row the nodes query reads,
+    // whole, in a fixed order, so any change to one moves the marker; no JSON is parsed.
+    markers: {
+      query: {
+        sqlite: `select s.id, s.time_created, s.title, s.project_id, s.parent_id, s.directory, s.slug, s.version,
+  (select json_group_array(json_array(m.id, m.time_created, m.data) order by m.id)
+    from message m where m.session_id = s.id) as messages,
+  (select json_group_array(json_array(p.id, p.message_id, p.data) order by p.id)
+    from part p where p.message_id in (select m.id from message m where m.session_id = s.id)) as parts,
+  (select max(m.time_created) / 1000.0 from message m where m.session_id = s.id) as newest
+from session s`,
+      },
+    },
   }),
 });

@@ -1,7 +1,7 @@
 import { ROLES } from '@entity-git/core';
 import * as v from 'valibot';
 import { checked, deepFreeze, isRecord, KeyPath, Name, nameSchema, shaped, show, strict } from '../config-check.js';
-import { NodesQuerySchema, SessionsQuerySchema } from './query-input.js';
+import { MarkersQuerySchema, NodesQuerySchema, SessionsQuerySchema } from './query-input.js';
 import { TIME_FORMATS } from './time-values.js';
 
 // The `mapping` key's schemas (docs/app-databases.md): each key's doc is its `description`, which
@@ -214,7 +214,11 @@ const NodesTableSchema = strict({
 });
 
 const TableMappingSchema = strict({ sessions: SessionsTableSchema, nodes: NodesTableSchema });
-const QueryMappingSchema = strict({ sessions: SessionsQuerySchema, nodes: NodesQuerySchema });
+const QueryMappingSchema = strict({
+  sessions: SessionsQuerySchema,
+  nodes: NodesQuerySchema,
+  markers: v.optional(MarkersQuerySchema),
+});
 const HalfQuery = v.custom<never>(
   () => false,
   ': give both sessions.query and nodes.query, or neither (the table form)',

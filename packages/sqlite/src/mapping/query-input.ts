@@ -39,7 +39,7 @@ function select(takesParameters: boolean) {
  * A read-only `SELECT`: one text for every engine, or one per engine (`{ "sqlite": "…",
  * "postgres": "…" }`, at least one).
  */
-function dialectQuery(takesParameters: boolean) {
+function dialectQuery(takesParameters: boolean, name: string) {
   const text = select(takesParameters);
   const perEngine = v.pipe(
     strict(
@@ -49,7 +49,7 @@ function dialectQuery(takesParameters: boolean) {
     v.check((q) => Object.keys(q).length > 0, ' must be a SELECT, or { "sqlite": SELECT, "postgres": SELECT }'),
   );
   return shaped(
-    takesParameters ? 'NodesQuery' : 'SessionsQuery',
+    name,
     [text, perEngine],
     (q) => (typeof q === 'string' ? text : isRecord(q) ? perEngine : undefined),
     'a SELECT, or { "sqlite": SELECT, "postgres": SELECT }',
@@ -59,7 +59,7 @@ function dialectQuery(takesParameters: boolean) {
 function queryForm(takesParameters: boolean, json: string) {
   return strict(
     {
-      query: dialectQuery(takesParameters),
+      query: dialectQuery(takesParameters, takesParameters ? 'NodesQuery' : 'SessionsQuery'),
       json: v.optional(
         v.pipe(v.array(nameSchema('a result column'), ' must be an array of result columns'), v.description(json)),
       ),
@@ -92,8 +92,25 @@ export const NodesQuerySchema = queryForm(
   'Result columns holding JSON text, parsed where they are read (`content`, `metadata`).',
 );
 
+/** The columns a markers query must give, and the one read as a time when it gives it. */
+export const MARKER_QUERY_FIELDS = { required: ['id'], optional: ['newest'] } as const;
+
+/**
+ * The optional `markers` of the query form: a `SELECT` (no parameters) giving one row per
+ * session — its `id`, and columns that change whenever that session's rows change (counts, the
+ * newest id, update times, a checksum of the rows). Each row is hashed into the session's
+ * change marker, one statement for every session, instead of running the nodes query once a
+ * session. `newest`, when given, is the time (seconds) of the session's newest node row, for the
+ * quiet time. Without it (or without a query for the engine) the markers come from the queries.
+ */
+export const MarkersQuerySchema = strict(
+  { query: dialectQuery(false, 'MarkersQuery') },
+  { unknown: 'unknown key with "query" (the markers query\'s result columns are hashed)' },
+);
+
 export type SessionsQueryInput = v.InferOutput<typeof SessionsQuerySchema>;
 export type NodesQueryInput = v.InferOutput<typeof NodesQuerySchema>;
+export type MarkersQueryInput = v.InferOutput<typeof MarkersQuerySchema>;
 export type DialectQuery = SessionsQueryInput['query'];
 
 /** The text without its string literals and quoted identifiers, for the checks above. */

@@ -3,7 +3,13 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { deepFreeze } from '../config-check.js';
 import type { SqlEngine } from '../engine.js';
 import type { QueryMappingInput } from './mapping-input.js';
-import { NODE_QUERY_FIELDS, PARAMETER, SESSION_QUERY_FIELDS, type DialectQuery } from './query-input.js';
+import {
+  MARKER_QUERY_FIELDS,
+  NODE_QUERY_FIELDS,
+  PARAMETER,
+  SESSION_QUERY_FIELDS,
+  type DialectQuery,
+} from './query-input.js';
 
 /** One side of a query mapping, resolved for the engine and checked against the database. */
 export interface ResolvedQuery {
@@ -22,6 +28,8 @@ export interface ResolvedQueryMapping {
   readonly schema: string | null;
   readonly sessions: ResolvedQuery;
   readonly nodes: ResolvedQuery;
+  /** The markers query for this engine (`fields`: `id`, and `newest` when given), or null: none. */
+  readonly markers: ResolvedQuery | null;
 }
 
 /** The alias of the user's query inside the statements built around it. */
@@ -72,7 +80,18 @@ export async function resolveQueryMapping(
     json: input.nodes.json,
     fields: NODE_QUERY_FIELDS,
   });
-  return deepFreeze({ form: 'query' as const, schema, sessions, nodes });
+  // A markers query is optional for each engine: without one, the markers come from the queries.
+  const markersText = input.markers === undefined ? undefined : input.markers.query;
+  const markers =
+    markersText === undefined || (typeof markersText !== 'string' && markersText[engine] === undefined)
+      ? null
+      : await resolveSide(db, engine, {
+          key: 'mapping.markers',
+          query: markersText,
+          json: undefined,
+          fields: MARKER_QUERY_FIELDS,
+        });
+  return deepFreeze({ form: 'query' as const, schema, sessions, nodes, markers });
 }
 
 interface Side {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   EntityGitError,
   ROLES,
@@ -134,6 +135,7 @@ export class QueryReader {
    * session, as a correlated subquery). Null-free; a session the sessions query does not give has none.
    */
   async markers(scope: MarkerScope, fingerprint: string): Promise<Map<string, ContentMarker>> {
+    if (this.#m.markers !== null) return this.#queriedMarkers(this.#m.markers, scope, fingerprint);
     const S = this.#m.sessions;
     const N = this.#m.nodes;
     const outer = sql.id('entity_git_s');
@@ -171,6 +173,31 @@ export class QueryReader {
         }
         return out;
       });
+  }
+
+  /**
+   * The markers given by the mapping's markers query: one statement, each session's row hashed
+   * (every column, in the query's order) into its marker. A session the query gives no row for
+   * has none (the full check).
+   */
+  async #queriedMarkers(
+    M: ResolvedQuery,
+    scope: MarkerScope,
+    fingerprint: string,
+  ): Promise<Map<string, ContentMarker>> {
+    const id = sql.ref(`${QUERY_ALIAS}.id`);
+    const rows = await sql<Row>`select * from (${bindQuery(M.text, NONE)}) as ${Q} ${whereScope(scope, id)}`
+      .execute(this.#db)
+      .then((r) => r.rows);
+    const wanted = scope !== null && 'among' in scope ? new Set(scope.among) : null;
+    const out = new Map<string, ContentMarker>();
+    for (const r of rows) {
+      const key = text(r.id);
+      if (wanted !== null && !wanted.has(key)) continue;
+      const newest = M.fields.includes('newest') ? newestOf(r.newest) : null;
+      out.set(key, { marker: `m1.${fingerprint}.${rowDigest(r)}`, newest });
+    }
+    return out;
   }
 
   #decodeSession(r: Row): Session {
@@ -245,6 +272,36 @@ function whereScope(scope: MarkerScope, sid: RawBuilder<unknown>): RawBuilder<un
   if ('one' in scope) return sql`where ${sid} = ${scope.one}`;
   if (scope.among.length > MAX_IDS) return sql``;
   return scope.among.length === 0 ? sql`where 1 = 0` : sql`where ${sid} in (${sql.join(scope.among)})`;
+}
+
+/**
+ * The SHA-1 of a row's canonical text: each column's name and value, tagged by type, strings
+ * with their length first, so that one text is one row's only.
+ */
+function rowDigest(r: Row): string {
+  let t = '';
+  for (const [name, v] of Object.entries(r)) {
+    t += `${name.length}:${name}`;
+    if (v === null || v === undefined) t += 'n';
+    else if (typeof v === 'string') t += `s${v.length}:${v}`;
+    else if (typeof v === 'number' || typeof v === 'bigint') t += `i${v};`;
+    else if (v instanceof Date) t += `d${v.getTime()};`;
+    else if (v instanceof Uint8Array) t += `b${v.length}:${Buffer.from(v).toString('hex')}`;
+    else {
+      const other = typeof v === 'object' ? JSON.stringify(v) : String(v);
+      t += `o${other.length}:${other}`;
+    }
+  }
+  return createHash('sha1').update(t).digest('hex');
+}
+
+/** A newest time as seconds; null when there is none or it is no time (the marker then never turns quiet). */
+function newestOf(raw: unknown): number | null {
+  try {
+    return secondsOf(raw, 's', 'a newest time');
+  } catch {
+    return null;
+  }
 }
 
 /** A JSON array of tool names (text parsed, strings kept, anything else left out). */

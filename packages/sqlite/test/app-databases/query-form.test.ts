@@ -196,6 +196,43 @@ describe('the query form of the mapping', () => {
     ).rejects.toMatchObject({ code: 'INVALID_OPTION', data: { key: 'mapping.sessions.query.sqlite' } });
   });
 
+  it('a markers query is checked at open like the others, and gives the markers in one statement', async () => {
+    const file = sqliteStore(LOG_SQL);
+    const withMarkers = (query: unknown): MappingInput => ({ ...LOG_MAPPING, markers: { query } }) as MappingInput;
+    await expect(openSqlite({ file, mapping: withMarkers('select * from no_such_table') })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      data: { key: 'mapping.markers.query' },
+    });
+    await expect(
+      openSqlite({ file, mapping: withMarkers('select sid, count(*) as n from log_items group by sid') }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION', data: { key: 'mapping.markers.query', column: 'id' } });
+    await expect(
+      openSqlite({ file, mapping: withMarkers('select sid as id from log_items where sid = :session_id') }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+    await expect(openSqlite({ file, mapping: withMarkers('update log_items set item = 1') })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
+    // Only a PostgreSQL one: on SQLite the markers come from the queries, as without the key.
+    const other = await openSqlite({ file, mapping: withMarkers({ postgres: 'select sid as id from log_sessions' }) });
+    expect(await other.dag.changeMarker('L1')).toMatch(/^q1\./);
+    await other.close();
+    const markers = `select s.sid as id, count(i.n) as items, max(i.n) as last_item,
+      max(cast(strftime('%s', i.at) as integer)) as newest from log_sessions s left join log_items i on i.sid = s.sid group by s.sid`;
+    const store = await openSqlite({ file, mapping: withMarkers({ sqlite: markers }) });
+    const before = await store.dag.changeMarkers();
+    expect([...before.keys()]).toEqual(['L1', 'L2']);
+    for (const marker of before.values()) expect(marker).toMatch(/^m1\./);
+    expect(await store.dag.changeMarker('L2')).toBe(before.get('L2'));
+    const app = new Database(file);
+    app.exec(`insert into log_items (sid, item) values ('L2', '"more"')`);
+    app.close();
+    const after = await store.dag.changeMarkers(['L1', 'L2', 'L3']);
+    expect(after.get('L1')).toBe(before.get('L1'));
+    expect(after.get('L2')).not.toBe(before.get('L2'));
+    expect(after.get('L3')).toBeNull();
+    await store.close();
+  });
+
   it('keeps change markers: computed through the queries, unchanged sessions found unchanged, a changed row seen', async () => {
     const file = sqliteStore(TREE_SQL);
     const root = join(tmp.dir, 'markers');
