@@ -17,7 +17,7 @@ import {
 import { EntityGitError, fromHex, storeFor, type Storage, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
-import { INDEX_FILE, TextPacker, ensureSchema } from './index-schema.js';
+import { INDEX_FILE, TextPacker, blobKey, ensureSchema } from './index-schema.js';
 import { runSearch } from './run-search.js';
 
 export interface SearchIndexOptions {
@@ -155,7 +155,7 @@ export class SearchIndex implements SearchSource {
     const messages = (
       db
         .prepare(
-          `SELECT d.id, s.session, lower(hex(d.blob)) AS blob, d.role, d.seq, d.node, d.body,
+          `SELECT d.id, s.session, printf('%016x', d.blob) AS blob, d.role, d.seq, d.node, d.body,
              (SELECT json_group_array(b.name || ' ' || p.turn || ' ' || lower(hex(t.commit_id)))
                 FROM places p JOIN branches b ON b.id = p.branch
                 JOIN turns t ON t.branch = p.branch AND t.turn = p.turn
@@ -274,8 +274,10 @@ export class SearchIndex implements SearchSource {
     if (b.mode === 'replace') this.#release(bid, loose);
     let added = 0;
     for (const m of b.messages) {
-      const blob = fromHex(m.blob);
-      let doc = (this.#sql(`SELECT id FROM docs WHERE blob = ?`).get(blob) as { id: number } | undefined)?.id;
+      const blob = blobKey(m.blob);
+      let doc = (
+        this.#sql(`SELECT id FROM docs WHERE session = ? AND blob = ?`).get(sid, blob) as { id: number } | undefined
+      )?.id;
       if (doc === undefined) {
         const role = ROLES.indexOf(m.node.role);
         doc = Number(
