@@ -248,7 +248,7 @@ export class SearchIndex implements SearchSource {
         const gone = this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, name) as {
           id: number;
         };
-        this.#release(gone.id, loose);
+        this.#release(sid, gone.id, loose);
         this.#sql(`DELETE FROM branches WHERE id = ?`).run(gone.id);
       }
       let added = 0;
@@ -271,7 +271,7 @@ export class SearchIndex implements SearchSource {
     ).run(sid, b.name, b.tip);
     const bid = (this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, b.name) as { id: number })
       .id;
-    if (b.mode === 'replace') this.#release(bid, loose);
+    if (b.mode === 'replace') this.#release(sid, bid, loose);
     let added = 0;
     for (const m of b.messages) {
       const blob = blobKey(m.blob);
@@ -304,10 +304,16 @@ export class SearchIndex implements SearchSource {
     return added;
   }
 
-  #release(bid: number, loose: Set<number>): void {
-    for (const r of this.#sql(`SELECT doc FROM places WHERE branch = ?`).all(bid) as { doc: number }[])
+  // A branch's places are found through its session's messages (a few hundred, by the docs
+  // index): an index of places by branch would cost 12 bytes a message for this alone.
+  #release(sid: number, bid: number, loose: Set<number>): void {
+    const held = this.#sql(
+      `SELECT p.doc FROM docs d JOIN places p ON p.doc = d.id AND p.branch = ? WHERE d.session = ?`,
+    ).all(bid, sid) as { doc: number }[];
+    for (const r of held) {
       loose.add(r.doc);
-    this.#sql(`DELETE FROM places WHERE branch = ?`).run(bid);
+      this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(r.doc, bid);
+    }
     this.#sql(`DELETE FROM turns WHERE branch = ?`).run(bid);
   }
 
