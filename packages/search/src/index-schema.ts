@@ -14,8 +14,8 @@ export const INDEX_VERSION = 3;
 // meta's 'dictionary') and zlib's raw deflate: what a hit's check and its snippet read, from this
 // file alone. node: the node id a hit names. blob: the message file's blob id's first 8 bytes,
 // unique within its session (two files of one session sharing them: about 1 in 2^57 at 100
-// messages), so the index of (session, blob) is a third the size of the whole id's and also
-// serves every look-up by session.
+// messages). A message is found by (session, seq), then its blob (a seq has one message a
+// branch): that index is smaller than one holding the blob, and serves every look-up by session.
 // places: where a message is (branch, turn); turns: each turn's commit on a branch, once.
 // words: contentless (the text is in docs.body, once) and detail=none (which messages hold a
 // word, not where: the snippet is cut from the body), columnsize=0 (no per-message length row:
@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS branches(
   UNIQUE(session, name));
 CREATE TABLE IF NOT EXISTS docs(
   id INTEGER PRIMARY KEY, session INTEGER NOT NULL, blob INTEGER NOT NULL, role INTEGER NOT NULL,
-  seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL, UNIQUE(session, blob));
+  seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS docs_seq ON docs(session, seq);
 CREATE TABLE IF NOT EXISTS places(
   doc INTEGER NOT NULL, branch INTEGER NOT NULL, turn INTEGER NOT NULL,
   PRIMARY KEY(doc, branch)) WITHOUT ROWID;

@@ -276,7 +276,9 @@ export class SearchIndex implements SearchSource {
     for (const m of b.messages) {
       const blob = blobKey(m.blob);
       let doc = (
-        this.#sql(`SELECT id FROM docs WHERE session = ? AND blob = ?`).get(sid, blob) as { id: number } | undefined
+        this.#sql(`SELECT id FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(sid, m.node.seq, blob) as
+          | { id: number }
+          | undefined
       )?.id;
       if (doc === undefined) {
         const role = ROLES.indexOf(m.node.role);
