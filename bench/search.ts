@@ -23,6 +23,7 @@ import { INDEX_FILE, SearchIndex } from '../packages/search/src/index.js';
 import { openSqlite } from '../packages/sqlite/src/index.js';
 import { align, failWith, fsckOr, int, ms, ratio, stats, writeResults } from './lib/measure.js';
 import { buildIndex } from './lib/search-build.js';
+import { measureUpdateSplit } from './lib/search-split.js';
 import { corpusNodes, corpusSessionId, hasRepository, searchCorpus, wordOf } from './lib/search-corpus.js';
 
 const fail = failWith('search');
@@ -221,8 +222,18 @@ export async function run(): Promise<void> {
     console.log(
       `${name}: a turn's sync ${ms(u.sync.median)} ms median, the index update after it (afterSync) ${ms(u.update.median)} ms (${ratio(u.update.median / u.sync.median)} of the sync; median of the per-turn ratios ${ratio(u.ratio.median)})`,
     );
+  const split = await measureUpdateSplit(
+    corpus.db,
+    root,
+    index,
+    real.filter((_, k) => k % Math.ceil(real.length / 10) === 1),
+  );
+  console.log(
+    `the update split (a running mirror): sync ${ms(split.sync.median)} ms median, reading what it wrote ${ms(split.read.median)} ms (${ratio(split.read.median / split.sync.median)}), the transaction ${ms(split.write.median)} ms (${ratio(split.write.median / split.sync.median)})`,
+  );
   index.close();
   writeResults('search', {
+    split,
     sessions: SESSIONS,
     turns: TURNS,
     corpus,

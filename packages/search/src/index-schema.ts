@@ -3,17 +3,25 @@ import type Database from 'better-sqlite3';
 
 /** The index file's name in the session root: a leading dot, which no session directory has (ids are escaped). */
 export const INDEX_FILE = '.entity-git-search.db';
-/** 2: each message's text kept in the index (compressed), so a page of hits reads no repository. */
-export const INDEX_VERSION = 2;
+/**
+ * 3: the text deflated against a dictionary the index keeps, a commit id once per turn of a branch,
+ * a message known by its blob id's first 8 bytes within its session.
+ * (2: each message's text deflated alone, its commit id on each of its places.)
+ */
+export const INDEX_VERSION = 3;
 
-// docs.body: the message's search text, deflated (zlib's raw deflate): what a hit's check and its
-// snippet read, from this file alone. node: the node id a hit names.
+// docs.body: the message's search text, one byte saying how it was deflated (0 alone, 1 against
+// meta's 'dictionary') and zlib's raw deflate: what a hit's check and its snippet read, from this
+// file alone. node: the node id a hit names. blob: the message file's blob id's first 8 bytes,
+// unique within its session (two files of one session sharing them: about 1 in 2^57 at 100
+// messages). A message is found by (session, seq), then its blob (a seq has one message a
+// branch): that index is smaller than one holding the blob, and serves every look-up by session.
+// places: where a message is (branch, turn); turns: each turn's commit on a branch, once.
 // words: contentless (the text is in docs.body, once) and detail=none (which messages hold a
 // word, not where: the snippet is cut from the body), columnsize=0 (no per-message length row:
 // nothing ranks by it). A message leaves it by the 'delete' command, given its text from the body.
 // remove_diacritics 0 and the categories: the words the JavaScript side (`searchWords`) sees.
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sessions(
   id INTEGER PRIMARY KEY, session TEXT NOT NULL UNIQUE, dir TEXT NOT NULL, head TEXT);
 CREATE INDEX IF NOT EXISTS sessions_dir ON sessions(dir);
@@ -21,32 +29,100 @@ CREATE TABLE IF NOT EXISTS branches(
   id INTEGER PRIMARY KEY, session INTEGER NOT NULL, name TEXT NOT NULL, tip TEXT NOT NULL,
   UNIQUE(session, name));
 CREATE TABLE IF NOT EXISTS docs(
-  id INTEGER PRIMARY KEY, session INTEGER NOT NULL, blob BLOB NOT NULL UNIQUE, role INTEGER NOT NULL,
+  id INTEGER PRIMARY KEY, session INTEGER NOT NULL, blob INTEGER NOT NULL, role INTEGER NOT NULL,
   seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS docs_session ON docs(session);
+CREATE INDEX IF NOT EXISTS docs_seq ON docs(session, seq);
 CREATE TABLE IF NOT EXISTS places(
-  doc INTEGER NOT NULL, branch INTEGER NOT NULL, turn INTEGER NOT NULL, commit_id BLOB NOT NULL,
+  doc INTEGER NOT NULL, branch INTEGER NOT NULL, turn INTEGER NOT NULL,
   PRIMARY KEY(doc, branch)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS places_branch ON places(branch);
+CREATE TABLE IF NOT EXISTS turns(
+  branch INTEGER NOT NULL, turn INTEGER NOT NULL, commit_id BLOB NOT NULL,
+  PRIMARY KEY(branch, turn)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
   text, content='', columnsize=0, detail=none,
   tokenize="unicode61 remove_diacritics 0 categories 'L* N* M* Co'");
 `;
 
-/** Creates the tables a new index file needs; refuses a file of another version. */
+/** Creates the tables a new index file needs; refuses a file of another version, before touching it. */
 export function ensureSchema(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   // WAL with NORMAL: a commit is not synced to disk (a crash may lose the last updates, never
   // corrupt the file; the next update or a reindex brings them back from the repositories).
   db.pragma('synchronous = NORMAL');
   db.pragma('temp_store = MEMORY');
-  db.exec(SCHEMA);
+  db.exec(`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID`);
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'version'`).get() as { value: number } | undefined;
+  if (row !== undefined && row.value !== INDEX_VERSION)
+    throw new Error(`search index version ${row.value}, expected ${INDEX_VERSION}: delete the file and reindex`);
+  db.exec(SCHEMA);
   if (row === undefined) db.prepare(`INSERT INTO meta(key, value) VALUES ('version', ?)`).run(INDEX_VERSION);
-  else if (row.value !== INDEX_VERSION) throw new Error(`search index version ${row.value}, expected ${INDEX_VERSION}`);
 }
 
-/** A message's text as the index keeps it. */
-export const packText = (text: string): Buffer => deflateRawSync(text);
-/** The text back from `packText`. */
-export const unpackText = (body: Uint8Array): string => inflateRawSync(body).toString('utf8');
+/** How much text the index sees before it makes its dictionary: zlib's window. */
+export const DICTIONARY_BYTES = 32 * 1024;
+
+/**
+ * A message's text as the index keeps it, and back. A message is a few hundred bytes, too short
+ * for deflate to find much to repeat in itself; against a dictionary of the index's first 32 KB of
+ * text (the words and phrasing the messages share) it is about a fifth smaller. The dictionary is
+ * made once, in the transaction that brings that much text, and never changes (messages written
+ * before it say so in their first byte); `reset` after a transaction that failed, whose
+ * dictionary may not have been kept.
+ */
+export class TextPacker {
+  readonly #db: Database.Database;
+  #dictionary: Buffer | null = null;
+  #seen: Buffer[] = [];
+  #seenBytes = 0;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  /** Inside a write transaction. */
+  pack(text: string): Buffer {
+    const bytes = Buffer.from(text, 'utf8');
+    const dictionary = this.#dictionary ?? this.#load() ?? this.#learn(bytes);
+    if (dictionary === null) return Buffer.concat([ALONE, deflateRawSync(bytes)]);
+    return Buffer.concat([WITH_DICTIONARY, deflateRawSync(bytes, { dictionary })]);
+  }
+
+  unpack(body: Uint8Array): string {
+    const data = Buffer.from(body.buffer, body.byteOffset + 1, body.byteLength - 1);
+    if (body[0] === 0) return inflateRawSync(data).toString('utf8');
+    const dictionary = this.#dictionary ?? this.#load();
+    if (dictionary === null) throw new Error('a message of the search index needs a dictionary the index lacks');
+    return inflateRawSync(data, { dictionary }).toString('utf8');
+  }
+
+  reset(): void {
+    this.#dictionary = null;
+  }
+
+  #load(): Buffer | null {
+    const row = this.#db.prepare(`SELECT value FROM meta WHERE key = 'dictionary'`).get() as
+      | { value: Buffer }
+      | undefined;
+    this.#dictionary = row?.value ?? null;
+    return this.#dictionary;
+  }
+
+  // Gathers text until there is a window's worth, then keeps it as the dictionary (the first
+  // process to get there wins; the others load its).
+  #learn(bytes: Buffer): Buffer | null {
+    this.#seen.push(bytes);
+    this.#seenBytes += bytes.byteLength;
+    if (this.#seenBytes < DICTIONARY_BYTES) return null;
+    const made = Buffer.concat(this.#seen).subarray(0, DICTIONARY_BYTES);
+    this.#seen = [];
+    this.#seenBytes = 0;
+    this.#db.prepare(`INSERT OR IGNORE INTO meta(key, value) VALUES ('dictionary', ?)`).run(made);
+    return this.#load();
+  }
+}
+
+const ALONE = Buffer.from([0]);
+const WITH_DICTIONARY = Buffer.from([1]);
+
+/** The key a message is known by in its session: its blob id's first 8 bytes, as SQLite's integer. */
+export const blobKey = (blob: string): bigint => BigInt.asIntN(64, BigInt(`0x${blob.slice(0, 16)}`));

@@ -12,7 +12,7 @@ import {
 } from '@entity-git/core';
 import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
-import { unpackText } from './index-schema.js';
+import type { TextPacker } from './index-schema.js';
 
 interface Candidate {
   id: number;
@@ -36,7 +36,7 @@ interface Place {
  * kept in the index, is checked against the query before it counts (so a hit is always exact)
  * and gives the snippet. No repository is read.
  */
-export function runSearch(db: Database.Database, input: SearchQuery): SearchResult {
+export function runSearch(db: Database.Database, packer: TextPacker, input: SearchQuery): SearchResult {
   const q = searchQuery(input);
   const regex = q.regex === true;
   const matcher = matcherOf(q.text, regex);
@@ -81,8 +81,8 @@ export function runSearch(db: Database.Database, input: SearchQuery): SearchResu
      ORDER BY ${order} LIMIT ? OFFSET ?`,
   );
   const places = db.prepare(
-    `SELECT b.name, p.turn, p.commit_id FROM places p JOIN branches b ON b.id = p.branch
-     WHERE p.doc = ?${q.allBranches === true ? '' : ' AND b.name = ?'} ORDER BY b.name`,
+    `SELECT b.name, p.turn, t.commit_id FROM places p JOIN branches b ON b.id = p.branch
+     JOIN turns t ON t.branch = p.branch AND t.turn = p.turn WHERE p.doc = ?${q.allBranches === true ? '' : ' AND b.name = ?'} ORDER BY b.name`,
   );
   const hits: SearchHit[] = [];
   // The first page is what the answer needs when every candidate holds the words (the usual case).
@@ -90,7 +90,7 @@ export function runSearch(db: Database.Database, input: SearchQuery): SearchResu
   for (let offset = 0; ; offset += size, size = Math.min(500, size * 4)) {
     const rows = page.all(...args, size, offset) as Candidate[];
     for (const row of rows) {
-      const text = unpackText(row.body);
+      const text = packer.unpack(row.body);
       matcher.lastIndex = 0;
       if (regex ? !matcher.test(text) : !hasEveryWord(text, q.text)) continue;
       if (hits.length === q.limit) return { hits, more: true };

@@ -17,7 +17,7 @@ import {
 import { EntityGitError, fromHex, storeFor, type Storage, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
-import { INDEX_FILE, ensureSchema, packText, unpackText } from './index-schema.js';
+import { INDEX_FILE, TextPacker, blobKey, ensureSchema } from './index-schema.js';
 import { runSearch } from './run-search.js';
 
 export interface SearchIndexOptions {
@@ -59,6 +59,7 @@ export class SearchIndex implements SearchSource {
   // tips check inside each transaction.
   readonly #running = new Map<string, Promise<IndexUpdate>>();
   readonly #statements = new Map<string, Database.Statement>();
+  readonly #packer: TextPacker;
 
   constructor(options: SearchIndexOptions) {
     this.root = options.root.replace(/\/+$/, '') || '/';
@@ -72,6 +73,7 @@ export class SearchIndex implements SearchSource {
       this.#db = new Database(this.file);
       this.#db.pragma('busy_timeout = 10000');
       ensureSchema(this.#db);
+      this.#packer = new TextPacker(this.#db);
     } catch (err) {
       throw indexError(err, `cannot open the search index ${this.file}`);
     }
@@ -107,7 +109,7 @@ export class SearchIndex implements SearchSource {
   /** Empties the index and fills it again from every repository under the root. */
   async reindex(): Promise<IndexUpdate> {
     this.#db.exec(
-      `DELETE FROM places; DELETE FROM docs; DELETE FROM branches; DELETE FROM sessions;
+      `DELETE FROM places; DELETE FROM turns; DELETE FROM docs; DELETE FROM branches; DELETE FROM sessions;
        INSERT INTO words(words) VALUES ('delete-all');`,
     );
     const total: IndexUpdate = { sessions: 0, added: 0, removed: 0 };
@@ -121,7 +123,7 @@ export class SearchIndex implements SearchSource {
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
-    return runSearch(this.#db, query);
+    return runSearch(this.#db, this.#packer, query);
   }
 
   /**
@@ -153,15 +155,17 @@ export class SearchIndex implements SearchSource {
     const messages = (
       db
         .prepare(
-          `SELECT d.id, s.session, lower(hex(d.blob)) AS blob, d.role, d.seq, d.node, d.body,
-             (SELECT json_group_array(b.name || ' ' || p.turn || ' ' || lower(hex(p.commit_id)))
-                FROM places p JOIN branches b ON b.id = p.branch WHERE p.doc = d.id ORDER BY b.name) AS places
+          `SELECT d.id, s.session, printf('%016x', d.blob) AS blob, d.role, d.seq, d.node, d.body,
+             (SELECT json_group_array(b.name || ' ' || p.turn || ' ' || lower(hex(t.commit_id)))
+                FROM places p JOIN branches b ON b.id = p.branch
+                JOIN turns t ON t.branch = p.branch AND t.turn = p.turn
+                WHERE p.doc = d.id ORDER BY b.name) AS places
            FROM docs d JOIN sessions s ON s.id = d.session ORDER BY s.session, d.blob`,
         )
         .all() as { id: number; body: Uint8Array; session: string; blob: string; places: string }[]
     ).map(({ id, body, ...m }) => ({
       ...m,
-      text: unpackText(body),
+      text: this.#packer.unpack(body),
       places: (JSON.parse(m.places) as string[]).sort(),
       words: words.get(id) ?? [],
     }));
@@ -244,7 +248,7 @@ export class SearchIndex implements SearchSource {
         const gone = this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, name) as {
           id: number;
         };
-        this.#release(gone.id, loose);
+        this.#release(sid, gone.id, loose);
         this.#sql(`DELETE FROM branches WHERE id = ?`).run(gone.id);
       }
       let added = 0;
@@ -254,6 +258,7 @@ export class SearchIndex implements SearchSource {
     try {
       return run.immediate();
     } catch (err) {
+      this.#packer.reset();
       throw indexError(err, `cannot update the search index ${this.file}`);
     }
   }
@@ -266,11 +271,15 @@ export class SearchIndex implements SearchSource {
     ).run(sid, b.name, b.tip);
     const bid = (this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, b.name) as { id: number })
       .id;
-    if (b.mode === 'replace') this.#release(bid, loose);
+    if (b.mode === 'replace') this.#release(sid, bid, loose);
     let added = 0;
     for (const m of b.messages) {
-      const blob = fromHex(m.blob);
-      let doc = (this.#sql(`SELECT id FROM docs WHERE blob = ?`).get(blob) as { id: number } | undefined)?.id;
+      const blob = blobKey(m.blob);
+      let doc = (
+        this.#sql(`SELECT id FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(sid, m.node.seq, blob) as
+          | { id: number }
+          | undefined
+      )?.id;
       if (doc === undefined) {
         const role = ROLES.indexOf(m.node.role);
         doc = Number(
@@ -280,14 +289,15 @@ export class SearchIndex implements SearchSource {
             role,
             m.node.seq,
             m.node.id,
-            packText(m.text),
+            this.#packer.pack(m.text),
           ).lastInsertRowid,
         );
         this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, m.text);
         added++;
       }
-      this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn, commit_id) VALUES (?, ?, ?, ?)`).run(
-        doc,
+      this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(doc, bid, m.turn);
+      // Both messages of a turn name its commit: one row, written again for the second.
+      this.#sql(`INSERT OR REPLACE INTO turns(branch, turn, commit_id) VALUES (?, ?, ?)`).run(
         bid,
         m.turn,
         fromHex(m.commit),
@@ -296,10 +306,17 @@ export class SearchIndex implements SearchSource {
     return added;
   }
 
-  #release(bid: number, loose: Set<number>): void {
-    for (const r of this.#sql(`SELECT doc FROM places WHERE branch = ?`).all(bid) as { doc: number }[])
+  // A branch's places are found through its session's messages (a few hundred, by the docs
+  // index): an index of places by branch would cost 12 bytes a message for this alone.
+  #release(sid: number, bid: number, loose: Set<number>): void {
+    const held = this.#sql(
+      `SELECT p.doc FROM docs d JOIN places p ON p.doc = d.id AND p.branch = ? WHERE d.session = ?`,
+    ).all(bid, sid) as { doc: number }[];
+    for (const r of held) {
       loose.add(r.doc);
-    this.#sql(`DELETE FROM places WHERE branch = ?`).run(bid);
+      this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(r.doc, bid);
+    }
+    this.#sql(`DELETE FROM turns WHERE branch = ?`).run(bid);
   }
 
   #dropUnplaced(docs: Set<number>): number {
@@ -308,7 +325,7 @@ export class SearchIndex implements SearchSource {
       if (this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) !== undefined) continue;
       // A contentless index forgets a message by being told its words again: the text kept in docs.
       const { body } = this.#sql(`SELECT body FROM docs WHERE id = ?`).get(id) as { body: Uint8Array };
-      this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(id, unpackText(body));
+      this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(id, this.#packer.unpack(body));
       this.#sql(`DELETE FROM docs WHERE id = ?`).run(id);
       removed++;
     }
