@@ -99,264 +99,243 @@ function frozenOptions(options: BrowserStorageOptions): BrowserStorage['options'
  *   files it creates with its owner tag (stored as the file's uid, in the same tree as the file).
  */
 export function browserStorage(options: BrowserStorageOptions = {}): BrowserStorage {
-  const opts = frozenOptions(options);
-  const manager = locks();
-  const owner = ownerTag();
-  const state: StorageState = { batching: false, closed: false, changes: 0, running: 0, saved: 0, releaseOwner: null };
-  const ownerHeld = holdOwnerLock(manager, lockName(opts.fsName, `owner:${owner}`), state);
-  const lightningFs = newLightningFS();
-  const p: LightningPromises = lightningFs.promises;
-  // `defer`: do not take LightningFS's fs-wide lock until the first operation needs it. No
-  // `wipe`: LightningFS wipes by stealing that lock from whichever tab holds it.
-  const ready = p.init(opts.fsName, { defer: true, uid: owner, gid: owner, fileDbName: fsDatabaseName(opts.fsName) });
-  const memory = new FileMemory(p, ready, () => state.batching);
-  const c: Context = Object.freeze({
-    opts,
-    manager,
-    owner,
-    ownerHeld,
-    p,
-    ready,
-    memory,
-    state,
-  });
-  // Before any operation: the first one awaits the same init, and going idle comes 500 ms later.
-  // Once patched, file bytes are held back until the tree is saved, then written in one
-  // IndexedDB transaction (see `deferWrite`); until then (or if LightningFS changed) at once.
-  ready.then(
-    () => {
-      state.batching = patchBackend(p, { beforeSave: () => memory.writeBack(), afterLetGo: () => memory.letGo() });
-    },
-    () => undefined,
-  );
-  const { fs, parentIsDir } = lightningStorageFs(p, memory, (op, path, fn) => run(c, op, path, fn));
-  const storage: BrowserStorage = {
-    name: DRIVER_NAME,
-    options: opts,
-    fs,
-    workTree: false,
-    lightningFs,
-    createExclusive: (path, data) => createExclusive(c, parentIsDir, path, data),
-    appendFile: (path, data) => appendFile(c, parentIsDir, path, data),
-    flush: () => flush(c),
-    beforeRefMove: () => beforeRefMove(c),
-    withLock: (key, fn) => withLock(c, key, fn),
-    close: () => close(c),
-  };
-  return Object.freeze(storage);
-}
-
-/** A storage's counters and flags, changed as it runs. */
-interface StorageState {
-  /** Whether LightningFS was patched to hold file bytes back until the tree is saved. */
-  batching: boolean;
-  closed: boolean;
-  /** Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save. */
-  changes: number;
-  /**
-   * Changes still running, and how many changes the last save began after (all of them done): a
-   * lock whose changes a save already holds (a sync's inner lock saved them) saves nothing more.
-   */
-  running: number;
-  saved: number;
-  /** Lets go of the owner lock, once it is held. */
-  releaseOwner: (() => void) | null;
-}
-
-/** What a storage's operations share (frozen): its options, locks, LightningFS, memory of files and state. */
-interface Context {
-  readonly opts: BrowserStorage['options'];
-  readonly manager: LockManager;
-  /** This storage's owner tag, the uid of the lock files it creates. */
-  readonly owner: number;
-  /** Resolves once the owner lock is held. */
-  readonly ownerHeld: Promise<void>;
-  readonly p: LightningPromises;
-  /** LightningFS's init. */
-  readonly ready: Promise<void>;
-  readonly memory: FileMemory;
-  readonly state: StorageState;
+  return Object.freeze(new LightningStorage(frozenOptions(options)));
 }
 
 const READ_ONLY = new Set(['read', 'readdir', 'stat', 'readlink']);
 
-/** Takes the owner Web Lock `name` and holds it until `state.releaseOwner` is called; resolves once held. */
-function holdOwnerLock(manager: LockManager, name: string, state: StorageState): Promise<void> {
-  return new Promise<void>((granted) => {
-    void manager.request(
-      name,
-      () =>
-        new Promise<void>((release) => {
-          state.releaseOwner = release;
-          granted();
-        }),
-    );
-  });
-}
+/**
+ * The browser storage itself: its locks, LightningFS, its memory of files, and its counters. The
+ * storage's own operations are fields, not prototype methods: callers spread a storage to give it
+ * another codec (`new Store({ ...storage, codec })`), and a spread copies own fields only.
+ */
+class LightningStorage implements BrowserStorage {
+  readonly name = DRIVER_NAME;
+  readonly workTree = false;
+  readonly options: BrowserStorage['options'];
+  readonly fs: StorageFs;
+  readonly lightningFs: LightningFS;
+  readonly #manager = locks();
+  /** This storage's owner tag, the uid of the lock files it creates. */
+  readonly #owner = ownerTag();
+  /** Resolves once the owner lock is held. */
+  readonly #ownerHeld: Promise<void>;
+  readonly #p: LightningPromises;
+  /** LightningFS's init. */
+  readonly #ready: Promise<void>;
+  readonly #memory: FileMemory;
+  readonly #parentIsDir: (path: string) => Promise<void>;
+  /** Whether LightningFS was patched to hold file bytes back until the tree is saved. */
+  #batching = false;
+  #closed = false;
+  /** Bumped by every operation that changes the tree: a lock that wrote nothing has nothing to save. */
+  #changes = 0;
+  /**
+   * Changes still running, and how many changes the last save began after (all of them done): a
+   * lock whose changes a save already holds (a sync's inner lock saved them) saves nothing more.
+   */
+  #running = 0;
+  #saved = 0;
+  /** Lets go of the owner lock, once it is held. */
+  #releaseOwner: (() => void) | null = null;
 
-async function run<T>(c: Context, op: string, path: string, fn: () => Promise<T>): Promise<T> {
-  const { state } = c;
-  if (state.closed) throw new EntityGitError('INVALID_OPTION', `${PREFIX} ${op} ${path}: the storage is closed`);
-  const mutating = !READ_ONLY.has(op);
-  if (mutating) {
-    state.changes++;
-    state.running++;
-  }
-  try {
-    return await fn();
-  } catch (err) {
-    throw fsError(err, op, path);
-  } finally {
-    if (mutating) state.running--;
-  }
-}
-
-/** The owner tags whose tabs are alive (their owner lock is held), from the origin's lock table. */
-async function alive(c: Context): Promise<Set<string>> {
-  const snapshot = await c.manager.query();
-  return new Set((snapshot.held ?? []).map((l) => l.name ?? ''));
-}
-
-async function flush(c: Context): Promise<void> {
-  const { state } = c;
-  await c.ready;
-  const holds = state.running === 0 ? state.changes : state.saved;
-  try {
-    await c.p.flush();
-    state.saved = Math.max(state.saved, holds);
-  } catch (err) {
-    throw isQuotaError(err)
-      ? browserError(err, 'STORAGE_ERROR', 'saving the directory tree')
-      : fsError(err, 'flush', '/');
-  }
-}
-
-// Atomic against other tabs and storages: the check and the write run under one Web Lock.
-async function createExclusive(
-  c: Context,
-  parentIsDir: (path: string) => Promise<void>,
-  path: string,
-  data: Uint8Array | string,
-): Promise<boolean> {
-  const { p, opts, memory } = c;
-  await c.ownerHeld;
-  return c.manager.request(lockName(opts.fsName, 'create-exclusive'), () =>
-    run(c, 'create', path, async () => {
-      let existing: StorageStat | null = null;
-      try {
-        existing = await p.lstat(path);
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'ENOENT') throw err;
-      }
-      if (existing !== null) {
-        const tag = existing.uid ?? 0;
-        const abandoned =
-          path.endsWith('.lock') &&
-          existing.isFile() &&
-          tag !== c.owner &&
-          tag >= MIN_OWNER &&
-          !(await alive(c)).has(lockName(opts.fsName, `owner:${tag}`));
-        if (!abandoned) return false;
-        memory.forget(path);
-        memory.dropPending(existing.ino);
-        await p.unlink(path);
-      }
-      await parentIsDir(path);
-      const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
-      await memory.writeKnown(path, bytes === data ? bytes.slice() : bytes, bytes);
-      return true;
-    }),
-  );
-}
-
-// Reflogs and the mirror's state log grow by a line a turn; LightningFS has no append. The
-// bytes known from the last read or write are extended, not read and decoded again.
-function appendFile(
-  c: Context,
-  parentIsDir: (path: string) => Promise<void>,
-  path: string,
-  data: Uint8Array | string,
-): Promise<void> {
-  const { p, memory } = c;
-  return run(c, 'append', path, async () => {
-    const add = typeof data === 'string' ? utf8(data) : data;
-    const st = await p.lstat(path).catch(() => null);
-    let old: Uint8Array = new Uint8Array(0);
-    if (st !== null)
-      old = memory.bytesAt(path, st) ?? ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
-    const next = new Uint8Array(old.byteLength + add.byteLength);
-    next.set(old, 0);
-    next.set(add, old.byteLength);
-    await parentIsDir(path);
-    await memory.writeKnown(path, next, next);
-  });
-}
-
-// The bytes held back are written now, so a ref never moves when its objects do not fit
-// (QUOTA_EXCEEDED before the move, as without batching). The tree is not saved here: it is saved
-// whole, refs and objects alike, and always after the bytes it names, so a reload finds a ref's
-// old value or its new one with every object it names; the sync's lock saves it when it lets go
-// (`withLock`). Without batching (LightningFS not as expected) the tree is saved now.
-async function beforeRefMove(c: Context): Promise<void> {
-  await c.ready;
-  if (!c.state.batching) {
-    await flush(c);
-    return;
-  }
-  try {
-    await c.memory.writeBack();
-  } catch (err) {
-    throw isQuotaError(err) ? browserError(err, 'STORAGE_ERROR', 'writing objects') : fsError(err, 'write', '/');
-  }
-}
-
-async function withLock<T>(c: Context, key: string, fn: () => Promise<T>): Promise<T> {
-  const { state } = c;
-  let granted = false;
-  const wait = c.opts.syncLockTimeoutMs;
-  // 0: do not wait at all; Infinity: wait as long as it takes.
-  const signal = wait > 0 && wait !== Infinity ? AbortSignal.timeout(wait) : undefined;
-  const timeout = (cause?: unknown) =>
-    new EntityGitError(
-      'LOCK_TIMEOUT',
-      `${PREFIX} ${key} stayed locked by another tab for ${wait} ms`,
-      { lock: key },
-      { cause },
-    );
-  try {
-    return await c.manager.request(
-      lockName(c.opts.fsName, key),
-      wait === 0 ? { ifAvailable: true } : signal ? { signal } : {},
-      async (lock) => {
-        if (lock === null) throw timeout();
-        granted = true;
-        const before = state.changes;
-        let result: T;
-        try {
-          result = await fn();
-        } catch (err) {
-          if (state.changes !== before && state.changes !== state.saved) await flush(c).catch(() => undefined);
-          throw err;
-        }
-        // What the sync wrote survives a reload once it has resolved. A read-only holder (verify)
-        // saves nothing, so it keeps working on an origin whose quota is used up; nor does a
-        // holder whose changes are saved already (a sync holds the lock's old name inside the
-        // new one, and would otherwise save the tree, every file of the origin, twice a sync).
-        if (state.changes !== before && state.changes !== state.saved) await flush(c);
-        return result;
+  constructor(options: BrowserStorage['options']) {
+    this.options = options;
+    this.#ownerHeld = new Promise<void>((granted) => {
+      void this.#manager.request(
+        lockName(options.fsName, `owner:${this.#owner}`),
+        () =>
+          new Promise<void>((release) => {
+            this.#releaseOwner = release;
+            granted();
+          }),
+      );
+    });
+    this.lightningFs = newLightningFS();
+    const p = this.lightningFs.promises;
+    this.#p = p;
+    // `defer`: do not take LightningFS's fs-wide lock until the first operation needs it. No
+    // `wipe`: LightningFS wipes by stealing that lock from whichever tab holds it.
+    const owner = this.#owner;
+    this.#ready = p.init(options.fsName, {
+      defer: true,
+      uid: owner,
+      gid: owner,
+      fileDbName: fsDatabaseName(options.fsName),
+    });
+    const memory = new FileMemory(p, this.#ready, () => this.#batching);
+    this.#memory = memory;
+    // Before any operation: the first one awaits the same init, and going idle comes 500 ms later.
+    // Once patched, file bytes are held back until the tree is saved, then written in one
+    // IndexedDB transaction (see `deferWrite`); until then (or if LightningFS changed) at once.
+    this.#ready.then(
+      () => {
+        this.#batching = patchBackend(p, { beforeSave: () => memory.writeBack(), afterLetGo: () => memory.letGo() });
       },
+      () => undefined,
     );
-  } catch (err) {
-    if (!granted && signal?.aborted) throw timeout(err);
-    throw err;
+    const { fs, parentIsDir } = lightningStorageFs(p, memory, (op, path, fn) => this.#run(op, path, fn));
+    this.fs = fs;
+    this.#parentIsDir = parentIsDir;
   }
-}
 
-async function close(c: Context): Promise<void> {
-  const { state } = c;
-  if (state.closed) return;
-  await flush(c).catch(() => undefined);
-  state.closed = true;
-  await c.ownerHeld;
-  state.releaseOwner?.();
+  async #run<T>(op: string, path: string, fn: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new EntityGitError('INVALID_OPTION', `${PREFIX} ${op} ${path}: the storage is closed`);
+    const mutating = !READ_ONLY.has(op);
+    if (mutating) {
+      this.#changes++;
+      this.#running++;
+    }
+    try {
+      return await fn();
+    } catch (err) {
+      throw fsError(err, op, path);
+    } finally {
+      if (mutating) this.#running--;
+    }
+  }
+
+  /** The owner tags whose tabs are alive (their owner lock is held), from the origin's lock table. */
+  async #alive(): Promise<Set<string>> {
+    const snapshot = await this.#manager.query();
+    return new Set((snapshot.held ?? []).map((l) => l.name ?? ''));
+  }
+
+  readonly flush = async (): Promise<void> => {
+    await this.#ready;
+    const holds = this.#running === 0 ? this.#changes : this.#saved;
+    try {
+      await this.#p.flush();
+      this.#saved = Math.max(this.#saved, holds);
+    } catch (err) {
+      throw isQuotaError(err)
+        ? browserError(err, 'STORAGE_ERROR', 'saving the directory tree')
+        : fsError(err, 'flush', '/');
+    }
+  };
+
+  // Atomic against other tabs and storages: the check and the write run under one Web Lock.
+  readonly createExclusive = async (path: string, data: Uint8Array | string): Promise<boolean> => {
+    const p = this.#p;
+    const memory = this.#memory;
+    await this.#ownerHeld;
+    return this.#manager.request(lockName(this.options.fsName, 'create-exclusive'), () =>
+      this.#run('create', path, async () => {
+        let existing: StorageStat | null = null;
+        try {
+          existing = await p.lstat(path);
+        } catch (err) {
+          if ((err as { code?: string }).code !== 'ENOENT') throw err;
+        }
+        if (existing !== null) {
+          const tag = existing.uid ?? 0;
+          const abandoned =
+            path.endsWith('.lock') &&
+            existing.isFile() &&
+            tag !== this.#owner &&
+            tag >= MIN_OWNER &&
+            !(await this.#alive()).has(lockName(this.options.fsName, `owner:${tag}`));
+          if (!abandoned) return false;
+          memory.forget(path);
+          memory.dropPending(existing.ino);
+          await p.unlink(path);
+        }
+        await this.#parentIsDir(path);
+        const bytes = typeof data === 'string' ? utf8(data) : (exact(data) as Uint8Array);
+        await memory.writeKnown(path, bytes === data ? bytes.slice() : bytes, bytes);
+        return true;
+      }),
+    );
+  };
+
+  // Reflogs and the mirror's state log grow by a line a turn; LightningFS has no append. The
+  // bytes known from the last read or write are extended, not read and decoded again.
+  readonly appendFile = (path: string, data: Uint8Array | string): Promise<void> => {
+    const p = this.#p;
+    const memory = this.#memory;
+    return this.#run('append', path, async () => {
+      const add = typeof data === 'string' ? utf8(data) : data;
+      const st = await p.lstat(path).catch(() => null);
+      let old: Uint8Array = new Uint8Array(0);
+      if (st !== null)
+        old = memory.bytesAt(path, st) ?? ((await p.readFile(path)) as Uint8Array | null | undefined) ?? old;
+      const next = new Uint8Array(old.byteLength + add.byteLength);
+      next.set(old, 0);
+      next.set(add, old.byteLength);
+      await this.#parentIsDir(path);
+      await memory.writeKnown(path, next, next);
+    });
+  };
+
+  // The bytes held back are written now, so a ref never moves when its objects do not fit
+  // (QUOTA_EXCEEDED before the move, as without batching). The tree is not saved here: it is saved
+  // whole, refs and objects alike, and always after the bytes it names, so a reload finds a ref's
+  // old value or its new one with every object it names; the sync's lock saves it when it lets go
+  // (`withLock`). Without batching (LightningFS not as expected) the tree is saved now.
+  readonly beforeRefMove = async (): Promise<void> => {
+    await this.#ready;
+    if (!this.#batching) {
+      await this.flush();
+      return;
+    }
+    try {
+      await this.#memory.writeBack();
+    } catch (err) {
+      throw isQuotaError(err) ? browserError(err, 'STORAGE_ERROR', 'writing objects') : fsError(err, 'write', '/');
+    }
+  };
+
+  readonly withLock = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    let granted = false;
+    const wait = this.options.syncLockTimeoutMs;
+    // 0: do not wait at all; Infinity: wait as long as it takes.
+    const signal = wait > 0 && wait !== Infinity ? AbortSignal.timeout(wait) : undefined;
+    const timeout = (cause?: unknown) =>
+      new EntityGitError(
+        'LOCK_TIMEOUT',
+        `${PREFIX} ${key} stayed locked by another tab for ${wait} ms`,
+        { lock: key },
+        { cause },
+      );
+    try {
+      return await this.#manager.request(
+        lockName(this.options.fsName, key),
+        wait === 0 ? { ifAvailable: true } : signal ? { signal } : {},
+        async (lock) => {
+          if (lock === null) throw timeout();
+          granted = true;
+          return this.#holding(fn);
+        },
+      );
+    } catch (err) {
+      if (!granted && signal?.aborted) throw timeout(err);
+      throw err;
+    }
+  };
+
+  /** Runs `fn` under a held lock, then saves what it changed (also when it failed). */
+  async #holding<T>(fn: () => Promise<T>): Promise<T> {
+    const before = this.#changes;
+    let result: T;
+    try {
+      result = await fn();
+    } catch (err) {
+      if (this.#changes !== before && this.#changes !== this.#saved) await this.flush().catch(() => undefined);
+      throw err;
+    }
+    // What the sync wrote survives a reload once it has resolved. A read-only holder (verify)
+    // saves nothing, so it keeps working on an origin whose quota is used up; nor does a
+    // holder whose changes are saved already (a sync holds the lock's old name inside the
+    // new one, and would otherwise save the tree, every file of the origin, twice a sync).
+    if (this.#changes !== before && this.#changes !== this.#saved) await this.flush();
+    return result;
+  }
+
+  readonly close = async (): Promise<void> => {
+    if (this.#closed) return;
+    await this.flush().catch(() => undefined);
+    this.#closed = true;
+    await this.#ownerHeld;
+    this.#releaseOwner?.();
+  };
 }
