@@ -20,7 +20,7 @@ const indexOf = (root: string, file?: string) => {
 
 // A message of ~1.2 KB whose words vary with k (so no two messages are alike), and one word only it has.
 const wordsOf = (k: number) =>
-  Array.from({ length: 150 }, (_, j) => `w${(k * 7 + j * 13) % 97}x${j % 5}`).join(' ') + ` only${k}qz`;
+  `${Array.from({ length: 150 }, (_, j) => `w${(k * 7 + j * 13) % 97}x${j % 5}`).join(' ')} only${k}qz`;
 
 describe('the text kept in the index (version 3)', () => {
   it('keeps every message exactly, before and after the dictionary is made, and a rebuild and a second reader agree', async () => {
