@@ -1,6 +1,7 @@
 // What the e2e story (e2e.test.ts) runs on: the app built with vite's build(), the ws-server over
 // the demo DAG on 127.0.0.1, one Chromium page driven with playwright, and the helpers that read
 // the page and leave a screenshot per step in test-output/e2e/.
+import { createNodeProjectGit, ShadowProjectGit } from '@entity-git/project/node';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,7 +108,13 @@ export function useE2eApp(): void {
       token: TOKEN,
       staticDir: BUILT,
       agent: echoAgent,
-      projectLocks: join(tmp, 'locks'),
+      // These suites test the auto-commit (agent commits, the warning, the undo): projects are in
+      // auto-commit mode (the server's default is shadow mode).
+      projectGit: new ShadowProjectGit({
+        root: join(tmp, 'sessions', '.shadow'),
+        defaultMode: 'auto-commit',
+        autoCommit: createNodeProjectGit({ dir: join(tmp, 'locks') }),
+      }),
     });
     url = server.url;
 

@@ -1,6 +1,7 @@
 // What an e2e file of the replay app needs: the app built with vite into a directory of its own
 // (files run in parallel), the ws-server over a fresh SQLite DAG with the demo sessions, and
 // Debian's chromium. Screenshots go to test-output/<dir>/ (gitignored).
+import { createNodeProjectGit, ShadowProjectGit } from '@entity-git/project/node';
 import { randomBytes } from 'node:crypto';
 import { openSqlite, type SqlStore } from '@entity-git/sqlite';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -40,7 +41,10 @@ export interface Harness {
 export async function startHarness(
   name: string,
   seed?: (store: SqlStore) => Promise<void>,
-  /** Another agent or project git than the echo agent and the default auto-commit. */
+  /**
+   * Another agent or project git than the echo agent and projects in auto-commit mode (the
+   * server's default is shadow mode; these suites test the agent commits, the warning, the undo).
+   */
   serverOptions: Pick<ServerOptions, 'agent' | 'projectGit'> = {},
 ): Promise<Harness> {
   if (!existsSync(CHROMIUM))
@@ -67,7 +71,11 @@ export async function startHarness(
     token,
     staticDir: built,
     agent: echoAgent,
-    projectLocks: join(tmp, 'locks'),
+    projectGit: new ShadowProjectGit({
+      root: join(tmp, 'sessions', '.shadow'),
+      defaultMode: 'auto-commit',
+      autoCommit: createNodeProjectGit({ dir: join(tmp, 'locks') }),
+    }),
     ...serverOptions,
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
