@@ -10,6 +10,17 @@ export const SNAPSHOTS_REF = 'refs/heads/snapshots';
 export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** Default number of turns whose snapshots a project keeps. */
 export const DEFAULT_KEEP_TURNS = 100;
+/** A project's mode: shadow snapshots only, or the auto-commit into the user's repository too. */
+export type ProjectMode = 'shadow' | 'auto-commit';
+export const PROJECT_MODES: readonly ProjectMode[] = ['shadow', 'auto-commit'];
+
+/** A project's shadow settings, kept in its shadow directory's `project.json`. */
+export interface ProjectShadowSettings {
+  mode: ProjectMode;
+  /** Files larger than this are left out of snapshots. */
+  maxFileBytes: number;
+}
+
 /** The identity of every snapshot commit. */
 export const SHADOW_IDENTITY = { name: 'entity-git', email: 'shadow@entity-git.invalid' } as const;
 

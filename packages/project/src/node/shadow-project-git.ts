@@ -25,15 +25,9 @@ import { finishInterruptedRestore, restoreTurnFiles, undoRestore } from './shado
 import { hasJournal } from './shadow-restore-journal.js';
 import { listTurnFiles, turnFileDiff, turnRef } from './shadow-turn-files.js';
 import { createNodeProjectGit } from './workdir-coordination.js';
+import { PROJECT_MODES, type ProjectMode, type ProjectShadowSettings } from '../shadow-names.js';
 
-export type ProjectMode = 'shadow' | 'auto-commit';
-export const PROJECT_MODES: readonly ProjectMode[] = ['shadow', 'auto-commit'];
-
-export interface ProjectShadowSettings {
-  mode: ProjectMode;
-  /** Files larger than this are left out of snapshots. */
-  maxFileBytes: number;
-}
+export { PROJECT_MODES, type ProjectMode, type ProjectShadowSettings } from '../shadow-names.js';
 
 export interface ShadowProjectGitOptions {
   /** entity-git's directory for shadow repositories, one per project (created 0700). */

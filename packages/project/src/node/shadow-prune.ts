@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { EntityGitError } from '@entity-git/core';
 import type { ShadowRepository } from './shadow-repository.js';
 
-export const DEFAULT_KEEP_TURNS = 100;
+import { DEFAULT_KEEP_TURNS } from '../shadow-names.js';
+
+export { DEFAULT_KEEP_TURNS };
 
 export interface PruneResult {
   /** Turns whose snapshots are kept. */

@@ -9,13 +9,11 @@ import { EntityGitError } from '@entity-git/core';
 import { LOCK_DEFAULTS } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import { ShadowGit } from './shadow-git.js';
-import { type SnapshotTrailers, snapshotMessage } from './shadow-message.js';
+import { type SnapshotTrailers, snapshotMessage } from '../shadow-message.js';
 import { type FastPath, type SnapshotState, snapshotState } from './shadow-snapshot-state.js';
+import { DEFAULT_MAX_FILE_BYTES, SNAPSHOTS_REF } from '../shadow-names.js';
 
-/** The ref every snapshot advances: first-parent order is the order they were taken. */
-export const SNAPSHOTS_REF = 'refs/heads/snapshots';
-/** Default per-file size cap: larger files are left out of snapshots. */
-export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
+export { DEFAULT_MAX_FILE_BYTES, SNAPSHOTS_REF } from '../shadow-names.js';
 
 export interface ShadowRepositoryOptions {
   /** entity-git's directory for shadow repositories (one sub-directory per project). */

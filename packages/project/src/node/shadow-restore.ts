@@ -7,7 +7,7 @@ import { chmod, lstat, mkdir, realpath, rename, rm, symlink, writeFile } from 'n
 import { basename, dirname, join, sep } from 'node:path';
 import type { RestoreResult, RestoreSkipReason } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/core';
-import { parseSnapshotMessage } from './shadow-message.js';
+import { parseSnapshotMessage } from '../shadow-message.js';
 import {
   currentOid,
   type PlannedPath,

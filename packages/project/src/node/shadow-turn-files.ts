@@ -3,13 +3,11 @@
 // one file's unified diff. docs/design.md §7, "Shadow mode".
 import type { TurnFileStatus, TurnFiles, TurnSnapshots } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/core';
-import { parseSnapshotMessage } from './shadow-message.js';
+import { parseSnapshotMessage } from '../shadow-message.js';
 import type { ShadowRepository } from './shadow-repository.js';
+import { turnRef } from '../shadow-names.js';
 
-/** The refs of a turn's snapshots: the session id in hex keeps any id a valid ref name. */
-export function turnRef(sessionId: string, turn: number, which: 'before' | 'after'): string {
-  return `refs/turns/${Buffer.from(sessionId, 'utf8').toString('hex')}/${turn}/${which}`;
-}
+export { turnRef } from '../shadow-names.js';
 
 /** The turn's snapshots; throws `SNAPSHOT_NOT_FOUND` when it has none. */
 export async function turnSnapshots(repo: ShadowRepository, sessionId: string, turn: number): Promise<TurnSnapshots> {

@@ -18,17 +18,22 @@ import type {
   TurnFilesSource,
 } from '@entity-git/core';
 import { type Codec, EntityGitError, joinPath, type LockOptions, type Storage, Store } from '@entity-git/git';
-import type { ProjectMode, ProjectShadowSettings } from '../node/shadow-project-git.js';
+
 import { ObjectEngine } from '../object-engine.js';
 import { normalizeAbsolute } from '../paths.js';
 import { createProjectGit } from '../project-git.js';
-import { DEFAULT_KEEP_TURNS, DEFAULT_MAX_FILE_BYTES, turnRef } from '../shadow-names.js';
+import {
+  DEFAULT_KEEP_TURNS,
+  DEFAULT_MAX_FILE_BYTES,
+  PROJECT_MODES,
+  type ProjectMode,
+  type ProjectShadowSettings,
+  turnRef,
+} from '../shadow-names.js';
 import { ObjectShadowRepository } from './object-shadow-repository.js';
 import { type PruneResult, pruneSnapshots } from './prune.js';
 import { finishInterruptedRestore, hasInterruptedRestore, restoreTurnFiles, undoRestore } from './restore.js';
 import { listTurnFiles, turnFileDiff } from './turn-files.js';
-
-const MODES: readonly ProjectMode[] = ['shadow', 'auto-commit'];
 
 export interface ObjectShadowProjectGitOptions {
   /** The storage holding the workdirs and the shadow root (node:fs, or the browser's IndexedDB). */
@@ -106,7 +111,7 @@ export class ObjectShadowProjectGit implements ProjectGit, TurnFilesSource {
 
   /** Chooses the project's mode and size cap, when it is created or later. */
   async configure(workdir: string, settings: Partial<ProjectShadowSettings>): Promise<ProjectShadowSettings> {
-    if (settings.mode !== undefined && !MODES.includes(settings.mode))
+    if (settings.mode !== undefined && !PROJECT_MODES.includes(settings.mode))
       throw new EntityGitError(
         'INVALID_OPTION',
         `mode must be shadow or auto-commit, got ${JSON.stringify(settings.mode)}`,

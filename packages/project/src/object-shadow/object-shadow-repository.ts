@@ -29,7 +29,7 @@ import {
 } from '@entity-git/git';
 import { entriesAt } from '../object-engine/commit.js';
 import { normalizeAbsolute } from '../paths.js';
-import { snapshotMessage, type SnapshotTrailers } from '../node/shadow-message.js';
+import { snapshotMessage, type SnapshotTrailers } from '../shadow-message.js';
 import { DEFAULT_MAX_FILE_BYTES, SHADOW_IDENTITY, SNAPSHOTS_REF, shadowDirName } from '../shadow-names.js';
 import { WorkTreeScan } from './work-tree-scan.js';
 

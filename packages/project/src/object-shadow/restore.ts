@@ -6,7 +6,7 @@
 // so a restore a crash interrupted is finished by the next call. docs/design.md §7, "Shadow mode".
 import type { RestoreResult, RestoreSkipReason } from '@entity-git/core';
 import { dirname, EntityGitError, fromUtf8, joinPath, type Store } from '@entity-git/git';
-import { parseSnapshotMessage } from '../node/shadow-message.js';
+import { parseSnapshotMessage } from '../shadow-message.js';
 import type { ObjectShadowRepository, Version } from './object-shadow-repository.js';
 import { listTurnFiles, snapshotChanges } from './turn-files.js';
 

@@ -4,7 +4,7 @@
 import type { TurnFileStatus, TurnFiles, TurnSnapshots } from '@entity-git/core';
 import { EntityGitError, fromUtf8 } from '@entity-git/git';
 import { diffTrees, type TreeChange } from '../object-engine/tree-diff.js';
-import { parseSnapshotMessage } from '../node/shadow-message.js';
+import { parseSnapshotMessage } from '../shadow-message.js';
 import { turnRef } from '../shadow-names.js';
 import type { ObjectShadowRepository } from './object-shadow-repository.js';
 

@@ -11,7 +11,7 @@ import type { AfterTurnInput } from '@entity-git/core';
 import { nodeCodec, nodeStorage } from '@entity-git/node-fs';
 import { describe, expect, it } from 'vitest';
 import { ObjectShadowProjectGit, ObjectShadowRepository, SNAPSHOTS_REF, turnRef } from '../../src/index.js';
-import { snapshotMessage } from '../../src/node/shadow-message.js';
+import { snapshotMessage } from '../../src/shadow-message.js';
 import {
   createShadowProjectGit,
   ShadowProjectGit,
