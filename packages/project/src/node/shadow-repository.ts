@@ -104,11 +104,21 @@ export class ShadowRepository {
     return this.#git;
   }
 
+  // The `workdir` file is written last: its presence says the repository was made whole. Two
+  // processes making it at once take turns under the project's lock (each step is idempotent, so
+  // one interrupted half way is made again whole).
   async #create(): Promise<void> {
-    const gitDir = join(this.dir, 'git');
-    if (await stat(join(gitDir, 'HEAD')).catch(() => null)) return;
+    const made = join(this.dir, 'workdir');
+    if (await stat(made).catch(() => null)) return;
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await chmod(this.dir, 0o700);
+    await this.exclusive(async () => {
+      if (!(await stat(made).catch(() => null))) await this.#make();
+    });
+  }
+
+  async #make(): Promise<void> {
+    const gitDir = join(this.dir, 'git');
     await this.#git.git(['init', '-q', '--shared=0600', '--initial-branch=snapshots', gitDir]);
     await this.#git.git(['config', 'core.bare', 'false']);
     await this.#git.git(['config', 'core.logAllRefUpdates', 'false']);
@@ -158,8 +168,30 @@ export class ShadowRepository {
   async snapshotHeld(trailers: SnapshotTrailers): Promise<Snapshot> {
     const fast = (await this.#state?.begin(this.#maxFileBytes)) ?? null;
     const taken = await this.#take(trailers, fast);
-    await this.#state?.remember(taken.commit, this.#maxFileBytes, taken.overSizeCap);
+    if (this.#state) await this.#state.remember(taken.commit, this.#maxFileBytes, await this.#listedAgain(taken));
     return taken;
+  }
+
+  /**
+   * The files over the cap that a full walk would list again while they stay as they are: those
+   * status still sees, untracked and not ignored (one left out is removed from the index, so once
+   * ignored it drops out of a walk's list, and must of the fast path's too).
+   */
+  async #listedAgain(taken: Snapshot): Promise<string[]> {
+    if (taken.overSizeCap.length === 0) return [];
+    // `ls-files --ignored` rather than `check-ignore`, which refuses the literal pathspecs every
+    // shadow git call runs with.
+    const listed = await this.#git.git([
+      'ls-files',
+      '-z',
+      '--others',
+      '--ignored',
+      '--exclude-standard',
+      '--',
+      ...taken.overSizeCap,
+    ]);
+    const ignored = new Set(listed.split('\0'));
+    return taken.overSizeCap.filter((p) => !ignored.has(p));
   }
 
   async #take(trailers: SnapshotTrailers, fast: FastPath | null): Promise<Snapshot> {
