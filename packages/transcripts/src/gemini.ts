@@ -64,7 +64,7 @@ export function readGemini(
 ): { records: JsonValue[]; warnings: ReturnType<typeof readJsonl>['warnings'] } {
   const text = new TextDecoder().decode(bytes.subarray(0, 4096)).trimStart();
   if (text.startsWith('{') && !/^\{[^\n]*\}\s*\n\s*\{/.test(text)) {
-    const doc = asObject(JSON.parse(new TextDecoder().decode(bytes)) as JsonValue);
+    const doc = asObject(parsedOrNull(bytes));
     if (doc !== null && Array.isArray(doc.messages)) {
       const { messages, ...meta } = doc;
       return { records: [meta, ...readMessages(bytes).messages], warnings: [] };
@@ -72,6 +72,15 @@ export function readGemini(
   }
   const read = readJsonl(bytes, options);
   return { records: [...read.records, ...read.tail.records], warnings: [...read.warnings, ...read.tail.warnings] };
+}
+
+/** The file as one JSON document, or null when it is none (then it is read line by line, as JSON Lines). */
+function parsedOrNull(bytes: Uint8Array): JsonValue | null {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as JsonValue;
+  } catch {
+    return null;
+  }
 }
 
 interface Replay {

@@ -140,7 +140,8 @@ describe('transcripts, generated', () => {
       fc.property(fc.uint8Array({ maxLength: 300 }), fc.constantFrom(...TRANSCRIPT_FORMATS), (bytes, format) =>
         check(bytes, format, true, false),
       ),
-      RUNS,
+      // A lone `{` once made the Gemini reader throw JSON's own SyntaxError: tried first, every run.
+      { ...RUNS, examples: [[Uint8Array.from([123]), 'gemini']] },
     );
   });
 
