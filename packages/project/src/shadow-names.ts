@@ -2,6 +2,7 @@
 // `node/shadow-*.ts` and the object engine's `object-shadow-*.ts`), so either can read what the
 // other wrote: where a project's repository lives, its snapshot ref, a turn's refs. Portable (no
 // node: import): the object engine's shadow mode runs in the browser too. docs/design.md §7.
+import type { ProjectSnapshot } from '@entity-git/core';
 import { utf8 } from '@entity-git/git';
 
 /** The ref every snapshot advances: first-parent order is the order they were taken. */
@@ -35,4 +36,18 @@ export function turnRef(sessionId: string, turn: number, which: 'before' | 'afte
 export async function shadowDirName(realWorkdir: string): Promise<string> {
   const digest = await globalThis.crypto.subtle.digest('SHA-256', new Uint8Array(utf8(realWorkdir)));
   return hex(new Uint8Array(digest)).slice(0, 32);
+}
+
+/** What a shadow-mode project reports before a turn: nothing of the user's blocks anything. */
+export function shadowModeSnapshot(workdir: string, isRepository: boolean): ProjectSnapshot {
+  return {
+    version: 1,
+    workdir,
+    root: null,
+    state: isRepository ? 'repository' : 'not-a-repository',
+    head: null,
+    takenAt: Date.now(),
+    dirty: [],
+    agentDirty: [],
+  };
 }

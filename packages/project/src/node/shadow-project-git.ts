@@ -25,7 +25,7 @@ import { finishInterruptedRestore, restoreTurnFiles, undoRestore } from './shado
 import { hasJournal } from './shadow-restore-journal.js';
 import { listTurnFiles, turnFileDiff, turnRef } from './shadow-turn-files.js';
 import { createNodeProjectGit } from './workdir-coordination.js';
-import { PROJECT_MODES, type ProjectMode, type ProjectShadowSettings } from '../shadow-names.js';
+import { PROJECT_MODES, type ProjectMode, type ProjectShadowSettings, shadowModeSnapshot } from '../shadow-names.js';
 
 export { PROJECT_MODES, type ProjectMode, type ProjectShadowSettings } from '../shadow-names.js';
 
@@ -121,17 +121,7 @@ export class ShadowProjectGit implements ProjectGit, TurnFilesSource {
   }
 
   async #shadowState(workdir: string): Promise<ProjectSnapshot> {
-    const isRepo = await stat(join(workdir, '.git')).catch(() => null);
-    return {
-      version: 1,
-      workdir,
-      root: null,
-      state: isRepo ? 'repository' : 'not-a-repository',
-      head: null,
-      takenAt: Date.now(),
-      dirty: [],
-      agentDirty: [],
-    };
+    return shadowModeSnapshot(workdir, (await stat(join(workdir, '.git')).catch(() => null)) !== null);
   }
 
   async #before(workdir: string, settings: ProjectShadowSettings): Promise<string> {

@@ -28,6 +28,7 @@ import {
   PROJECT_MODES,
   type ProjectMode,
   type ProjectShadowSettings,
+  shadowModeSnapshot,
   turnRef,
 } from '../shadow-names.js';
 import { ObjectShadowRepository } from './object-shadow-repository.js';
@@ -163,17 +164,10 @@ export class ObjectShadowProjectGit implements ProjectGit, TurnFilesSource {
   }
 
   async #shadowState(workdir: string): Promise<ProjectSnapshot> {
-    const isRepo = (await this.#store.lstat(joinPath(normalizeAbsolute(workdir), '.git'))) !== null;
-    return {
-      version: 1,
+    return shadowModeSnapshot(
       workdir,
-      root: null,
-      state: isRepo ? 'repository' : 'not-a-repository',
-      head: null,
-      takenAt: Date.now(),
-      dirty: [],
-      agentDirty: [],
-    };
+      (await this.#store.lstat(joinPath(normalizeAbsolute(workdir), '.git'))) !== null,
+    );
   }
 
   async #before(workdir: string, settings: ProjectShadowSettings): Promise<string> {
