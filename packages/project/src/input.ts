@@ -2,7 +2,7 @@ import { EntityGitError, assertIdentity, isOid } from '@entity-git/git';
 import { assertId } from '@entity-git/core';
 import { foldLine } from '@entity-git/core';
 import { isAbsolute, normalizeAbsolute } from './paths.js';
-import type { AfterTurnInput, ProjectSnapshot } from '@entity-git/core';
+import type { AfterTurnInput, AgentCommitsInput, ProjectSnapshot, RevertInput } from '@entity-git/core';
 import type { ProjectGitOptions } from './project-git-types.js';
 import { CRUD, tidy } from './commit-message.js';
 
@@ -117,4 +117,38 @@ export function checkOptions(options: ProjectGitOptions) {
   if (withoutSnapshot !== 'skip' && withoutSnapshot !== 'trust-touched')
     throw new EntityGitError('INVALID_OPTION', `withoutSnapshot: ${String(withoutSnapshot)}`);
   return { engine, product, email, author, withoutSnapshot };
+}
+
+/** The undo's input checked: `INVALID_OPTION`, `INVALID_WORKDIR` or `INVALID_ID` for a bad one. */
+export function validRevert(input: RevertInput): {
+  workdir: string;
+  sessionId: string;
+  turn: number | null;
+  commit: string | null;
+} {
+  if (typeof input !== 'object' || input === null)
+    throw new EntityGitError('INVALID_OPTION', 'revertAgentTurn needs an input object');
+  const workdir = requireWorkdir(input.workdir);
+  assertId(input.sessionId, 'sessionId');
+  const turn = input.turn ?? null;
+  const commit = input.commit ?? null;
+  if (turn !== null && (!Number.isSafeInteger(turn) || turn < 1))
+    throw new EntityGitError('INVALID_OPTION', `turn must be a positive integer: ${String(turn)}`);
+  if (commit !== null && !isOid(commit))
+    throw new EntityGitError('INVALID_OPTION', `commit must be 40 lowercase hex digits: ${JSON.stringify(commit)}`);
+  if (turn === null && commit === null)
+    throw new EntityGitError('INVALID_OPTION', 'revertAgentTurn needs a turn or a commit');
+  return { workdir, sessionId: input.sessionId, turn, commit };
+}
+
+/** The agent-commit list's input checked, with its default limit of 100. */
+export function validAgentCommits(input: AgentCommitsInput): { workdir: string; sessionId: string; limit: number } {
+  if (typeof input !== 'object' || input === null)
+    throw new EntityGitError('INVALID_OPTION', 'agentCommits needs an input object');
+  const workdir = requireWorkdir(input.workdir);
+  assertId(input.sessionId, 'sessionId');
+  const limit = input.limit ?? 100;
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new EntityGitError('INVALID_OPTION', `limit must be a positive integer: ${String(limit)}`);
+  return { workdir, sessionId: input.sessionId, limit };
 }

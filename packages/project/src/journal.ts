@@ -31,12 +31,25 @@ export const validFlight = (f: InFlightCommit): boolean =>
   f.paths.every((p) => typeof p === 'string');
 
 /** The journal of pending edits as one project's turn uses it, under the lock of its repository. */
-export function pendingEdits(engine: ProjectGitEngine, journal: ProjectJournal, now: () => number, ttl: number) {
+export class PendingJournal {
+  readonly #engine: ProjectGitEngine;
+  readonly #journal: ProjectJournal;
+  readonly #now: () => number;
+  readonly #ttl: number;
+
+  constructor(engine: ProjectGitEngine, journal: ProjectJournal, now: () => number, ttl: number) {
+    this.#engine = engine;
+    this.#journal = journal;
+    this.#now = now;
+    this.#ttl = ttl;
+  }
+
   /**
    * The journal of `root` for one locked section: read once, then kept as it is written (nothing
    * else writes it while the lock is held).
    */
-  const openJournal = async (root: string): Promise<Journal> => {
+  async open(root: string): Promise<Journal> {
+    const journal = this.#journal;
     let all: readonly PendingEdit[] = await journal.read(root);
     return {
       get all() {
@@ -47,27 +60,29 @@ export function pendingEdits(engine: ProjectGitEngine, journal: ProjectJournal, 
         all = next;
       },
     };
-  };
-  const freshPending = (j: Journal): PendingEdit[] => {
-    const cutoff = now() - ttl;
+  }
+
+  /** The pending edits not yet expired (in-flight commit records are not pending edits). */
+  fresh(j: Journal): PendingEdit[] {
+    const cutoff = this.#now() - this.#ttl;
     return j.all.filter((e) => !isInFlight(e) && e.at >= cutoff);
-  };
+  }
+
   /** Replace the pending edits, keeping the in-flight commit records. */
-  const writePending = (j: Journal, edits: readonly PendingEdit[]): Promise<void> =>
-    j.write([...j.all.filter(isInFlight), ...edits]);
+  write(j: Journal, edits: readonly PendingEdit[]): Promise<void> {
+    return j.write([...j.all.filter(isInFlight), ...edits]);
+  }
 
   /** The current content of the dirty paths that pending edits name: the only files ever hashed. */
-  const currentOfPending = async (
+  async currentOf(
     repo: RepoState,
     paths: readonly string[],
     pending: readonly PendingEdit[],
-  ): Promise<Map<string, FileState>> => {
+  ): Promise<Map<string, FileState>> {
     const named = new Set(pending.flatMap((e) => e.files.map((f) => f.path)));
     const wanted = paths.filter((p) => named.has(p));
     const current = new Map<string, FileState>();
-    if (wanted.length > 0) for (const f of await engine.hashPaths(repo, wanted)) current.set(f.path, f);
+    if (wanted.length > 0) for (const f of await this.#engine.hashPaths(repo, wanted)) current.set(f.path, f);
     return current;
-  };
-
-  return { openJournal, freshPending, writePending, currentOfPending };
+  }
 }
