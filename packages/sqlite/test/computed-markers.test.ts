@@ -14,6 +14,7 @@ import {
   openSqlite,
   registerRowsChecksum,
   resolveSchemaNames,
+  type MappingInput,
   type SqlEngine,
 } from '../src/index.js';
 import { tablesHash } from './app-databases/fixtures/table-hash.js';
@@ -245,7 +246,7 @@ describe('the mirror and computed markers', () => {
     const swapped = { from: 'author', values: { human: 'assistant', bot: 'user' } } as const;
     const other = await openSqlite({
       file: db.file!,
-      mapping: { ...POSTS_MAPPING, nodes: { ...POSTS_MAPPING.nodes, role: swapped } },
+      mapping: { ...POSTS_MAPPING, nodes: { ...POSTS_MAPPING.nodes, role: swapped } } as MappingInput,
     });
     cleanups.push(() => other.close());
     expect(await other.dag.changeMarker('p1')).not.toBe(await db.store.dag.changeMarker('p1'));

@@ -23,7 +23,9 @@ function generated(): string {
     // A name's pattern has the `u` flag, so that a surrogate pair is one character: JSON Schema
     // patterns are read so (ajv compiles them with `u`).
     overrideAction: ({ valibotAction, jsonSchema }) =>
-      valibotAction.type === 'regex' && (valibotAction as v.RegexAction<string, unknown>).requirement.flags === 'u'
+      valibotAction.type === 'regex' &&
+      (valibotAction as v.RegexAction<string, v.ErrorMessage<v.RegexIssue<string>> | undefined>).requirement.flags ===
+        'u'
         ? jsonSchema
         : undefined,
   });

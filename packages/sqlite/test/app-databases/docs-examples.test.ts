@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { KNOWN_SCHEMAS, parseStoreConfig } from '../../src/index.js';
+import { KNOWN_SCHEMAS, parseStoreConfig, type TableMappingInput } from '../../src/index.js';
 
 const PAGE = readFileSync(fileURLToPath(new URL('../../docs/app-databases.md', import.meta.url)), 'utf8');
 
@@ -18,6 +18,7 @@ describe('docs/app-databases.md', () => {
   it('its reference example of the mapping key is a valid configuration', () => {
     const m = /## The `mapping` key\n\n```jsonc\n([\s\S]*?)\n```/.exec(PAGE);
     const json = m![1]!.replace(/\s*\/\/.*$/gm, '');
-    expect(parseStoreConfig(JSON.parse(json), 'reference example').mapping?.nodes.seq).toEqual({ rank: 'timestamp' });
+    const mapping = parseStoreConfig(JSON.parse(json), 'reference example').mapping as TableMappingInput | undefined;
+    expect(mapping?.nodes.seq).toEqual({ rank: 'timestamp' });
   });
 });

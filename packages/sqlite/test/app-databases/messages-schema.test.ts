@@ -220,7 +220,7 @@ describe('the "messages" schema, with no configuration', () => {
     const known = KNOWN_SCHEMAS.find((k) => k.name === 'messages')!;
     const store = await openSqlite({ file, mapping: known.mapping });
     expect(store.recognised).toBeNull();
-    expect(store.mapping?.nodes.seq).toEqual({ kind: 'rank', column: 'timestamp' });
+    expect((store.mapping?.nodes as { seq?: unknown } | undefined)?.seq).toEqual({ kind: 'rank', column: 'timestamp' });
     const root = join(tmp.dir, 'configured');
     await backfill(store.dag, root);
     await store.close();

@@ -168,7 +168,7 @@ describe('the query form of the mapping', () => {
 
   it('is checked at open, without reading a row: a query that does not run, a missing column, a write', async () => {
     const file = sqliteStore(LOG_SQL);
-    const withNodes = (query: string): MappingInput => ({ sessions: LOG_MAPPING.sessions, nodes: { query } });
+    const withNodes = (query: string) => ({ sessions: LOG_MAPPING.sessions, nodes: { query } }) as MappingInput;
     await expect(openSqlite({ file, mapping: withNodes('select * from no_such_table') })).rejects.toMatchObject({
       code: 'INVALID_OPTION',
       data: { key: 'mapping.nodes.query' },
@@ -191,7 +191,7 @@ describe('the query form of the mapping', () => {
     await expect(
       openSqlite({
         file,
-        mapping: { sessions: { query: { postgres: 'select 1' } }, nodes: LOG_MAPPING.nodes },
+        mapping: { sessions: { query: { postgres: 'select 1' } }, nodes: LOG_MAPPING.nodes } as MappingInput,
       }),
     ).rejects.toMatchObject({ code: 'INVALID_OPTION', data: { key: 'mapping.sessions.query.sqlite' } });
   });
