@@ -215,13 +215,17 @@ export async function run(): Promise<void> {
   console.log(align(grepRows));
 
   const update = await measureUpdates(corpus.db, root, index, real);
-  for (const [name, u] of [
-    ["a session's first sync in the process", update.first],
-    ['a running mirror', update.next],
+  for (const [how, u] of [
+    ['its own transaction (afterSync)', update.one],
+    [`batched, ${UPDATES} turns a flush (enqueue + flush / ${UPDATES})`, update.batched],
   ] as const)
-    console.log(
-      `${name}: a turn's sync ${ms(u.sync.median)} ms median, the index update after it (afterSync) ${ms(u.update.median)} ms (${ratio(u.update.median / u.sync.median)} of the sync; median of the per-turn ratios ${ratio(u.ratio.median)})`,
-    );
+    for (const [name, t] of [
+      ["a session's first sync in the process", u.first],
+      ['a running mirror', u.next],
+    ] as const)
+      console.log(
+        `${name}: a turn's sync ${ms(t.sync.median)} ms median; the index update, ${how}: ${ms(t.update.median)} ms (${ratio(t.update.median / t.sync.median)} of the sync; median of the per-turn ratios ${ratio(t.ratio.median)})`,
+      );
   const split = await measureUpdateSplit(
     corpus.db,
     root,
@@ -259,35 +263,56 @@ function sizeOf(file: string): number {
 
 /**
  * Two turns appended, one after the other, to `UPDATES` sessions with a repository, each synced
- * by one long-lived mirror and followed by the index's update from the sync's result
- * (`afterSync`, what `attach` runs for `watch` and the service): the first turn of a session is
- * its first sync in this process (the mirror reads its state from disk), the second what a
- * running mirror meets. Each sync and update timed.
+ * by one long-lived mirror: the first turn of a session is its first sync in this process (the
+ * mirror reads its state from disk), the second what a running mirror meets. `one`: each sync
+ * followed by the index's update from its result (`afterSync`: a transaction of its own), timed.
+ * `batched`: `UPDATES` other sessions, each sync's result queued (`enqueue`, what `attach` does;
+ * timed, as it runs on the sync's path) and the queue flushed once the round's syncs are done
+ * (timed): the index's work a turn is the enqueue plus the flush shared by the round's turns.
  */
 async function measureUpdates(db: string, root: string, index: SearchIndex, real: number[]) {
   const store = await openSqlite({ file: db });
   const mirror = createNodeMirror({ dag: store.dag, root });
-  const times = {
-    first: { sync: [] as number[], update: [] as number[] },
-    next: { sync: [] as number[], update: [] as number[] },
+  const round = () => ({ sync: [] as number[], update: [] as number[] });
+  const one = { first: round(), next: round() };
+  const batched = { first: round(), next: round() };
+  const pick = (k: number) => real[Math.floor(((k + 0.5) * real.length) / (2 * UPDATES))]!;
+  const turn = async (i: number) => {
+    const id = corpusSessionId(i);
+    let last = 0;
+    for await (const n of store.dag.nodesAfter(id, 0)) last = n.seq;
+    for (const { seq: _seq, ...n } of corpusNodes(i, 1, last)) await store.writer.appendNode(n);
+    const t0 = performance.now();
+    const r = await mirror.sync(id);
+    const took = performance.now() - t0;
+    if (r.commitsWritten !== 1 || r.extendedBranches?.[0]?.messages.length !== 2)
+      fail(`session ${id}: ${r.commitsWritten} commits, ${r.extendedBranches?.[0]?.messages.length} messages carried`);
+    return { r, took };
   };
   for (let k = 0; k < UPDATES; k++) {
-    const i = real[Math.floor(((k + 0.5) * real.length) / UPDATES)]!;
-    const id = corpusSessionId(i);
     for (const which of ['first', 'next'] as const) {
-      let last = 0;
-      for await (const n of store.dag.nodesAfter(id, 0)) last = n.seq;
-      for (const { seq: _seq, ...n } of corpusNodes(i, 1, last)) await store.writer.appendNode(n);
-      const t0 = performance.now();
-      const r = await mirror.sync(id);
+      const { r, took } = await turn(pick(2 * k));
       const t1 = performance.now();
       const u = await index.afterSync(r);
-      const t2 = performance.now();
-      if (r.commitsWritten !== 1 || u.added !== 2)
-        fail(`session ${id}: ${r.commitsWritten} commits, ${u.added} messages indexed`);
-      times[which].sync.push(t1 - t0);
-      times[which].update.push(t2 - t1);
+      one[which].update.push(performance.now() - t1);
+      one[which].sync.push(took);
+      if (u.added !== 2) fail(`session ${r.sessionId}: ${u.added} messages indexed`);
     }
+  }
+  for (const which of ['first', 'next'] as const) {
+    let queued = 0;
+    for (let k = 0; k < UPDATES; k++) {
+      const { r, took } = await turn(pick(2 * k + 1));
+      const t1 = performance.now();
+      index.enqueue(r, (s, e) => fail(`session ${s}: ${e.message}`));
+      queued += performance.now() - t1;
+      batched[which].sync.push(took);
+    }
+    const t2 = performance.now();
+    const count = await index.flush();
+    const flush = performance.now() - t2;
+    if (count.carried !== UPDATES) fail(`${count.read} of ${UPDATES} queued updates were read from the repository`);
+    for (let k = 0; k < UPDATES; k++) batched[which].update.push((queued + flush) / UPDATES);
   }
   await store.close();
   const summary = (t: { sync: number[]; update: number[] }) => ({
@@ -295,5 +320,8 @@ async function measureUpdates(db: string, root: string, index: SearchIndex, real
     update: stats(t.update),
     ratio: stats(t.update.map((u, k) => u / t.sync[k]!)),
   });
-  return { first: summary(times.first), next: summary(times.next) };
+  return {
+    one: { first: summary(one.first), next: summary(one.next) },
+    batched: { first: summary(batched.first), next: summary(batched.next) },
+  };
 }

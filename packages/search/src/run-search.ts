@@ -45,15 +45,14 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
   // In one session the word's list (hundreds of thousands of ids at a million messages) is not
   // walked: a session of up to SESSION_SCAN messages is read whole, newest first, each message
   // checked against its text; a longer one's messages are each looked up among the word's.
+  // A query of common words alone (none in the full-text index) reads the messages newest
+  // first: they are in most messages, so a page is near the top.
   const inSession = q.session !== undefined;
-  const scan = regex || (inSession && sessionSize(db, q.session!) <= SESSION_SCAN);
+  const narrowing = regex ? [] : packer.narrowing(searchWords(q.text));
+  const scan = narrowing.length === 0 || (inSession && sessionSize(db, q.session!) <= SESSION_SCAN);
   if (!scan) {
     where.push(inSession ? 'd.id IN (SELECT rowid FROM words WHERE words MATCH ?)' : 'words MATCH ?');
-    args.push(
-      searchWords(q.text)
-        .map((w) => `"${w}"`)
-        .join(' '),
-    );
+    args.push(narrowing.map((w) => `"${w}"`).join(' '));
   }
   if (q.session !== undefined) {
     where.push('s.session = ?');
