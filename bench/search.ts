@@ -12,7 +12,7 @@
 // (bench/lib/search-build.ts), and ripgrep and git grep search the repositories there are.
 // `--reindex` builds the index again. `--corpus-only` stops once the corpus is built, `--index-only`
 // once the index is (each step can then run niced, and the measures on their own). Each run appends
-// two turns to 20 sessions (the update's measure), so a corpus grows a little with each run.
+// two turns to 50 sessions (the update's measures), so a corpus grows a little with each run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';

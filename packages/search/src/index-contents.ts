@@ -1,6 +1,8 @@
 import { searchWords } from '@entity-git/core';
+import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
 import type { TextPacker } from './index-schema.js';
+import { placesOf as placesSql } from './run-search.js';
 
 /** An index's contents by meaning (see `SearchIndex.contents`). */
 export interface IndexContents {
@@ -23,25 +25,23 @@ export function indexContents(db: Database.Database, packer: TextPacker): IndexC
   }>) {
     words.set(r.doc, [...(words.get(r.doc) ?? []), r.term]);
   }
-  const messages = (
-    db
-      .prepare(
-        `SELECT d.id, s.session, printf('%08x', d.blob & 4294967295) AS blob, d.role, d.seq, d.node, d.body,
-           (SELECT json_group_array(b.name || ' ' || p.turn || ' ' || lower(hex(t.commit_id)))
-              FROM places p JOIN branches b ON b.id = p.branch
-              JOIN turns t ON t.branch = p.branch AND t.turn = p.turn
-              WHERE p.doc = d.id ORDER BY b.name) AS places
-         FROM docs d JOIN sessions s ON s.id = d.session ORDER BY s.session, d.blob`,
-      )
-      .all() as { id: number; body: Uint8Array; session: string; blob: string; places: string }[]
-  ).map(({ id, body, ...m }) => {
+  const placesOf = db.prepare(placesSql(''));
+  const rows = db
+    .prepare(
+      `SELECT d.id, s.session, printf('%08x', d.blob & 4294967295) AS blob, d.role, d.seq, d.node, d.body
+       FROM docs d JOIN sessions s ON s.id = d.session ORDER BY s.session, d.blob`,
+    )
+    .all() as { id: number; body: Uint8Array; session: string; blob: string }[];
+  const messages = rows.map(({ id, body, ...m }) => {
     const text = packer.unpack(body);
     // The words a query finds it by: those in the full-text index and the common ones it holds.
     const common = searchWords(text).filter((w) => packer.common().has(w));
+    const places = placesOf.all(id, id) as { name: string; turn: number; commit_id: Uint8Array }[];
     return {
       ...m,
       text,
-      places: (JSON.parse(m.places) as string[]).sort(),
+      // Which branch holds it in its row and which in places is the order they came in: not meaning.
+      places: places.map((p) => `${p.name} ${p.turn} ${toHex(p.commit_id)}`).sort(),
       words: [...new Set([...(words.get(id) ?? []), ...common])].sort(),
     };
   });

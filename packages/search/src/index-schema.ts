@@ -20,7 +20,10 @@ export const INDEX_VERSION = 4;
 // only a node committed again in another form shares it: two such files sharing 4 bytes, about
 // 1 in 2^32). A message is found by (session, seq), then its blob: that index is smaller than
 // one holding the blob, and serves every look-up by session.
-// places: where a message is (branch, turn); turns: each turn's commit on a branch, once.
+// docs.branch, docs.turn: the first branch to hold a message and its turn there (null once that
+// branch let it go); places: where else (another branch, its turn) — most messages are on one
+// branch, and two columns of a row cost 4 bytes where a row of places cost 15.
+// turns: each turn's commit on a branch, once.
 // words: contentless (the text is in docs.body, once) and detail=none (which messages hold a
 // word, not where: the snippet is cut from the body), columnsize=0 (no per-message length row:
 // nothing ranks by it). It is given a message's distinct words less meta's 'common' ones (every
@@ -36,7 +39,7 @@ CREATE TABLE IF NOT EXISTS branches(
   UNIQUE(session, name));
 CREATE TABLE IF NOT EXISTS docs(
   id INTEGER PRIMARY KEY, session INTEGER NOT NULL, blob INTEGER NOT NULL, role INTEGER NOT NULL,
-  seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL);
+  seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL, branch INTEGER, turn INTEGER);
 CREATE INDEX IF NOT EXISTS docs_seq ON docs(session, seq);
 CREATE TABLE IF NOT EXISTS places(
   doc INTEGER NOT NULL, branch INTEGER NOT NULL, turn INTEGER NOT NULL,

@@ -20,7 +20,7 @@ import Database from 'better-sqlite3';
 import { INDEX_FILE, TextPacker, blobKey, ensureSchema } from './index-schema.js';
 import { indexContents, type IndexContents } from './index-contents.js';
 import { runSearch } from './run-search.js';
-import type { IndexUpdate, SearchIndexOptions, SyncDone } from './search-types.js';
+import { indexError, type IndexUpdate, type SearchIndexOptions, type SyncDone } from './search-types.js';
 import { UpdateQueue, type FlushCount, type OnIndexError, type QueuedUpdate } from './update-queue.js';
 
 /** Past this many queued updates a batch is applied at once. */
@@ -327,28 +327,25 @@ export class SearchIndex implements SearchSource {
     let added = 0;
     for (const m of b.messages) {
       const blob = blobKey(m.blob);
-      let doc = (
-        this.#sql(`SELECT id FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(sid, m.node.seq, blob) as
-          | { id: number }
-          | undefined
-      )?.id;
-      if (doc === undefined) {
-        const role = ROLES.indexOf(m.node.role);
+      const row = this.#sql(`SELECT id, branch FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(
+        sid,
+        m.node.seq,
+        blob,
+      ) as { id: number; branch: number | null } | undefined;
+      if (row === undefined) {
         const body = this.#packer.pack(m.text);
-        doc = Number(
-          this.#sql(`INSERT INTO docs(session, blob, role, seq, node, body) VALUES (?, ?, ?, ?, ?, ?)`).run(
-            sid,
-            blob,
-            role,
-            m.node.seq,
-            m.node.id,
-            body,
-          ).lastInsertRowid,
+        const doc = Number(
+          this.#sql(
+            `INSERT INTO docs(session, blob, role, seq, node, body, branch, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          ).run(sid, blob, ROLES.indexOf(m.node.role), m.node.seq, m.node.id, body, bid, m.turn).lastInsertRowid,
         );
         this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, this.#packer.indexed(m.text, body));
         added++;
-      }
-      this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(doc, bid, m.turn);
+      } else if (row.branch === null || row.branch === bid) {
+        this.#sql(`UPDATE docs SET branch = ?, turn = ? WHERE id = ?`).run(bid, m.turn, row.id);
+        // Held in its row now: never in places too.
+        if (row.branch === null) this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(row.id, bid);
+      } else this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(row.id, bid, m.turn);
       // Both messages of a turn name its commit: one row, written again for the second.
       this.#sql(`INSERT OR REPLACE INTO turns(branch, turn, commit_id) VALUES (?, ?, ?)`).run(
         bid,
@@ -362,6 +359,9 @@ export class SearchIndex implements SearchSource {
   // A branch's places are found through its session's messages (a few hundred, by the docs
   // index): an index of places by branch would cost 12 bytes a message for this alone.
   #release(sid: number, bid: number, loose: Set<number>): void {
+    const first = this.#sql(`SELECT id FROM docs WHERE session = ? AND branch = ?`).all(sid, bid) as { id: number }[];
+    for (const r of first) loose.add(r.id);
+    this.#sql(`UPDATE docs SET branch = NULL, turn = NULL WHERE session = ? AND branch = ?`).run(sid, bid);
     const held = this.#sql(
       `SELECT p.doc FROM docs d JOIN places p ON p.doc = d.id AND p.branch = ? WHERE d.session = ?`,
     ).all(bid, sid) as { doc: number }[];
@@ -375,6 +375,7 @@ export class SearchIndex implements SearchSource {
   #dropUnplaced(docs: Set<number>): number {
     let removed = 0;
     for (const id of docs) {
+      if (this.#sql(`SELECT 1 FROM docs WHERE id = ? AND branch IS NOT NULL`).get(id) !== undefined) continue;
       if (this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) !== undefined) continue;
       // A contentless index forgets a message by being told its words again: the text kept in docs.
       const { body } = this.#sql(`SELECT body FROM docs WHERE id = ?`).get(id) as { body: Uint8Array };
@@ -385,14 +386,4 @@ export class SearchIndex implements SearchSource {
     }
     return removed;
   }
-}
-
-function indexError(err: unknown, what: string): EntityGitError {
-  if (err instanceof EntityGitError) return err;
-  return new EntityGitError(
-    'SEARCH_INDEX_ERROR',
-    `${what}: ${(err as Error)?.message ?? String(err)}`,
-    {},
-    { cause: err },
-  );
 }

@@ -1,5 +1,5 @@
 import type { SyncResult } from '@entity-git/core';
-import type { Storage } from '@entity-git/git';
+import { EntityGitError, type Storage } from '@entity-git/git';
 
 export interface SearchIndexOptions {
   /** The session root the repositories are in (absolute). Required. */
@@ -26,3 +26,14 @@ export interface IndexUpdate {
 
 /** What of a sync's result the index reads: the session, the branches it moved, HEAD, and what they gained. */
 export type SyncDone = Pick<SyncResult, 'sessionId' | 'branchesMoved' | 'head' | 'extendedBranches'>;
+
+/** An error of the index as the one class, `SEARCH_INDEX_ERROR` unless it already has its code. */
+export function indexError(err: unknown, what: string): EntityGitError {
+  if (err instanceof EntityGitError) return err;
+  return new EntityGitError(
+    'SEARCH_INDEX_ERROR',
+    `${what}: ${(err as Error)?.message ?? String(err)}`,
+    {},
+    { cause: err },
+  );
+}
