@@ -114,7 +114,8 @@ export async function run(): Promise<void> {
     );
   }
   if (process.argv.includes('--index-only')) return;
-  const index = new SearchIndex({ root });
+  // Queued updates are applied when the update measure flushes them, not by the timer mid-round.
+  const index = new SearchIndex({ root, batchMs: 600_000 });
   const messages = countMessages(indexFile);
   const size = sizeOf(indexFile);
   console.log(
