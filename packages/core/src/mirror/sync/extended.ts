@@ -23,7 +23,7 @@ export function extendedBranch(
   const walked: TurnCommit[] = [];
   for (let k = at + 1; k < commits.length; k++) {
     const t = b.turns[k]!;
-    walked.push({ oid: commits[k]!, turn: t.index, seq: Math.max(...t.nodes.map((n) => n.seq)) });
+    walked.push({ oid: commits[k]!, turn: t.index, seq: t.nodes.reduce((m, n) => Math.max(m, n.seq), 0) });
   }
   const messages: ExtendedBranch['messages'] = [];
   for (let k = at + 1; k < commits.length; k++) {
