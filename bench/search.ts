@@ -12,7 +12,7 @@
 // (bench/lib/search-build.ts), and ripgrep and git grep search the repositories there are.
 // `--reindex` builds the index again. `--corpus-only` stops once the corpus is built, `--index-only`
 // once the index is (each step can then run niced, and the measures on their own). Each run appends
-// two turns to 50 sessions (the update's measures), so a corpus grows a little with each run.
+// turns to 50 sessions (the update's measures), so a corpus grows a little with each run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,8 @@ const SESSIONS = Number(flag('sessions', '200'));
 const TURNS = Number(flag('turns', '50'));
 const REPS = Number(flag('reps', '7'));
 const UPDATES = 20;
+// Rounds of UPDATES queued updates and a flush: the first of sessions' first syncs, the others of a running mirror's.
+const ROUNDS = 5;
 const JOBS = Number(flag('jobs', '1'));
 const MINUTES = Number(flag('build-minutes', '100000'));
 const RG_REPS = Number(flag('rg-reps', '3'));
@@ -218,14 +220,17 @@ export async function run(): Promise<void> {
   const update = await measureUpdates(corpus.db, root, index, real);
   for (const [how, u] of [
     ['its own transaction (afterSync)', update.one],
-    [`batched, ${UPDATES} turns a flush (enqueue + flush / ${UPDATES})`, update.batched],
+    [
+      `batched, ${UPDATES} turns a flush (enqueue + flush / ${UPDATES}; ${ROUNDS - 1} rounds of a running mirror)`,
+      update.batched,
+    ],
   ] as const)
     for (const [name, t] of [
       ["a session's first sync in the process", u.first],
       ['a running mirror', u.next],
     ] as const)
       console.log(
-        `${name}: a turn's sync ${ms(t.sync.median)} ms median; the index update, ${how}: ${ms(t.update.median)} ms (${ratio(t.update.median / t.sync.median)} of the sync; median of the per-turn ratios ${ratio(t.ratio.median)})`,
+        `${name}: a turn's sync ${ms(t.sync.median)} ms median (mean ${ms(t.means.sync)}); the index update, ${how}: ${ms(t.update.median)} ms (${ratio(t.update.median / t.sync.median)} of the sync; median of the per-turn ratios ${ratio(t.ratio.median)}; mean ${ms(t.means.update)} ms, ${ratio(t.means.update / t.means.sync)} of the mean sync)`,
       );
   const split = await measureUpdateSplit(
     corpus.db,
@@ -267,9 +272,11 @@ function sizeOf(file: string): number {
  * by one long-lived mirror: the first turn of a session is its first sync in this process (the
  * mirror reads its state from disk), the second what a running mirror meets. `one`: each sync
  * followed by the index's update from its result (`afterSync`: a transaction of its own), timed.
- * `batched`: `UPDATES` other sessions, each sync's result queued (`enqueue`, what `attach` does;
- * timed, as it runs on the sync's path) and the queue flushed once the round's syncs are done
- * (timed): the index's work a turn is the enqueue plus the flush shared by the round's turns.
+ * `batched`: `ROUNDS` rounds of a turn for each of `UPDATES` other sessions (the first round their
+ * first syncs), each sync's result queued (`enqueue`, what `attach` does; timed, as it runs on the
+ * sync's path) and the queue flushed once the round's syncs are done (timed): the index's work a
+ * turn is the enqueue plus the flush shared by the round's turns. Medians and means: a
+ * checkpoint of the write-ahead log or an FTS5 merge lands on one update in many.
  */
 async function measureUpdates(db: string, root: string, index: SearchIndex, real: number[]) {
   const store = await openSqlite({ file: db });
@@ -300,7 +307,8 @@ async function measureUpdates(db: string, root: string, index: SearchIndex, real
       if (u.added !== 2) fail(`session ${r.sessionId}: ${u.added} messages indexed`);
     }
   }
-  for (const which of ['first', 'next'] as const) {
+  for (let n = 0; n < ROUNDS; n++) {
+    const which = n === 0 ? 'first' : 'next';
     let queued = 0;
     for (let k = 0; k < UPDATES; k++) {
       const { r, took } = await turn(pick(2 * k + 1));
@@ -316,10 +324,13 @@ async function measureUpdates(db: string, root: string, index: SearchIndex, real
     for (let k = 0; k < UPDATES; k++) batched[which].update.push((queued + flush) / UPDATES);
   }
   await store.close();
+  // The mean too: a write-ahead-log checkpoint or an FTS5 merge lands on one update in many.
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const summary = (t: { sync: number[]; update: number[] }) => ({
     sync: stats(t.sync),
     update: stats(t.update),
     ratio: stats(t.update.map((u, k) => u / t.sync[k]!)),
+    means: { sync: mean(t.sync), update: mean(t.update) },
   });
   return {
     one: { first: summary(one.first), next: summary(one.next) },

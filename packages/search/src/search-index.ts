@@ -203,34 +203,37 @@ export class SearchIndex implements SearchSource {
     return { known, changes: { session: row.session, head: r.head, changed, gone: [], tips } };
   }
 
-  /** One transaction for the batch's updates that carry their messages (each in a savepoint of its own); returns the others. */
+  /**
+   * The batch's updates that carry their messages, in one transaction; returns the others. No
+   * savepoint each: FTS5 writes its pending words out as a segment at every savepoint, which is
+   * what one transaction for the batch saves. When the transaction fails, each is applied alone
+   * (its own transaction), so one bad update fails no other.
+   */
   #applyCarried(batch: readonly QueuedUpdate[]): QueuedUpdate[] {
     const left: QueuedUpdate[] = [];
-    const failed: [QueuedUpdate, unknown][] = [];
-    const all = () => {
-      const one = this.#db.transaction((dir: string, known: Map<string, string>, c: RepositoryChanges) =>
-        this.#applyIn(dir, known, c),
-      );
-      for (const u of batch) {
-        const dir = join(this.root, sessionDirName(u.result.sessionId));
-        try {
-          const carried = this.#carried(dir, u.result);
-          if (carried === null || one(dir, carried.known, carried.changes) === null) left.push(u);
-        } catch (err) {
-          this.#packer.reset();
-          failed.push([u, err]);
-        }
-      }
+    const each = (u: QueuedUpdate, apply: (dir: string, k: Map<string, string>, c: RepositoryChanges) => unknown) => {
+      const dir = join(this.root, sessionDirName(u.result.sessionId));
+      const carried = this.#carried(dir, u.result);
+      if (carried === null || apply(dir, carried.known, carried.changes) === null) left.push(u);
     };
     try {
-      this.#db.transaction(all).immediate();
-    } catch (err) {
+      this.#db
+        .transaction(() => {
+          for (const u of batch) each(u, (dir, k, c) => this.#applyIn(dir, k, c));
+        })
+        .immediate();
+      return left;
+    } catch {
       this.#packer.reset();
-      failed.length = 0;
-      for (const u of batch) if (!left.includes(u)) failed.push([u, err]);
     }
-    for (const [u, err] of failed)
-      u.onError?.(u.result.sessionId, indexError(err, `cannot update the search index ${this.file}`));
+    left.length = 0;
+    for (const u of batch) {
+      try {
+        each(u, (dir, k, c) => this.#apply(dir, k, c));
+      } catch (err) {
+        u.onError?.(u.result.sessionId, indexError(err, `cannot update the search index ${this.file}`));
+      }
+    }
     return left;
   }
 
