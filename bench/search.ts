@@ -22,6 +22,7 @@ import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { INDEX_FILE, SearchIndex } from '../packages/search/src/index.js';
 import { openSqlite } from '../packages/sqlite/src/index.js';
 import { align, failWith, fsckOr, int, ms, ratio, stats, writeResults } from './lib/measure.js';
+import { measureBatching } from './lib/search-batch.js';
 import { buildIndex } from './lib/search-build.js';
 import { measureUpdateSplit } from './lib/search-split.js';
 import { corpusNodes, corpusSessionId, hasRepository, searchCorpus, wordOf } from './lib/search-corpus.js';
@@ -232,6 +233,16 @@ export async function run(): Promise<void> {
       console.log(
         `${name}: a turn's sync ${ms(t.sync.median)} ms median (mean ${ms(t.means.sync)}); the index update, ${how}: ${ms(t.update.median)} ms (${ratio(t.update.median / t.sync.median)} of the sync; median of the per-turn ratios ${ratio(t.ratio.median)}; mean ${ms(t.means.update)} ms, ${ratio(t.means.update / t.means.sync)} of the mean sync)`,
       );
+  // Sessions without a repository (none of them synced above): a turn each, alone or batched.
+  const generated = Array.from({ length: SESSIONS }, (_, i) => i).filter((i) => !hasRepository(corpus, i));
+  const batching = await measureBatching(
+    index,
+    generated.filter((_, k) => k % Math.ceil(generated.length / 240) === 0),
+    { size: UPDATES, reps: 6, file: indexFile },
+  );
+  console.log(
+    `the index update alone, ${UPDATES} turns at a time, 6 times: its own transaction each ${ms(batching.alone.median)} ms median, mean ${ms(batching.alone.mean)} ms; batched (${UPDATES} a flush) ${ms(batching.batched.median)} ms median, mean ${ms(batching.batched.mean)} ms a turn (${ratio(batching.batched.mean / batching.alone.mean)} of its own transaction's mean)`,
+  );
   const split = await measureUpdateSplit(
     corpus.db,
     root,
@@ -244,6 +255,7 @@ export async function run(): Promise<void> {
   index.close();
   writeResults('search', {
     split,
+    batching,
     sessions: SESSIONS,
     turns: TURNS,
     corpus,
