@@ -12,7 +12,7 @@
 // (bench/lib/search-build.ts), and ripgrep and git grep search the repositories there are.
 // `--reindex` builds the index again. `--corpus-only` stops once the corpus is built, `--index-only`
 // once the index is (each step can then run niced, and the measures on their own). Each run appends
-// two turns to 20 sessions (the update's measure), so a corpus grows a little with each run.
+// turns to 50 sessions (the update's measures), so a corpus grows a little with each run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { INDEX_FILE, SearchIndex } from '../packages/search/src/index.js';
 import { openSqlite } from '../packages/sqlite/src/index.js';
 import { align, failWith, fsckOr, int, ms, ratio, stats, writeResults } from './lib/measure.js';
+import { measureBatching } from './lib/search-batch.js';
 import { buildIndex } from './lib/search-build.js';
 import { measureUpdateSplit } from './lib/search-split.js';
 import { corpusNodes, corpusSessionId, hasRepository, searchCorpus, wordOf } from './lib/search-corpus.js';
@@ -33,6 +34,8 @@ const SESSIONS = Number(flag('sessions', '200'));
 const TURNS = Number(flag('turns', '50'));
 const REPS = Number(flag('reps', '7'));
 const UPDATES = 20;
+// Rounds of UPDATES queued updates and a flush: the first of sessions' first syncs, the others of a running mirror's.
+const ROUNDS = 5;
 const JOBS = Number(flag('jobs', '1'));
 const MINUTES = Number(flag('build-minutes', '100000'));
 const RG_REPS = Number(flag('rg-reps', '3'));
@@ -114,7 +117,8 @@ export async function run(): Promise<void> {
     );
   }
   if (process.argv.includes('--index-only')) return;
-  const index = new SearchIndex({ root });
+  // Queued updates are applied when the update measure flushes them, not by the timer mid-round.
+  const index = new SearchIndex({ root, batchMs: 600_000 });
   const messages = countMessages(indexFile);
   const size = sizeOf(indexFile);
   console.log(
@@ -215,13 +219,30 @@ export async function run(): Promise<void> {
   console.log(align(grepRows));
 
   const update = await measureUpdates(corpus.db, root, index, real);
-  for (const [name, u] of [
-    ["a session's first sync in the process", update.first],
-    ['a running mirror', update.next],
+  for (const [how, u] of [
+    ['its own transaction (afterSync)', update.one],
+    [
+      `batched, ${UPDATES} turns a flush (enqueue + flush / ${UPDATES}; ${ROUNDS - 1} rounds of a running mirror)`,
+      update.batched,
+    ],
   ] as const)
-    console.log(
-      `${name}: a turn's sync ${ms(u.sync.median)} ms median, the index update after it (afterSync) ${ms(u.update.median)} ms (${ratio(u.update.median / u.sync.median)} of the sync; median of the per-turn ratios ${ratio(u.ratio.median)})`,
-    );
+    for (const [name, t] of [
+      ["a session's first sync in the process", u.first],
+      ['a running mirror', u.next],
+    ] as const)
+      console.log(
+        `${name}: a turn's sync ${ms(t.sync.median)} ms median (mean ${ms(t.means.sync)}); the index update, ${how}: ${ms(t.update.median)} ms (${ratio(t.update.median / t.sync.median)} of the sync; median of the per-turn ratios ${ratio(t.ratio.median)}; mean ${ms(t.means.update)} ms, ${ratio(t.means.update / t.means.sync)} of the mean sync)`,
+      );
+  // Sessions without a repository (none of them synced above): a turn each, alone or batched.
+  const generated = Array.from({ length: SESSIONS }, (_, i) => i).filter((i) => !hasRepository(corpus, i));
+  const batching = await measureBatching(
+    index,
+    generated.filter((_, k) => k % Math.ceil(generated.length / 240) === 0),
+    { size: UPDATES, reps: 6, file: indexFile },
+  );
+  console.log(
+    `the index update alone, ${UPDATES} turns at a time, 6 times: its own transaction each ${ms(batching.alone.median)} ms median, mean ${ms(batching.alone.mean)} ms; batched (${UPDATES} a flush) ${ms(batching.batched.median)} ms median, mean ${ms(batching.batched.mean)} ms a turn (${ratio(batching.batched.mean / batching.alone.mean)} of its own transaction's mean)`,
+  );
   const split = await measureUpdateSplit(
     corpus.db,
     root,
@@ -234,6 +255,7 @@ export async function run(): Promise<void> {
   index.close();
   writeResults('search', {
     split,
+    batching,
     sessions: SESSIONS,
     turns: TURNS,
     corpus,
@@ -259,41 +281,71 @@ function sizeOf(file: string): number {
 
 /**
  * Two turns appended, one after the other, to `UPDATES` sessions with a repository, each synced
- * by one long-lived mirror and followed by the index's update from the sync's result
- * (`afterSync`, what `attach` runs for `watch` and the service): the first turn of a session is
- * its first sync in this process (the mirror reads its state from disk), the second what a
- * running mirror meets. Each sync and update timed.
+ * by one long-lived mirror: the first turn of a session is its first sync in this process (the
+ * mirror reads its state from disk), the second what a running mirror meets. `one`: each sync
+ * followed by the index's update from its result (`afterSync`: a transaction of its own), timed.
+ * `batched`: `ROUNDS` rounds of a turn for each of `UPDATES` other sessions (the first round their
+ * first syncs), each sync's result queued (`enqueue`, what `attach` does; timed, as it runs on the
+ * sync's path) and the queue flushed once the round's syncs are done (timed): the index's work a
+ * turn is the enqueue plus the flush shared by the round's turns. Medians and means: a
+ * checkpoint of the write-ahead log or an FTS5 merge lands on one update in many.
  */
 async function measureUpdates(db: string, root: string, index: SearchIndex, real: number[]) {
   const store = await openSqlite({ file: db });
   const mirror = createNodeMirror({ dag: store.dag, root });
-  const times = {
-    first: { sync: [] as number[], update: [] as number[] },
-    next: { sync: [] as number[], update: [] as number[] },
+  const round = () => ({ sync: [] as number[], update: [] as number[] });
+  const one = { first: round(), next: round() };
+  const batched = { first: round(), next: round() };
+  const pick = (k: number) => real[Math.floor(((k + 0.5) * real.length) / (2 * UPDATES))]!;
+  const turn = async (i: number) => {
+    const id = corpusSessionId(i);
+    let last = 0;
+    for await (const n of store.dag.nodesAfter(id, 0)) last = n.seq;
+    for (const { seq: _seq, ...n } of corpusNodes(i, 1, last)) await store.writer.appendNode(n);
+    const t0 = performance.now();
+    const r = await mirror.sync(id);
+    const took = performance.now() - t0;
+    if (r.commitsWritten !== 1 || r.extendedBranches?.[0]?.messages.length !== 2)
+      fail(`session ${id}: ${r.commitsWritten} commits, ${r.extendedBranches?.[0]?.messages.length} messages carried`);
+    return { r, took };
   };
   for (let k = 0; k < UPDATES; k++) {
-    const i = real[Math.floor(((k + 0.5) * real.length) / UPDATES)]!;
-    const id = corpusSessionId(i);
     for (const which of ['first', 'next'] as const) {
-      let last = 0;
-      for await (const n of store.dag.nodesAfter(id, 0)) last = n.seq;
-      for (const { seq: _seq, ...n } of corpusNodes(i, 1, last)) await store.writer.appendNode(n);
-      const t0 = performance.now();
-      const r = await mirror.sync(id);
+      const { r, took } = await turn(pick(2 * k));
       const t1 = performance.now();
       const u = await index.afterSync(r);
-      const t2 = performance.now();
-      if (r.commitsWritten !== 1 || u.added !== 2)
-        fail(`session ${id}: ${r.commitsWritten} commits, ${u.added} messages indexed`);
-      times[which].sync.push(t1 - t0);
-      times[which].update.push(t2 - t1);
+      one[which].update.push(performance.now() - t1);
+      one[which].sync.push(took);
+      if (u.added !== 2) fail(`session ${r.sessionId}: ${u.added} messages indexed`);
     }
   }
+  for (let n = 0; n < ROUNDS; n++) {
+    const which = n === 0 ? 'first' : 'next';
+    let queued = 0;
+    for (let k = 0; k < UPDATES; k++) {
+      const { r, took } = await turn(pick(2 * k + 1));
+      const t1 = performance.now();
+      index.enqueue(r, (s, e) => fail(`session ${s}: ${e.message}`));
+      queued += performance.now() - t1;
+      batched[which].sync.push(took);
+    }
+    const t2 = performance.now();
+    const count = await index.flush();
+    const flush = performance.now() - t2;
+    if (count.carried !== UPDATES) fail(`${count.read} of ${UPDATES} queued updates were read from the repository`);
+    for (let k = 0; k < UPDATES; k++) batched[which].update.push((queued + flush) / UPDATES);
+  }
   await store.close();
+  // The mean too: a write-ahead-log checkpoint or an FTS5 merge lands on one update in many.
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const summary = (t: { sync: number[]; update: number[] }) => ({
     sync: stats(t.sync),
     update: stats(t.update),
     ratio: stats(t.update.map((u, k) => u / t.sync[k]!)),
+    means: { sync: mean(t.sync), update: mean(t.update) },
   });
-  return { first: summary(times.first), next: summary(times.next) };
+  return {
+    one: { first: summary(one.first), next: summary(one.next) },
+    batched: { first: summary(batched.first), next: summary(batched.next) },
+  };
 }

@@ -56,6 +56,7 @@ export { packSession } from './service/pack-session.js';
 export type {
   Mirror,
   SyncResult,
+  ExtendedBranch,
   CommitInfo,
   LogPage,
   LogPageRequest,

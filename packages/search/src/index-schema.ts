@@ -1,25 +1,34 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { searchWords } from '@entity-git/core';
 import type Database from 'better-sqlite3';
 
 /** The index file's name in the session root: a leading dot, which no session directory has (ids are escaped). */
 export const INDEX_FILE = '.entity-git-search.db';
 /**
- * 3: the text deflated against a dictionary the index keeps, a commit id once per turn of a branch,
- * a message known by its blob id's first 8 bytes within its session.
- * (2: each message's text deflated alone, its commit id on each of its places.)
+ * 4: the words in at least half the messages the dictionary was made from are not in the
+ * full-text index (a query of them alone reads the messages newest first), and a message is known
+ * by its blob id's first 4 bytes within its session and seq.
+ * (3: every word in the full-text index, 8 bytes of the blob id. 2: each message's text deflated
+ * alone, its commit id on each of its places.)
  */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 
 // docs.body: the message's search text, one byte saying how it was deflated (0 alone, 1 against
 // meta's 'dictionary') and zlib's raw deflate: what a hit's check and its snippet read, from this
-// file alone. node: the node id a hit names. blob: the message file's blob id's first 8 bytes,
-// unique within its session (two files of one session sharing them: about 1 in 2^57 at 100
-// messages). A message is found by (session, seq), then its blob (a seq has one message a
-// branch): that index is smaller than one holding the blob, and serves every look-up by session.
-// places: where a message is (branch, turn); turns: each turn's commit on a branch, once.
+// file alone. node: the node id a hit names. blob: the message file's blob id's first 4 bytes,
+// which tell apart the messages of one session at one seq (a seq has one message a branch, so
+// only a node committed again in another form shares it: two such files sharing 4 bytes, about
+// 1 in 2^32). A message is found by (session, seq), then its blob: that index is smaller than
+// one holding the blob, and serves every look-up by session.
+// docs.branch, docs.turn: the first branch to hold a message and its turn there (null once that
+// branch let it go); places: where else (another branch, its turn) — most messages are on one
+// branch, and two columns of a row cost 4 bytes where a row of places cost 15.
+// turns: each turn's commit on a branch, once.
 // words: contentless (the text is in docs.body, once) and detail=none (which messages hold a
 // word, not where: the snippet is cut from the body), columnsize=0 (no per-message length row:
-// nothing ranks by it). A message leaves it by the 'delete' command, given its text from the body.
+// nothing ranks by it). It is given a message's distinct words less meta's 'common' ones (every
+// word of a message kept alone, body byte 0). A message leaves it by the 'delete' command, given
+// the same words again, from the body.
 // remove_diacritics 0 and the categories: the words the JavaScript side (`searchWords`) sees.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions(
@@ -30,7 +39,7 @@ CREATE TABLE IF NOT EXISTS branches(
   UNIQUE(session, name));
 CREATE TABLE IF NOT EXISTS docs(
   id INTEGER PRIMARY KEY, session INTEGER NOT NULL, blob INTEGER NOT NULL, role INTEGER NOT NULL,
-  seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL);
+  seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL, branch INTEGER, turn INTEGER);
 CREATE INDEX IF NOT EXISTS docs_seq ON docs(session, seq);
 CREATE TABLE IF NOT EXISTS places(
   doc INTEGER NOT NULL, branch INTEGER NOT NULL, turn INTEGER NOT NULL,
@@ -66,12 +75,13 @@ export const DICTIONARY_BYTES = 32 * 1024;
  * for deflate to find much to repeat in itself; against a dictionary of the index's first 32 KB of
  * text (the words and phrasing the messages share) it is about a fifth smaller. The dictionary is
  * made once, in the transaction that brings that much text, and never changes (messages written
- * before it say so in their first byte); `reset` after a transaction that failed, whose
- * dictionary may not have been kept.
+ * before it say so in their first byte); the common words are found in the same text, at the same
+ * time. `reset` after a transaction that failed, whose dictionary may not have been kept.
  */
 export class TextPacker {
   readonly #db: Database.Database;
   #dictionary: Buffer | null = null;
+  #common: ReadonlySet<string> = new Set();
   #seen: Buffer[] = [];
   #seenBytes = 0;
 
@@ -87,6 +97,28 @@ export class TextPacker {
     return Buffer.concat([WITH_DICTIONARY, deflateRawSync(bytes, { dictionary })]);
   }
 
+  /**
+   * What the full-text index is given for a message kept as `body`: its distinct words less the
+   * common ones; every word of a message kept before the dictionary (and the common words) existed.
+   */
+  indexed(text: string, body: Uint8Array): string {
+    if (body[0] === 0) return text;
+    this.#dictionary ?? this.#load();
+    return [...new Set(searchWords(text))].filter((w) => !this.#common.has(w)).join(' ');
+  }
+
+  /** The words of a query the full-text index can narrow by: all but the common ones. */
+  narrowing(words: readonly string[]): string[] {
+    this.#dictionary ?? this.#load();
+    return words.filter((w) => !this.#common.has(w));
+  }
+
+  /** The common words (none before the dictionary is made). */
+  common(): ReadonlySet<string> {
+    this.#dictionary ?? this.#load();
+    return this.#common;
+  }
+
   unpack(body: Uint8Array): string {
     const data = Buffer.from(body.buffer, body.byteOffset + 1, body.byteLength - 1);
     if (body[0] === 0) return inflateRawSync(data).toString('utf8');
@@ -97,13 +129,17 @@ export class TextPacker {
 
   reset(): void {
     this.#dictionary = null;
+    this.#common = new Set();
   }
 
   #load(): Buffer | null {
-    const row = this.#db.prepare(`SELECT value FROM meta WHERE key = 'dictionary'`).get() as
-      | { value: Buffer }
-      | undefined;
-    this.#dictionary = row?.value ?? null;
+    const rows = this.#db.prepare(`SELECT key, value FROM meta WHERE key IN ('dictionary', 'common')`).all() as {
+      key: string;
+      value: Buffer | string;
+    }[];
+    this.#dictionary = (rows.find((r) => r.key === 'dictionary')?.value as Buffer | undefined) ?? null;
+    const common = rows.find((r) => r.key === 'common')?.value as string | undefined;
+    this.#common = new Set(common === undefined ? [] : (JSON.parse(common) as string[]));
     return this.#dictionary;
   }
 
@@ -114,15 +150,34 @@ export class TextPacker {
     this.#seenBytes += bytes.byteLength;
     if (this.#seenBytes < DICTIONARY_BYTES) return null;
     const made = Buffer.concat(this.#seen).subarray(0, DICTIONARY_BYTES);
+    const common = commonWords(this.#seen.map((b) => b.toString('utf8')));
     this.#seen = [];
     this.#seenBytes = 0;
-    this.#db.prepare(`INSERT OR IGNORE INTO meta(key, value) VALUES ('dictionary', ?)`).run(made);
+    const keep = this.#db.prepare(`INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)`);
+    if (keep.run('dictionary', made).changes === 1) keep.run('common', JSON.stringify(common));
     return this.#load();
   }
 }
 
+/**
+ * The words in at least half of `texts`: in most messages, so their lists in the full-text index
+ * would be nearly every message (a byte each) and narrow nothing a query reads; a query of them
+ * alone finds its page among the newest messages.
+ */
+function commonWords(texts: readonly string[]): string[] {
+  // Too few messages (a few long ones) say nothing of what most messages hold.
+  if (texts.length < COMMON_SAMPLE) return [];
+  const counts = new Map<string, number>();
+  for (const t of texts) for (const w of new Set(searchWords(t))) counts.set(w, (counts.get(w) ?? 0) + 1);
+  return [...counts]
+    .filter(([, n]) => 2 * n >= texts.length)
+    .map(([w]) => w)
+    .sort();
+}
+
+const COMMON_SAMPLE = 20;
 const ALONE = Buffer.from([0]);
 const WITH_DICTIONARY = Buffer.from([1]);
 
-/** The key a message is known by in its session: its blob id's first 8 bytes, as SQLite's integer. */
-export const blobKey = (blob: string): bigint => BigInt.asIntN(64, BigInt(`0x${blob.slice(0, 16)}`));
+/** The key a message is known by at its session and seq: its blob id's first 4 bytes, as a signed integer (4 bytes in SQLite). */
+export const blobKey = (blob: string): number => Number.parseInt(blob.slice(0, 8), 16) | 0;

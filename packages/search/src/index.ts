@@ -1,2 +1,5 @@
-export { SearchIndex, type SearchIndexOptions, type IndexUpdate, type SyncDone } from './search-index.js';
+export { SearchIndex } from './search-index.js';
+export type { SearchIndexOptions, IndexUpdate, SyncDone } from './search-types.js';
+export type { IndexContents } from './index-contents.js';
 export { INDEX_FILE } from './index-schema.js';
+export type { FlushCount, OnIndexError } from './update-queue.js';

@@ -45,15 +45,14 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
   // In one session the word's list (hundreds of thousands of ids at a million messages) is not
   // walked: a session of up to SESSION_SCAN messages is read whole, newest first, each message
   // checked against its text; a longer one's messages are each looked up among the word's.
+  // A query of common words alone (none in the full-text index) reads the messages newest
+  // first: they are in most messages, so a page is near the top.
   const inSession = q.session !== undefined;
-  const scan = regex || (inSession && sessionSize(db, q.session!) <= SESSION_SCAN);
+  const narrowing = regex ? [] : packer.narrowing(searchWords(q.text));
+  const scan = narrowing.length === 0 || (inSession && sessionSize(db, q.session!) <= SESSION_SCAN);
   if (!scan) {
     where.push(inSession ? 'd.id IN (SELECT rowid FROM words WHERE words MATCH ?)' : 'words MATCH ?');
-    args.push(
-      searchWords(q.text)
-        .map((w) => `"${w}"`)
-        .join(' '),
-    );
+    args.push(narrowing.map((w) => `"${w}"`).join(' '));
   }
   if (q.session !== undefined) {
     where.push('s.session = ?');
@@ -66,9 +65,10 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
   const onBranch = branchCondition(q);
   if (onBranch.sql !== null) {
     where.push(
-      `EXISTS (SELECT 1 FROM places p JOIN branches b ON b.id = p.branch WHERE p.doc = d.id AND ${onBranch.sql})`,
+      `(EXISTS (SELECT 1 FROM branches b WHERE b.id = d.branch AND ${onBranch.sql})
+        OR EXISTS (SELECT 1 FROM places p JOIN branches b ON b.id = p.branch WHERE p.doc = d.id AND ${onBranch.sql}))`,
     );
-    args.push(...onBranch.args);
+    args.push(...onBranch.args, ...onBranch.args);
   }
   const byDocs = scan || inSession;
   const from = byDocs
@@ -80,10 +80,7 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
     `SELECT d.id, d.node, d.role, d.seq, d.body, s.session, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
      ORDER BY ${order} LIMIT ? OFFSET ?`,
   );
-  const places = db.prepare(
-    `SELECT b.name, p.turn, t.commit_id FROM places p JOIN branches b ON b.id = p.branch
-     JOIN turns t ON t.branch = p.branch AND t.turn = p.turn WHERE p.doc = ?${q.allBranches === true ? '' : ' AND b.name = ?'} ORDER BY b.name`,
-  );
+  const places = db.prepare(placesOf(q.allBranches === true ? '' : ' AND b.name = ?'));
   const hits: SearchHit[] = [];
   // The first page is what the answer needs when every candidate holds the words (the usual case).
   let size = q.limit + 1;
@@ -94,7 +91,8 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
       matcher.lastIndex = 0;
       if (regex ? !matcher.test(text) : !hasEveryWord(text, q.text)) continue;
       if (hits.length === q.limit) return { hits, more: true };
-      const at = places.all(row.id, ...(q.allBranches === true ? [] : [q.branch ?? row.head])) as Place[];
+      const on = q.allBranches === true ? [] : [q.branch ?? row.head];
+      const at = places.all(row.id, ...on, row.id, ...on) as Place[];
       hits.push(
         searchHit({
           session: row.session,
@@ -112,6 +110,18 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
 }
 
 const SESSION_SCAN = 2000;
+
+/**
+ * Where a message (`?`, twice) is: its first branch, kept in its row, and the others, in places;
+ * each with its turn and that turn's commit, by branch name. `and` narrows the branches (a `?` each).
+ */
+export const placesOf = (and: string): string =>
+  `SELECT b.name, d.turn, t.commit_id FROM docs d JOIN branches b ON b.id = d.branch
+     JOIN turns t ON t.branch = d.branch AND t.turn = d.turn WHERE d.id = ?${and}
+   UNION ALL
+   SELECT b.name, p.turn, t.commit_id FROM places p JOIN branches b ON b.id = p.branch
+     JOIN turns t ON t.branch = p.branch AND t.turn = p.turn WHERE p.doc = ?${and}
+   ORDER BY 1`;
 
 const sessionSize = (db: Database.Database, session: string): number =>
   (

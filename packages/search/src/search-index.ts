@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import {
   ROLES,
   readRepositoryChanges,
+  searchText,
   sessionDirName,
   type MirrorService,
   type BranchChange,
@@ -12,34 +13,18 @@ import {
   type SearchQuery,
   type SearchResult,
   type SearchSource,
-  type SyncResult,
 } from '@entity-git/core';
-import { EntityGitError, fromHex, storeFor, type Storage, type Store } from '@entity-git/git';
+import { EntityGitError, fromHex, storeFor, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
 import { INDEX_FILE, TextPacker, blobKey, ensureSchema } from './index-schema.js';
+import { indexContents, type IndexContents } from './index-contents.js';
 import { runSearch } from './run-search.js';
+import { indexError, type IndexUpdate, type SearchIndexOptions, type SyncDone } from './search-types.js';
+import { UpdateQueue, type FlushCount, type OnIndexError, type QueuedUpdate } from './update-queue.js';
 
-export interface SearchIndexOptions {
-  /** The session root the repositories are in (absolute). Required. */
-  root: string;
-  /** The index file. Default `<root>/.entity-git-search.db`, beside the repositories. */
-  file?: string;
-  /** How the repositories are read. Default `nodeStorage()`. */
-  storage?: Storage;
-}
-
-/** What one update or rebuild wrote into the index. */
-export interface IndexUpdate {
-  sessions: number;
-  /** Messages new to the index. */
-  added: number;
-  /** Messages no branch holds any more, dropped. */
-  removed: number;
-}
-
-/** What of a sync's result the index reads: the session, the branches it moved, HEAD. */
-export type SyncDone = Pick<SyncResult, 'sessionId' | 'branchesMoved' | 'head'>;
+/** Past this many queued updates a batch is applied at once. */
+const BATCH_MAX = 256;
 
 /**
  * entity-git's own full-text index of every session repository under a root (docs/design.md,
@@ -60,6 +45,7 @@ export class SearchIndex implements SearchSource {
   readonly #running = new Map<string, Promise<IndexUpdate>>();
   readonly #statements = new Map<string, Database.Statement>();
   readonly #packer: TextPacker;
+  readonly #queue: UpdateQueue;
 
   constructor(options: SearchIndexOptions) {
     this.root = options.root.replace(/\/+$/, '') || '/';
@@ -67,6 +53,14 @@ export class SearchIndex implements SearchSource {
       throw new EntityGitError('INVALID_OPTION', `the search index's root must be absolute, got ${this.root}`);
     this.file = options.file ?? join(this.root, INDEX_FILE);
     this.#store = storeFor(options.storage ?? nodeStorage());
+    const batchMs = options.batchMs ?? 50;
+    if (!Number.isFinite(batchMs) || batchMs < 0)
+      throw new EntityGitError('INVALID_OPTION', `batchMs must be a number of ms ≥ 0, got ${batchMs}`);
+    this.#queue = new UpdateQueue(
+      { applyCarried: (batch) => this.#applyCarried(batch), read: (u) => this.#readQueued(u) },
+      batchMs,
+      BATCH_MAX,
+    );
     try {
       // The root may not exist before the first sync makes it; the index is as much at home there.
       mkdirSync(dirname(this.file), { recursive: true });
@@ -85,14 +79,40 @@ export class SearchIndex implements SearchSource {
   }
 
   /**
-   * Brings the index up to date with what one sync wrote, from its result: only the branches it
-   * moved are read (their refs, their new commits, trees and message files), and none when it
+   * Brings the index up to date with what one sync wrote, from its result, in a transaction of
+   * its own. When every branch it moved was carried forward from the tip the index holds, the
+   * messages the result carries are all it takes (no repository is read); else only the branches
+   * it moved are read (their refs, their new commits, trees and message files), and none when it
    * moved none. A session the index does not know yet is read whole, as `update` does.
    */
   afterSync(result: SyncDone): Promise<IndexUpdate> {
     const { sessionId, branchesMoved, head } = result;
     const dir = join(this.root, sessionDirName(sessionId));
-    return this.#serial(sessionId, () => this.#updateDir(dir, { branches: branchesMoved, head }));
+    return this.#serial(sessionId, async () => {
+      const carried = this.#carried(dir, result);
+      if (carried !== null) {
+        const done = this.#apply(dir, carried.known, carried.changes);
+        if (done !== null) return done;
+      }
+      return this.#updateDir(dir, { branches: branchesMoved, head });
+    });
+  }
+
+  /**
+   * Queues the update of a sync's result (what `attach` does): applied with the others queued
+   * within `batchMs` in one transaction, off the sync's path. `flush()` or `settle()` resolves
+   * once everything queued before it is in the index; a failure goes to `onError`.
+   */
+  enqueue(result: SyncDone, onError?: OnIndexError): void {
+    this.#queue.push({ result, onError });
+  }
+
+  /**
+   * Applies every queued update now; resolves when they are in the index (a failure goes to its
+   * `onError`), with how many were applied from what their results carried and how many read.
+   */
+  flush(): Promise<FlushCount> {
+    return this.#queue.flush();
   }
 
   /**
@@ -131,10 +151,8 @@ export class SearchIndex implements SearchSource {
    * event). A failed update fails nothing else: it goes to `onError`, and the next update of
    * the session (or `reindex`) does its work. Returns the function that stops listening.
    */
-  attach(service: Pick<MirrorService, 'on'>, onError?: (sessionId: string, error: EntityGitError) => void): () => void {
-    return service.on('committed', ({ sessionId, result }) => {
-      this.afterSync(result).catch((err: unknown) => onError?.(sessionId, indexError(err, 'search index update')));
-    });
+  attach(service: Pick<MirrorService, 'on'>, onError?: OnIndexError): () => void {
+    return service.on('committed', ({ result }) => this.enqueue(result, onError));
   }
 
   /**
@@ -142,40 +160,8 @@ export class SearchIndex implements SearchSource {
    * and tip; every message (blob) with its role, seq, places and words. Two indexes of the same
    * repositories answer alike exactly when their contents are equal (a rebuilt one and a live one).
    */
-  contents(): { sessions: unknown[]; branches: unknown[]; messages: unknown[] } {
-    const db = this.#db;
-    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_vocab USING fts5vocab(main, words, 'instance')`);
-    const words = new Map<number, string[]>();
-    for (const r of db.prepare(`SELECT term, doc FROM temp.words_vocab ORDER BY term`).iterate() as Iterable<{
-      term: string;
-      doc: number;
-    }>) {
-      words.set(r.doc, [...(words.get(r.doc) ?? []), r.term]);
-    }
-    const messages = (
-      db
-        .prepare(
-          `SELECT d.id, s.session, printf('%016x', d.blob) AS blob, d.role, d.seq, d.node, d.body,
-             (SELECT json_group_array(b.name || ' ' || p.turn || ' ' || lower(hex(t.commit_id)))
-                FROM places p JOIN branches b ON b.id = p.branch
-                JOIN turns t ON t.branch = p.branch AND t.turn = p.turn
-                WHERE p.doc = d.id ORDER BY b.name) AS places
-           FROM docs d JOIN sessions s ON s.id = d.session ORDER BY s.session, d.blob`,
-        )
-        .all() as { id: number; body: Uint8Array; session: string; blob: string; places: string }[]
-    ).map(({ id, body, ...m }) => ({
-      ...m,
-      text: this.#packer.unpack(body),
-      places: (JSON.parse(m.places) as string[]).sort(),
-      words: words.get(id) ?? [],
-    }));
-    return {
-      sessions: db.prepare(`SELECT session, dir, head FROM sessions ORDER BY session`).all(),
-      branches: db
-        .prepare(`SELECT s.session, b.name, b.tip FROM branches b JOIN sessions s ON s.id = b.session ORDER BY 1, 2`)
-        .all(),
-      messages,
-    };
+  contents(): IndexContents {
+    return indexContents(this.#db, this.#packer);
   }
 
   #sql(text: string): Database.Statement {
@@ -184,13 +170,79 @@ export class SearchIndex implements SearchSource {
     return st;
   }
 
-  /** Resolves when no update started by this instance is under way (before `close`). */
+  /** Resolves when every queued update is applied and no update started by this instance is under way (before `close`). */
   async settle(): Promise<void> {
+    await this.#queue.flush();
     await Promise.allSettled([...this.#running.values()]);
   }
 
+  /**
+   * Closes the file. Queued updates that carry their messages are applied first; one that needs
+   * its repository read is left to the session's next update (or `reindex`): `settle()` first
+   * applies them all.
+   */
   close(): void {
+    if (this.#db.open) this.#queue.closeNow();
     this.#db.close();
+  }
+
+  /** The changes a sync's result carries, when every branch it moved starts from the tip the index holds. */
+  #carried(dir: string, r: SyncDone): { known: Map<string, string>; changes: RepositoryChanges } | null {
+    const extended = r.extendedBranches ?? [];
+    if (extended.length === 0 || extended.length !== r.branchesMoved.length) return null;
+    const row = this.#sql(`SELECT session FROM sessions WHERE dir = ?`).get(dir) as { session: string } | undefined;
+    if (row === undefined) return null;
+    const known = this.#tipsOf(dir);
+    if (extended.some((b) => known.get(b.name) !== b.from)) return null;
+    const tips = new Map(known);
+    const changed: BranchChange[] = extended.map((b) => {
+      tips.set(b.name, b.tip);
+      const messages = b.messages.map((m) => ({ ...m, text: searchText(m.node) }));
+      return { name: b.name, tip: b.tip, mode: 'extend', messages };
+    });
+    return { known, changes: { session: row.session, head: r.head, changed, gone: [], tips } };
+  }
+
+  /**
+   * The batch's updates that carry their messages, in one transaction; returns the others. No
+   * savepoint each: FTS5 writes its pending words out as a segment at every savepoint, which is
+   * what one transaction for the batch saves. When the transaction fails, each is applied alone
+   * (its own transaction), so one bad update fails no other.
+   */
+  #applyCarried(batch: readonly QueuedUpdate[]): QueuedUpdate[] {
+    const left: QueuedUpdate[] = [];
+    const each = (u: QueuedUpdate, apply: (dir: string, k: Map<string, string>, c: RepositoryChanges) => unknown) => {
+      const dir = join(this.root, sessionDirName(u.result.sessionId));
+      const carried = this.#carried(dir, u.result);
+      if (carried === null || apply(dir, carried.known, carried.changes) === null) left.push(u);
+    };
+    try {
+      this.#db
+        .transaction(() => {
+          for (const u of batch) each(u, (dir, k, c) => this.#applyIn(dir, k, c));
+        })
+        .immediate();
+      return left;
+    } catch {
+      this.#packer.reset();
+    }
+    left.length = 0;
+    for (const u of batch) {
+      try {
+        each(u, (dir, k, c) => this.#apply(dir, k, c));
+      } catch (err) {
+        u.onError?.(u.result.sessionId, indexError(err, `cannot update the search index ${this.file}`));
+      }
+    }
+    return left;
+  }
+
+  async #readQueued(u: QueuedUpdate): Promise<void> {
+    const { sessionId, branchesMoved, head } = u.result;
+    const dir = join(this.root, sessionDirName(sessionId));
+    await this.#serial(sessionId, () => this.#updateDir(dir, { branches: branchesMoved, head })).catch((err: unknown) =>
+      u.onError?.(sessionId, indexError(err, 'search index update')),
+    );
   }
 
   #serial(sessionId: string, work: () => Promise<IndexUpdate>): Promise<IndexUpdate> {
@@ -234,33 +286,36 @@ export class SearchIndex implements SearchSource {
 
   /** One transaction; null when another process moved the tips meanwhile (read again). */
   #apply(dir: string, known: Map<string, string>, c: RepositoryChanges): IndexUpdate | null {
-    const run = this.#db.transaction((): IndexUpdate | null => {
-      const now = this.#tipsOf(dir);
-      if (now.size !== known.size || [...now].some(([b, t]) => known.get(b) !== t)) return null;
-      this.#sql(
-        `INSERT INTO sessions(session, dir, head) VALUES (?, ?, ?)
-         ON CONFLICT(session) DO UPDATE SET dir = excluded.dir, head = excluded.head`,
-      ).run(c.session, dir, c.head);
-      const sid = (this.#sql(`SELECT id FROM sessions WHERE session = ?`).get(c.session) as { id: number }).id;
-      // Messages a branch let go of: dropped at the end unless another branch still holds them.
-      const loose = new Set<number>();
-      for (const name of c.gone) {
-        const gone = this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, name) as {
-          id: number;
-        };
-        this.#release(sid, gone.id, loose);
-        this.#sql(`DELETE FROM branches WHERE id = ?`).run(gone.id);
-      }
-      let added = 0;
-      for (const b of c.changed) added += this.#place(sid, b, loose);
-      return { sessions: 1, added, removed: this.#dropUnplaced(loose) };
-    });
+    const run = this.#db.transaction(() => this.#applyIn(dir, known, c));
     try {
       return run.immediate();
     } catch (err) {
       this.#packer.reset();
       throw indexError(err, `cannot update the search index ${this.file}`);
     }
+  }
+
+  /** Inside a transaction: the changes recorded, unless the tips moved since `known` (null). */
+  #applyIn(dir: string, known: Map<string, string>, c: RepositoryChanges): IndexUpdate | null {
+    const now = this.#tipsOf(dir);
+    if (now.size !== known.size || [...now].some(([b, t]) => known.get(b) !== t)) return null;
+    this.#sql(
+      `INSERT INTO sessions(session, dir, head) VALUES (?, ?, ?)
+       ON CONFLICT(session) DO UPDATE SET dir = excluded.dir, head = excluded.head`,
+    ).run(c.session, dir, c.head);
+    const sid = (this.#sql(`SELECT id FROM sessions WHERE session = ?`).get(c.session) as { id: number }).id;
+    // Messages a branch let go of: dropped at the end unless another branch still holds them.
+    const loose = new Set<number>();
+    for (const name of c.gone) {
+      const gone = this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, name) as {
+        id: number;
+      };
+      this.#release(sid, gone.id, loose);
+      this.#sql(`DELETE FROM branches WHERE id = ?`).run(gone.id);
+    }
+    let added = 0;
+    for (const b of c.changed) added += this.#place(sid, b, loose);
+    return { sessions: 1, added, removed: this.#dropUnplaced(loose) };
   }
 
   /** Records a branch's new tip and places its messages; returns how many messages were new to the index. */
@@ -275,27 +330,25 @@ export class SearchIndex implements SearchSource {
     let added = 0;
     for (const m of b.messages) {
       const blob = blobKey(m.blob);
-      let doc = (
-        this.#sql(`SELECT id FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(sid, m.node.seq, blob) as
-          | { id: number }
-          | undefined
-      )?.id;
-      if (doc === undefined) {
-        const role = ROLES.indexOf(m.node.role);
-        doc = Number(
-          this.#sql(`INSERT INTO docs(session, blob, role, seq, node, body) VALUES (?, ?, ?, ?, ?, ?)`).run(
-            sid,
-            blob,
-            role,
-            m.node.seq,
-            m.node.id,
-            this.#packer.pack(m.text),
-          ).lastInsertRowid,
+      const row = this.#sql(`SELECT id, branch FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(
+        sid,
+        m.node.seq,
+        blob,
+      ) as { id: number; branch: number | null } | undefined;
+      if (row === undefined) {
+        const body = this.#packer.pack(m.text);
+        const doc = Number(
+          this.#sql(
+            `INSERT INTO docs(session, blob, role, seq, node, body, branch, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          ).run(sid, blob, ROLES.indexOf(m.node.role), m.node.seq, m.node.id, body, bid, m.turn).lastInsertRowid,
         );
-        this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, m.text);
+        this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, this.#packer.indexed(m.text, body));
         added++;
-      }
-      this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(doc, bid, m.turn);
+      } else if (row.branch === null || row.branch === bid) {
+        this.#sql(`UPDATE docs SET branch = ?, turn = ? WHERE id = ?`).run(bid, m.turn, row.id);
+        // Held in its row now: never in places too.
+        if (row.branch === null) this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(row.id, bid);
+      } else this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(row.id, bid, m.turn);
       // Both messages of a turn name its commit: one row, written again for the second.
       this.#sql(`INSERT OR REPLACE INTO turns(branch, turn, commit_id) VALUES (?, ?, ?)`).run(
         bid,
@@ -309,6 +362,9 @@ export class SearchIndex implements SearchSource {
   // A branch's places are found through its session's messages (a few hundred, by the docs
   // index): an index of places by branch would cost 12 bytes a message for this alone.
   #release(sid: number, bid: number, loose: Set<number>): void {
+    const first = this.#sql(`SELECT id FROM docs WHERE session = ? AND branch = ?`).all(sid, bid) as { id: number }[];
+    for (const r of first) loose.add(r.id);
+    this.#sql(`UPDATE docs SET branch = NULL, turn = NULL WHERE session = ? AND branch = ?`).run(sid, bid);
     const held = this.#sql(
       `SELECT p.doc FROM docs d JOIN places p ON p.doc = d.id AND p.branch = ? WHERE d.session = ?`,
     ).all(bid, sid) as { doc: number }[];
@@ -322,23 +378,15 @@ export class SearchIndex implements SearchSource {
   #dropUnplaced(docs: Set<number>): number {
     let removed = 0;
     for (const id of docs) {
+      if (this.#sql(`SELECT 1 FROM docs WHERE id = ? AND branch IS NOT NULL`).get(id) !== undefined) continue;
       if (this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) !== undefined) continue;
       // A contentless index forgets a message by being told its words again: the text kept in docs.
       const { body } = this.#sql(`SELECT body FROM docs WHERE id = ?`).get(id) as { body: Uint8Array };
-      this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(id, this.#packer.unpack(body));
+      const words = this.#packer.indexed(this.#packer.unpack(body), body);
+      this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(id, words);
       this.#sql(`DELETE FROM docs WHERE id = ?`).run(id);
       removed++;
     }
     return removed;
   }
-}
-
-function indexError(err: unknown, what: string): EntityGitError {
-  if (err instanceof EntityGitError) return err;
-  return new EntityGitError(
-    'SEARCH_INDEX_ERROR',
-    `${what}: ${(err as Error)?.message ?? String(err)}`,
-    {},
-    { cause: err },
-  );
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { MemoryDag } from '@entity-git/core';
+import { createHash } from 'node:crypto';
+import { MemoryDag, type DagNode, type PlacedMessage } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/git';
 import { createNodeMirror } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
@@ -22,7 +23,71 @@ const indexOf = (root: string, file?: string) => {
 const wordsOf = (k: number) =>
   `${Array.from({ length: 150 }, (_, j) => `w${(k * 7 + j * 13) % 97}x${j % 5}`).join(' ')} only${k}qz`;
 
-describe('the text kept in the index (version 3)', () => {
+/** Session `s`'s messages 1..n as a reader of its repository would place them (one per turn), each with `pelican` and a word of its own. */
+function placed(n: number): PlacedMessage[] {
+  return Array.from({ length: n }, (_, i) => {
+    const seq = i + 1;
+    const hex = createHash('sha1').update(`m${seq}`).digest('hex');
+    const text = `pelican ${wordsOf(seq)}`;
+    const node = {
+      id: `m${seq}`,
+      session_id: 's',
+      seq,
+      role: 'user',
+      content: text,
+      predecessor: null,
+      caller: null,
+      created_at: 1779500000,
+      metadata: null,
+    } as DagNode;
+    return { blob: hex, node, text, turn: seq, commit: hex };
+  });
+}
+
+describe('the text kept in the index (version 4)', () => {
+  it('leaves the common words out of the full-text index, finds them by reading, and forgets a dropped message whole', async () => {
+    const root = tempDir();
+    const index = indexOf(root);
+    const dir = join(root, 's');
+    const all = placed(80);
+    const tip1 = all.at(-1)!.commit;
+    const first = { session: 's', head: 'main', gone: [], tips: new Map([['main', tip1]]) };
+    expect(
+      index.apply(dir, { ...first, changed: [{ name: 'main', tip: tip1, mode: 'replace', messages: all }] }),
+    ).toEqual({ sessions: 1, added: 80, removed: 0 });
+    const db = new Database(index.file, { readonly: true });
+    const alone = (db.prepare(`SELECT count(*) AS n FROM docs WHERE substr(body, 1, 1) = x'00'`).get() as { n: number })
+      .n;
+    expect(
+      JSON.parse((db.prepare(`SELECT value FROM meta WHERE key = 'common'`).get() as { value: string }).value),
+    ).toContain('pelican');
+    const vocab = (term: string) => {
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.v USING fts5vocab(main, words, 'row')`);
+      return (db.prepare(`SELECT doc FROM temp.v WHERE term = ?`).get(term) as { doc: number } | undefined)?.doc ?? 0;
+    };
+    // Only the messages kept before the dictionary (and the common words) existed list it.
+    expect(alone).toBeGreaterThan(0);
+    expect(alone).toBeLessThan(80);
+    expect(vocab('pelican')).toBe(alone);
+    const page = await index.search({ text: 'pelican', limit: 5 });
+    expect(page.hits.map((h) => h.node)).toEqual(['m80', 'm79', 'm78', 'm77', 'm76']);
+    expect(page.more).toBe(true);
+    expect((await index.search({ text: `pelican only${80}qz` })).hits.map((h) => h.node)).toEqual(['m80']);
+    // main committed again with 60 messages: the other 20 leave, every word of theirs with them.
+    const tip2 = createHash('sha1').update('again').digest('hex');
+    const again = { session: 's', head: 'main', gone: [], tips: new Map([['main', tip2]]) };
+    expect(
+      index.apply(dir, {
+        ...again,
+        changed: [{ name: 'main', tip: tip2, mode: 'replace', messages: all.slice(0, 60) }],
+      }),
+    ).toEqual({ sessions: 1, added: 0, removed: 20 });
+    expect(vocab('only80qz')).toBe(0);
+    expect(vocab('only60qz')).toBe(1);
+    expect((await index.search({ text: 'pelican', limit: 2 })).hits.map((h) => h.node)).toEqual(['m60', 'm59']);
+    db.close();
+  });
+
   it('keeps every message exactly, before and after the dictionary is made, and a rebuild and a second reader agree', async () => {
     const dag = new MemoryDag();
     await dag.createSession({ id: 's1' });

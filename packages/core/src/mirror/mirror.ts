@@ -118,6 +118,24 @@ export interface SyncResult {
   derivation: 'extended' | 'full';
   /** Present when the session's head names no node of the DAG (HEAD then follows the newest leaf). */
   unknownHead?: string;
+  /**
+   * The branches this sync carried forward by whole turns from the tip they had (that tip is on
+   * the new one's first-parent line), each with the message files its new turns added: what a
+   * search index takes instead of reading the repository again (docs/design.md, 'Search').
+   * Absent when no branch moved so (a branch made, or a turn committed again).
+   */
+  extendedBranches?: ExtendedBranch[];
+}
+
+/** A branch a sync carried forward from the tip it had, and the messages its new turns added. */
+export interface ExtendedBranch {
+  name: string;
+  /** The tip before the sync. */
+  from: string;
+  /** The tip after it. */
+  tip: string;
+  /** Each new message file: its blob id, its node, and the turn (number and commit) that brought it. */
+  messages: { blob: string; node: DagNode; turn: number; commit: string }[];
 }
 
 /** One commit of a session branch, as `log` returns it (newest first). */

@@ -51,11 +51,15 @@ export interface RepositoryChanges {
   tips: Map<string, string>;
 }
 
-interface Walked {
+/** A turn's commit on a branch: its id, its number and its highest seq (the `Turn:` and `Seq:` trailers). */
+export interface TurnCommit {
   oid: string;
-  tree: string;
   turn: number;
   seq: number;
+}
+
+interface Walked extends TurnCommit {
+  tree: string;
 }
 
 /** What a caller of {@link readRepositoryChanges} already knows, so as not to read it again. */
@@ -145,15 +149,19 @@ async function branchChange(
       node = JSON.parse(fromUtf8(await objects.readTyped(blob, 'blob'))) as DagNode;
       blobs.set(blob, node);
     }
-    const place = placeOf(walked, node.seq);
+    const place = placeBySeq(walked, node.seq);
     messages.push({ blob, node, text: searchText(node), turn: place.turn, commit: place.oid });
   }
   return { name: b.name, tip: b.tip, mode: reached ? 'extend' : 'replace', messages };
 }
 
-// A path's nodes in seq order are cut into turns at user nodes, so a message belongs to the first
-// turn whose highest seq (the `Seq:` trailer) is at least its own.
-function placeOf(walked: readonly Walked[], seq: number): Walked {
+/**
+ * The turn of `turns` (oldest first) that brought a message onto its branch. A path's nodes in seq
+ * order are cut into turns at user nodes, so a message belongs to the first turn whose highest seq
+ * (the `Seq:` trailer) is at least its own. The one rule of a reader of the repository and of a
+ * sync's result (`SyncResult.extendedBranches`).
+ */
+export function placeBySeq<T extends TurnCommit>(walked: readonly T[], seq: number): T {
   let lo = 0;
   let hi = walked.length - 1;
   while (lo < hi) {

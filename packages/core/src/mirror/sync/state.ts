@@ -55,6 +55,7 @@ export async function record(ctx: MirrorContext, c: CheckedOut): Promise<SyncRes
     bytesWritten: repo.objects.writtenBytes - before.bytes + inPacks.bytes,
   };
   if (derivation.unknownHead !== undefined) result.unknownHead = derivation.unknownHead;
+  if (c.extendedBranches.length > 0) result.extendedBranches = c.extendedBranches;
   ctx.synced.set(result, syncRecord(c));
   return result;
 }

@@ -4,7 +4,9 @@ import type { MirrorContext } from '../context.js';
 import { HostYield, yieldToHost } from '../host-yield.js';
 import { moveMetaRef, planMetaRef } from '../meta-ref.js';
 import type { Known, StateDelta } from '../repo/state.js';
+import type { ExtendedBranch } from '../mirror.js';
 import type { Built } from './build.js';
+import { extendedBranch } from './extended.js';
 
 /** The fourth phase's value: the objects on disk, and where the refs went. */
 export interface Written extends Built {
@@ -14,6 +16,8 @@ export interface Written extends Built {
   headBefore: string | null;
   /** Branches whose ref moved or was created. */
   branchesMoved: string[];
+  /** The moved branches carried forward from their tip, with the messages they gained. */
+  extendedBranches: ExtendedBranch[];
   headMoved: boolean;
   /** The meta ref moved (or was written again). */
   metaMoved: boolean;
@@ -60,6 +64,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
     throw err;
   });
   const branchesMoved: string[] = [];
+  const extendedBranches: ExtendedBranch[] = [];
   for (const [name, { oid, turn }] of tips) {
     const ref = `refs/heads/${name}`;
     let current: string | null | undefined;
@@ -81,6 +86,9 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
       },
     });
     branchesMoved.push(name);
+    const plan = typeof current === 'string' ? derivation.branches.find((b) => b.name === name) : undefined;
+    const extended = plan && extendedBranch(plan, builds.get(name)!.commits, current!, built.fresh);
+    if (extended) extendedBranches.push(extended);
   }
   let headMoved = false;
   await host.due();
@@ -99,7 +107,7 @@ export async function write(ctx: MirrorContext, built: Built): Promise<Written> 
   await host.due();
   if (meta !== null) await moveMetaRef(repo, meta, { identity: ctx.identity, written: sink !== null });
   const metaMoved = meta !== null;
-  return { ...built, tips, headBefore, branchesMoved, headMoved, metaMoved, inPacks, packed };
+  return { ...built, tips, headBefore, branchesMoved, extendedBranches, headMoved, metaMoved, inPacks, packed };
 }
 
 /** Mark the nodes of complete turns (from turn index `from` on) as held by a commit. */

@@ -1,0 +1,39 @@
+import { fromUtf8 } from '@entity-git/git';
+import type { BranchPlan } from '../../model/derive.js';
+import type { DagNode } from '../../model/types.js';
+import { placeBySeq, type TurnCommit } from '../../search/search-walk.js';
+import type { ExtendedBranch } from '../mirror.js';
+import type { Known } from '../repo/state.js';
+
+/**
+ * What a branch moved from `from` gained, when `from` is one of its commits: the new turns'
+ * message files, each with its node (parsed from the framed blob the sync wrote) and the turn that
+ * brought it, by the rule a reader of the repository applies (`readRepositoryChanges`), so an
+ * index fed from either holds the same. Null when `from` is not on the branch (it was committed
+ * again), or a new file's bytes are not among those this sync read.
+ */
+export function extendedBranch(
+  b: BranchPlan<Known>,
+  commits: readonly string[],
+  from: string,
+  fresh: ReadonlyMap<string, Uint8Array>,
+): ExtendedBranch | null {
+  const at = commits.lastIndexOf(from);
+  if (at < 0) return null;
+  const walked: TurnCommit[] = [];
+  for (let k = at + 1; k < commits.length; k++) {
+    const t = b.turns[k]!;
+    walked.push({ oid: commits[k]!, turn: t.index, seq: t.nodes.reduce((m, n) => Math.max(m, n.seq), 0) });
+  }
+  const messages: ExtendedBranch['messages'] = [];
+  for (let k = at + 1; k < commits.length; k++) {
+    for (const n of b.turns[k]!.nodes) {
+      const framed = fresh.get(n.blob);
+      if (framed === undefined) return null;
+      const node = JSON.parse(fromUtf8(framed.subarray(framed.indexOf(0) + 1))) as DagNode;
+      const place = placeBySeq(walked, n.seq);
+      messages.push({ blob: n.blob, node, turn: place.turn, commit: place.oid });
+    }
+  }
+  return { name: b.name, from, tip: commits.at(-1)!, messages };
+}
