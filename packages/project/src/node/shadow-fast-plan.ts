@@ -1,0 +1,204 @@
+// What the paths the watcher saw change come to in the next snapshot's tree, found in-process: the
+// same tree `git status` and `update-index` over those paths would stage, with "tracked" meaning
+// "in the tip's tree" (the fast path's index may lag behind the tip; a walk first catches the index
+// up, so both read one list). Ignore rules are applied as git applies them: info/exclude, then each
+// directory's .gitignore (a regular file only, as git reads it), deeper winning, nothing under an
+// ignored directory except what is tracked. Where only git can say (a nested repository, a
+// submodule, a file that is neither file, link nor directory), the plan refuses and the snapshot
+// asks git. docs/design.md §7, "When a snapshot trusts the watcher".
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { join } from 'node:path';
+import { type IgnoreStack, isIgnored, type ObjectStore, parseIgnore, parseTree, type TreeEntry } from '@entity-git/git';
+import type { Flat } from '../object-engine/status.js';
+
+const TREE = '40000';
+const GITLINK = '160000';
+
+/** A directory of the work tree as the plan sees it. */
+interface DirState {
+  /** A directory, not a link to one, under directories that are too. */
+  readonly real: boolean;
+  /** It or a directory above it (below the work tree's root) holds a `.git`. */
+  readonly nested: boolean;
+  /** It or a directory above it is ignored. */
+  readonly ignored: boolean;
+  /** The ignore files in force for its entries. */
+  readonly stack: IgnoreStack;
+}
+
+export interface FastPlanOptions {
+  readonly workdir: string;
+  /** The shadow repository's git directory (its `info/exclude` is read). */
+  readonly gitDir: string;
+  readonly objects: ObjectStore;
+  readonly maxFileBytes: number;
+  /** The tip's tree: what is tracked. */
+  readonly tipTree: string;
+}
+
+export type PlanResult =
+  | {
+      readonly changes: ReadonlyMap<string, Flat | null>;
+      /** Files left out for their size, among the paths examined. */
+      readonly overSizeCap: string[];
+      /** Those of them a walk would list again (not ignored). */
+      readonly listedAgain: string[];
+    }
+  | { readonly refused: string };
+
+/** The paths not under another of them: a directory's path is examined whole. */
+function outermost(paths: readonly string[]): string[] {
+  const set = new Set(paths);
+  return [...set].filter((p) => {
+    for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) if (set.has(p.slice(0, i))) return false;
+    return true;
+  });
+}
+
+const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+
+export class FastPlan {
+  readonly #o: FastPlanOptions;
+  readonly #dirs = new Map<string, Promise<DirState>>();
+  readonly #trees = new Map<string, Promise<Map<string, TreeEntry>>>();
+  readonly #changes = new Map<string, Flat | null>();
+  readonly #overSizeCap: string[] = [];
+  #refused: string | null = null;
+
+  constructor(options: FastPlanOptions) {
+    this.#o = options;
+  }
+
+  async run(paths: readonly string[]): Promise<PlanResult> {
+    await Promise.all(outermost(paths).map((p) => this.#path(p)));
+    if (this.#refused !== null) return { refused: this.#refused };
+    const overSizeCap = this.#overSizeCap.sort();
+    const listed = await Promise.all(overSizeCap.map(async (p) => !(await this.#ignoredFile(p))));
+    return { changes: this.#changes, overSizeCap, listedAgain: overSizeCap.filter((_, i) => listed[i]) };
+  }
+
+  #refuse(reason: string): void {
+    this.#refused ??= reason;
+  }
+
+  #abs(path: string): string {
+    return join(this.#o.workdir, path);
+  }
+
+  async #path(path: string): Promise<void> {
+    const parent = await this.#dir(parentOf(path));
+    if (parent.nested) return this.#refuse(`${path} is inside a nested repository`);
+    const tip = await this.#tipEntry(path);
+    const st = parent.real ? await lstat(this.#abs(path)).catch(() => null) : null;
+    await this.#entry(path, st, parent, tip);
+  }
+
+  /** One entry of the work tree, `st` its lstat (null: gone), `tip` what the tip holds there. */
+  async #entry(path: string, st: Stats | null, parent: DirState, tip: TreeEntry | null): Promise<void> {
+    if (tip?.mode === GITLINK) return this.#refuse(`${path} is a submodule in the tip`);
+    if (st === null) return void this.#changes.set(path, null);
+    if (st.isDirectory()) return this.#directory(path, tip);
+    if (!st.isFile() && !st.isSymbolicLink()) return this.#refuse(`${path} is neither a file, a link nor a directory`);
+    // Tracked files stay whatever the rules say, as in git's index.
+    const tracked = tip !== null && tip.mode !== TREE;
+    if (!tracked && (parent.ignored || isIgnored(parent.stack, path, false))) return void this.#changes.set(path, null);
+    if (st.isFile() && st.size > this.#o.maxFileBytes) {
+      this.#overSizeCap.push(path);
+      return void this.#changes.set(path, null);
+    }
+    const data = await (st.isSymbolicLink()
+      ? readlink(this.#abs(path), { encoding: 'buffer' })
+      : readFile(this.#abs(path))
+    ).catch(() => null);
+    if (data === null) return void this.#changes.set(path, null); // gone since its lstat
+    const oid = await this.#o.objects.write('blob', data);
+    // git records the owner's executable bit alone (100755 or 100644).
+    const mode = st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
+    this.#changes.set(path, { mode, oid });
+  }
+
+  /** A directory: what the tip held under it gives way to what a walk of it finds. */
+  async #directory(path: string, tip: TreeEntry | null): Promise<void> {
+    const here = await this.#dir(path);
+    if (here.nested) return this.#refuse(`${path} holds a nested repository`);
+    this.#changes.set(path, null);
+    const tipTree = tip?.mode === TREE ? await this.#tree(tip.oid) : null;
+    // An ignored directory is walked only for the files the tip tracks in it.
+    if (!here.real || (here.ignored && tipTree === null)) return;
+    const names = await readdir(this.#abs(path)).catch(() => [] as string[]);
+    await Promise.all(
+      names.map(async (name) => {
+        if (name === '.git') return;
+        const child = `${path}/${name}`;
+        const tipChild = tipTree?.get(name) ?? null;
+        if (here.ignored && tipChild === null) return;
+        await this.#entry(child, await lstat(this.#abs(child)).catch(() => null), here, tipChild);
+      }),
+    );
+  }
+
+  async #ignoredFile(path: string): Promise<boolean> {
+    const parent = await this.#dir(parentOf(path));
+    return parent.ignored || isIgnored(parent.stack, path, false);
+  }
+
+  #dir(path: string): Promise<DirState> {
+    let state = this.#dirs.get(path);
+    if (state === undefined) this.#dirs.set(path, (state = this.#readDir(path)));
+    return state;
+  }
+
+  async #readDir(path: string): Promise<DirState> {
+    if (path === '') {
+      const exclude = await readFile(join(this.#o.gitDir, 'info', 'exclude'), 'utf8').catch(() => '');
+      const rules = await this.#rules('');
+      const stack: IgnoreStack = [{ dir: '', rules: parseIgnore(exclude) }, ...(rules ? [{ dir: '', rules }] : [])];
+      return { real: true, nested: false, ignored: false, stack };
+    }
+    const parent = await this.#dir(parentOf(path));
+    const st = parent.real ? await lstat(this.#abs(path)).catch(() => null) : null;
+    if (!st?.isDirectory()) return { real: false, nested: parent.nested, ignored: parent.ignored, stack: parent.stack };
+    const [git, rules] = await Promise.all([lstat(join(this.#abs(path), '.git')).catch(() => null), this.#rules(path)]);
+    return {
+      real: true,
+      nested: parent.nested || git !== null,
+      ignored: parent.ignored || isIgnored(parent.stack, path, true),
+      stack: rules ? [...parent.stack, { dir: path, rules }] : parent.stack,
+    };
+  }
+
+  /** A directory's .gitignore, when it is a regular file (git does not follow a link there). */
+  async #rules(dir: string): Promise<ReturnType<typeof parseIgnore> | null> {
+    const file = join(this.#abs(dir), '.gitignore');
+    if (!(await lstat(file).catch(() => null))?.isFile()) return null;
+    const text = await readFile(file, 'utf8').catch(() => null);
+    return text === null ? null : parseIgnore(text);
+  }
+
+  #tree(oid: string): Promise<Map<string, TreeEntry>> {
+    let tree = this.#trees.get(oid);
+    if (tree === undefined) {
+      tree = this.#o.objects.readTyped(oid, 'tree').then((bytes) => new Map(parseTree(bytes).map((e) => [e.name, e])));
+      this.#trees.set(oid, tree);
+    }
+    return tree;
+  }
+
+  /** What the tip holds at `path`: an entry, or null. */
+  async #tipEntry(path: string): Promise<TreeEntry | null> {
+    let tree = this.#o.tipTree;
+    const parts = path.split('/');
+    for (const [i, name] of parts.entries()) {
+      const entry = (await this.#tree(tree)).get(name) ?? null;
+      if (entry === null || i === parts.length - 1) return entry;
+      if (entry.mode === GITLINK) {
+        this.#refuse(`${path} is inside a submodule in the tip`);
+        return null;
+      }
+      if (entry.mode !== TREE) return null;
+      tree = entry.oid;
+    }
+    return null;
+  }
+}
