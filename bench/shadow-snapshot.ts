@@ -93,7 +93,7 @@ export async function run(): Promise<void> {
     // sync's: a histogram of its own per call (a histogram enabled again would count the time it
     // was off as one delay), and the same during the warm contender, whose git runs in child
     // processes while the loop waits: what this machine's load alone does to a 1 ms timer.
-    const loops = { shadow: [] as number[], idle: [] as number[] };
+    const loops = { shadow: [] as number[], idle: [] as number[], sleep: [] as number[] };
     const watched = async (into: number[], f: () => Promise<unknown>) => {
       const h = monitorEventLoopDelay({ resolution: 1 });
       h.enable();
@@ -113,6 +113,8 @@ export async function run(): Promise<void> {
       );
       const fresh = await time(freshSnapshot);
       const warm = await watched(round === 0 ? [] : loops.idle, () => warmCommit(round));
+      // And the loop with nothing to do for as long as the after-snapshot took: the timer's own delay.
+      await watched(round === 0 ? [] : loops.sleep, () => new Promise((r) => setTimeout(r, Math.max(after, 20))));
       if (round === 0) continue; // warm-up
       samples.before.push(before);
       samples.after.push(after);
@@ -160,12 +162,16 @@ export async function run(): Promise<void> {
     const eventLoop = {
       shadow: { p99Ms: worst(loops.shadow, 0), maxMs: worst(loops.shadow, 1) },
       idle: { p99Ms: worst(loops.idle, 0), maxMs: worst(loops.idle, 1) },
+      sleep: { p99Ms: worst(loops.sleep, 0), maxMs: worst(loops.sleep, 1) },
     };
     console.log(
       `host event loop during the shadow snapshots (worst call): p99 ${ms(eventLoop.shadow.p99Ms)} ms, max ${ms(eventLoop.shadow.maxMs)} ms`,
     );
     console.log(
       `the same loop waiting on the warm contender's git (the load alone): p99 ${ms(eventLoop.idle.p99Ms)} ms, max ${ms(eventLoop.idle.maxMs)} ms`,
+    );
+    console.log(
+      `the same loop only sleeping as long as an after-snapshot: p99 ${ms(eventLoop.sleep.p99Ms)} ms, max ${ms(eventLoop.sleep.maxMs)} ms`,
     );
     console.log(
       `load average at the end: ${loadavg()
