@@ -9,7 +9,15 @@
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
-import { type IgnoreStack, isIgnored, type ObjectStore, parseIgnore, parseTree, type TreeEntry } from '@entity-git/git';
+import {
+  buildTree,
+  type IgnoreStack,
+  isIgnored,
+  type ObjectStore,
+  parseIgnore,
+  parseTree,
+  type TreeEntry,
+} from '@entity-git/git';
 import type { Flat } from '../object-engine/status.js';
 
 const TREE = '40000';
@@ -39,7 +47,8 @@ export interface FastPlanOptions {
 
 export type PlanResult =
   | {
-      readonly changes: ReadonlyMap<string, Flat | null>;
+      /** The snapshot's tree: the tip's with the changes applied. */
+      readonly tree: string;
       /** Files left out for their size, among the paths examined. */
       readonly overSizeCap: string[];
       /** Those of them a walk would list again (not ignored). */
@@ -74,8 +83,47 @@ export class FastPlan {
     await Promise.all(outermost(paths).map((p) => this.#path(p)));
     if (this.#refused !== null) return { refused: this.#refused };
     const overSizeCap = this.#overSizeCap.sort();
-    const listed = await Promise.all(overSizeCap.map(async (p) => !(await this.#ignoredFile(p))));
-    return { changes: this.#changes, overSizeCap, listedAgain: overSizeCap.filter((_, i) => listed[i]) };
+    const [listed, tree] = await Promise.all([
+      Promise.all(overSizeCap.map(async (p) => !(await this.#ignoredFile(p)))),
+      this.#changes.size === 0 ? this.#o.tipTree : this.#apply(this.#o.tipTree, this.#changes),
+    ]);
+    return {
+      tree: tree ?? (await this.#o.objects.write('tree', new Uint8Array(0))),
+      overSizeCap,
+      listedAgain: overSizeCap.filter((_, i) => listed[i]),
+    };
+  }
+
+  /**
+   * `tree` with `changes` applied (null: remove; a file where a directory was gives way, as
+   * `update-index --replace` does), from the trees the plan already read, sibling subtrees written
+   * at once: each file system call is a round trip to the thread pool. Null for an empty tree.
+   */
+  async #apply(tree: string | null, changes: ReadonlyMap<string, Flat | null>): Promise<string | null> {
+    const entries = new Map(tree === null ? [] : await this.#tree(tree));
+    const nested = new Map<string, Map<string, Flat | null>>();
+    for (const [path, value] of changes) {
+      const slash = path.indexOf('/');
+      if (slash < 0) {
+        if (value === null) entries.delete(path);
+        else entries.set(path, { mode: value.mode, name: path, oid: value.oid });
+        continue;
+      }
+      const head = path.slice(0, slash);
+      if (!nested.has(head)) nested.set(head, new Map());
+      nested.get(head)!.set(path.slice(slash + 1), value);
+    }
+    await Promise.all(
+      [...nested].map(async ([name, sub]) => {
+        if (changes.get(name)) return; // a file or link now stands there
+        const existing = entries.get(name);
+        const next = await this.#apply(existing?.mode === TREE ? existing.oid : null, sub);
+        if (next === null) entries.delete(name);
+        else entries.set(name, { mode: TREE, name, oid: next });
+      }),
+    );
+    if (entries.size === 0) return null;
+    return this.#o.objects.write('tree', buildTree([...entries.values()]));
   }
 
   #refuse(reason: string): void {
@@ -87,11 +135,14 @@ export class FastPlan {
   }
 
   async #path(path: string): Promise<void> {
-    const parent = await this.#dir(parentOf(path));
+    // At once: the lstat is kept only when every directory above is a real one.
+    const [parent, tip, st] = await Promise.all([
+      this.#dir(parentOf(path)),
+      this.#tipEntry(path),
+      lstat(this.#abs(path)).catch(() => null),
+    ]);
     if (parent.nested) return this.#refuse(`${path} is inside a nested repository`);
-    const tip = await this.#tipEntry(path);
-    const st = parent.real ? await lstat(this.#abs(path)).catch(() => null) : null;
-    await this.#entry(path, st, parent, tip);
+    await this.#entry(path, parent.real ? st : null, parent, tip);
   }
 
   /** One entry of the work tree, `st` its lstat (null: gone), `tip` what the tip holds there. */
@@ -156,10 +207,15 @@ export class FastPlan {
       const stack: IgnoreStack = [{ dir: '', rules: parseIgnore(exclude) }, ...(rules ? [{ dir: '', rules }] : [])];
       return { real: true, nested: false, ignored: false, stack };
     }
-    const parent = await this.#dir(parentOf(path));
-    const st = parent.real ? await lstat(this.#abs(path)).catch(() => null) : null;
-    if (!st?.isDirectory()) return { real: false, nested: parent.nested, ignored: parent.ignored, stack: parent.stack };
-    const [git, rules] = await Promise.all([lstat(join(this.#abs(path), '.git')).catch(() => null), this.#rules(path)]);
+    // Its own look at once with its parent's: what is read through a link is dropped below.
+    const [parent, st, git, rules] = await Promise.all([
+      this.#dir(parentOf(path)),
+      lstat(this.#abs(path)).catch(() => null),
+      lstat(join(this.#abs(path), '.git')).catch(() => null),
+      this.#rules(path),
+    ]);
+    if (!parent.real || !st?.isDirectory())
+      return { real: false, nested: parent.nested, ignored: parent.ignored, stack: parent.stack };
     return {
       real: true,
       nested: parent.nested || git !== null,
@@ -171,9 +227,8 @@ export class FastPlan {
   /** A directory's .gitignore, when it is a regular file (git does not follow a link there). */
   async #rules(dir: string): Promise<ReturnType<typeof parseIgnore> | null> {
     const file = join(this.#abs(dir), '.gitignore');
-    if (!(await lstat(file).catch(() => null))?.isFile()) return null;
-    const text = await readFile(file, 'utf8').catch(() => null);
-    return text === null ? null : parseIgnore(text);
+    const [st, text] = await Promise.all([lstat(file).catch(() => null), readFile(file, 'utf8').catch(() => null)]);
+    return st?.isFile() && text !== null ? parseIgnore(text) : null;
   }
 
   #tree(oid: string): Promise<Map<string, TreeEntry>> {

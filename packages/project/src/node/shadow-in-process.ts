@@ -7,7 +7,6 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildCommit, ObjectStore, parseCommit, RefStore, Store } from '@entity-git/git';
-import { applyToTree } from '../object-engine/commit.js';
 import { type SnapshotTrailers, snapshotMessage } from '../shadow-message.js';
 import { SHADOW_IDENTITY, SNAPSHOTS_REF } from '../shadow-names.js';
 import { asyncNodeStorage } from './shadow-async-storage.js';
@@ -55,23 +54,22 @@ export class InProcessSnapshots {
       tipTree,
     }).run(fast.paths);
     if ('refused' in plan) return plan;
-    const tree =
-      plan.changes.size === 0
-        ? tipTree
-        : ((await applyToTree(this.#objects, tipTree, plan.changes)) ??
-          (await this.#objects.write('tree', new Uint8Array(0))));
+    const tree = plan.tree;
     const overSizeCap = carriedOver(fast, plan.overSizeCap);
     const listedAgain = carriedOver(fast, plan.listedAgain);
     if (trailers.kind === 'before' && tree === tipTree) return { commit: tip, overSizeCap, listedAgain };
     const who = { ...SHADOW_IDENTITY, time: Math.floor(Date.now() / 1000) };
     const base = trailers.before ?? tip;
     const message = snapshotMessage({ ...trailers, overSizeCap });
-    const commit = await this.#objects.write(
-      'commit',
-      buildCommit({ tree, parents: [base], author: who, committer: who, message }),
-    );
-    if (tree !== tipTree) await writeFile(join(this.#dir, INDEX_BEHIND), `${tip}\n`, { mode: 0o600 });
-    const logged = (await stat(join(this.#gitDir, 'logs', SNAPSHOTS_REF)).catch(() => null)) !== null;
+    // The commit, the mark and the look for a reflog at once; the ref moves after all of them.
+    const [commit, , logged] = await Promise.all([
+      this.#objects.write('commit', buildCommit({ tree, parents: [base], author: who, committer: who, message })),
+      tree === tipTree ? null : writeFile(join(this.#dir, INDEX_BEHIND), `${tip}\n`, { mode: 0o600 }),
+      stat(join(this.#gitDir, 'logs', SNAPSHOTS_REF)).then(
+        () => true,
+        () => false,
+      ),
+    ]);
     await this.#refs.update(SNAPSHOTS_REF, commit, {
       old: tip,
       reflog: logged ? { who: SHADOW_IDENTITY, message: '' } : null,
