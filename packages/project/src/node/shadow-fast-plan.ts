@@ -11,6 +11,7 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildTree,
+  frame,
   type IgnoreStack,
   isIgnored,
   type ObjectStore,
@@ -22,6 +23,19 @@ import type { Flat } from '../object-engine/status.js';
 
 const TREE = '40000';
 const GITLINK = '160000';
+
+/**
+ * Trees this process read or wrote, by id: an id names the same entries in every repository, so
+ * the tip's trees along the next snapshot's paths (most of them the last snapshot's own) are not
+ * read again. Bounded; the oldest go first.
+ */
+const knownTrees = new Map<string, ReadonlyMap<string, TreeEntry>>();
+const KNOWN_TREES_MAX = 4_096;
+
+function knowTree(oid: string, entries: ReadonlyMap<string, TreeEntry>): void {
+  knownTrees.set(oid, entries);
+  if (knownTrees.size > KNOWN_TREES_MAX) knownTrees.delete(knownTrees.keys().next().value as string);
+}
 
 /** A directory of the work tree as the plan sees it. */
 interface DirState {
@@ -70,8 +84,10 @@ const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('/
 export class FastPlan {
   readonly #o: FastPlanOptions;
   readonly #dirs = new Map<string, Promise<DirState>>();
-  readonly #trees = new Map<string, Promise<Map<string, TreeEntry>>>();
+  readonly #trees = new Map<string, Promise<ReadonlyMap<string, TreeEntry>>>();
   readonly #changes = new Map<string, Flat | null>();
+  /** Object writes under way: each object's id is known from its bytes, so none waits for another. */
+  readonly #writes: Promise<string>[] = [];
   readonly #overSizeCap: string[] = [];
   #refused: string | null = null;
 
@@ -87,17 +103,28 @@ export class FastPlan {
       Promise.all(overSizeCap.map(async (p) => !(await this.#ignoredFile(p)))),
       this.#changes.size === 0 ? this.#o.tipTree : this.#apply(this.#o.tipTree, this.#changes),
     ]);
-    return {
-      tree: tree ?? (await this.#o.objects.write('tree', new Uint8Array(0))),
-      overSizeCap,
-      listedAgain: overSizeCap.filter((_, i) => listed[i]),
-    };
+    const root = tree ?? this.#write('tree', new Uint8Array(0));
+    // Every object on disk before the caller writes the commit that names them.
+    await Promise.all(this.#writes);
+    return { tree: root, overSizeCap, listedAgain: overSizeCap.filter((_, i) => listed[i]) };
+  }
+
+  /** Starts writing an object; its id at once. */
+  #write(type: 'blob' | 'tree', content: Uint8Array): string {
+    const raw = frame(type, content);
+    const oid = this.#o.objects.hashFramed(raw);
+    const write = this.#o.objects.writeRaw(raw, oid);
+    // Awaited by run() when it gets that far; a plan refused or failed first leaves none unhandled.
+    write.catch(() => undefined);
+    this.#writes.push(write);
+    return oid;
   }
 
   /**
    * `tree` with `changes` applied (null: remove; a file where a directory was gives way, as
-   * `update-index --replace` does), from the trees the plan already read, sibling subtrees written
-   * at once: each file system call is a round trip to the thread pool. Null for an empty tree.
+   * `update-index --replace` does), from the trees the plan already read; every tree's write starts
+   * as soon as its bytes are known (each file system call is a round trip to the thread pool, so
+   * none waits for another). Null for an empty tree.
    */
   async #apply(tree: string | null, changes: ReadonlyMap<string, Flat | null>): Promise<string | null> {
     const entries = new Map(tree === null ? [] : await this.#tree(tree));
@@ -123,7 +150,9 @@ export class FastPlan {
       }),
     );
     if (entries.size === 0) return null;
-    return this.#o.objects.write('tree', buildTree([...entries.values()]));
+    const oid = this.#write('tree', buildTree([...entries.values()]));
+    knowTree(oid, entries);
+    return oid;
   }
 
   #refuse(reason: string): void {
@@ -163,7 +192,7 @@ export class FastPlan {
       : readFile(this.#abs(path))
     ).catch(() => null);
     if (data === null) return void this.#changes.set(path, null); // gone since its lstat
-    const oid = await this.#o.objects.write('blob', data);
+    const oid = this.#write('blob', data);
     // git records the owner's executable bit alone (100755 or 100644).
     const mode = st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
     this.#changes.set(path, { mode, oid });
@@ -231,10 +260,17 @@ export class FastPlan {
     return st?.isFile() && text !== null ? parseIgnore(text) : null;
   }
 
-  #tree(oid: string): Promise<Map<string, TreeEntry>> {
+  #tree(oid: string): Promise<ReadonlyMap<string, TreeEntry>> {
     let tree = this.#trees.get(oid);
     if (tree === undefined) {
-      tree = this.#o.objects.readTyped(oid, 'tree').then((bytes) => new Map(parseTree(bytes).map((e) => [e.name, e])));
+      const known = knownTrees.get(oid);
+      tree = known
+        ? Promise.resolve(known)
+        : this.#o.objects.readTyped(oid, 'tree').then((bytes) => {
+            const entries = new Map(parseTree(bytes).map((e) => [e.name, e]));
+            knowTree(oid, entries);
+            return entries;
+          });
       this.#trees.set(oid, tree);
     }
     return tree;
