@@ -93,7 +93,7 @@ export async function run(): Promise<void> {
     // sync's: a histogram of its own per call (a histogram enabled again would count the time it
     // was off as one delay), and the same during the warm contender, whose git runs in child
     // processes while the loop waits: what this machine's load alone does to a 1 ms timer.
-    const loops = { shadow: [] as number[], idle: [] as number[] };
+    const loops = { shadow: [] as number[], idle: [] as number[], sleep: [] as number[] };
     const watched = async (into: number[], f: () => Promise<unknown>) => {
       const h = monitorEventLoopDelay({ resolution: 1 });
       h.enable();
@@ -113,6 +113,8 @@ export async function run(): Promise<void> {
       );
       const fresh = await time(freshSnapshot);
       const warm = await watched(round === 0 ? [] : loops.idle, () => warmCommit(round));
+      // And the loop with nothing to do for as long as the after-snapshot took: the timer's own delay.
+      await watched(round === 0 ? [] : loops.sleep, () => new Promise((r) => setTimeout(r, Math.max(after, 20))));
       if (round === 0) continue; // warm-up
       samples.before.push(before);
       samples.after.push(after);
@@ -157,15 +159,21 @@ export async function run(): Promise<void> {
     console.log(`shadow turn (two snapshots) / warm add+commit (one): ${(m.turn / m.warm).toFixed(2)}×`);
     // Each call pushed its p99 then its max: the worst of each over the rounds.
     const worst = (xs: number[], at: 0 | 1) => Math.max(...xs.filter((_, i) => i % 2 === at));
+    // And the median call's p99: one call the machine's load stalled does not make the figure.
+    const typical = (xs: number[]) => median(xs.filter((_, i) => i % 2 === 0));
     const eventLoop = {
-      shadow: { p99Ms: worst(loops.shadow, 0), maxMs: worst(loops.shadow, 1) },
-      idle: { p99Ms: worst(loops.idle, 0), maxMs: worst(loops.idle, 1) },
+      shadow: { p99Ms: worst(loops.shadow, 0), maxMs: worst(loops.shadow, 1), medianP99Ms: typical(loops.shadow) },
+      idle: { p99Ms: worst(loops.idle, 0), maxMs: worst(loops.idle, 1), medianP99Ms: typical(loops.idle) },
+      sleep: { p99Ms: worst(loops.sleep, 0), maxMs: worst(loops.sleep, 1), medianP99Ms: typical(loops.sleep) },
     };
     console.log(
-      `host event loop during the shadow snapshots (worst call): p99 ${ms(eventLoop.shadow.p99Ms)} ms, max ${ms(eventLoop.shadow.maxMs)} ms`,
+      `host event loop during the shadow snapshots (worst call): p99 ${ms(eventLoop.shadow.p99Ms)} ms, max ${ms(eventLoop.shadow.maxMs)} ms; the median call's p99 ${ms(eventLoop.shadow.medianP99Ms)} ms`,
     );
     console.log(
-      `the same loop waiting on the warm contender's git (the load alone): p99 ${ms(eventLoop.idle.p99Ms)} ms, max ${ms(eventLoop.idle.maxMs)} ms`,
+      `the same loop waiting on the warm contender's git (the load alone): p99 ${ms(eventLoop.idle.p99Ms)} ms, max ${ms(eventLoop.idle.maxMs)} ms; the median call's p99 ${ms(eventLoop.idle.medianP99Ms)} ms`,
+    );
+    console.log(
+      `the same loop only sleeping as long as an after-snapshot: p99 ${ms(eventLoop.sleep.p99Ms)} ms, max ${ms(eventLoop.sleep.maxMs)} ms; the median call's p99 ${ms(eventLoop.sleep.medianP99Ms)} ms`,
     );
     console.log(
       `load average at the end: ${loadavg()

@@ -11,6 +11,9 @@ const NULL_DEVICE = process.platform === 'win32' ? 'NUL' : '/dev/null';
 /** Config given on every call, above anything in the shadow repository's own config. */
 const NEUTRAL_CONFIG = [
   `core.hooksPath=${NULL_DEVICE}`,
+  // git's default personal ignore file (~/.config/git/ignore) is read even with the global config
+  // off: the snapshot follows the project's rules alone, as the in-process fast path does.
+  `core.excludesFile=${NULL_DEVICE}`,
   'core.fsmonitor=false',
   'core.pager=cat',
   'core.editor=true',

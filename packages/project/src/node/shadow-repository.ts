@@ -3,12 +3,13 @@
 // snapshot re-hashes only what changed). It never writes inside the workdir or its .git; only a
 // restore (shadow-restore.ts) writes files there. docs/design.md §7, "Shadow mode".
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EntityGitError } from '@entity-git/core';
 import { LOCK_DEFAULTS } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import { ShadowGit } from './shadow-git.js';
+import { carriedOver, INDEX_BEHIND, type InProcessSnapshot, InProcessSnapshots } from './shadow-in-process.js';
 import { type SnapshotTrailers, snapshotMessage } from '../shadow-message.js';
 import { type FastPath, type SnapshotState, snapshotState } from './shadow-snapshot-state.js';
 import { DEFAULT_MAX_FILE_BYTES, SNAPSHOTS_REF } from '../shadow-names.js';
@@ -50,6 +51,7 @@ const queues = new Map<string, Promise<unknown>>();
 
 interface Parts {
   git: ShadowGit;
+  inProcess: InProcessSnapshots;
   dir: string;
   workdir: string;
   maxFileBytes: number;
@@ -58,6 +60,7 @@ interface Parts {
 
 export class ShadowRepository {
   readonly #git: ShadowGit;
+  readonly #inProcess: InProcessSnapshots;
   readonly #maxFileBytes: number;
   readonly #state: SnapshotState | null;
   readonly #lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>;
@@ -66,6 +69,7 @@ export class ShadowRepository {
 
   private constructor(parts: Parts) {
     this.#git = parts.git;
+    this.#inProcess = parts.inProcess;
     this.dir = parts.dir;
     this.workdir = parts.workdir;
     this.#maxFileBytes = parts.maxFileBytes;
@@ -95,7 +99,8 @@ export class ShadowRepository {
       timeoutMs: options.timeoutMs ?? 120_000,
     });
     const state = options.watch === false ? null : snapshotState(join(dir, 'git'), workdir, dir);
-    const repo = new ShadowRepository({ git, dir, workdir, maxFileBytes, state });
+    const inProcess = new InProcessSnapshots(dir, workdir);
+    const repo = new ShadowRepository({ git, inProcess, dir, workdir, maxFileBytes, state });
     await repo.#create();
     return repo;
   }
@@ -137,7 +142,11 @@ export class ShadowRepository {
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     const key = this.#git.place.gitDir;
     const prev = queues.get(key) ?? Promise.resolve();
-    const held = () => this.#lock(join(this.dir, 'lock'), work);
+    const held = () =>
+      this.#lock(join(this.dir, 'lock'), async () => {
+        await this.#clearDeadLocks();
+        return work();
+      });
     const next = prev.then(held, held);
     const settled = next.catch(() => undefined);
     queues.set(key, settled);
@@ -147,6 +156,16 @@ export class ShadowRepository {
     return next;
   }
 
+  /**
+   * Every writer of a shadow repository holds the project's lock, so a git lock file found by its
+   * holder is a killed writer's (a snapshot killed between taking the ref's lock and moving the
+   * ref): git would refuse to go on while it stays, so it goes.
+   */
+  async #clearDeadLocks(): Promise<void> {
+    const gitDir = this.#git.place.gitDir;
+    await Promise.all(['index.lock', `${SNAPSHOTS_REF}.lock`].map((name) => rm(join(gitDir, name), { force: true })));
+  }
+
   /** The newest snapshot commit, or null before the first. */
   async tip(): Promise<string | null> {
     const r = await this.#git.run(['rev-parse', '-q', '--verify', `${SNAPSHOTS_REF}^{commit}`]);
@@ -154,11 +173,12 @@ export class ShadowRepository {
   }
 
   /**
-   * Snapshots the whole work tree: the persistent index learns what changed since the last one
-   * (git status compares stat data; only changed files are hashed), then a tree and a commit on
-   * {@link SNAPSHOTS_REF}. A before-snapshot whose tree equals the tip's reuses the tip. When this
-   * process's watcher vouches for the interval since its own last snapshot, status looks only at
-   * the paths it saw change (none: no git process at all); otherwise it walks the whole tree.
+   * Snapshots the whole work tree, as a tree and a commit on {@link SNAPSHOTS_REF}. When this
+   * process's watcher vouches for the interval since its own last snapshot, the paths it saw
+   * change are examined in-process and the snapshot written with no git process at all (none
+   * changed: a before-snapshot reuses the tip). Otherwise the persistent index learns what changed
+   * (git status compares stat data; only changed files are hashed) and git writes the snapshot; a
+   * before-snapshot whose tree equals the tip's reuses the tip.
    */
   snapshot(trailers: SnapshotTrailers): Promise<Snapshot> {
     return this.exclusive(() => this.snapshotHeld(trailers));
@@ -167,9 +187,26 @@ export class ShadowRepository {
   /** {@link snapshot} for a caller already inside {@link exclusive}. */
   async snapshotHeld(trailers: SnapshotTrailers): Promise<Snapshot> {
     const fast = (await this.#state?.begin(this.#maxFileBytes)) ?? null;
-    const taken = await this.#take(trailers, fast);
-    if (this.#state) await this.#state.remember(taken.commit, this.#maxFileBytes, await this.#listedAgain(taken));
-    return taken;
+    const quick = fast === null ? null : await this.#quick(trailers, fast);
+    const taken = quick ?? (await this.#take(trailers, fast));
+    if (this.#state)
+      await this.#state.remember(
+        taken.commit,
+        this.#maxFileBytes,
+        quick?.listedAgain ?? (await this.#listedAgain(taken)),
+      );
+    return quick === null ? taken : { commit: quick.commit, overSizeCap: quick.overSizeCap };
+  }
+
+  /** The snapshot in-process, or null when only git can say what the changed paths hold. */
+  async #quick(trailers: SnapshotTrailers, fast: FastPath): Promise<InProcessSnapshot | null> {
+    // Nothing seen changing since this process's own last snapshot: the work tree and the tip's tree are one.
+    if (fast.paths.length === 0 && trailers.kind === 'before') {
+      const overSizeCap = [...fast.last.overSizeCap].sort();
+      return { commit: fast.last.tip, overSizeCap, listedAgain: overSizeCap };
+    }
+    const taken = await this.#inProcess.take(trailers, fast, this.#maxFileBytes);
+    return 'refused' in taken ? null : taken;
   }
 
   /**
@@ -194,10 +231,20 @@ export class ShadowRepository {
     return taken.overSizeCap.filter((p) => !ignored.has(p));
   }
 
+  /**
+   * Brings an index the in-process path left behind up to the tip, keeping the stat data of every
+   * entry whose blob did not change (`read-tree -m` of one tree): what the tip tracks, the index
+   * tracks again, so a walk and the fast path agree on what is tracked.
+   */
+  async #catchUp(): Promise<void> {
+    const mark = join(this.dir, INDEX_BEHIND);
+    if ((await stat(mark).catch(() => null)) === null) return;
+    await this.#git.git(['read-tree', '-m', '-i', SNAPSHOTS_REF]);
+    await rm(mark, { force: true });
+  }
+
   async #take(trailers: SnapshotTrailers, fast: FastPath | null): Promise<Snapshot> {
-    // Nothing seen changing since this process's own last snapshot: the work tree, the index and the tip's tree are one.
-    if (fast !== null && fast.paths.length === 0 && trailers.kind === 'before')
-      return { commit: fast.last.tip, overSizeCap: [...fast.last.overSizeCap].sort() };
+    await this.#catchUp();
     const { tip: parent, changes, overSizeCap } = await this.#stage(fast);
     // Nothing listed: the work tree, the index and the tip's tree are one (status compares all three).
     if (parent !== null && changes === 0 && trailers.kind === 'before') return { commit: parent, overSizeCap };
@@ -217,13 +264,11 @@ export class ShadowRepository {
 
   /**
    * Brings the index up to the work tree, with one `git status` (porcelain v2: its header also
-   * names the tip, sparing a process), over the whole tree or, on the fast path, over the paths
-   * the watcher saw change (a directory's path covers all under it). Returns the tip, how many
-   * paths status listed, and the files left out for their size.
+   * names the tip, sparing a process), over the whole tree or, when the in-process path left the
+   * watcher's paths to git, over those paths (a directory's path covers all under it). Returns the
+   * tip, how many paths status listed, and the files left out for their size.
    */
   async #stage(fast: FastPath | null): Promise<{ tip: string | null; changes: number; overSizeCap: string[] }> {
-    if (fast?.paths.length === 0)
-      return { tip: fast.last.tip, changes: 0, overSizeCap: [...fast.last.overSizeCap].sort() };
     const status = await this.#git.git([
       'status',
       '--porcelain=v2',
@@ -288,8 +333,11 @@ function parseStatus(status: string): { tip: string | null; removed: string[]; c
     if (entry.startsWith('# branch.oid ')) {
       const oid = entry.slice('# branch.oid '.length);
       tip = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
-    } else if (entry.startsWith('? ')) changed.push(entry.slice(2).replace(/\/$/, ''));
-    else if (entry.startsWith('1 ')) {
+    } else if (entry.startsWith('? ')) {
+      // An untracked directory is listed whole only when it is a nested repository: the user's own,
+      // never part of a snapshot (as in the object engine's; \`update-index\` refuses one without a commit).
+      if (!entry.endsWith('/')) changed.push(entry.slice(2));
+    } else if (entry.startsWith('1 ')) {
       // 1 XY sub mH mI mW hH hI path: the path follows the eighth space.
       let at = 0;
       for (let i = 0; i < 8; i++) at = entry.indexOf(' ', at) + 1;
@@ -299,11 +347,4 @@ function parseStatus(status: string): { tip: string | null; removed: string[]; c
     }
   }
   return { tip, removed, changed };
-}
-
-/** The last snapshot's files over the cap, those under the paths looked at replaced by what status found there. */
-function carriedOver(fast: FastPath, found: readonly string[]): string[] {
-  const out = new Set(found);
-  for (const p of fast.last.overSizeCap) if (!fast.paths.some((q) => p === q || p.startsWith(`${q}/`))) out.add(p);
-  return [...out].sort();
 }

@@ -1,0 +1,295 @@
+// What the paths the watcher saw change come to in the next snapshot's tree, found in-process: the
+// same tree `git status` and `update-index` over those paths would stage, with "tracked" meaning
+// "in the tip's tree" (the fast path's index may lag behind the tip; a walk first catches the index
+// up, so both read one list). Ignore rules are applied as git applies them: info/exclude, then each
+// directory's .gitignore (a regular file only, as git reads it), deeper winning, nothing under an
+// ignored directory except what is tracked. Where only git can say (a nested repository, a
+// submodule, a file that is neither file, link nor directory), the plan refuses and the snapshot
+// asks git. docs/design.md §7, "When a snapshot trusts the watcher".
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { join } from 'node:path';
+import {
+  buildTree,
+  frame,
+  type IgnoreStack,
+  isIgnored,
+  type ObjectStore,
+  parseIgnore,
+  parseTree,
+  type TreeEntry,
+} from '@entity-git/git';
+import type { Flat } from '../object-engine/status.js';
+
+const TREE = '40000';
+const GITLINK = '160000';
+
+/**
+ * Trees this process read or wrote, by id: an id names the same entries in every repository, so
+ * the tip's trees along the next snapshot's paths (most of them the last snapshot's own) are not
+ * read again. Bounded; the oldest go first.
+ */
+const knownTrees = new Map<string, ReadonlyMap<string, TreeEntry>>();
+const KNOWN_TREES_MAX = 4_096;
+
+function knowTree(oid: string, entries: ReadonlyMap<string, TreeEntry>): void {
+  knownTrees.set(oid, entries);
+  if (knownTrees.size > KNOWN_TREES_MAX) knownTrees.delete(knownTrees.keys().next().value as string);
+}
+
+/** A directory of the work tree as the plan sees it. */
+interface DirState {
+  /** A directory, not a link to one, under directories that are too. */
+  readonly real: boolean;
+  /** It or a directory above it (below the work tree's root) holds a `.git`. */
+  readonly nested: boolean;
+  /** It or a directory above it is ignored. */
+  readonly ignored: boolean;
+  /** The ignore files in force for its entries. */
+  readonly stack: IgnoreStack;
+}
+
+export interface FastPlanOptions {
+  readonly workdir: string;
+  /** The shadow repository's git directory (its `info/exclude` is read). */
+  readonly gitDir: string;
+  readonly objects: ObjectStore;
+  readonly maxFileBytes: number;
+  /** The tip's tree: what is tracked. */
+  readonly tipTree: string;
+}
+
+export type PlanResult =
+  | {
+      /** The snapshot's tree: the tip's with the changes applied. */
+      readonly tree: string;
+      /** Files left out for their size, among the paths examined. */
+      readonly overSizeCap: string[];
+      /** Those of them a walk would list again (not ignored). */
+      readonly listedAgain: string[];
+    }
+  | { readonly refused: string };
+
+/** The paths not under another of them: a directory's path is examined whole. */
+function outermost(paths: readonly string[]): string[] {
+  const set = new Set(paths);
+  return [...set].filter((p) => {
+    for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) if (set.has(p.slice(0, i))) return false;
+    return true;
+  });
+}
+
+const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+
+export class FastPlan {
+  readonly #o: FastPlanOptions;
+  readonly #dirs = new Map<string, Promise<DirState>>();
+  readonly #trees = new Map<string, Promise<ReadonlyMap<string, TreeEntry>>>();
+  readonly #changes = new Map<string, Flat | null>();
+  /** Object writes under way: each object's id is known from its bytes, so none waits for another. */
+  readonly #writes: Promise<string>[] = [];
+  readonly #overSizeCap: string[] = [];
+  #refused: string | null = null;
+
+  constructor(options: FastPlanOptions) {
+    this.#o = options;
+  }
+
+  async run(paths: readonly string[]): Promise<PlanResult> {
+    await Promise.all(outermost(paths).map((p) => this.#path(p)));
+    if (this.#refused !== null) return { refused: this.#refused };
+    const overSizeCap = this.#overSizeCap.sort();
+    const [listed, tree] = await Promise.all([
+      Promise.all(overSizeCap.map(async (p) => !(await this.#ignoredFile(p)))),
+      this.#changes.size === 0 ? this.#o.tipTree : this.#apply(this.#o.tipTree, this.#changes),
+    ]);
+    const root = tree ?? this.#write('tree', new Uint8Array(0));
+    // Every object on disk before the caller writes the commit that names them.
+    await Promise.all(this.#writes);
+    return { tree: root, overSizeCap, listedAgain: overSizeCap.filter((_, i) => listed[i]) };
+  }
+
+  /** Starts writing an object; its id at once. */
+  #write(type: 'blob' | 'tree', content: Uint8Array): string {
+    const raw = frame(type, content);
+    const oid = this.#o.objects.hashFramed(raw);
+    const write = this.#o.objects.writeRaw(raw, oid);
+    // Awaited by run() when it gets that far; a plan refused or failed first leaves none unhandled.
+    write.catch(() => undefined);
+    this.#writes.push(write);
+    return oid;
+  }
+
+  /**
+   * `tree` with `changes` applied (null: remove; a file where a directory was gives way, as
+   * `update-index --replace` does), from the trees the plan already read; every tree's write starts
+   * as soon as its bytes are known (each file system call is a round trip to the thread pool, so
+   * none waits for another). Null for an empty tree.
+   */
+  async #apply(tree: string | null, changes: ReadonlyMap<string, Flat | null>): Promise<string | null> {
+    const entries = new Map(tree === null ? [] : await this.#tree(tree));
+    const nested = new Map<string, Map<string, Flat | null>>();
+    for (const [path, value] of changes) {
+      const slash = path.indexOf('/');
+      if (slash < 0) {
+        if (value === null) entries.delete(path);
+        else entries.set(path, { mode: value.mode, name: path, oid: value.oid });
+        continue;
+      }
+      const head = path.slice(0, slash);
+      if (!nested.has(head)) nested.set(head, new Map());
+      nested.get(head)!.set(path.slice(slash + 1), value);
+    }
+    await Promise.all(
+      [...nested].map(async ([name, sub]) => {
+        if (changes.get(name)) return; // a file or link now stands there
+        const existing = entries.get(name);
+        const next = await this.#apply(existing?.mode === TREE ? existing.oid : null, sub);
+        if (next === null) entries.delete(name);
+        else entries.set(name, { mode: TREE, name, oid: next });
+      }),
+    );
+    if (entries.size === 0) return null;
+    const oid = this.#write('tree', buildTree([...entries.values()]));
+    knowTree(oid, entries);
+    return oid;
+  }
+
+  #refuse(reason: string): void {
+    this.#refused ??= reason;
+  }
+
+  #abs(path: string): string {
+    return join(this.#o.workdir, path);
+  }
+
+  async #path(path: string): Promise<void> {
+    // At once: the lstat is kept only when every directory above is a real one.
+    const [parent, tip, st] = await Promise.all([
+      this.#dir(parentOf(path)),
+      this.#tipEntry(path),
+      lstat(this.#abs(path)).catch(() => null),
+    ]);
+    if (parent.nested) return this.#refuse(`${path} is inside a nested repository`);
+    await this.#entry(path, parent.real ? st : null, parent, tip);
+  }
+
+  /** One entry of the work tree, `st` its lstat (null: gone), `tip` what the tip holds there. */
+  async #entry(path: string, st: Stats | null, parent: DirState, tip: TreeEntry | null): Promise<void> {
+    if (tip?.mode === GITLINK) return this.#refuse(`${path} is a submodule in the tip`);
+    if (st === null) return void this.#changes.set(path, null);
+    if (st.isDirectory()) return this.#directory(path, tip);
+    if (!st.isFile() && !st.isSymbolicLink()) return this.#refuse(`${path} is neither a file, a link nor a directory`);
+    // Tracked files stay whatever the rules say, as in git's index.
+    const tracked = tip !== null && tip.mode !== TREE;
+    if (!tracked && (parent.ignored || isIgnored(parent.stack, path, false))) return void this.#changes.set(path, null);
+    if (st.isFile() && st.size > this.#o.maxFileBytes) {
+      this.#overSizeCap.push(path);
+      return void this.#changes.set(path, null);
+    }
+    const data = await (st.isSymbolicLink()
+      ? readlink(this.#abs(path), { encoding: 'buffer' })
+      : readFile(this.#abs(path))
+    ).catch(() => null);
+    if (data === null) return void this.#changes.set(path, null); // gone since its lstat
+    const oid = this.#write('blob', data);
+    // git records the owner's executable bit alone (100755 or 100644).
+    const mode = st.isSymbolicLink() ? '120000' : st.mode & 0o100 ? '100755' : '100644';
+    this.#changes.set(path, { mode, oid });
+  }
+
+  /** A directory: what the tip held under it gives way to what a walk of it finds. */
+  async #directory(path: string, tip: TreeEntry | null): Promise<void> {
+    const here = await this.#dir(path);
+    if (here.nested) return this.#refuse(`${path} holds a nested repository`);
+    this.#changes.set(path, null);
+    const tipTree = tip?.mode === TREE ? await this.#tree(tip.oid) : null;
+    // An ignored directory is walked only for the files the tip tracks in it.
+    if (!here.real || (here.ignored && tipTree === null)) return;
+    const names = await readdir(this.#abs(path)).catch(() => [] as string[]);
+    await Promise.all(
+      names.map(async (name) => {
+        if (name === '.git') return;
+        const child = `${path}/${name}`;
+        const tipChild = tipTree?.get(name) ?? null;
+        if (here.ignored && tipChild === null) return;
+        await this.#entry(child, await lstat(this.#abs(child)).catch(() => null), here, tipChild);
+      }),
+    );
+  }
+
+  async #ignoredFile(path: string): Promise<boolean> {
+    const parent = await this.#dir(parentOf(path));
+    return parent.ignored || isIgnored(parent.stack, path, false);
+  }
+
+  #dir(path: string): Promise<DirState> {
+    let state = this.#dirs.get(path);
+    if (state === undefined) this.#dirs.set(path, (state = this.#readDir(path)));
+    return state;
+  }
+
+  async #readDir(path: string): Promise<DirState> {
+    if (path === '') {
+      const exclude = await readFile(join(this.#o.gitDir, 'info', 'exclude'), 'utf8').catch(() => '');
+      const rules = await this.#rules('');
+      const stack: IgnoreStack = [{ dir: '', rules: parseIgnore(exclude) }, ...(rules ? [{ dir: '', rules }] : [])];
+      return { real: true, nested: false, ignored: false, stack };
+    }
+    // Its own look at once with its parent's: what is read through a link is dropped below.
+    const [parent, st, git, rules] = await Promise.all([
+      this.#dir(parentOf(path)),
+      lstat(this.#abs(path)).catch(() => null),
+      lstat(join(this.#abs(path), '.git')).catch(() => null),
+      this.#rules(path),
+    ]);
+    if (!parent.real || !st?.isDirectory())
+      return { real: false, nested: parent.nested, ignored: parent.ignored, stack: parent.stack };
+    return {
+      real: true,
+      nested: parent.nested || git !== null,
+      ignored: parent.ignored || isIgnored(parent.stack, path, true),
+      stack: rules ? [...parent.stack, { dir: path, rules }] : parent.stack,
+    };
+  }
+
+  /** A directory's .gitignore, when it is a regular file (git does not follow a link there). */
+  async #rules(dir: string): Promise<ReturnType<typeof parseIgnore> | null> {
+    const file = join(this.#abs(dir), '.gitignore');
+    const [st, text] = await Promise.all([lstat(file).catch(() => null), readFile(file, 'utf8').catch(() => null)]);
+    return st?.isFile() && text !== null ? parseIgnore(text) : null;
+  }
+
+  #tree(oid: string): Promise<ReadonlyMap<string, TreeEntry>> {
+    let tree = this.#trees.get(oid);
+    if (tree === undefined) {
+      const known = knownTrees.get(oid);
+      tree = known
+        ? Promise.resolve(known)
+        : this.#o.objects.readTyped(oid, 'tree').then((bytes) => {
+            const entries = new Map(parseTree(bytes).map((e) => [e.name, e]));
+            knowTree(oid, entries);
+            return entries;
+          });
+      this.#trees.set(oid, tree);
+    }
+    return tree;
+  }
+
+  /** What the tip holds at `path`: an entry, or null. */
+  async #tipEntry(path: string): Promise<TreeEntry | null> {
+    let tree = this.#o.tipTree;
+    const parts = path.split('/');
+    for (const [i, name] of parts.entries()) {
+      const entry = (await this.#tree(tree)).get(name) ?? null;
+      if (entry === null || i === parts.length - 1) return entry;
+      if (entry.mode === GITLINK) {
+        this.#refuse(`${path} is inside a submodule in the tip`);
+        return null;
+      }
+      if (entry.mode !== TREE) return null;
+      tree = entry.oid;
+    }
+    return null;
+  }
+}
