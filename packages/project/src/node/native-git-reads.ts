@@ -124,7 +124,7 @@ export class NativeGitReads {
         });
       else {
         files.push(path);
-        modes.set(path, st.mode & 0o111 ? '100755' : '100644');
+        modes.set(path, st.mode & 0o100 ? '100755' : '100644'); // git's rule: the owner's bit alone
       }
     }
     if (files.length > 0) {

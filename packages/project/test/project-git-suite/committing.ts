@@ -76,18 +76,27 @@ function fileKindTests(c: SuiteContext): void {
     const snap = await pg.beforeTurn(dir);
     await j.write(`${dir}/bin/run.sh`, '#!/bin/sh\necho hi\n');
     await j.chmod(`${dir}/bin/run.sh`, 0o755);
+    // Executable by its group alone: git records a file's mode from its owner's bit only.
+    await j.write(`${dir}/bin/tool`, 'data\n');
+    await j.chmod(`${dir}/bin/tool`, 0o654);
     await j.symlink('src/main.ts', `${dir}/link`);
     await j.write(`${dir}/README.md`, '# staged by the agent\n');
     await j.git(dir, 'add', 'README.md');
     await j.write(`${dir}/README.md`, '# then edited again\n');
-    const r = await pg.afterTurn(input(dir, ['bin/run.sh', 'link', 'README.md'], snap));
-    expect(r).toMatchObject({ status: 'committed', paths: ['README.md', 'bin/run.sh', 'link'] });
+    const r = await pg.afterTurn(input(dir, ['bin/run.sh', 'bin/tool', 'link', 'README.md'], snap));
+    expect(r).toMatchObject({ status: 'committed', paths: ['README.md', 'bin/run.sh', 'bin/tool', 'link'] });
     expect(
       (await j.git(dir, 'ls-tree', '-r', 'HEAD'))
         .split('\n')
         .filter(Boolean)
         .map((l) => `${l.split(/\s+/).slice(0, 2).join(' ')} ${l.split('\t')[1]}`),
-    ).toEqual(['100644 blob README.md', '100755 blob bin/run.sh', '120000 blob link', '100644 blob src/main.ts']);
+    ).toEqual([
+      '100644 blob README.md',
+      '100755 blob bin/run.sh',
+      '100644 blob bin/tool',
+      '120000 blob link',
+      '100644 blob src/main.ts',
+    ]);
     expect(await j.git(dir, 'show', 'HEAD:README.md')).toBe('# then edited again\n');
     expect(await j.git(dir, 'show', 'HEAD:link')).toBe('src/main.ts');
     expect(await porcelain(dir)).toBe('');
