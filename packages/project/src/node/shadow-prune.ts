@@ -8,15 +8,11 @@ import { EntityGitError } from '@entity-git/core';
 import type { ShadowRepository } from './shadow-repository.js';
 
 import { DEFAULT_KEEP_TURNS } from '../shadow-names.js';
+import type { PruneResult } from '../shadow-project-base.js';
 
 export { DEFAULT_KEEP_TURNS };
 
-export interface PruneResult {
-  /** Turns whose snapshots are kept. */
-  readonly kept: number;
-  /** Turns whose snapshots were dropped. */
-  readonly dropped: number;
-}
+export type { PruneResult };
 
 /** Keeps the newest `keep` turns' snapshots (by when their after-snapshot was taken) and repacks. */
 export function pruneSnapshots(repo: ShadowRepository, keep: number = DEFAULT_KEEP_TURNS): Promise<PruneResult> {
