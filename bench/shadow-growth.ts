@@ -27,6 +27,11 @@ const TURNS = Number(flag('turns') ?? 1_000);
 const CHANGED = Number(flag('changed') ?? 10);
 const fail = failWith('shadow-growth');
 
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+/** A turn's cost: its median (no prune) and its mean (the prunes spread over every turn). */
+const perTurn = (xs: readonly number[]) =>
+  `median ${median(xs).toFixed(0)} ms, mean ${(sum(xs) / xs.length).toFixed(0)} ms a turn`;
 const du = (flag: string, dir: string) => Number(execFileSync('du', [flag, dir], { encoding: 'utf8' }).split('\t')[0]);
 const disk = (dir: string) => ({ bytes: du('-sb', dir), blocks: du('-sk', dir) * 1024 });
 
@@ -59,8 +64,8 @@ export async function run(): Promise<void> {
     makeTree(dir, FILES, git);
     const shadowRoot = join(root, 'shadow');
     const projectGit = new ShadowProjectGit({ root: shadowRoot });
-    let shadowMs = 0;
-    let plainMs = 0;
+    const shadowTurns: number[] = [];
+    const plainTurns: number[] = [];
     const t0 = performance.now();
     for (let turn = 1; turn <= TURNS; turn++) {
       let s = performance.now();
@@ -76,16 +81,18 @@ export async function run(): Promise<void> {
         snapshot,
       };
       await projectGit.afterTurn(input);
-      shadowMs += performance.now() - s;
+      shadowTurns.push(performance.now() - s);
       s = performance.now();
       git('add', '--', ...paths);
       git('commit', '-q', '-m', `turn ${turn}`);
-      plainMs += performance.now() - s;
-      if (turn % 100 === 0)
+      plainTurns.push(performance.now() - s);
+      if (turn % 50 === 0)
         console.log(
           `  turn ${int(turn)}: ${((performance.now() - t0) / 1000).toFixed(0)} s, load ${loadavg()[0]!.toFixed(2)}`,
         );
     }
+    const shadowMs = sum(shadowTurns);
+    const plainMs = sum(plainTurns);
     // The last prune leaves at most a tenth more than kept: one more brings it to exactly the newest 100.
     let s = performance.now();
     const pruned = await projectGit.pruneSnapshots(dir);
@@ -116,14 +123,14 @@ export async function run(): Promise<void> {
           mb(shadow.bytes),
           mb(shadow.blocks),
           int(kept),
-          `${(shadowMs / 1000).toFixed(1)} s (both snapshots, refs, prunes)`,
+          `${(shadowMs / 1000).toFixed(1)} s (both snapshots, refs, prunes): ${perTurn(shadowTurns)}`,
         ],
         [
           'plain git, after git gc',
           mb(plain.bytes),
           mb(plain.blocks),
           int(TURNS),
-          `${(plainMs / 1000).toFixed(1)} s (add + commit), gc ${(gcMs / 1000).toFixed(1)} s`,
+          `${(plainMs / 1000).toFixed(1)} s (add + commit): ${perTurn(plainTurns)}; gc ${(gcMs / 1000).toFixed(1)} s`,
         ],
         ['plain git, before git gc', mb(plainBefore.bytes), mb(plainBefore.blocks), int(TURNS), '-'],
       ]),
@@ -142,6 +149,8 @@ export async function run(): Promise<void> {
       kept,
       shadowMs,
       plainMs,
+      shadowTurns,
+      plainTurns,
       gcMs,
       finalPruneMs,
     });
