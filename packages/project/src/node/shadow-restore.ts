@@ -5,29 +5,22 @@
 // of the user's. docs/design.md §7, "Shadow mode".
 import { chmod, lstat, mkdir, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
-import type { RestoreResult, RestoreSkipReason } from '@entity-git/core';
+import type { RestoreResult } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/core';
 import { parseSnapshotMessage } from '../shadow-message.js';
 import {
-  currentOid,
-  type PlannedPath,
+  allSkipped,
+  planRestore,
+  type PutBack,
   type RestoreJournal,
-  readJournal,
-  writeJournal,
-  dropJournal,
-} from './shadow-restore-journal.js';
+  restorable,
+  type Skipped,
+  type Version,
+  writeStep,
+} from '../shadow-restore-rules.js';
+import { currentOid, dropJournal, readJournal, writeJournal } from './shadow-restore-journal.js';
 import type { ShadowRepository } from './shadow-repository.js';
 import { listTurnFiles } from './shadow-turn-files.js';
-
-interface PutBack {
-  /** The snapshot whose version of each path is written. */
-  source: string;
-  /** The snapshot after which the paths must have been changed only inside turns. */
-  since: string;
-  paths: readonly string[];
-  /** What the restore snapshot names (`<session> <turn>`, or `undo <commit>`). */
-  label: string;
-}
 
 /** Puts the files turn `turn` of `sessionId` changed (or only `only` of them) back to their state before it. */
 export async function restoreTurnFiles(
@@ -65,29 +58,22 @@ export async function undoRestore(repo: ShadowRepository, restored: string): Pro
 async function putBack(repo: ShadowRepository, job: PutBack): Promise<RestoreResult> {
   const newest = await repo.tip();
   const point = await repo.snapshotHeld({ kind: 'restore', restoreOf: job.label });
-  const skipped: { path: string; reason: RestoreSkipReason }[] = [];
-  const [now, last] = await Promise.all([
+  const [atPoint, last] = await Promise.all([
     repo.blobs(point.commit, job.paths),
     repo.blobs(newest ?? point.commit, job.paths),
   ]);
   const outside = await changedOutsideTurns(repo, job.since, newest, job.paths);
-  const eligible: string[] = [];
-  for (const path of job.paths) {
-    if (now.get(path)?.oid !== last.get(path)?.oid || now.get(path)?.mode !== last.get(path)?.mode)
-      skipped.push({ path, reason: 'changed-since-last-snapshot' });
-    else if (outside.has(path)) skipped.push({ path, reason: 'changed-outside-a-turn' });
-    else eligible.push(path);
-  }
-  const source = await repo.blobs(job.source, eligible);
-  const plan: PlannedPath[] = [];
-  for (const path of eligible) {
-    if (await insideWorkdir(repo.workdir, path))
-      plan.push({ path, from: now.get(path) ?? null, to: source.get(path) ?? null });
-    else skipped.push({ path, reason: 'outside-workdir' });
-  }
+  const first = restorable({ paths: job.paths, atPoint, newest: last, changedOutsideTurns: outside });
+  const source = await repo.blobs(job.source, first.eligible);
+  const { plan, skipped } = await planRestore({
+    eligible: first.eligible,
+    atPoint,
+    source,
+    insideWorkdir: (path) => insideWorkdir(repo.workdir, path),
+  });
   await writeJournal(repo, { point: point.commit, label: job.label, plan });
   const r = await applyJournal(repo, { point: point.commit, label: job.label, plan });
-  return { ...r, skipped: [...skipped, ...r.skipped].sort((a, b) => (a.path < b.path ? -1 : 1)) };
+  return { ...r, skipped: allSkipped(first.skipped, skipped, [...r.skipped]) };
 }
 
 /** Finishes a restore a crash interrupted, if its journal is there; run inside `exclusive`. */
@@ -99,17 +85,16 @@ export async function finishInterruptedRestore(repo: ShadowRepository): Promise<
 /** Writes the plan's paths that still hold their restore-point version, then the closing snapshot. */
 async function applyJournal(repo: ShadowRepository, journal: RestoreJournal): Promise<RestoreResult> {
   const done: string[] = [];
-  const skipped: { path: string; reason: RestoreSkipReason }[] = [];
-  for (const { path, from, to } of journal.plan) {
+  const skipped: Skipped[] = [];
+  for (const planned of journal.plan) {
+    const { path } = planned;
     await rm(tempOf(join(repo.workdir, path)), { force: true });
-    const current = await currentOid(repo.workdir, path);
-    if (current !== (to?.oid ?? null)) {
-      if (current !== (from?.oid ?? null)) {
-        skipped.push({ path, reason: 'changed-since-last-snapshot' });
-        continue;
-      }
-      await writeVersion(repo, path, to);
+    const step = writeStep(await currentOid(repo.workdir, path), planned);
+    if (step === 'skip') {
+      skipped.push({ path, reason: 'changed-since-last-snapshot' });
+      continue;
     }
+    if (step === 'write') await writeVersion(repo, path, planned.to);
     done.push(path);
   }
   const after = await repo.snapshotHeld({
@@ -179,11 +164,7 @@ async function insideWorkdir(workdir: string, path: string): Promise<boolean> {
 const tempOf = (target: string) => join(dirname(target), `.${basename(target)}.entity-git-restore`);
 
 /** Writes a snapshot's version of a path (null: removes it), through a temporary file and a rename. */
-async function writeVersion(
-  repo: ShadowRepository,
-  path: string,
-  entry: { mode: string; oid: string } | null,
-): Promise<void> {
+async function writeVersion(repo: ShadowRepository, path: string, entry: Version | null): Promise<void> {
   const target = join(repo.workdir, path);
   if (entry === null) {
     const info = await lstat(target).catch(() => null);

@@ -4,41 +4,25 @@
 // restore is snapshotted first, so the restore can be undone the same way; each path is written
 // through a temporary file renamed into place, planned first in a journal beside the repository,
 // so a restore a crash interrupted is finished by the next call. docs/design.md §7, "Shadow mode".
-import type { RestoreResult, RestoreSkipReason } from '@entity-git/core';
+import type { RestoreResult } from '@entity-git/core';
 import { dirname, EntityGitError, fromUtf8, joinPath, type Store } from '@entity-git/git';
 import { parseSnapshotMessage } from '../shadow-message.js';
-import type { ObjectShadowRepository, Version } from './object-shadow-repository.js';
+import {
+  allSkipped,
+  planRestore,
+  type PutBack,
+  type RestoreJournal,
+  restorable,
+  type Skipped,
+  type Version,
+  writeStep,
+} from '../shadow-restore-rules.js';
+import type { ObjectShadowRepository } from './object-shadow-repository.js';
 import { listTurnFiles, snapshotChanges } from './turn-files.js';
-
-interface PlannedPath {
-  path: string;
-  /** Its version at the restore point; null: absent. */
-  from: Version | null;
-  /** The version the restore writes; null: removes it. */
-  to: Version | null;
-}
-
-interface RestoreJournal {
-  /** The restore point's snapshot. */
-  point: string;
-  label: string;
-  plan: PlannedPath[];
-}
-
-interface PutBack {
-  /** The snapshot whose version of each path is written. */
-  source: string;
-  /** The snapshot after which the paths must have been changed only inside turns. */
-  since: string;
-  paths: readonly string[];
-  /** What the restore snapshot names (`<session> <turn>`, or `undo <commit>`). */
-  label: string;
-}
 
 const journalPath = (repo: ObjectShadowRepository) => joinPath(repo.dir, 'restore-journal.json');
 const tempOf = (target: string) =>
   joinPath(dirname(target), `.${target.slice(target.lastIndexOf('/') + 1)}.entity-git-restore`);
-const bySkipPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
 
 /** Puts the files turn `turn` of `sessionId` changed (or only `paths` of them) back to their state before it. */
 export async function restoreTurnFiles(
@@ -67,29 +51,23 @@ export async function undoRestore(repo: ObjectShadowRepository, restored: string
 async function putBack(repo: ObjectShadowRepository, job: PutBack): Promise<RestoreResult> {
   const newest = await repo.tip();
   const point = await repo.snapshotHeld({ kind: 'restore', restoreOf: job.label });
-  const skipped: { path: string; reason: RestoreSkipReason }[] = [];
-  const [now, last] = await Promise.all([
+  const [atPoint, last] = await Promise.all([
     repo.blobs(point.commit, job.paths),
     repo.blobs(newest ?? point.commit, job.paths),
   ]);
   const outside = await changedOutsideTurns(repo, job.since, newest, job.paths);
-  const eligible: string[] = [];
-  for (const path of job.paths) {
-    if (now.get(path)?.oid !== last.get(path)?.oid || now.get(path)?.mode !== last.get(path)?.mode)
-      skipped.push({ path, reason: 'changed-since-last-snapshot' });
-    else if (outside.has(path)) skipped.push({ path, reason: 'changed-outside-a-turn' });
-    else eligible.push(path);
-  }
-  const source = await repo.blobs(job.source, eligible);
-  const plan: PlannedPath[] = [];
-  for (const path of eligible) {
-    if (await insideWorkdir(repo, path)) plan.push({ path, from: now.get(path) ?? null, to: source.get(path) ?? null });
-    else skipped.push({ path, reason: 'outside-workdir' });
-  }
+  const first = restorable({ paths: job.paths, atPoint, newest: last, changedOutsideTurns: outside });
+  const source = await repo.blobs(job.source, first.eligible);
+  const { plan, skipped } = await planRestore({
+    eligible: first.eligible,
+    atPoint,
+    source,
+    insideWorkdir: (path) => insideWorkdir(repo, path),
+  });
   const journal = { point: point.commit, label: job.label, plan };
   await repo.store.writeAtomic(journalPath(repo), JSON.stringify(journal));
   const r = await applyJournal(repo, journal);
-  return { ...r, skipped: [...skipped, ...r.skipped].sort(bySkipPath) };
+  return { ...r, skipped: allSkipped(first.skipped, skipped, [...r.skipped]) };
 }
 
 /** Finishes a restore a crash interrupted, if its journal is there; run inside `exclusive`. */
@@ -114,17 +92,16 @@ export async function hasInterruptedRestore(repo: ObjectShadowRepository): Promi
 /** Writes the plan's paths that still hold their restore-point version, then the closing snapshot. */
 async function applyJournal(repo: ObjectShadowRepository, journal: RestoreJournal): Promise<RestoreResult> {
   const done: string[] = [];
-  const skipped: { path: string; reason: RestoreSkipReason }[] = [];
-  for (const { path, from, to } of journal.plan) {
+  const skipped: Skipped[] = [];
+  for (const planned of journal.plan) {
+    const { path } = planned;
     await repo.store.remove(tempOf(joinPath(repo.workdir, path)));
-    const current = await currentOid(repo, path);
-    if (current !== (to?.oid ?? null)) {
-      if (current !== (from?.oid ?? null)) {
-        skipped.push({ path, reason: 'changed-since-last-snapshot' });
-        continue;
-      }
-      await writeVersion(repo, path, to);
+    const step = writeStep(await currentOid(repo, path), planned);
+    if (step === 'skip') {
+      skipped.push({ path, reason: 'changed-since-last-snapshot' });
+      continue;
     }
+    if (step === 'write') await writeVersion(repo, path, planned.to);
     done.push(path);
   }
   const after = await repo.snapshotHeld({
