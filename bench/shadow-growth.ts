@@ -6,8 +6,8 @@
 //
 //   npx tsx --conditions=source bench/shadow-growth.ts [--files=50000] [--turns=1000] [--changed=10] [--keep]
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +19,7 @@ import {
   turnRef,
 } from '../packages/project/src/node/index.js';
 import { align, failWith, fsckOr, int, mb, writeResults } from './lib/measure.js';
-import { editTurn, makeTree } from './lib/shadow-tree.js';
+import { benchProject, editTurn, makeTree } from './lib/shadow-tree.js';
 
 const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const FILES = Number(flag('files') ?? 50_000);
@@ -36,24 +36,7 @@ const du = (flag: string, dir: string) => Number(execFileSync('du', [flag, dir],
 const disk = (dir: string) => ({ bytes: du('-sb', dir), blocks: du('-sk', dir) * 1024 });
 
 export async function run(): Promise<void> {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'entity-git-bench-shadow-growth-')));
-  const dir = join(root, 'project');
-  mkdirSync(dir);
-  writeFileSync(
-    join(root, 'gitconfig'),
-    '[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n',
-  );
-  const env = {
-    ...process.env,
-    GIT_CONFIG_GLOBAL: join(root, 'gitconfig'),
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'User',
-    GIT_AUTHOR_EMAIL: 'u@example.com',
-    GIT_COMMITTER_NAME: 'User',
-    GIT_COMMITTER_EMAIL: 'u@example.com',
-  };
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28 }).toString();
+  const { root, dir, git } = benchProject('shadow-growth');
   console.log(
     `shadow-growth bench: ${int(FILES)} files, ${int(TURNS)} turns of ${CHANGED} changed files, keep ${DEFAULT_KEEP_TURNS} turns`,
   );
