@@ -33,6 +33,10 @@ const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.flo
 const perTurn = (xs: readonly number[]) =>
   `median ${median(xs).toFixed(0)} ms, mean ${(sum(xs) / xs.length).toFixed(0)} ms a turn`;
 const du = (flag: string, dir: string) => Number(execFileSync('du', [flag, dir], { encoding: 'utf8' }).split('\t')[0]);
+const turnsHeld = (git: (...args: string[]) => string, shadowDir: string) =>
+  git('--git-dir', shadowDir, 'for-each-ref', '--format=%(refname)', 'refs/turns/')
+    .split('\n')
+    .filter((r) => r.endsWith('/after')).length;
 const disk = (dir: string) => ({ bytes: du('-sb', dir), blocks: du('-sk', dir) * 1024 });
 
 export async function run(): Promise<void> {
@@ -49,6 +53,12 @@ export async function run(): Promise<void> {
     const projectGit = new ShadowProjectGit({ root: shadowRoot });
     const shadowTurns: number[] = [];
     const plainTurns: number[] = [];
+    // Untimed, after each turn: how many turns the shadow repository holds (a drop: that turn
+    // pruned) and its size, so the bound is seen at every turn, not only at the end.
+    const pruneTurns: number[] = [];
+    let held = 0;
+    let peak = { bytes: 0, blocks: 0 };
+    let shadowDir = '';
     const t0 = performance.now();
     for (let turn = 1; turn <= TURNS; turn++) {
       let s = performance.now();
@@ -69,6 +79,13 @@ export async function run(): Promise<void> {
       git('add', '--', ...paths);
       git('commit', '-q', '-m', `turn ${turn}`);
       plainTurns.push(performance.now() - s);
+      shadowDir ||= join(shadowRoot, readdirSync(shadowRoot)[0]!, 'git');
+      const now = turnsHeld(git, shadowDir);
+      if (now < held + 1) pruneTurns.push(turn);
+      if (now < Math.min(turn, DEFAULT_KEEP_TURNS)) fail(`turn ${turn}: ${now} turns held, fewer than kept`);
+      held = now;
+      const size = disk(shadowDir);
+      if (size.bytes > peak.bytes) peak = size;
       if (turn % 50 === 0)
         console.log(
           `  turn ${int(turn)}: ${((performance.now() - t0) / 1000).toFixed(0)} s, load ${loadavg()[0]!.toFixed(2)}`,
@@ -80,7 +97,6 @@ export async function run(): Promise<void> {
     let s = performance.now();
     const pruned = await projectGit.pruneSnapshots(dir);
     const finalPruneMs = performance.now() - s;
-    const shadowDir = join(shadowRoot, readdirSync(shadowRoot)[0]!, 'git');
     const plainBefore = disk(join(dir, '.git'));
     s = performance.now();
     git('gc', '--prune=now', '--quiet');
@@ -89,8 +105,7 @@ export async function run(): Promise<void> {
     const plain = disk(join(dir, '.git'));
     fsckOr(fail, shadowDir);
     fsckOr(fail, dir);
-    const turns = git('--git-dir', shadowDir, 'for-each-ref', '--format=%(refname)', 'refs/turns/').split('\n');
-    const kept = turns.filter((r) => r.endsWith('/after')).length;
+    const kept = turnsHeld(git, shadowDir);
     if (kept !== pruned.kept) fail(`${kept} turns' refs, the prune kept ${pruned.kept}`);
     // The newest turn's after-snapshot holds the tree the plain repository committed last.
     const newest = `${turnRef('growth', TURNS, 'after')}^{tree}`;
@@ -122,6 +137,12 @@ export async function run(): Promise<void> {
     console.log(
       `shadow / plain git after gc: ${(shadow.bytes / plain.bytes).toFixed(2)}x bytes, ${(shadow.blocks / plain.blocks).toFixed(2)}x blocks; final prune ${(finalPruneMs / 1000).toFixed(1)} s`,
     );
+    const pruning = new Set(pruneTurns);
+    const withPrune = shadowTurns.filter((_, i) => pruning.has(i + 1));
+    const without = shadowTurns.filter((_, i) => !pruning.has(i + 1));
+    console.log(
+      `${pruneTurns.length} turns pruned (held > ${DEFAULT_KEEP_TURNS} + a tenth): median ${median(withPrune).toFixed(0)} ms a turn with its prune, ${median(without).toFixed(0)} ms without; the prunes ${(((sum(withPrune) - median(without) * withPrune.length) / shadowMs) * 100).toFixed(0)} % of the shadow's time; peak ${mb(peak.bytes)} (${mb(peak.blocks)} in blocks) after a turn`,
+    );
     writeResults('shadow-growth', {
       files: FILES,
       turns: TURNS,
@@ -136,6 +157,8 @@ export async function run(): Promise<void> {
       plainTurns,
       gcMs,
       finalPruneMs,
+      pruneTurns,
+      peak,
     });
   } finally {
     closeShadowWatchers();

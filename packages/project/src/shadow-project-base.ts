@@ -190,9 +190,11 @@ export abstract class ShadowModeProjectGit<Repo extends ShadowSnapshots> impleme
       });
       await this.setTurnRefs(repo, { sessionId: input.sessionId, turn: input.turn, before, after: after.commit });
     });
-    // Pruned when the project holds a tenth more turns than it keeps, so the sweep is not paid every turn.
+    // Pruned when the project holds a tenth more turns than it keeps, so the sweep is not paid every
+    // turn; between prunes, what the snapshots wrote loose is packed once it is much.
     const keep = this.#keepTurns;
     if ((await this.turnsHeld(repo)) > keep + Math.max(1, Math.floor(keep / 10))) await this.prune(repo, keep);
+    else await this.compact(repo);
     return agentPaths;
   }
 
@@ -238,6 +240,12 @@ export abstract class ShadowModeProjectGit<Repo extends ShadowSnapshots> impleme
       );
     return this.undo(await this.#repository(input.workdir), input.restored);
   }
+
+  /**
+   * Between prunes: packs the objects the snapshots wrote loose, where the engine packs. The default
+   * does nothing: the object engine writes loose objects only.
+   */
+  protected async compact(_repo: Repo): Promise<void> {}
 
   /** The project's saved settings (`project.json` in its shadow directory), or null. */
   protected abstract readSettings(workdir: string): Promise<string | null>;

@@ -8,7 +8,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import type { ProjectGit, RestoreResult, TurnAt, TurnFiles } from '@entity-git/core';
 import type { ProjectMode } from '../shadow-names.js';
 import { type PruneResult, ShadowModeProjectGit, type TurnSnapshots } from '../shadow-project-base.js';
-import { pruneSnapshots } from './shadow-prune.js';
+import { packLooseObjects, pruneSnapshots } from './shadow-prune.js';
 import { ShadowRepository, shadowDirOf } from './shadow-repository.js';
 import { finishInterruptedRestore, restoreTurnFiles, undoRestore } from './shadow-restore.js';
 import { hasJournal } from './shadow-restore-journal.js';
@@ -97,6 +97,11 @@ export class ShadowProjectGit extends ShadowModeProjectGit<ShadowRepository> {
   /** Keeps the newest `keep` turns' snapshots and repacks (shadow-prune.ts). */
   protected prune(repo: ShadowRepository, keep: number): Promise<PruneResult> {
     return pruneSnapshots(repo, keep);
+  }
+
+  /** Packs the loose objects once they are many (shadow-prune.ts). */
+  protected override async compact(repo: ShadowRepository): Promise<void> {
+    await packLooseObjects(repo);
   }
 
   protected turnFiles(repo: ShadowRepository, at: TurnAt): Promise<TurnFiles> {
