@@ -10,7 +10,7 @@ import type { ProjectMode } from '../shadow-names.js';
 import { type PruneResult, ShadowModeProjectGit, type TurnSnapshots } from '../shadow-project-base.js';
 import { packLooseObjects, pruneSnapshots } from './shadow-prune.js';
 import { ShadowRepository, shadowDirOf } from './shadow-repository.js';
-import { finishInterruptedRestore, restoreTurnFiles, undoRestore } from './shadow-restore.js';
+import { NativeRestore } from './shadow-restore.js';
 import { hasJournal } from './shadow-restore-journal.js';
 import { listTurnFiles, turnFileDiff, turnRef } from './shadow-turn-files.js';
 import { createNodeProjectGit } from './workdir-coordination.js';
@@ -62,7 +62,7 @@ export class ShadowProjectGit extends ShadowModeProjectGit<ShadowRepository> {
   }
 
   protected async finishInterruptedRestore(repo: ShadowRepository): Promise<void> {
-    if (await hasJournal(repo)) await repo.exclusive(() => finishInterruptedRestore(repo));
+    if (await hasJournal(repo)) await repo.exclusive(() => new NativeRestore(repo).finishInterrupted());
   }
 
   protected async isRepository(workdir: string): Promise<boolean> {
@@ -116,10 +116,10 @@ export class ShadowProjectGit extends ShadowModeProjectGit<ShadowRepository> {
     repo: ShadowRepository,
     at: { sessionId: string; turn: number; paths?: readonly string[] },
   ): Promise<RestoreResult> {
-    return restoreTurnFiles(repo, at);
+    return new NativeRestore(repo).turn(at);
   }
 
   protected undo(repo: ShadowRepository, restored: string): Promise<RestoreResult> {
-    return undoRestore(repo, restored);
+    return new NativeRestore(repo).undo(restored);
   }
 }

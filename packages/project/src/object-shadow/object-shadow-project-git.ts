@@ -14,7 +14,7 @@ import { type ProjectMode, turnRef } from '../shadow-names.js';
 import { type PruneResult, ShadowModeProjectGit, type TurnSnapshots } from '../shadow-project-base.js';
 import { ObjectShadowRepository } from './object-shadow-repository.js';
 import { pruneSnapshots } from './prune.js';
-import { finishInterruptedRestore, hasInterruptedRestore, restoreTurnFiles, undoRestore } from './restore.js';
+import { hasInterruptedRestore, ObjectRestore } from './restore.js';
 import { listTurnFiles, turnFileDiff } from './turn-files.js';
 
 export interface ObjectShadowProjectGitOptions {
@@ -76,7 +76,7 @@ export class ObjectShadowProjectGit extends ShadowModeProjectGit<ObjectShadowRep
   }
 
   protected async finishInterruptedRestore(repo: ObjectShadowRepository): Promise<void> {
-    if (await hasInterruptedRestore(repo)) await repo.exclusive(() => finishInterruptedRestore(repo));
+    if (await hasInterruptedRestore(repo)) await repo.exclusive(() => new ObjectRestore(repo).finishInterrupted());
   }
 
   protected async isRepository(workdir: string): Promise<boolean> {
@@ -123,10 +123,10 @@ export class ObjectShadowProjectGit extends ShadowModeProjectGit<ObjectShadowRep
     repo: ObjectShadowRepository,
     at: { sessionId: string; turn: number; paths?: readonly string[] },
   ): Promise<RestoreResult> {
-    return restoreTurnFiles(repo, at);
+    return new ObjectRestore(repo).turn(at);
   }
 
   protected undo(repo: ObjectShadowRepository, restored: string): Promise<RestoreResult> {
-    return undoRestore(repo, restored);
+    return new ObjectRestore(repo).undo(restored);
   }
 }
