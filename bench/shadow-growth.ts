@@ -56,6 +56,8 @@ export async function run(): Promise<void> {
     // is: on a loaded machine longer than a git command's default 120 s.
     const first = await ShadowRepository.open({ root: shadowRoot, workdir: dir, timeoutMs: 1_800_000 });
     await first.snapshot({ kind: 'before' });
+    // What the first snapshot leaves before any turn packs it: every file a loose object.
+    const loose = disk(join(first.dir, 'git'));
     console.log(
       `  setup (tree, its first commit, the first shadow snapshot): ${((performance.now() - s) / 1000).toFixed(0)} s`,
     );
@@ -150,6 +152,9 @@ export async function run(): Promise<void> {
     const withPrune = shadowTurns.filter((_, i) => pruning.has(i + 1));
     const without = shadowTurns.filter((_, i) => !pruning.has(i + 1));
     console.log(
+      `the first snapshot, loose: ${mb(loose.bytes)} (${mb(loose.blocks)} in blocks); the first turn (which packs it) ${(shadowTurns[0]! / 1000).toFixed(1)} s`,
+    );
+    console.log(
       `${pruneTurns.length} turns pruned (held > ${DEFAULT_KEEP_TURNS} + a tenth): median ${median(withPrune).toFixed(0)} ms a turn with its prune, ${median(without).toFixed(0)} ms without; the prunes ${(((sum(withPrune) - median(without) * withPrune.length) / shadowMs) * 100).toFixed(0)} % of the shadow's time; peak ${mb(peak.bytes)} (${mb(peak.blocks)} in blocks) after a turn`,
     );
     writeResults('shadow-growth', {
@@ -168,6 +173,7 @@ export async function run(): Promise<void> {
       finalPruneMs,
       pruneTurns,
       peak,
+      loose,
     });
   } finally {
     closeShadowWatchers();
