@@ -6,8 +6,8 @@
 //
 //   npx tsx --conditions=source bench/shadow-snapshot.ts [--keep]
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 // Relative imports: bench/ is not a workspace package (see bench/commit.ts).
 import { closeShadowWatchers, ShadowRepository } from '../packages/project/src/node/index.js';
 import { writeResults } from './lib/measure.js';
-import { editTurn, IGNORED, makeTree } from './lib/shadow-tree.js';
+import { benchProject, editTurn, IGNORED, makeTree } from './lib/shadow-tree.js';
 
 const FILES = 50_000;
 const CHANGED = 10;
@@ -27,24 +27,7 @@ const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
 
 export async function run(): Promise<void> {
   const keep = process.argv.includes('--keep');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'entity-git-bench-shadow-')));
-  const dir = join(root, 'project');
-  mkdirSync(dir);
-  writeFileSync(
-    join(root, 'gitconfig'),
-    '[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n',
-  );
-  const env = {
-    ...process.env,
-    GIT_CONFIG_GLOBAL: join(root, 'gitconfig'),
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'User',
-    GIT_AUTHOR_EMAIL: 'u@example.com',
-    GIT_COMMITTER_NAME: 'User',
-    GIT_COMMITTER_EMAIL: 'u@example.com',
-  };
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 28 });
+  const { root, dir, env, git } = benchProject('shadow');
   const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
   console.log(
     `shadow-snapshot bench: ${FILES.toLocaleString('en')} files (+${IGNORED.toLocaleString('en')} ignored), ${CHANGED} changed per turn, ${ROUNDS} rounds`,

@@ -1,10 +1,47 @@
 // The shadow benches' work tree: `files` files in directories of 200 under src/, 2,000 more in an
-// ignored dist/, committed once in a plain git repository at its root; and a turn's edits.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// ignored dist/, committed once in a plain git repository at its root; the temporary root it lives
+// in, with git configured alike for every bench; and a turn's edits.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const PER_DIR = 200;
 export const IGNORED = 2_000;
+
+export interface BenchProject {
+  /** The temporary root (under TMPDIR): the project, its gitconfig, whatever else the bench puts there. */
+  readonly root: string;
+  /** The project's work tree, `<root>/project`. */
+  readonly dir: string;
+  /** git's environment: this root's gitconfig only (no signing, no automatic gc), a fixed identity. */
+  readonly env: NodeJS.ProcessEnv;
+  /** Runs git in the project; returns its output. */
+  readonly git: (...args: string[]) => string;
+}
+
+/** A fresh temporary root named `entity-git-bench-<name>-…`, with an empty `project/` in it. */
+export function benchProject(name: string): BenchProject {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), `entity-git-bench-${name}-`)));
+  const dir = join(root, 'project');
+  mkdirSync(dir);
+  writeFileSync(
+    join(root, 'gitconfig'),
+    '[commit]\n\tgpgsign = false\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n',
+  );
+  const env = {
+    ...process.env,
+    GIT_CONFIG_GLOBAL: join(root, 'gitconfig'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'User',
+    GIT_AUTHOR_EMAIL: 'u@example.com',
+    GIT_COMMITTER_NAME: 'User',
+    GIT_COMMITTER_EMAIL: 'u@example.com',
+  };
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28 }).toString();
+  return { root, dir, env, git };
+}
 
 export function makeTree(dir: string, files: number, git: (...args: string[]) => void): void {
   git('init', '-q', '-b', 'main');

@@ -2,21 +2,17 @@
 // history below the oldest kept turn with git's own shallow boundary (no commit is rewritten, so
 // every id and trailer stays valid), and repack, pruning what nothing reaches any more.
 // docs/design.md §7, "Shadow mode".
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EntityGitError } from '@entity-git/core';
 import type { ShadowRepository } from './shadow-repository.js';
 
 import { DEFAULT_KEEP_TURNS } from '../shadow-names.js';
+import type { PruneResult } from '../shadow-project-base.js';
 
 export { DEFAULT_KEEP_TURNS };
 
-export interface PruneResult {
-  /** Turns whose snapshots are kept. */
-  readonly kept: number;
-  /** Turns whose snapshots were dropped. */
-  readonly dropped: number;
-}
+export type { PruneResult };
 
 /** Keeps the newest `keep` turns' snapshots (by when their after-snapshot was taken) and repacks. */
 export function pruneSnapshots(repo: ShadowRepository, keep: number = DEFAULT_KEEP_TURNS): Promise<PruneResult> {
@@ -50,4 +46,25 @@ async function oldest(repo: ShadowRepository, commits: readonly string[]): Promi
   for (const c of (await repo.git.git(['rev-list', '--topo-order', ...wanted])).split('\n'))
     if (wanted.has(c)) last = c;
   return last;
+}
+
+/**
+ * git's own measure of "many loose objects" (gc.auto, 6,700): more than 27 of them in the one
+ * fan-out directory `objects/17`, a 256th of them all. Read in-process, so a turn that packs
+ * nothing spawns nothing.
+ */
+const LOOSE_SAMPLE_LIMIT = Math.ceil(6_700 / 256);
+
+/**
+ * Packs the loose objects into a pack of their own (`git repack -d`: nothing is dropped, the
+ * existing packs are kept) once they are many, as `git gc --auto` would. A project's first
+ * snapshot writes every file of the work tree as a loose object, one file system block each (for
+ * 50,000 files, ~200 MB of blocks holding ~3 MB); the next prune would pack them only a hundred
+ * turns later. docs/design.md §7, "Bounded growth".
+ */
+export async function packLooseObjects(repo: ShadowRepository): Promise<boolean> {
+  const sample = await readdir(join(repo.dir, 'git', 'objects', '17')).catch(() => []);
+  if (sample.filter((name) => /^[0-9a-f]{38}$/.test(name)).length <= LOOSE_SAMPLE_LIMIT) return false;
+  await repo.exclusive(() => repo.git.git(['repack', '-d', '-q']));
+  return true;
 }

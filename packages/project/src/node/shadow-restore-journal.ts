@@ -7,27 +7,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, readFile, readlink, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RestoreJournal } from '../shadow-restore-rules.js';
 import type { ShadowRepository } from './shadow-repository.js';
-
-export interface Version {
-  mode: string;
-  oid: string;
-}
-
-export interface PlannedPath {
-  path: string;
-  /** Its version at the restore point; null: absent. */
-  from: Version | null;
-  /** The version the restore writes; null: removes it. */
-  to: Version | null;
-}
-
-export interface RestoreJournal {
-  /** The restore point's snapshot. */
-  point: string;
-  label: string;
-  plan: PlannedPath[];
-}
 
 const journalPath = (repo: ShadowRepository) => join(repo.dir, 'restore-journal.json');
 

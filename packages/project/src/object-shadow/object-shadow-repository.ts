@@ -32,6 +32,7 @@ import { normalizeAbsolute } from '../paths.js';
 import { snapshotMessage, type SnapshotTrailers } from '../shadow-message.js';
 import { DEFAULT_MAX_FILE_BYTES, SHADOW_IDENTITY, SNAPSHOTS_REF, shadowDirName } from '../shadow-names.js';
 import { WorkTreeScan } from './work-tree-scan.js';
+import type { Version } from '../shadow-restore-rules.js';
 
 export interface ObjectShadowRepositoryOptions {
   /** The storage holding both the workdir and the shadow root. */
@@ -54,12 +55,6 @@ export interface Snapshot {
   readonly commit: string;
   /** Files left out for being over the size cap. */
   readonly overSizeCap: readonly string[];
-}
-
-/** A file in a snapshot: its mode and blob. */
-export interface Version {
-  mode: string;
-  oid: string;
 }
 
 const SHADOW_CONFIG =

@@ -6,13 +6,7 @@
 import { EntityGitError, joinPath, parseTree } from '@entity-git/git';
 import { DEFAULT_KEEP_TURNS } from '../shadow-names.js';
 import type { ObjectShadowRepository } from './object-shadow-repository.js';
-
-export interface PruneResult {
-  /** Turns whose snapshots are kept. */
-  readonly kept: number;
-  /** Turns whose snapshots were dropped. */
-  readonly dropped: number;
-}
+import type { PruneResult } from '../shadow-project-base.js';
 
 /** The commits reachable from `tips`, descendants before ancestors (as `git rev-list --topo-order`), stopping at `boundary`. */
 async function topoOrder(

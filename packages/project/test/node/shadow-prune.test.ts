@@ -54,4 +54,42 @@ describe('shadow snapshots: bounded growth', () => {
     expect(await projectGit.pruneSnapshots(workdir, 1)).toEqual({ kept: 1, dropped: 1 });
     await shadow('fsck', '--strict', '--no-progress');
   });
+
+  /** One turn of `files` files through a project git; returns what native git counts in the shadow repository. */
+  async function oneTurn(files: number): Promise<{ loose: number; inPack: number; gitDir: string; workdir: string }> {
+    const workdir = await judge.tempDir();
+    for (let d = 0; d < files / 100; d++) {
+      await fsp.mkdir(join(workdir, `d${d}`));
+      for (let f = 0; f < 100; f++) await fsp.writeFile(join(workdir, `d${d}`, `f${f}.txt`), `file ${d}/${f}\n`);
+    }
+    const root = join(await judge.tempDir(), 'shadow');
+    const projectGit = new ShadowProjectGit({ root });
+    const snapshot = await projectGit.beforeTurn(workdir);
+    await judge.write(join(workdir, 'd0', 'f0.txt'), 'edited in the turn\n');
+    await projectGit.afterTurn({
+      workdir,
+      sessionId: 's1',
+      turn: 1,
+      userMessage: '',
+      model: 'm',
+      touchedPaths: [],
+      snapshot,
+    });
+    const gitDir = join((await ShadowRepository.open({ root, workdir })).dir, 'git');
+    const counts = await judge.git(workdir, `--git-dir=${gitDir}`, 'count-objects', '-v');
+    const count = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(counts)?.[1]);
+    return { loose: count('count'), inPack: count('in-pack'), gitDir, workdir };
+  }
+
+  it("packs a first snapshot's many loose objects after the turn, and leaves a few loose", async () => {
+    // 10,000 files: their blobs put 35 in objects/17, past git's own gc.auto sample of 27.
+    const big = await oneTurn(10_000);
+    expect(big.loose).toBe(0);
+    // Every blob, the trees of both snapshots (the root, 100 directories, one changed) and two commits.
+    expect(big.inPack).toBe(10_000 + 1 + 1 + 100 + 1 + 1 + 2);
+    await judge.git(big.workdir, `--git-dir=${big.gitDir}`, 'fsck', '--strict', '--no-progress');
+    // 1,000 files (3 in objects/17): left loose for the next prune to pack.
+    const small = await oneTurn(1_000);
+    expect(small).toMatchObject({ loose: 1_000 + 1 + 1 + 10 + 1 + 1 + 2, inPack: 0 });
+  }, 300_000);
 });
