@@ -84,14 +84,15 @@ export class ShadowProjectGit extends ShadowModeProjectGit<ShadowRepository> {
     return [...out].sort();
   }
 
-  protected async setTurnRefs(repo: ShadowRepository, t: TurnSnapshots): Promise<void> {
-    await repo.git.git(['update-ref', turnRef(t.sessionId, t.turn, 'before'), t.before]);
-    await repo.git.git(['update-ref', turnRef(t.sessionId, t.turn, 'after'), t.after]);
+  protected setTurnRefs(repo: ShadowRepository, t: TurnSnapshots): Promise<void> {
+    return repo.setRefs([
+      [turnRef(t.sessionId, t.turn, 'before'), t.before],
+      [turnRef(t.sessionId, t.turn, 'after'), t.after],
+    ]);
   }
 
   protected async turnsHeld(repo: ShadowRepository): Promise<number> {
-    const refs = await repo.git.git(['for-each-ref', '--format=%(refname)', 'refs/turns/']);
-    return refs.split('\n').filter((r) => r.endsWith('/after')).length;
+    return [...(await repo.refsUnder('refs/turns/')).keys()].filter((r) => r.endsWith('/after')).length;
   }
 
   /** Keeps the newest `keep` turns' snapshots and repacks (shadow-prune.ts). */

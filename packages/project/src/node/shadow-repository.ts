@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EntityGitError } from '@entity-git/core';
-import { LOCK_DEFAULTS } from '@entity-git/git';
+import { LOCK_DEFAULTS, RefStore, Store, refsUnder } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
+import { asyncNodeStorage } from './shadow-async-storage.js';
 import { ShadowGit } from './shadow-git.js';
 import { carriedOver, INDEX_BEHIND, type InProcessSnapshot, InProcessSnapshots } from './shadow-in-process.js';
 import { type SnapshotTrailers, snapshotMessage } from '../shadow-message.js';
@@ -64,6 +65,8 @@ export class ShadowRepository {
   readonly #maxFileBytes: number;
   readonly #state: SnapshotState | null;
   readonly #lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>;
+  readonly #store = new Store(asyncNodeStorage);
+  readonly #refs: RefStore;
   readonly dir: string;
   readonly workdir: string;
 
@@ -74,6 +77,7 @@ export class ShadowRepository {
     this.workdir = parts.workdir;
     this.#maxFileBytes = parts.maxFileBytes;
     this.#state = parts.state;
+    this.#refs = new RefStore(this.#store, join(parts.dir, 'git'));
     // The storages' file lock (refreshed while held, taken over only from a dead holder), waited
     // for as long as one git command may run: another process's first snapshot of a large tree.
     const timeoutMs = Math.max(parts.git.place.timeoutMs, LOCK_DEFAULTS.sync.timeoutMs);
@@ -107,6 +111,19 @@ export class ShadowRepository {
 
   get git(): ShadowGit {
     return this.#git;
+  }
+
+  /**
+   * Points each ref at its commit, in-process as git's `update-ref` would (its lock, then a
+   * rename; no reflog: `core.logAllRefUpdates` is off here): a turn's refs cost no git process.
+   */
+  async setRefs(refs: ReadonlyArray<readonly [ref: string, commit: string]>): Promise<void> {
+    await Promise.all(refs.map(([ref, commit]) => this.#refs.update(ref, commit, { reflog: null })));
+  }
+
+  /** The refs under `prefix` (`refs/turns/`), loose and packed, name → commit. */
+  refsUnder(prefix: string): Promise<Map<string, string>> {
+    return refsUnder(this.#store, join(this.dir, 'git'), prefix);
   }
 
   // The `workdir` file is written last: its presence says the repository was made whole. Two
