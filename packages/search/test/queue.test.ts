@@ -89,6 +89,22 @@ describe("the index fed from a sync's result", () => {
     await expectEqualToReindex(root, index);
   });
 
+  it('a turn past the bytes a result carries carries none, and is read from the repository', async () => {
+    const { dag, root, mirror } = await goldens('golden-1');
+    const index = indexOf(root);
+    await index.afterSync(await mirror.sync('golden-1'));
+    // A tool output of 2 MB: past CARRIED_BYTES (1 MiB), so the sync parses and holds none of it.
+    await addTurn(dag, 'golden-1', 'a6', 'w', `walrus ${'w'.repeat(2 << 20)}`);
+    const result = await mirror.sync('golden-1');
+    expect(result.extendedBranches).toBeUndefined();
+    expect(await index.afterSync(result)).toEqual({ sessions: 1, added: 2, removed: 0 });
+    expect((await index.search({ text: 'walrus', branch: 'main' })).hits.map(placeOf)).toEqual([
+      'golden-1/wa assistant main#4 [main]',
+      'golden-1/wu user main#4 [main]',
+    ]);
+    await expectEqualToReindex(root, index);
+  });
+
   it('a result that does not start from the tips the index holds is read from the repository', async () => {
     const { dag, root, mirror } = await goldens('golden-1');
     const index = indexOf(root);

@@ -122,7 +122,8 @@ export interface SyncResult {
    * The branches this sync carried forward by whole turns from the tip they had (that tip is on
    * the new one's first-parent line), each with the message files its new turns added: what a
    * search index takes instead of reading the repository again (docs/design.md, 'Search').
-   * Absent when no branch moved so (a branch made, or a turn committed again).
+   * Absent when no branch moved so (a branch made, or a turn committed again); a branch whose new
+   * messages pass 1 MiB carries none (a large tool output is not parsed twice or held here).
    */
   extendedBranches?: ExtendedBranch[];
 }
