@@ -49,8 +49,6 @@ const unit = [
   'packages/cli/test/json-doc.test.ts',
 ];
 const browserTests = '**/*.browser.test.ts';
-// One temporary directory for the whole run, removed at its end (test/temp-root.global-setup.ts).
-const tempRoot = 'test/temp-root.global-setup.ts';
 
 export default defineConfig({
   test: {
@@ -67,7 +65,6 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
-          globalSetup: [tempRoot],
         },
       },
       {
@@ -78,7 +75,7 @@ export default defineConfig({
           include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/integration/**/*.test.ts'],
           exclude: [...configDefaults.exclude, browserTests, 'packages/mastra/test/**', ...unit],
           // Children of these tests run plain node on the built packages (dist/): build first.
-          globalSetup: [tempRoot, 'test/build.global-setup.ts', 'test/postgres.global-setup.ts'],
+          globalSetup: ['test/build.global-setup.ts', 'test/postgres.global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
@@ -95,7 +92,7 @@ export default defineConfig({
           name: 'mastra',
           include: ['packages/mastra/test/**/*.test.ts'],
           // Mastra's PostgreSQL tests read ENTITY_GIT_PG_URL only: this sets it for them.
-          globalSetup: [tempRoot, 'test/postgres.global-setup.ts'],
+          globalSetup: ['test/postgres.global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
@@ -113,7 +110,6 @@ export default defineConfig({
           ],
           // A git smart-HTTP server on 127.0.0.1 for remote.browser.test.ts (runs in Node).
           globalSetup: [
-            tempRoot,
             'packages/browser-fs/test/git-server.global-setup.ts',
             'packages/transcripts/test/node-ids.global-setup.ts',
             'packages/langgraph/test/python-ids.global-setup.ts',
