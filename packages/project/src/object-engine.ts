@@ -26,7 +26,7 @@ import type {
 } from './project-git-engine.js';
 import { applicableUpdates } from './project-git-engine.js';
 import { normalizeAbsolute } from './paths.js';
-import { applyToTree, checkExpected, EMPTY_TREE, entriesAt, moveBranch } from './object-engine/commit.js';
+import { applyToTree, checkExpected, EMPTY_TREE, entriesAt, moveBranch, storeTrees } from './object-engine/commit.js';
 import { discover, repositoryState } from './object-engine/discovery.js';
 import { nextIndex } from './object-engine/index-entries.js';
 import { type Captured, OBJECT_ENGINE, type ObjectEngineOptions, RepoFiles } from './object-engine/repo-files.js';
@@ -151,7 +151,8 @@ export class ObjectEngine implements ProjectGitEngine {
         changes.set(c.state.path, c.state.oid === null ? null : { mode: c.state.mode!, oid: c.state.oid });
       }
       const headTree = repo.head === null ? null : parseCommit(await objects.readTyped(repo.head, 'commit')).tree;
-      const tree = (await applyToTree(objects, headTree, changes)) ?? (await objects.write('tree', new Uint8Array(0)));
+      const tree =
+        (await applyToTree(storeTrees(objects), headTree, changes)) ?? (await objects.write('tree', new Uint8Array(0)));
       if (tree === (headTree ?? EMPTY_TREE)) return null;
       const parents = repo.head === null ? [] : [repo.head];
       const { author, committer, message } = req;

@@ -125,10 +125,11 @@ export interface RestoreRepository extends ShadowSnapshots {
 
 /** One project's restores: each engine supplies what it reads and writes. */
 export abstract class ShadowRestore<Repo extends RestoreRepository> {
-  readonly #repo: Repo;
+  /** The project's shadow repository, which the engine's hooks read and write. */
+  protected readonly repo: Repo;
 
-  protected constructor(repo: Repo) {
-    this.#repo = repo;
+  constructor(repo: Repo) {
+    this.repo = repo;
   }
 
   /** Puts the files turn `turn` of `sessionId` changed (or only `paths` of them) back to their state before it. */
@@ -137,9 +138,7 @@ export abstract class ShadowRestore<Repo extends RestoreRepository> {
     const only = input.paths ? new Set(input.paths) : null;
     const paths = turnFiles.files.map((f) => f.path).filter((p) => only === null || only.has(p));
     const label = `${input.sessionId} ${input.turn}`;
-    return this.#repo.exclusive(() =>
-      this.#putBack({ source: turnFiles.before, since: turnFiles.after, paths, label }),
-    );
+    return this.repo.exclusive(() => this.#putBack({ source: turnFiles.before, since: turnFiles.after, paths, label }));
   }
 
   /** Undoes a restore: the paths it put back return to the restore point, unless changed since. */
@@ -149,7 +148,7 @@ export abstract class ShadowRestore<Repo extends RestoreRepository> {
     if (trailers?.restoreOf === undefined || restorePoint === undefined)
       throw new EntityGitError('INVALID_ARGUMENT', `${restored} is not a restore's snapshot`, { restored });
     const paths = trailers.agentPaths ?? [];
-    return this.#repo.exclusive(() =>
+    return this.repo.exclusive(() =>
       this.#putBack({ source: restorePoint, since: restored, paths, label: `undo ${restored}` }),
     );
   }
@@ -161,7 +160,7 @@ export abstract class ShadowRestore<Repo extends RestoreRepository> {
   }
 
   async #putBack(job: PutBack): Promise<RestoreResult> {
-    const repo = this.#repo;
+    const repo = this.repo;
     const newest = await repo.tip();
     const point = await repo.snapshotHeld({ kind: 'restore', restoreOf: job.label });
     const [atPoint, last] = await Promise.all([
@@ -198,7 +197,7 @@ export abstract class ShadowRestore<Repo extends RestoreRepository> {
       if (step === 'write') await this.writeVersion(path, planned.to);
       done.push(path);
     }
-    const after = await this.#repo.snapshotHeld({
+    const after = await this.repo.snapshotHeld({
       kind: 'after',
       before: journal.point,
       restoreOf: journal.label,

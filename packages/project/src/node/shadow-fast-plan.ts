@@ -20,6 +20,7 @@ import {
   type TreeEntry,
 } from '@entity-git/git';
 import type { Flat } from '../object-engine/status.js';
+import { applyToTree } from '../object-engine/commit.js';
 
 const TREE = '40000';
 const GITLINK = '160000';
@@ -101,7 +102,22 @@ export class FastPlan {
     const overSizeCap = this.#overSizeCap.sort();
     const [listed, tree] = await Promise.all([
       Promise.all(overSizeCap.map(async (p) => !(await this.#ignoredFile(p)))),
-      this.#changes.size === 0 ? this.#o.tipTree : this.#apply(this.#o.tipTree, this.#changes),
+      this.#changes.size === 0
+        ? this.#o.tipTree
+        : applyToTree(
+            {
+              // The trees the plan already read; every write starts as soon as its bytes are known
+              // (each file system call is a round trip to the thread pool, so none waits for another).
+              read: (oid) => this.#tree(oid),
+              write: (entries) => {
+                const oid = this.#write('tree', buildTree([...entries.values()]));
+                knowTree(oid, entries);
+                return oid;
+              },
+            },
+            this.#o.tipTree,
+            this.#changes,
+          ),
     ]);
     const root = tree ?? this.#write('tree', new Uint8Array(0));
     // Every object on disk before the caller writes the commit that names them.
@@ -117,41 +133,6 @@ export class FastPlan {
     // Awaited by run() when it gets that far; a plan refused or failed first leaves none unhandled.
     write.catch(() => undefined);
     this.#writes.push(write);
-    return oid;
-  }
-
-  /**
-   * `tree` with `changes` applied (null: remove; a file where a directory was gives way, as
-   * `update-index --replace` does), from the trees the plan already read; every tree's write starts
-   * as soon as its bytes are known (each file system call is a round trip to the thread pool, so
-   * none waits for another). Null for an empty tree.
-   */
-  async #apply(tree: string | null, changes: ReadonlyMap<string, Flat | null>): Promise<string | null> {
-    const entries = new Map(tree === null ? [] : await this.#tree(tree));
-    const nested = new Map<string, Map<string, Flat | null>>();
-    for (const [path, value] of changes) {
-      const slash = path.indexOf('/');
-      if (slash < 0) {
-        if (value === null) entries.delete(path);
-        else entries.set(path, { mode: value.mode, name: path, oid: value.oid });
-        continue;
-      }
-      const head = path.slice(0, slash);
-      if (!nested.has(head)) nested.set(head, new Map());
-      nested.get(head)!.set(path.slice(slash + 1), value);
-    }
-    await Promise.all(
-      [...nested].map(async ([name, sub]) => {
-        if (changes.get(name)) return; // a file or link now stands there
-        const existing = entries.get(name);
-        const next = await this.#apply(existing?.mode === TREE ? existing.oid : null, sub);
-        if (next === null) entries.delete(name);
-        else entries.set(name, { mode: TREE, name, oid: next });
-      }),
-    );
-    if (entries.size === 0) return null;
-    const oid = this.#write('tree', buildTree([...entries.values()]));
-    knowTree(oid, entries);
     return oid;
   }
 

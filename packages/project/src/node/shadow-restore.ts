@@ -15,19 +15,12 @@ const tempOf = (target: string) => join(dirname(target), `.${basename(target)}.e
 
 /** One project's restores on native git. */
 export class NativeRestore extends ShadowRestore<ShadowRepository> {
-  readonly #repo: ShadowRepository;
-
-  constructor(repo: ShadowRepository) {
-    super(repo);
-    this.#repo = repo;
-  }
-
   protected turnFiles(sessionId: string, turn: number): Promise<TurnFiles> {
-    return listTurnFiles(this.#repo, sessionId, turn);
+    return listTurnFiles(this.repo, sessionId, turn);
   }
 
   protected async messageOf(commit: string): Promise<string> {
-    const text = await this.#repo.git.git(['cat-file', 'commit', commit]);
+    const text = await this.repo.git.git(['cat-file', 'commit', commit]);
     return text.slice(text.indexOf('\n\n') + 2);
   }
 
@@ -36,7 +29,7 @@ export class NativeRestore extends ShadowRestore<ShadowRepository> {
     newest: string | null,
     paths: readonly string[],
   ): Promise<Set<string>> {
-    const repo = this.#repo;
+    const repo = this.repo;
     const out = new Set<string>();
     if (newest === null || newest === since || paths.length === 0) return out;
     const ancestor = await repo.git.run(['merge-base', '--is-ancestor', since, newest]);
@@ -68,7 +61,7 @@ export class NativeRestore extends ShadowRestore<ShadowRepository> {
   }
 
   protected async insideWorkdir(path: string): Promise<boolean> {
-    const workdir = this.#repo.workdir;
+    const workdir = this.repo.workdir;
     let dir = dirname(join(workdir, path));
     // The nearest existing ancestor decides: missing directories are created below it.
     for (;;) {
@@ -81,27 +74,27 @@ export class NativeRestore extends ShadowRestore<ShadowRepository> {
   }
 
   protected writeJournal(journal: RestoreJournal): Promise<void> {
-    return writeJournal(this.#repo, journal);
+    return writeJournal(this.repo, journal);
   }
 
   protected readJournal(): Promise<RestoreJournal | null> {
-    return readJournal(this.#repo);
+    return readJournal(this.repo);
   }
 
   protected dropJournal(): Promise<void> {
-    return dropJournal(this.#repo);
+    return dropJournal(this.repo);
   }
 
   protected async removeTemporary(path: string): Promise<void> {
-    await rm(tempOf(join(this.#repo.workdir, path)), { force: true });
+    await rm(tempOf(join(this.repo.workdir, path)), { force: true });
   }
 
   protected currentOid(path: string): Promise<string | null> {
-    return currentOid(this.#repo.workdir, path);
+    return currentOid(this.repo.workdir, path);
   }
 
   protected async writeVersion(path: string, entry: Version | null): Promise<void> {
-    const repo = this.#repo;
+    const repo = this.repo;
     const target = join(repo.workdir, path);
     if (entry === null) {
       const info = await lstat(target).catch(() => null);

@@ -15,14 +15,31 @@ import type { Flat } from './status.js';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
-/** HEAD's tree with `changes` applied (null: remove). A file where a directory is needed gives way, as `update-index --replace` does. */
+/** How {@link applyToTree} reads and writes trees: an object store's, or a caller's with a cache of its own. */
+export interface TreeIo {
+  /** A tree's entries by name. */
+  read(oid: string): Promise<ReadonlyMap<string, TreeEntry>>;
+  /** Writes a tree of these entries (any order); its id. */
+  write(entries: ReadonlyMap<string, TreeEntry>): Promise<string> | string;
+}
+
+/** Trees read from and written to `objects` as they are. */
+export const storeTrees = (objects: ObjectStore): TreeIo => ({
+  read: async (oid) => new Map(parseTree(await objects.readTyped(oid, 'tree')).map((e) => [e.name, e])),
+  write: (entries) => objects.write('tree', buildTree([...entries.values()])),
+});
+
+/**
+ * `tree` with `changes` applied (null: remove); null for an empty tree. A file where a directory
+ * is needed gives way, as `update-index --replace` does. Sub-trees are rewritten at once, each
+ * write started as soon as its entries are known.
+ */
 export async function applyToTree(
-  objects: ObjectStore,
+  io: TreeIo,
   tree: string | null,
   changes: ReadonlyMap<string, Flat | null>,
 ): Promise<string | null> {
-  const entries = new Map<string, TreeEntry>();
-  if (tree !== null) for (const e of parseTree(await objects.readTyped(tree, 'tree'))) entries.set(e.name, e);
+  const entries = new Map(tree === null ? [] : await io.read(tree));
   const nested = new Map<string, Map<string, Flat | null>>();
   for (const [path, value] of changes) {
     const slash = path.indexOf('/');
@@ -36,16 +53,16 @@ export async function applyToTree(
     sub.set(path.slice(slash + 1), value);
     nested.set(head, sub);
   }
-  for (const [name, sub] of nested) {
-    const existing = entries.get(name);
-    if (changes.get(name) !== undefined && changes.get(name) !== null) continue;
-    const childTree = existing?.mode === '40000' ? existing.oid : null;
-    const next = await applyToTree(objects, childTree, sub);
-    if (next === null) entries.delete(name);
-    else entries.set(name, { mode: '40000', name, oid: next });
-  }
-  if (entries.size === 0) return null;
-  return objects.write('tree', buildTree([...entries.values()]));
+  await Promise.all(
+    [...nested].map(async ([name, sub]) => {
+      if (changes.get(name)) return; // a file or link now stands there
+      const existing = entries.get(name);
+      const next = await applyToTree(io, existing?.mode === '40000' ? existing.oid : null, sub);
+      if (next === null) entries.delete(name);
+      else entries.set(name, { mode: '40000', name, oid: next });
+    }),
+  );
+  return entries.size === 0 ? null : io.write(entries);
 }
 
 /** Where a branch moves: from `repo.head` to `to`, by `who`, with `message` in the reflogs. */

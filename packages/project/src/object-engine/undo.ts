@@ -1,6 +1,6 @@
 import { buildCommit, type ObjectStore, parseCommit, type StorageStat, type WorkIndexEntry } from '@entity-git/git';
 import { type FileState, type RepoState, sameEntry, type UndoRequest } from '../project-git-engine.js';
-import { applyToTree } from './commit.js';
+import { applyToTree, storeTrees } from './commit.js';
 import type { RepoFiles } from './repo-files.js';
 import type { Flat } from './status.js';
 
@@ -43,7 +43,8 @@ export async function revertCommit(
     entries.map((e) => [e.path, e.oid === null ? null : { mode: e.mode!, oid: e.oid }]),
   );
   const headTree = parseCommit(await objects.readTyped(head, 'commit')).tree;
-  const tree = (await applyToTree(objects, headTree, changes)) ?? (await objects.write('tree', new Uint8Array(0)));
+  const tree =
+    (await applyToTree(storeTrees(objects), headTree, changes)) ?? (await objects.write('tree', new Uint8Array(0)));
   return objects.write(
     'commit',
     buildCommit({ tree, parents: [head], author: to.author, committer: to.committer, message: to.message }),

@@ -20,19 +20,12 @@ export async function hasInterruptedRestore(repo: ObjectShadowRepository): Promi
 
 /** One project's restores on the object engine. */
 export class ObjectRestore extends ShadowRestore<ObjectShadowRepository> {
-  readonly #repo: ObjectShadowRepository;
-
-  constructor(repo: ObjectShadowRepository) {
-    super(repo);
-    this.#repo = repo;
-  }
-
   protected turnFiles(sessionId: string, turn: number): Promise<TurnFiles> {
-    return listTurnFiles(this.#repo, sessionId, turn);
+    return listTurnFiles(this.repo, sessionId, turn);
   }
 
   protected async messageOf(commit: string): Promise<string> {
-    return (await this.#repo.commit(commit)).message;
+    return (await this.repo.commit(commit)).message;
   }
 
   /** Walks the newest snapshot's first-parent line back to `since`; a line that misses it (pruned, or forked by another session's turn) compares the two snapshots instead. */
@@ -41,7 +34,7 @@ export class ObjectRestore extends ShadowRestore<ObjectShadowRepository> {
     newest: string | null,
     paths: readonly string[],
   ): Promise<Set<string>> {
-    const repo = this.#repo;
+    const repo = this.repo;
     const out = new Set<string>();
     if (newest === null || newest === since || paths.length === 0) return out;
     const wanted = new Set(paths);
@@ -68,7 +61,7 @@ export class ObjectRestore extends ShadowRestore<ObjectShadowRepository> {
 
   /** Whether no link on the way to the path's parent directory leads out of the workdir. */
   protected async insideWorkdir(path: string): Promise<boolean> {
-    const repo = this.#repo;
+    const repo = this.repo;
     const { store, workdir } = repo;
     let at = workdir;
     const parts = path.split('/').slice(0, -1);
@@ -82,11 +75,11 @@ export class ObjectRestore extends ShadowRestore<ObjectShadowRepository> {
   }
 
   protected writeJournal(journal: RestoreJournal): Promise<void> {
-    return this.#repo.store.writeAtomic(journalPath(this.#repo), JSON.stringify(journal));
+    return this.repo.store.writeAtomic(journalPath(this.repo), JSON.stringify(journal));
   }
 
   protected async readJournal(): Promise<RestoreJournal | null> {
-    const text = await this.#repo.store.readText(journalPath(this.#repo));
+    const text = await this.repo.store.readText(journalPath(this.repo));
     if (text === null) return null;
     try {
       return JSON.parse(text) as RestoreJournal;
@@ -98,15 +91,15 @@ export class ObjectRestore extends ShadowRestore<ObjectShadowRepository> {
   }
 
   protected async dropJournal(): Promise<void> {
-    await this.#repo.store.remove(journalPath(this.#repo));
+    await this.repo.store.remove(journalPath(this.repo));
   }
 
   protected async removeTemporary(path: string): Promise<void> {
-    await this.#repo.store.remove(tempOf(joinPath(this.#repo.workdir, path)));
+    await this.repo.store.remove(tempOf(joinPath(this.repo.workdir, path)));
   }
 
   protected async currentOid(path: string): Promise<string | null> {
-    const repo = this.#repo;
+    const repo = this.repo;
     const { store } = repo;
     const full = joinPath(repo.workdir, path);
     const st = await store.lstat(full);
@@ -119,7 +112,7 @@ export class ObjectRestore extends ShadowRestore<ObjectShadowRepository> {
   }
 
   protected async writeVersion(path: string, entry: Version | null): Promise<void> {
-    const repo = this.#repo;
+    const repo = this.repo;
     const store: Store = repo.store;
     const target = joinPath(repo.workdir, path);
     if (entry === null) {

@@ -89,3 +89,22 @@ export const judge: ProjectGitJudge = {
   },
   fingerprint,
 };
+
+/** A git that logs each call's arguments, one line each, before running the real one. */
+export async function loggingGit(): Promise<{ gitPath: string; calls: () => Promise<string[]> }> {
+  const dir = await judge.tempDir();
+  const log = join(dir, 'calls.log');
+  const gitPath = join(dir, 'git');
+  await fsp.writeFile(gitPath, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec git "$@"\n`, { mode: 0o755 });
+  let seen = 0;
+  return {
+    gitPath,
+    // The calls since the previous look.
+    async calls() {
+      const all = (await fsp.readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+      const fresh = all.slice(seen);
+      seen = all.length;
+      return fresh;
+    },
+  };
+}

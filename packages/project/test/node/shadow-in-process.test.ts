@@ -9,31 +9,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeShadowWatchers, ShadowRepository, SNAPSHOTS_REF } from '../../src/node/index.js';
-import { isolateGit, judge } from './judge.js';
+import { isolateGit, judge, loggingGit } from './judge.js';
 
 const sh = promisify(execFile);
 isolateGit();
 afterAll(() => closeShadowWatchers());
 
 const CAP = 1000;
-
-/** A git that logs each call, so a test can tell a snapshot that ran none. */
-async function loggingGit(): Promise<{ gitPath: string; calls: () => Promise<string[]> }> {
-  const dir = await judge.tempDir();
-  const log = join(dir, 'calls.log');
-  const gitPath = join(dir, 'git');
-  await fsp.writeFile(gitPath, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec git "$@"\n`, { mode: 0o755 });
-  let seen = 0;
-  return {
-    gitPath,
-    async calls() {
-      const all = (await fsp.readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean);
-      const fresh = all.slice(seen);
-      seen = all.length;
-      return fresh;
-    },
-  };
-}
 
 const inShell = (workdir: string, script: string) => sh('sh', ['-c', script], { cwd: workdir });
 const shadowGit = (repo: ShadowRepository, ...args: string[]) =>
