@@ -58,6 +58,8 @@ export interface TimelineState {
   last: number;
   /** The current entry's row; -1 for none. */
   current: number;
+  /** The current entry's row when it was last brought into view: a render scrolls to it only when it changed since. */
+  shown: number;
   /** The list's scroll offset, px (kept: a re-render takes the list out of the page, which resets it). */
   top: number;
 }

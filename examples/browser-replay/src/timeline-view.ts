@@ -133,6 +133,7 @@ export function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch:
       first: 0,
       last: 0,
       current: -1,
+      shown: -1,
       top: 0,
     };
     // As tall as every row from the start, so the panel has its height before any row is drawn.
@@ -140,13 +141,14 @@ export function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch:
     list.append(above, below);
     let queued = false;
     list.addEventListener('scroll', () => {
+      // Kept at once, not in the frame: a render before that frame puts the list back at t.top.
+      if (list.isConnected) t.top = list.scrollTop;
       if (queued) return;
       queued = true;
       requestAnimationFrame(() => {
         queued = false;
         // Detached (a re-render took it out): its scrollTop reads 0, the next placeTimeline sets it.
         if (!list.isConnected) return;
-        t.top = list.scrollTop;
         drawWindow(t, s, t.top, list.clientHeight);
       });
     });
@@ -154,6 +156,9 @@ export function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch:
     if (s.pages) s.pages.onFill = (from, to) => filled(t, s, from, to);
   }
   const t = s.timeline;
+  // Read before the render takes the list out of the page (which resets it): a scroll whose
+  // event has not fired yet is kept too.
+  if (t.list.isConnected) t.top = t.list.scrollTop;
   const current = v ? (t.index.get(v.commit) ?? -1) : -1;
   if (current !== t.current) {
     const was = t.made.get(t.current);
@@ -167,17 +172,20 @@ export function renderTimeline(s: SessionPage, v: CheckoutResult | null, branch:
 
 /**
  * After the page is laid out, given the list's visible height (read with the page's other
- * layout reads): the list scrolled back to where it was, or to the current entry when that is out
- * of view, and the rows there drawn. Writes only.
+ * layout reads): the list scrolled back to where it was, or, when the current entry changed (a
+ * step, a jump) and is out of view, to it; and the rows there drawn. A render that leaves the
+ * current entry as it was (a fold, the usage figures arriving) leaves a list the user scrolled
+ * away where they left it. Writes only.
  */
 export function placeTimeline(s: SessionPage, height: number): void {
   const t = s.timeline;
   if (!t?.list.isConnected) return;
   let top = t.top;
-  if (t.current >= 0) {
+  if (t.current >= 0 && t.current !== t.shown) {
     const y = t.current * ROW_H;
     if (y < top || y + ROW_H > top + height) top = Math.max(0, Math.min(y - height / 2, t.n * ROW_H - height));
   }
+  t.shown = t.current;
   t.top = top;
   drawWindow(t, s, top, height);
   t.list.scrollTop = top;

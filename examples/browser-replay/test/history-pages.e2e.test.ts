@@ -158,4 +158,37 @@ describe('a long timeline read in pages', () => {
     expect(back).toBe(0);
     await p.close();
   });
+
+  it('a render that leaves the current turn as it was leaves the timeline where the user scrolled it', async () => {
+    const { page: p } = await hx.open(1280, 800);
+    await p.goto(`${hx.url}/#token=${hx.token}`);
+    await p.click(`[data-testid=session][data-id=${ID}]`);
+    await waitTurn(p, `Turn ${TURNS} / ${TURNS}`);
+    // Scrolled far from the current turn (the newest, the list's last row), and in the same task,
+    // before the scroll's event, a render (a fold of the earlier turns): the list stays there.
+    const top = 149 * 24 - 300;
+    await p.$eval(
+      '[data-testid=timeline]',
+      (l, y) => {
+        l.scrollTop = y;
+        document.querySelector<HTMLElement>('[data-testid=fold-earlier]')!.click();
+      },
+      top,
+    );
+    await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await p.$eval('[data-testid=timeline]', (l) => l.scrollTop)).toBe(top);
+    await p.locator('[data-testid=commit]', { hasText: 'turn 150: ' }).waitFor();
+    // Another render after the scroll's event: still there, and the turn shown is still the newest.
+    await p.click('[data-testid=fold-earlier]');
+    await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await p.$eval('[data-testid=timeline]', (l) => l.scrollTop)).toBe(top);
+    await waitTurn(p, `Turn ${TURNS} / ${TURNS}`);
+    // A step changes the current turn: the list brings it into view.
+    await p.click('[data-testid=prev]');
+    await waitTurn(p, `Turn ${TURNS - 1} / ${TURNS}`);
+    const at = await p.$eval('[data-testid=timeline]', (l) => ({ top: l.scrollTop, h: l.clientHeight }));
+    expect((TURNS - 2) * 24).toBeGreaterThanOrEqual(at.top);
+    expect((TURNS - 1) * 24).toBeLessThanOrEqual(at.top + at.h);
+    await p.close();
+  });
 });
