@@ -73,11 +73,16 @@ export function strict<const E extends v.ObjectEntries>(
   options: { unknown?: string | ((key: unknown) => string); what?: string } = {},
 ) {
   const { unknown = `unknown key (expected ${Object.keys(entries).join(', ')})` } = options;
-  return v.strictObject(entries, (issue) => {
+  const wrong = (issue: v.BaseIssue<unknown>) => ` must be ${options.what ?? 'an object'}, got ${show(issue.input)}`;
+  const object = v.strictObject(entries, (issue) => {
     if (issue.expected === 'never') return typeof unknown === 'string' ? `: ${unknown}` : unknown(issue.input);
     if (issue.expected?.startsWith('"')) return ' is required';
-    return ` must be ${options.what ?? 'an object'}, got ${show(issue.input)}`;
+    return wrong(issue);
   });
+  // valibot's objects take an array (an object to `typeof`): `[]` would pass for one whose keys
+  // are all optional, where the JSON Schema (`type: object`) refuses it. The JSON Schema is the
+  // object's (the pipe's output).
+  return v.pipe(v.custom<Record<string, unknown>>(isRecord, wrong), object);
 }
 
 /** Every {@link shaped} value's shapes by name: the JSON Schema's `$defs`. */

@@ -18,6 +18,8 @@ const SCHEMA_FILE = at('../config.schema.json');
 function generated(): string {
   const schema = toJsonSchema(StoreConfigSchema, {
     target: 'draft-07',
+    // An object's schema is a pipe: a check that it is no array, then the object (config-check.ts).
+    typeMode: 'output',
     ignoreActions: ['check'],
     definitions: SHAPES,
     // A name's pattern has the `u` flag, so that a surrogate pair is one character: JSON Schema
@@ -85,6 +87,7 @@ describe('config.schema.json', () => {
       ],
       [{ names: { nodes: { caller: 5 } } }, 'c.json: names.nodes.caller must be a non-empty name or null, got 5'],
       [{ names: { nodes: null } }, 'c.json: names.nodes must be an object, got null'],
+      [{ names: { nodes: [] } }, 'c.json: names.nodes must be an object, got []'],
       [{ $schema: 1 }, 'c.json: $schema must be string, got 1'],
       ['x', 'c.json: must be a JSON object, got "x"'],
     ];
@@ -107,6 +110,10 @@ describe('config.schema.json', () => {
       [{ mapping: { ...mapping, nodes: { ...mapping.nodes, seq: { column: 'seq', from: 2 } } } }, '/mapping'],
       [{ mapping: { sessions: mapping.sessions } }, '/mapping'],
       [[], ''],
+      // Arrays where an object whose keys are all optional goes (valibot's objects take arrays).
+      [{ names: [] }, '/names'],
+      [{ names: { nodes: [] } }, '/names/nodes'],
+      [{ redaction: [] }, '/redaction'],
     ];
     for (const [config, path] of bad) {
       expect(validate(config), JSON.stringify(config).slice(0, 80)).toBe(false);
