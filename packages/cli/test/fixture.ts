@@ -1,11 +1,12 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GOLDEN_SESSION, goldenNodes } from '@entity-git/test-utils';
 import { openSqlite } from '@entity-git/sqlite';
+import { afterAll } from 'vitest';
 
 export const CLI_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const REPO_ROOT = join(CLI_DIR, '..', '..');
@@ -30,8 +31,23 @@ export const COMMAND: readonly string[] = process.env.ENTITY_GIT_CLI_TEST_TSX
   ? TSX_COMMAND
   : [process.execPath, join(CLI_DIR, 'dist', 'bin.js')];
 
+const made: string[] = [];
+// A test file's directories are removed when it ends: left behind, a whole run's came to hundreds
+// of MB in /tmp. One a child still writes into is left (a warning), never a failure.
+afterAll(() => {
+  for (const dir of made.splice(0)) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch (err) {
+      console.warn(`left ${dir}: ${String(err)}`);
+    }
+  }
+});
+
 export function tempDir(prefix = 'entity-git-cli-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export interface Run {

@@ -4,6 +4,7 @@ import * as fsp from 'node:fs/promises';
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
 import type { ProjectGitJudge } from '../project-git-suite.js';
 
 /**
@@ -67,8 +68,22 @@ export async function fingerprint(root: string): Promise<string> {
   return lines.join('\n');
 }
 
+const made: string[] = [];
+// A test file's directories are removed when it ends: left behind, a run of this package's tests
+// left ~200 MB in /tmp. One a killed child's git still writes into is left (a warning), never a failure.
+afterAll(async () => {
+  for (const dir of made.splice(0))
+    await fsp
+      .rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 })
+      .catch((err) => console.warn(`left ${dir}: ${String(err)}`));
+});
+
 export const judge: ProjectGitJudge = {
-  tempDir: async () => realpathSync(await fsp.mkdtemp(join(tmpdir(), 'eg-project-'))),
+  async tempDir() {
+    const dir = realpathSync(await fsp.mkdtemp(join(tmpdir(), 'eg-project-')));
+    made.push(dir);
+    return dir;
+  },
   async git(cwd, ...args) {
     const r = await runGit(cwd, args);
     if (r.code !== 0) throw new Error(`git ${args.join(' ')} (in ${cwd}) exited ${r.code}: ${r.stderr}`);
