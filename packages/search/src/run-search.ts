@@ -65,7 +65,7 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
   const onBranch = branchCondition(q);
   if (onBranch.sql !== null) {
     where.push(
-      `(EXISTS (SELECT 1 FROM branches b WHERE b.id = d.branch AND ${onBranch.sql})
+      `(EXISTS (SELECT 1 FROM branches b WHERE b.session = d.session AND b.n = d.branch AND ${onBranch.sql})
         OR EXISTS (SELECT 1 FROM places p JOIN branches b ON b.id = p.branch WHERE p.doc = d.id AND ${onBranch.sql}))`,
     );
     args.push(...onBranch.args, ...onBranch.args);
@@ -116,8 +116,9 @@ const SESSION_SCAN = 2000;
  * each with its turn and that turn's commit, by branch name. `and` narrows the branches (a `?` each).
  */
 export const placesOf = (and: string): string =>
-  `SELECT b.name, d.turn, ${COMMIT_AT('d.turn')} AS commit_id FROM docs d JOIN branches b ON b.id = d.branch
-     JOIN turns t ON t.branch = d.branch AND t.block = d.turn / ${TURN_BLOCK} WHERE d.id = ?${and}
+  `SELECT b.name, d.turn, ${COMMIT_AT('d.turn')} AS commit_id FROM docs d
+     JOIN branches b ON b.session = d.session AND b.n = d.branch
+     JOIN turns t ON t.branch = b.id AND t.block = d.turn / ${TURN_BLOCK} WHERE d.id = ?${and}
    UNION ALL
    SELECT b.name, p.turn, ${COMMIT_AT('p.turn')} AS commit_id FROM places p JOIN branches b ON b.id = p.branch
      JOIN turns t ON t.branch = p.branch AND t.block = p.turn / ${TURN_BLOCK} WHERE p.doc = ?${and}

@@ -23,6 +23,12 @@ import { runSearch } from './run-search.js';
 import { indexError, type IndexUpdate, type SearchIndexOptions, type SyncDone } from './search-types.js';
 import { UpdateQueue, type FlushCount, type OnIndexError, type QueuedUpdate } from './update-queue.js';
 
+/** A branch of the index: its row id (places and turns name it by) and its number in its session (a message's row names it by). */
+interface Branch {
+  id: number;
+  n: number;
+}
+
 /** Past this many queued updates a batch is applied at once. */
 const BATCH_MAX = 256;
 
@@ -316,18 +322,17 @@ export class SearchIndex implements SearchSource {
   #applyIn(dir: string, known: Map<string, string>, c: RepositoryChanges): IndexUpdate | null {
     const now = this.#tipsOf(dir);
     if (now.size !== known.size || [...now].some(([b, t]) => known.get(b) !== t)) return null;
-    this.#sql(
-      `INSERT INTO sessions(session, dir, head) VALUES (?, ?, ?)
-       ON CONFLICT(session) DO UPDATE SET dir = excluded.dir, head = excluded.head`,
-    ).run(c.session, dir, c.head);
-    const sid = (this.#sql(`SELECT id FROM sessions WHERE session = ?`).get(c.session) as { id: number }).id;
+    const sid = (
+      this.#sql(
+        `INSERT INTO sessions(session, dir, head) VALUES (?, ?, ?)
+         ON CONFLICT(session) DO UPDATE SET dir = excluded.dir, head = excluded.head RETURNING id`,
+      ).get(c.session, dir, c.head) as { id: number }
+    ).id;
     // Messages a branch let go of: dropped at the end unless another branch still holds them.
     const loose = new Set<number>();
     for (const name of c.gone) {
-      const gone = this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, name) as {
-        id: number;
-      };
-      this.#release(sid, gone.id, loose);
+      const gone = this.#sql(`SELECT id, n FROM branches WHERE session = ? AND name = ?`).get(sid, name) as Branch;
+      this.#release(sid, gone, loose);
       this.#sql(`DELETE FROM branches WHERE id = ?`).run(gone.id);
     }
     let added = 0;
@@ -337,13 +342,13 @@ export class SearchIndex implements SearchSource {
 
   /** Records a branch's new tip and places its messages; returns how many messages were new to the index. */
   #place(sid: number, b: BranchChange, loose: Set<number>): number {
-    this.#sql(
-      `INSERT INTO branches(session, name, tip) VALUES (?, ?, ?)
-       ON CONFLICT(session, name) DO UPDATE SET tip = excluded.tip`,
-    ).run(sid, b.name, b.tip);
-    const bid = (this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, b.name) as { id: number })
-      .id;
-    if (b.mode === 'replace') this.#release(sid, bid, loose);
+    // A new branch takes the next number in its session: the one a message's row names it by.
+    const branch = this.#sql(
+      `INSERT INTO branches(session, name, tip, n)
+       VALUES (?, ?, ?, (SELECT coalesce(max(n) + 1, 0) FROM branches WHERE session = ?))
+       ON CONFLICT(session, name) DO UPDATE SET tip = excluded.tip RETURNING id, n`,
+    ).get(sid, b.name, b.tip, sid) as Branch;
+    if (b.mode === 'replace') this.#release(sid, branch, loose);
     let added = 0;
     for (const m of b.messages) {
       const blob = blobKey(m.blob);
@@ -357,16 +362,17 @@ export class SearchIndex implements SearchSource {
         const doc = Number(
           this.#sql(
             `INSERT INTO docs(session, blob, role, seq, node, body, branch, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(sid, blob, ROLES.indexOf(m.node.role), m.node.seq, m.node.id, body, bid, m.turn).lastInsertRowid,
+          ).run(sid, blob, ROLES.indexOf(m.node.role), m.node.seq, m.node.id, body, branch.n, m.turn).lastInsertRowid,
         );
-        this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, this.#packer.indexed(m.text, body));
+        this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, this.#packer.indexed(m.text));
         added++;
-      } else if (row.branch === null || row.branch === bid) {
-        this.#sql(`UPDATE docs SET branch = ?, turn = ? WHERE id = ?`).run(bid, m.turn, row.id);
+      } else if (row.branch === null || row.branch === branch.n) {
+        this.#sql(`UPDATE docs SET branch = ?, turn = ? WHERE id = ?`).run(branch.n, m.turn, row.id);
         // Held in its row now: never in places too.
-        if (row.branch === null) this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(row.id, bid);
-      } else this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(row.id, bid, m.turn);
-      this.#recordTurn(bid, m.turn, m.commit);
+        if (row.branch === null) this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(row.id, branch.id);
+      } else
+        this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(row.id, branch.id, m.turn);
+      this.#recordTurn(branch.id, m.turn, m.commit);
     }
     return added;
   }
@@ -389,18 +395,20 @@ export class SearchIndex implements SearchSource {
 
   // A branch's places are found through its session's messages (a few hundred, by the docs
   // index): an index of places by branch would cost 12 bytes a message for this alone.
-  #release(sid: number, bid: number, loose: Set<number>): void {
-    const first = this.#sql(`SELECT id FROM docs WHERE session = ? AND branch = ?`).all(sid, bid) as { id: number }[];
+  #release(sid: number, branch: Branch, loose: Set<number>): void {
+    const first = this.#sql(`SELECT id FROM docs WHERE session = ? AND branch = ?`).all(sid, branch.n) as {
+      id: number;
+    }[];
     for (const r of first) loose.add(r.id);
-    this.#sql(`UPDATE docs SET branch = NULL, turn = NULL WHERE session = ? AND branch = ?`).run(sid, bid);
+    this.#sql(`UPDATE docs SET branch = NULL, turn = NULL WHERE session = ? AND branch = ?`).run(sid, branch.n);
     const held = this.#sql(
       `SELECT p.doc FROM docs d JOIN places p ON p.doc = d.id AND p.branch = ? WHERE d.session = ?`,
-    ).all(bid, sid) as { doc: number }[];
+    ).all(branch.id, sid) as { doc: number }[];
     for (const r of held) {
       loose.add(r.doc);
-      this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(r.doc, bid);
+      this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(r.doc, branch.id);
     }
-    this.#sql(`DELETE FROM turns WHERE branch = ?`).run(bid);
+    this.#sql(`DELETE FROM turns WHERE branch = ?`).run(branch.id);
   }
 
   #dropUnplaced(docs: Set<number>): number {
@@ -410,7 +418,7 @@ export class SearchIndex implements SearchSource {
       if (this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) !== undefined) continue;
       // A contentless index forgets a message by being told its words again: the text kept in docs.
       const { body } = this.#sql(`SELECT body FROM docs WHERE id = ?`).get(id) as { body: Uint8Array };
-      const words = this.#packer.indexed(this.#packer.unpack(body), body);
+      const words = this.#packer.indexed(this.#packer.unpack(body));
       this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(id, words);
       this.#sql(`DELETE FROM docs WHERE id = ?`).run(id);
       removed++;
