@@ -95,12 +95,8 @@ export class SearchIndex implements SearchSource {
     const { sessionId, branchesMoved, head } = result;
     const dir = join(this.root, sessionDirName(sessionId));
     return this.#serial(sessionId, async () => {
-      const carried = this.#carried(dir, result);
-      if (carried !== null) {
-        const done = this.#apply(dir, carried.known, carried.changes);
-        if (done !== null) return done;
-      }
-      return this.#updateDir(dir, { branches: branchesMoved, head });
+      const done = this.#transaction(() => this.#fromResult(dir, result));
+      return done ?? this.#updateDir(dir, { branches: branchesMoved, head });
     });
   }
 
@@ -127,7 +123,8 @@ export class SearchIndex implements SearchSource {
    * repository's directory under the root; the changes must start from the tips the index holds.
    */
   apply(dir: string, changes: RepositoryChanges): IndexUpdate {
-    const done = this.#apply(dir, this.#tipsOf(dir), changes);
+    const known = this.#tipsOf(dir);
+    const done = this.#transaction(() => this.#applyIn(dir, known, changes));
     if (done === null) throw new EntityGitError('SEARCH_INDEX_ERROR', `the tips of ${dir} moved during the update`);
     return done;
   }
@@ -209,8 +206,11 @@ export class SearchIndex implements SearchSource {
     this.#db.close();
   }
 
-  /** The changes a sync's result carries, when every branch it moved starts from the tip the index holds. */
-  #carried(dir: string, r: SyncDone): { known: Map<string, string>; changes: RepositoryChanges } | null {
+  /**
+   * Inside a transaction: the changes a sync's result carries recorded, when every branch it moved
+   * starts from the tip the index holds (read in the same transaction: no other check); else null.
+   */
+  #fromResult(dir: string, r: SyncDone): IndexUpdate | null {
     const extended = r.extendedBranches ?? [];
     if (extended.length === 0 || extended.length !== r.branchesMoved.length) return null;
     const row = this.#sql(`SELECT session FROM sessions WHERE dir = ?`).get(dir) as { session: string } | undefined;
@@ -223,7 +223,7 @@ export class SearchIndex implements SearchSource {
       const messages = b.messages.map((m) => ({ ...m, text: searchText(m.node) }));
       return { name: b.name, tip: b.tip, mode: 'extend', messages };
     });
-    return { known, changes: { session: row.session, head: r.head, changed, gone: [], tips } };
+    return this.#record(dir, { session: row.session, head: r.head, changed, gone: [], tips });
   }
 
   /**
@@ -234,15 +234,12 @@ export class SearchIndex implements SearchSource {
    */
   #applyCarried(batch: readonly QueuedUpdate[]): QueuedUpdate[] {
     const left: QueuedUpdate[] = [];
-    const each = (u: QueuedUpdate, apply: (dir: string, k: Map<string, string>, c: RepositoryChanges) => unknown) => {
-      const dir = join(this.root, sessionDirName(u.result.sessionId));
-      const carried = this.#carried(dir, u.result);
-      if (carried === null || apply(dir, carried.known, carried.changes) === null) left.push(u);
-    };
+    const fromResult = (u: QueuedUpdate) =>
+      this.#fromResult(join(this.root, sessionDirName(u.result.sessionId)), u.result);
     try {
       this.#db
         .transaction(() => {
-          for (const u of batch) each(u, (dir, k, c) => this.#applyIn(dir, k, c));
+          for (const u of batch) if (fromResult(u) === null) left.push(u);
         })
         .immediate();
       return left;
@@ -252,9 +249,9 @@ export class SearchIndex implements SearchSource {
     left.length = 0;
     for (const u of batch) {
       try {
-        each(u, (dir, k, c) => this.#apply(dir, k, c));
+        if (this.#transaction(() => fromResult(u)) === null) left.push(u);
       } catch (err) {
-        u.onError?.(u.result.sessionId, indexError(err, `cannot update the search index ${this.file}`));
+        u.onError?.(u.result.sessionId, err as EntityGitError);
       }
     }
     return left;
@@ -295,7 +292,7 @@ export class SearchIndex implements SearchSource {
         throw indexError(err, `cannot read the repository ${dir} for the search index`);
       }
       if (changes === null) return { sessions: 0, added: 0, removed: 0 };
-      const applied = this.#apply(dir, known, changes);
+      const applied = this.#transaction(() => this.#applyIn(dir, known, changes));
       if (applied !== null) return applied;
     }
   }
@@ -307,27 +304,38 @@ export class SearchIndex implements SearchSource {
     return new Map(rows.map((r) => [r.name, r.tip]));
   }
 
-  /** One transaction; null when another process moved the tips meanwhile (read again). */
-  #apply(dir: string, known: Map<string, string>, c: RepositoryChanges): IndexUpdate | null {
-    const run = this.#db.transaction(() => this.#applyIn(dir, known, c));
+  /** `work` in a write transaction of its own; a failure is the index's error, and forgets a dictionary made in it. */
+  #transaction(work: () => IndexUpdate | null): IndexUpdate | null {
     try {
-      return run.immediate();
+      return this.#db.transaction(work).immediate();
     } catch (err) {
       this.#packer.reset();
       throw indexError(err, `cannot update the search index ${this.file}`);
     }
   }
 
-  /** Inside a transaction: the changes recorded, unless the tips moved since `known` (null). */
+  /** Inside a transaction: the changes recorded, unless the tips moved since `known` (null: read again). */
   #applyIn(dir: string, known: Map<string, string>, c: RepositoryChanges): IndexUpdate | null {
     const now = this.#tipsOf(dir);
     if (now.size !== known.size || [...now].some(([b, t]) => known.get(b) !== t)) return null;
-    const sid = (
-      this.#sql(
-        `INSERT INTO sessions(session, dir, head) VALUES (?, ?, ?)
-         ON CONFLICT(session) DO UPDATE SET dir = excluded.dir, head = excluded.head RETURNING id`,
-      ).get(c.session, dir, c.head) as { id: number }
-    ).id;
+    return this.#record(dir, c);
+  }
+
+  /** Inside a transaction that checked the tips: the changes recorded. */
+  #record(dir: string, c: RepositoryChanges): IndexUpdate {
+    const had = this.#sql(`SELECT id, dir, head FROM sessions WHERE session = ?`).get(c.session) as
+      | { id: number; dir: string; head: string | null }
+      | undefined;
+    // Unchanged (most turns): no write, so its page is not written out again at the commit.
+    const sid =
+      had !== undefined && had.dir === dir && had.head === c.head
+        ? had.id
+        : (
+            this.#sql(
+              `INSERT INTO sessions(session, dir, head) VALUES (?, ?, ?)
+               ON CONFLICT(session) DO UPDATE SET dir = excluded.dir, head = excluded.head RETURNING id`,
+            ).get(c.session, dir, c.head) as { id: number }
+          ).id;
     // Messages a branch let go of: dropped at the end unless another branch still holds them.
     const loose = new Set<number>();
     for (const name of c.gone) {
