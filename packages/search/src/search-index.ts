@@ -2,7 +2,6 @@ import { readdir } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
-  ROLES,
   readRepositoryChanges,
   searchText,
   sessionDirName,
@@ -14,7 +13,7 @@ import {
   type SearchResult,
   type SearchSource,
 } from '@entity-git/core';
-import { EntityGitError, fromHex, storeFor, type Store } from '@entity-git/git';
+import { EntityGitError, storeFor, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
 import { INDEX_FILE, TextPacker, ensureSchema } from './index-schema.js';
