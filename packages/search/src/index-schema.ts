@@ -19,9 +19,9 @@ export const INDEX_VERSION = 5;
 /** Turns a `turns` row holds: turn t's commit id is bytes 20·(t mod 32) of row (branch, t div 32). */
 export const TURN_BLOCK = 32;
 
-// docs.body: the message's search text, one byte saying how it was deflated (0 alone, 1 against
-// meta's 'dictionary') and zlib's raw deflate: what a hit's check and its snippet read, from this
-// file alone. node: the node id a hit names. blob: the message file's blob id's first 4 bytes,
+// docs.body: the message's search text, zlib's raw deflate against meta's 'dictionary' (alone
+// while there is none): what a hit's check and its snippet read, from this file alone. node: the
+// node id a hit names, as `packNodeId` keeps it (a UUID or hex id as bytes, any other as text). blob: the message file's blob id's first 4 bytes,
 // which tell apart the messages of one session at one seq (a seq has one message a branch, so
 // only a node committed again in another form shares it: two such files sharing 4 bytes, about
 // 1 in 2^32). A message is found by (session, seq), then its blob: that index is smaller than
@@ -211,3 +211,28 @@ const CHUNK = 1024;
 
 /** The key a message is known by at its session and seq: its blob id's first 4 bytes, as a signed integer (4 bytes in SQLite). */
 export const blobKey = (blob: string): number => Number.parseInt(blob.slice(0, 8), 16) | 0;
+
+/**
+ * A node id as the index keeps it: a lowercase UUID as a tag byte and its 16 bytes (17 against 36),
+ * an even run of at least 8 lowercase hex digits as a tag byte and its bytes; any other id (upper
+ * case, odd, any other character) as its text. Only forms that print back to the same string
+ * are packed, so every id round-trips exactly.
+ */
+export function packNodeId(id: string): string | Buffer {
+  if (UUID.test(id)) return Buffer.concat([UUID_TAG, Buffer.from(id.replaceAll('-', ''), 'hex')]);
+  if (HEX.test(id)) return Buffer.concat([HEX_TAG, Buffer.from(id, 'hex')]);
+  return id;
+}
+
+/** The node id `packNodeId` kept. */
+export function unpackNodeId(kept: string | Uint8Array): string {
+  if (typeof kept === 'string') return kept;
+  const hex = Buffer.from(kept.buffer, kept.byteOffset + 1, kept.byteLength - 1).toString('hex');
+  if (kept[0] === HEX_TAG[0]) return hex;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HEX = /^(?:[0-9a-f]{2}){4,}$/;
+const UUID_TAG = Buffer.from([1]);
+const HEX_TAG = Buffer.from([2]);

@@ -1,7 +1,7 @@
 import { ROLES, type BranchChange, type RepositoryChanges } from '@entity-git/core';
 import { fromHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
-import { TURN_BLOCK, blobKey, type TextPacker } from './index-schema.js';
+import { TURN_BLOCK, blobKey, packNodeId, type TextPacker } from './index-schema.js';
 import type { IndexUpdate } from './search-types.js';
 
 /** A branch of the index: its row id (places and turns name it by) and its number in its session (a message's row names it by). */
@@ -75,7 +75,8 @@ export class IndexWriter {
         const doc = Number(
           this.#sql(
             `INSERT INTO docs(session, blob, role, seq, node, body, branch, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(sid, blob, ROLES.indexOf(m.node.role), m.node.seq, m.node.id, body, branch.n, m.turn).lastInsertRowid,
+          ).run(sid, blob, ROLES.indexOf(m.node.role), m.node.seq, packNodeId(m.node.id), body, branch.n, m.turn)
+            .lastInsertRowid,
         );
         this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, this.#packer.indexed(m.text));
         added++;

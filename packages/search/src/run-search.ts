@@ -12,11 +12,11 @@ import {
 } from '@entity-git/core';
 import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
-import { TURN_BLOCK, type TextPacker } from './index-schema.js';
+import { TURN_BLOCK, unpackNodeId, type TextPacker } from './index-schema.js';
 
 interface Candidate {
   id: number;
-  node: string;
+  node: string | Uint8Array;
   role: number;
   seq: number;
   body: Uint8Array;
@@ -98,7 +98,7 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
           session: row.session,
           head: row.head,
           asked: q.branch,
-          node: { id: row.node, role: ROLES[row.role] as Role, seq: row.seq },
+          node: { id: unpackNodeId(row.node), role: ROLES[row.role] as Role, seq: row.seq },
           text,
           places: at.map((p) => ({ branch: p.name, turn: p.turn, commit: toHex(p.commit_id) })),
           matcher,
