@@ -113,7 +113,7 @@ export async function run(): Promise<void> {
     index.close();
     const r = rebuild.reindex;
     console.log(
-      `index built: reindex of ${int(r.sessions)} repositories, ${int(r.added)} messages in ${(r.ms / 1000).toFixed(1)} s (${((r.ms / r.added) * 1000).toFixed(0)} µs a message); ${int(rebuild.generated.messages)} messages of the sessions without a repository through apply in ${(rebuild.generated.ms / 1000).toFixed(1)} s`,
+      `index built: reindex of ${int(r.sessions)} repositories, ${int(r.added)} messages in ${(r.ms / 1000).toFixed(1)} s (${((r.ms / r.added) * 1000).toFixed(0)} µs a message); ${int(rebuild.generated.messages)} messages of the sessions without a repository through apply in ${(rebuild.generated.ms / 1000).toFixed(1)} s; compacted again in ${(rebuild.compact.ms / 1000).toFixed(1)} s`,
     );
   }
   if (process.argv.includes('--index-only')) return;

@@ -1,7 +1,7 @@
 import { searchWords } from '@entity-git/core';
 import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
-import type { TextPacker } from './index-schema.js';
+import { unpackNodeId, type TextPacker } from './index-schema.js';
 import { placesOf as placesSql } from './run-search.js';
 
 /** An index's contents by meaning (see `SearchIndex.contents`). */
@@ -31,14 +31,15 @@ export function indexContents(db: Database.Database, packer: TextPacker): IndexC
       `SELECT d.id, s.session, printf('%08x', d.blob & 4294967295) AS blob, d.role, d.seq, d.node, d.body
        FROM docs d JOIN sessions s ON s.id = d.session ORDER BY s.session, d.blob`,
     )
-    .all() as { id: number; body: Uint8Array; session: string; blob: string }[];
-  const messages = rows.map(({ id, body, ...m }) => {
+    .all() as { id: number; body: Uint8Array; session: string; blob: string; node: string | Uint8Array }[];
+  const messages = rows.map(({ id, body, node, ...m }) => {
     const text = packer.unpack(body);
     // The words a query finds it by: those in the full-text index and the common ones it holds.
     const common = searchWords(text).filter((w) => packer.common().has(w));
     const places = placesOf.all(id, id) as { name: string; turn: number; commit_id: Uint8Array }[];
     return {
       ...m,
+      node: unpackNodeId(node),
       text,
       // Which branch holds it in its row and which in places is the order they came in: not meaning.
       places: places.map((p) => `${p.name} ${p.turn} ${toHex(p.commit_id)}`).sort(),

@@ -5,25 +5,35 @@ import type Database from 'better-sqlite3';
 /** The index file's name in the session root: a leading dot, which no session directory has (ids are escaped). */
 export const INDEX_FILE = '.entity-git-search.db';
 /**
- * 4: the words in at least half the messages the dictionary was made from are not in the
- * full-text index (a query of them alone reads the messages newest first), and a message is known
- * by its blob id's first 4 bytes within its session and seq.
- * (3: every word in the full-text index, 8 bytes of the blob id. 2: each message's text deflated
+ * 5: a branch's commit ids kept a block of 32 turns a row; a message's first branch by its number
+ * in the session; no byte of a message saying how its text was deflated; the words in a quarter
+ * of the messages the dictionary was made from left out of the full-text index (half in 4);
+ * pages of 16 KiB.
+ * (4: the words in at least half the messages the dictionary was made from are not in the
+ * full-text index, a message known by its blob id's first 4 bytes within its session and seq.
+ * 3: every word in the full-text index, 8 bytes of the blob id. 2: each message's text deflated
  * alone, its commit id on each of its places.)
  */
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5;
 
-// docs.body: the message's search text, one byte saying how it was deflated (0 alone, 1 against
-// meta's 'dictionary') and zlib's raw deflate: what a hit's check and its snippet read, from this
-// file alone. node: the node id a hit names. blob: the message file's blob id's first 4 bytes,
+/** Turns a `turns` row holds: turn t's commit id is bytes 20·(t mod 32) of row (branch, t div 32). */
+export const TURN_BLOCK = 32;
+
+// docs.body: the message's search text, zlib's raw deflate against meta's 'dictionary' (alone
+// while there is none): what a hit's check and its snippet read, from this file alone. node: the
+// node id a hit names, as `packNodeId` keeps it (a UUID or hex id as bytes, any other as text). blob: the message file's blob id's first 4 bytes,
 // which tell apart the messages of one session at one seq (a seq has one message a branch, so
 // only a node committed again in another form shares it: two such files sharing 4 bytes, about
 // 1 in 2^32). A message is found by (session, seq), then its blob: that index is smaller than
 // one holding the blob, and serves every look-up by session.
-// docs.branch, docs.turn: the first branch to hold a message and its turn there (null once that
-// branch let it go); places: where else (another branch, its turn) — most messages are on one
-// branch, and two columns of a row cost 4 bytes where a row of places cost 15.
-// turns: each turn's commit on a branch, once.
+// docs.branch, docs.turn: the first branch to hold a message (by its number in the session,
+// branches.n: 0 for a session's first branch, which SQLite keeps in no byte, where a row id of
+// thousands took 2) and its turn there (null once that branch let it go); places: where else
+// (another branch by its row id, its turn) — most messages are on one branch, and two columns of
+// a row cost 2–4 bytes where a row of places cost 15.
+// turns: each turn's commit on a branch, once, TURN_BLOCK turns a row (20 bytes a turn at its
+// slot, zeros where a turn has none; the row only as long as its last turn): a row a turn cost
+// ~34 bytes, most of them the key and the row's framing.
 // words: contentless (the text is in docs.body, once) and detail=none (which messages hold a
 // word, not where: the snippet is cut from the body), columnsize=0 (no per-message length row:
 // nothing ranks by it). It is given a message's distinct words less meta's 'common' ones (every
@@ -35,8 +45,8 @@ CREATE TABLE IF NOT EXISTS sessions(
   id INTEGER PRIMARY KEY, session TEXT NOT NULL UNIQUE, dir TEXT NOT NULL, head TEXT);
 CREATE INDEX IF NOT EXISTS sessions_dir ON sessions(dir);
 CREATE TABLE IF NOT EXISTS branches(
-  id INTEGER PRIMARY KEY, session INTEGER NOT NULL, name TEXT NOT NULL, tip TEXT NOT NULL,
-  UNIQUE(session, name));
+  id INTEGER PRIMARY KEY, session INTEGER NOT NULL, name TEXT NOT NULL, tip TEXT NOT NULL, n INTEGER NOT NULL,
+  UNIQUE(session, name), UNIQUE(session, n));
 CREATE TABLE IF NOT EXISTS docs(
   id INTEGER PRIMARY KEY, session INTEGER NOT NULL, blob INTEGER NOT NULL, role INTEGER NOT NULL,
   seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL, branch INTEGER, turn INTEGER);
@@ -45,8 +55,8 @@ CREATE TABLE IF NOT EXISTS places(
   doc INTEGER NOT NULL, branch INTEGER NOT NULL, turn INTEGER NOT NULL,
   PRIMARY KEY(doc, branch)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS turns(
-  branch INTEGER NOT NULL, turn INTEGER NOT NULL, commit_id BLOB NOT NULL,
-  PRIMARY KEY(branch, turn)) WITHOUT ROWID;
+  branch INTEGER NOT NULL, block INTEGER NOT NULL, commits BLOB NOT NULL,
+  PRIMARY KEY(branch, block)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
   text, content='', columnsize=0, detail=none,
   tokenize="unicode61 remove_diacritics 0 categories 'L* N* M* Co'");
@@ -54,10 +64,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
 
 /** Creates the tables a new index file needs; refuses a file of another version, before touching it. */
 export function ensureSchema(db: Database.Database): void {
+  // A new file only (an existing one keeps its pages): 16 KiB pages leave less of each page unused
+  // and fewer pages to frame than 4 KiB (4 bytes a message at 1,000,000 messages).
+  db.pragma('page_size = 16384');
   db.pragma('journal_mode = WAL');
-  // WAL with NORMAL: a commit is not synced to disk (a crash may lose the last updates, never
-  // corrupt the file; the next update or a reindex brings them back from the repositories).
-  db.pragma('synchronous = NORMAL');
+  // WAL with OFF: nothing is synced to disk, not even at a checkpoint (with NORMAL, the two fsyncs
+  // of every checkpoint cost an update ~0.3 ms on average, most of its commit). A process killed
+  // at any point loses nothing committed; the operating system's crash or a power cut may lose the
+  // last updates or leave the file unreadable: the index is the repositories' copy, so the next
+  // update (from the tips the index holds) or a reindex of a new file brings it back.
+  db.pragma('synchronous = OFF');
   db.pragma('temp_store = MEMORY');
   db.exec(`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID`);
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'version'`).get() as { value: number } | undefined;
@@ -74,9 +90,10 @@ export const DICTIONARY_BYTES = 32 * 1024;
  * A message's text as the index keeps it, and back. A message is a few hundred bytes, too short
  * for deflate to find much to repeat in itself; against a dictionary of the index's first 32 KB of
  * text (the words and phrasing the messages share) it is about a fifth smaller. The dictionary is
- * made once, in the transaction that brings that much text, and never changes (messages written
- * before it say so in their first byte); the common words are found in the same text, at the same
- * time. `reset` after a transaction that failed, whose dictionary may not have been kept.
+ * made once, in the transaction that brings that much text, and never changes; the common words
+ * are found in the same text, at the same time, and the messages kept before then are kept again
+ * as every later one is, so no byte of a message needs to say how it was kept. `reset` after a
+ * transaction that failed, whose dictionary may not have been kept.
  */
 export class TextPacker {
   readonly #db: Database.Database;
@@ -93,16 +110,14 @@ export class TextPacker {
   pack(text: string): Buffer {
     const bytes = Buffer.from(text, 'utf8');
     const dictionary = this.#dictionary ?? this.#load() ?? this.#learn(bytes);
-    if (dictionary === null) return Buffer.concat([ALONE, deflateRawSync(bytes)]);
-    return Buffer.concat([WITH_DICTIONARY, deflateRawSync(bytes, { dictionary })]);
+    // An output chunk of zlib's 16 KiB default is allocated for every call; a message's is smaller.
+    return dictionary === null
+      ? deflateRawSync(bytes, { chunkSize: CHUNK })
+      : deflateRawSync(bytes, { dictionary, chunkSize: CHUNK });
   }
 
-  /**
-   * What the full-text index is given for a message kept as `body`: its distinct words less the
-   * common ones; every word of a message kept before the dictionary (and the common words) existed.
-   */
-  indexed(text: string, body: Uint8Array): string {
-    if (body[0] === 0) return text;
+  /** What the full-text index is given for a message: its distinct words less the common ones (none before the dictionary). */
+  indexed(text: string): string {
     this.#dictionary ?? this.#load();
     return [...new Set(searchWords(text))].filter((w) => !this.#common.has(w)).join(' ');
   }
@@ -120,11 +135,8 @@ export class TextPacker {
   }
 
   unpack(body: Uint8Array): string {
-    const data = Buffer.from(body.buffer, body.byteOffset + 1, body.byteLength - 1);
-    if (body[0] === 0) return inflateRawSync(data).toString('utf8');
     const dictionary = this.#dictionary ?? this.#load();
-    if (dictionary === null) throw new Error('a message of the search index needs a dictionary the index lacks');
-    return inflateRawSync(data, { dictionary }).toString('utf8');
+    return (dictionary === null ? inflateRawSync(body) : inflateRawSync(body, { dictionary })).toString('utf8');
   }
 
   reset(): void {
@@ -154,15 +166,33 @@ export class TextPacker {
     this.#seen = [];
     this.#seenBytes = 0;
     const keep = this.#db.prepare(`INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)`);
-    if (keep.run('dictionary', made).changes === 1) keep.run('common', JSON.stringify(common));
+    if (keep.run('dictionary', made).changes === 1) {
+      keep.run('common', JSON.stringify(common));
+      this.#again(made, new Set(common));
+    }
     return this.#load();
+  }
+
+  // The messages kept before the dictionary (deflated alone, every word of theirs in the
+  // full-text index: at most a few hundred), kept again against it, less the common words.
+  #again(dictionary: Buffer, common: ReadonlySet<string>): void {
+    const forget = this.#db.prepare(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`);
+    const add = this.#db.prepare(`INSERT INTO words(rowid, text) VALUES (?, ?)`);
+    const body = this.#db.prepare(`UPDATE docs SET body = ? WHERE id = ?`);
+    for (const r of this.#db.prepare(`SELECT id, body FROM docs`).all() as { id: number; body: Buffer }[]) {
+      const text = inflateRawSync(r.body);
+      const words = [...new Set(searchWords(text.toString('utf8')))];
+      forget.run(r.id, words.join(' '));
+      add.run(r.id, words.filter((w) => !common.has(w)).join(' '));
+      body.run(deflateRawSync(text, { dictionary, chunkSize: CHUNK }), r.id);
+    }
   }
 }
 
 /**
- * The words in at least half of `texts`: in most messages, so their lists in the full-text index
- * would be nearly every message (a byte each) and narrow nothing a query reads; a query of them
- * alone finds its page among the newest messages.
+ * The words in at least a quarter of `texts`: their lists in the full-text index would name one
+ * message in four or more (a byte each) and narrow little a query reads; a query of them alone
+ * finds its page among the newest messages (a page of 20 in ~80 rows; two such words, ~320).
  */
 function commonWords(texts: readonly string[]): string[] {
   // Too few messages (a few long ones) say nothing of what most messages hold.
@@ -170,14 +200,39 @@ function commonWords(texts: readonly string[]): string[] {
   const counts = new Map<string, number>();
   for (const t of texts) for (const w of new Set(searchWords(t))) counts.set(w, (counts.get(w) ?? 0) + 1);
   return [...counts]
-    .filter(([, n]) => 2 * n >= texts.length)
+    .filter(([, n]) => COMMON_SHARE * n >= texts.length)
     .map(([w]) => w)
     .sort();
 }
 
 const COMMON_SAMPLE = 20;
-const ALONE = Buffer.from([0]);
-const WITH_DICTIONARY = Buffer.from([1]);
+const COMMON_SHARE = 4;
+const CHUNK = 1024;
 
 /** The key a message is known by at its session and seq: its blob id's first 4 bytes, as a signed integer (4 bytes in SQLite). */
 export const blobKey = (blob: string): number => Number.parseInt(blob.slice(0, 8), 16) | 0;
+
+/**
+ * A node id as the index keeps it: a lowercase UUID as a tag byte and its 16 bytes (17 against 36),
+ * an even run of at least 8 lowercase hex digits as a tag byte and its bytes; any other id (upper
+ * case, odd, any other character) as its text. Only forms that print back to the same string
+ * are packed, so every id round-trips exactly.
+ */
+export function packNodeId(id: string): string | Buffer {
+  if (UUID.test(id)) return Buffer.concat([UUID_TAG, Buffer.from(id.replaceAll('-', ''), 'hex')]);
+  if (HEX.test(id)) return Buffer.concat([HEX_TAG, Buffer.from(id, 'hex')]);
+  return id;
+}
+
+/** The node id `packNodeId` kept. */
+export function unpackNodeId(kept: string | Uint8Array): string {
+  if (typeof kept === 'string') return kept;
+  const hex = Buffer.from(kept.buffer, kept.byteOffset + 1, kept.byteLength - 1).toString('hex');
+  if (kept[0] === HEX_TAG[0]) return hex;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HEX = /^(?:[0-9a-f]{2}){4,}$/;
+const UUID_TAG = Buffer.from([1]);
+const HEX_TAG = Buffer.from([2]);

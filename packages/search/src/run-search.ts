@@ -12,11 +12,11 @@ import {
 } from '@entity-git/core';
 import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
-import type { TextPacker } from './index-schema.js';
+import { TURN_BLOCK, unpackNodeId, type TextPacker } from './index-schema.js';
 
 interface Candidate {
   id: number;
-  node: string;
+  node: string | Uint8Array;
   role: number;
   seq: number;
   body: Uint8Array;
@@ -65,7 +65,7 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
   const onBranch = branchCondition(q);
   if (onBranch.sql !== null) {
     where.push(
-      `(EXISTS (SELECT 1 FROM branches b WHERE b.id = d.branch AND ${onBranch.sql})
+      `(EXISTS (SELECT 1 FROM branches b WHERE b.session = d.session AND b.n = d.branch AND ${onBranch.sql})
         OR EXISTS (SELECT 1 FROM places p JOIN branches b ON b.id = p.branch WHERE p.doc = d.id AND ${onBranch.sql}))`,
     );
     args.push(...onBranch.args, ...onBranch.args);
@@ -98,7 +98,7 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
           session: row.session,
           head: row.head,
           asked: q.branch,
-          node: { id: row.node, role: ROLES[row.role] as Role, seq: row.seq },
+          node: { id: unpackNodeId(row.node), role: ROLES[row.role] as Role, seq: row.seq },
           text,
           places: at.map((p) => ({ branch: p.name, turn: p.turn, commit: toHex(p.commit_id) })),
           matcher,
@@ -116,12 +116,16 @@ const SESSION_SCAN = 2000;
  * each with its turn and that turn's commit, by branch name. `and` narrows the branches (a `?` each).
  */
 export const placesOf = (and: string): string =>
-  `SELECT b.name, d.turn, t.commit_id FROM docs d JOIN branches b ON b.id = d.branch
-     JOIN turns t ON t.branch = d.branch AND t.turn = d.turn WHERE d.id = ?${and}
+  `SELECT b.name, d.turn, ${COMMIT_AT('d.turn')} AS commit_id FROM docs d
+     JOIN branches b ON b.session = d.session AND b.n = d.branch
+     JOIN turns t ON t.branch = b.id AND t.block = d.turn / ${TURN_BLOCK} WHERE d.id = ?${and}
    UNION ALL
-   SELECT b.name, p.turn, t.commit_id FROM places p JOIN branches b ON b.id = p.branch
-     JOIN turns t ON t.branch = p.branch AND t.turn = p.turn WHERE p.doc = ?${and}
+   SELECT b.name, p.turn, ${COMMIT_AT('p.turn')} AS commit_id FROM places p JOIN branches b ON b.id = p.branch
+     JOIN turns t ON t.branch = p.branch AND t.block = p.turn / ${TURN_BLOCK} WHERE p.doc = ?${and}
    ORDER BY 1`;
+
+// A turn's commit id: its 20 bytes in its block's row (turns t).
+const COMMIT_AT = (turn: string) => `substr(t.commits, ${turn} % ${TURN_BLOCK} * 20 + 1, 20)`;
 
 const sessionSize = (db: Database.Database, session: string): number =>
   (

@@ -2,7 +2,6 @@ import { readdir } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
-  ROLES,
   readRepositoryChanges,
   searchText,
   sessionDirName,
@@ -14,10 +13,11 @@ import {
   type SearchResult,
   type SearchSource,
 } from '@entity-git/core';
-import { EntityGitError, fromHex, storeFor, type Store } from '@entity-git/git';
+import { EntityGitError, storeFor, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
-import { INDEX_FILE, TextPacker, blobKey, ensureSchema } from './index-schema.js';
+import { INDEX_FILE, TextPacker, ensureSchema } from './index-schema.js';
+import { IndexWriter } from './index-writer.js';
 import { indexContents, type IndexContents } from './index-contents.js';
 import { runSearch } from './run-search.js';
 import { indexError, type IndexUpdate, type SearchIndexOptions, type SyncDone } from './search-types.js';
@@ -45,6 +45,7 @@ export class SearchIndex implements SearchSource {
   readonly #running = new Map<string, Promise<IndexUpdate>>();
   readonly #statements = new Map<string, Database.Statement>();
   readonly #packer: TextPacker;
+  readonly #writer: IndexWriter;
   readonly #queue: UpdateQueue;
 
   constructor(options: SearchIndexOptions) {
@@ -68,6 +69,7 @@ export class SearchIndex implements SearchSource {
       this.#db.pragma('busy_timeout = 10000');
       ensureSchema(this.#db);
       this.#packer = new TextPacker(this.#db);
+      this.#writer = new IndexWriter(this.#db, this.#packer);
     } catch (err) {
       throw indexError(err, `cannot open the search index ${this.file}`);
     }
@@ -89,12 +91,8 @@ export class SearchIndex implements SearchSource {
     const { sessionId, branchesMoved, head } = result;
     const dir = join(this.root, sessionDirName(sessionId));
     return this.#serial(sessionId, async () => {
-      const carried = this.#carried(dir, result);
-      if (carried !== null) {
-        const done = this.#apply(dir, carried.known, carried.changes);
-        if (done !== null) return done;
-      }
-      return this.#updateDir(dir, { branches: branchesMoved, head });
+      const done = this.#transaction(() => this.#fromResult(dir, result));
+      return done ?? this.#updateDir(dir, { branches: branchesMoved, head });
     });
   }
 
@@ -121,7 +119,8 @@ export class SearchIndex implements SearchSource {
    * repository's directory under the root; the changes must start from the tips the index holds.
    */
   apply(dir: string, changes: RepositoryChanges): IndexUpdate {
-    const done = this.#apply(dir, this.#tipsOf(dir), changes);
+    const known = this.#tipsOf(dir);
+    const done = this.#transaction(() => this.#applyIn(dir, known, changes));
     if (done === null) throw new EntityGitError('SEARCH_INDEX_ERROR', `the tips of ${dir} moved during the update`);
     return done;
   }
@@ -139,7 +138,24 @@ export class SearchIndex implements SearchSource {
       total.sessions += done.sessions;
       total.added += done.added;
     }
+    this.compact();
     return total;
+  }
+
+  /**
+   * Rewrites the file at its smallest (what `reindex` ends with): the full-text index's segments
+   * merged into one, then `VACUUM` (every page filled, none left free) and the write-ahead log
+   * emptied. It takes the whole file's time (seconds at a million messages) and holds the write
+   * lock meanwhile: for after a rebuild, not after each update.
+   */
+  compact(): void {
+    try {
+      this.#db.exec(`INSERT INTO words(words) VALUES ('optimize')`);
+      this.#db.exec('VACUUM');
+      this.#db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (err) {
+      throw indexError(err, `cannot compact the search index ${this.file}`);
+    }
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
@@ -186,8 +202,11 @@ export class SearchIndex implements SearchSource {
     this.#db.close();
   }
 
-  /** The changes a sync's result carries, when every branch it moved starts from the tip the index holds. */
-  #carried(dir: string, r: SyncDone): { known: Map<string, string>; changes: RepositoryChanges } | null {
+  /**
+   * Inside a transaction: the changes a sync's result carries recorded, when every branch it moved
+   * starts from the tip the index holds (read in the same transaction: no other check); else null.
+   */
+  #fromResult(dir: string, r: SyncDone): IndexUpdate | null {
     const extended = r.extendedBranches ?? [];
     if (extended.length === 0 || extended.length !== r.branchesMoved.length) return null;
     const row = this.#sql(`SELECT session FROM sessions WHERE dir = ?`).get(dir) as { session: string } | undefined;
@@ -200,7 +219,7 @@ export class SearchIndex implements SearchSource {
       const messages = b.messages.map((m) => ({ ...m, text: searchText(m.node) }));
       return { name: b.name, tip: b.tip, mode: 'extend', messages };
     });
-    return { known, changes: { session: row.session, head: r.head, changed, gone: [], tips } };
+    return this.#writer.record(dir, { session: row.session, head: r.head, changed, gone: [], tips });
   }
 
   /**
@@ -211,15 +230,12 @@ export class SearchIndex implements SearchSource {
    */
   #applyCarried(batch: readonly QueuedUpdate[]): QueuedUpdate[] {
     const left: QueuedUpdate[] = [];
-    const each = (u: QueuedUpdate, apply: (dir: string, k: Map<string, string>, c: RepositoryChanges) => unknown) => {
-      const dir = join(this.root, sessionDirName(u.result.sessionId));
-      const carried = this.#carried(dir, u.result);
-      if (carried === null || apply(dir, carried.known, carried.changes) === null) left.push(u);
-    };
+    const fromResult = (u: QueuedUpdate) =>
+      this.#fromResult(join(this.root, sessionDirName(u.result.sessionId)), u.result);
     try {
       this.#db
         .transaction(() => {
-          for (const u of batch) each(u, (dir, k, c) => this.#applyIn(dir, k, c));
+          for (const u of batch) if (fromResult(u) === null) left.push(u);
         })
         .immediate();
       return left;
@@ -229,9 +245,9 @@ export class SearchIndex implements SearchSource {
     left.length = 0;
     for (const u of batch) {
       try {
-        each(u, (dir, k, c) => this.#apply(dir, k, c));
+        if (this.#transaction(() => fromResult(u)) === null) left.push(u);
       } catch (err) {
-        u.onError?.(u.result.sessionId, indexError(err, `cannot update the search index ${this.file}`));
+        u.onError?.(u.result.sessionId, err as EntityGitError);
       }
     }
     return left;
@@ -272,7 +288,7 @@ export class SearchIndex implements SearchSource {
         throw indexError(err, `cannot read the repository ${dir} for the search index`);
       }
       if (changes === null) return { sessions: 0, added: 0, removed: 0 };
-      const applied = this.#apply(dir, known, changes);
+      const applied = this.#transaction(() => this.#applyIn(dir, known, changes));
       if (applied !== null) return applied;
     }
   }
@@ -284,109 +300,20 @@ export class SearchIndex implements SearchSource {
     return new Map(rows.map((r) => [r.name, r.tip]));
   }
 
-  /** One transaction; null when another process moved the tips meanwhile (read again). */
-  #apply(dir: string, known: Map<string, string>, c: RepositoryChanges): IndexUpdate | null {
-    const run = this.#db.transaction(() => this.#applyIn(dir, known, c));
+  /** `work` in a write transaction of its own; a failure is the index's error, and forgets a dictionary made in it. */
+  #transaction(work: () => IndexUpdate | null): IndexUpdate | null {
     try {
-      return run.immediate();
+      return this.#db.transaction(work).immediate();
     } catch (err) {
       this.#packer.reset();
       throw indexError(err, `cannot update the search index ${this.file}`);
     }
   }
 
-  /** Inside a transaction: the changes recorded, unless the tips moved since `known` (null). */
+  /** Inside a transaction: the changes recorded, unless the tips moved since `known` (null: read again). */
   #applyIn(dir: string, known: Map<string, string>, c: RepositoryChanges): IndexUpdate | null {
     const now = this.#tipsOf(dir);
     if (now.size !== known.size || [...now].some(([b, t]) => known.get(b) !== t)) return null;
-    this.#sql(
-      `INSERT INTO sessions(session, dir, head) VALUES (?, ?, ?)
-       ON CONFLICT(session) DO UPDATE SET dir = excluded.dir, head = excluded.head`,
-    ).run(c.session, dir, c.head);
-    const sid = (this.#sql(`SELECT id FROM sessions WHERE session = ?`).get(c.session) as { id: number }).id;
-    // Messages a branch let go of: dropped at the end unless another branch still holds them.
-    const loose = new Set<number>();
-    for (const name of c.gone) {
-      const gone = this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, name) as {
-        id: number;
-      };
-      this.#release(sid, gone.id, loose);
-      this.#sql(`DELETE FROM branches WHERE id = ?`).run(gone.id);
-    }
-    let added = 0;
-    for (const b of c.changed) added += this.#place(sid, b, loose);
-    return { sessions: 1, added, removed: this.#dropUnplaced(loose) };
-  }
-
-  /** Records a branch's new tip and places its messages; returns how many messages were new to the index. */
-  #place(sid: number, b: BranchChange, loose: Set<number>): number {
-    this.#sql(
-      `INSERT INTO branches(session, name, tip) VALUES (?, ?, ?)
-       ON CONFLICT(session, name) DO UPDATE SET tip = excluded.tip`,
-    ).run(sid, b.name, b.tip);
-    const bid = (this.#sql(`SELECT id FROM branches WHERE session = ? AND name = ?`).get(sid, b.name) as { id: number })
-      .id;
-    if (b.mode === 'replace') this.#release(sid, bid, loose);
-    let added = 0;
-    for (const m of b.messages) {
-      const blob = blobKey(m.blob);
-      const row = this.#sql(`SELECT id, branch FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(
-        sid,
-        m.node.seq,
-        blob,
-      ) as { id: number; branch: number | null } | undefined;
-      if (row === undefined) {
-        const body = this.#packer.pack(m.text);
-        const doc = Number(
-          this.#sql(
-            `INSERT INTO docs(session, blob, role, seq, node, body, branch, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(sid, blob, ROLES.indexOf(m.node.role), m.node.seq, m.node.id, body, bid, m.turn).lastInsertRowid,
-        );
-        this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, this.#packer.indexed(m.text, body));
-        added++;
-      } else if (row.branch === null || row.branch === bid) {
-        this.#sql(`UPDATE docs SET branch = ?, turn = ? WHERE id = ?`).run(bid, m.turn, row.id);
-        // Held in its row now: never in places too.
-        if (row.branch === null) this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(row.id, bid);
-      } else this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(row.id, bid, m.turn);
-      // Both messages of a turn name its commit: one row, written again for the second.
-      this.#sql(`INSERT OR REPLACE INTO turns(branch, turn, commit_id) VALUES (?, ?, ?)`).run(
-        bid,
-        m.turn,
-        fromHex(m.commit),
-      );
-    }
-    return added;
-  }
-
-  // A branch's places are found through its session's messages (a few hundred, by the docs
-  // index): an index of places by branch would cost 12 bytes a message for this alone.
-  #release(sid: number, bid: number, loose: Set<number>): void {
-    const first = this.#sql(`SELECT id FROM docs WHERE session = ? AND branch = ?`).all(sid, bid) as { id: number }[];
-    for (const r of first) loose.add(r.id);
-    this.#sql(`UPDATE docs SET branch = NULL, turn = NULL WHERE session = ? AND branch = ?`).run(sid, bid);
-    const held = this.#sql(
-      `SELECT p.doc FROM docs d JOIN places p ON p.doc = d.id AND p.branch = ? WHERE d.session = ?`,
-    ).all(bid, sid) as { doc: number }[];
-    for (const r of held) {
-      loose.add(r.doc);
-      this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(r.doc, bid);
-    }
-    this.#sql(`DELETE FROM turns WHERE branch = ?`).run(bid);
-  }
-
-  #dropUnplaced(docs: Set<number>): number {
-    let removed = 0;
-    for (const id of docs) {
-      if (this.#sql(`SELECT 1 FROM docs WHERE id = ? AND branch IS NOT NULL`).get(id) !== undefined) continue;
-      if (this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) !== undefined) continue;
-      // A contentless index forgets a message by being told its words again: the text kept in docs.
-      const { body } = this.#sql(`SELECT body FROM docs WHERE id = ?`).get(id) as { body: Uint8Array };
-      const words = this.#packer.indexed(this.#packer.unpack(body), body);
-      this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(id, words);
-      this.#sql(`DELETE FROM docs WHERE id = ?`).run(id);
-      removed++;
-    }
-    return removed;
+    return this.#writer.record(dir, c);
   }
 }

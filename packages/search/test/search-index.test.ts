@@ -2,6 +2,7 @@ import { MemoryDag, createMirrorService } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { writeGolden } from '@entity-git/test-utils';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SearchIndex } from '../src/index.js';
 import { git, placeOf, tempDir, turnCommit } from './helpers.js';
@@ -170,6 +171,56 @@ describe('search over every session', () => {
     await rebuilt.reindex();
     expect(rebuilt.contents()).toEqual(index.contents());
     expect(index.contents().messages.length).toBeGreaterThan(30);
+  });
+
+  it('follows a branch deleted and another made by native git: each message names its branches, turns and commits', async () => {
+    const { root, index } = await goldenRoot();
+    const dir = join(root, 'golden-1');
+    const numbers = () => {
+      const db = new Database(index.file, { readonly: true });
+      const rows = db
+        .prepare(
+          `SELECT b.name, b.n FROM branches b JOIN sessions s ON s.id = b.session WHERE s.session = ? ORDER BY b.n`,
+        )
+        .all('golden-1') as { name: string; n: number }[];
+      db.close();
+      return rows.map((r) => `${r.n} ${r.name}`);
+    };
+    const before = numbers();
+    // Each branch of the session has its own number, from 0.
+    expect(before.map((r) => Number(r.split(' ')[0]))).toEqual([0, 1, 2, 3]);
+    git(dir, 'branch', '-D', 'retry-a4r');
+    git(dir, 'branch', 'late', 'main');
+    await index.update('golden-1');
+    // The deleted branch was the last number; its messages let it go first, in the same
+    // transaction, so the new branch takes that number again and no message names it wrongly.
+    expect(before.at(-1)).toBe('3 retry-a4r');
+    expect(numbers()).toEqual([...before.slice(0, 3), '3 late']);
+    const every = await index.search({ text: 'todo', allBranches: true, limit: 100, session: 'golden-1' });
+    expect(sorted(every.hits.map(placeOf))).toEqual(
+      sorted([
+        'golden-1/t2 tool fork-u4#1 [fork-u2e,fork-u4,late,main]',
+        'golden-1/u2 user main#2 [late,main]',
+        'golden-1/t3 tool main#2 [late,main]',
+        'golden-1/t4 tool main#2 [late,main]',
+        'golden-1/t5 tool main#2 [late,main]',
+      ]),
+    );
+    for (const h of every.hits) expect(h.commit).toBe(turnCommit(dir, h.branch, h.turn));
+    // On the new branch, by its number: its own turns and commits, as native git has them.
+    const late = await index.search({ text: 'todo', branch: 'late', session: 'golden-1' });
+    expect(late.hits.map((h) => `${h.node} ${h.branch}#${h.turn}`).sort()).toEqual([
+      't2 late#1',
+      't3 late#2',
+      't4 late#2',
+      't5 late#2',
+      'u2 late#2',
+    ]);
+    for (const h of late.hits) expect(h.commit).toBe(turnCommit(dir, 'late', h.turn));
+    const rebuilt = new SearchIndex({ root, file: join(tempDir(), 'rebuilt.db') });
+    open.push(rebuilt);
+    await rebuilt.reindex();
+    expect(rebuilt.contents()).toEqual(index.contents());
   });
 
   it('a failed index update fails nothing else: the sync commits, the error is reported', async () => {
