@@ -1,12 +1,13 @@
 // The server's search index (`@entity-git/search`, a file beside its session repositories): brought
-// up to date with every repository at start-up, then after each sync that wrote something. An
+// up to date with every repository at start-up, then after each sync that wrote something (the
+// updates queued: the syncs of 50 ms share one transaction, and a search sees them after it). An
 // index that fails is logged and mended by the next update; it never fails a write or a sync.
 import type { DagSource, MirrorService, SyncResult } from '@entity-git/core';
 import { SearchIndex } from '@entity-git/search';
 
 export interface ServerSearch {
   index: SearchIndex;
-  /** After a sync that wrote something: the index update from its result, in the background. */
+  /** After a sync that wrote something: the index update from its result, queued (a batch of syncs, one transaction). */
   onSynced(result: SyncResult): void;
   /** Every session of the DAG brought up to date (what a sync wrote while the server was down). */
   catchUp(dag: DagSource): Promise<void>;
@@ -21,7 +22,7 @@ export function openServerSearch(root: string, log: (line: string) => void): Ser
     log(`search index update of ${sessionId} failed: ${(err as Error).message}`);
   return {
     index,
-    onSynced: (result) => void index.afterSync(result).catch((err: unknown) => failed(result.sessionId, err)),
+    onSynced: (result) => index.enqueue(result, failed),
     async catchUp(dag) {
       for (const sessionId of await dag.listSessions())
         await index.update(sessionId).catch((err: unknown) => failed(sessionId, err));
