@@ -6,7 +6,6 @@
 // ignored directory except what is tracked. Where only git can say (a nested repository, a
 // submodule, a file that is neither file, link nor directory), the plan refuses and the snapshot
 // asks git. docs/design.md §7, "When a snapshot trusts the watcher".
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -21,6 +20,8 @@ import {
 } from '@entity-git/git';
 import type { Flat } from '../object-engine/status.js';
 import { applyToTree } from '../object-engine/commit.js';
+import { lstat, readdir, readFile, readlinkBytes } from './shadow-sliced-fs.js';
+import { traced } from './shadow-trace.js';
 
 const TREE = '40000';
 const GITLINK = '160000';
@@ -97,7 +98,7 @@ export class FastPlan {
   }
 
   async run(paths: readonly string[]): Promise<PlanResult> {
-    await Promise.all(outermost(paths).map((p) => this.#path(p)));
+    await traced('plan.paths', () => Promise.all(outermost(paths).map((p) => this.#path(p))));
     if (this.#refused !== null) return { refused: this.#refused };
     const overSizeCap = this.#overSizeCap.sort();
     const [listed, tree] = await Promise.all([
@@ -121,7 +122,7 @@ export class FastPlan {
     ]);
     const root = tree ?? this.#write('tree', new Uint8Array(0));
     // Every object on disk before the caller writes the commit that names them.
-    await Promise.all(this.#writes);
+    await traced('plan.writes', () => Promise.all(this.#writes));
     return { tree: root, overSizeCap, listedAgain: overSizeCap.filter((_, i) => listed[i]) };
   }
 
@@ -168,10 +169,9 @@ export class FastPlan {
       this.#overSizeCap.push(path);
       return void this.#changes.set(path, null);
     }
-    const data = await (st.isSymbolicLink()
-      ? readlink(this.#abs(path), { encoding: 'buffer' })
-      : readFile(this.#abs(path))
-    ).catch(() => null);
+    const data = await (st.isSymbolicLink() ? readlinkBytes(this.#abs(path)) : readFile(this.#abs(path))).catch(
+      () => null,
+    );
     if (data === null) return void this.#changes.set(path, null); // gone since its lstat
     const oid = this.#write('blob', data);
     // git records the owner's executable bit alone (100755 or 100644).

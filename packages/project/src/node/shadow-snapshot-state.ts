@@ -2,8 +2,9 @@
 // and what the last snapshot it took left behind (the tip, the index file's identity, the files
 // over the size cap). A snapshot takes the fast path only when all of it still holds: nobody else
 // moved the tip or wrote the index since. docs/design.md §7, "When a snapshot trusts the watcher".
-import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readFile, statBig } from './shadow-sliced-fs.js';
+import { traced } from './shadow-trace.js';
 import { ShadowWatcher } from './shadow-watcher.js';
 
 /** What the last snapshot of this process left. */
@@ -39,12 +40,12 @@ export class SnapshotState {
    * followed by a walk.
    */
   async begin(maxFileBytes: number): Promise<FastPath | null> {
-    const changes = await this.watcher.take();
+    const changes = await traced('watcher', () => this.watcher.take());
     const last = this.#last;
     this.#last = null;
     if (changes === null || last === null || last.maxFileBytes !== maxFileBytes) return null;
-    if ((await this.#indexIdentity()) !== last.index) return null;
-    if ((await this.#looseTip()) !== last.tip) return null;
+    if ((await traced('index-identity', () => this.#indexIdentity())) !== last.index) return null;
+    if ((await traced('loose-tip', () => this.#looseTip())) !== last.tip) return null;
     return { paths: changes.paths, last };
   }
 
@@ -60,7 +61,7 @@ export class SnapshotState {
   }
 
   async #indexIdentity(): Promise<string | null> {
-    const s = await stat(join(this.#gitDir, 'index'), { bigint: true }).catch(() => null);
+    const s = await statBig(join(this.#gitDir, 'index')).catch(() => null);
     return s && `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
   }
 

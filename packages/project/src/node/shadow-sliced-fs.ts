@@ -1,0 +1,80 @@
+// The shadow snapshot's file system calls: synchronous, as @entity-git/node-fs makes its
+// small-file calls, but in slices, so that a snapshot inside the host's turn leaves its event loop
+// free. A thread-pool round trip per call costs the loop more than the call itself: measured on a
+// 2-core machine under load, an after-snapshot of 10 files (~250 calls) spent most of its 25 ms
+// handing calls to the pool and back, where the same calls made synchronously take 3 ms
+// (BENCHMARKS.md, "shadow snapshots"). So each call runs at once, unless the loop has been held
+// for SLICE_MS since it last turned: then the call first waits for a turn (setImmediate), in which
+// the host's timers and I/O run. The loop is held at most SLICE_MS plus one call.
+// docs/design.md §7, "When a snapshot trusts the watcher".
+import * as fss from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { Storage, StorageFs } from '@entity-git/git';
+import { nodeStorage } from '@entity-git/node-fs';
+
+/** How long the snapshot's calls may hold the event loop before they let it turn. */
+const SLICE_MS = 1;
+
+let sliceStart = performance.now();
+let turn: Promise<void> | null = null;
+
+/** The loop's next turn: every call waiting for it goes on in it, in order, while the slice lasts. */
+function nextTurn(): Promise<void> {
+  turn ??= new Promise((resolve) =>
+    setImmediate(() => {
+      turn = null;
+      sliceStart = performance.now();
+      resolve();
+    }),
+  );
+  return turn;
+}
+
+/** Runs `call` (synchronous, small) once the loop may be held again; its error rejects. */
+export async function sliced<T>(call: () => T | Promise<T>): Promise<T> {
+  while (performance.now() - sliceStart >= SLICE_MS) await nextTurn();
+  return call();
+}
+
+/** The file system calls of a snapshot, shaped as node:fs/promises' (the few options used here). */
+export const lstat = (path: string): Promise<fss.Stats> => sliced(() => fss.lstatSync(path));
+export const stat = (path: string): Promise<fss.Stats> => sliced(() => fss.statSync(path));
+export const statBig = (path: string): Promise<fss.BigIntStats> => sliced(() => fss.statSync(path, { bigint: true }));
+export const readdir = (path: string): Promise<string[]> => sliced(() => fss.readdirSync(path));
+export const readlinkBytes = (path: string): Promise<Buffer> =>
+  sliced(() => fss.readlinkSync(path, { encoding: 'buffer' }));
+export const rm = (path: string): Promise<void> => sliced(() => fss.rmSync(path, { force: true }));
+
+export function readFile(path: string): Promise<Buffer>;
+export function readFile(path: string, encoding: 'utf8'): Promise<string>;
+export function readFile(path: string, encoding?: 'utf8'): Promise<Buffer | string> {
+  return sliced(() => fss.readFileSync(path, encoding));
+}
+
+/** A private file (0600 when it is made). */
+export const writeFile = (path: string, data: string | Uint8Array): Promise<void> =>
+  sliced(() => fss.writeFileSync(path, data, { mode: 0o600 }));
+
+/** Every function of `fs`, each call in its slice. */
+function slicedFs(fs: StorageFs): StorageFs {
+  const out: Record<string, unknown> = {};
+  for (const [name, call] of Object.entries(fs))
+    out[name] = (...args: unknown[]) => sliced(() => (call as (...a: unknown[]) => unknown)(...args));
+  return out as unknown as StorageFs;
+}
+
+// node-fs's storage: private modes, no fsync (git's default: a kill loses nothing the ref names,
+// since the ref moves after its objects are written), its small calls synchronous.
+const node = nodeStorage();
+
+/** Loose objects, refs and packs of a shadow repository, each call in its slice. */
+export const slicedNodeStorage: Storage = Object.freeze({
+  name: 'node-fs (sliced)',
+  fs: slicedFs(node.fs),
+  codec: node.codec,
+  createExclusive: (path: string, data: Uint8Array | string) => sliced(() => node.createExclusive!(path, data)),
+  appendFile: (path: string, data: Uint8Array | string) => sliced(() => node.appendFile!(path, data)),
+  readRange: (path: string, start: number, end: number) => sliced(() => node.readRange!(path, start, end)),
+  readRangeInto: (path: string, start: number, target: Uint8Array) =>
+    sliced(() => node.readRangeInto!(path, start, target)),
+});
