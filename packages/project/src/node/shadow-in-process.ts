@@ -8,12 +8,15 @@ import { join } from 'node:path';
 import { buildCommit, ObjectStore, parseCommit, RefStore, Store } from '@entity-git/git';
 import { type SnapshotTrailers, snapshotMessage } from '../shadow-message.js';
 import { SHADOW_IDENTITY, SNAPSHOTS_REF } from '../shadow-names.js';
-import { slicedNodeStorage, stat, writeFile } from './shadow-sliced-fs.js';
+import { slicedNodeStorage, stat, writeNew } from './shadow-sliced-fs.js';
 import { FastPlan } from './shadow-fast-plan.js';
 import { traced } from './shadow-trace.js';
 import type { FastPath } from './shadow-snapshot-state.js';
 
-/** The file beside the shadow git directory that says its index may lag behind the tip. */
+/**
+ * The file beside the shadow git directory that says its index may lag behind the tip (it names
+ * the tip the index was left at). Made once: the turns after it find it there and write nothing.
+ */
 export const INDEX_BEHIND = 'index-behind';
 
 export interface InProcessSnapshot {
@@ -68,7 +71,7 @@ export class InProcessSnapshots {
       traced('commit', () =>
         this.#objects.write('commit', buildCommit({ tree, parents: [base], author: who, committer: who, message })),
       ),
-      tree === tipTree ? null : traced('mark', () => writeFile(join(this.#dir, INDEX_BEHIND), `${tip}\n`)),
+      tree === tipTree ? null : traced('mark', () => writeNew(join(this.#dir, INDEX_BEHIND), `${tip}\n`)),
       stat(join(this.#gitDir, 'logs', SNAPSHOTS_REF)).then(
         () => true,
         () => false,

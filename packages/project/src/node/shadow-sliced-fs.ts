@@ -55,6 +55,18 @@ export function readFile(path: string, encoding?: 'utf8'): Promise<Buffer | stri
 export const writeFile = (path: string, data: string | Uint8Array): Promise<void> =>
   sliced(() => fss.writeFileSync(path, data, { mode: 0o600 }));
 
+/** A private file made with `data`, unless one is there already: whether it was made. */
+export const writeNew = (path: string, data: string): Promise<boolean> =>
+  sliced(() => {
+    try {
+      fss.writeFileSync(path, data, { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw err;
+    }
+  });
+
 /** Every function of `fs`, each call in its slice. */
 function slicedFs(fs: StorageFs): StorageFs {
   const out: Record<string, unknown> = {};

@@ -1,7 +1,8 @@
 // The snapshot's synchronous file system calls let the host's event loop turn: a callback the
 // host queued runs between them once they have held the loop for a slice, not after all of them;
 // and their errors reject as node:fs/promises' would. And a snapshot's steps, published on the
-// trace channel for whoever listens (bench/shadow-snapshot.ts --trace).
+// trace channel for whoever listens (bench/shadow-snapshot.ts --trace). And the index-behind
+// mark, made once rather than written again every turn.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -96,5 +97,20 @@ describe('the shadow snapshot trace', () => {
       expect(s.start).toBeGreaterThanOrEqual(whole.start);
       expect(s.start + s.ms).toBeLessThanOrEqual(whole.start + whole.ms);
     }
+  });
+
+  it('makes the index-behind mark once: it names the tip the index was left at, turn after turn', async () => {
+    const workdir = await judge.tempDir();
+    await judge.write(join(workdir, 'a.txt'), 'a0\n');
+    const repo = await ShadowRepository.open({ root: await judge.tempDir(), workdir });
+    const walked = await repo.snapshot({ kind: 'before' }); // a walk: the index is at this tip
+    const mark = join(repo.dir, 'index-behind');
+    const tips: string[] = [];
+    for (const turn of [1, 2, 3]) {
+      await judge.write(join(workdir, 'a.txt'), `a${turn}\n`);
+      tips.push((await repo.snapshot({ kind: 'after', sessionId: 's', turn })).commit);
+      expect(await readFile(mark, 'utf8')).toBe(`${walked.commit}\n`);
+    }
+    expect(new Set([walked.commit, ...tips]).size).toBe(4);
   });
 });
