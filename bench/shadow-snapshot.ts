@@ -6,12 +6,15 @@
 // same shadow rounds again alone, with no contender's git writing just before: what the
 // contenders' writes (a 4 MB index, thousands of objects) cost the snapshot that follows them.
 // `--trace` also prints where an after-snapshot's time goes, step by step (shadow-trace.ts).
+// `--against=<another checkout>` also takes every shadow snapshot with that checkout's code (its
+// own shadow repository of the same work tree, after the same edits; which of the two goes first
+// alternates round by round): a before-and-after of a change to the snapshot, in one run.
 //
-//   npx tsx --conditions=source bench/shadow-snapshot.ts [--trace] [--keep]
+//   npx tsx --conditions=source bench/shadow-snapshot.ts [--trace] [--against=DIR] [--keep]
 import { execFile, execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -32,6 +35,7 @@ const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
 export async function run(): Promise<void> {
   const keep = process.argv.includes('--keep');
   const trace = process.argv.includes('--trace');
+  const against = process.argv.find((a) => a.startsWith('--against='))?.slice('--against='.length) ?? null;
   const { root, dir, env, git } = benchProject('shadow');
   const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
   console.log(
@@ -47,6 +51,8 @@ export async function run(): Promise<void> {
     // The first snapshot hashes all 50,000 files: on a loaded machine longer than the default 120 s.
     const repo = await ShadowRepository.open({ root: join(root, 'shadow'), workdir: dir, timeoutMs: 1_800_000 });
     await repo.snapshot({ kind: 'before' }); // the first snapshot hashes everything, once, untimed
+    const other = against === null ? null : await otherCheckout(against, join(root, 'shadow-against'), dir);
+    await other?.snapshot({ kind: 'before' });
     // The fresh-index contender's own git directory, outside the tree, as comparable tools keep it.
     const freshDir = join(root, 'fresh.git');
     execFileSync('git', ['init', '-q', '--bare', freshDir], { env });
@@ -101,11 +107,25 @@ export async function run(): Promise<void> {
       const take = () => repo.snapshot({ kind: 'after', sessionId: 'bench', turn: round + 1 });
       return recorder ? recorder.during(round > 0, take) : take();
     };
+    // The other checkout's snapshot of the round beside this one's, first in odd rounds.
+    const theirs = { before: [] as number[], after: [] as number[] };
+    const beside = async <T>(round: number, kind: 'before' | 'after', mine: () => Promise<T>): Promise<T> => {
+      const snap = async () =>
+        theirs[kind].push(
+          await time(() =>
+            other!.snapshot(kind === 'before' ? { kind } : { kind, sessionId: 'bench', turn: round + 1 }),
+          ),
+        );
+      if (other !== null && round % 2 === 1) await snap();
+      const result = await mine();
+      if (other !== null && round % 2 === 0) await snap();
+      return result;
+    };
     for (let round = 0; round < ROUNDS + 1; round++) {
       const shadowLoop = round === 0 ? [] : loops.shadow; // the warm-up round's loop is not counted either
-      const before = await watched(shadowLoop, () => repo.snapshot({ kind: 'before' }));
+      const before = await beside(round, 'before', () => watched(shadowLoop, () => repo.snapshot({ kind: 'before' })));
       editTurn(dir, FILES, CHANGED, round);
-      const after = await watched(shadowLoop, afterSnapshot(round, spans?.interleaved));
+      const after = await beside(round, 'after', () => watched(shadowLoop, afterSnapshot(round, spans?.interleaved)));
       const fresh = await time(freshSnapshot);
       const warm = await watched(round === 0 ? [] : loops.idle, () => warmCommit(round));
       // And the loop with nothing to do for as long as the after-snapshot took: the timer's own delay.
@@ -119,9 +139,9 @@ export async function run(): Promise<void> {
     }
     // The shadow rounds alone: no contender's git ran since the previous snapshot.
     for (let round = ROUNDS + 1; round < 2 * ROUNDS + 1; round++) {
-      const before = await time(() => repo.snapshot({ kind: 'before' }));
+      const before = await beside(round, 'before', () => time(() => repo.snapshot({ kind: 'before' })));
       editTurn(dir, FILES, CHANGED, round);
-      const after = await time(afterSnapshot(round, spans?.alone));
+      const after = await beside(round, 'after', () => time(afterSnapshot(round, spans?.alone)));
       samples.aloneBefore.push(before);
       samples.aloneAfter.push(after);
       samples.aloneTurn.push(before + after);
@@ -159,8 +179,23 @@ export async function run(): Promise<void> {
       [`shadow alone: after-snapshot (${CHANGED} files changed)`, samples.aloneAfter],
       ['shadow alone: a turn (before + after)', samples.aloneTurn],
     ];
+    // The other checkout's: its warm-up round (the first) left out, then interleaved, then alone.
+    const theirTurns = theirs.before.map((b, i) => b + theirs.after[i]!);
+    const split = (xs: number[]) => ({ interleaved: xs.slice(1, ROUNDS + 1), alone: xs.slice(ROUNDS + 1) });
+    const their = { before: split(theirs.before), after: split(theirs.after), turn: split(theirTurns) };
+    if (other !== null)
+      rows.push(
+        [`--against ${against}: a turn, interleaved`, their.turn.interleaved],
+        ['--against: its after-snapshot, interleaved', their.after.interleaved],
+        ['--against: a turn, alone', their.turn.alone],
+        ['--against: its after-snapshot, alone', their.after.alone],
+      );
     for (const [name, xs] of rows) console.log(`| ${name} | ${ms(median(xs))} | ${ms(p90(xs))} |`);
     console.log('');
+    if (other !== null)
+      console.log(
+        `this checkout's turn / --against's: interleaved ${(m.turn / median(their.turn.interleaved)).toFixed(2)}×, alone ${(m.aloneTurn / median(their.turn.alone)).toFixed(2)}×`,
+      );
     console.log(
       `shadow turn interleaved / alone: ${(m.turn / m.aloneTurn).toFixed(2)}× (what the contenders' git writes just before cost it)`,
     );
@@ -215,13 +250,31 @@ export async function run(): Promise<void> {
       medians: m,
       eventLoop,
       samples,
+      ...(other ? { against: { checkout: against, ...their } } : {}),
       ...(spans ? { spans: { interleaved: spans.interleaved.summary(), alone: spans.alone.summary() } } : {}),
     });
   } finally {
     closeShadowWatchers();
+    for (const close of closers) close();
     if (keep) console.log(`kept ${root}`);
     else rmSync(root, { recursive: true, force: true });
   }
 }
+
+/** The shadow repository of `workdir` under `root`, opened with the code of the checkout `dir`. */
+async function otherCheckout(
+  dir: string,
+  root: string,
+  workdir: string,
+): Promise<{ snapshot: ShadowRepository['snapshot'] }> {
+  const entry = pathToFileURL(join(resolve(dir), 'packages/project/src/node/index.ts')).href;
+  const code = (await import(entry)) as typeof import('../packages/project/src/node/index.js');
+  closers.push(code.closeShadowWatchers);
+  const repo = await code.ShadowRepository.open({ root, workdir, timeoutMs: 1_800_000 });
+  return { snapshot: (trailers) => repo.snapshot(trailers) };
+}
+
+/** The other checkouts' watcher closers, run when the bench ends. */
+const closers: (() => void)[] = [];
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run();
