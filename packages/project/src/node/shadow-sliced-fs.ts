@@ -1,9 +1,9 @@
 // The shadow snapshot's file system calls: synchronous, as @entity-git/node-fs makes its
 // small-file calls, but in slices, so that a snapshot inside the host's turn leaves its event loop
-// free. A thread-pool round trip per call costs the loop more than the call itself: measured on a
-// 2-core machine under load, an after-snapshot of 10 files (~250 calls) spent most of its 25 ms
-// handing calls to the pool and back, where the same calls made synchronously take 3 ms
-// (BENCHMARKS.md, "shadow snapshots"). So each call runs at once, unless the loop has been held
+// free. A thread-pool round trip per call costs more than the call itself: on a 2-core machine
+// under load, 160 such calls took 5–7 ms through the pool and 3 ms synchronously, and an
+// after-snapshot of 10 files (~250 calls) took 0.59–0.63× its time once its calls were made this
+// way (BENCHMARKS.md, "shadow snapshots"). So each call runs at once, unless the loop has been held
 // for SLICE_MS since it last turned: then the call first waits for a turn (setImmediate), in which
 // the host's timers and I/O run. The loop is held at most SLICE_MS plus one call.
 // docs/design.md §7, "When a snapshot trusts the watcher".
@@ -15,26 +15,35 @@ import { nodeStorage } from '@entity-git/node-fs';
 /** How long the snapshot's calls may hold the event loop before they let it turn. */
 const SLICE_MS = 1;
 
-let sliceStart = performance.now();
-let turn: Promise<void> | null = null;
+/** The loop's slices: when the current one began, and the turn the calls past it wait for. */
+class Slices {
+  #start = performance.now();
+  #turn: Promise<void> | null = null;
 
-/** The loop's next turn: every call waiting for it goes on in it, in order, while the slice lasts. */
-function nextTurn(): Promise<void> {
-  turn ??= new Promise((resolve) =>
-    setImmediate(() => {
-      turn = null;
-      sliceStart = performance.now();
-      resolve();
-    }),
-  );
-  return turn;
+  /** Runs `call` (synchronous, small) once the loop may be held again; its error rejects. */
+  async run<T>(call: () => T | Promise<T>): Promise<T> {
+    while (performance.now() - this.#start >= SLICE_MS) await this.#nextTurn();
+    return call();
+  }
+
+  /** The loop's next turn: every call waiting for it goes on in it, in order, while the slice lasts. */
+  #nextTurn(): Promise<void> {
+    this.#turn ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.#turn = null;
+        this.#start = performance.now();
+        resolve();
+      }),
+    );
+    return this.#turn;
+  }
 }
+
+/** One event loop a process: one set of slices for every shadow repository in it. */
+const slices = new Slices();
 
 /** Runs `call` (synchronous, small) once the loop may be held again; its error rejects. */
-export async function sliced<T>(call: () => T | Promise<T>): Promise<T> {
-  while (performance.now() - sliceStart >= SLICE_MS) await nextTurn();
-  return call();
-}
+export const sliced = <T>(call: () => T | Promise<T>): Promise<T> => slices.run(call);
 
 /** The file system calls of a snapshot, shaped as node:fs/promises' (the few options used here). */
 export const lstat = (path: string): Promise<fss.Stats> => sliced(() => fss.lstatSync(path));
