@@ -56,6 +56,7 @@ export class InProcessSnapshots {
         objects: this.#objects,
         maxFileBytes,
         tipTree,
+        dirs: fast.dirs,
       }).run(fast.paths),
     );
     if ('refused' in plan) return plan;

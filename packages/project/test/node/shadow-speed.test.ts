@@ -2,7 +2,8 @@
 // host queued runs between them once they have held the loop for a slice, not after all of them;
 // and their errors reject as node:fs/promises' would. And a snapshot's steps, published on the
 // trace channel for whoever listens (bench/shadow-snapshot.ts --trace). And the index-behind
-// mark, made once rather than written again every turn.
+// mark, made once rather than written again every turn; and the directories' states kept from one
+// fast snapshot to the next, forgotten when the shadow repository's info/exclude changes.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -72,6 +73,7 @@ describe('the shadow snapshot trace', () => {
         'begin',
         'clear-dead-locks',
         'commit',
+        'exclude-identity',
         'held',
         'in-process',
         'index-identity',
@@ -112,5 +114,35 @@ describe('the shadow snapshot trace', () => {
       expect(await readFile(mark, 'utf8')).toBe(`${walked.commit}\n`);
     }
     expect(new Set([walked.commit, ...tips]).size).toBe(4);
+  });
+
+  it('forgets the directories it knew when info/exclude changes, which no watch covers', async () => {
+    const workdir = await judge.tempDir();
+    await judge.write(join(workdir, 'src', 'a.txt'), 'a0\n');
+    const repo = await ShadowRepository.open({ root: await judge.tempDir(), workdir });
+    await repo.snapshot({ kind: 'before' }); // a walk: the watcher starts
+    await judge.write(join(workdir, 'src', 'a.txt'), 'a1\n');
+    await repo.snapshot({ kind: 'after', sessionId: 's', turn: 1 }); // in-process: src/ is known now
+    await judge.write(join(repo.dir, 'git', 'info', 'exclude'), 'secret*\n');
+    await judge.write(join(workdir, 'src', 'secret.txt'), 'kept out\n');
+    await judge.write(join(workdir, 'src', 'plain.txt'), 'kept\n');
+    const spans: ShadowSpan[] = [];
+    const listen = (message: unknown) => spans.push(message as ShadowSpan);
+    subscribe(SHADOW_TRACE_CHANNEL, listen);
+    const turn = await repo.snapshot({ kind: 'after', sessionId: 's', turn: 2 }).finally(() => {
+      unsubscribe(SHADOW_TRACE_CHANNEL, listen);
+    });
+    // In-process, on what it knew of src/ (a walk would read info/exclude anew in any case).
+    expect(spans.map((s) => s.name)).toContain('in-process');
+    expect(spans.map((s) => s.name)).not.toContain('git');
+    const files = await judge.git(
+      workdir,
+      `--git-dir=${join(repo.dir, 'git')}`,
+      'ls-tree',
+      '-r',
+      '--name-only',
+      turn.commit,
+    );
+    expect(files.trim().split('\n')).toEqual(['src/a.txt', 'src/plain.txt']);
   });
 });
