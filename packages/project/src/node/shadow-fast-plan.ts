@@ -6,7 +6,6 @@
 // ignored directory except what is tracked. Where only git can say (a nested repository, a
 // submodule, a file that is neither file, link nor directory), the plan refuses and the snapshot
 // asks git. docs/design.md §7, "When a snapshot trusts the watcher".
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -21,6 +20,8 @@ import {
 } from '@entity-git/git';
 import type { Flat } from '../object-engine/status.js';
 import { applyToTree } from '../object-engine/commit.js';
+import { lstat, readdir, readFile, readlinkBytes } from './shadow-sliced-fs.js';
+import { traced } from './shadow-trace.js';
 
 const TREE = '40000';
 const GITLINK = '160000';
@@ -39,7 +40,7 @@ function knowTree(oid: string, entries: ReadonlyMap<string, TreeEntry>): void {
 }
 
 /** A directory of the work tree as the plan sees it. */
-interface DirState {
+export interface DirState {
   /** A directory, not a link to one, under directories that are too. */
   readonly real: boolean;
   /** It or a directory above it (below the work tree's root) holds a `.git`. */
@@ -50,6 +51,50 @@ interface DirState {
   readonly stack: IgnoreStack;
 }
 
+/** Past this many, the directories known are forgotten at once (a tree's directories touched over a long session). */
+const KNOWN_DIRS_MAX = 20_000;
+
+/**
+ * What a project's fast plans learnt of its directories (the ignore files in force, a nested
+ * repository, whether each is a real directory), kept from one snapshot to the next while the
+ * watcher vouches for every interval: each of those facts changes only through an entry of a
+ * watched directory (a `.gitignore` or `.git` in it, or the directory itself, made, removed or
+ * replaced), whose event names the directory, so a changed path forgets its own state and those
+ * under it. The shadow repository's `info/exclude`, which no watch covers, is checked by its
+ * identity; any snapshot that walks forgets everything.
+ */
+export class KnownDirs {
+  readonly #states = new Map<string, Promise<DirState>>();
+  #exclude: string | null = null;
+
+  get(path: string): Promise<DirState> | undefined {
+    return this.#states.get(path);
+  }
+
+  set(path: string, state: Promise<DirState>): void {
+    if (this.#states.size >= KNOWN_DIRS_MAX) this.#states.clear();
+    this.#states.set(path, state);
+  }
+
+  /** Forgets what `paths` (changed since the last snapshot) may have changed; all of it when `exclude` (info/exclude's identity) did. */
+  forget(paths: readonly string[], exclude: string): void {
+    if (exclude !== this.#exclude) {
+      this.#exclude = exclude;
+      this.#states.clear();
+      return;
+    }
+    for (const path of paths) {
+      const under = `${path}/`;
+      for (const dir of this.#states.keys()) if (dir === path || dir.startsWith(under)) this.#states.delete(dir);
+    }
+  }
+
+  clear(): void {
+    this.#states.clear();
+    this.#exclude = null;
+  }
+}
+
 export interface FastPlanOptions {
   readonly workdir: string;
   /** The shadow repository's git directory (its `info/exclude` is read). */
@@ -58,6 +103,8 @@ export interface FastPlanOptions {
   readonly maxFileBytes: number;
   /** The tip's tree: what is tracked. */
   readonly tipTree: string;
+  /** The directories' states known from the project's earlier plans, and where this one's go. */
+  readonly dirs: KnownDirs;
 }
 
 export type PlanResult =
@@ -84,7 +131,6 @@ const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('/
 
 export class FastPlan {
   readonly #o: FastPlanOptions;
-  readonly #dirs = new Map<string, Promise<DirState>>();
   readonly #trees = new Map<string, Promise<ReadonlyMap<string, TreeEntry>>>();
   readonly #changes = new Map<string, Flat | null>();
   /** Object writes under way: each object's id is known from its bytes, so none waits for another. */
@@ -97,7 +143,7 @@ export class FastPlan {
   }
 
   async run(paths: readonly string[]): Promise<PlanResult> {
-    await Promise.all(outermost(paths).map((p) => this.#path(p)));
+    await traced('plan.paths', () => Promise.all(outermost(paths).map((p) => this.#path(p))));
     if (this.#refused !== null) return { refused: this.#refused };
     const overSizeCap = this.#overSizeCap.sort();
     const [listed, tree] = await Promise.all([
@@ -121,7 +167,7 @@ export class FastPlan {
     ]);
     const root = tree ?? this.#write('tree', new Uint8Array(0));
     // Every object on disk before the caller writes the commit that names them.
-    await Promise.all(this.#writes);
+    await traced('plan.writes', () => Promise.all(this.#writes));
     return { tree: root, overSizeCap, listedAgain: overSizeCap.filter((_, i) => listed[i]) };
   }
 
@@ -168,10 +214,9 @@ export class FastPlan {
       this.#overSizeCap.push(path);
       return void this.#changes.set(path, null);
     }
-    const data = await (st.isSymbolicLink()
-      ? readlink(this.#abs(path), { encoding: 'buffer' })
-      : readFile(this.#abs(path))
-    ).catch(() => null);
+    const data = await (st.isSymbolicLink() ? readlinkBytes(this.#abs(path)) : readFile(this.#abs(path))).catch(
+      () => null,
+    );
     if (data === null) return void this.#changes.set(path, null); // gone since its lstat
     const oid = this.#write('blob', data);
     // git records the owner's executable bit alone (100755 or 100644).
@@ -205,8 +250,8 @@ export class FastPlan {
   }
 
   #dir(path: string): Promise<DirState> {
-    let state = this.#dirs.get(path);
-    if (state === undefined) this.#dirs.set(path, (state = this.#readDir(path)));
+    let state = this.#o.dirs.get(path);
+    if (state === undefined) this.#o.dirs.set(path, (state = this.#readDir(path)));
     return state;
   }
 

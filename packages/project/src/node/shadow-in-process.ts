@@ -4,16 +4,19 @@
 // The persistent index is left as it was: it lags behind the tip until the next walk catches it up
 // (`INDEX_BEHIND`). Objects first, the mark next, the ref last: a kill anywhere leaves the old tip
 // or the new one, over a sound repository. docs/design.md §7, "When a snapshot trusts the watcher".
-import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildCommit, ObjectStore, parseCommit, RefStore, Store } from '@entity-git/git';
 import { type SnapshotTrailers, snapshotMessage } from '../shadow-message.js';
 import { SHADOW_IDENTITY, SNAPSHOTS_REF } from '../shadow-names.js';
-import { asyncNodeStorage } from './shadow-async-storage.js';
+import { slicedNodeStorage, stat, writeNew } from './shadow-sliced-fs.js';
 import { FastPlan } from './shadow-fast-plan.js';
+import { traced } from './shadow-trace.js';
 import type { FastPath } from './shadow-snapshot-state.js';
 
-/** The file beside the shadow git directory that says its index may lag behind the tip. */
+/**
+ * The file beside the shadow git directory that says its index may lag behind the tip (it names
+ * the tip the index was left at). Made once: the turns after it find it there and write nothing.
+ */
 export const INDEX_BEHIND = 'index-behind';
 
 export interface InProcessSnapshot {
@@ -37,7 +40,7 @@ export class InProcessSnapshots {
     this.#dir = dir;
     this.#gitDir = join(dir, 'git');
     this.#workdir = workdir;
-    const store = new Store(asyncNodeStorage);
+    const store = new Store(slicedNodeStorage);
     this.#objects = new ObjectStore(store, this.#gitDir);
     this.#refs = new RefStore(store, this.#gitDir);
   }
@@ -45,14 +48,17 @@ export class InProcessSnapshots {
   /** Takes the snapshot the fast path describes, or says why only git can. */
   async take(trailers: SnapshotTrailers, fast: FastPath, maxFileBytes: number): Promise<InProcessResult> {
     const tip = fast.last.tip;
-    const tipTree = parseCommit(await this.#objects.readTyped(tip, 'commit')).tree;
-    const plan = await new FastPlan({
-      workdir: this.#workdir,
-      gitDir: this.#gitDir,
-      objects: this.#objects,
-      maxFileBytes,
-      tipTree,
-    }).run(fast.paths);
+    const tipTree = parseCommit(await traced('tip-commit', () => this.#objects.readTyped(tip, 'commit'))).tree;
+    const plan = await traced('plan', () =>
+      new FastPlan({
+        workdir: this.#workdir,
+        gitDir: this.#gitDir,
+        objects: this.#objects,
+        maxFileBytes,
+        tipTree,
+        dirs: fast.dirs,
+      }).run(fast.paths),
+    );
     if ('refused' in plan) return plan;
     const tree = plan.tree;
     const overSizeCap = carriedOver(fast, plan.overSizeCap);
@@ -63,17 +69,21 @@ export class InProcessSnapshots {
     const message = snapshotMessage({ ...trailers, overSizeCap });
     // The commit, the mark and the look for a reflog at once; the ref moves after all of them.
     const [commit, , logged] = await Promise.all([
-      this.#objects.write('commit', buildCommit({ tree, parents: [base], author: who, committer: who, message })),
-      tree === tipTree ? null : writeFile(join(this.#dir, INDEX_BEHIND), `${tip}\n`, { mode: 0o600 }),
+      traced('commit', () =>
+        this.#objects.write('commit', buildCommit({ tree, parents: [base], author: who, committer: who, message })),
+      ),
+      tree === tipTree ? null : traced('mark', () => writeNew(join(this.#dir, INDEX_BEHIND), `${tip}\n`)),
       stat(join(this.#gitDir, 'logs', SNAPSHOTS_REF)).then(
         () => true,
         () => false,
       ),
     ]);
-    await this.#refs.update(SNAPSHOTS_REF, commit, {
-      old: tip,
-      reflog: logged ? { who: SHADOW_IDENTITY, message: '' } : null,
-    });
+    await traced('ref', () =>
+      this.#refs.update(SNAPSHOTS_REF, commit, {
+        old: tip,
+        reflog: logged ? { who: SHADOW_IDENTITY, message: '' } : null,
+      }),
+    );
     return { commit, overSizeCap, listedAgain };
   }
 }

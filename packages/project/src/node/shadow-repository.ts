@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { EntityGitError } from '@entity-git/core';
 import { LOCK_DEFAULTS, RefStore, Store, refsUnder } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
-import { asyncNodeStorage } from './shadow-async-storage.js';
+import { rm as rmSliced, slicedNodeStorage } from './shadow-sliced-fs.js';
 import { ShadowGit } from './shadow-git.js';
+import { traced } from './shadow-trace.js';
 import { carriedOver, INDEX_BEHIND, type InProcessSnapshot, InProcessSnapshots } from './shadow-in-process.js';
 import { type SnapshotTrailers, snapshotMessage } from '../shadow-message.js';
 import { type FastPath, type SnapshotState, snapshotState } from './shadow-snapshot-state.js';
@@ -65,7 +66,7 @@ export class ShadowRepository {
   readonly #maxFileBytes: number;
   readonly #state: SnapshotState | null;
   readonly #lock: <T>(key: string, fn: () => Promise<T>) => Promise<T>;
-  readonly #store = new Store(asyncNodeStorage);
+  readonly #store = new Store(slicedNodeStorage);
   readonly #refs: RefStore;
   readonly dir: string;
   readonly workdir: string;
@@ -161,7 +162,7 @@ export class ShadowRepository {
     const prev = queues.get(key) ?? Promise.resolve();
     const held = () =>
       this.#lock(join(this.dir, 'lock'), async () => {
-        await this.#clearDeadLocks();
+        await traced('clear-dead-locks', () => this.#clearDeadLocks());
         return work();
       });
     const next = prev.then(held, held);
@@ -180,7 +181,7 @@ export class ShadowRepository {
    */
   async #clearDeadLocks(): Promise<void> {
     const gitDir = this.#git.place.gitDir;
-    await Promise.all(['index.lock', `${SNAPSHOTS_REF}.lock`].map((name) => rm(join(gitDir, name), { force: true })));
+    await Promise.all(['index.lock', `${SNAPSHOTS_REF}.lock`].map((name) => rmSliced(join(gitDir, name))));
   }
 
   /** The newest snapshot commit, or null before the first. */
@@ -198,20 +199,19 @@ export class ShadowRepository {
    * before-snapshot whose tree equals the tip's reuses the tip.
    */
   snapshot(trailers: SnapshotTrailers): Promise<Snapshot> {
-    return this.exclusive(() => this.snapshotHeld(trailers));
+    return traced('snapshot', () => this.exclusive(() => traced('held', () => this.snapshotHeld(trailers))));
   }
 
   /** {@link snapshot} for a caller already inside {@link exclusive}. */
   async snapshotHeld(trailers: SnapshotTrailers): Promise<Snapshot> {
-    const fast = (await this.#state?.begin(this.#maxFileBytes)) ?? null;
-    const quick = fast === null ? null : await this.#quick(trailers, fast);
-    const taken = quick ?? (await this.#take(trailers, fast));
-    if (this.#state)
-      await this.#state.remember(
-        taken.commit,
-        this.#maxFileBytes,
-        quick?.listedAgain ?? (await this.#listedAgain(taken)),
-      );
+    const state = this.#state;
+    const fast = state === null ? null : await traced('begin', () => state.begin(this.#maxFileBytes));
+    const quick = fast === null ? null : await traced('in-process', () => this.#quick(trailers, fast));
+    const taken = quick ?? (await traced('git', () => this.#take(trailers, fast)));
+    if (state !== null) {
+      const listedAgain = quick?.listedAgain ?? (await this.#listedAgain(taken));
+      await traced('remember', () => state.remember(taken.commit, this.#maxFileBytes, listedAgain));
+    }
     return quick === null ? taken : { commit: quick.commit, overSizeCap: quick.overSizeCap };
   }
 

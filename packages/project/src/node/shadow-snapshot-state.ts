@@ -2,8 +2,10 @@
 // and what the last snapshot it took left behind (the tip, the index file's identity, the files
 // over the size cap). A snapshot takes the fast path only when all of it still holds: nobody else
 // moved the tip or wrote the index since. docs/design.md §7, "When a snapshot trusts the watcher".
-import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { KnownDirs } from './shadow-fast-plan.js';
+import { readFile, statBig } from './shadow-sliced-fs.js';
+import { traced } from './shadow-trace.js';
 import { ShadowWatcher } from './shadow-watcher.js';
 
 /** What the last snapshot of this process left. */
@@ -20,11 +22,14 @@ export interface LastSnapshot {
 export interface FastPath {
   readonly paths: readonly string[];
   readonly last: LastSnapshot;
+  /** What the earlier fast plans learnt of the directories, less what the paths may have changed. */
+  readonly dirs: KnownDirs;
 }
 
 export class SnapshotState {
   readonly #gitDir: string;
   readonly watcher: ShadowWatcher;
+  readonly #dirs = new KnownDirs();
   #last: LastSnapshot | null = null;
 
   constructor(gitDir: string, workdir: string, stateDir: string) {
@@ -39,13 +44,21 @@ export class SnapshotState {
    * followed by a walk.
    */
   async begin(maxFileBytes: number): Promise<FastPath | null> {
-    const changes = await this.watcher.take();
+    const changes = await traced('watcher', () => this.watcher.take());
     const last = this.#last;
     this.#last = null;
-    if (changes === null || last === null || last.maxFileBytes !== maxFileBytes) return null;
-    if ((await this.#indexIdentity()) !== last.index) return null;
-    if ((await this.#looseTip()) !== last.tip) return null;
-    return { paths: changes.paths, last };
+    const vouched =
+      changes !== null &&
+      last !== null &&
+      last.maxFileBytes === maxFileBytes &&
+      (await traced('index-identity', () => this.#indexIdentity())) === last.index &&
+      (await traced('loose-tip', () => this.#looseTip())) === last.tip;
+    if (!vouched) {
+      this.#dirs.clear();
+      return null;
+    }
+    this.#dirs.forget(changes.paths, await traced('exclude-identity', () => this.#excludeIdentity()));
+    return { paths: changes.paths, last, dirs: this.#dirs };
   }
 
   /** Records what a snapshot that succeeded left. */
@@ -60,8 +73,11 @@ export class SnapshotState {
   }
 
   async #indexIdentity(): Promise<string | null> {
-    const s = await stat(join(this.#gitDir, 'index'), { bigint: true }).catch(() => null);
-    return s && `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    return identity(join(this.#gitDir, 'index'));
+  }
+
+  async #excludeIdentity(): Promise<string> {
+    return (await identity(join(this.#gitDir, 'info', 'exclude'))) ?? 'none';
   }
 
   /** The snapshots ref as a loose ref file says it (a packed ref reads as null: the walk then runs). */
@@ -69,6 +85,12 @@ export class SnapshotState {
     const text = await readFile(join(this.#gitDir, 'refs', 'heads', 'snapshots'), 'utf8').catch(() => null);
     return text?.trim() || null;
   }
+}
+
+/** A file's device, inode, size and times, or null when there is none. */
+async function identity(path: string): Promise<string | null> {
+  const s = await statBig(path).catch(() => null);
+  return s && `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 }
 
 /** One state per shadow git directory in this process. */

@@ -5,8 +5,10 @@
 // end, with no error and no sign of a lost event; otherwise the snapshot walks the whole tree.
 // docs/design.md §7, "When a snapshot trusts the watcher".
 import { type FSWatcher, watch } from 'node:fs';
-import { lstat, mkdir, opendir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, opendir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import * as slicedFs from './shadow-sliced-fs.js';
+import { traced } from './shadow-trace.js';
 
 /** Past this many changed paths a walk of the whole tree is as cheap, and the list is not kept. */
 const MAX_PATHS = 2_000;
@@ -99,9 +101,10 @@ export class ShadowWatcher {
 
   /** Every directory walk an event started is done, and every event before now is delivered. */
   async #settle(): Promise<void> {
-    await this.#drain();
+    await traced('watcher.drain', () => this.#drain());
     // A work tree (or barrier directory) removed and made again is a new directory nobody watches.
-    if ((await this.#rootIdentity()) !== this.#roots) return this.#break('the work tree was replaced');
+    if ((await traced('watcher.roots', () => this.#rootIdentity())) !== this.#roots)
+      return this.#break('the work tree was replaced');
     const name = `b${++this.#barrierSeq}`;
     let timer: NodeJS.Timeout | undefined;
     const arrived = new Promise<boolean>((done) => {
@@ -109,14 +112,15 @@ export class ShadowWatcher {
       timer = setTimeout(() => done(false), BARRIER_TIMEOUT_MS);
     });
     try {
-      await writeFile(join(this.#barrierDir, name), '', { mode: 0o600 });
-      if (!(await arrived)) this.#break('the barrier event did not come (an overflowed queue?)');
+      await traced('watcher.barrier-write', () => slicedFs.writeFile(join(this.#barrierDir, name), ''));
+      if (!(await traced('watcher.barrier-event', () => arrived)))
+        this.#break('the barrier event did not come (an overflowed queue?)');
     } catch (err) {
       this.#break(`barrier: ${(err as Error).message}`);
     } finally {
       clearTimeout(timer);
       this.#waiters.delete(name);
-      await rm(join(this.#barrierDir, name), { force: true }).catch(() => undefined);
+      await traced('watcher.barrier-rm', () => slicedFs.rm(join(this.#barrierDir, name))).catch(() => undefined);
     }
     // Events delivered before the barrier may have started walks of new directories.
     await this.#drain();
@@ -125,7 +129,7 @@ export class ShadowWatcher {
   async #rootIdentity(): Promise<string> {
     const ids = await Promise.all(
       [this.#workdir, this.#barrierDir].map((p) =>
-        lstat(p).then(
+        slicedFs.lstat(p).then(
           (s) => `${s.dev}:${s.ino}`,
           () => 'gone',
         ),
