@@ -33,6 +33,7 @@ export const OPTIONS = {
   regex: { type: 'boolean' },
   limit: { type: 'string' },
   reindex: { type: 'boolean' },
+  compact: { type: 'boolean' },
   // scan, export and push (redact.ts)
   'allow-secrets': { type: 'boolean' },
   turn: { type: 'string' },

@@ -12,8 +12,8 @@ export interface Command {
   /** Names of its positional arguments, for messages; the first `required` of them must be given. */
   args: string[];
   required: number;
-  /** An option that, given, stands in for the required arguments (`log --project`). */
-  unless?: OptionName;
+  /** Options any of which, given, stands in for the required arguments (`log --project`). */
+  unless?: OptionName[];
   /** It writes rows (projects): it may create entity-git's missing tables; the others never run DDL. */
   writes?: boolean;
   /** It writes nothing to the database: the database is opened read-only (the driver refuses any write). */
@@ -119,7 +119,7 @@ export const COMMANDS: Command[] = [
     options: ['branch', 'project', 'json'],
     args: ['SESSION'],
     required: 1,
-    unless: 'project',
+    unless: ['project'],
     run: async (ctx, io, v, [session]) => {
       if (v.project !== undefined) {
         if (session !== undefined || v.branch !== undefined)
@@ -164,10 +164,10 @@ export const COMMANDS: Command[] = [
   },
   {
     name: 'search',
-    options: ['session', 'role', 'branch', 'all-branches', 'regex', 'limit', 'reindex', 'json'],
+    options: ['session', 'role', 'branch', 'all-branches', 'regex', 'limit', 'reindex', 'compact', 'json'],
     args: ['QUERY'],
     required: 1,
-    unless: 'reindex',
+    unless: ['reindex', 'compact'],
     alone: async (io, v, [query]) =>
       (await import('./commands/search.js')).runSearch(io, {
         query,
@@ -179,6 +179,7 @@ export const COMMANDS: Command[] = [
         regex: v.regex === true,
         limit: v.limit,
         reindex: v.reindex === true,
+        compact: v.compact === true,
         json: v.json === true,
       }),
   },

@@ -65,7 +65,7 @@ Run "entity-git COMMAND --help" for a command's options.`;
 
 export const COMMAND_HELP: Record<string, string> = {
   search: `Usage: entity-git search QUERY [--session ID] [--role R] [--branch B | --all-branches]
-                         [--regex] [--limit N] [--json] [--reindex]
+                         [--regex] [--limit N] [--json] [--reindex | --compact]
 
 The messages holding every word of QUERY (letters and digits, case folded, whole words), newest
 first, from entity-git's own index beside the repositories (<root>/.entity-git-search.db), which
@@ -81,6 +81,8 @@ Options:
                     every message the other options leave: slower)
   --limit N         at most N hits (default 20, at most 1000)
   --reindex         rebuild the index from the repositories alone first (QUERY may be left out)
+  --compact         pack the index back to its smallest first, as a rebuild leaves it: its pages
+                    fill up again, its full-text segments merged into one (QUERY may be left out)
   --json            { hits: [{ session, branch, branches, turn, commit, node, role, seq,
                     snippet, highlights }], more }
 

@@ -84,7 +84,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<ExitCode> {
     if (!GLOBAL_OPTIONS.includes(g.name) && !command.options.includes(g.name))
       throw new CliError(`${command.name} takes no option ${g.raw} ${hint}`);
   }
-  const stoodIn = command.unless !== undefined && values[command.unless] !== undefined;
+  const stoodIn = command.unless?.some((name) => values[name] !== undefined) === true;
   if (rest.length < command.required && !stoodIn)
     throw new CliError(
       `${command.name}: missing ${command.args.slice(rest.length, command.required).join(' ')} ${hint}`,

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { openSqlite } from '@entity-git/sqlite';
+import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PLAIN_ID, buildDb, git, json, run, tempDir } from './fixture.js';
 
@@ -76,5 +77,41 @@ describe('entity-git search', () => {
     const rebuilt = await search('changelog', '--json', '--reindex');
     expect(rebuilt.stderr).toMatch(/^entity-git: search index rebuilt from 3 repositories \(\d+ messages\)\n$/);
     expect(rebuilt.stdout).toBe(live.stdout);
+  });
+
+  it('--compact packs a live index back to what a rebuild leaves: no free page, one full-text segment, the same hits', async () => {
+    const store = await openSqlite({ file: db });
+    await store.writer.appendNode({
+      id: 'p-u10',
+      session_id: PLAIN_ID,
+      role: 'user',
+      content: 'And the roadmap?',
+      predecessor: 'p-a9',
+      created_at: 1779600102,
+    });
+    await store.close();
+    expect((await eg('sync')).code).toBe(0);
+    const file = join(root, '.entity-git-search.db');
+    const layout = () => {
+      const sqlite = new Database(file, { readonly: true });
+      try {
+        return {
+          free: sqlite.pragma('freelist_count', { simple: true }),
+          segments: sqlite.prepare('SELECT count(DISTINCT segid) AS n FROM words_idx').get(),
+        };
+      } finally {
+        sqlite.close();
+      }
+    };
+    // The sync's update wrote a segment of its own beside the rebuild's.
+    expect(layout().segments).toEqual({ n: 2 });
+    const before = await search('roadmap', '--all-branches', '--json');
+    expect(places(json(before))).toEqual([`${PLAIN_ID}/p-u10 user main#4`]);
+    const packed = await search('--compact');
+    expect(packed.code).toBe(0);
+    expect(packed.stdout).toBe('');
+    expect(packed.stderr).toMatch(/^entity-git: search index compacted: \d+\.\d MiB → \d+\.\d MiB\n$/);
+    expect(layout()).toEqual({ free: 0, segments: { n: 1 } });
+    expect((await search('roadmap', '--all-branches', '--json')).stdout).toBe(before.stdout);
   });
 });

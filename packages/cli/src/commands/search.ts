@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MirrorService, ReconcileEntry, Role, SearchHit } from '@entity-git/core';
 import { defaultRoot } from '@entity-git/node-fs';
@@ -18,13 +18,15 @@ export interface SearchArgs {
   regex: boolean;
   limit?: string | undefined;
   reindex: boolean;
+  compact: boolean;
   json: boolean;
 }
 
 /**
  * `entity-git search`: the messages of every session holding the query's words, from the index
- * beside the repositories (built from them first when it is missing, or asked: `--reindex`). No
- * database is opened: the repositories alone answer. Exit 1 when nothing matched, as grep.
+ * beside the repositories (built from them first when it is missing, or asked: `--reindex`;
+ * packed back to its smallest: `--compact`). No database is opened: the repositories alone answer.
+ * Exit 1 when nothing matched, as grep.
  */
 export async function runSearch(io: CliIo, args: SearchArgs): Promise<ExitCode> {
   const root = resolve(io.cwd ?? process.cwd(), args.root ?? defaultRoot());
@@ -37,6 +39,11 @@ export async function runSearch(io: CliIo, args: SearchArgs): Promise<ExitCode> 
       io.stderr.write(
         `entity-git: search index ${fresh ? 'built' : 'rebuilt'} from ${built.sessions} repositor${built.sessions === 1 ? 'y' : 'ies'} (${built.added} messages)\n`,
       );
+    } else if (args.compact) {
+      // A rebuild ends compacted; a live index's pages split as it takes updates (docs/design.md §12).
+      const before = statSync(index.file).size;
+      index.compact();
+      io.stderr.write(`entity-git: search index compacted: ${mib(before)} → ${mib(statSync(index.file).size)}\n`);
     }
     if (args.query === undefined) return EXIT_OK;
     const limit = args.limit === undefined ? undefined : Number(args.limit);
@@ -59,6 +66,8 @@ export async function runSearch(io: CliIo, args: SearchArgs): Promise<ExitCode> 
     index.close();
   }
 }
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 function printHit(io: CliIo, h: SearchHit): void {
   const others = h.branches.length > 1 ? ` (also ${h.branches.filter((b) => b !== h.branch).join(', ')})` : '';
