@@ -41,6 +41,8 @@ export async function startApp(root: HTMLElement): Promise<void> {
     search: null,
   };
 
+  // Nothing to draw but the shell until the renderer exists, once the connection is made.
+  let render: () => void = () => undefined;
   const shell = buildShell(root, state, () => render());
 
   const online = () => state.backend.mode === 'online';
@@ -58,7 +60,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
     state.projectStatus.clear();
     state.agentCommits.clear();
     await refreshLists();
-    await navigate();
+    await navigate({ keepDrawer: true });
   };
 
   const token = takeToken();
@@ -109,7 +111,7 @@ export async function startApp(root: HTMLElement): Promise<void> {
   const { step, send } = actions;
   bindReplayKeys(document, { prev: () => step('prev'), next: () => step('next'), send: () => void send() });
 
-  const render = createRender({ root, state, shell, online, navigate, actions });
+  render = createRender({ root, state, shell, online, navigate, actions });
 
   window.addEventListener('hashchange', () => void navigate());
 
@@ -127,5 +129,6 @@ export async function startApp(root: HTMLElement): Promise<void> {
   }
 
   await refreshLists();
-  await navigate();
+  // A drawer opened while the app was starting stays open: the user asked for it.
+  await navigate({ keepDrawer: true });
 }

@@ -265,9 +265,10 @@ export function createLoading({ state, main, online, fail, render }: LoadingDeps
     };
   }
 
-  async function navigate(): Promise<void> {
+  /** The page the hash names, read and drawn; the narrow drawer closes unless `keepDrawer` (nobody picked a page). */
+  async function navigate({ keepDrawer = false } = {}): Promise<void> {
     state.route = parseRoute(location.hash);
-    state.drawerOpen = false;
+    if (!keepDrawer) state.drawerOpen = false;
     // A banner of another page is stale here.
     if (state.notice?.at !== undefined && state.notice.at !== location.hash) state.notice = null;
     state.loading = true;

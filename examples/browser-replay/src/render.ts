@@ -31,13 +31,17 @@ export function buildShell(root: HTMLElement, state: State, render: () => void):
       'data-testid': 'menu',
       'aria-controls': 'sidebar',
       'aria-expanded': 'false',
-      onclick: () => {
-        state.drawerOpen = !state.drawerOpen;
-        render();
-      },
+      onclick: () => drawer(!state.drawerOpen),
     },
     '☰ Menu',
   );
+  // The drawer is drawn here as well as by `render`: the menu works while the app still connects.
+  function drawer(open: boolean): void {
+    state.drawerOpen = open;
+    root.classList.toggle('drawer-open', open);
+    menu.setAttribute('aria-expanded', String(open));
+    render();
+  }
   const topbar = h('header', { class: 'topbar' }, menu, h('span', { class: 'brand' }, 'entity-git replay'));
   const sidebar = h('aside', {
     class: 'sidebar',
@@ -48,10 +52,7 @@ export function buildShell(root: HTMLElement, state: State, render: () => void):
   const scrim = h('div', {
     class: 'scrim',
     'aria-hidden': 'true',
-    onclick: () => {
-      state.drawerOpen = false;
-      render();
-    },
+    onclick: () => drawer(false),
   });
   const main = h('main', { class: 'main', 'data-testid': 'main' });
   // Outside `main`, so a re-render never replaces it: screen readers hear each new turn once.
@@ -60,8 +61,7 @@ export function buildShell(root: HTMLElement, state: State, render: () => void):
   // Escape closes the narrow drawer (the form inside it stops the key first when it is open).
   root.ownerDocument.addEventListener('keydown', (e) => {
     if (e.key !== 'Escape' || e.defaultPrevented || !state.drawerOpen) return;
-    state.drawerOpen = false;
-    render();
+    drawer(false);
     menu.focus();
   });
   return { menu, sidebar, main, live };

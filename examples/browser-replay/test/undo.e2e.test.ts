@@ -116,6 +116,32 @@ describe('the layout', () => {
       await context.close();
     }
   });
+
+  it('at 390 px the menu opened while the app still connects stays open, and lists the sessions once they come', async () => {
+    const { context, page, errors } = await hx.open(390, 844);
+    try {
+      // The server's socket is held until the menu has been pressed: the press lands before the app
+      // has a connection, the session list or a renderer, as it can on a slow phone or a busy machine.
+      let release = () => undefined as void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      await page.routeWebSocket(/\/ws/, async (ws) => {
+        await held;
+        ws.connectToServer();
+      });
+      await page.goto(`${hx.url}/#token=${hx.token}`);
+      await page.click('[data-testid=menu]');
+      expect(await page.getAttribute('[data-testid=menu]', 'aria-expanded')).toBe('true');
+      release();
+      await page.click(`[data-testid=session][data-id=${NOTES_SESSION}]`);
+      await waitTurn(page, 'Turn 2 / 2');
+      expect(await page.getAttribute('[data-testid=menu]', 'aria-expanded')).toBe('false');
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 describe('undo the agent’s edits of a turn', () => {
