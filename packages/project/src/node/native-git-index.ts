@@ -102,7 +102,7 @@ export class NativeIndex {
         throw new EntityGitError(
           'REF_LOCKED',
           `[${NATIVE_GIT_ENGINE}] the index is locked by another git: ${r.stderr.trim()}`,
-          { args: ['update-index', '--index-info'], stderr: r.stderr },
+          { args: ['update-index', '--index-info'], stderr: r.stderr, lock: join(repo.gitdir, 'index.lock') },
         );
       }
       if (!/index\.lock/.test(r.stderr)) throw failure(repo.root, ['update-index', '--index-info'], r);

@@ -152,10 +152,12 @@ export function refError(root: string, args: string[], r: Run): EntityGitError {
     });
   }
   if (/\.lock'?: File exists|Unable to create .*\.lock/i.test(r.stderr)) {
+    // The lock's path, so a skip can name the file to remove when no git is running.
+    const lock = /Unable to create '([^']+\.lock)'/i.exec(r.stderr)?.[1] ?? null;
     return new EntityGitError(
       'REF_LOCKED',
       `[${NATIVE_GIT_ENGINE}] the branch is locked by another git: ${r.stderr.trim()}`,
-      { args, stderr: r.stderr },
+      { args, stderr: r.stderr, lock },
     );
   }
   return failure(root, args, r);

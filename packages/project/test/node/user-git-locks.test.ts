@@ -158,5 +158,27 @@ for (const [name, engine] of engines) {
       expect(await judge.git(dir, 'status', '--porcelain')).toBe('');
       expect(await judge.git(dir, 'fsck', '--strict', '--no-dangling')).toBe('');
     });
+
+    it("a branch's lock left behind (a git killed in `update-ref`): skipped, the warning names the lock to remove; once removed, the turn commits", async () => {
+      const dir = await repo();
+      const old = await head(dir);
+      const pg = createProjectGit({ engine });
+      const turn = { workdir: dir, sessionId: 's', turn: 1, userMessage: 'x', model: 'm', touchedPaths: ['agent.txt'] };
+      const snapshot = await pg.beforeTurn(dir);
+      const lock = join(dir, '.git/refs/heads/main.lock');
+      await fsp.writeFile(lock, '');
+      await judge.write(`${dir}/agent.txt`, 'by the agent\n');
+      const r = await pg.afterTurn({ ...turn, snapshot });
+      expect(r).toMatchObject({ status: 'skipped', reason: 'repository-locked', agentPaths: ['agent.txt'] });
+      expect(r.status === 'skipped' && r.warning).toBe(
+        `another git is using the repository (${lock} exists), the agent's edits won't be auto-committed for now`,
+      );
+      expect(await head(dir)).toBe(old);
+      await fsp.rm(lock);
+      expect(await judge.git(dir, 'status', '--porcelain')).toBe('?? agent.txt\n');
+      expect(await pg.afterTurn({ ...turn, snapshot })).toMatchObject({ status: 'committed', paths: ['agent.txt'] });
+      expect((await judge.git(dir, 'rev-parse', 'HEAD^')).trim()).toBe(old);
+      expect(await judge.git(dir, 'status', '--porcelain')).toBe('');
+    });
   });
 }
