@@ -75,6 +75,8 @@ describe('the in-process shadow snapshot', () => {
       return r;
     };
     await same('printf "edited\\n" >> src/d0/f1.txt');
+    // A new ignore file where the fast path already knows the directory: what it knew is dropped.
+    await same('printf "n\\n" > src/d0/fresh.txt && printf "fresh.txt\\n" > src/d0/.gitignore');
     await same('mkdir -p src/new/deep/er && printf "x\\n" > src/new/deep/er/a.txt && printf "y\\n" > src/d1/g.txt');
     await same('rm src/d1/f0.txt src/new/deep/er/a.txt');
     await same('mv src/d1/f1.txt src/d1/moved.txt && mv src/d2 src/d2-renamed');
