@@ -23,6 +23,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   search: () => import('./search.js'),
   redaction: () => import('./redaction.js'),
   'server-flood': () => import('./server-flood.js'),
+  'last-turn-reread': () => import('./last-turn-reread.js'),
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -84,6 +84,11 @@ export class SqlDagSource implements DagSource {
   private readonly now: () => number;
   /** Sessions read with open nodes left pending, by the time of their newest row (seconds). */
   private readonly open = new Map<string, number>();
+  /**
+   * An application's rows (a mapping, either form): their completeness is inferred, and the
+   * application may still write a turn's rows after they read as complete.
+   */
+  readonly lastTurnMayChange: boolean;
 
   constructor(options: SqlDagSourceOptions) {
     const batchSize = checkBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
@@ -101,6 +106,7 @@ export class SqlDagSource implements DagSource {
     const engine = this.options.engine ?? null;
     const queryForm = options.mapping != null && isQueryForm(options.mapping) ? options.mapping : null;
     this.queries = queryForm === null || engine === null ? null : new QueryReader(db, engine, queryForm);
+    this.lastTurnMayChange = options.mapping != null;
     const readOnlyConnection = options.readOnlyConnection === true;
     const quietBefore = () => this.quietBefore();
     const queries = this.queries;

@@ -22,9 +22,11 @@ export class RedactingDag implements DagSource {
     this.options = options;
     // The one optional method the mirror calls (the change marker): present when the source's is.
     if (source.changeMarker) this.changeMarker = (id) => source.changeMarker!(id);
+    this.lastTurnMayChange = source.lastTurnMayChange === true;
   }
 
   changeMarker?: DagSource['changeMarker'];
+  readonly lastTurnMayChange: boolean;
 
   listSessions(): Promise<string[]> {
     return this.source.listSessions();

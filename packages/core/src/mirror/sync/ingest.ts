@@ -1,6 +1,7 @@
 import { EntityGitError, utf8 } from '@entity-git/git';
 import { canonicalJson, canonicalJsonBytes } from '../../model/canonical-json.js';
 import { nodeFacts } from '../../model/commit-message.js';
+import { rides } from '../../model/derive.js';
 import { messageFileName } from '../../model/names.js';
 import type { DagNode, Session } from '../../model/types.js';
 import { validateNode, validateSession } from '../../model/validate.js';
@@ -85,11 +86,13 @@ export async function ingest(ctx: MirrorContext, request: IngestRequest): Promis
   const { layout, metaBytes, config, loaded, state } = await readyRepo(ctx, { repo, session, full, stateless, host });
   const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
   const known = state.known;
-  // Re-read from the first node that may still change (a placeholder) or that no commit holds
-  // yet (its turn was incomplete, so its blob was not written).
+  // Re-read from the first node that may still change (a placeholder, or a node of a path's last
+  // turn where the source says it may) or that no commit holds yet (its turn was incomplete, so
+  // its blob was not written).
   const unsettled =
     state.unsettled ?? new Set([...known.values()].filter((n) => n.pending || !n.stored).map((n) => n.id));
-  const from = readFrom(state, unsettled, reread);
+  const lastTurn = ctx.dag.lastTurnMayChange === true ? lastTurnsStart(known) : undefined;
+  const from = Math.min(readFrom(state, unsettled, reread), lastTurn === undefined ? Infinity : lastTurn - 1);
 
   const previous = ctx.cache.plans.get(repo.gitdir);
   ctx.cache.plans.delete(repo.gitdir);
@@ -141,6 +144,36 @@ function readFrom(state: LiveState, unsettled: ReadonlySet<string>, reread: numb
     if (n) from = Math.min(from, n.seq - 1);
   }
   return reread === undefined ? from : Math.min(from, reread - 1);
+}
+
+/**
+ * The seq of the first node of the last turn of every path the known nodes make (from each leaf
+ * back to its user node), or undefined for none: what a source whose last turn may still change
+ * has read again (`DagSource.lastTurnMayChange`). Leaves as `derive` finds them: a tool result
+ * with a caller rides on it, neither continuing a path nor ending one.
+ */
+function lastTurnsStart(known: ReadonlyMap<string, Known>): number | undefined {
+  const limit = known.size;
+  const up = (n: Known): Known | undefined => (n.predecessor === null ? undefined : known.get(n.predecessor));
+  const continued = new Set<string>();
+  for (const n of known.values()) {
+    if (rides(n)) continue;
+    let p = up(n);
+    for (let steps = 0; p !== undefined && rides(p) && steps <= limit; steps++) p = up(p);
+    if (p !== undefined) continued.add(p.id);
+  }
+  let from: number | undefined;
+  for (const leaf of known.values()) {
+    if (rides(leaf) || continued.has(leaf.id)) continue;
+    let seq = leaf.seq;
+    // Bounded: a malformed chain cannot loop.
+    for (let n: Known | undefined = leaf, steps = 0; n !== undefined && steps <= limit; n = up(n), steps++) {
+      seq = Math.min(seq, n.seq);
+      if (n.role === 'user') break;
+    }
+    if (from === undefined || seq < from) from = seq;
+  }
+  return from;
 }
 
 /**
