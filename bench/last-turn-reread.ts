@@ -1,4 +1,4 @@
-// What reading each path's last turn again costs a sync of an application's store
+// What reading the newest turn again costs a sync of an application's store
 // (`DagSource.lastTurnMayChange`, docs/design.md 'A last turn written again'): an OpenCode
 // opencode.db session of H turns, one more turn written by the application (one transaction: a
 // prompt, a finished reply, their parts), then `mirror.sync` of two mirrors of it, turn by turn in

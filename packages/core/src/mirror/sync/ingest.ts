@@ -1,7 +1,6 @@
 import { EntityGitError, utf8 } from '@entity-git/git';
 import { canonicalJson, canonicalJsonBytes } from '../../model/canonical-json.js';
 import { nodeFacts } from '../../model/commit-message.js';
-import { rides } from '../../model/derive.js';
 import { messageFileName } from '../../model/names.js';
 import type { DagNode, Session } from '../../model/types.js';
 import { validateNode, validateSession } from '../../model/validate.js';
@@ -86,12 +85,12 @@ export async function ingest(ctx: MirrorContext, request: IngestRequest): Promis
   const { layout, metaBytes, config, loaded, state } = await readyRepo(ctx, { repo, session, full, stateless, host });
   const delta: StateDelta = { nodes: new Set(), deleted: new Set(), memo: [] };
   const known = state.known;
-  // Re-read from the first node that may still change (a placeholder, or a node of a path's last
+  // Re-read from the first node that may still change (a placeholder, or a node of the newest
   // turn where the source says it may) or that no commit holds yet (its turn was incomplete, so
   // its blob was not written).
   const unsettled =
     state.unsettled ?? new Set([...known.values()].filter((n) => n.pending || !n.stored).map((n) => n.id));
-  const lastTurn = ctx.dag.lastTurnMayChange === true ? lastTurnsStart(known) : undefined;
+  const lastTurn = ctx.dag.lastTurnMayChange === true ? newestTurnStart(known) : undefined;
   const from = Math.min(readFrom(state, unsettled, reread), lastTurn === undefined ? Infinity : lastTurn - 1);
 
   const previous = ctx.cache.plans.get(repo.gitdir);
@@ -147,33 +146,26 @@ function readFrom(state: LiveState, unsettled: ReadonlySet<string>, reread: numb
 }
 
 /**
- * The seq of the first node of the last turn of every path the known nodes make (from each leaf
- * back to its user node), or undefined for none: what a source whose last turn may still change
- * has read again (`DagSource.lastTurnMayChange`). Leaves as `derive` finds them: a tool result
- * with a caller rides on it, neither continuing a path nor ending one.
+ * The seq of the first node of the turn the application writes now, or undefined for none: what a
+ * source whose last turn may still change has read again (`DagSource.lastTurnMayChange`). That
+ * turn is the newest node's, back to its user node; when the newest node is a user node (a new
+ * prompt before the reply it follows was written for the last time), the turn before it too.
+ * An older branch's last turn is not the application's to write any more: reading it again at
+ * every sync would cost a long session with an early retry a read of the whole session.
  */
-function lastTurnsStart(known: ReadonlyMap<string, Known>): number | undefined {
-  const limit = known.size;
-  const up = (n: Known): Known | undefined => (n.predecessor === null ? undefined : known.get(n.predecessor));
-  const continued = new Set<string>();
-  for (const n of known.values()) {
-    if (rides(n)) continue;
-    let p = up(n);
-    for (let steps = 0; p !== undefined && rides(p) && steps <= limit; steps++) p = up(p);
-    if (p !== undefined) continued.add(p.id);
+function newestTurnStart(known: ReadonlyMap<string, Known>): number | undefined {
+  let newest: Known | undefined;
+  for (const n of known.values()) if (newest === undefined || n.seq > newest.seq) newest = n;
+  if (newest === undefined) return undefined;
+  let users = newest.role === 'user' ? -1 : 0;
+  let seq = newest.seq;
+  // Bounded: a malformed chain cannot loop.
+  for (let n: Known | undefined = newest, steps = 0; n !== undefined && steps <= known.size; steps++) {
+    seq = Math.min(seq, n.seq);
+    if (n.role === 'user' && ++users > 0) break;
+    n = n.predecessor === null ? undefined : known.get(n.predecessor);
   }
-  let from: number | undefined;
-  for (const leaf of known.values()) {
-    if (rides(leaf) || continued.has(leaf.id)) continue;
-    let seq = leaf.seq;
-    // Bounded: a malformed chain cannot loop.
-    for (let n: Known | undefined = leaf, steps = 0; n !== undefined && steps <= limit; n = up(n), steps++) {
-      seq = Math.min(seq, n.seq);
-      if (n.role === 'user') break;
-    }
-    if (from === undefined || seq < from) from = seq;
-  }
-  return from;
+  return seq;
 }
 
 /**
