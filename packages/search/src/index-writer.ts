@@ -66,6 +66,8 @@ export class IndexWriter {
     let added = 0;
     // The messages new to the index, a turn's at a time: inserted together, one after the other.
     const group: PlacedMessage[] = [];
+    // A turn's messages name its commit alike: its slot is written (or checked) once.
+    let turn = '';
     for (const m of b.messages) {
       const blob = blobKey(m.blob);
       const row = this.#sql(`SELECT id, branch FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(
@@ -82,7 +84,8 @@ export class IndexWriter {
         if (row.branch === null) this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(row.id, branch.id);
       } else
         this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(row.id, branch.id, m.turn);
-      this.#recordTurn(branch.id, m.turn, m.commit);
+      if (turn !== `${m.turn} ${m.commit}`) this.#recordTurn(branch.id, m.turn, m.commit);
+      turn = `${m.turn} ${m.commit}`;
     }
     return added + this.#insert(sid, branch.n, group);
   }
