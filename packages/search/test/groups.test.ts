@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import type { DagNode, PlacedMessage, RepositoryChanges } from '@entity-git/core';
+import { MemoryDag, type DagNode, type PlacedMessage, type RepositoryChanges } from '@entity-git/core';
+import { createNodeMirror } from '@entity-git/node-fs';
+import { writeGolden } from '@entity-git/test-utils';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GROUP_CHARS, GROUP_MAX } from '../src/index-schema.js';
@@ -125,4 +127,51 @@ describe("a turn's messages deflated together (index version 6)", () => {
     expect(rows(index.file).layout.filter((r) => r.endsWith('*'))).toEqual(['m1*', 'm17*', 'm19*']);
     expect((await index.search({ text: 'only20qz' })).hits.map((h) => h.node)).toEqual(['m20']);
   });
+
+  it('groups the same messages when it follows syncs and when it is rebuilt from the repositories', async () => {
+    const dag = new MemoryDag();
+    const root = tempDir();
+    const mirror = createNodeMirror({ dag, root });
+    const index = indexOf(root);
+    // Turns of tool calls and results, a retry, an edited message and a continue-from-an-old-turn.
+    for (const s of ['golden-1', 'golden-2']) {
+      await writeGolden(dag, { sessionId: s });
+      await index.afterSync(await mirror.sync(s));
+    }
+    const rebuilt = indexOf(root, join(tempDir(), 'rebuilt.db'));
+    await rebuilt.reindex();
+    expect(rebuilt.contents()).toEqual(index.contents());
+    const live = groupsOf(index.file);
+    expect(groupsOf(rebuilt.file)).toEqual(live);
+    // Each group is one turn's messages on the branch that brought them: one turn, one commit.
+    const turnOf = new Map(
+      (index.contents().messages as { session: string; node: string; places: string[] }[]).map((m) => [
+        `${m.session}/${m.node}`,
+        m.places[0]!.split(' ').slice(1).join(' '),
+      ]),
+    );
+    for (const g of live) {
+      const [session, nodes] = g.split(': ') as [string, string];
+      expect(new Set(nodes.split(' ').map((n) => turnOf.get(`${session}/${n}`))).size).toBe(1);
+    }
+    expect(live.some((g) => g.split(' ').length > 3)).toBe(true);
+    expect(live.reduce((n, g) => n + g.split(' ').length - 1, 0)).toBe(index.contents().messages.length);
+  });
 });
+
+/** A file's groups: each as its session and its messages' node ids in row order, sorted. */
+function groupsOf(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  const rows = db
+    .prepare(
+      `SELECT s.session, d.node, d.body IS NULL AS member FROM docs d JOIN sessions s ON s.id = d.session ORDER BY d.id`,
+    )
+    .all() as { session: string; node: string; member: number }[];
+  db.close();
+  const groups: string[] = [];
+  for (const r of rows) {
+    if (r.member) groups[groups.length - 1] += ` ${r.node}`;
+    else groups.push(`${r.session}: ${r.node}`);
+  }
+  return groups.sort();
+}
