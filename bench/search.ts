@@ -121,8 +121,10 @@ export async function run(): Promise<void> {
   const index = new SearchIndex({ root, batchMs: 600_000 });
   const messages = countMessages(indexFile);
   const size = sizeOf(indexFile);
+  // The index also holds the turns earlier runs appended (their JSON is the corpus's, a message on average).
+  const perMessage = corpus.messageBytes / corpus.messages;
   console.log(
-    `index: ${int(messages)} messages, ${(size / 1e6).toFixed(1)} MB, ${ratio(size / corpus.messageBytes)} the message JSON (${(corpus.messageBytes / 1e6).toFixed(1)} MB of canonical JSON in ${int(corpus.messages)} files)`,
+    `index: ${int(messages)} messages, ${(size / 1e6).toFixed(1)} MB, ${(size / messages).toFixed(1)} B a message: ${(size / messages / perMessage).toFixed(3)}x the message JSON (${perMessage.toFixed(1)} B of canonical JSON a message, ${(corpus.messageBytes / 1e6).toFixed(1)} MB in the corpus's ${int(corpus.messages)} files)`,
   );
 
   // Queries: entity-git (limit 20, a page of hits) and ripgrep over the working trees, interleaved.
@@ -253,7 +255,13 @@ export async function run(): Promise<void> {
     `the update split (a running mirror): sync ${ms(split.sync.median)} ms median, reading what it wrote ${ms(split.read.median)} ms (${ratio(split.read.median / split.sync.median)}), the transaction ${ms(split.write.median)} ms (${ratio(split.write.median / split.sync.median)})`,
   );
   index.close();
+  const live = sizeOf(indexFile);
+  const liveMessages = countMessages(indexFile);
+  console.log(
+    `index after this run's updates: ${int(liveMessages)} messages, ${(live / 1e6).toFixed(1)} MB, ${(live / liveMessages).toFixed(1)} B a message: ${(live / liveMessages / perMessage).toFixed(3)}x the message JSON`,
+  );
   writeResults('search', {
+    live: { bytes: live, messages: liveMessages },
     split,
     batching,
     sessions: SESSIONS,

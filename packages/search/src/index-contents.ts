@@ -1,6 +1,7 @@
 import { searchWords } from '@entity-git/core';
 import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
+import { DocTexts } from './doc-texts.js';
 import { unpackNodeId, type TextPacker } from './index-schema.js';
 import { placesOf as placesSql } from './run-search.js';
 
@@ -31,9 +32,10 @@ export function indexContents(db: Database.Database, packer: TextPacker): IndexC
       `SELECT d.id, s.session, printf('%08x', d.blob & 4294967295) AS blob, d.role, d.seq, d.node, d.body
        FROM docs d JOIN sessions s ON s.id = d.session ORDER BY s.session, d.blob`,
     )
-    .all() as { id: number; body: Uint8Array; session: string; blob: string; node: string | Uint8Array }[];
+    .all() as { id: number; body: Uint8Array | null; session: string; blob: string; node: string | Uint8Array }[];
+  const texts = new DocTexts(db, packer);
   const messages = rows.map(({ id, body, node, ...m }) => {
-    const text = packer.unpack(body);
+    const text = texts.text(id, body);
     // The words a query finds it by: those in the full-text index and the common ones it holds.
     const common = searchWords(text).filter((w) => packer.common().has(w));
     const places = placesOf.all(id, id) as { name: string; turn: number; commit_id: Uint8Array }[];

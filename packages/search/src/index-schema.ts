@@ -5,22 +5,33 @@ import type Database from 'better-sqlite3';
 /** The index file's name in the session root: a leading dot, which no session directory has (ids are escaped). */
 export const INDEX_FILE = '.entity-git-search.db';
 /**
- * 5: a branch's commit ids kept a block of 32 turns a row; a message's first branch by its number
+ * 6: the new messages of a turn on a branch deflated together, in the first one's row (a group:
+ * the rows after it with no body are its other messages); pages of 4 KiB.
+ * (5: a branch's commit ids kept a block of 32 turns a row; a message's first branch by its number
  * in the session; no byte of a message saying how its text was deflated; the words in a quarter
  * of the messages the dictionary was made from left out of the full-text index (half in 4);
  * pages of 16 KiB.
- * (4: the words in at least half the messages the dictionary was made from are not in the
+ * 4: the words in at least half the messages the dictionary was made from are not in the
  * full-text index, a message known by its blob id's first 4 bytes within its session and seq.
  * 3: every word in the full-text index, 8 bytes of the blob id. 2: each message's text deflated
  * alone, its commit id on each of its places.)
  */
-export const INDEX_VERSION = 5;
+export const INDEX_VERSION = 6;
+
+/** At most this many messages share a deflated body, and at most about this much text (a longer message is a group alone). */
+export const GROUP_MAX = 16;
+export const GROUP_CHARS = 8192;
 
 /** Turns a `turns` row holds: turn t's commit id is bytes 20·(t mod 32) of row (branch, t div 32). */
 export const TURN_BLOCK = 32;
 
-// docs.body: the message's search text, zlib's raw deflate against meta's 'dictionary' (alone
-// while there is none): what a hit's check and its snippet read, from this file alone. node: the
+// docs.body: the search text of a group of messages — the new messages of one turn on a branch,
+// inserted one after the other (at most GROUP_MAX, about GROUP_CHARS of text) — framed (their
+// count and the lengths of all but the last, then the texts) and deflated together by zlib
+// against meta's 'dictionary' (alone while there is none), in the group's first row; its other
+// rows, which follow it, have none (a NULL, no byte). What a hit's check and its snippet read,
+// from this file alone. One deflate a group: one dictionary set up (what a call costs most) and
+// one block's code tables, where a message alone paid both. node: the
 // node id a hit names, as `packNodeId` keeps it (a UUID or hex id as bytes, any other as text). blob: the message file's blob id's first 4 bytes,
 // which tell apart the messages of one session at one seq (a seq has one message a branch, so
 // only a node committed again in another form shares it: two such files sharing 4 bytes, about
@@ -49,7 +60,7 @@ CREATE TABLE IF NOT EXISTS branches(
   UNIQUE(session, name), UNIQUE(session, n));
 CREATE TABLE IF NOT EXISTS docs(
   id INTEGER PRIMARY KEY, session INTEGER NOT NULL, blob INTEGER NOT NULL, role INTEGER NOT NULL,
-  seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB NOT NULL, branch INTEGER, turn INTEGER);
+  seq INTEGER NOT NULL, node TEXT NOT NULL, body BLOB, branch INTEGER, turn INTEGER);
 CREATE INDEX IF NOT EXISTS docs_seq ON docs(session, seq);
 CREATE TABLE IF NOT EXISTS places(
   doc INTEGER NOT NULL, branch INTEGER NOT NULL, turn INTEGER NOT NULL,
@@ -64,10 +75,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
 
 /** Creates the tables a new index file needs; refuses a file of another version, before touching it. */
 export function ensureSchema(db: Database.Database): void {
-  // A new file only (an existing one keeps its pages): 16 KiB pages leave less of each page unused
-  // and fewer pages to frame than 4 KiB (4 bytes a message at 1,000,000 messages).
-  db.pragma('page_size = 16384');
+  // A new file only (an existing one keeps its pages): 4 KiB pages. A commit writes each page it
+  // changed (about ten an update) to the write-ahead log and a checkpoint writes them back and
+  // syncs: 4 KiB pages write a quarter of 16 KiB's, and a page that splits under an update (a
+  // compacted file's are full) adds a quarter as much. They leave a few bytes a message more
+  // unused than 16 KiB.
+  db.pragma('page_size = 4096');
   db.pragma('journal_mode = WAL');
+  // A checkpoint every 4,000 pages: a log of 16 MiB at most, as SQLite's default 1,000 pages of 16
+  // KiB were, its two syncs shared by four times as many updates.
+  db.pragma('wal_autocheckpoint = 4000');
   // WAL with NORMAL: a commit is not synced to disk, a checkpoint is (two fsyncs). A process
   // killed at any point loses nothing committed; the operating system's crash or a power cut may
   // lose the last updates, which the next update reads again from the tips the index holds, but
@@ -87,9 +104,10 @@ export function ensureSchema(db: Database.Database): void {
 export const DICTIONARY_BYTES = 32 * 1024;
 
 /**
- * A message's text as the index keeps it, and back. A message is a few hundred bytes, too short
+ * A group's texts as the index keeps them, and back. A message is a few hundred bytes, too short
  * for deflate to find much to repeat in itself; against a dictionary of the index's first 32 KB of
- * text (the words and phrasing the messages share) it is about a fifth smaller. The dictionary is
+ * text (the words and phrasing the messages share) it is about a fifth smaller, and a turn's
+ * messages deflated together share the dictionary's set-up and one block's code tables. The dictionary is
  * made once, in the transaction that brings that much text, and never changes; the common words
  * are found in the same text, at the same time, and the messages kept before then are kept again
  * as every later one is, so no byte of a message needs to say how it was kept. `reset` after a
@@ -106,14 +124,15 @@ export class TextPacker {
     this.#db = db;
   }
 
-  /** Inside a write transaction. */
-  pack(text: string): Buffer {
-    const bytes = Buffer.from(text, 'utf8');
-    const dictionary = this.#dictionary ?? this.#load() ?? this.#learn(bytes);
-    // An output chunk of zlib's 16 KiB default is allocated for every call; a message's is smaller.
-    return dictionary === null
-      ? deflateRawSync(bytes, { chunkSize: CHUNK })
-      : deflateRawSync(bytes, { dictionary, chunkSize: CHUNK });
+  /**
+   * Inside a write transaction: a group's texts as its first row keeps them. `learn`: the texts
+   * count toward the dictionary while there is none (not when a group is kept again without a
+   * message it dropped).
+   */
+  pack(texts: readonly string[], learn = true): Buffer {
+    const parts = texts.map((t) => Buffer.from(t, 'utf8'));
+    const dictionary = this.#dictionary ?? this.#load() ?? (learn ? this.#learn(parts) : null);
+    return deflate(frame(parts), dictionary);
   }
 
   /** What the full-text index is given for a message: its distinct words less the common ones (none before the dictionary). */
@@ -134,9 +153,10 @@ export class TextPacker {
     return this.#common;
   }
 
-  unpack(body: Uint8Array): string {
+  /** A group's texts, in the order of its rows. */
+  unpack(body: Uint8Array): string[] {
     const dictionary = this.#dictionary ?? this.#load();
-    return (dictionary === null ? inflateRawSync(body) : inflateRawSync(body, { dictionary })).toString('utf8');
+    return unframe(dictionary === null ? inflateRawSync(body) : inflateRawSync(body, { dictionary }));
   }
 
   reset(): void {
@@ -157,9 +177,11 @@ export class TextPacker {
 
   // Gathers text until there is a window's worth, then keeps it as the dictionary (the first
   // process to get there wins; the others load its).
-  #learn(bytes: Buffer): Buffer | null {
-    this.#seen.push(bytes);
-    this.#seenBytes += bytes.byteLength;
+  #learn(parts: readonly Buffer[]): Buffer | null {
+    for (const bytes of parts) {
+      this.#seen.push(bytes);
+      this.#seenBytes += bytes.byteLength;
+    }
     if (this.#seenBytes < DICTIONARY_BYTES) return null;
     const made = Buffer.concat(this.#seen).subarray(0, DICTIONARY_BYTES);
     const common = commonWords(this.#seen.map((b) => b.toString('utf8')));
@@ -174,20 +196,70 @@ export class TextPacker {
   }
 
   // The messages kept before the dictionary (deflated alone, every word of theirs in the
-  // full-text index: at most a few hundred), kept again against it, less the common words.
+  // full-text index: at most a few hundred), kept again against it, less the common words; a
+  // group's rows follow its first, which holds the body.
   #again(dictionary: Buffer, common: ReadonlySet<string>): void {
     const forget = this.#db.prepare(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`);
     const add = this.#db.prepare(`INSERT INTO words(rowid, text) VALUES (?, ?)`);
     const body = this.#db.prepare(`UPDATE docs SET body = ? WHERE id = ?`);
-    for (const r of this.#db.prepare(`SELECT id, body FROM docs`).all() as { id: number; body: Buffer }[]) {
-      const text = inflateRawSync(r.body);
-      const words = [...new Set(searchWords(text.toString('utf8')))];
-      forget.run(r.id, words.join(' '));
-      add.run(r.id, words.filter((w) => !common.has(w)).join(' '));
-      body.run(deflateRawSync(text, { dictionary, chunkSize: CHUNK }), r.id);
+    const rows = this.#db.prepare(`SELECT id, body FROM docs ORDER BY id`).all() as {
+      id: number;
+      body: Buffer | null;
+    }[];
+    for (let k = 0; k < rows.length; ) {
+      const first = rows[k]!;
+      const framed = inflateRawSync(first.body!);
+      const texts = unframe(framed);
+      for (const text of texts) {
+        const words = [...new Set(searchWords(text))];
+        forget.run(rows[k]!.id, words.join(' '));
+        add.run(rows[k]!.id, words.filter((w) => !common.has(w)).join(' '));
+        k++;
+      }
+      body.run(deflate(framed, dictionary), first.id);
     }
   }
 }
+
+// A group's texts as one buffer: their count and the byte lengths of all but the last (LEB128),
+// then the texts.
+function frame(parts: readonly Buffer[]): Buffer {
+  const head: number[] = [];
+  const varint = (n: number) => {
+    for (; n >= 0x80; n = Math.floor(n / 0x80)) head.push((n % 0x80) | 0x80);
+    head.push(n);
+  };
+  varint(parts.length);
+  for (const p of parts.slice(0, -1)) varint(p.byteLength);
+  return Buffer.concat([Buffer.from(head), ...parts]);
+}
+
+function unframe(framed: Buffer): string[] {
+  let at = 0;
+  const varint = () => {
+    let n = 0;
+    for (let scale = 1; ; scale *= 0x80) {
+      const b = framed[at++]!;
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) return n;
+    }
+  };
+  const count = varint();
+  const lengths = Array.from({ length: count - 1 }, varint);
+  const texts: string[] = [];
+  for (const n of lengths) {
+    texts.push(framed.toString('utf8', at, at + n));
+    at += n;
+  }
+  texts.push(framed.toString('utf8', at));
+  return texts;
+}
+
+// An output chunk of zlib's 16 KiB default is allocated for every call; a group's is smaller.
+const deflate = (framed: Buffer, dictionary: Buffer | null): Buffer =>
+  dictionary === null
+    ? deflateRawSync(framed, { chunkSize: CHUNK })
+    : deflateRawSync(framed, { dictionary, chunkSize: CHUNK });
 
 /**
  * The words in at least a quarter of `texts`: their lists in the full-text index would name one

@@ -1,7 +1,8 @@
-import { ROLES, type BranchChange, type RepositoryChanges } from '@entity-git/core';
+import { ROLES, type BranchChange, type PlacedMessage, type RepositoryChanges } from '@entity-git/core';
 import { fromHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
-import { TURN_BLOCK, blobKey, packNodeId, type TextPacker } from './index-schema.js';
+import { DocTexts } from './doc-texts.js';
+import { GROUP_CHARS, GROUP_MAX, TURN_BLOCK, blobKey, packNodeId, type TextPacker } from './index-schema.js';
 import type { IndexUpdate } from './search-types.js';
 
 /** A branch of the index: its row id (places and turns name it by) and its number in its session (a message's row names it by). */
@@ -63,6 +64,10 @@ export class IndexWriter {
     ).get(sid, b.name, b.tip, sid) as Branch;
     if (b.mode === 'replace') this.#release(sid, branch, loose);
     let added = 0;
+    // The messages new to the index, a turn's at a time: inserted together, one after the other.
+    const group: PlacedMessage[] = [];
+    // A turn's messages name its commit alike: its slot is written (or checked) once.
+    let turn = '';
     for (const m of b.messages) {
       const blob = blobKey(m.blob);
       const row = this.#sql(`SELECT id, branch FROM docs WHERE session = ? AND seq = ? AND blob = ?`).get(
@@ -71,24 +76,35 @@ export class IndexWriter {
         blob,
       ) as { id: number; branch: number | null } | undefined;
       if (row === undefined) {
-        const body = this.#packer.pack(m.text);
-        const doc = Number(
-          this.#sql(
-            `INSERT INTO docs(session, blob, role, seq, node, body, branch, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(sid, blob, ROLES.indexOf(m.node.role), m.node.seq, packNodeId(m.node.id), body, branch.n, m.turn)
-            .lastInsertRowid,
-        );
-        this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, this.#packer.indexed(m.text));
-        added++;
+        if (!joins(group, m)) added += this.#insert(sid, branch.n, group.splice(0));
+        group.push(m);
       } else if (row.branch === null || row.branch === branch.n) {
         this.#sql(`UPDATE docs SET branch = ?, turn = ? WHERE id = ?`).run(branch.n, m.turn, row.id);
         // Held in its row now: never in places too.
         if (row.branch === null) this.#sql(`DELETE FROM places WHERE doc = ? AND branch = ?`).run(row.id, branch.id);
       } else
         this.#sql(`INSERT OR REPLACE INTO places(doc, branch, turn) VALUES (?, ?, ?)`).run(row.id, branch.id, m.turn);
-      this.#recordTurn(branch.id, m.turn, m.commit);
+      if (turn !== `${m.turn} ${m.commit}`) this.#recordTurn(branch.id, m.turn, m.commit);
+      turn = `${m.turn} ${m.commit}`;
     }
-    return added;
+    return added + this.#insert(sid, branch.n, group);
+  }
+
+  /** A group of new messages' rows, one after the other, the first holding their texts deflated together. */
+  #insert(sid: number, n: number, group: readonly PlacedMessage[]): number {
+    if (group.length === 0) return 0;
+    let body: Buffer | null = this.#packer.pack(group.map((m) => m.text));
+    for (const m of group) {
+      const doc = Number(
+        this.#sql(
+          `INSERT INTO docs(session, blob, role, seq, node, body, branch, turn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(sid, blobKey(m.blob), ROLES.indexOf(m.node.role), m.node.seq, packNodeId(m.node.id), body, n, m.turn)
+          .lastInsertRowid,
+      );
+      this.#sql(`INSERT INTO words(rowid, text) VALUES (?, ?)`).run(doc, this.#packer.indexed(m.text));
+      body = null;
+    }
+    return group.length;
   }
 
   /** Keeps a turn's commit id at its slot of its block's row (both messages of a turn name it: written once). */
@@ -125,23 +141,51 @@ export class IndexWriter {
     this.#sql(`DELETE FROM turns WHERE branch = ?`).run(branch.id);
   }
 
+  // A dropped message's group is kept again without it, in its first row left: no text of a
+  // message the index let go of stays behind.
   #dropUnplaced(docs: Set<number>): number {
-    let removed = 0;
-    for (const id of docs) {
-      if (this.#sql(`SELECT 1 FROM docs WHERE id = ? AND branch IS NOT NULL`).get(id) !== undefined) continue;
-      if (this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) !== undefined) continue;
-      // A contentless index forgets a message by being told its words again: the text kept in docs.
-      const { body } = this.#sql(`SELECT body FROM docs WHERE id = ?`).get(id) as { body: Uint8Array };
-      const words = this.#packer.indexed(this.#packer.unpack(body));
-      this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(id, words);
-      this.#sql(`DELETE FROM docs WHERE id = ?`).run(id);
-      removed++;
+    const drop = [...docs].filter(
+      (id) =>
+        this.#sql(`SELECT 1 FROM docs WHERE id = ? AND branch IS NOT NULL`).get(id) === undefined &&
+        this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) === undefined,
+    );
+    if (drop.length === 0) return 0;
+    const texts = new DocTexts(this.#db, this.#packer);
+    const groups = new Map(drop.map((id) => texts.group(id)).map((g) => [g.first, g]));
+    const dropped = new Set(drop);
+    for (const g of groups.values())
+      for (const m of g.members.filter((m) => dropped.has(m.id))) {
+        // A contentless index forgets a message by being told its words again: from its text.
+        this.#sql(`INSERT INTO words(words, rowid, text) VALUES ('delete', ?, ?)`).run(
+          m.id,
+          this.#packer.indexed(m.text),
+        );
+        this.#sql(`DELETE FROM docs WHERE id = ?`).run(m.id);
+      }
+    for (const g of groups.values()) {
+      const left = g.members.filter((m) => !dropped.has(m.id));
+      if (left.length > 0)
+        this.#sql(`UPDATE docs SET body = ? WHERE id = ?`).run(
+          this.#packer.pack(
+            left.map((m) => m.text),
+            false,
+          ),
+          left[0]!.id,
+        );
     }
-    return removed;
+    return drop.length;
   }
+
   #sql(text: string): Database.Statement {
     let st = this.#statements.get(text);
     if (st === undefined) this.#statements.set(text, (st = this.#db.prepare(text)));
     return st;
   }
+}
+
+/** Whether new message `m` joins `group`: the same turn, and the group not full. */
+function joins(group: readonly PlacedMessage[], m: PlacedMessage): boolean {
+  if (group.length === 0) return true;
+  if (group.length === GROUP_MAX || group[0]!.turn !== m.turn) return false;
+  return group.reduce((n, g) => n + g.text.length, m.text.length) <= GROUP_CHARS;
 }

@@ -12,6 +12,7 @@ import {
 } from '@entity-git/core';
 import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
+import { DocTexts } from './doc-texts.js';
 import { TURN_BLOCK, unpackNodeId, type TextPacker } from './index-schema.js';
 
 interface Candidate {
@@ -19,7 +20,7 @@ interface Candidate {
   node: string | Uint8Array;
   role: number;
   seq: number;
-  body: Uint8Array;
+  body: Uint8Array | null;
   session: string;
   head: string | null;
 }
@@ -81,13 +82,14 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
      ORDER BY ${order} LIMIT ? OFFSET ?`,
   );
   const places = db.prepare(placesOf(q.allBranches === true ? '' : ' AND b.name = ?'));
+  const texts = new DocTexts(db, packer);
   const hits: SearchHit[] = [];
   // The first page is what the answer needs when every candidate holds the words (the usual case).
   let size = q.limit + 1;
   for (let offset = 0; ; offset += size, size = Math.min(500, size * 4)) {
     const rows = page.all(...args, size, offset) as Candidate[];
     for (const row of rows) {
-      const text = packer.unpack(row.body);
+      const text = texts.text(row.id, row.body);
       matcher.lastIndex = 0;
       if (regex ? !matcher.test(text) : !hasEveryWord(text, q.text)) continue;
       if (hits.length === q.limit) return { hits, more: true };

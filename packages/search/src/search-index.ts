@@ -209,9 +209,12 @@ export class SearchIndex implements SearchSource {
   #fromResult(dir: string, r: SyncDone): IndexUpdate | null {
     const extended = r.extendedBranches ?? [];
     if (extended.length === 0 || extended.length !== r.branchesMoved.length) return null;
-    const row = this.#sql(`SELECT session FROM sessions WHERE dir = ?`).get(dir) as { session: string } | undefined;
-    if (row === undefined) return null;
-    const known = this.#tipsOf(dir);
+    // The session and its tips in one statement (a session has a branch once it is known).
+    const rows = this.#sql(
+      `SELECT s.session, b.name, b.tip FROM sessions s JOIN branches b ON b.session = s.id WHERE s.dir = ?`,
+    ).all(dir) as { session: string; name: string; tip: string }[];
+    if (rows.length === 0) return null;
+    const known = new Map(rows.map((r) => [r.name, r.tip]));
     if (extended.some((b) => known.get(b.name) !== b.from)) return null;
     const tips = new Map(known);
     const changed: BranchChange[] = extended.map((b) => {
@@ -219,7 +222,7 @@ export class SearchIndex implements SearchSource {
       const messages = b.messages.map((m) => ({ ...m, text: searchText(m.node) }));
       return { name: b.name, tip: b.tip, mode: 'extend', messages };
     });
-    return this.#writer.record(dir, { session: row.session, head: r.head, changed, gone: [], tips });
+    return this.#writer.record(dir, { session: rows[0]!.session, head: r.head, changed, gone: [], tips });
   }
 
   /**

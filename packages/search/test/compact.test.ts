@@ -37,7 +37,7 @@ describe('compact', () => {
       await index.afterSync(await mirror.sync(s));
     }
     const before = layout(index.file);
-    expect(before.pageSize).toBe(16384);
+    expect(before.pageSize).toBe(4096);
     expect(before.segments).toBeGreaterThan(1);
     const contents = index.contents();
     const queries = [{ text: 'todo', allBranches: true, limit: 100 }, { text: 'todo' }, { text: 'the', limit: 5 }];
@@ -45,7 +45,7 @@ describe('compact', () => {
     expect(answers[0]!.hits.length).toBe(18);
 
     index.compact();
-    expect(layout(index.file)).toEqual({ pageSize: 16384, free: 0, segments: 1 });
+    expect(layout(index.file)).toEqual({ pageSize: 4096, free: 0, segments: 1 });
     expect(index.contents()).toEqual(contents);
     const after = await Promise.all(queries.map((q) => index.search(q)));
     expect(after.map((a) => a.hits.map(placeOf))).toEqual(answers.map((a) => a.hits.map(placeOf)));
@@ -55,6 +55,6 @@ describe('compact', () => {
     open.push(rebuilt);
     await rebuilt.reindex();
     expect(rebuilt.contents()).toEqual(contents);
-    expect(layout(rebuilt.file)).toEqual({ pageSize: 16384, free: 0, segments: 1 });
+    expect(layout(rebuilt.file)).toEqual({ pageSize: 4096, free: 0, segments: 1 });
   });
 });

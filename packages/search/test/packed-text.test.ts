@@ -47,14 +47,18 @@ function placed(n: number): PlacedMessage[] {
 
 /**
  * How many messages the index holds, and how many are exactly their text deflated against the
- * kept dictionary (a message deflated alone inflates the same with it, but deflates otherwise).
+ * kept dictionary (a message deflated alone inflates the same with it, but deflates otherwise),
+ * counted by their group's body: the first row of a group holds it, its other rows none.
  */
 function againstDictionary(db: Database.Database): { messages: number; exact: number } {
   const dictionary = (db.prepare(`SELECT value FROM meta WHERE key = 'dictionary'`).get() as { value: Buffer }).value;
-  const rows = db.prepare(`SELECT body FROM docs`).all() as { body: Buffer }[];
-  const exact = rows.filter((r) =>
-    deflateRawSync(inflateRawSync(r.body, { dictionary }), { dictionary }).equals(r.body),
-  ).length;
+  const rows = db.prepare(`SELECT body FROM docs ORDER BY id`).all() as { body: Buffer | null }[];
+  let exact = 0;
+  let group = false;
+  for (const r of rows) {
+    if (r.body !== null) group = deflateRawSync(inflateRawSync(r.body, { dictionary }), { dictionary }).equals(r.body);
+    if (group) exact++;
+  }
   return { messages: rows.length, exact };
 }
 
