@@ -83,7 +83,9 @@ describe('a turn its application writes again after it read as complete', () => 
       // The commit made before the last row stays in the reflog only.
       expect(git(r.repo, 'reflog', '--format=%H', 'main').split('\n')).toContain(r.early);
       const message = JSON.parse(git(r.repo, 'show', 'main:messages/000005-a-msg_000000000005.json'));
-      expect(message.metadata.row.data.time.completed).toBe((OPENCODE_MESSAGES[4]!.data.time as { completed: number }).completed);
+      expect(message.metadata.row.data.time.completed).toBe(
+        (OPENCODE_MESSAGES[4]!.data.time as { completed: number }).completed,
+      );
     } finally {
       await store.close();
       writer.close();
