@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { AppendNodeInput } from '@entity-git/core';
 import { openSqlite } from '@entity-git/sqlite';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,16 @@ const eg = (...args: string[]) => run(['--db', db, '--root', root, ...args]);
 const search = (...args: string[]) => run(['--root', root, 'search', ...args]);
 const places = (r: { hits: { session: string; node: string; branch: string; turn: number; role: string }[] }) =>
   r.hits.map((h) => `${h.session}/${h.node} ${h.role} ${h.branch}#${h.turn}`).sort();
+
+/** Messages the application adds to the plain session, written to its database. */
+async function append(...nodes: Omit<AppendNodeInput, 'session_id'>[]): Promise<void> {
+  const store = await openSqlite({ file: db });
+  try {
+    for (const n of nodes) await store.writer.appendNode({ ...n, session_id: PLAIN_ID });
+  } finally {
+    await store.close();
+  }
+}
 
 beforeAll(async () => {
   await buildDb(db);
@@ -52,24 +63,10 @@ describe('entity-git search', () => {
   });
 
   it('follows the next sync, and --reindex answers the same from the repositories alone', async () => {
-    const store = await openSqlite({ file: db });
-    await store.writer.appendNode({
-      id: 'p-u9',
-      session_id: PLAIN_ID,
-      role: 'user',
-      content: 'Where is the changelog?',
-      predecessor: 'p-a3',
-      created_at: 1779600100,
-    });
-    await store.writer.appendNode({
-      id: 'p-a9',
-      session_id: PLAIN_ID,
-      role: 'assistant',
-      content: 'No changelog yet.',
-      predecessor: 'p-u9',
-      created_at: 1779600101,
-    });
-    await store.close();
+    await append(
+      { id: 'p-u9', role: 'user', content: 'Where is the changelog?', predecessor: 'p-a3', created_at: 1779600100 },
+      { id: 'p-a9', role: 'assistant', content: 'No changelog yet.', predecessor: 'p-u9', created_at: 1779600101 },
+    );
     expect((await search('changelog')).code).toBe(1);
     expect((await eg('sync')).code).toBe(0);
     const live = await search('changelog', '--json');
@@ -80,16 +77,13 @@ describe('entity-git search', () => {
   });
 
   it('--compact packs a live index back to what a rebuild leaves: no free page, one full-text segment, the same hits', async () => {
-    const store = await openSqlite({ file: db });
-    await store.writer.appendNode({
+    await append({
       id: 'p-u10',
-      session_id: PLAIN_ID,
       role: 'user',
       content: 'And the roadmap?',
       predecessor: 'p-a9',
       created_at: 1779600102,
     });
-    await store.close();
     expect((await eg('sync')).code).toBe(0);
     const file = join(root, '.entity-git-search.db');
     const layout = () => {

@@ -15,16 +15,17 @@ interface Branch {
  * What a repository's changes write into the index's tables (docs/design.md, 'Search'), inside a
  * transaction its caller opened and whose tips it checked: the session and its branches, each new
  * message's row, words and text, each turn's commit, and the messages no branch holds any more
- * dropped. One per `SearchIndex`, keeping its prepared statements.
+ * dropped. One per `SearchIndex`, sharing its prepared statements.
  */
 export class IndexWriter {
   readonly #db: Database.Database;
   readonly #packer: TextPacker;
-  readonly #statements = new Map<string, Database.Statement>();
+  readonly #sql: Prepared;
 
-  constructor(db: Database.Database, packer: TextPacker) {
+  constructor(db: Database.Database, packer: TextPacker, sql: Prepared) {
     this.#db = db;
     this.#packer = packer;
+    this.#sql = sql;
   }
 
   /** Inside a transaction that checked the tips: the changes recorded. */
@@ -175,12 +176,18 @@ export class IndexWriter {
     }
     return drop.length;
   }
+}
 
-  #sql(text: string): Database.Statement {
-    let st = this.#statements.get(text);
-    if (st === undefined) this.#statements.set(text, (st = this.#db.prepare(text)));
+/** A connection's statements, each prepared on its first use and kept: one per index, shared by its reads and writes. */
+export type Prepared = (text: string) => Database.Statement;
+
+export function preparedOnce(db: Database.Database): Prepared {
+  const statements = new Map<string, Database.Statement>();
+  return (text) => {
+    let st = statements.get(text);
+    if (st === undefined) statements.set(text, (st = db.prepare(text)));
     return st;
-  }
+  };
 }
 
 /** Whether new message `m` joins `group`: the same turn, and the group not full. */

@@ -17,7 +17,7 @@ import { EntityGitError, storeFor, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
 import { INDEX_FILE, TextPacker, ensureSchema } from './index-schema.js';
-import { IndexWriter } from './index-writer.js';
+import { IndexWriter, preparedOnce, type Prepared } from './index-writer.js';
 import { indexContents, type IndexContents } from './index-contents.js';
 import { runSearch } from './run-search.js';
 import { indexError, type IndexUpdate, type SearchIndexOptions, type SyncDone } from './search-types.js';
@@ -43,7 +43,7 @@ export class SearchIndex implements SearchSource {
   // One update of a session at a time in this process; other processes are kept right by the
   // tips check inside each transaction.
   readonly #running = new Map<string, Promise<IndexUpdate>>();
-  readonly #statements = new Map<string, Database.Statement>();
+  readonly #sql: Prepared;
   readonly #packer: TextPacker;
   readonly #writer: IndexWriter;
   readonly #queue: UpdateQueue;
@@ -69,7 +69,8 @@ export class SearchIndex implements SearchSource {
       this.#db.pragma('busy_timeout = 10000');
       ensureSchema(this.#db);
       this.#packer = new TextPacker(this.#db);
-      this.#writer = new IndexWriter(this.#db, this.#packer);
+      this.#sql = preparedOnce(this.#db);
+      this.#writer = new IndexWriter(this.#db, this.#packer, this.#sql);
     } catch (err) {
       throw indexError(err, `cannot open the search index ${this.file}`);
     }
@@ -178,12 +179,6 @@ export class SearchIndex implements SearchSource {
    */
   contents(): IndexContents {
     return indexContents(this.#db, this.#packer);
-  }
-
-  #sql(text: string): Database.Statement {
-    let st = this.#statements.get(text);
-    if (st === undefined) this.#statements.set(text, (st = this.#db.prepare(text)));
-    return st;
   }
 
   /** Resolves when every queued update is applied and no update started by this instance is under way (before `close`). */
