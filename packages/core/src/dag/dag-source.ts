@@ -70,14 +70,14 @@ export interface DagSource {
   changeMarkers?(sessionIds?: readonly string[]): Promise<Map<string, string | null>>;
 
   /**
-   * Optional: the source may still change a node of a path's last turn after giving it as
-   * complete. A source that keeps no pending flag of its own infers completeness from the rows
-   * its application goes on writing (an application's store read through a mapping), and the
+   * Optional: the source may still change a node of the newest turn after giving it as complete.
+   * A source that keeps no pending flag of its own infers completeness from the rows its
+   * application goes on writing (an application's store read through a mapping), and the
    * application may write a reply's row again after the rows already read as complete (an
    * OpenCode reply whose error is written before its completion time). The mirror then reads the
    * newest turn again at each sync (and the one before, when the newest node is a new prompt), so
-   * such a change commits the turn again. Default false:
-   * the nodes a commit holds are not read again.
+   * such a change commits the turn again. Default false: the nodes a commit holds are not read
+   * again.
    */
   readonly lastTurnMayChange?: boolean;
 }
