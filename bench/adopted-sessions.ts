@@ -15,7 +15,6 @@
 // schema, in minutes where the whole run takes an hour on a loaded machine).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +25,7 @@ import { tablesHash } from '../packages/sqlite/test/app-databases/fixtures/table
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, replyTurns } from './lib/conversation.js';
 import { align, failWith, fsckOr, git, int, ratio, type Stats, stats, writeResults } from './lib/measure.js';
+import { Database } from './lib/app-sqlite.js';
 import { fillSessions, sessionId, sessionNodes, timedReconcile } from './lib/small-sessions.js';
 
 const fail = failWith('adopted-sessions');
@@ -40,18 +40,6 @@ const FULL = Math.min(SESSIONS, 500);
 const LONG_TURNS = flag('long', 5000);
 const LONG_NEW_TURNS = 10;
 const CLI = new URL('../packages/cli/src/bin.ts', import.meta.url).pathname;
-
-// The application's own connection: better-sqlite3 as the SQL package has it installed.
-interface RawDb {
-  exec(sql: string): void;
-  pragma(sql: string): unknown;
-  prepare(sql: string): { run(...values: unknown[]): unknown };
-  transaction(fn: () => void): () => void;
-  close(): void;
-}
-const Database = createRequire(new URL('../packages/sqlite/package.json', import.meta.url))('better-sqlite3') as new (
-  file: string,
-) => RawDb;
 
 /** entity-git's layout as an application creates it with its own SQL: the tables and indexes, no trigger. */
 const OWN_LAYOUT_DDL = `

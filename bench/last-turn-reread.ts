@@ -5,14 +5,14 @@
 // alternating order — the SQL source as it is (the last turn read again) and the same source
 // without the flag (only new rows read, as before).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DagNode, DagSource } from '../packages/core/src/index.js';
+import type { DagSource } from '../packages/core/src/index.js';
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { openSqlite } from '../packages/sqlite/src/index.js';
 import { OPENCODE_DDL, T0 } from '../packages/sqlite/test/app-databases/fixtures/recognised-stores.js';
 import { align, failWith, fsckOr, git, ms, ratio, stats, writeResults } from './lib/measure.js';
+import { Database, type RawDb } from './lib/app-sqlite.js';
 
 const quick = process.argv.includes('--quick');
 const HISTORIES = quick ? [100] : [100, 1000];
@@ -20,36 +20,15 @@ const WARMUP = 3;
 const TURNS = 20;
 const fail = failWith('last-turn-reread');
 
-// The application's own connection: better-sqlite3 as the SQL package has it installed.
-interface RawDb {
-  exec(sql: string): void;
-  pragma(sql: string): unknown;
-  prepare(sql: string): { run(...values: unknown[]): unknown };
-  transaction(fn: () => void): () => void;
-  close(): void;
-}
-const Database = createRequire(new URL('../packages/sqlite/package.json', import.meta.url))('better-sqlite3') as new (
-  file: string,
-) => RawDb;
-
-/** The SQL source without the flag: the mirror reads only new rows and pending ones. */
-class NewRowsOnly implements DagSource {
-  readonly #dag: DagSource;
-  constructor(dag: DagSource) {
-    this.#dag = dag;
-  }
-  listSessions() {
-    return this.#dag.listSessions();
-  }
-  getSession(id: string) {
-    return this.#dag.getSession(id);
-  }
-  nodesAfter(id: string, after?: number, options?: { batchSize?: number }): AsyncIterable<DagNode> {
-    return this.#dag.nodesAfter(id, after, options);
-  }
-  changeMarker(id: string) {
-    return this.#dag.changeMarker!(id);
-  }
+/** The same SQL source with its flag off: the mirror reads only new rows and pending ones. */
+function newRowsOnly(dag: DagSource): DagSource {
+  return new Proxy(dag, {
+    get: (source, key) => {
+      if (key === 'lastTurnMayChange') return false;
+      const value = Reflect.get(source, key);
+      return typeof value === 'function' ? value.bind(source) : value;
+    },
+  });
 }
 
 /** OpenCode's rows of turn `k`: a prompt and a finished reply, each with its parts. */
@@ -81,7 +60,7 @@ async function measure(dir: string, history: number) {
   const store = await openSqlite({ file, quietMs: Number.POSITIVE_INFINITY });
   const contenders = [
     { name: 'last turn read again', dag: store.dag as DagSource, samples: [] as number[] },
-    { name: 'new rows only', dag: new NewRowsOnly(store.dag), samples: [] as number[] },
+    { name: 'new rows only', dag: newRowsOnly(store.dag), samples: [] as number[] },
   ].map((c, i) => ({ ...c, mirror: createNodeMirror({ dag: c.dag, root: join(dir, `${history}-${i}`) }) }));
   for (const c of contenders) await c.mirror.sync('ses_1');
   for (let k = history + 1; k <= history + WARMUP + TURNS; k++) {

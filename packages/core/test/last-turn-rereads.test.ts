@@ -33,13 +33,16 @@ class RewritingDag implements DagSource {
 }
 
 /** The golden DAG, its placeholder `a6` written out first unless `pending`, and its mirror. */
-async function golden(lastTurnMayChange: boolean, pending = false): Promise<{ dag: RewritingDag; mirror: Mirror }> {
+async function golden(lastTurnMayChange: boolean, pending = false) {
   const memory = new MemoryDag();
   await writeGolden(memory);
   const dag = new RewritingDag(memory, lastTurnMayChange);
   if (!pending) dag.rewrites.set('a6', { content: 'Fixed all three.', metadata: null });
-  return { dag, mirror: createMirror({ dag, storage: memoryStorage(), root: '/sessions' }) };
+  return { memory, dag, mirror: createMirror({ dag, storage: memoryStorage(), root: '/sessions' }) };
 }
+
+/** The newest reply (`a7`, on fork-u4) as the application writes it again. */
+const A7_AGAIN = { content: 'It is a tiny TypeScript repository, with tests.' };
 
 const tips = async (mirror: Mirror) => Object.fromEntries((await mirror.branches(SID)).map((b) => [b.name, b.commit]));
 
@@ -73,7 +76,7 @@ describe('a source whose last turn may change (DagSource.lastTurnMayChange)', ()
     const { dag, mirror } = await golden(true);
     await mirror.sync(SID);
     const before = await tips(mirror);
-    dag.rewrites.set('a7', { content: 'It is a tiny TypeScript repository, with tests.' });
+    dag.rewrites.set('a7', A7_AGAIN);
     const again = await mirror.sync(SID);
     expect(again).toMatchObject({ commitsWritten: 1, branchesMoved: ['fork-u4'] });
     const expected = await fresh(dag);
@@ -82,16 +85,12 @@ describe('a source whose last turn may change (DagSource.lastTurnMayChange)', ()
   });
 
   it('a new prompt after it: the turn before is read again too, and its rewrite is mirrored', async () => {
-    const memory = new MemoryDag();
-    await writeGolden(memory);
-    const dag = new RewritingDag(memory, true);
-    dag.rewrites.set('a6', { content: 'Fixed all three.', metadata: null });
-    const mirror = createMirror({ dag, storage: memoryStorage(), root: '/sessions' });
+    const { memory, dag, mirror } = await golden(true);
     const a7 = goldenNodes().find((n) => n.id === 'a7')!;
     await memory.addNode({ ...a7, id: 'u5', seq: 20, role: 'user', predecessor: 'a7', content: 'And the tests?' });
     await mirror.sync(SID);
     dag.afterSeqs.length = 0;
-    dag.rewrites.set('a7', { content: 'It is a tiny TypeScript repository, with tests.' });
+    dag.rewrites.set('a7', A7_AGAIN);
     await mirror.sync(SID);
     expect(dag.afterSeqs).toEqual([17]);
     expect(await tips(mirror)).toEqual(await fresh(dag));
@@ -112,7 +111,7 @@ describe('a source whose last turn may change (DagSource.lastTurnMayChange)', ()
     const { dag, mirror } = await golden(false);
     await mirror.sync(SID);
     const before = await tips(mirror);
-    dag.rewrites.set('a7', { content: 'It is a tiny TypeScript repository, with tests.' });
+    dag.rewrites.set('a7', A7_AGAIN);
     const again = await mirror.sync(SID);
     expect(again).toMatchObject({ commitsWritten: 0, branchesMoved: [] });
     expect(await tips(mirror)).toEqual(before);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { GROUP_MAX, type TextPacker } from './index-schema.js';
+import { GROUP_MAX, type Prepared, type TextPacker } from './index-schema.js';
 
 /** A group of messages deflated together: its first row (which holds the body) and each message's id and text. */
 export interface DocGroup {
@@ -20,10 +20,10 @@ export class DocTexts {
   #first = -1;
   #texts: string[] = [];
 
-  constructor(db: Database.Database, packer: TextPacker) {
+  constructor(sql: Prepared, packer: TextPacker) {
     this.#packer = packer;
-    this.#back = db.prepare(`SELECT id, body FROM docs WHERE id <= ? ORDER BY id DESC LIMIT ${GROUP_MAX}`);
-    this.#from = db.prepare(`SELECT id, body FROM docs WHERE id >= ? ORDER BY id LIMIT ${GROUP_MAX}`);
+    this.#back = sql(`SELECT id, body FROM docs WHERE id <= ? ORDER BY id DESC LIMIT ${GROUP_MAX}`);
+    this.#from = sql(`SELECT id, body FROM docs WHERE id >= ? ORDER BY id LIMIT ${GROUP_MAX}`);
   }
 
   /** The text of message `id`, whose row's body is `body` (null: it is in the group of a row before it). */

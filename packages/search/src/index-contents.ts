@@ -2,7 +2,7 @@ import { searchWords } from '@entity-git/core';
 import { toHex } from '@entity-git/git';
 import type Database from 'better-sqlite3';
 import { DocTexts } from './doc-texts.js';
-import { unpackNodeId, type TextPacker } from './index-schema.js';
+import { unpackNodeId, type Prepared, type TextPacker } from './index-schema.js';
 import { placesOf as placesSql } from './run-search.js';
 
 /** An index's contents by meaning (see `SearchIndex.contents`). */
@@ -17,7 +17,7 @@ export interface IndexContents {
  * and tip; every message (blob key) with its role, seq, places, text and the words a query finds
  * it by. Two indexes of the same repositories answer alike exactly when their contents are equal.
  */
-export function indexContents(db: Database.Database, packer: TextPacker): IndexContents {
+export function indexContents(db: Database.Database, sql: Prepared, packer: TextPacker): IndexContents {
   db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_vocab USING fts5vocab(main, words, 'instance')`);
   const words = new Map<number, string[]>();
   for (const r of db.prepare(`SELECT term, doc FROM temp.words_vocab ORDER BY term`).iterate() as Iterable<{
@@ -33,7 +33,7 @@ export function indexContents(db: Database.Database, packer: TextPacker): IndexC
        FROM docs d JOIN sessions s ON s.id = d.session ORDER BY s.session, d.blob`,
     )
     .all() as { id: number; body: Uint8Array | null; session: string; blob: string; node: string | Uint8Array }[];
-  const texts = new DocTexts(db, packer);
+  const texts = new DocTexts(sql, packer);
   const messages = rows.map(({ id, body, node, ...m }) => {
     const text = texts.text(id, body);
     // The words a query finds it by: those in the full-text index and the common ones it holds.

@@ -308,3 +308,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX = /^(?:[0-9a-f]{2}){4,}$/;
 const UUID_TAG = Buffer.from([1]);
 const HEX_TAG = Buffer.from([2]);
+
+/** A connection's statements, each prepared on its first use and kept: one per index, shared by its reads and writes. */
+export type Prepared = (text: string) => Database.Statement;
+
+export function preparedOnce(db: Database.Database): Prepared {
+  const statements = new Map<string, Database.Statement>();
+  return (text) => {
+    let st = statements.get(text);
+    if (st === undefined) statements.set(text, (st = db.prepare(text)));
+    return st;
+  };
+}

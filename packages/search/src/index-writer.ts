@@ -1,8 +1,15 @@
 import { ROLES, type BranchChange, type PlacedMessage, type RepositoryChanges } from '@entity-git/core';
 import { fromHex } from '@entity-git/git';
-import type Database from 'better-sqlite3';
 import { DocTexts } from './doc-texts.js';
-import { GROUP_CHARS, GROUP_MAX, TURN_BLOCK, blobKey, packNodeId, type TextPacker } from './index-schema.js';
+import {
+  GROUP_CHARS,
+  GROUP_MAX,
+  TURN_BLOCK,
+  blobKey,
+  packNodeId,
+  type Prepared,
+  type TextPacker,
+} from './index-schema.js';
 import type { IndexUpdate } from './search-types.js';
 
 /** A branch of the index: its row id (places and turns name it by) and its number in its session (a message's row names it by). */
@@ -18,12 +25,10 @@ interface Branch {
  * dropped. One per `SearchIndex`, sharing its prepared statements.
  */
 export class IndexWriter {
-  readonly #db: Database.Database;
   readonly #packer: TextPacker;
   readonly #sql: Prepared;
 
-  constructor(db: Database.Database, packer: TextPacker, sql: Prepared) {
-    this.#db = db;
+  constructor(packer: TextPacker, sql: Prepared) {
     this.#packer = packer;
     this.#sql = sql;
   }
@@ -151,7 +156,7 @@ export class IndexWriter {
         this.#sql(`SELECT 1 FROM places WHERE doc = ?`).get(id) === undefined,
     );
     if (drop.length === 0) return 0;
-    const texts = new DocTexts(this.#db, this.#packer);
+    const texts = new DocTexts(this.#sql, this.#packer);
     const groups = new Map(drop.map((id) => texts.group(id)).map((g) => [g.first, g]));
     const dropped = new Set(drop);
     for (const g of groups.values())
@@ -176,18 +181,6 @@ export class IndexWriter {
     }
     return drop.length;
   }
-}
-
-/** A connection's statements, each prepared on its first use and kept: one per index, shared by its reads and writes. */
-export type Prepared = (text: string) => Database.Statement;
-
-export function preparedOnce(db: Database.Database): Prepared {
-  const statements = new Map<string, Database.Statement>();
-  return (text) => {
-    let st = statements.get(text);
-    if (st === undefined) statements.set(text, (st = db.prepare(text)));
-    return st;
-  };
 }
 
 /** Whether new message `m` joins `group`: the same turn, and the group not full. */

@@ -11,9 +11,8 @@ import {
   type SearchResult,
 } from '@entity-git/core';
 import { toHex } from '@entity-git/git';
-import type Database from 'better-sqlite3';
 import { DocTexts } from './doc-texts.js';
-import { TURN_BLOCK, unpackNodeId, type TextPacker } from './index-schema.js';
+import { TURN_BLOCK, unpackNodeId, type Prepared, type TextPacker } from './index-schema.js';
 
 interface Candidate {
   id: number;
@@ -37,7 +36,7 @@ interface Place {
  * kept in the index, is checked against the query before it counts (so a hit is always exact)
  * and gives the snippet. No repository is read.
  */
-export function runSearch(db: Database.Database, packer: TextPacker, input: SearchQuery): SearchResult {
+export function runSearch(sql: Prepared, packer: TextPacker, input: SearchQuery): SearchResult {
   const q = searchQuery(input);
   const regex = q.regex === true;
   const matcher = matcherOf(q.text, regex);
@@ -50,7 +49,7 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
   // first: they are in most messages, so a page is near the top.
   const inSession = q.session !== undefined;
   const narrowing = regex ? [] : packer.narrowing(searchWords(q.text));
-  const scan = narrowing.length === 0 || (inSession && sessionSize(db, q.session!) <= SESSION_SCAN);
+  const scan = narrowing.length === 0 || (inSession && sessionSize(sql, q.session!) <= SESSION_SCAN);
   if (!scan) {
     where.push(inSession ? 'd.id IN (SELECT rowid FROM words WHERE words MATCH ?)' : 'words MATCH ?');
     args.push(narrowing.map((w) => `"${w}"`).join(' '));
@@ -77,12 +76,12 @@ export function runSearch(db: Database.Database, packer: TextPacker, input: Sear
     : 'words w JOIN docs d ON d.id = w.rowid JOIN sessions s ON s.id = d.session';
   // Newest first, in the full-text index's own order: the first page is read without sorting every match.
   const order = byDocs ? 'd.id DESC' : 'w.rowid DESC';
-  const page = db.prepare(
+  const page = sql(
     `SELECT d.id, d.node, d.role, d.seq, d.body, s.session, s.head FROM ${from} WHERE ${where.join(' AND ') || '1'}
      ORDER BY ${order} LIMIT ? OFFSET ?`,
   );
-  const places = db.prepare(placesOf(q.allBranches === true ? '' : ' AND b.name = ?'));
-  const texts = new DocTexts(db, packer);
+  const places = sql(placesOf(q.allBranches === true ? '' : ' AND b.name = ?'));
+  const texts = new DocTexts(sql, packer);
   const hits: SearchHit[] = [];
   // The first page is what the answer needs when every candidate holds the words (the usual case).
   let size = q.limit + 1;
@@ -129,13 +128,11 @@ export const placesOf = (and: string): string =>
 // A turn's commit id: its 20 bytes in its block's row (turns t).
 const COMMIT_AT = (turn: string) => `substr(t.commits, ${turn} % ${TURN_BLOCK} * 20 + 1, 20)`;
 
-const sessionSize = (db: Database.Database, session: string): number =>
+const sessionSize = (sql: Prepared, session: string): number =>
   (
-    db
-      .prepare(
-        `SELECT count(*) AS n FROM (SELECT 1 FROM docs WHERE session = (SELECT id FROM sessions WHERE session = ?) LIMIT ${SESSION_SCAN + 1})`,
-      )
-      .get(session) as { n: number }
+    sql(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM docs WHERE session = (SELECT id FROM sessions WHERE session = ?) LIMIT ${SESSION_SCAN + 1})`,
+    ).get(session) as { n: number }
   ).n;
 
 // Which branches a message must be on: any (every branch), the one asked, or its session's HEAD's.

@@ -16,8 +16,8 @@ import {
 import { EntityGitError, storeFor, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
-import { INDEX_FILE, TextPacker, ensureSchema } from './index-schema.js';
-import { IndexWriter, preparedOnce, type Prepared } from './index-writer.js';
+import { INDEX_FILE, TextPacker, ensureSchema, preparedOnce, type Prepared } from './index-schema.js';
+import { IndexWriter } from './index-writer.js';
 import { indexContents, type IndexContents } from './index-contents.js';
 import { runSearch } from './run-search.js';
 import { indexError, type IndexUpdate, type SearchIndexOptions, type SyncDone } from './search-types.js';
@@ -70,7 +70,7 @@ export class SearchIndex implements SearchSource {
       ensureSchema(this.#db);
       this.#packer = new TextPacker(this.#db);
       this.#sql = preparedOnce(this.#db);
-      this.#writer = new IndexWriter(this.#db, this.#packer, this.#sql);
+      this.#writer = new IndexWriter(this.#packer, this.#sql);
     } catch (err) {
       throw indexError(err, `cannot open the search index ${this.file}`);
     }
@@ -160,7 +160,7 @@ export class SearchIndex implements SearchSource {
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
-    return runSearch(this.#db, this.#packer, query);
+    return runSearch(this.#sql, this.#packer, query);
   }
 
   /**
@@ -178,7 +178,7 @@ export class SearchIndex implements SearchSource {
    * repositories answer alike exactly when their contents are equal (a rebuilt one and a live one).
    */
   contents(): IndexContents {
-    return indexContents(this.#db, this.#packer);
+    return indexContents(this.#db, this.#sql, this.#packer);
   }
 
   /** Resolves when every queued update is applied and no update started by this instance is under way (before `close`). */

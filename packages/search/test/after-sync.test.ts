@@ -4,24 +4,15 @@ import { MemoryDag, readRepositoryChanges, type SyncResult } from '@entity-git/c
 import { storeFor } from '@entity-git/git';
 import { createNodeMirror, nodeStorage } from '@entity-git/node-fs';
 import { writeGolden } from '@entity-git/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SearchIndex } from '../src/index.js';
-import { placeOf, tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { SearchIndex } from '../src/index.js';
+import { indexOpener, placeOf, tempDir } from './helpers.js';
 
-const open: SearchIndex[] = [];
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-});
-
-function indexOf(root: string, file?: string): SearchIndex {
-  const index = new SearchIndex({ root, file });
-  open.push(index);
-  return index;
-}
+const indexOf = indexOpener();
 
 /** The live index's whole contents (sessions, branches and tips, each message's places, words and text) equal a rebuild's. */
 async function expectEqualToReindex(root: string, live: SearchIndex): Promise<void> {
-  const rebuilt = indexOf(root, join(tempDir(), 'rebuilt.db'));
+  const rebuilt = indexOf(root, { file: join(tempDir(), 'rebuilt.db') });
   await rebuilt.reindex();
   expect(live.contents()).toEqual(rebuilt.contents());
 }
@@ -100,7 +91,7 @@ describe('the index update from a sync result', () => {
     await createNodeMirror({ dag, root }).sync('golden-2');
     const updated = indexOf(root);
     await updated.update('golden-2');
-    const applied = indexOf(root, join(tempDir(), 'applied.db'));
+    const applied = indexOf(root, { file: join(tempDir(), 'applied.db') });
     const dir = join(root, 'golden-2');
     const changes = await readRepositoryChanges(storeFor(nodeStorage()), dir, new Map());
     expect(applied.apply(dir, changes!)).toEqual({ sessions: 1, added: 17, removed: 0 });

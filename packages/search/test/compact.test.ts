@@ -2,14 +2,10 @@ import { MemoryDag } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { writeGolden } from '@entity-git/test-utils';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SearchIndex } from '../src/index.js';
-import { placeOf, tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { indexOpener, placeOf, tempDir } from './helpers.js';
 
-const open: SearchIndex[] = [];
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-});
+const indexOf = indexOpener();
 
 /** The file's pages, free pages and FTS5 segments, read by a second connection. */
 function layout(file: string) {
@@ -29,8 +25,7 @@ describe('compact', () => {
     const dag = new MemoryDag();
     const root = tempDir();
     const mirror = createNodeMirror({ dag, root });
-    const index = new SearchIndex({ root });
-    open.push(index);
+    const index = indexOf(root);
     // One update a session: each commit leaves FTS5 a segment of its own.
     for (const s of ['golden-1', 'golden-2', 'golden-3']) {
       await writeGolden(dag, { sessionId: s });
@@ -51,8 +46,7 @@ describe('compact', () => {
     expect(after.map((a) => a.hits.map(placeOf))).toEqual(answers.map((a) => a.hits.map(placeOf)));
     expect(after).toEqual(answers);
     // Still updated as before: a reindex (which ends compacted) equals it.
-    const rebuilt = new SearchIndex({ root, file: `${tempDir()}/rebuilt.db` });
-    open.push(rebuilt);
+    const rebuilt = indexOf(root, { file: `${tempDir()}/rebuilt.db` });
     await rebuilt.reindex();
     expect(rebuilt.contents()).toEqual(contents);
     expect(layout(rebuilt.file)).toEqual({ pageSize: 4096, free: 0, segments: 1 });

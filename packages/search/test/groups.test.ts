@@ -5,20 +5,11 @@ import { MemoryDag, type DagNode, type PlacedMessage, type RepositoryChanges } f
 import { createNodeMirror } from '@entity-git/node-fs';
 import { writeGolden } from '@entity-git/test-utils';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GROUP_CHARS, GROUP_MAX } from '../src/index-schema.js';
-import { SearchIndex } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { indexOpener, tempDir } from './helpers.js';
 
-const open: SearchIndex[] = [];
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-});
-const indexOf = (root: string, file?: string) => {
-  const index = new SearchIndex({ root, file });
-  open.push(index);
-  return index;
-};
+const indexOf = indexOpener();
 
 const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 
@@ -102,7 +93,7 @@ describe("a turn's messages deflated together (index version 6)", () => {
     expect((await index.search({ text: 'pelican', limit: 10 })).hits.map((h) => h.node)).toEqual(['m5', 'm3', 'm1']);
 
     // The same as an index given that state at once.
-    const fresh = indexOf(root, join(tempDir(), 'fresh.db'));
+    const fresh = indexOf(root, { file: join(tempDir(), 'fresh.db') });
     fresh.apply(dir, replaced(kept, sha1('b')));
     expect(fresh.contents()).toEqual(index.contents());
     expect(rows(fresh.file).layout).toEqual(['m1*', 'm3', 'm5*']);
@@ -138,7 +129,7 @@ describe("a turn's messages deflated together (index version 6)", () => {
       await writeGolden(dag, { sessionId: s });
       await index.afterSync(await mirror.sync(s));
     }
-    const rebuilt = indexOf(root, join(tempDir(), 'rebuilt.db'));
+    const rebuilt = indexOf(root, { file: join(tempDir(), 'rebuilt.db') });
     await rebuilt.reindex();
     expect(rebuilt.contents()).toEqual(index.contents());
     const live = groupsOf(index.file);

@@ -3,6 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SearchHit } from '@entity-git/core';
+import { afterEach } from 'vitest';
+import { SearchIndex, type SearchIndexOptions } from '../src/index.js';
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
@@ -24,3 +26,16 @@ export function turnCommit(dir: string, branch: string, turn: number): string {
 /** A hit's place, the part tests compare: session, node, branch, branches, turn, role. */
 export const placeOf = (h: SearchHit) =>
   `${h.session}/${h.node} ${h.role} ${h.branch}#${h.turn} [${h.branches.join(',')}]`;
+
+/** For a test file: opens an index on `root` (with any other option), closed after the test that opened it. */
+export function indexOpener(): (root: string, options?: Omit<SearchIndexOptions, 'root'>) => SearchIndex {
+  const open: SearchIndex[] = [];
+  afterEach(() => {
+    for (const i of open.splice(0)) i.close();
+  });
+  return (root, options = {}) => {
+    const index = new SearchIndex({ root, ...options });
+    open.push(index);
+    return index;
+  };
+}

@@ -2,15 +2,11 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { DagNode, PlacedMessage } from '@entity-git/core';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { packNodeId, unpackNodeId } from '../src/index-schema.js';
-import { SearchIndex } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { indexOpener, tempDir } from './helpers.js';
 
-const open: SearchIndex[] = [];
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-});
+const indexOf = indexOpener();
 
 // Ids of each kind, with how they are kept and in how many bytes: packed (lowercase UUID, an even
 // run of 8 or more lowercase hex digits) or as their text (all else).
@@ -40,8 +36,7 @@ describe('node ids in the index', () => {
 
   it('a hit names each message by its id exactly, whatever its kind; the file keeps the packed ones as bytes', async () => {
     const root = tempDir();
-    const index = new SearchIndex({ root });
-    open.push(index);
+    const index = indexOf(root);
     const messages: PlacedMessage[] = IDS.map(([id], i) => {
       const seq = i + 1;
       const text = `pelican number${seq}`;

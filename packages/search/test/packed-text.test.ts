@@ -5,20 +5,11 @@ import { MemoryDag, type DagNode, type PlacedMessage } from '@entity-git/core';
 import { EntityGitError } from '@entity-git/git';
 import { createNodeMirror } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DICTIONARY_BYTES, INDEX_VERSION } from '../src/index-schema.js';
-import { SearchIndex } from '../src/index.js';
-import { tempDir, turnCommit } from './helpers.js';
+import { indexOpener, tempDir, turnCommit } from './helpers.js';
 
-const open: SearchIndex[] = [];
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-});
-const indexOf = (root: string, file?: string) => {
-  const index = new SearchIndex({ root, file });
-  open.push(index);
-  return index;
-};
+const indexOf = indexOpener();
 
 // A message of ~1.2 KB whose words vary with k (so no two messages are alike), and one word only it has.
 const wordsOf = (k: number) =>
@@ -151,7 +142,7 @@ describe('the text kept in the index (version 5)', () => {
       expect(h.commit).toBe(turnCommit(dir, 'main', k >> 1));
       expect(h.snippet.endsWith(`only${k}qz`)).toBe(true);
     }
-    const rebuilt = indexOf(root, join(tempDir(), 'rebuilt.db'));
+    const rebuilt = indexOf(root, { file: join(tempDir(), 'rebuilt.db') });
     await rebuilt.reindex();
     expect(index.contents()).toEqual(rebuilt.contents());
     // Another reader of the same file (another process would be the same) inflates with the kept dictionary.
@@ -166,7 +157,7 @@ describe('the text kept in the index (version 5)', () => {
     old.close();
     let error: unknown;
     try {
-      indexOf(root, file);
+      indexOf(root, { file });
     } catch (err) {
       error = err;
     }

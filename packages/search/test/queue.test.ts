@@ -3,20 +3,11 @@ import { join } from 'node:path';
 import { MemoryDag, createMirrorService, type SyncResult } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
 import { writeGolden } from '@entity-git/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SearchIndex } from '../src/index.js';
-import { git, placeOf, tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { SearchIndex } from '../src/index.js';
+import { git, indexOpener, placeOf, tempDir } from './helpers.js';
 
-const open: SearchIndex[] = [];
-afterEach(() => {
-  for (const i of open.splice(0)) if (i) i.close();
-});
-
-function indexOf(root: string, options: { file?: string; batchMs?: number } = {}): SearchIndex {
-  const index = new SearchIndex({ root, ...options });
-  open.push(index);
-  return index;
-}
+const indexOf = indexOpener();
 
 async function expectEqualToReindex(root: string, live: SearchIndex): Promise<void> {
   const rebuilt = indexOf(root, { file: join(tempDir(), 'rebuilt.db') });
@@ -173,7 +164,6 @@ describe('the queue of updates (attach, enqueue, flush)', () => {
     const result = await mirror.sync('golden-1');
     slow.enqueue(result);
     slow.close();
-    open.splice(open.indexOf(slow), 1);
     const reopened = indexOf(root, { file: slow.file });
     expect((await reopened.search({ text: 'quail', branch: 'main' })).hits.map(placeOf)).toEqual([
       'golden-1/qa assistant main#5 [main]',

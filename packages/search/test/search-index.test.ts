@@ -3,14 +3,10 @@ import { createNodeMirror } from '@entity-git/node-fs';
 import { writeGolden } from '@entity-git/test-utils';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SearchIndex } from '../src/index.js';
-import { git, placeOf, tempDir, turnCommit } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { git, indexOpener, placeOf, tempDir, turnCommit } from './helpers.js';
 
-const open: SearchIndex[] = [];
-afterEach(() => {
-  for (const i of open.splice(0)) i.close();
-});
+const indexOf = indexOpener();
 
 async function goldenRoot() {
   const dag = new MemoryDag();
@@ -41,8 +37,7 @@ async function goldenRoot() {
   });
   const root = tempDir();
   const mirror = createNodeMirror({ dag, root });
-  const index = new SearchIndex({ root });
-  open.push(index);
+  const index = indexOf(root);
   for (const s of ['golden-1', 'golden-2', 'other']) {
     await mirror.sync(s);
     await index.update(s);
@@ -166,8 +161,7 @@ describe('search over every session', () => {
     expect(fixed.hits[0]!.commit).toBe(git(join(root, 'golden-1'), 'rev-parse', 'main').trim());
     await service.close();
     // The same repositories indexed from nothing, in a copy of the file: the same rows.
-    const rebuilt = new SearchIndex({ root, file: join(root, 'rebuilt.db') });
-    open.push(rebuilt);
+    const rebuilt = indexOf(root, { file: join(root, 'rebuilt.db') });
     await rebuilt.reindex();
     expect(rebuilt.contents()).toEqual(index.contents());
     expect(index.contents().messages.length).toBeGreaterThan(30);
@@ -217,8 +211,7 @@ describe('search over every session', () => {
       'u2 late#2',
     ]);
     for (const h of late.hits) expect(h.commit).toBe(turnCommit(dir, 'late', h.turn));
-    const rebuilt = new SearchIndex({ root, file: join(tempDir(), 'rebuilt.db') });
-    open.push(rebuilt);
+    const rebuilt = indexOf(root, { file: join(tempDir(), 'rebuilt.db') });
     await rebuilt.reindex();
     expect(rebuilt.contents()).toEqual(index.contents());
   });
@@ -231,7 +224,6 @@ describe('search over every session', () => {
     service.on('synced', ({ sessionId }) => synced.push(sessionId));
     service.on('failed', ({ error }) => errors.push(error));
     index.attach(service, (_s, e) => errors.push(e));
-    open.splice(open.indexOf(index), 1);
     index.close(); // the index is gone: every update fails
     await dag.fillNode('golden-2', 'a6', 'Fixed all three.', null);
     service.notify('golden-2');
