@@ -18,14 +18,13 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { INDEX_FILE, SearchIndex } from '../packages/search/src/index.js';
-import { openSqlite } from '../packages/sqlite/src/index.js';
 import { align, failWith, fsckOr, int, ms, ratio, stats, writeResults } from './lib/measure.js';
 import { measureBatching } from './lib/search-batch.js';
 import { buildIndex } from './lib/search-build.js';
 import { measureUpdateSplit } from './lib/search-split.js';
-import { corpusNodes, corpusSessionId, hasRepository, searchCorpus, wordOf } from './lib/search-corpus.js';
+import { measureUpdates, updateLines } from './lib/search-updates.js';
+import { corpusSessionId, hasRepository, searchCorpus, wordOf } from './lib/search-corpus.js';
 
 const fail = failWith('search');
 const flag = (name: string, fallback: string): string =>
@@ -220,25 +219,23 @@ export async function run(): Promise<void> {
   }
   console.log(align(grepRows));
 
-  const update = await measureUpdates(corpus.db, root, index, real);
-  for (const [how, u] of [
-    ['its own transaction (afterSync)', update.one],
-    [
-      `batched, ${UPDATES} turns a flush (enqueue + flush / ${UPDATES}; ${ROUNDS - 1} rounds of a running mirror)`,
-      update.batched,
-    ],
-  ] as const)
-    for (const [name, t] of [
-      ["a session's first sync in the process", u.first],
-      ['a running mirror', u.next],
-    ] as const)
-      console.log(
-        `${name}: a turn's sync ${ms(t.sync.median)} ms median (mean ${ms(t.means.sync)}); the index update, ${how}: ${ms(t.update.median)} ms (${ratio(t.update.median / t.sync.median)} of the sync; median of the per-turn ratios ${ratio(t.ratio.median)}; mean ${ms(t.means.update)} ms, ${ratio(t.means.update / t.means.sync)} of the mean sync)`,
-      );
+  // The same file, its updates recorded on the calling thread: the contender of the write thread,
+  // and what the loop and the split below measure (the transaction's own cost).
+  const calling = new SearchIndex({ root, batchMs: 600_000, writeThread: false });
+  const update = await measureUpdates({
+    db: corpus.db,
+    root,
+    indexes: { thread: index, calling },
+    session: (k) => real[Math.floor(((k + 0.5) * real.length) / (5 * UPDATES))]!,
+    size: UPDATES,
+    rounds: ROUNDS,
+    fail,
+  });
+  for (const line of updateLines(update, UPDATES, ROUNDS)) console.log(line);
   // Sessions without a repository (none of them synced above): a turn each, alone or batched.
   const generated = Array.from({ length: SESSIONS }, (_, i) => i).filter((i) => !hasRepository(corpus, i));
   const batching = await measureBatching(
-    index,
+    calling,
     generated.filter((_, k) => k % Math.ceil(generated.length / 240) === 0),
     { size: UPDATES, reps: 6, file: indexFile },
   );
@@ -248,13 +245,14 @@ export async function run(): Promise<void> {
   const split = await measureUpdateSplit(
     corpus.db,
     root,
-    index,
+    calling,
     real.filter((_, k) => k % Math.ceil(real.length / 10) === 1),
   );
   console.log(
     `the update split (a running mirror): sync ${ms(split.sync.median)} ms median, reading what it wrote ${ms(split.read.median)} ms (${ratio(split.read.median / split.sync.median)}), the transaction ${ms(split.write.median)} ms (${ratio(split.write.median / split.sync.median)})`,
   );
   index.close();
+  calling.close();
   const live = sizeOf(indexFile);
   const liveMessages = countMessages(indexFile);
   console.log(
@@ -285,75 +283,4 @@ function countMessages(file: string): number {
 function sizeOf(file: string): number {
   spawnSync('sqlite3', [file, 'PRAGMA wal_checkpoint(TRUNCATE)'], { encoding: 'utf8' });
   return [file, `${file}-wal`, `${file}-shm`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
-}
-
-/**
- * Two turns appended, one after the other, to `UPDATES` sessions with a repository, each synced
- * by one long-lived mirror: the first turn of a session is its first sync in this process (the
- * mirror reads its state from disk), the second what a running mirror meets. `one`: each sync
- * followed by the index's update from its result (`afterSync`: a transaction of its own), timed.
- * `batched`: `ROUNDS` rounds of a turn for each of `UPDATES` other sessions (the first round their
- * first syncs), each sync's result queued (`enqueue`, what `attach` does; timed, as it runs on the
- * sync's path) and the queue flushed once the round's syncs are done (timed): the index's work a
- * turn is the enqueue plus the flush shared by the round's turns. Medians and means: a
- * checkpoint of the write-ahead log or an FTS5 merge lands on one update in many.
- */
-async function measureUpdates(db: string, root: string, index: SearchIndex, real: number[]) {
-  const store = await openSqlite({ file: db });
-  const mirror = createNodeMirror({ dag: store.dag, root });
-  const round = () => ({ sync: [] as number[], update: [] as number[] });
-  const one = { first: round(), next: round() };
-  const batched = { first: round(), next: round() };
-  const pick = (k: number) => real[Math.floor(((k + 0.5) * real.length) / (2 * UPDATES))]!;
-  const turn = async (i: number) => {
-    const id = corpusSessionId(i);
-    let last = 0;
-    for await (const n of store.dag.nodesAfter(id, 0)) last = n.seq;
-    for (const { seq: _seq, ...n } of corpusNodes(i, 1, last)) await store.writer.appendNode(n);
-    const t0 = performance.now();
-    const r = await mirror.sync(id);
-    const took = performance.now() - t0;
-    if (r.commitsWritten !== 1 || r.extendedBranches?.[0]?.messages.length !== 2)
-      fail(`session ${id}: ${r.commitsWritten} commits, ${r.extendedBranches?.[0]?.messages.length} messages carried`);
-    return { r, took };
-  };
-  for (let k = 0; k < UPDATES; k++) {
-    for (const which of ['first', 'next'] as const) {
-      const { r, took } = await turn(pick(2 * k));
-      const t1 = performance.now();
-      const u = await index.afterSync(r);
-      one[which].update.push(performance.now() - t1);
-      one[which].sync.push(took);
-      if (u.added !== 2) fail(`session ${r.sessionId}: ${u.added} messages indexed`);
-    }
-  }
-  for (let n = 0; n < ROUNDS; n++) {
-    const which = n === 0 ? 'first' : 'next';
-    let queued = 0;
-    for (let k = 0; k < UPDATES; k++) {
-      const { r, took } = await turn(pick(2 * k + 1));
-      const t1 = performance.now();
-      index.enqueue(r, (s, e) => fail(`session ${s}: ${e.message}`));
-      queued += performance.now() - t1;
-      batched[which].sync.push(took);
-    }
-    const t2 = performance.now();
-    const count = await index.flush();
-    const flush = performance.now() - t2;
-    if (count.carried !== UPDATES) fail(`${count.read} of ${UPDATES} queued updates were read from the repository`);
-    for (let k = 0; k < UPDATES; k++) batched[which].update.push((queued + flush) / UPDATES);
-  }
-  await store.close();
-  // The mean too: a write-ahead-log checkpoint or an FTS5 merge lands on one update in many.
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const summary = (t: { sync: number[]; update: number[] }) => ({
-    sync: stats(t.sync),
-    update: stats(t.update),
-    ratio: stats(t.update.map((u, k) => u / t.sync[k]!)),
-    means: { sync: mean(t.sync), update: mean(t.update) },
-  });
-  return {
-    one: { first: summary(one.first), next: summary(one.next) },
-    batched: { first: summary(batched.first), next: summary(batched.next) },
-  };
 }

@@ -3,10 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   readRepositoryChanges,
-  searchText,
   sessionDirName,
   type MirrorService,
-  type BranchChange,
   type KnownRepository,
   type RepositoryChanges,
   type SearchQuery,
@@ -17,14 +15,18 @@ import { EntityGitError, storeFor, type Store } from '@entity-git/git';
 import { nodeStorage } from '@entity-git/node-fs';
 import Database from 'better-sqlite3';
 import { INDEX_FILE, TextPacker, ensureSchema, preparedOnce, type Prepared } from './index-schema.js';
+import { CarriedWrites, inWriteTransaction, type Carried } from './carried-writes.js';
 import { IndexWriter } from './index-writer.js';
 import { indexContents, type IndexContents } from './index-contents.js';
 import { runSearch } from './run-search.js';
 import { indexError, type IndexUpdate, type SearchIndexOptions, type SyncDone } from './search-types.js';
 import { UpdateQueue, type FlushCount, type OnIndexError, type QueuedUpdate } from './update-queue.js';
+import { WriteThread } from './write-thread.js';
 
 /** Past this many queued updates a batch is applied at once. */
 const BATCH_MAX = 256;
+/** The `code` of the process warning given when the write thread fails and the index records on the caller's thread. */
+export const THREAD_WARNING = 'ENTITY_GIT_SEARCH_THREAD';
 
 /**
  * entity-git's own full-text index of every session repository under a root (docs/design.md,
@@ -46,6 +48,9 @@ export class SearchIndex implements SearchSource {
   readonly #sql: Prepared;
   readonly #packer: TextPacker;
   readonly #writer: IndexWriter;
+  readonly #carried: CarriedWrites;
+  // Null: results are recorded on this connection, in the caller's thread.
+  #thread: WriteThread | null;
   readonly #queue: UpdateQueue;
 
   constructor(options: SearchIndexOptions) {
@@ -54,11 +59,15 @@ export class SearchIndex implements SearchSource {
       throw new EntityGitError('INVALID_OPTION', `the search index's root must be absolute, got ${this.root}`);
     this.file = options.file ?? join(this.root, INDEX_FILE);
     this.#store = storeFor(options.storage ?? nodeStorage());
+    this.#thread = options.writeThread === false ? null : new WriteThread(this.root, this.file);
     const batchMs = options.batchMs ?? 50;
     if (!Number.isFinite(batchMs) || batchMs < 0)
       throw new EntityGitError('INVALID_OPTION', `batchMs must be a number of ms ≥ 0, got ${batchMs}`);
     this.#queue = new UpdateQueue(
-      { applyCarried: (batch) => this.#applyCarried(batch), read: (u) => this.#readQueued(u) },
+      {
+        applyCarried: async (batch) => this.#leftOf(batch, await this.#record(batch.map((u) => u.result))),
+        read: (u) => this.#readQueued(u),
+      },
       batchMs,
       BATCH_MAX,
     );
@@ -71,6 +80,13 @@ export class SearchIndex implements SearchSource {
       this.#packer = new TextPacker(this.#db);
       this.#sql = preparedOnce(this.#db);
       this.#writer = new IndexWriter(this.#packer, this.#sql);
+      this.#carried = new CarriedWrites({
+        root: this.root,
+        db: this.#db,
+        sql: this.#sql,
+        packer: this.#packer,
+        writer: this.#writer,
+      });
     } catch (err) {
       throw indexError(err, `cannot open the search index ${this.file}`);
     }
@@ -84,15 +100,17 @@ export class SearchIndex implements SearchSource {
   /**
    * Brings the index up to date with what one sync wrote, from its result, in a transaction of
    * its own. When every branch it moved was carried forward from the tip the index holds, the
-   * messages the result carries are all it takes (no repository is read); else only the branches
-   * it moved are read (their refs, their new commits, trees and message files), and none when it
-   * moved none. A session the index does not know yet is read whole, as `update` does.
+   * messages the result carries are all it takes (no repository is read; recorded on the write
+   * thread unless `writeThread: false`); else only the branches it moved are read (their refs,
+   * their new commits, trees and message files), and none when it moved none. A session the index
+   * does not know yet is read whole, as `update` does.
    */
   afterSync(result: SyncDone): Promise<IndexUpdate> {
     const { sessionId, branchesMoved, head } = result;
     const dir = join(this.root, sessionDirName(sessionId));
     return this.#serial(sessionId, async () => {
-      const done = this.#transaction(() => this.#fromResult(dir, result));
+      const [done] = await this.#record([result]);
+      if (done instanceof EntityGitError) throw done;
       return done ?? this.#updateDir(dir, { branches: branchesMoved, head });
     });
   }
@@ -193,65 +211,53 @@ export class SearchIndex implements SearchSource {
    * applies them all.
    */
   close(): void {
-    if (this.#db.open) this.#queue.closeNow();
+    this.#thread?.close();
+    this.#thread = null;
+    if (this.#db.open) {
+      const last = this.#queue.take();
+      this.#leftOf(last, this.#carried.record(last.map((u) => u.result)));
+    }
     this.#db.close();
   }
 
   /**
-   * Inside a transaction: the changes a sync's result carries recorded, when every branch it moved
-   * starts from the tip the index holds (read in the same transaction: no other check); else null.
+   * Syncs' results recorded from the messages they carry, in one transaction (one each if that
+   * fails): on the write thread, or on this connection when there is none or the thread refused
+   * them. A thread that cannot run (a bundle without its module, a thread that ended) leaves the
+   * recording to this connection from then on, with a process warning: a batch it may have
+   * recorded before it ended is checked against the tips again, like any result.
    */
-  #fromResult(dir: string, r: SyncDone): IndexUpdate | null {
-    const extended = r.extendedBranches ?? [];
-    if (extended.length === 0 || extended.length !== r.branchesMoved.length) return null;
-    // The session and its tips in one statement (a session has a branch once it is known).
-    const rows = this.#sql(
-      `SELECT s.session, b.name, b.tip FROM sessions s JOIN branches b ON b.session = s.id WHERE s.dir = ?`,
-    ).all(dir) as { session: string; name: string; tip: string }[];
-    if (rows.length === 0) return null;
-    const known = new Map(rows.map((r) => [r.name, r.tip]));
-    if (extended.some((b) => known.get(b.name) !== b.from)) return null;
-    const tips = new Map(known);
-    const changed: BranchChange[] = extended.map((b) => {
-      tips.set(b.name, b.tip);
-      const messages = b.messages.map((m) => ({ ...m, text: searchText(m.node) }));
-      return { name: b.name, tip: b.tip, mode: 'extend', messages };
+  #record(results: readonly SyncDone[]): Promise<Carried[]> {
+    const thread = this.#thread;
+    if (thread === null) return Promise.resolve(this.#carried.record(results));
+    return thread.record(results).catch((err: unknown) => {
+      // Closed meanwhile: the thread recorded what it was sent before it closed; the rest is the next update's.
+      if (!this.#db.open) return results.map(() => null);
+      if (thread.failed && this.#thread === thread) {
+        this.#thread = null;
+        process.emitWarning(
+          `entity-git: the search index ${this.file} records on the calling thread from now on: ${(err as Error).message}`,
+          { code: THREAD_WARNING },
+        );
+      }
+      return this.#carried.record(results);
     });
-    return this.#writer.record(dir, { session: rows[0]!.session, head: r.head, changed, gone: [], tips });
   }
 
-  /**
-   * The batch's updates that carry their messages, in one transaction; returns the others. No
-   * savepoint each: FTS5 writes its pending words out as a segment at every savepoint, which is
-   * what one transaction for the batch saves. When the transaction fails, each is applied alone
-   * (its own transaction), so one bad update fails no other.
-   */
-  #applyCarried(batch: readonly QueuedUpdate[]): QueuedUpdate[] {
+  /** The queued updates whose results were recorded: a failure to its `onError`; returns those left to read. */
+  #leftOf(batch: readonly QueuedUpdate[], outcomes: readonly Carried[]): QueuedUpdate[] {
     const left: QueuedUpdate[] = [];
-    const fromResult = (u: QueuedUpdate) =>
-      this.#fromResult(join(this.root, sessionDirName(u.result.sessionId)), u.result);
-    try {
-      this.#db
-        .transaction(() => {
-          for (const u of batch) if (fromResult(u) === null) left.push(u);
-        })
-        .immediate();
-      return left;
-    } catch {
-      this.#packer.reset();
-    }
-    left.length = 0;
-    for (const u of batch) {
-      try {
-        if (this.#transaction(() => fromResult(u)) === null) left.push(u);
-      } catch (err) {
-        u.onError?.(u.result.sessionId, err as EntityGitError);
-      }
-    }
+    outcomes.forEach((o, k) => {
+      const u = batch[k]!;
+      if (o === null) left.push(u);
+      else if (o instanceof EntityGitError) u.onError?.(u.result.sessionId, o);
+    });
     return left;
   }
 
   async #readQueued(u: QueuedUpdate): Promise<void> {
+    // Closed meanwhile: left to the session's next update (the index's tips say where it stopped).
+    if (!this.#db.open) return;
     const { sessionId, branchesMoved, head } = u.result;
     const dir = join(this.root, sessionDirName(sessionId));
     await this.#serial(sessionId, () => this.#updateDir(dir, { branches: branchesMoved, head })).catch((err: unknown) =>
@@ -298,14 +304,8 @@ export class SearchIndex implements SearchSource {
     return new Map(rows.map((r) => [r.name, r.tip]));
   }
 
-  /** `work` in a write transaction of its own; a failure is the index's error, and forgets a dictionary made in it. */
   #transaction(work: () => IndexUpdate | null): IndexUpdate | null {
-    try {
-      return this.#db.transaction(work).immediate();
-    } catch (err) {
-      this.#packer.reset();
-      throw indexError(err, `cannot update the search index ${this.file}`);
-    }
+    return inWriteTransaction(this.#db, this.#packer, work);
   }
 
   /** Inside a transaction: the changes recorded, unless the tips moved since `known` (null: read again). */

@@ -13,6 +13,13 @@ export interface SearchIndexOptions {
    * transaction: the bound on how far the index lags behind a sync. Default 50.
    */
   batchMs?: number;
+  /**
+   * Whether the updates made from what syncs' results carry (`afterSync`, `attach`, `enqueue`)
+   * are recorded on a thread of the index's own, with a connection of its own, so the syncing
+   * thread only hands them over. Default true; false records them on the caller's thread (a
+   * bundle that cannot ship the thread's module). The thread starts with the first such update.
+   */
+  writeThread?: boolean;
 }
 
 /** What one update or rebuild wrote into the index. */

@@ -18,11 +18,8 @@ export interface FlushCount {
 
 /** How a {@link UpdateQueue} applies what it took. */
 export interface QueueWork {
-  /**
-   * The updates that carry their messages, in one transaction (synchronous, so a close can run
-   * it); returns those left to read from their repository.
-   */
-  applyCarried(batch: readonly QueuedUpdate[]): QueuedUpdate[];
+  /** The updates that carry their messages, in one transaction; resolves to those left to read from their repository. */
+  applyCarried(batch: readonly QueuedUpdate[]): Promise<QueuedUpdate[]>;
   /** One update read from its repository (its failure reported to its `onError`). */
   read(update: QueuedUpdate): Promise<void>;
 }
@@ -62,11 +59,11 @@ export class UpdateQueue {
    * their repository. Never rejects.
    */
   flush(): Promise<FlushCount> {
-    const batch = this.#take();
+    const batch = this.take();
     const count = { carried: 0, read: 0 };
     if (batch.length > 0) {
       this.#done = this.#done.then(async () => {
-        const left = this.#work.applyCarried(batch);
+        const left = await this.#work.applyCarried(batch);
         count.carried = batch.length - left.length;
         count.read = left.length;
         for (const u of left) await this.#work.read(u);
@@ -75,16 +72,8 @@ export class UpdateQueue {
     return this.#done.then(() => count);
   }
 
-  /**
-   * At close: the queued updates that carry their messages, applied now; the others are not read
-   * (their sessions' next update, or a reindex, reads what they wrote: the index's tips say where
-   * it stopped). Returns how many were left.
-   */
-  closeNow(): number {
-    return this.#work.applyCarried(this.#take()).length;
-  }
-
-  #take(): QueuedUpdate[] {
+  /** Everything queued and not flushed yet, taken out of the queue (at close). */
+  take(): QueuedUpdate[] {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     return this.#queued.splice(0);

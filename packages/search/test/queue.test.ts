@@ -1,47 +1,10 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MemoryDag, createMirrorService, type SyncResult } from '@entity-git/core';
-import { createNodeMirror } from '@entity-git/node-fs';
-import { writeGolden } from '@entity-git/test-utils';
+import { createMirrorService, type SyncResult } from '@entity-git/core';
 import { describe, expect, it } from 'vitest';
-import type { SearchIndex } from '../src/index.js';
-import { git, indexOpener, placeOf, tempDir } from './helpers.js';
+import { addTurn, expectEqualToReindex, git, goldens, indexOpener, placeOf, tempDir } from './helpers.js';
 
 const indexOf = indexOpener();
-
-async function expectEqualToReindex(root: string, live: SearchIndex): Promise<void> {
-  const rebuilt = indexOf(root, { file: join(tempDir(), 'rebuilt.db') });
-  await rebuilt.reindex();
-  expect(live.contents()).toEqual(rebuilt.contents());
-}
-
-/** A user message and its reply appended to `session`'s main line after `after`. */
-async function addTurn(dag: MemoryDag, session: string, after: string, id: string, words: string): Promise<void> {
-  await dag.appendNode({
-    id: `${id}u`,
-    session_id: session,
-    role: 'user',
-    content: `Ask ${words}?`,
-    predecessor: after,
-  });
-  await dag.appendNode({
-    id: `${id}a`,
-    session_id: session,
-    role: 'assistant',
-    content: `Answer ${words}.`,
-    predecessor: `${id}u`,
-  });
-}
-
-async function goldens(...ids: string[]) {
-  const dag = new MemoryDag();
-  for (const sessionId of ids) await writeGolden(dag, { sessionId });
-  const root = tempDir();
-  const mirror = createNodeMirror({ dag, root });
-  for (const id of ids) await mirror.sync(id);
-  for (const id of ids) await dag.fillNode(id, 'a6', 'Fixed all three.', null);
-  return { dag, root, mirror };
-}
 
 describe("the index fed from a sync's result", () => {
   it('a turn carries its messages: the index reads no repository and equals a reindex', async () => {
@@ -77,7 +40,7 @@ describe("the index fed from a sync's result", () => {
       'golden-1/za assistant main#4 [main]',
       'golden-1/zu user main#4 [main]',
     ]);
-    await expectEqualToReindex(root, index);
+    await expectEqualToReindex(indexOf, root, index);
   });
 
   it('a turn past the bytes a result carries carries none, and is read from the repository', async () => {
@@ -93,7 +56,7 @@ describe("the index fed from a sync's result", () => {
       'golden-1/wa assistant main#4 [main]',
       'golden-1/wu user main#4 [main]',
     ]);
-    await expectEqualToReindex(root, index);
+    await expectEqualToReindex(indexOf, root, index);
   });
 
   it('a result that does not start from the tips the index holds is read from the repository', async () => {
@@ -110,7 +73,7 @@ describe("the index fed from a sync's result", () => {
       'golden-1/ya assistant main#4 [main]',
       'golden-1/yu user main#4 [main]',
     ]);
-    await expectEqualToReindex(root, index);
+    await expectEqualToReindex(indexOf, root, index);
   });
 });
 
@@ -146,7 +109,7 @@ describe('the queue of updates (attach, enqueue, flush)', () => {
       'golden-1/pu user main#4 [main]',
     ]);
     await service.close();
-    await expectEqualToReindex(root, index);
+    await expectEqualToReindex(indexOf, root, index);
   });
 
   it('flushes by itself within batchMs, and applies what is queued on close', async () => {
@@ -155,7 +118,9 @@ describe('the queue of updates (attach, enqueue, flush)', () => {
     await index.update('golden-1');
     await addTurn(dag, 'golden-1', 'a6', 'p', 'pelican');
     index.enqueue(await mirror.sync('golden-1'));
-    await new Promise((r) => setTimeout(r, 200));
+    // No flush asked for: the queue's own timer applies it (after the write thread has started).
+    while ((await index.search({ text: 'pelican', branch: 'main' })).hits.length === 0)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await index.search({ text: 'pelican', branch: 'main' })).hits).toHaveLength(2);
 
     const slow = indexOf(root, { file: join(tempDir(), 'slow.db'), batchMs: 60_000 });

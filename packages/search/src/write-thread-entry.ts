@@ -1,0 +1,39 @@
+// The search index's write thread (write-thread.ts starts it): its own connection to the index
+// file, recording the syncs' results it is sent, one batch a message, in the order sent.
+import { parentPort, workerData } from 'node:worker_threads';
+import { isEntityGitError } from '@entity-git/git';
+import Database from 'better-sqlite3';
+import { CarriedWrites } from './carried-writes.js';
+import { TextPacker, ensureSchema, preparedOnce } from './index-schema.js';
+import { IndexWriter } from './index-writer.js';
+import type { ThreadAnswer, ThreadData, ThreadRequest } from './write-thread.js';
+
+const { root, file, closed } = workerData as ThreadData;
+const port = parentPort!;
+const db = new Database(file);
+db.pragma('busy_timeout = 10000');
+ensureSchema(db);
+const packer = new TextPacker(db);
+const sql = preparedOnce(db);
+const writes = new CarriedWrites({ root, db, sql, packer, writer: new IndexWriter(packer, sql) });
+const signal = new Int32Array(closed);
+
+port.on('message', (request: ThreadRequest) => {
+  if (request.kind === 'close') {
+    db.close();
+    port.close();
+    // The caller waits for this, blocked (its `close` returns nothing to await).
+    Atomics.store(signal, 0, 1);
+    Atomics.notify(signal, 0);
+    return;
+  }
+  const answer: ThreadAnswer = {
+    id: request.id,
+    outcomes: writes
+      .record(request.results)
+      .map((c) =>
+        isEntityGitError(c) ? { error: { code: c.code, message: c.message, data: c.data } } : { update: c },
+      ),
+  };
+  port.postMessage(answer);
+});
