@@ -10,21 +10,33 @@ import type { ThreadAnswer, ThreadData, ThreadRequest } from './write-thread.js'
 
 const { root, file, closed } = workerData as ThreadData;
 const port = parentPort!;
-const db = new Database(file);
-db.pragma('busy_timeout = 10000');
-ensureSchema(db);
-const packer = new TextPacker(db);
-const sql = preparedOnce(db);
-const writes = new CarriedWrites({ root, db, sql, packer, writer: new IndexWriter(packer, sql) });
 const signal = new Int32Array(closed);
+/** Raised once the connection is closed (or never opened): the index's `close` waits for it. */
+function raiseClosed(): void {
+  Atomics.store(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+
+const db = new Database(file);
+let writes: CarriedWrites;
+try {
+  db.pragma('busy_timeout = 10000');
+  ensureSchema(db);
+  const packer = new TextPacker(db);
+  const sql = preparedOnce(db);
+  writes = new CarriedWrites({ root, db, sql, packer, writer: new IndexWriter(packer, sql) });
+} catch (err) {
+  db.close();
+  raiseClosed();
+  throw err;
+}
 
 port.on('message', (request: ThreadRequest) => {
   if (request.kind === 'close') {
     db.close();
     port.close();
     // The caller waits for this, blocked (its `close` returns nothing to await).
-    Atomics.store(signal, 0, 1);
-    Atomics.notify(signal, 0);
+    raiseClosed();
     return;
   }
   const answer: ThreadAnswer = {
