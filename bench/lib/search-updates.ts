@@ -56,31 +56,32 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; busy: numbe
   return { value, busy: active, wall: performance.now() - t0 };
 }
 
-/**
- * `session(k)`, for k below 5 × `size`, names distinct sessions. `one`: 3 × `size` of them, two
- * turns each (the first the session's first sync in the process, the second what a running
- * mirror meets), each result given to `afterSync` (a transaction of its own) and awaited, the
- * sessions taking turns: the write thread's index, the calling thread's, and no update but the
- * wait. `batched`: `rounds` rounds for each index,
- * alternating, of a turn in each of `size` other sessions (the same ones each round of an index:
- * its first round their first syncs), each result queued (`enqueue`, what `attach` does) and the
- * queue flushed once the round's syncs are done, awaited: a turn's share is the enqueue plus the
- * flush over `size`.
- */
-export async function measureUpdates(o: {
-  db: string;
-  root: string;
+interface Run {
   indexes: UpdateIndexes;
   session: (k: number) => number;
   size: number;
   rounds: number;
   fail: (message: string) => never;
-}) {
+  /** A turn appended to session `i` and synced: its result and the sync's time. */
+  turn: (i: number) => Promise<{ r: SyncDone; took: number }>;
+}
+
+type Kinds = { first: Samples; next: Samples };
+const kinds = (): Kinds => ({ first: samples(), next: samples() });
+
+/**
+ * `session(k)`, for k below 5 × `size`, names distinct sessions. `one`: 3 × `size` of them, two
+ * turns each (the first the session's first sync in the process, the second what a running
+ * mirror meets), each result given to `afterSync` (a transaction of its own) and awaited, the
+ * sessions taking turns: the write thread's index, the calling thread's, and no update but the
+ * wait. `batched`: `rounds` rounds for each index, alternating, of a turn in each of `size` other
+ * sessions (the same ones each round of an index: its first round their first syncs), each
+ * result queued (`enqueue`, what `attach` does) and the queue flushed once the round's syncs are
+ * done, awaited: a turn's share is the enqueue plus the flush over `size`.
+ */
+export async function measureUpdates(o: Omit<Run, 'turn'> & { db: string; root: string }) {
   const store = await openSqlite({ file: o.db });
   const mirror = createNodeMirror({ dag: store.dag, root: o.root });
-  const kinds = () => ({ first: samples(), next: samples() });
-  const one = { thread: kinds(), calling: kinds(), wait: kinds() };
-  const batched = { thread: kinds(), calling: kinds() };
   const turn = async (i: number) => {
     const id = corpusSessionId(i);
     let last = 0;
@@ -95,13 +96,25 @@ export async function measureUpdates(o: {
       );
     return { r: r as SyncDone, took };
   };
-  let next = 0;
+  const run: Run = { ...o, turn };
+  const one = await measureOne(run);
+  const batched = await measureBatched(run, 3 * o.size);
+  await store.close();
+  const each = (k: Kinds) => ({ first: summaryOf(k.first), next: summaryOf(k.next) });
+  return {
+    one: { thread: each(one.thread), calling: each(one.calling), wait: each(one.wait) },
+    batched: { thread: each(batched.thread), calling: each(batched.calling) },
+  };
+}
+
+/** Sessions 0 to 3 × `size`: two turns each, updated by `afterSync` on either index, or by none (an idle wait). */
+async function measureOne(o: Run) {
+  const one = { thread: kinds(), calling: kinds(), wait: kinds() };
   let answered = { first: 2, next: 2 };
   for (let k = 0; k < 3 * o.size; k++) {
     const how = (['thread', 'calling', 'wait'] as const)[k % 3]!;
-    const i = o.session(next++);
     for (const which of ['first', 'next'] as const) {
-      const { r, took } = await turn(i);
+      const { r, took } = await o.turn(o.session(k));
       if (how === 'wait') {
         push(one.wait[which], took, await timed(() => new Promise((done) => setTimeout(done, answered[which]))));
         // The index brought up to date after the measure.
@@ -114,29 +127,30 @@ export async function measureUpdates(o: {
       push(one[how][which], took, t);
     }
   }
-  const base = { thread: next, calling: next + o.size };
+  return one;
+}
+
+/** `rounds` rounds for each index, alternating, of a turn in each of its `size` sessions (from `from` on), queued and flushed. */
+async function measureBatched(o: Run, from: number) {
+  const batched = { thread: kinds(), calling: kinds() };
+  const base = { thread: from, calling: from + o.size };
   for (let n = 0; n < 2 * o.rounds; n++) {
     const how = n % 2 === 0 ? 'thread' : 'calling';
-    const s = batched[how][n < 2 ? 'first' : 'next'];
     const index = o.indexes[how];
     const round: { busy: number; wall: number }[] = [];
     const syncs: number[] = [];
     for (let k = 0; k < o.size; k++) {
-      const { r, took } = await turn(o.session(base[how] + k));
+      const { r, took } = await o.turn(o.session(base[how] + k));
       round.push(await timed(async () => index.enqueue(r, (id, e) => o.fail(`session ${id}: ${e.message}`))));
       syncs.push(took);
     }
     const flush = await timed(() => index.flush());
     if (flush.value.carried !== o.size) o.fail(`${flush.value.read} of ${o.size} queued updates were read`);
     const share = (key: 'busy' | 'wall') => (round.reduce((a, t) => a + t[key], 0) + flush[key]) / o.size;
-    for (const took of syncs) push(s, took, { busy: share('busy'), wall: share('wall') });
+    for (const took of syncs)
+      push(batched[how][n < 2 ? 'first' : 'next'], took, { busy: share('busy'), wall: share('wall') });
   }
-  await store.close();
-  const each = (k: { first: Samples; next: Samples }) => ({ first: summaryOf(k.first), next: summaryOf(k.next) });
-  return {
-    one: { thread: each(one.thread), calling: each(one.calling), wait: each(one.wait) },
-    batched: { thread: each(batched.thread), calling: each(batched.calling) },
-  };
+  return batched;
 }
 
 type Summary = ReturnType<typeof summaryOf>;
