@@ -206,9 +206,10 @@ export class SearchIndex implements SearchSource {
   }
 
   /**
-   * Closes the file. Queued updates that carry their messages are applied first; one that needs
-   * its repository read is left to the session's next update (or `reindex`): `settle()` first
-   * applies them all.
+   * Closes the file. The write thread records what it was sent (this waits for it, blocked) and
+   * closes its connection, then the queued updates that carry their messages are applied here;
+   * one that needs its repository read is left to the session's next update (or `reindex`):
+   * `settle()` first applies them all.
    */
   close(): void {
     this.#thread?.close();
@@ -236,7 +237,7 @@ export class SearchIndex implements SearchSource {
       if (thread.failed && this.#thread === thread) {
         this.#thread = null;
         process.emitWarning(
-          `entity-git: the search index ${this.file} records on the calling thread from now on: ${(err as Error).message}`,
+          `entity-git: the search index ${this.file} records on the calling thread from now on: ${(err as Error).message.replace(/^\[entity-git\] /, '')}`,
           { code: THREAD_WARNING },
         );
       }
@@ -277,6 +278,7 @@ export class SearchIndex implements SearchSource {
   }
 
   async #updateDir(dir: string, moved?: KnownRepository['moved']): Promise<IndexUpdate> {
+    if (!this.#db.open) throw new EntityGitError('SEARCH_INDEX_ERROR', `the search index ${this.file} is closed`);
     for (let again = false; ; again = true) {
       const known = this.#tipsOf(dir);
       const session = (

@@ -49,17 +49,20 @@ describe("the index's write thread", () => {
     await expectEqualToReindex(indexOf, root, index);
   });
 
-  it('close waits for the batches the thread was sent', async () => {
+  it('close waits for the batches the thread was sent; an update after it is refused', async () => {
     const { dag, root, mirror } = await goldens('golden-1');
     const index = indexOf(root, { batchMs: 60_000 });
     await index.afterSync(await mirror.sync('golden-1'));
     await addTurn(dag, 'golden-1', 'a6', 'q', 'quail');
     const lock = holdWriteLock(index.file);
-    index.enqueue(await mirror.sync('golden-1'));
+    const result = await mirror.sync('golden-1');
+    index.enqueue(result);
     void index.flush();
     await nextTask();
     lock.release();
     index.close();
+    await expect(index.afterSync(result)).rejects.toMatchObject({ code: 'SEARCH_INDEX_ERROR' });
+    await expect(index.update('golden-1')).rejects.toMatchObject({ code: 'SEARCH_INDEX_ERROR' });
     const reopened = indexOf(root, { writeThread: false });
     expect((await reopened.search({ text: 'quail', branch: 'main' })).hits.map(placeOf)).toEqual([
       'golden-1/qa assistant main#4 [main]',
