@@ -1,7 +1,9 @@
 // The consumer's Node script (scripts/consumer-check.mjs copies it into a project outside the
-// workspace): a small DAG in SQLite, mirrored; native git must find every repository sound.
+// workspace): a small DAG in SQLite, mirrored; native git must find every repository sound; the
+// search index follows a turn on its write thread.
 import { createMirrorService, reconcile } from '@entity-git/core';
 import { createNodeMirror } from '@entity-git/node-fs';
+import { SearchIndex, THREAD_WARNING } from '@entity-git/search';
 import { createSqlStore, openSqlite } from '@entity-git/sqlite';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -55,6 +57,21 @@ for (const gitdir of gitdirs) {
   const status = execFileSync('git', ['-C', join(gitdir, '..'), 'status', '--porcelain'], { encoding: 'utf8' });
   if (status !== '') throw new Error(`git status is not clean:\n${status}`);
 }
+
+// The search index follows a new turn through its write thread (the shipped dist/ module): no
+// warning that it fell back to this thread, and the turn's words are found.
+const warnings = [];
+process.on('warning', (w) => warnings.push(w));
+const index = new SearchIndex({ root: sessions });
+await index.update('s1');
+await store.writer.appendNode({ id: 'u3', session_id: 's1', role: 'user', content: 'zucchini', predecessor: 'a2' });
+await store.writer.appendNode({ id: 'a3', session_id: 's1', role: 'assistant', content: 'noted', predecessor: 'u3' });
+const indexed = await index.afterSync(await mirror.sync('s1'));
+const found = (await index.search({ text: 'zucchini' })).hits.map((h) => h.node);
+index.close();
+await new Promise((r) => setImmediate(r));
+if (indexed.added !== 2 || found.join() !== 'u3' || warnings.some((w) => w.code === THREAD_WARNING))
+  throw new Error(`search: ${JSON.stringify({ indexed, found, warnings: warnings.map((w) => w.message) })}`);
 await store.close();
 
 // A Kysely the application owns, from its own node_modules (the peer dependency).
@@ -65,5 +82,5 @@ if ((await own.dag.getSession('s2'))?.title !== 'Own kysely') throw new Error('t
 await own.close();
 await db.destroy();
 console.log(
-  `  node: ${result.commitsWritten} commits, verify ok, git fsck --strict and git status clean, HEAD ${log[0]?.sha}`,
+  `  node: ${result.commitsWritten} commits, verify ok, git fsck --strict and git status clean, HEAD ${log[0]?.sha}; search found the next turn through the write thread`,
 );
