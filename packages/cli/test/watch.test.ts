@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SearchIndex } from '@entity-git/search';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMAND, git, revParseAll, run, tempDir } from './fixture.js';
 import { start, until as waitUntil } from './processes.js';
@@ -67,8 +68,8 @@ describe('entity-git watch, a Python sqlite3 writer in another process', () => {
     );
     watch.child.kill('SIGTERM');
     expect(await watch.exit).toBe(0);
-    // A busy database is waited for or retried; no session may end failed.
-    expect(watch.err.join('')).not.toMatch(/failed to sync/);
+    // A busy database is waited for or retried; no session may end failed, no index update either.
+    expect(watch.err.join('')).not.toMatch(/failed to sync|search index/);
     for (const id of Object.keys(expected)) {
       const repo = join(root, id);
       expect(revParseAll(repo)).toEqual(expected[id]);
@@ -80,5 +81,14 @@ describe('entity-git watch, a Python sqlite3 writer in another process', () => {
       expect(git(repo, 'status', '--porcelain')).toBe('');
     }
     expect(sha(db)).toBe(before);
+    // The search index the two watches kept, each on its write thread, holds what a rebuild from
+    // the repositories holds.
+    const live = new SearchIndex({ root, writeThread: false });
+    const rebuilt = new SearchIndex({ root, file: join(dir, 'rebuilt.db'), writeThread: false });
+    await rebuilt.reindex();
+    expect(live.contents().messages).toHaveLength(SESSIONS * TURNS * 2);
+    expect(live.contents()).toEqual(rebuilt.contents());
+    live.close();
+    rebuilt.close();
   }, 600_000);
 });
