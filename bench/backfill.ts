@@ -6,7 +6,7 @@
 // written on a thread beside the pack. A fourth, `reconcile`, is what `entity-git sync` runs for a
 // session without a repository (a check, the backfill, the check after it), with the times the
 // session's nodes were read from the DAG counted.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,27 +17,15 @@ import {
   createMirror,
   reconcile,
   type DagSource,
-  messageFileName,
-  shardOf,
   type DagNode,
   type Layout,
 } from '../packages/core/src/index.js';
 import type { Storage } from '../packages/git/src/index.js';
 import { createNodeMirror, nodeStorage } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, Conversation, TURN_FILES } from './lib/conversation.js';
-import {
-  bytesUnder,
-  git,
-  int,
-  mb,
-  ratio,
-  stats,
-  writeResults,
-  type Stats,
-  align,
-  failWith,
-  fsckOr,
-} from './lib/measure.js';
+import { diskOf, diskTable, sec, table, type LayoutResult } from './lib/backfill-report.js';
+import { fastImport, fastImportStream, rawCommits } from './lib/fast-import.js';
+import { git, int, mb, stats, writeResults, type Stats, failWith, fsckOr } from './lib/measure.js';
 
 /** Turns of the session (5 messages each); `BACKFILL_BENCH_TURNS` sets another count (a quick run on a busy machine). */
 const TURNS = Number(process.env.BACKFILL_BENCH_TURNS ?? 2000);
@@ -48,124 +36,26 @@ const fail: (message: string) => never = failWith('backfill');
 /** `git fsck --strict`; warnings (stderr, exit 0) count as failures too. */
 const fsck = (dir: string) => fsckOr(fail, dir);
 
-/** A commit as entity-git wrote it: its id, its author and committer lines verbatim, its message bytes. */
-interface RawCommit {
-  sha: string;
-  author: string;
-  committer: string;
-  message: Buffer;
-}
-
-/** Every commit of `main`, oldest first, read back from the entity-git repository. */
-function rawCommits(repo: string): RawCommit[] {
-  const shas = git(repo, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n');
-  const batch = execFileSync('git', ['cat-file', '--batch'], {
-    cwd: repo,
-    input: `${shas.join('\n')}\n`,
-    maxBuffer: 1 << 28,
-  });
-  const out: RawCommit[] = [];
-  let at = 0;
-  for (const sha of shas) {
-    const nl = batch.indexOf(10, at);
-    const [oid, type, size] = batch.subarray(at, nl).toString('utf8').split(' ');
-    if (oid !== sha || type !== 'commit') fail(`cat-file --batch answered ${oid} ${type} for ${sha}`);
-    const body = batch.subarray(nl + 1, nl + 1 + Number(size));
-    at = nl + 1 + Number(size) + 1;
-    const split = body.indexOf('\n\n');
-    const headers = body.subarray(0, split).toString('utf8').split('\n');
-    const line = (key: string) =>
-      headers.find((h) => h.startsWith(`${key} `))?.slice(key.length + 1) ?? fail(`commit ${sha} has no ${key}`);
-    if (headers.some((h) => !/^(tree|parent|author|committer) /.test(h)))
-      fail(`commit ${sha} has a header fast-import cannot reproduce`);
-    out.push({ sha, author: line('author'), committer: line('committer'), message: body.subarray(split + 2) });
-  }
-  return out;
-}
-
-/**
- * The fast-import stream of the same history: one commit per turn on refs/heads/main, each
- * adding the turn's message files (inline data) to its parent's tree; meta.json in the first.
- * Built from the DAG and the commits' headers, before the clock starts.
- */
-function fastImportStream(layout: Layout, nodes: DagNode[], commits: RawCommit[], meta: Buffer): Buffer {
-  const chunks: Buffer[] = [];
-  const data = (bytes: Buffer) => {
-    chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'));
-  };
-  commits.forEach((c, i) => {
-    chunks.push(Buffer.from(`commit refs/heads/main\nmark :${i + 1}\nauthor ${c.author}\ncommitter ${c.committer}\n`));
-    data(c.message);
-    if (i > 0) chunks.push(Buffer.from(`from :${i}\n`));
-    if (i === 0) {
-      chunks.push(Buffer.from('M 100644 inline meta.json\n'));
-      data(meta);
-    }
-    for (const n of nodes.slice(i * TURN_FILES, (i + 1) * TURN_FILES)) {
-      const path =
-        layout === 'sharded' ? `messages/${shardOf(n.seq)}/${messageFileName(n)}` : `messages/${messageFileName(n)}`;
-      chunks.push(Buffer.from(`M 100644 inline ${path}\n`));
-      data(Buffer.from(canonicalJson(n)));
-    }
-    chunks.push(Buffer.from('\n'));
-  });
-  chunks.push(Buffer.from('done\n'));
-  return Buffer.concat(chunks);
-}
-
-/** `git fast-import --quiet --done` in `repo`, the stream piped to it; resolves when it has exited. */
-function fastImport(repo: string, stream: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['fast-import', '--quiet', '--done'], { cwd: repo, stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`backfill bench: git fast-import exited ${code}: ${stderr}`)),
-    );
-    // One write: the whole stream is in memory, the pipe's back-pressure paces it.
-    child.stdin.end(stream);
-  });
-}
-
-interface Disk {
-  objects: number;
-  gitdir: number;
-  worktree: number;
-}
-const diskOf = (repo: string): Disk => {
-  const gitdir = bytesUnder(join(repo, '.git'));
-  return { objects: bytesUnder(join(repo, '.git', 'objects')), gitdir, worktree: bytesUnder(repo) - gitdir };
-};
-
-interface LayoutResult {
+/** One rep of one layout: where it runs, and the session it backfills. */
+interface Rep {
+  dag: MemoryDag;
+  dir: string;
   layout: Layout;
-  messages: number;
-  commits: number;
-  messageBytes: number;
-  streamBytes: number;
-  streamBuildMs: number;
-  entityGit: Stats;
-  sameThread: Stats;
-  fastImport: Stats;
-  checkout: Stats;
-  reconcile: Stats;
-  /** Reads of the session's nodes (`nodesAfter` calls) in one reconcile. */
-  reconcileReads: number;
-  ratios: {
-    entityGitOverFastImport: number;
-    entityGitOverFastImportAndCheckout: number;
-    sameThreadOverEntityGit: number;
-    reconcileOverEntityGit: number;
-  };
-  disk: { entityGit: Disk; fastImport: Disk };
-  finalTree: string;
-  tip: string;
+  rep: number;
+  sessionId: string;
 }
 
-async function measure(dir: string, layout: Layout, keep: boolean): Promise<LayoutResult> {
+/** What rep 0's entity-git repository is, which every other contender must equal. */
+interface Reference {
+  tree: string;
+  tip: string;
+  shas: string[];
+  stream: Buffer;
+  streamBuildMs: number;
+}
+
+/** The session of `layout`: `TURNS` turns of the bench's conversation, in a DAG of its own. */
+async function sessionOf(layout: Layout) {
   const sessionId = `backfill-${layout}`;
   const conv = new Conversation(sessionId, 0xe9717);
   const dag = new MemoryDag();
@@ -177,121 +67,146 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
   const nodes: DagNode[] = [];
   for (let i = 0; i < TURNS; i++) nodes.push(...conv.turn());
   for (const n of nodes) await dag.addNode(n);
-  const messageBytes = nodes.reduce((a, n) => a + Buffer.byteLength(canonicalJson(n)), 0);
+  return { sessionId, dag, nodes };
+}
 
-  const s = {
-    entityGit: [] as number[],
-    sameThread: [] as number[],
-    fastImport: [] as number[],
-    checkout: [] as number[],
-    reconcile: [] as number[],
+/** entity-git: a new mirror on an empty root, the whole session in one sync. */
+async function entityGitRep(r: Rep): Promise<{ ms: number; root: string; repo: string }> {
+  const root = join(r.dir, `${r.layout}-${r.rep}`);
+  const mirror = createNodeMirror({ dag: r.dag, root, layout: r.layout });
+  const e0 = performance.now();
+  const res = await mirror.sync(r.sessionId);
+  const ms = performance.now() - e0;
+  if (res.commitsWritten !== TURNS)
+    fail(`${r.layout} rep ${r.rep}: sync wrote ${res.commitsWritten} commits, expected ${TURNS}`);
+  return { ms, root, repo: mirror.repoPath(r.sessionId) };
+}
+
+/** Rep 0's repository checked (fsck, status, one commit a turn) and the fast-import stream of its commits built. */
+function referenceOf(repo: string, layout: Layout, nodes: DagNode[]): Reference {
+  fsck(repo);
+  const status = git(repo, 'status', '--porcelain');
+  if (status !== '') fail(`git status --porcelain in ${repo} is not empty:\n${status.slice(0, 500)}`);
+  const commits = rawCommits(repo, fail);
+  if (commits.length !== TURNS) fail(`${layout}: main has ${commits.length} commits, expected ${TURNS}`);
+  const meta = execFileSync('git', ['cat-file', 'blob', `${commits[0]!.sha}:meta.json`], { cwd: repo });
+  const b0 = performance.now();
+  const stream = fastImportStream(layout, nodes, commits, meta);
+  return {
+    stream,
+    streamBuildMs: performance.now() - b0,
+    tree: git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
+    tip: commits.at(-1)!.sha,
+    shas: commits.map((c) => c.sha),
   };
+}
+
+/** The same backfill, its working tree written on the calling thread. */
+async function sameThreadRep(r: Rep, ref: Reference): Promise<number> {
+  const { writeFiles: _thread, ...oneThread } = nodeStorage();
+  const root = join(r.dir, `${r.layout}-same-thread-${r.rep}`);
+  const same = createMirror({
+    dag: r.dag,
+    root,
+    layout: r.layout,
+    packTurns: true,
+    storage: oneThread satisfies Storage,
+  });
+  const t0 = performance.now();
+  await same.sync(r.sessionId);
+  const ms = performance.now() - t0;
+  if (git(same.repoPath(r.sessionId), 'rev-parse', 'HEAD').trim() !== ref.tip)
+    fail(`${r.layout} rep ${r.rep}: the same-thread tip differs`);
+  if (git(same.repoPath(r.sessionId), 'status', '--porcelain') !== '')
+    fail(`${r.layout} rep ${r.rep}: git status after the same-thread backfill is not empty`);
+  rmSync(root, { recursive: true, force: true });
+  return ms;
+}
+
+/** `reconcile`: what `entity-git sync` runs for a session without a repository, its reads of the nodes counted. */
+async function reconcileRep(r: Rep, ref: Reference): Promise<{ ms: number; reads: number }> {
+  const counted = countingDag(r.dag);
+  const root = join(r.dir, `${r.layout}-reconcile-${r.rep}`);
+  const rec = createNodeMirror({ dag: counted.dag, root, layout: r.layout });
+  const r0 = performance.now();
+  const report = await reconcile({ dag: counted.dag, mirror: rec, sessions: [r.sessionId] });
+  const ms = performance.now() - r0;
+  if (report.entries[0]?.action !== 'backfilled')
+    fail(`${r.layout} rep ${r.rep}: reconcile ${report.entries[0]?.action ?? 'did nothing'}, expected backfilled`);
+  if (git(rec.repoPath(r.sessionId), 'rev-parse', 'HEAD').trim() !== ref.tip)
+    fail(`${r.layout} rep ${r.rep}: the reconcile's tip differs`);
+  rmSync(root, { recursive: true, force: true });
+  return { ms, reads: counted.reads() };
+}
+
+/**
+ * fast-import: a new repository (git init untimed), the stream piped in, its pack written; then,
+ * for information, the working tree and index entity-git also writes (`git reset --hard`). Every
+ * commit id and the tip's tree must be entity-git's.
+ */
+async function fastImportRep(r: Rep, ref: Reference): Promise<{ ms: number; checkout: number; repo: string }> {
+  const repo = join(r.dir, `${r.layout}-fast-import-${r.rep}`);
+  git(r.dir, 'init', '-q', '-b', 'main', repo);
+  const f0 = performance.now();
+  await fastImport(repo, ref.stream);
+  const ms = performance.now() - f0;
+  const c0 = performance.now();
+  git(repo, 'reset', '--hard', '-q');
+  const checkout = performance.now() - c0;
+  const shas = git(repo, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n');
+  const tree = git(repo, 'rev-parse', 'HEAD^{tree}').trim();
+  if (tree !== ref.tree) fail(`${r.layout}: fast-import's final tree ${tree} differs from entity-git's ${ref.tree}`);
+  const differs = shas.findIndex((sha, i) => sha !== ref.shas[i]);
+  if (shas.length !== ref.shas.length || differs >= 0)
+    fail(`${r.layout}: fast-import's commit ${differs + 1} is ${shas[differs]}, entity-git's ${ref.shas[differs]}`);
+  return { ms, checkout, repo };
+}
+
+async function measure(dir: string, layout: Layout, keep: boolean): Promise<LayoutResult> {
+  const { sessionId, dag, nodes } = await sessionOf(layout);
+  const messageBytes = nodes.reduce((a, n) => a + Buffer.byteLength(canonicalJson(n)), 0);
+  const s = { entityGit: [] as number[], sameThread: [] as number[], fastImport: [] as number[] };
+  const more = { checkout: [] as number[], reconcile: [] as number[] };
   let reconcileReads = 0;
-  let stream: Buffer = Buffer.alloc(0);
-  let streamBuildMs = 0;
-  let reference: { tree: string; tip: string; shas: string[] } | null = null;
+  let ref: Reference | null = null;
   let disk: LayoutResult['disk'] | null = null;
   for (let rep = 0; rep < REPS; rep++) {
-    // entity-git: a new mirror on an empty root, the whole session in one sync.
-    const root = join(dir, `${layout}-${rep}`);
-    const mirror = createNodeMirror({ dag, root, layout });
-    const e0 = performance.now();
-    const res = await mirror.sync(sessionId);
-    s.entityGit.push(performance.now() - e0);
-    if (res.commitsWritten !== TURNS)
-      fail(`${layout} rep ${rep}: sync wrote ${res.commitsWritten} commits, expected ${TURNS}`);
-    const repo = mirror.repoPath(sessionId);
-
-    if (reference === null) {
-      // Checked once (every rep writes the same ids, asserted below): the repository is sound.
-      fsck(repo);
-      const status = git(repo, 'status', '--porcelain');
-      if (status !== '') fail(`git status --porcelain in ${repo} is not empty:\n${status.slice(0, 500)}`);
-      const commits = rawCommits(repo);
-      if (commits.length !== TURNS) fail(`${layout}: main has ${commits.length} commits, expected ${TURNS}`);
-      const meta = execFileSync('git', ['cat-file', 'blob', `${commits[0]!.sha}:meta.json`], { cwd: repo });
-      const b0 = performance.now();
-      stream = fastImportStream(layout, nodes, commits, meta);
-      streamBuildMs = performance.now() - b0;
-      reference = {
-        tree: git(repo, 'rev-parse', 'HEAD^{tree}').trim(),
-        tip: commits.at(-1)!.sha,
-        shas: commits.map((c) => c.sha),
-      };
-    } else if (git(repo, 'rev-parse', 'HEAD').trim() !== reference.tip) {
-      fail(`${layout} rep ${rep}: entity-git's tip differs from rep 0's`);
-    }
-
-    // The same, its working tree written on the calling thread.
-    const { writeFiles: _thread, ...oneThread } = nodeStorage();
-    const sameRoot = join(dir, `${layout}-same-thread-${rep}`);
-    const same = createMirror({ dag, root: sameRoot, layout, packTurns: true, storage: oneThread satisfies Storage });
-    const t0 = performance.now();
-    await same.sync(sessionId);
-    s.sameThread.push(performance.now() - t0);
-    if (git(same.repoPath(sessionId), 'rev-parse', 'HEAD').trim() !== reference!.tip)
-      fail(`${layout} rep ${rep}: the same-thread tip differs`);
-    if (git(same.repoPath(sessionId), 'status', '--porcelain') !== '')
-      fail(`${layout} rep ${rep}: git status after the same-thread backfill is not empty`);
-    rmSync(sameRoot, { recursive: true, force: true });
-
-    // reconcile: what `entity-git sync` runs for a session without a repository.
-    const counted = countingDag(dag);
-    const recRoot = join(dir, `${layout}-reconcile-${rep}`);
-    const rec = createNodeMirror({ dag: counted.dag, root: recRoot, layout });
-    const r0 = performance.now();
-    const report = await reconcile({ dag: counted.dag, mirror: rec, sessions: [sessionId] });
-    s.reconcile.push(performance.now() - r0);
-    reconcileReads = counted.reads();
-    if (report.entries[0]?.action !== 'backfilled')
-      fail(`${layout} rep ${rep}: reconcile ${report.entries[0]?.action ?? 'did nothing'}, expected backfilled`);
-    if (git(rec.repoPath(sessionId), 'rev-parse', 'HEAD').trim() !== reference!.tip)
-      fail(`${layout} rep ${rep}: the reconcile's tip differs`);
-    rmSync(recRoot, { recursive: true, force: true });
-
-    // fast-import: a new repository (git init untimed), the stream piped in, its pack written.
-    const fi = join(dir, `${layout}-fast-import-${rep}`);
-    git(dir, 'init', '-q', '-b', 'main', fi);
-    const f0 = performance.now();
-    await fastImport(fi, stream);
-    s.fastImport.push(performance.now() - f0);
-    // For information: the working tree and index entity-git also writes.
-    const c0 = performance.now();
-    git(fi, 'reset', '--hard', '-q');
-    s.checkout.push(performance.now() - c0);
-
-    // The same commits, not merely the same final tree: every id, and the tree at the tip.
-    const fiShas = git(fi, 'rev-list', '--reverse', 'refs/heads/main').trim().split('\n');
-    const fiTree = git(fi, 'rev-parse', 'HEAD^{tree}').trim();
-    if (fiTree !== reference.tree)
-      fail(`${layout}: fast-import's final tree ${fiTree} differs from entity-git's ${reference.tree}`);
-    const differs = fiShas.findIndex((sha, i) => sha !== reference!.shas[i]);
-    if (fiShas.length !== reference.shas.length || differs >= 0)
-      fail(
-        `${layout}: fast-import's commit ${differs + 1} is ${fiShas[differs]}, entity-git's ${reference.shas[differs]}`,
-      );
-
+    const r: Rep = { dag, dir, layout, rep, sessionId };
+    const e = await entityGitRep(r);
+    s.entityGit.push(e.ms);
+    // Checked once (every rep writes the same ids, asserted after): the repository is sound.
+    ref ??= referenceOf(e.repo, layout, nodes);
+    if (git(e.repo, 'rev-parse', 'HEAD').trim() !== ref.tip) fail(`${layout} rep ${rep}: entity-git's tip differs`);
+    s.sameThread.push(await sameThreadRep(r, ref));
+    const rec = await reconcileRep(r, ref);
+    more.reconcile.push(rec.ms);
+    reconcileReads = rec.reads;
+    const fi = await fastImportRep(r, ref);
+    s.fastImport.push(fi.ms);
+    more.checkout.push(fi.checkout);
     if (disk === null) {
-      fsck(fi);
-      disk = { entityGit: diskOf(repo), fastImport: diskOf(fi) };
+      fsck(fi.repo);
+      disk = { entityGit: diskOf(e.repo), fastImport: diskOf(fi.repo) };
     }
     if (!keep || rep < REPS - 1) {
-      rmSync(root, { recursive: true, force: true });
-      rmSync(fi, { recursive: true, force: true });
+      rmSync(e.root, { recursive: true, force: true });
+      rmSync(fi.repo, { recursive: true, force: true });
     }
   }
-  const e = stats(s.entityGit);
-  const t = stats(s.sameThread);
-  const f = stats(s.fastImport);
-  const c = stats(s.checkout);
-  const r = stats(s.reconcile);
+  const [e, t, f, c, r] = [s.entityGit, s.sameThread, s.fastImport, more.checkout, more.reconcile].map(stats) as [
+    Stats,
+    Stats,
+    Stats,
+    Stats,
+    Stats,
+  ];
   return {
     layout,
     messages: nodes.length,
     commits: TURNS,
     messageBytes,
-    streamBytes: stream.length,
-    streamBuildMs,
+    streamBytes: ref!.stream.length,
+    streamBuildMs: ref!.streamBuildMs,
     entityGit: e,
     sameThread: t,
     fastImport: f,
@@ -305,8 +220,8 @@ async function measure(dir: string, layout: Layout, keep: boolean): Promise<Layo
       reconcileOverEntityGit: r.median / e.median,
     },
     disk: disk!,
-    finalTree: reference!.tree,
-    tip: reference!.tip,
+    finalTree: ref!.tree,
+    tip: ref!.tip,
   };
 }
 
@@ -322,78 +237,6 @@ function countingDag(dag: DagSource): { dag: DagSource; reads: () => number } {
     },
   };
   return { dag: counted, reads: () => reads };
-}
-
-const sec = (x: number) => `${(x / 1000).toFixed(2)} s`;
-
-function table(results: LayoutResult[]): string {
-  return align([
-    [
-      'layout',
-      'messages',
-      'entity-git sync',
-      'fast-import',
-      '+ checkout',
-      'entity-git/fast-import',
-      'entity-git/(fast-import+checkout)',
-      'same-thread tree',
-      'same-thread/entity-git',
-      'reconcile',
-      'reconcile/entity-git',
-      'node reads',
-    ],
-    [
-      '',
-      '',
-      'median / max',
-      'median / max',
-      'median',
-      '(medians)',
-      '(medians)',
-      'median',
-      '(medians)',
-      'median / max',
-      '(medians)',
-      'a reconcile',
-    ],
-    ...results.map((r) => [
-      r.layout,
-      `${int(r.messages)} (${int(r.commits)} commits)`,
-      `${sec(r.entityGit.median)} / ${sec(r.entityGit.max)}`,
-      `${sec(r.fastImport.median)} / ${sec(r.fastImport.max)}`,
-      sec(r.checkout.median),
-      ratio(r.ratios.entityGitOverFastImport),
-      ratio(r.ratios.entityGitOverFastImportAndCheckout),
-      sec(r.sameThread.median),
-      ratio(r.ratios.sameThreadOverEntityGit),
-      `${sec(r.reconcile.median)} / ${sec(r.reconcile.max)}`,
-      ratio(r.ratios.reconcileOverEntityGit),
-      String(r.reconcileReads),
-    ]),
-  ]);
-}
-
-function diskTable(results: LayoutResult[]): string {
-  return align([
-    [
-      'layout',
-      'message JSON',
-      'entity-git objects',
-      'fast-import objects',
-      'entity-git .git',
-      'fast-import .git',
-      'objects/JSON (entity-git / fast-import)',
-    ],
-    ...results.map((r) => [
-      r.layout,
-      mb(r.messageBytes),
-      mb(r.disk.entityGit.objects),
-      mb(r.disk.fastImport.objects),
-      mb(r.disk.entityGit.gitdir),
-      mb(r.disk.fastImport.gitdir),
-      `${ratio(r.disk.entityGit.objects / r.messageBytes)} / ${ratio(r.disk.fastImport.objects / r.messageBytes)}`,
-    ]),
-  ]);
 }
 
 export async function run(): Promise<void> {
