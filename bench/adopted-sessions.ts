@@ -19,14 +19,12 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openSqlite, type SqlStore } from '../packages/sqlite/src/index.js';
-import { FLAT_DAG_DDL } from '../packages/sqlite/test/app-databases/fixtures/flat-dag-db.js';
-import { AGENTS_DDL } from '../packages/sqlite/test/app-databases/fixtures/recognised-stores.js';
 import { tablesHash } from '../packages/sqlite/test/app-databases/fixtures/table-hash.js';
 import { createNodeMirror } from '../packages/node-fs/src/index.js';
 import { BASE_TIME, replyTurns } from './lib/conversation.js';
 import { align, failWith, fsckOr, git, int, ratio, type Stats, stats, writeResults } from './lib/measure.js';
-import { Database } from './lib/app-sqlite.js';
-import { fillSessions, sessionId, sessionNodes, timedReconcile } from './lib/small-sessions.js';
+import { sessionId, timedReconcile } from './lib/small-sessions.js';
+import { databases, type Db } from './lib/adopted-databases.js';
 
 const fail = failWith('adopted-sessions');
 const flag = (name: string, fallback: number): number => {
@@ -40,94 +38,6 @@ const FULL = Math.min(SESSIONS, 500);
 const LONG_TURNS = flag('long', 5000);
 const LONG_NEW_TURNS = 10;
 const CLI = new URL('../packages/cli/src/bin.ts', import.meta.url).pathname;
-
-/** entity-git's layout as an application creates it with its own SQL: the tables and indexes, no trigger. */
-const OWN_LAYOUT_DDL = `
-create table sessions (id text primary key, title text, agent_id text, model text, project_id text, head text,
-  created_at real not null, metadata text);
-create table nodes (id text primary key, session_id text not null references sessions(id), seq integer not null,
-  role text not null, content text, predecessor text, caller text, created_at real not null, metadata text,
-  unique (session_id, seq));
-create index nodes_caller on nodes(caller);
-create index nodes_predecessor on nodes(predecessor);
-`;
-
-interface Db {
-  label: string;
-  file: string;
-  root: string;
-  /** The tables' hash once written (null: entity-git's own, which its triggers write). */
-  hash: string | null;
-}
-
-/** The same sessions as rows of the "flat-dag" schema: user and llm nodes, a 0-based seq, data_json. */
-function fillFlatDag(file: string): void {
-  const raw = new Database(file);
-  raw.pragma('journal_mode = WAL');
-  raw.exec(FLAT_DAG_DDL);
-  const session = raw.prepare(
-    `insert into sessions (id, title, created_at, updated_at, model, agent_id, source, extra_json, last_node_id)
-     values (?, ?, ?, ?, 'model-x', 'main', 'web', '{}', null)`,
-  );
-  const node = raw.prepare(
-    'insert into nodes (id, session_id, type, predecessor, caller, created_at, seq, data_json) values (?, ?, ?, ?, null, ?, ?, ?)',
-  );
-  raw.transaction(() => {
-    for (let i = 0; i < SESSIONS; i++) {
-      session.run(sessionId(i), `Session ${i}`, BASE_TIME + i, BASE_TIME + i);
-      for (const n of sessionNodes(i, TURNS)) {
-        const data = {
-          name: n.role === 'user' ? 'user' : 'model-x',
-          input: null,
-          output: n.content,
-          reads: [],
-          metadata: {},
-        };
-        node.run(
-          n.id,
-          n.session_id,
-          n.role === 'user' ? 'user' : 'llm',
-          n.predecessor,
-          n.created_at,
-          n.seq - 1,
-          JSON.stringify(data),
-        );
-      }
-    }
-  })();
-  raw.close();
-}
-
-/**
- * The same sessions as an OpenAI Agents SDK SQLiteSession (recognised, read through the query form
- * of a mapping): one Responses item a row, times as CURRENT_TIMESTAMP text.
- */
-function fillAgentsSdk(file: string): void {
-  const raw = new Database(file);
-  raw.pragma('journal_mode = WAL');
-  for (const ddl of AGENTS_DDL) raw.exec(ddl);
-  const text = (t: number) => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19);
-  const session = raw.prepare('insert into agent_sessions (session_id, created_at, updated_at) values (?, ?, ?)');
-  const item = raw.prepare('insert into agent_messages (session_id, message_data, created_at) values (?, ?, ?)');
-  raw.transaction(() => {
-    for (let i = 0; i < SESSIONS; i++) {
-      session.run(sessionId(i), text(BASE_TIME + i), text(BASE_TIME + i));
-      for (const n of sessionNodes(i, TURNS)) {
-        const data =
-          n.role === 'user'
-            ? { role: 'user', content: n.content }
-            : {
-                type: 'message',
-                role: 'assistant',
-                status: 'completed',
-                content: [{ type: 'output_text', text: n.content, annotations: [] }],
-              };
-        item.run(n.session_id, JSON.stringify(data), text(n.created_at));
-      }
-    }
-  })();
-  raw.close();
-}
 
 /** The store `entity-git verify` opens: read-only, nothing migrated. */
 const readOnly = (db: Db) => openSqlite({ file: db.file, readonly: true });
@@ -227,117 +137,62 @@ export async function run(): Promise<void> {
   );
 
   // 1. The databases: the same sessions in each.
-  const own: Db = {
-    label: 'own schema (triggers)',
-    file: join(dir, 'own.db'),
-    root: join(dir, 'own'),
-    hash: null,
-  };
-  const ownStore = await openSqlite({ file: own.file });
-  await fillSessions(ownStore.db, SESSIONS, TURNS);
-  await ownStore.close();
-  const adopted: Db = {
-    label: "adopted (the application's DDL)",
-    file: join(dir, 'adopted.db'),
-    root: join(dir, 'adopted'),
-    hash: null,
-  };
-  const app = new Database(adopted.file);
-  app.pragma('journal_mode = WAL');
-  app.exec(OWN_LAYOUT_DDL);
-  app.close();
-  const appStore = await openSqlite({ file: adopted.file, migrate: false });
-  await fillSessions(appStore.db, SESSIONS, TURNS);
-  await appStore.close();
-  adopted.hash = tablesHash(adopted.file);
-  const dbs: Db[] = [own, adopted];
-  if (process.argv.includes('--flat-dag')) {
-    const flat: Db = {
-      label: 'adopted "flat-dag"',
-      file: join(dir, 'flat.db'),
-      root: join(dir, 'flat'),
-      hash: null,
-    };
-    fillFlatDag(flat.file);
-    flat.hash = tablesHash(flat.file);
-    dbs.push(flat);
-  }
-  if (process.argv.includes('--query')) {
-    const agents: Db = {
-      label: 'query-mapped (Agents SDK)',
-      file: join(dir, 'agents.db'),
-      root: join(dir, 'agents'),
-      hash: null,
-    };
-    fillAgentsSdk(agents.file);
-    agents.hash = tablesHash(agents.file);
-    dbs.push(agents);
-  }
-
+  const dbs = await databases(dir, SESSIONS, TURNS);
+  const [own, adopted] = dbs as [Db, Db];
   if (process.argv.includes('--markers-only')) return markersOnly(dbs, dir, keep);
 
   // 2. Each backfilled into a root of its own (`entity-git sync` on an empty root).
-  const backfillMs = new Map<Db, number>();
-  for (const db of dbs) {
-    const store = await readOnly(db);
-    const r = await timedReconcile(store, db.root);
-    await store.close();
-    if (r.report.entries.some((e) => e.action !== 'backfilled')) fail(`backfill of ${db.label}: not all backfilled`);
-    backfillMs.set(db, r.ms);
-    for (const id of [sessionId(0), sessionId(SESSIONS - 1)]) {
-      fsckOr(fail, join(db.root, id));
-      if (git(join(db.root, id), 'status', '--porcelain') !== '')
-        fail(`git status in ${db.label}'s ${id} is not clean`);
-    }
-  }
+  const backfillMs = await backfillEach(dbs);
 
   // 3. Nothing changed, rep by rep, the databases interleaved: the markers' read alone, the check in
   // the process (a store opened as the CLI opens it, a new mirror), entity-git verify as a process.
-  const samples = new Map(
-    dbs.map((db) => [
-      db,
-      { markers: [] as number[], check: [] as number[], past: [] as number[], cli: [] as number[] },
-    ]),
-  );
-  const floor: number[] = [];
-  for (let rep = 0; rep < REPS; rep++) {
-    floor.push(cliFloor(own));
-    for (const db of dbs) {
-      const s = samples.get(db)!;
-      let store: SqlStore = await readOnly(db);
-      const t0 = performance.now();
-      const markers = await store.dag.changeMarkers();
-      s.markers.push(performance.now() - t0);
-      if (markers.size !== SESSIONS || [...markers.values()].some((m) => m === null))
-        fail(`${db.label}: ${markers.size} markers for ${SESSIONS} sessions`);
-      await store.close();
-      store = await readOnly(db);
-      const check = await timedReconcile(store, db.root);
-      await store.close();
-      if (check.report.entries.some((e) => e.action !== 'unchanged')) fail(`${db.label}: a session was not unchanged`);
-      s.check.push(check.ms);
-      s.past.push(check.pastHundred);
-      s.cli.push(cliVerify(db));
-    }
-  }
+  const { samples, floor } = await unchangedChecks(dbs, own);
 
   // 4. The full check (`--full`) on the first sessions, for the cost the fast path saves.
-  const fullMs = new Map<Db, number>();
-  for (const db of dbs) {
-    const store = await readOnly(db);
-    const r = await timedReconcile(store, db.root, {
-      full: true,
-      sessions: Array.from({ length: FULL }, (_, i) => sessionId(i)),
-    });
-    await store.close();
-    if (r.report.entries.some((e) => e.action !== 'unchanged')) fail(`${db.label}: the full check found a difference`);
-    fullMs.set(db, r.ms / FULL);
-  }
+  const fullMs = await fullChecks(dbs);
   for (const db of dbs)
     if (db.hash !== null && tablesHash(db.file) !== db.hash) fail(`${db.label}: its tables changed`);
 
   const long = await longSession([own, adopted], dir);
 
+  const rows = resultRows({ dbs, own, backfillMs, samples, floor, fullMs, long });
+  console.log(align(rows));
+  const loadAfter = loadavg();
+  console.log(`load after: ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
+  writeResults('adopted-sessions', {
+    node: process.version,
+    sessions: SESSIONS,
+    turns: TURNS,
+    reps: REPS,
+    load: { before: loadBefore, after: loadAfter },
+    cliFloorMs: stats(floor),
+    databases: dbs.map((db) => ({
+      label: db.label,
+      backfillPerSessionMs: backfillMs.get(db)! / SESSIONS,
+      markersMs: stats(samples.get(db)!.markers),
+      checkMs: stats(samples.get(db)!.check),
+      checkPastHundredMs: stats(samples.get(db)!.past),
+      cliVerifyMs: stats(samples.get(db)!.cli),
+      fullPerSessionMs: fullMs.get(db),
+      longSession: long.get(db) ?? null,
+    })),
+  });
+  // Last: tens of thousands of repositories take a while to remove.
+  if (keep) console.log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
+/** The table the bench prints: a row a measure, a column a database. */
+function resultRows(o: {
+  dbs: Db[];
+  own: Db;
+  backfillMs: Map<Db, number>;
+  samples: Awaited<ReturnType<typeof unchangedChecks>>['samples'];
+  floor: number[];
+  fullMs: Map<Db, number>;
+  long: Awaited<ReturnType<typeof longSession>>;
+}): string[][] {
+  const { dbs, own, backfillMs, samples, floor, fullMs, long } = o;
   const med = (db: Db, key: 'markers' | 'check' | 'past' | 'cli') => stats(samples.get(db)![key]).median;
   const floorMs = stats(floor).median;
   const rows = [
@@ -370,30 +225,73 @@ export async function run(): Promise<void> {
       ),
     ],
   ];
-  console.log(align(rows));
-  const loadAfter = loadavg();
-  console.log(`load after: ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
-  writeResults('adopted-sessions', {
-    node: process.version,
-    sessions: SESSIONS,
-    turns: TURNS,
-    reps: REPS,
-    load: { before: loadBefore, after: loadAfter },
-    cliFloorMs: stats(floor),
-    databases: dbs.map((db) => ({
-      label: db.label,
-      backfillPerSessionMs: backfillMs.get(db)! / SESSIONS,
-      markersMs: stats(samples.get(db)!.markers),
-      checkMs: stats(samples.get(db)!.check),
-      checkPastHundredMs: stats(samples.get(db)!.past),
-      cliVerifyMs: stats(samples.get(db)!.cli),
-      fullPerSessionMs: fullMs.get(db),
-      longSession: long.get(db) ?? null,
-    })),
-  });
-  // Last: tens of thousands of repositories take a while to remove.
-  if (keep) console.log(`kept ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
+  return rows;
+}
+
+/** Each database backfilled into a root of its own (`entity-git sync` on an empty root), timed; the first and last repository checked by native git. */
+async function backfillEach(dbs: Db[]): Promise<Map<Db, number>> {
+  const backfillMs = new Map<Db, number>();
+  for (const db of dbs) {
+    const store = await readOnly(db);
+    const r = await timedReconcile(store, db.root);
+    await store.close();
+    if (r.report.entries.some((e) => e.action !== 'backfilled')) fail(`backfill of ${db.label}: not all backfilled`);
+    backfillMs.set(db, r.ms);
+    for (const id of [sessionId(0), sessionId(SESSIONS - 1)]) {
+      fsckOr(fail, join(db.root, id));
+      if (git(join(db.root, id), 'status', '--porcelain') !== '')
+        fail(`git status in ${db.label}'s ${id} is not clean`);
+    }
+  }
+  return backfillMs;
+}
+
+/** `REPS` reps, the databases interleaved: the markers' read, the check in the process, `entity-git verify` as a process; the floor is a verify of one session. */
+async function unchangedChecks(dbs: Db[], own: Db) {
+  const samples = new Map(
+    dbs.map((db) => [
+      db,
+      { markers: [] as number[], check: [] as number[], past: [] as number[], cli: [] as number[] },
+    ]),
+  );
+  const floor: number[] = [];
+  for (let rep = 0; rep < REPS; rep++) {
+    floor.push(cliFloor(own));
+    for (const db of dbs) {
+      const s = samples.get(db)!;
+      let store: SqlStore = await readOnly(db);
+      const t0 = performance.now();
+      const markers = await store.dag.changeMarkers();
+      s.markers.push(performance.now() - t0);
+      if (markers.size !== SESSIONS || [...markers.values()].some((m) => m === null))
+        fail(`${db.label}: ${markers.size} markers for ${SESSIONS} sessions`);
+      await store.close();
+      store = await readOnly(db);
+      const check = await timedReconcile(store, db.root);
+      await store.close();
+      if (check.report.entries.some((e) => e.action !== 'unchanged')) fail(`${db.label}: a session was not unchanged`);
+      s.check.push(check.ms);
+      s.past.push(check.pastHundred);
+      s.cli.push(cliVerify(db));
+    }
+  }
+  return { samples, floor };
+}
+
+/** The full check (`--full`) of the first `FULL` sessions of each database: ms a session. */
+async function fullChecks(dbs: Db[]): Promise<Map<Db, number>> {
+  const fullMs = new Map<Db, number>();
+  for (const db of dbs) {
+    const store = await readOnly(db);
+    const r = await timedReconcile(store, db.root, {
+      full: true,
+      sessions: Array.from({ length: FULL }, (_, i) => sessionId(i)),
+    });
+    await store.close();
+    if (r.report.entries.some((e) => e.action !== 'unchanged')) fail(`${db.label}: the full check found a difference`);
+    fullMs.set(db, r.ms / FULL);
+  }
+  return fullMs;
 }
 
 /**
