@@ -119,6 +119,9 @@ describe('search over every session', () => {
     // A run of letters is one word, as the index splits it: the whole run finds it, a part does not.
     expect(cjk.hits.map(placeOf)).toEqual(['golden-1/u4 user fork-u4#2 [fork-u4]']);
     expect((await index.search({ text: '总结', session: 'golden-1' })).hits).toEqual([]);
+    expect((await index.search({ text: '总结', regex: true, session: 'golden-1' })).hits.map(placeOf)).toEqual([
+      'golden-1/u4 user fork-u4#2 [fork-u4]',
+    ]);
     const limited = await index.search({ text: 'todo', allBranches: true, limit: 3 });
     expect(limited.hits).toHaveLength(3);
     expect(limited.more).toBe(true);
