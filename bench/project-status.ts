@@ -5,8 +5,8 @@
 //
 //   npx tsx --conditions=source bench/project-status.ts [--keep]
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -21,34 +21,14 @@ import {
 } from '../packages/project/src/index.js';
 import { nativeGitEngine } from '../packages/project/src/node/index.js';
 import { writeResults } from './lib/measure.js';
+import { IGNORED, benchProject, makeTree } from './lib/shadow-tree.js';
 
 const FILES = 50_000;
-const PER_DIR = 200;
-const IGNORED = 2_000;
 const ROUNDS = 5;
 const exec = promisify(execFile);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (x: number) => x.toFixed(x < 10 ? 2 : 1);
-
-function makeProject(dir: string, env: NodeJS.ProcessEnv): void {
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'], maxBuffer: 1 << 28 });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, '.gitignore'), 'dist/\n*.log\n');
-  for (let d = 0; d < FILES / PER_DIR; d++) {
-    const sub = join(dir, 'src', `m${String(d).padStart(3, '0')}`);
-    mkdirSync(sub, { recursive: true });
-    for (let f = 0; f < PER_DIR; f++)
-      writeFileSync(join(sub, `f${String(f).padStart(3, '0')}.ts`), `export const v${d}_${f} = ${d * PER_DIR + f};\n`);
-  }
-  mkdirSync(join(dir, 'dist'), { recursive: true });
-  for (let i = 0; i < IGNORED; i++) writeFileSync(join(dir, 'dist', `chunk-${i}.js`), `/* built ${i} */\n`);
-  git('add', '-A');
-  git('commit', '-q', '-m', 'a large project');
-  // One status first, as a user's editor would have run: the index then holds fresh stat data.
-  git('status', '--porcelain');
-}
 
 interface Contender {
   name: string;
@@ -58,21 +38,10 @@ interface Contender {
 
 export async function run(): Promise<void> {
   const keep = process.argv.includes('--keep');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'entity-git-bench-status-')));
-  const dir = join(root, 'project');
-  mkdirSync(dir);
-  const home = join(root, 'home');
-  mkdirSync(home);
-  writeFileSync(join(home, 'gitconfig'), '[commit]\n\tgpgsign = false\n');
-  process.env.GIT_CONFIG_GLOBAL = join(home, 'gitconfig');
+  const { root, dir, env, git } = benchProject('status');
+  // The native engine spawns git with this process's environment: the bench's gitconfig for it too.
+  process.env.GIT_CONFIG_GLOBAL = env.GIT_CONFIG_GLOBAL;
   process.env.GIT_CONFIG_NOSYSTEM = '1';
-  const env = {
-    ...process.env,
-    GIT_AUTHOR_NAME: 'User',
-    GIT_AUTHOR_EMAIL: 'u@example.com',
-    GIT_COMMITTER_NAME: 'User',
-    GIT_COMMITTER_EMAIL: 'u@example.com',
-  };
   const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
   console.log(
     `project-status bench: ${FILES.toLocaleString('en')} tracked files (+${IGNORED.toLocaleString('en')} ignored), ${ROUNDS} interleaved rounds`,
@@ -80,7 +49,9 @@ export async function run(): Promise<void> {
   console.log(`node ${process.version}, ${gitVersion}, ${cpus().length} cpus, in ${root}`);
   try {
     const t0 = performance.now();
-    makeProject(dir, env);
+    makeTree(dir, FILES, git);
+    // One status first, as a user's editor would have run: the index then holds fresh stat data.
+    git('status', '--porcelain');
     console.log(`  setup (write, git add, commit, first status): ${ms((performance.now() - t0) / 1000)} s, untimed`);
 
     const native = nativeGitEngine();

@@ -1,6 +1,7 @@
-// The shadow benches' work tree: `files` files in directories of 200 under src/, 2,000 more in an
-// ignored dist/, committed once in a plain git repository at its root; the temporary root it lives
-// in, with git configured alike for every bench; and a turn's edits.
+// The project benches' work tree (shadow-snapshot, shadow-growth, project-status): `files` files
+// in directories of 200 under src/, 2,000 more in an ignored dist/, committed once in a plain git
+// repository at its root; the temporary root it lives in, with git configured alike for every
+// bench; and a turn's edits.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
