@@ -1,5 +1,5 @@
 // Shadow mode of the object engine in Chromium, on lightning-fs (IndexedDB): the fixture Node runs
-// in packages/project/test/node/object-shadow.test.ts gives the very same snapshot, tree and commit
+// in packages/project/test/node/object-shadow-golden.test.ts gives the very same snapshot, tree and commit
 // ids, the same diff and the same restore here.
 import { ObjectShadowProjectGit, ObjectShadowRepository } from '@entity-git/project';
 import { describe, expect, it } from 'vitest';

@@ -105,6 +105,16 @@ export const judge: ProjectGitJudge = {
   fingerprint,
 };
 
+/** The tree native git writes for the workdir: `git add -A` into a fresh index of a throwaway repository, then `write-tree`. */
+export async function nativeTree(workdir: string): Promise<string> {
+  const gitDir = join(await judge.tempDir(), 'judge.git');
+  await judge.git(workdir, 'init', '-q', '--bare', gitDir);
+  const git = (...args: string[]) =>
+    judge.git(workdir, `--git-dir=${gitDir}`, `--work-tree=${workdir}`, '-c', 'core.bare=false', ...args);
+  await git('add', '-A');
+  return (await git('write-tree')).trim();
+}
+
 /** A git that logs each call's arguments, one line each, before running the real one. */
 export async function loggingGit(): Promise<{ gitPath: string; calls: () => Promise<string[]> }> {
   const dir = await judge.tempDir();

@@ -18,8 +18,7 @@ import {
   ShadowRepository,
   turnRef as nativeTurnRef,
 } from '../../src/node/index.js';
-import { FILES_BEFORE, type FixtureFs, runShadowFixture, SHADOW_GOLDEN, SHADOW_NOW } from '../shadow-fixture.js';
-import { fingerprint, isolateGit, judge } from './judge.js';
+import { fingerprint, isolateGit, judge, nativeTree } from './judge.js';
 
 const sh = promisify(execFile);
 isolateGit();
@@ -49,16 +48,6 @@ async function setup(opts: { git: boolean; maxFileBytes?: number; keepTurns?: nu
   // Native git reads the shadow repository from outside, as a user would.
   const shadow = (...args: string[]) => judge.git(workdir, `--git-dir=${gitDir}`, `--work-tree=${workdir}`, ...args);
   return { workdir, root, projectGit, repo, gitDir, shadow };
-}
-
-/** The tree native git writes for the workdir: `git add -A` into a fresh index of a throwaway repository, then `write-tree`. */
-async function nativeTree(workdir: string): Promise<string> {
-  const gitDir = join(await judge.tempDir(), 'judge.git');
-  await judge.git(workdir, 'init', '-q', '--bare', gitDir);
-  const git = (...args: string[]) =>
-    judge.git(workdir, `--git-dir=${gitDir}`, `--work-tree=${workdir}`, '-c', 'core.bare=false', ...args);
-  await git('add', '-A');
-  return (await git('write-tree')).trim();
 }
 
 async function turn(
@@ -387,59 +376,5 @@ describe('shadow mode on the object engine, judged by native git', () => {
     expect((await fallback.listTurnFiles({ workdir, sessionId: 's', turn: 1 })).files.map((f) => f.path)).toEqual([
       'a.txt',
     ]);
-  });
-});
-
-describe('the fixture the browser runs too: golden ids, equal to native git', () => {
-  it('gives the golden snapshot, tree and commit ids, diff and restore, with native git writing the same trees', async () => {
-    const workdir = await judge.tempDir();
-    const root = join(await judge.tempDir(), 'shadow');
-    const projectGit = new ObjectShadowProjectGit({ storage, codec: nodeCodec, root, now: () => SHADOW_NOW });
-    const fs: FixtureFs = {
-      write: (path, text) => judge.write(path, text),
-      remove: (path) => fsp.rm(path),
-      read: (path) => fsp.readFile(path, 'utf8').catch(() => null),
-    };
-    const run = await runShadowFixture(projectGit, fs, workdir);
-    const gitDir = join((await ObjectShadowRepository.open({ storage, root, workdir })).dir, 'git');
-    const treeOf = async (c: string) =>
-      (await judge.git(workdir, `--git-dir=${gitDir}`, 'rev-parse', `${c}^{tree}`)).trim();
-    const got = {
-      beforeTree: await treeOf(run.files.before),
-      afterTree: await treeOf(run.files.after),
-      before: run.files.before,
-      after: run.files.after,
-      restored: run.restore.restored,
-      diff: run.diff,
-    };
-    expect(got).toEqual(SHADOW_GOLDEN);
-    // Native git writes the same trees for the same files.
-    const beforeDir = await judge.tempDir();
-    for (const [path, text] of Object.entries(FILES_BEFORE)) await judge.write(join(beforeDir, path), text);
-    expect(await nativeTree(beforeDir)).toBe(SHADOW_GOLDEN.beforeTree);
-    await judge.write(join(beforeDir, 'a.txt'), 'a1\na2\n');
-    await judge.write(join(beforeDir, 'src/new.ts'), 'export const y = 2;\n');
-    await fsp.rm(join(beforeDir, 'docs/readme.md'));
-    expect(await nativeTree(beforeDir)).toBe(SHADOW_GOLDEN.afterTree);
-    expect(await treeOf(run.restore.restored)).toBe(SHADOW_GOLDEN.beforeTree);
-    expect(run.diff).toBe(
-      await judge.git(
-        workdir,
-        `--git-dir=${gitDir}`,
-        'diff',
-        '--no-color',
-        run.files.before,
-        run.files.after,
-        '--',
-        'a.txt',
-      ),
-    );
-    expect(run.files.files.map((f) => [f.path, f.status, f.by])).toEqual([
-      ['a.txt', 'modified', 'tools'],
-      ['docs/readme.md', 'deleted', 'other'],
-      ['src/new.ts', 'added', 'other'],
-    ]);
-    expect(run.afterRestore).toEqual({ a: 'a1\n', readme: '# hi\n', added: null, ignored: 'ignored by .gitignore\n' });
-    await judge.git(workdir, `--git-dir=${gitDir}`, 'fsck', '--strict', '--no-progress');
   });
 });
