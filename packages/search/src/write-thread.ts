@@ -89,7 +89,13 @@ export class WriteThread {
     if (this.#running !== null) return this.#running.worker;
     const closed = new SharedArrayBuffer(4);
     // No inherited flags: a `--conditions=source` would point the thread's imports at TypeScript.
-    const worker = new Worker(ENTRY, { workerData: { ...this.#data, closed } satisfies ThreadData, execArgv: [] });
+    let worker: Worker;
+    try {
+      worker = new Worker(ENTRY, { workerData: { ...this.#data, closed } satisfies ThreadData, execArgv: [] });
+    } catch (err) {
+      this.#fail(this.#threadError(err));
+      return null;
+    }
     worker.unref();
     worker.on('message', (answer: ThreadAnswer) => this.#answered(answer));
     worker.on('error', (err) => this.#fail(this.#threadError(err)));
