@@ -14,6 +14,7 @@ import { renderSearchBox, renderSearchResults } from './search-view.js';
 import { labelOf } from './session-page.js';
 import { placeTurn, renderSession } from './session-view.js';
 import { renderSidebar } from './sidebar-view.js';
+import { keepFocus } from './kept-focus.js';
 
 export interface Shell {
   menu: HTMLElement;
@@ -113,10 +114,7 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
   }
 
   function render(): void {
-    const active = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    const focused = active?.dataset.testid ?? null;
-    // An id names one element where a test id may name several (the files panel's rows).
-    const focusedId = active?.id || null;
+    const refocus = keepFocus(root, main);
     const r = state.route;
     const current = r.page === 'session' ? r.id : null;
     replace(
@@ -245,18 +243,7 @@ export function createRender({ root, state, shell, online, navigate, actions }: 
       ];
     main.dataset.loading = String(state.loading);
     replace(main, banner, tokenForm(), ...body);
-    const again =
-      (focusedId ? document.getElementById(focusedId) : null) ??
-      (focused ? root.querySelector<HTMLElement>(`[data-testid="${focused}"]`) : null);
-    if (again && !(again as HTMLButtonElement).disabled) again.focus({ preventScroll: true });
-    else if (focused === 'prev' || focused === 'next')
-      main.querySelector<HTMLElement>('[data-testid=turn]')?.focus({ preventScroll: true });
-    // The undo button is disabled while it runs and gone once the edits are undone: focus goes to its outcome.
-    else if (focused === 'undo-turn')
-      main.querySelector<HTMLElement>('[data-testid=undo-outcome]')?.focus({ preventScroll: true });
-    // The same for a restore of a turn's files and its undo.
-    else if (focused === 'restore-turn-files' || focused === 'undo-restore')
-      main.querySelector<HTMLElement>('[data-testid=restore-outcome]')?.focus({ preventScroll: true });
+    refocus();
     if (turnKey !== null) {
       placeTurn(main, state.session!, turnKey !== scrolledTo);
       scrolledTo = turnKey;

@@ -167,6 +167,23 @@ export async function currentTurnPlacement(page: Page): Promise<{
   });
 }
 
+/**
+ * The box of the first element `selector` names, measured in the page in one step once it is
+ * there and drawn. A locator's box is two protocol calls (the element resolved, then measured):
+ * a render between them that replaces the element (the turn's files, its usage or the project's
+ * status arriving) leaves a detached node, whose box is null.
+ */
+export async function boxOf(
+  page: Page,
+  selector: string,
+): Promise<{ x: number; y: number; width: number; height: number }> {
+  const box = await page.waitForFunction((sel) => {
+    const r = document.querySelector(sel)?.getBoundingClientRect();
+    return r && (r.width > 0 || r.height > 0) ? { x: r.x, y: r.y, width: r.width, height: r.height } : null;
+  }, selector);
+  return (await box.jsonValue())!;
+}
+
 /** The accessibility check: axe-core injected into the page; the serious and critical violations. */
 export async function axeViolations(
   page: Page,

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_SESSION, NOTES_SESSION } from 'ws-server';
-import { axeViolations, waitText, waitTurn } from './harness.js';
+import { axeViolations, boxOf, waitText, waitTurn } from './harness.js';
 import {
   context,
   errors,
@@ -80,9 +80,9 @@ describe('replay centred on the turn (1280×800, an 80-turn session)', () => {
     await expectTurnOnScreen(page, 40);
     await expectTimelineEntryInView(page, 40);
     // The replay head stays at the top of the viewport after the page scrolled.
-    const head = await testId(page, 'replay-head').boundingBox();
-    expect(head!.y).toBeGreaterThanOrEqual(0);
-    expect(head!.y).toBeLessThan(20);
+    const head = await boxOf(page, '[data-testid=replay-head]');
+    expect(head.y).toBeGreaterThanOrEqual(0);
+    expect(head.y).toBeLessThan(20);
     expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
     await screenshot(page, 'long-turn-40-1280');
     await (await timelineEntry(page, 3)).click();
@@ -207,9 +207,9 @@ describe('project flows', () => {
     expect(await page.getAttribute('[data-testid=project-warning]', 'title')).toBe(
       'your uncommitted changes: draft.md',
     );
-    const w = await testId(page, 'project-warning').boundingBox();
-    expect(w!.y).toBeGreaterThanOrEqual(0);
-    expect(w!.y + w!.height).toBeLessThanOrEqual(800);
+    const w = await boxOf(page, '[data-testid=project-warning]');
+    expect(w.y).toBeGreaterThanOrEqual(0);
+    expect(w.y + w.height).toBeLessThanOrEqual(800);
     await screenshot(page, 'dirty-on-open');
     // Still there on the next turn while the tree is dirty; gone once it is clean.
     await page.click('[data-testid=prev]');
@@ -348,10 +348,10 @@ describe('any screen, and assistive technology', () => {
       await waitTurn(p, `Turn 79 / ${TURNS}`);
       await expectTurnOnScreen(p, 79);
       const [messagesBox, timelineBox] = [
-        await testId(p, 'messages').boundingBox(),
-        await testId(p, 'timeline').boundingBox(),
+        await boxOf(p, '[data-testid=messages]'),
+        await boxOf(p, '[data-testid=timeline]'),
       ];
-      expect(timelineBox!.y).toBeGreaterThan(messagesBox!.y + messagesBox!.height - 1);
+      expect(timelineBox.y).toBeGreaterThan(messagesBox.y + messagesBox.height - 1);
       expect((await noSideways()).scroll).toBeLessThanOrEqual(390);
       await screenshot(p, 'long-turn-79-390');
       expect(await axeViolations(p)).toEqual([]);

@@ -5,7 +5,7 @@
 import type { Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SESSION } from 'ws-server';
-import { startHarness, waitText, waitTurn, type Harness } from './harness.js';
+import { boxOf, startHarness, waitText, waitTurn, type Harness } from './harness.js';
 
 let hx: Harness;
 
@@ -85,9 +85,9 @@ describe('the search box', () => {
     const found = await hits(page);
     expect(found.map((x) => `${x.session}/${x.node}`).sort()).toEqual([`${DEMO_SESSION}/d-g2`, 'lexer-notes/n-u2']);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    const box = await page.locator('[data-node=n-u2]').boundingBox();
-    expect(box!.x).toBeGreaterThanOrEqual(0);
-    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    const box = await boxOf(page, '[data-node=n-u2]');
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
     await page.screenshot({ path: `${hx.shots}/390-hits.png`, fullPage: true });
     await page.click('[data-node=n-u2]');
     await waitTurn(page, 'Turn 2 / 2');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SESSION } from 'ws-server';
-import { startHarness, waitText, waitTurn, type Harness } from './harness.js';
+import { boxOf, startHarness, waitText, waitTurn, type Harness } from './harness.js';
 
 const LONG_FORK = 'fork-a-very-long-node-id-that-someone-gave-their-message-without-any-break-in-it-0123456789';
 const LONG_SESSION = 'long-fork-names';
@@ -89,11 +89,9 @@ for (const width of [1280, 390]) {
       const { context, page } = await hx.open(width, 800);
       await openSession(page, DEMO_SESSION, 'Turn 5 / 5');
       // The project row comes with the session's summary, read beside the turns.
-      await page.getByTestId('project-indicator').waitFor({ timeout: 30_000 });
-      const box = await page.getByTestId('project-indicator').boundingBox();
-      expect(box).not.toBeNull();
-      expect(box!.y).toBeGreaterThanOrEqual(0);
-      expect(box!.y + box!.height).toBeLessThanOrEqual(800);
+      const box = await boxOf(page, '[data-testid=project-indicator]');
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      expect(box.y + box.height).toBeLessThanOrEqual(800);
       expect(await page.getByTestId('project-indicator').innerText()).toContain('Bound');
       await context.close();
     });
@@ -131,6 +129,31 @@ for (const width of [1280, 390]) {
     });
   });
 }
+
+describe('the page drawn again while the user types', () => {
+  it('a field of the new project form keeps focus and caret', async () => {
+    const { context, page } = await hx.open(1280, 800);
+    await openSession(page, DEMO_SESSION, 'Turn 5 / 5');
+    await page.getByTestId('new-project').click();
+    await page.keyboard.type('/tmp/half-typed');
+    for (let k = 0; k < 3; k++) await page.keyboard.press('ArrowLeft');
+    // What the session's later reads (its project's status, the turn's files) do: the page drawn anew.
+    const drawn = page.evaluate(
+      () =>
+        new Promise<void>((done) =>
+          document.addEventListener('replay:rendered', () => done(), { capture: true, once: true }),
+        ),
+    );
+    await page.evaluate(() => window.dispatchEvent(new HashChangeEvent('hashchange')));
+    await drawn;
+    const field = await page.evaluate(() => {
+      const a = document.activeElement as HTMLInputElement;
+      return { name: a.name, value: a.value, caret: a.selectionStart };
+    });
+    expect(field).toEqual({ name: 'workdir', value: '/tmp/half-typed', caret: 12 });
+    await context.close();
+  });
+});
 
 describe('+ New Project asks first', () => {
   it('before moving the open session out of its project, and before git init in a plain folder', async () => {

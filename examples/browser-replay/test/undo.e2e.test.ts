@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ECHO_NOTES_FILE, NOTES_SESSION } from 'ws-server';
-import { axeViolations, startHarness, waitText, waitTurn, type Harness } from './harness.js';
+import { axeViolations, boxOf, startHarness, waitText, waitTurn, type Harness } from './harness.js';
 import { seedLongSession } from './long-session.js';
 
 const LONG = 'long-500';
@@ -83,16 +83,16 @@ describe('the layout', () => {
       await page.click(`[data-testid=session][data-id=${LONG}]`);
       await waitTurn(page, `Turn ${TURNS} / ${TURNS}`);
       expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
-      const box = (await page.getByTestId('sidebar').boundingBox())!;
+      const box = await boxOf(page, '[data-testid=sidebar]');
       expect(box.y).toBeLessThan(800);
       expect(box.y + box.height).toBeGreaterThan(0);
       expect(box.y).toBeGreaterThanOrEqual(-1);
       // What the newcomer looks for in it: the sessions, the open one marked, and the projects.
-      const current = (await page.locator(`[data-testid=session][data-id=${LONG}]`).boundingBox())!;
+      const current = await boxOf(page, `[data-testid=session][data-id=${LONG}]`);
       expect(current.y).toBeGreaterThanOrEqual(0);
       expect(current.y + current.height).toBeLessThanOrEqual(800);
       expect(await page.getAttribute(`[data-testid=session][data-id=${LONG}]`, 'aria-current')).toBe('page');
-      const project = (await page.locator('[data-testid=project]').first().boundingBox())!;
+      const project = await boxOf(page, '[data-testid=project]');
       expect(project.y + project.height).toBeLessThanOrEqual(800);
       await screenshot(page, 'long-500-sidebar-1280');
     } finally {
@@ -105,10 +105,10 @@ describe('the layout', () => {
     try {
       await page.goto(`${hx.url}/#token=${hx.token}`);
       await page.waitForSelector('[data-testid=home]');
-      const bar = (await page.locator('.topbar').boundingBox())!;
+      const bar = await boxOf(page, '.topbar');
       expect(bar.height).toBeLessThanOrEqual(120);
       expect(bar.y).toBe(0);
-      const menu = (await page.getByTestId('menu').boundingBox())!;
+      const menu = await boxOf(page, '[data-testid=menu]');
       expect(menu.y + menu.height).toBeLessThanOrEqual(bar.height);
       expect(await noSideways(page)).toBeLessThanOrEqual(390);
       await screenshot(page, 'start-390');

@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import type { Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SESSION } from 'ws-server';
-import { axeViolations, currentTurnPlacement, startHarness, waitText, waitTurn, type Harness } from './harness.js';
+import {
+  axeViolations,
+  boxOf,
+  currentTurnPlacement,
+  startHarness,
+  waitText,
+  waitTurn,
+  type Harness,
+} from './harness.js';
 
 let hx: Harness;
 
@@ -51,12 +59,9 @@ describe.each([
       await page.click('[data-testid=prev]');
       await expectFigures(page, 'Turn 2 / 3', 'Turn 2: 45 tokens', 'Branch total: 167 tokens (retry of turn 3)');
       // The line is the head's own: visible, inside it, and nothing scrolls sideways.
-      const [usage, head] = [
-        await page.locator('[data-testid=usage]').boundingBox(),
-        await page.locator('[data-testid=replay-head]').boundingBox(),
-      ];
-      expect(usage!.y).toBeGreaterThanOrEqual(head!.y);
-      expect(usage!.y + usage!.height).toBeLessThanOrEqual(head!.y + head!.height + 1);
+      const [usage, head] = [await boxOf(page, '[data-testid=usage]'), await boxOf(page, '[data-testid=replay-head]')];
+      expect(usage.y).toBeGreaterThanOrEqual(head.y);
+      expect(usage.y + usage.height).toBeLessThanOrEqual(head.y + head.height + 1);
       expect(usage!.x + usage!.width).toBeLessThanOrEqual(width);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       await page.screenshot({ path: join(hx.shots, `usage-retry-turn-2-${width}.png`) });
