@@ -4,7 +4,7 @@
 // messages, so the same commit ids). Interleaved rep by rep. The transcript is synthetic
 // (packages/transcripts/test/claude-fixture.ts): turns of one prompt, a response split over
 // records with 1–4 parallel tool calls, their results (1–3 KB each), the final reply.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { parseTranscript, syncTranscript, TranscriptDag } from '../packages/tran
 import { importTranscripts, TranscriptFile } from '../packages/transcripts/src/node/index.js';
 import { ClaudeTranscript } from '../packages/transcripts/test/claude-fixture.js';
 import { align, failWith, fsckOr, git, int, mb, ratio, stats, writeResults } from './lib/measure.js';
+import { fastImport } from './lib/fast-import.js';
 
 const RECORDS = Number(process.env.IMPORT_BENCH_RECORDS ?? 5000);
 const REPS = Math.max(1, Number(process.env.IMPORT_BENCH_REPS ?? 3));
@@ -92,21 +93,6 @@ function fastImportStream(bytes: Uint8Array, repo: string): { stream: Buffer; co
   });
   chunks.push(Buffer.from('done\n'));
   return { stream: Buffer.concat(chunks), commits: shas.length };
-}
-
-function fastImport(repo: string, stream: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['fast-import', '--quiet', '--done'], { cwd: repo, stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`import bench: git fast-import exited ${code}: ${stderr}`)),
-    );
-    child.stdin.end(stream);
-  });
 }
 
 const sec = (x: number) => `${(x / 1000).toFixed(2)} s`;

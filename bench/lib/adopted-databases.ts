@@ -103,52 +103,39 @@ function fillAgentsSdk(file: string, sessions: number, turns: number): void {
  * layout made by the application's DDL, and with `--flat-dag` and `--query` the two others.
  */
 export async function databases(dir: string, sessions: number, turns: number): Promise<Db[]> {
-  const own: Db = {
-    label: 'own schema (triggers)',
-    file: join(dir, 'own.db'),
-    root: join(dir, 'own'),
+  const at = (name: string, label: string): Db => ({
+    label,
+    file: join(dir, `${name}.db`),
+    root: join(dir, name),
     hash: null,
+  });
+  // An application's tables, hashed once written: a run that wrote into them is caught.
+  const adopted = async (db: Db, fill: (file: string) => void | Promise<void>): Promise<Db> => {
+    await fill(db.file);
+    return { ...db, hash: tablesHash(db.file) };
   };
+  const own = at('own', 'own schema (triggers)');
   const ownStore = await openSqlite({ file: own.file });
   await fillSessions(ownStore.db, sessions, turns);
   await ownStore.close();
-  const adopted: Db = {
-    label: "adopted (the application's DDL)",
-    file: join(dir, 'adopted.db'),
-    root: join(dir, 'adopted'),
-    hash: null,
-  };
-  const app = new Database(adopted.file);
+  const dbs = [
+    own,
+    await adopted(at('adopted', "adopted (the application's DDL)"), (file) => fillOwnLayout(file, sessions, turns)),
+  ];
+  if (process.argv.includes('--flat-dag'))
+    dbs.push(await adopted(at('flat', 'adopted "flat-dag"'), (file) => fillFlatDag(file, sessions, turns)));
+  if (process.argv.includes('--query'))
+    dbs.push(await adopted(at('agents', 'query-mapped (Agents SDK)'), (file) => fillAgentsSdk(file, sessions, turns)));
+  return dbs;
+}
+
+/** entity-git's layout made by the application's own SQL, then filled through a store that migrates nothing. */
+async function fillOwnLayout(file: string, sessions: number, turns: number): Promise<void> {
+  const app = new Database(file);
   app.pragma('journal_mode = WAL');
   app.exec(OWN_LAYOUT_DDL);
   app.close();
-  const appStore = await openSqlite({ file: adopted.file, migrate: false });
-  await fillSessions(appStore.db, sessions, turns);
-  await appStore.close();
-  adopted.hash = tablesHash(adopted.file);
-  const dbs: Db[] = [own, adopted];
-  if (process.argv.includes('--flat-dag')) {
-    const flat: Db = {
-      label: 'adopted "flat-dag"',
-      file: join(dir, 'flat.db'),
-      root: join(dir, 'flat'),
-      hash: null,
-    };
-    fillFlatDag(flat.file, sessions, turns);
-    flat.hash = tablesHash(flat.file);
-    dbs.push(flat);
-  }
-  if (process.argv.includes('--query')) {
-    const agents: Db = {
-      label: 'query-mapped (Agents SDK)',
-      file: join(dir, 'agents.db'),
-      root: join(dir, 'agents'),
-      hash: null,
-    };
-    fillAgentsSdk(agents.file, sessions, turns);
-    agents.hash = tablesHash(agents.file);
-    dbs.push(agents);
-  }
-
-  return dbs;
+  const store = await openSqlite({ file, migrate: false });
+  await fillSessions(store.db, sessions, turns);
+  await store.close();
 }

@@ -80,7 +80,7 @@ export function fastImport(repo: string, stream: Buffer): Promise<void> {
     });
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`backfill bench: git fast-import exited ${code}: ${stderr}`)),
+      code === 0 ? resolve() : reject(new Error(`git fast-import exited ${code}: ${stderr}`)),
     );
     // One write: the whole stream is in memory, the pipe's back-pressure paces it.
     child.stdin.end(stream);

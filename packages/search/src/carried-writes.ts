@@ -3,7 +3,7 @@ import { searchText, sessionDirName, type BranchChange } from '@entity-git/core'
 import type { EntityGitError } from '@entity-git/git';
 import type Database from 'better-sqlite3';
 import type { Prepared, TextPacker } from './index-schema.js';
-import type { IndexWriter } from './index-writer.js';
+import { IndexWriter } from './index-writer.js';
 import { indexError, type IndexUpdate, type SyncDone } from './search-types.js';
 
 /**
@@ -36,12 +36,12 @@ export class CarriedWrites {
   readonly #packer: TextPacker;
   readonly #writer: IndexWriter;
 
-  constructor(o: { root: string; db: Database.Database; sql: Prepared; packer: TextPacker; writer: IndexWriter }) {
+  constructor(o: { root: string; db: Database.Database; sql: Prepared; packer: TextPacker }) {
     this.#root = o.root;
     this.#db = o.db;
     this.#sql = o.sql;
     this.#packer = o.packer;
-    this.#writer = o.writer;
+    this.#writer = new IndexWriter(o.packer, o.sql);
   }
 
   /**

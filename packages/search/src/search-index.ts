@@ -80,13 +80,7 @@ export class SearchIndex implements SearchSource {
       this.#packer = new TextPacker(this.#db);
       this.#sql = preparedOnce(this.#db);
       this.#writer = new IndexWriter(this.#packer, this.#sql);
-      this.#carried = new CarriedWrites({
-        root: this.root,
-        db: this.#db,
-        sql: this.#sql,
-        packer: this.#packer,
-        writer: this.#writer,
-      });
+      this.#carried = new CarriedWrites({ root: this.root, db: this.#db, sql: this.#sql, packer: this.#packer });
     } catch (err) {
       throw indexError(err, `cannot open the search index ${this.file}`);
     }

@@ -5,7 +5,6 @@ import { isEntityGitError } from '@entity-git/git';
 import Database from 'better-sqlite3';
 import { CarriedWrites } from './carried-writes.js';
 import { TextPacker, ensureSchema, preparedOnce } from './index-schema.js';
-import { IndexWriter } from './index-writer.js';
 import type { ThreadAnswer, ThreadData, ThreadRequest } from './write-thread.js';
 
 const { root, file, closed } = workerData as ThreadData;
@@ -24,7 +23,7 @@ try {
   ensureSchema(db);
   const packer = new TextPacker(db);
   const sql = preparedOnce(db);
-  writes = new CarriedWrites({ root, db, sql, packer, writer: new IndexWriter(packer, sql) });
+  writes = new CarriedWrites({ root, db, sql, packer });
 } catch (err) {
   db.close();
   raiseClosed();
